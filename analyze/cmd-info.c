@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc info: what a recording holds. It walks every event (counting them
+ * per event name and per CPU), so it also checks the whole file and doubles
+ * as the parse benchmark.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <traceevent/event-parse.h>
+
+#include "cmd.h"
+#include "fmt.h"
+
+static const char usage_text[] =
+	"usage: darc info [--json] FILE\n\n"
+	"Show what a recording holds: format and version, compression, kernel,\n"
+	"clock, CPUs, trace buffers, time span, events per event name, and lost\n"
+	"events per CPU (marks in the ring-buffer pages, and the overrun counts\n"
+	"the recorder saved). Every event is read, so a corrupt file fails here.\n\n"
+	"  --json   one JSON object on stdout, for scripts\n"
+	"  -h, --help\n";
+
+struct count {
+	uint64_t n;
+	uint16_t type;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return (int)x->type - (int)y->type;
+}
+
+static const char *event_label(struct tep_handle *tep, uint16_t type, char *buf, size_t n)
+{
+	struct tep_event *e = tep_find_event(tep, type);
+
+	if (e)
+		snprintf(buf, n, "%s:%s", e->system, e->name);
+	else
+		snprintf(buf, n, "unknown:%u", type);
+	return buf;
+}
+
+/* The "overrun: N" line of a CPU's saved stats, or -1. */
+static int64_t stats_overrun(const char *stats, int cpu)
+{
+	char key[32];
+	const char *p;
+
+	if (!stats)
+		return -1;
+	snprintf(key, sizeof(key), "CPU: %d\n", cpu);
+	p = strstr(stats, key);
+	if (!p)
+		return -1;
+	p = strstr(p, "overrun: ");
+	return p ? strtoll(p + 9, NULL, 10) : -1;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	bool json = false;
+	int c, rc = EXIT_INPUT;
+	struct fmt_err err;
+	struct fmt_reader *r = NULL;
+	struct fmt_event ev;
+	uint64_t *counts = NULL, total = 0, first = 0, last = 0;
+	struct count *sorted = NULL;
+	int nsorted = 0;
+	const struct fmt_info *info;
+	struct tep_handle *tep;
+	char label[256];
+
+	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return EXIT_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return EXIT_INPUT;
+	}
+	r = fmt_reader_open(argv[optind], &err);
+	if (!r) {
+		darc_error("%s", err.msg);
+		return EXIT_INPUT;
+	}
+	info = fmt_reader_info(r);
+	tep = fmt_reader_tep(r);
+	counts = calloc(65536, sizeof(*counts));
+	if (!counts) {
+		darc_error("out of memory");
+		goto out;
+	}
+	for (;;) {
+		int n = fmt_reader_next(r, &ev, &err);
+		if (n < 0) {
+			darc_error("%s", err.msg);
+			goto out;
+		}
+		if (!n)
+			break;
+		if (!total)
+			first = ev.ts;
+		last = ev.ts;
+		total++;
+		counts[ev.type]++;
+	}
+	sorted = malloc(sizeof(*sorted) * 65536);
+	if (!sorted) {
+		darc_error("out of memory");
+		goto out;
+	}
+	for (int t = 0; t < 65536; t++)
+		if (counts[t])
+			sorted[nsorted++] = (struct count){counts[t], (uint16_t)t};
+	qsort(sorted, nsorted, sizeof(*sorted), by_count);
+
+	if (json) {
+		json_t *o = json_object(), *ev_o = json_object(), *bufs = json_array();
+
+		json_object_set_new(o, "file", json_string(info->path));
+		json_object_set_new(o, "format", json_string(info->format));
+		json_object_set_new(o, "version", json_integer(info->version));
+		json_object_set_new(o, "big_endian", json_boolean(info->big_endian));
+		json_object_set_new(o, "long_size", json_integer(info->long_size));
+		json_object_set_new(o, "page_size", json_integer(info->page_size));
+		json_object_set_new(o, "compression", json_string(info->compression));
+		json_object_set_new(o, "compression_version", json_string(info->compression_ver));
+		json_object_set_new(o, "uname", info->uname ? json_string(info->uname) : json_null());
+		json_object_set_new(o, "tracer_version", info->tracer_version
+								 ? json_string(info->tracer_version)
+								 : json_null());
+		json_object_set_new(o, "clock", json_string(info->clock));
+		json_object_set_new(o, "cpus", json_integer(info->cpus));
+		json_object_set_new(o, "events", json_integer(total));
+		json_object_set_new(o, "first_ts", json_integer(first));
+		json_object_set_new(o, "last_ts", json_integer(last));
+		json_object_set_new(o, "span_ns", json_integer(last - first));
+		json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
+		json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
+		for (int i = 0; i < nsorted; i++)
+			json_object_set_new(ev_o,
+					    event_label(tep, sorted[i].type, label, sizeof(label)),
+					    json_integer(sorted[i].n));
+		json_object_set_new(o, "events_by_name", ev_o);
+		for (int b = 0; b < info->nbuffers; b++) {
+			const struct fmt_buffer *fb = &info->buffers[b];
+			json_t *bo = json_object(), *cpus = json_array();
+			json_object_set_new(bo, "name", json_string(fb->name));
+			json_object_set_new(bo, "clock", json_string(fb->clock));
+			for (int i = 0; i < fb->ncpus; i++) {
+				const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
+				json_t *co = json_object();
+				int64_t ov = stats_overrun(fb->cpustats, fb->cpu_ids[i]);
+				json_object_set_new(co, "cpu", json_integer(fb->cpu_ids[i]));
+				json_object_set_new(co, "bytes", json_integer(fb->bytes[i]));
+				json_object_set_new(co, "events", json_integer(st ? st->events : 0));
+				json_object_set_new(co, "lost", json_integer(st ? st->lost : 0));
+				json_object_set_new(co, "lost_marks",
+						    json_integer(st ? st->lost_marks : 0));
+				json_object_set_new(co, "lost_uncounted",
+						    json_integer(st ? st->lost_uncounted : 0));
+				json_object_set_new(co, "overrun",
+						    ov < 0 ? json_null() : json_integer(ov));
+				json_array_append_new(cpus, co);
+			}
+			json_object_set_new(bo, "cpus", cpus);
+			json_array_append_new(bufs, bo);
+		}
+		json_object_set_new(o, "buffers", bufs);
+		if (info->manifest_json) {
+			json_t *m = json_loads(info->manifest_json, 0, NULL);
+			json_object_set_new(o, "manifest",
+					    m ? m : json_string(info->manifest_json));
+		}
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		printf("file:         %s\n", info->path);
+		printf("format:       %s v%d, %s-endian, %d-byte long, %d-byte pages\n",
+		       info->format, info->version, info->big_endian ? "big" : "little",
+		       info->long_size, info->page_size);
+		printf("compression:  %s%s%s\n", info->compression,
+		       *info->compression_ver ? " " : "", info->compression_ver);
+		printf("kernel:       %s\n", info->uname ? info->uname : "(not recorded)");
+		if (info->tracer_version)
+			printf("recorded by:  %s\n", info->tracer_version);
+		printf("clock:        %s\n", info->clock);
+		printf("cpus:         %d\n", info->cpus);
+		printf("events:       %" PRIu64 "\n", total);
+		if (total)
+			printf("time span:    %" PRIu64 ".%09" PRIu64 " .. %" PRIu64 ".%09" PRIu64
+			       " (%.6f s)\n",
+			       first / 1000000000, first % 1000000000, last / 1000000000,
+			       last % 1000000000, (last - first) / 1e9);
+		for (int b = 0; b < info->nbuffers; b++) {
+			const struct fmt_buffer *fb = &info->buffers[b];
+			printf("buffer:       %s%s%s, %d cpus, clock %s\n",
+			       *fb->name ? "'" : "", *fb->name ? fb->name : "top", *fb->name ? "'" : "",
+			       fb->ncpus, fb->clock);
+			for (int i = 0; i < fb->ncpus; i++) {
+				const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
+				int64_t ov = stats_overrun(fb->cpustats, fb->cpu_ids[i]);
+				printf("  cpu %-4d %10" PRIu64 " events, lost %" PRIu64
+				       " in %" PRIu64 " marks",
+				       fb->cpu_ids[i], st->events, st->lost, st->lost_marks);
+				if (st->lost_uncounted)
+					printf(" (%" PRIu64 " uncounted)", st->lost_uncounted);
+				if (ov >= 0)
+					printf(", overrun %" PRId64 " at record time", ov);
+				putchar('\n');
+			}
+		}
+		if (info->manifest_json)
+			printf("manifest:     %s\n", info->manifest_json);
+		printf("events by name:\n");
+		for (int i = 0; i < nsorted; i++)
+			printf("  %12" PRIu64 "  %s\n", sorted[i].n,
+			       event_label(tep, sorted[i].type, label, sizeof(label)));
+	}
+	rc = EXIT_OK;
+out:
+	free(sorted);
+	free(counts);
+	fmt_reader_close(r);
+	return rc;
+}

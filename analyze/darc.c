@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc: the analyzer's entry point. One table of subcommands; each returns
+ * its exit status, and main fails if stdout could not be written.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{"info", cmd_info, "what a recording holds: format, kernel, CPUs, span, events, losses"},
+	{"dump", cmd_dump, "every event, one line each, in time order"},
+};
+
+void darc_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("darc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: darc <command> [options] [args]\n\n"
+		   "darc finds the root causes of latency peaks in Linux traces.\n"
+		   "Recordings: trace.dat (trace-cmd v6/v7) and darc bundles.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'darc <command> --help' explains a command.\n"
+		   "exit status: 0 success, 1 analysis failed, 2 bad usage or input\n");
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return fflush(stdout) ? EXIT_INPUT : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("darc %s\n", DARC_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		rc = commands[i].fn(argc - 1, argv + 1);
+		if (fflush(stdout) || ferror(stdout)) {
+			if (errno != EPIPE)
+				fprintf(stderr, "darc: cannot write the output: %s\n",
+					strerror(errno));
+			return rc ? rc : EXIT_INPUT;
+		}
+		return rc;
+	}
+	darc_error("unknown command '%s' (see 'darc --help')", argv[1]);
+	return EXIT_INPUT;
+}

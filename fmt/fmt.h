@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt: recording formats.
+ *
+ * A reader opens one recording and yields a single time-ordered stream of
+ * raw events, merged across CPUs and trace buffers (instances). Decoding a
+ * field is left to libtraceevent (fmt_reader_tep() and the event's
+ * struct tep_event), so a consumer pays only for the fields it reads.
+ *
+ * Every function that can fail takes a struct fmt_err and fills it with a
+ * one-line message that names the file and what is wrong; nothing here
+ * prints or exits.
+ */
+#ifndef DARC_FMT_H
+#define DARC_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tep_event;
+
+/* A one-line error message: "FILE: what is wrong". */
+struct fmt_err {
+	char msg[512];
+};
+
+/* Fill @err with "PATH: printf-style message"; returns -1 for convenience. */
+int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Lost events before an event whose count the kernel did not record. */
+#define FMT_MISSED_UNKNOWN UINT64_MAX
+
+/*
+ * One event, as stored in the ring buffer. The pointers stay valid until the
+ * next call of fmt_reader_next() (they point into the mapped file or a
+ * decompressed chunk); copy what must live longer.
+ */
+struct fmt_event {
+	uint64_t ts;		 /* timestamp, ns (or clock ticks), offsets applied */
+	const void *data;	 /* the record: common fields then the event's own */
+	uint32_t size;		 /* bytes at data */
+	uint16_t cpu;		 /* CPU the event was recorded on */
+	uint16_t buffer;	 /* index into fmt_info.buffers */
+	int32_t pid;		 /* common_pid */
+	uint16_t type;		 /* common_type, the event id */
+	uint8_t flags;		 /* common_flags (TRACE_FLAG_*: irq context bits) */
+	uint8_t preempt;	 /* common_preempt_count */
+	struct tep_event *event; /* the event's format, NULL for an unknown id */
+	uint64_t missed;	 /* events lost on this cpu just before this one:
+				    0 none, FMT_MISSED_UNKNOWN if not counted */
+};
+
+/* Bits of common_flags (the kernel's enum trace_flag_type). */
+enum {
+	FMT_FLAG_IRQS_OFF = 0x01,
+	FMT_FLAG_NEED_RESCHED = 0x04,
+	FMT_FLAG_HARDIRQ = 0x08,
+	FMT_FLAG_SOFTIRQ = 0x10,
+	FMT_FLAG_PREEMPT_RESCHED = 0x20,
+	FMT_FLAG_NMI = 0x40,
+	FMT_FLAG_BH_OFF = 0x80,
+};
+
+/* One trace buffer: the top instance ("") or a named one. */
+struct fmt_buffer {
+	char *name;	  /* "" for the top instance */
+	char *clock;	  /* trace clock of its timestamps, e.g. "local" */
+	int ncpus;	  /* CPUs with data in this buffer */
+	int *cpu_ids;	  /* [ncpus] the CPU number of each */
+	uint64_t *bytes;  /* [ncpus] stored data bytes per CPU (as in the file) */
+	char *cpustats;	  /* per_cpu stats text saved at record time, or NULL */
+};
+
+/* What a recording says about itself. Owned by the reader. */
+struct fmt_info {
+	const char *path;
+	const char *format;	     /* "trace.dat" */
+	int version;		     /* file format version: 6 or 7 */
+	bool big_endian;	     /* file byte order */
+	int long_size;		     /* user-space long size of the traced box */
+	int page_size;		     /* ring-buffer page size */
+	const char *compression;     /* "none", "zstd" or "zlib" */
+	const char *compression_ver; /* as written by the recorder, or "" */
+	const char *uname;	     /* kernel/host, or NULL if not saved */
+	const char *tracer_version;  /* recording tool's version, or NULL */
+	const char *clock;	     /* clock of the first buffer with data */
+	int cpus;		     /* CPUs of the traced machine */
+	int nbuffers;
+	struct fmt_buffer *buffers;
+	uint64_t kallsyms_bytes;
+	uint64_t printk_bytes;
+	uint64_t cmdlines_bytes;
+	int nevent_formats;	   /* formats parsed (ftrace + systems) */
+	int unknown_options;	   /* options skipped because unknown */
+	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
+	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
+	bool latency_text;	   /* the file holds text (latency) data only */
+};
+
+struct fmt_reader;
+
+/*
+ * Open the recording at @path and read its metadata (headers, event formats,
+ * kallsyms, printk formats, cmdlines, options). Events are then read with
+ * fmt_reader_next(). Returns NULL and fills @err on failure. The caller owns
+ * the reader and releases it with fmt_reader_close().
+ */
+struct fmt_reader *fmt_reader_open(const char *path, struct fmt_err *err);
+
+/* Release everything the reader holds. Accepts NULL. */
+void fmt_reader_close(struct fmt_reader *r);
+
+/* The recording's metadata; valid while the reader is open. */
+const struct fmt_info *fmt_reader_info(const struct fmt_reader *r);
+
+/* The libtraceevent handle with the recording's formats; owned by the reader. */
+struct tep_handle *fmt_reader_tep(const struct fmt_reader *r);
+
+/*
+ * Advance to the next event in time order (ties: lower buffer, then lower CPU).
+ * Returns 1 and fills @ev, 0 at the end, -1 on a corrupt recording (with @err
+ * filled; the stream cannot continue).
+ */
+int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+
+/* Lost-event marks seen so far on (buffer, cpu index), and events read. */
+struct fmt_cpu_stats {
+	uint64_t events;      /* events yielded */
+	uint64_t lost;	      /* sum of counted lost events */
+	uint64_t lost_marks;  /* pages that said events were lost */
+	uint64_t lost_uncounted; /* marks without a count */
+	uint64_t pages;	      /* ring-buffer pages walked */
+};
+
+/* Statistics of stream (buffer @b, cpu index @i), or NULL if out of range. */
+const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int b, int i);
+
+#endif

@@ -1,0 +1,1350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The trace.dat reader (trace-cmd file format versions 6 and 7).
+ *
+ * The file is mapped read-only. Metadata is parsed into a libtraceevent
+ * handle; event data is walked page by page with kbuffer, straight from the
+ * mapping (v6, uncompressed v7) or from one decompressed chunk per CPU at a
+ * time (compressed v7). A binary heap merges the per-CPU streams by time.
+ *
+ * Everything read from the file is checked against the file's size before
+ * use, and every size that leads to an allocation is bounded, so a corrupt
+ * or hostile file yields an error message, never a crash.
+ */
+
+#include "fmt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "decomp.h"
+#include "rd.h"
+#include "tracedat.h"
+
+/* Bounds on what the file may make us allocate. */
+#define MAX_META_BYTES (1ULL << 30)  /* one metadata section, decompressed */
+#define MAX_CHUNK_BYTES (1ULL << 28) /* one decompressed data chunk */
+#define MAX_CPUS 8192
+#define MAX_BUFFERS 256
+#define MAX_PAGE_SIZE (1U << 24)
+#define MAX_OPTION_SECTIONS 4096
+#define MAP_SLACK (1U << 17) /* readable zeros after the file: see map_file() */
+
+#define COMMIT_MASK ((1ULL << 27) - 1)
+#define MISSING_EVENTS (1ULL << 31)
+#define MISSING_STORED (1ULL << 30)
+
+static const uint8_t MAGIC[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+
+/* One CPU of one buffer: a sequence of ring-buffer pages. */
+struct stream {
+	int buffer;	/* index into info.buffers */
+	int cpu;	/* CPU number */
+	int index;	/* CPU index within the buffer */
+	/* where the data lives */
+	const uint8_t *src; /* pages, or the chunk list when compressed */
+	uint64_t src_len;
+	bool compressed;
+	uint32_t chunks_left;
+	struct rd chunks;      /* over the chunk list, when compressed */
+	uint8_t *chunk;	       /* decompressed chunk */
+	uint64_t chunk_cap;
+	const uint8_t *pages;  /* the pages being walked */
+	uint64_t pages_len;
+	uint64_t page_off;     /* offset of the next page within pages */
+	const uint8_t *page;   /* the page being walked */
+	struct kbuffer *kbuf;
+	/* the current event */
+	void *data;
+	unsigned long long ts;
+	uint64_t missed; /* lost events before the current one */
+	struct fmt_cpu_stats st;
+};
+
+struct fmt_reader {
+	char *path;
+	int fd;
+	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
+	uint64_t map_len;
+	uint64_t file_len;
+	size_t map_total;
+	bool swap;
+	struct tep_handle *tep;
+	struct decomp *dc;
+	struct fmt_info info;
+	int kernel_long; /* size of the kernel's long (page header commit) */
+	int page_hdr;	 /* bytes of page header before the events */
+	char *strings;	 /* v7 STRINGS section, unused but kept for dumps */
+	/* streams and their merge heap */
+	struct stream *streams;
+	int nstreams;
+	int *heap; /* stream indices, min-heap on (ts, buffer, cpu) */
+	int nheap;
+	int cur; /* stream whose event was returned last, or -1 */
+	bool started;
+	struct tep_event **by_id; /* event formats by id, lazily */
+	bool *by_id_done;
+	/* v7: sections found by options */
+	uint64_t sec_off[FMT_SEC_MAX];
+	/* owned strings and buffers */
+	char *uname, *tracer_version, *manifest, *compression_ver;
+	char *cpustats_top;
+	int buffers_cap;
+};
+
+int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err)
+		return -1;
+	if (path)
+		n = snprintf(err->msg, sizeof(err->msg), "'%s': ", path);
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
+	va_end(ap);
+	/* one line: fold anything a file smuggled into the message */
+	for (char *c = err->msg; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	return -1;
+}
+
+#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
+
+/*
+ * Map the file read-only, followed by MAP_SLACK readable zero bytes, so that
+ * libtraceevent following a corrupt dynamic-array offset (at most 64 KiB past
+ * an event) reads zeros instead of faulting.
+ */
+static int map_file(struct fmt_reader *r, struct fmt_err *err)
+{
+	struct stat st;
+	void *base;
+
+	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return FAIL("cannot open: %s", strerror(errno));
+	if (fstat(r->fd, &st) < 0)
+		return FAIL("cannot stat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return FAIL("not a regular file");
+	r->file_len = st.st_size;
+	if (r->file_len == 0)
+		return FAIL("empty file");
+	r->map_total = ((r->file_len + 4095) & ~4095ULL) + MAP_SLACK;
+	base = mmap(NULL, r->map_total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return FAIL("cannot map %" PRIu64 " bytes: %s", r->file_len, strerror(errno));
+	r->map = base;
+	if (mmap(base, r->file_len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, r->fd, 0) ==
+	    MAP_FAILED)
+		return FAIL("cannot map: %s", strerror(errno));
+	madvise(base, r->file_len, MADV_SEQUENTIAL);
+	r->map_len = r->file_len;
+	return 0;
+}
+
+/* A range of the file as a reader. */
+static struct rd file_rd(struct fmt_reader *r)
+{
+	return rd_init(r->map, r->file_len, r->swap);
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+/*
+ * The parts of the file that describe the events, wherever they come from
+ * (inline in v6, sections in v7). @buf points at data inside the file or a
+ * decompressed copy.
+ */
+static int parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	const char *tag;
+	uint64_t n;
+	const uint8_t *p;
+
+	tag = (const char *)rd_bytes(d, 12);
+	if (!tag || memcmp(tag, "header_page", 12))
+		return FAIL("bad header: 'header_page' expected at offset %" PRIu64, rd_pos(d));
+	n = rd_u64(d);
+	p = rd_bytes(d, n);
+	if (!p)
+		return FAIL("truncated in header_page (size %" PRIu64 ")", n);
+	{
+		char *copy = strndup((const char *)p, n);
+		if (!copy)
+			return FAIL("out of memory");
+		int rc = tep_parse_header_page(r->tep, copy, n, r->info.long_size);
+		free(copy);
+		if (rc)
+			return FAIL("cannot parse header_page");
+	}
+	tag = (const char *)rd_bytes(d, 13);
+	if (!tag || memcmp(tag, "header_event", 13))
+		return FAIL("bad header: 'header_event' expected");
+	n = rd_u64(d);
+	if (!rd_bytes(d, n))
+		return FAIL("truncated in header_event (size %" PRIu64 ")", n);
+	r->kernel_long = tep_get_header_page_size(r->tep);
+	if (r->kernel_long != 4 && r->kernel_long != 8)
+		return FAIL("header_page gives a commit size of %d, not 4 or 8", r->kernel_long);
+	r->page_hdr = 8 + r->kernel_long;
+	return 0;
+}
+
+static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
+			    struct fmt_err *err)
+{
+	uint64_t n = rd_u64(d);
+	const uint8_t *p = rd_bytes(d, n);
+
+	if (!p)
+		return FAIL("truncated in the %s event formats (format of %" PRIu64 " bytes)", sys,
+			    n);
+	/* libtraceevent keeps going on formats it cannot fully parse, as trace-cmd does */
+	if (tep_parse_event(r->tep, (const char *)p, n, sys) == 0)
+		r->info.nevent_formats++;
+	return 0;
+}
+
+static int parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint32_t count = rd_u32(d);
+
+	if (d->bad)
+		return FAIL("truncated before the ftrace formats");
+	if (count > rd_left(d) / 8)
+		return FAIL("absurd ftrace format count %u", count);
+	for (uint32_t i = 0; i < count; i++)
+		if (parse_one_format(r, d, "ftrace", err))
+			return -1;
+	return 0;
+}
+
+static int parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint32_t nsys = rd_u32(d);
+
+	if (d->bad)
+		return FAIL("truncated before the event formats");
+	if (nsys > rd_left(d) / 5)
+		return FAIL("absurd event system count %u", nsys);
+	for (uint32_t s = 0; s < nsys; s++) {
+		const char *sys = rd_str(d);
+		uint32_t count = rd_u32(d);
+
+		if (d->bad)
+			return FAIL("truncated in the event formats (system %u of %u)", s + 1, nsys);
+		if (count > rd_left(d) / 8)
+			return FAIL("absurd event count %u in system '%.64s'", count, sys);
+		for (uint32_t i = 0; i < count; i++)
+			if (parse_one_format(r, d, sys, err))
+				return -1;
+	}
+	return 0;
+}
+
+/* A text blob with a 4- or 8-byte size in front, NUL-terminated for the parser. */
+static char *read_blob(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
+		       uint64_t *len, struct fmt_err *err)
+{
+	uint64_t n = size_bytes == 4 ? rd_u32(d) : rd_u64(d);
+	const uint8_t *p = rd_bytes(d, n);
+	char *s;
+
+	if (!p) {
+		FAIL("truncated in %s (size %" PRIu64 ")", what, n);
+		return NULL;
+	}
+	s = malloc(n + 1);
+	if (!s) {
+		FAIL("out of memory for %s", what);
+		return NULL;
+	}
+	memcpy(s, p, n);
+	s[n] = 0;
+	*len = n;
+	return s;
+}
+
+static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	char *s = read_blob(r, d, 4, "kallsyms", &r->info.kallsyms_bytes, err);
+
+	if (!s)
+		return -1;
+	tep_parse_kallsyms(r->tep, s);
+	free(s);
+	return 0;
+}
+
+static int parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	char *s = read_blob(r, d, 4, "printk formats", &r->info.printk_bytes, err);
+
+	if (!s)
+		return -1;
+	tep_parse_printk_formats(r->tep, s);
+	free(s);
+	return 0;
+}
+
+static int parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	char *s = read_blob(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, err);
+
+	if (!s)
+		return -1;
+	tep_parse_saved_cmdlines(r->tep, s);
+	free(s);
+	return 0;
+}
+
+static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, const char *clock,
+				     int ncpus, struct fmt_err *err)
+{
+	struct fmt_buffer *b;
+
+	if (r->info.nbuffers >= MAX_BUFFERS) {
+		FAIL("more than %d trace buffers", MAX_BUFFERS);
+		return NULL;
+	}
+	if (ncpus < 0 || ncpus > MAX_CPUS) {
+		FAIL("absurd CPU count %d in buffer '%.64s'", ncpus, name);
+		return NULL;
+	}
+	if (r->info.nbuffers == r->buffers_cap) {
+		int cap = r->buffers_cap ? 2 * r->buffers_cap : 4;
+		void *nb = realloc(r->info.buffers, cap * sizeof(*b));
+		if (!nb) {
+			FAIL("out of memory");
+			return NULL;
+		}
+		r->info.buffers = nb;
+		r->buffers_cap = cap;
+	}
+	b = &r->info.buffers[r->info.nbuffers++];
+	memset(b, 0, sizeof(*b));
+	b->name = strdup(name);
+	b->clock = strdup(clock ? clock : "");
+	b->ncpus = ncpus;
+	b->cpu_ids = calloc(ncpus ? ncpus : 1, sizeof(int));
+	b->bytes = calloc(ncpus ? ncpus : 1, sizeof(uint64_t));
+	if (!b->name || !b->clock || !b->cpu_ids || !b->bytes) {
+		FAIL("out of memory");
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * Register the data of one CPU of buffer @b as a stream. @off/@len locate
+ * the data in the file; compressed data is a chunk list.
+ */
+static int add_stream(struct fmt_reader *r, int b, int index, int cpu, uint64_t off, uint64_t len,
+		      bool compressed, struct fmt_err *err)
+{
+	struct stream *s;
+	struct fmt_buffer *buf = &r->info.buffers[b];
+
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return FAIL("absurd CPU number %d in buffer '%.64s'", cpu, buf->name);
+	buf->bytes[index] = len;
+	/* trace-cmd's size of compressed data leaves out the 4-byte chunk count */
+	if (compressed)
+		len += 4;
+	if (off > r->file_len || len > r->file_len - off)
+		return FAIL("data of cpu %d in buffer '%.64s' (offset %" PRIu64 ", %" PRIu64
+			    " bytes) lies past the end of the file (%" PRIu64 " bytes): truncated",
+			    cpu, buf->name, off, len, r->file_len);
+	buf->cpu_ids[index] = cpu;
+	s = &r->streams[r->nstreams++];
+	memset(s, 0, sizeof(*s));
+	s->buffer = b;
+	s->cpu = cpu;
+	s->index = index;
+	s->src = r->map + off;
+	s->src_len = len;
+	s->compressed = compressed;
+	return 0;
+}
+
+static int grow_streams(struct fmt_reader *r, int more, struct fmt_err *err)
+{
+	void *n = realloc(r->streams, (r->nstreams + more + 1) * sizeof(*r->streams));
+
+	if (!n)
+		return FAIL("out of memory");
+	r->streams = n;
+	return 0;
+}
+
+/* Parse "CPU: N ... overrun: M" blocks; kept as text in the buffer. */
+static int append_cpustats(char **dst, const char *s, size_t n)
+{
+	size_t old = *dst ? strlen(*dst) : 0;
+	char *p = realloc(*dst, old + n + 2);
+
+	if (!p)
+		return -1;
+	memcpy(p + old, s, n);
+	p[old + n] = 0;
+	/* the text ends with a NUL inside n; make sure it ends in a newline */
+	old = strlen(p);
+	if (old && p[old - 1] != '\n') {
+		p[old] = '\n';
+		p[old + 1] = 0;
+	}
+	*dst = p;
+	return 0;
+}
+
+static char *opt_string(const uint8_t *p, uint32_t n)
+{
+	return strndup((const char *)p, n);
+}
+
+/* ---- version 6 --------------------------------------------------------- */
+
+/*
+ * v6 flyrecord CPU table: @ncpus pairs of (offset, size) at the reader's
+ * position, for buffer @b.
+ */
+static int read_cpu_table(struct fmt_reader *r, struct rd *d, int b, int ncpus,
+			  struct fmt_err *err)
+{
+	if (grow_streams(r, ncpus, err))
+		return -1;
+	for (int i = 0; i < ncpus; i++) {
+		uint64_t off = rd_u64(d), len = rd_u64(d);
+		if (d->bad)
+			return FAIL("truncated in the CPU data table of buffer '%.64s'",
+				    r->info.buffers[b].name);
+		if (add_stream(r, b, i, i, off, len, false, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint32_t cpus;
+	const uint8_t *tag;
+	struct {
+		uint64_t off;
+		char *name;
+	} bufopts[MAX_BUFFERS];
+	int nbufopts = 0;
+	int rc = -1;
+	const char *clock = "local";
+	char *clockbuf = NULL;
+
+	if (parse_header_info(r, d, err) || parse_ftrace_formats(r, d, err) ||
+	    parse_event_formats(r, d, err) || parse_kallsyms(r, d, err) ||
+	    parse_printk(r, d, err) || parse_cmdlines(r, d, err))
+		return -1;
+	cpus = rd_u32(d);
+	if (d->bad)
+		return FAIL("truncated before the CPU count");
+	if (cpus > MAX_CPUS)
+		return FAIL("absurd CPU count %u", cpus);
+	r->info.cpus = cpus;
+	tag = rd_bytes(d, 10);
+	if (!tag)
+		return FAIL("truncated before the trace data");
+	if (!memcmp(tag, "options  ", 10)) {
+		for (;;) {
+			uint16_t id = rd_u16(d);
+			uint32_t n;
+			const uint8_t *p;
+
+			if (d->bad)
+				goto trunc_opt;
+			if (id == 0)
+				break;
+			n = rd_u32(d);
+			p = rd_bytes(d, n);
+			if (!p)
+				goto trunc_opt;
+			switch (id) {
+			case FMT_OPT_BUFFER:
+				if (n < 9 || nbufopts >= MAX_BUFFERS)
+					goto bad_opt;
+				{
+					struct rd o = rd_init(p, n, r->swap);
+					bufopts[nbufopts].off = rd_u64(&o);
+					const char *name = rd_str(&o);
+					if (o.bad)
+						goto bad_opt;
+					bufopts[nbufopts].name = strdup(name);
+					if (!bufopts[nbufopts].name)
+						goto oom;
+					nbufopts++;
+				}
+				break;
+			case FMT_OPT_TRACECLOCK:
+				free(clockbuf);
+				clockbuf = opt_string(p, n);
+				if (!clockbuf)
+					goto oom;
+				/* "[local] global ...": the bracketed one is in use */
+				{
+					char *lb = strchr(clockbuf, '['), *rb;
+					if (lb && (rb = strchr(lb, ']'))) {
+						*rb = 0;
+						clock = lb + 1;
+					}
+				}
+				break;
+			default:
+				if (fmt_handle_option(r, id, p, n, err))
+					goto out;
+			}
+		}
+		tag = rd_bytes(d, 10);
+		if (!tag)
+			return FAIL("truncated before the trace data");
+	}
+	if (!memcmp(tag, "latency  ", 10)) {
+		r->info.latency_text = true;
+		if (!add_buffer(r, "", clock, 0, err))
+			goto out;
+		rc = 0;
+		goto out;
+	}
+	if (memcmp(tag, "flyrecord", 10)) {
+		FAIL("neither 'flyrecord' nor 'latency' data at offset %" PRIu64, rd_pos(d) - 10);
+		goto out;
+	}
+	if (!add_buffer(r, "", clock, cpus, err))
+		goto out;
+	if (read_cpu_table(r, d, 0, cpus, err))
+		goto out;
+	for (int i = 0; i < nbufopts; i++) {
+		struct rd bd = file_rd(r);
+		int b = r->info.nbuffers;
+
+		rd_seek(&bd, bufopts[i].off);
+		if (!add_buffer(r, bufopts[i].name, clock, cpus, err))
+			goto out;
+		/* an instance's data starts with its own "flyrecord\0" tag */
+		tag = rd_bytes(&bd, 10);
+		if (!tag || memcmp(tag, "flyrecord", 10)) {
+			FAIL("buffer '%.64s': no 'flyrecord' data at offset %" PRIu64,
+			     bufopts[i].name, bufopts[i].off);
+			goto out;
+		}
+		if (read_cpu_table(r, &bd, b, cpus, err))
+			goto out;
+	}
+	rc = 0;
+	goto out;
+trunc_opt:
+	FAIL("truncated in the options");
+	goto out;
+bad_opt:
+	FAIL("malformed BUFFER option");
+	goto out;
+oom:
+	FAIL("out of memory");
+out:
+	for (int i = 0; i < nbufopts; i++)
+		free(bufopts[i].name);
+	free(clockbuf);
+	return rc;
+}
+
+/* ---- version 7 --------------------------------------------------------- */
+
+/*
+ * Read the section at file offset @off: check its id, decompress it if
+ * needed. On success *@out is a reader over the section's content and
+ * *@owned the buffer to free (NULL if the content is in the mapping).
+ */
+static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const char *what,
+			struct rd *out, uint8_t **owned, struct fmt_err *err)
+{
+	struct rd d = file_rd(r);
+	uint16_t id, flags;
+	uint64_t size;
+	const uint8_t *p;
+
+	*owned = NULL;
+	rd_seek(&d, off);
+	id = rd_u16(&d);
+	flags = rd_u16(&d);
+	(void)rd_u32(&d); /* description string id */
+	size = rd_u64(&d);
+	if (d.bad)
+		return FAIL("%s section at offset %" PRIu64 ": truncated header", what, off);
+	if (id != want)
+		return FAIL("%s section at offset %" PRIu64 ": id %u, expected %u", what, off, id,
+			    want);
+	p = rd_bytes(&d, size);
+	if (!p)
+		return FAIL("%s section at offset %" PRIu64 ": %" PRIu64
+			    " bytes, past the end of the file: truncated",
+			    what, off, size);
+	if (!(flags & FMT_SEC_FL_COMPRESS)) {
+		*out = rd_init(p, size, r->swap);
+		return 0;
+	}
+	{
+		struct rd c = rd_init(p, size, r->swap);
+		uint32_t csize = rd_u32(&c), usize = rd_u32(&c);
+		const uint8_t *cdata = rd_bytes(&c, csize);
+		uint8_t *buf;
+
+		if (!cdata)
+			return FAIL("%s section at offset %" PRIu64
+				    ": compressed size %u exceeds the section",
+				    what, off, csize);
+		if (!r->dc)
+			return FAIL("%s section is compressed but the file names no compression",
+				    what);
+		if (usize > MAX_META_BYTES)
+			return FAIL("%s section: absurd uncompressed size %u", what, usize);
+		buf = malloc(usize ? usize : 1);
+		if (!buf)
+			return FAIL("out of memory for the %s section (%u bytes)", what, usize);
+		if (decomp_run(r->dc, cdata, csize, buf, usize)) {
+			free(buf);
+			return FAIL("%s section at offset %" PRIu64 " does not decompress", what,
+				    off);
+		}
+		*owned = buf;
+		*out = rd_init(buf, usize, r->swap);
+	}
+	return 0;
+}
+
+static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32_t n,
+				  struct fmt_err *err)
+{
+	struct rd o = rd_init(p, n, r->swap);
+	uint64_t off = rd_u64(&o);
+	const char *name = rd_str(&o);
+	const char *clock = rd_str(&o);
+	uint32_t psize = rd_u32(&o);
+	uint32_t ncpus = rd_u32(&o);
+	int b;
+	struct rd d;
+	uint16_t id, flags;
+
+	if (o.bad)
+		return FAIL("malformed BUFFER option");
+	if (ncpus > MAX_CPUS || ncpus > rd_left(&o) / 20)
+		return FAIL("BUFFER option '%.64s': absurd CPU count %u", name, ncpus);
+	if (psize && (int)psize != r->info.page_size)
+		return FAIL("buffer '%.64s' has page size %u, the file %d: unsupported", name,
+			    psize, r->info.page_size);
+	b = r->info.nbuffers;
+	if (!add_buffer(r, name, clock, ncpus, err))
+		return -1;
+	/* the data section header says whether the CPU data is compressed */
+	d = file_rd(r);
+	rd_seek(&d, off);
+	id = rd_u16(&d);
+	flags = rd_u16(&d);
+	if (d.bad)
+		return FAIL("buffer '%.64s': data section at offset %" PRIu64 " is truncated", name,
+			    off);
+	if (id != FMT_OPT_BUFFER)
+		return FAIL("buffer '%.64s': section at offset %" PRIu64
+			    " has id %u, not a buffer",
+			    name, off, id);
+	if ((flags & FMT_SEC_FL_COMPRESS) && !r->dc)
+		return FAIL("buffer '%.64s' is compressed but the file names no compression",
+			    name);
+	if (grow_streams(r, ncpus, err))
+		return -1;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		uint32_t cpu = rd_u32(&o);
+		uint64_t coff = rd_u64(&o), clen = rd_u64(&o);
+		if (o.bad)
+			return FAIL("malformed BUFFER option '%.64s'", name);
+		if (add_stream(r, b, i, cpu, coff, clen, flags & FMT_SEC_FL_COMPRESS, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+{
+	for (int nsec = 0; off; nsec++) {
+		struct rd d;
+		uint8_t *owned;
+		uint64_t next = 0;
+		bool done = false;
+
+		if (nsec >= MAX_OPTION_SECTIONS)
+			return FAIL("more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+		if (read_section(r, off, FMT_SEC_OPTIONS, "options", &d, &owned, err))
+			return -1;
+		while (!done) {
+			uint16_t id = rd_u16(&d);
+			uint32_t n = rd_u32(&d);
+			const uint8_t *p = rd_bytes(&d, n);
+			int rc = 0;
+
+			if (!p) {
+				free(owned);
+				return FAIL("options section at offset %" PRIu64 ": truncated",
+					    off);
+			}
+			switch (id) {
+			case FMT_OPT_DONE:
+				if (n < 8) {
+					free(owned);
+					return FAIL("options section at offset %" PRIu64
+						    ": short DONE option",
+						    off);
+				}
+				{
+					struct rd o = rd_init(p, n, r->swap);
+					next = rd_u64(&o);
+				}
+				done = true;
+				break;
+			case FMT_OPT_BUFFER:
+				rc = parse_buffer_option_v7(r, p, n, err);
+				break;
+			case FMT_OPT_BUFFER_TEXT:
+				r->info.latency_text = true;
+				break;
+			case FMT_OPT_HEADER_INFO:
+			case FMT_OPT_FTRACE_EVENTS:
+			case FMT_OPT_EVENT_FORMATS:
+			case FMT_OPT_KALLSYMS:
+			case FMT_OPT_PRINTK:
+			case FMT_OPT_CMDLINES:
+			case FMT_OPT_STRINGS:
+				if (n < 8) {
+					rc = FAIL("option %u: short offset", id);
+					break;
+				}
+				{
+					struct rd o = rd_init(p, n, r->swap);
+					r->sec_off[id] = rd_u64(&o);
+				}
+				break;
+			default:
+				rc = fmt_handle_option(r, id, p, n, err);
+			}
+			if (rc) {
+				free(owned);
+				return -1;
+			}
+		}
+		free(owned);
+		if (next && next <= off)
+			return FAIL("options section at offset %" PRIu64
+				    " points back to offset %" PRIu64,
+				    off, next);
+		off = next;
+	}
+	return 0;
+}
+
+typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct fmt_err *);
+
+static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
+			    section_parser fn, bool required, struct fmt_err *err)
+{
+	struct rd d;
+	uint8_t *owned;
+	int rc;
+
+	if (!r->sec_off[id]) {
+		if (required)
+			return FAIL("no %s section", what);
+		return 0;
+	}
+	if (read_section(r, r->sec_off[id], id, what, &d, &owned, err))
+		return -1;
+	rc = fn(r, &d, err);
+	free(owned);
+	return rc;
+}
+
+static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	const char *cname = rd_str(d);
+	const char *cver = rd_str(d);
+	uint64_t opt_off = rd_u64(d);
+
+	if (d->bad)
+		return FAIL("truncated in the file header");
+	if (strcmp(cname, "none")) {
+		r->dc = decomp_new(cname);
+		if (!r->dc)
+			return FAIL("compression '%.32s' is not supported by this build", cname);
+	}
+	r->info.compression = !strcmp(cname, "zstd") ? "zstd" : !strcmp(cname, "zlib") ? "zlib" : "none";
+	r->compression_ver = strdup(cver);
+	r->info.compression_ver = r->compression_ver;
+	if (parse_options_v7(r, opt_off, err))
+		return -1;
+	/* header info first: the event formats depend on it */
+	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", parse_header_info, true, err) ||
+	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", parse_ftrace_formats,
+			     false, err) ||
+	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", parse_event_formats, false,
+			     err) ||
+	    parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", parse_kallsyms, false, err) ||
+	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", parse_printk, false, err) ||
+	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", parse_cmdlines, false, err))
+		return -1;
+	return 0;
+}
+
+/* ---- options common to both versions ------------------------------------ */
+
+int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
+		      struct fmt_err *err)
+{
+	struct rd o = rd_init(p, n, r->swap);
+
+	switch (id) {
+	case FMT_OPT_UNAME:
+		free(r->uname);
+		r->uname = opt_string(p, n);
+		r->info.uname = r->uname;
+		break;
+	case FMT_OPT_VERSION:
+		free(r->tracer_version);
+		r->tracer_version = opt_string(p, n);
+		r->info.tracer_version = r->tracer_version;
+		break;
+	case FMT_OPT_CPUCOUNT:
+		if (n >= 4) {
+			uint32_t c = rd_u32(&o);
+			if (c > MAX_CPUS)
+				return FAIL("absurd CPUCOUNT %u", c);
+			r->info.cpus = c;
+		}
+		break;
+	case FMT_OPT_OFFSET: {
+		char *s = opt_string(p, n);
+		if (!s)
+			return FAIL("out of memory");
+		r->info.ts_offset = strtoll(s, NULL, 0);
+		free(s);
+		break;
+	}
+	case FMT_OPT_CPUSTAT:
+		if (append_cpustats(&r->cpustats_top, (const char *)p, strnlen((const char *)p, n)))
+			return FAIL("out of memory");
+		break;
+	case FMT_OPT_DARC_MANIFEST:
+		free(r->manifest);
+		r->manifest = opt_string(p, n);
+		r->info.manifest_json = r->manifest;
+		break;
+	case FMT_OPT_DATE:
+	case FMT_OPT_TRACECLOCK:
+	case FMT_OPT_HOOK:
+	case FMT_OPT_PROCMAPS:
+	case FMT_OPT_TRACEID:
+	case FMT_OPT_TIME_SHIFT:
+	case FMT_OPT_GUEST:
+	case FMT_OPT_TSC2NSEC:
+	case FMT_OPT_HEADER_INFO:
+		break; /* known, not needed to read events */
+	default:
+		r->info.unknown_options++; /* skipped, as trace-cmd does */
+	}
+	(void)err;
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static int check_common_fields(struct fmt_reader *r, struct fmt_err *err)
+{
+	struct tep_event **evs = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
+	struct tep_format_field *f;
+
+	if (!evs || !evs[0])
+		return 0; /* no formats: every event will be unknown */
+	f = tep_find_common_field(evs[0], "common_type");
+	if (!f || f->offset != 0 || f->size != 2)
+		return FAIL("unsupported event header: common_type not a u16 at offset 0");
+	f = tep_find_common_field(evs[0], "common_pid");
+	if (!f || f->offset != 4 || f->size != 4)
+		return FAIL("unsupported event header: common_pid not an s32 at offset 4");
+	return 0;
+}
+
+/* Assign each buffer's cpustats text from the CPUSTAT options (v6 and v7 alike). */
+static void split_cpustats(struct fmt_reader *r)
+{
+	/* trace-cmd writes the top buffer's stats, then "Buffer: NAME" and its stats */
+	char *s = r->cpustats_top;
+	int b = 0;
+
+	if (!s || !r->info.nbuffers)
+		return;
+	while (s && *s) {
+		char *next = strstr(s, "\nBuffer: ");
+		char *end = next ? next + 1 : s + strlen(s);
+		struct fmt_buffer *buf = &r->info.buffers[b];
+
+		if (end > s) {
+			size_t n = end - s;
+			if (!strncmp(s, "Buffer: ", 8)) {
+				/* find the buffer by name */
+				char *nl = strchr(s, '\n');
+				size_t nn = nl ? (size_t)(nl - s - 8) : strlen(s + 8);
+				for (int i = 0; i < r->info.nbuffers; i++)
+					if (strlen(r->info.buffers[i].name) == nn &&
+					    !strncmp(r->info.buffers[i].name, s + 8, nn))
+						buf = &r->info.buffers[i];
+				if (nl) {
+					n -= nl + 1 - s;
+					s = nl + 1;
+				}
+			}
+			free(buf->cpustats);
+			buf->cpustats = strndup(s, n);
+		}
+		s = next ? next + 1 : NULL;
+		b = 0;
+	}
+}
+
+struct fmt_reader *fmt_reader_open(const char *path, struct fmt_err *err)
+{
+	struct fmt_reader *r = calloc(1, sizeof(*r));
+	struct rd d;
+	const uint8_t *magic;
+	const char *ver;
+	uint8_t endian, lsize;
+	uint32_t psize;
+
+	if (!r) {
+		fmt_errf(err, path, "out of memory");
+		return NULL;
+	}
+	r->fd = -1;
+	r->cur = -1;
+	r->path = strdup(path);
+	if (!r->path) {
+		fmt_errf(err, path, "out of memory");
+		goto fail;
+	}
+	r->info.path = r->path;
+	r->info.format = "trace.dat";
+	r->info.compression = "none";
+	r->info.compression_ver = "";
+	if (map_file(r, err))
+		goto fail;
+
+	d = file_rd(r);
+	magic = rd_bytes(&d, sizeof(MAGIC));
+	if (!magic) {
+		FAIL("too short for a trace.dat file (%" PRIu64 " bytes)", r->file_len);
+		goto fail;
+	}
+	if (memcmp(magic, MAGIC, sizeof(MAGIC))) {
+		FAIL("not a trace.dat file (wrong magic)");
+		goto fail;
+	}
+	ver = rd_str(&d);
+	endian = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\xff");
+	lsize = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\0");
+	if (d.bad || !ver || strnlen(ver, 8) > 4) {
+		FAIL("truncated in the file header");
+		goto fail;
+	}
+	r->info.version = atoi(ver);
+	if (r->info.version != 6 && r->info.version != 7) {
+		FAIL("unsupported trace.dat version '%.8s' (6 and 7 are supported)", ver);
+		goto fail;
+	}
+	if (endian > 1) {
+		FAIL("bad endianness byte %u", endian);
+		goto fail;
+	}
+	if (lsize != 4 && lsize != 8) {
+		FAIL("bad long size %u", lsize);
+		goto fail;
+	}
+	r->info.big_endian = endian;
+	r->swap = endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d.swap = r->swap;
+	r->info.long_size = lsize;
+	psize = rd_u32(&d);
+	if (d.bad || psize < 64 || psize > MAX_PAGE_SIZE || (psize & (psize - 1))) {
+		FAIL("bad page size %u", psize);
+		goto fail;
+	}
+	r->info.page_size = psize;
+
+	r->tep = tep_alloc();
+	if (!r->tep) {
+		FAIL("out of memory");
+		goto fail;
+	}
+	tep_set_file_bigendian(r->tep, endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									       : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(r->tep, lsize);
+	tep_set_page_size(r->tep, psize);
+
+	if ((r->info.version == 6 ? parse_v6(r, &d, err) : parse_v7(r, &d, err)))
+		goto fail;
+	if (r->info.cpus == 0)
+		for (int i = 0; i < r->info.nbuffers; i++)
+			if (r->info.buffers[i].ncpus > r->info.cpus)
+				r->info.cpus = r->info.buffers[i].ncpus;
+	tep_set_cpus(r->tep, r->info.cpus);
+	for (int i = 0; i < r->info.nbuffers; i++)
+		if (r->info.buffers[i].ncpus) {
+			r->info.clock = r->info.buffers[i].clock;
+			break;
+		}
+	if (!r->info.clock)
+		r->info.clock = r->info.nbuffers ? r->info.buffers[0].clock : "local";
+	split_cpustats(r);
+	if (check_common_fields(r, err))
+		goto fail;
+	if (fmt_streams_init(r, err))
+		goto fail;
+	return r;
+fail:
+	fmt_reader_close(r);
+	return NULL;
+}
+
+void fmt_reader_close(struct fmt_reader *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nstreams; i++) {
+		kbuffer_free(r->streams[i].kbuf);
+		free(r->streams[i].chunk);
+	}
+	free(r->streams);
+	free(r->heap);
+	free(r->by_id);
+	free(r->by_id_done);
+	for (int i = 0; i < r->info.nbuffers; i++) {
+		struct fmt_buffer *b = &r->info.buffers[i];
+		free(b->name);
+		free(b->clock);
+		free(b->cpu_ids);
+		free(b->bytes);
+		free(b->cpustats);
+	}
+	free(r->info.buffers);
+	if (r->tep)
+		tep_free(r->tep);
+	decomp_free(r->dc);
+	if (r->map)
+		munmap(r->map, r->map_total);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->uname);
+	free(r->tracer_version);
+	free(r->manifest);
+	free(r->compression_ver);
+	free(r->cpustats_top);
+	free(r->strings);
+	free(r->path);
+	free(r);
+}
+
+const struct fmt_info *fmt_reader_info(const struct fmt_reader *r)
+{
+	return &r->info;
+}
+
+struct tep_handle *fmt_reader_tep(const struct fmt_reader *r)
+{
+	return r->tep;
+}
+
+const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int b, int i)
+{
+	for (int k = 0; k < r->nstreams; k++)
+		if (r->streams[k].buffer == b && r->streams[k].index == i)
+			return &r->streams[k].st;
+	return NULL;
+}
+
+/* ---- the event stream --------------------------------------------------- */
+
+/*
+ * Decompress the stream's next chunk into s->chunk. Returns 1 with pages set,
+ * 0 when no chunks are left, -1 on corruption.
+ */
+static int next_chunk(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+{
+	uint32_t csize, usize;
+	const uint8_t *cdata;
+
+	if (!s->chunks_left)
+		return 0;
+	csize = rd_u32(&s->chunks);
+	usize = rd_u32(&s->chunks);
+	cdata = rd_bytes(&s->chunks, csize);
+	if (!cdata)
+		return FAIL("cpu %d: compressed chunk past the end of its data: truncated",
+			    s->cpu);
+	if (usize > MAX_CHUNK_BYTES)
+		return FAIL("cpu %d: absurd chunk size %u", s->cpu, usize);
+	if (usize > s->chunk_cap) {
+		free(s->chunk);
+		s->chunk = malloc(usize);
+		if (!s->chunk) {
+			s->chunk_cap = 0;
+			return FAIL("out of memory for a %u-byte chunk", usize);
+		}
+		s->chunk_cap = usize;
+	}
+	if (decomp_run(r->dc, cdata, csize, s->chunk, usize))
+		return FAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
+			    " does not decompress",
+			    s->cpu, csize, (uint64_t)(cdata - r->map));
+	s->chunks_left--;
+	s->pages = s->chunk;
+	s->pages_len = usize;
+	s->page_off = 0;
+	return 1;
+}
+
+/*
+ * Load the stream's next non-empty page and its first event.
+ * Returns 1 with s->data set, 0 at the end of the stream, -1 on corruption.
+ */
+static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+{
+	const uint32_t psize = r->info.page_size;
+
+	for (;;) {
+		const uint8_t *page;
+		uint64_t commit;
+		int missed;
+
+		if (s->page_off >= s->pages_len) {
+			int rc = s->compressed ? next_chunk(r, s, err) : 0;
+			if (rc <= 0)
+				return rc;
+			continue;
+		}
+		if (s->pages_len - s->page_off < psize)
+			return FAIL("cpu %d: data ends in the middle of a page: truncated", s->cpu);
+		page = s->pages + s->page_off;
+		s->page_off += psize;
+		commit = r->kernel_long == 8 ? *(const uint64_t *)(page + 8)
+					     : *(const uint32_t *)(page + 8);
+		if (r->swap)
+			commit = r->kernel_long == 8 ? __builtin_bswap64(commit)
+						     : __builtin_bswap32((uint32_t)commit);
+		if ((commit & COMMIT_MASK) > psize - r->page_hdr ||
+		    ((commit & MISSING_STORED) &&
+		     (commit & COMMIT_MASK) + r->kernel_long > psize - r->page_hdr))
+			return FAIL("cpu %d: corrupt page header at offset %" PRIu64
+				    " (commit %#" PRIx64 ")",
+				    s->cpu,
+				    s->compressed ? (uint64_t)(s->page_off - psize)
+						  : (uint64_t)(page - r->map),
+				    commit);
+		s->st.pages++;
+		if (kbuffer_load_subbuffer(s->kbuf, (void *)page) < 0)
+			return FAIL("cpu %d: cannot load a page", s->cpu);
+		s->page = page;
+		missed = kbuffer_missed_events(s->kbuf);
+		if (missed) {
+			s->st.lost_marks++;
+			if (missed < 0) {
+				s->st.lost_uncounted++;
+				s->missed = FMT_MISSED_UNKNOWN;
+			} else {
+				s->st.lost += missed;
+				s->missed = missed;
+			}
+		}
+		s->data = kbuffer_read_event(s->kbuf, &s->ts);
+		if (s->data)
+			return 1;
+	}
+}
+
+/* Check the current event lies inside its page and holds the common header. */
+static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+{
+	int size = kbuffer_event_size(s->kbuf);
+	const uint8_t *d = s->data;
+
+	if (size < 8 || d < s->page || d + size > s->page + r->info.page_size)
+		return FAIL("cpu %d: corrupt event record (%d bytes) in a page", s->cpu, size);
+	return 0;
+}
+
+/* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
+static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+{
+	int rc;
+
+	s->missed = 0;
+	if (s->page) {
+		s->data = kbuffer_next_event(s->kbuf, &s->ts);
+		if (s->data)
+			return check_event(r, s, err) ? -1 : 1;
+	}
+	rc = next_page(r, s, err);
+	if (rc <= 0)
+		return rc;
+	return check_event(r, s, err) ? -1 : 1;
+}
+
+static inline bool stream_less(const struct stream *a, const struct stream *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->buffer != b->buffer)
+		return a->buffer < b->buffer;
+	return a->cpu < b->cpu;
+}
+
+static void heap_down(struct fmt_reader *r, int i)
+{
+	int *h = r->heap;
+	int n = r->nheap;
+
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+		if (l < n && stream_less(&r->streams[h[l]], &r->streams[h[m]]))
+			m = l;
+		if (l + 1 < n && stream_less(&r->streams[h[l + 1]], &r->streams[h[m]]))
+			m = l + 1;
+		if (m == i)
+			return;
+		int t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
+{
+	enum kbuffer_long_size ls = r->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
+	enum kbuffer_endian en = r->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+
+	r->heap = calloc(r->nstreams + 1, sizeof(int));
+	if (!r->heap)
+		return FAIL("out of memory");
+	for (int i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+
+		s->kbuf = kbuffer_alloc(ls, en);
+		if (!s->kbuf)
+			return FAIL("out of memory");
+		if (tep_is_old_format(r->tep))
+			kbuffer_set_old_format(s->kbuf);
+		if (s->compressed) {
+			s->chunks = rd_init(s->src, s->src_len, r->swap);
+			s->chunks_left = rd_u32(&s->chunks);
+			if (s->chunks.bad && s->src_len)
+				return FAIL("cpu %d: truncated chunk count", s->cpu);
+			if (s->chunks_left > s->src_len / 8)
+				return FAIL("cpu %d: absurd chunk count %u", s->cpu,
+					    s->chunks_left);
+		} else {
+			s->pages = s->src;
+			s->pages_len = s->src_len;
+		}
+	}
+	return 0;
+}
+
+static struct tep_event *event_by_id(struct fmt_reader *r, uint16_t id)
+{
+	if (!r->by_id) {
+		r->by_id = calloc(65536, sizeof(*r->by_id));
+		r->by_id_done = calloc(65536, sizeof(*r->by_id_done));
+		if (!r->by_id || !r->by_id_done)
+			return NULL;
+	}
+	if (!r->by_id_done[id]) {
+		r->by_id[id] = tep_find_event(r->tep, id);
+		r->by_id_done[id] = true;
+	}
+	return r->by_id[id];
+}
+
+int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+{
+	struct stream *s;
+	const uint8_t *d;
+	int rc;
+
+	if (!r->started) {
+		r->started = true;
+		r->nheap = 0;
+		for (int i = 0; i < r->nstreams; i++) {
+			rc = stream_advance(r, &r->streams[i], err);
+			if (rc < 0)
+				return -1;
+			if (rc)
+				r->heap[r->nheap++] = i;
+		}
+		for (int i = r->nheap / 2 - 1; i >= 0; i--)
+			heap_down(r, i);
+	} else if (r->cur >= 0) {
+		rc = stream_advance(r, &r->streams[r->cur], err);
+		if (rc < 0)
+			return -1;
+		if (!rc)
+			r->heap[0] = r->heap[--r->nheap];
+		heap_down(r, 0);
+	}
+	if (!r->nheap) {
+		r->cur = -1;
+		return 0;
+	}
+	r->cur = r->heap[0];
+	s = &r->streams[r->cur];
+	d = s->data;
+	ev->ts = s->ts + r->info.ts_offset;
+	ev->data = d;
+	ev->size = kbuffer_event_size(s->kbuf);
+	ev->cpu = s->cpu;
+	ev->buffer = s->buffer;
+	{
+		uint16_t type;
+		int32_t pid;
+		memcpy(&type, d, 2);
+		memcpy(&pid, d + 4, 4);
+		if (r->swap) {
+			type = __builtin_bswap16(type);
+			pid = (int32_t)__builtin_bswap32((uint32_t)pid);
+		}
+		ev->type = type;
+		ev->pid = pid;
+	}
+	ev->flags = d[2];
+	ev->preempt = d[3];
+	ev->event = event_by_id(r, ev->type);
+	ev->missed = s->missed;
+	s->st.events++;
+	return 1;
+}
