@@ -65,7 +65,7 @@ int cmd_dump(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_INPUT;
 	}
-	r = fmt_reader_open(argv[optind], &err);
+	r = fmt_reader_open(argv[optind], 0, &err);
 	if (!r) {
 		darc_error("%s", err.msg);
 		return EXIT_INPUT;

@@ -102,7 +102,7 @@ int cmd_info(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_INPUT;
 	}
-	r = fmt_reader_open(argv[optind], &err);
+	r = fmt_reader_open(argv[optind], FMT_OPEN_NO_KALLSYMS, &err);
 	if (!r) {
 		darc_error("%s", err.msg);
 		return EXIT_INPUT;

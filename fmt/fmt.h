@@ -108,7 +108,13 @@ struct fmt_reader;
  * fmt_reader_next(). Returns NULL and fills @err on failure. The caller owns
  * the reader and releases it with fmt_reader_close().
  */
-struct fmt_reader *fmt_reader_open(const char *path, struct fmt_err *err);
+struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_err *err);
+
+/* Flags of fmt_reader_open(). */
+enum {
+	FMT_OPEN_NO_KALLSYMS = 1 << 0, /* skip parsing kallsyms (not needed to count
+					  or pair events; saves time on big tables) */
+};
 
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);

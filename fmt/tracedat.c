@@ -64,6 +64,7 @@ struct stream {
 	uint64_t pages_len;
 	uint64_t page_off;     /* offset of the next page within pages */
 	const uint8_t *page;   /* the page being walked */
+	const uint8_t *page_end; /* end of its committed data */
 	struct kbuffer *kbuf;
 	/* the current event */
 	void *data;
@@ -74,6 +75,7 @@ struct stream {
 
 struct fmt_reader {
 	char *path;
+	unsigned flags; /* FMT_OPEN_* */
 	int fd;
 	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
 	uint64_t map_len;
@@ -85,7 +87,8 @@ struct fmt_reader {
 	struct fmt_info info;
 	int kernel_long; /* size of the kernel's long (page header commit) */
 	int page_hdr;	 /* bytes of page header before the events */
-	char *strings;	 /* v7 STRINGS section, unused but kept for dumps */
+	char *strings;	 /* v7 STRINGS sections, concatenated */
+	uint64_t strings_len;
 	/* streams and their merge heap */
 	struct stream *streams;
 	int nstreams;
@@ -229,7 +232,8 @@ static int parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_e
 	if (d->bad)
 		return FAIL("truncated before the ftrace formats");
 	if (count > rd_left(d) / 8)
-		return FAIL("absurd ftrace format count %u", count);
+		return FAIL("truncated or corrupt: %u ftrace formats claimed, %" PRIu64
+			    " bytes left", count, rd_left(d));
 	for (uint32_t i = 0; i < count; i++)
 		if (parse_one_format(r, d, "ftrace", err))
 			return -1;
@@ -243,7 +247,8 @@ static int parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_er
 	if (d->bad)
 		return FAIL("truncated before the event formats");
 	if (nsys > rd_left(d) / 5)
-		return FAIL("absurd event system count %u", nsys);
+		return FAIL("truncated or corrupt: %u event systems claimed, %" PRIu64
+			    " bytes left", nsys, rd_left(d));
 	for (uint32_t s = 0; s < nsys; s++) {
 		const char *sys = rd_str(d);
 		uint32_t count = rd_u32(d);
@@ -251,7 +256,8 @@ static int parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_er
 		if (d->bad)
 			return FAIL("truncated in the event formats (system %u of %u)", s + 1, nsys);
 		if (count > rd_left(d) / 8)
-			return FAIL("absurd event count %u in system '%.64s'", count, sys);
+			return FAIL("truncated or corrupt: system '%.64s' claims %u events, %" PRIu64
+				    " bytes left", sys, count, rd_left(d));
 		for (uint32_t i = 0; i < count; i++)
 			if (parse_one_format(r, d, sys, err))
 				return -1;
@@ -284,8 +290,16 @@ static char *read_blob(struct fmt_reader *r, struct rd *d, int size_bytes, const
 
 static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
-	char *s = read_blob(r, d, 4, "kallsyms", &r->info.kallsyms_bytes, err);
+	char *s;
 
+	if (r->flags & FMT_OPEN_NO_KALLSYMS) {
+		uint64_t n = rd_u32(d);
+		if (!rd_bytes(d, n))
+			return FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+		r->info.kallsyms_bytes = n;
+		return 0;
+	}
+	s = read_blob(r, d, 4, "kallsyms", &r->info.kallsyms_bytes, err);
 	if (!s)
 		return -1;
 	tep_parse_kallsyms(r->tep, s);
@@ -633,6 +647,33 @@ static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const
 	return 0;
 }
 
+/*
+ * A STRINGS option points at a section of NUL-separated section descriptions.
+ * darc does not need them, but reads them so a damaged one is noticed.
+ */
+static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+{
+	struct rd d;
+	uint8_t *owned;
+	uint64_t len;
+	char *s;
+
+	if (read_section(r, off, FMT_OPT_STRINGS, "strings", &d, &owned, err))
+		return -1;
+	len = rd_left(&d);
+	s = realloc(r->strings, r->strings_len + len + 1);
+	if (!s) {
+		free(owned);
+		return FAIL("out of memory");
+	}
+	memcpy(s + r->strings_len, d.p, len);
+	r->strings_len += len;
+	s[r->strings_len] = 0;
+	r->strings = s;
+	free(owned);
+	return 0;
+}
+
 static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32_t n,
 				  struct fmt_err *err)
 {
@@ -727,13 +768,19 @@ static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *
 			case FMT_OPT_BUFFER_TEXT:
 				r->info.latency_text = true;
 				break;
+			case FMT_OPT_STRINGS: {
+				struct rd o = rd_init(p, n, r->swap);
+				uint64_t soff = rd_u64(&o);
+				rc = o.bad ? FAIL("option STRINGS: short offset")
+					   : read_strings(r, soff, err);
+				break;
+			}
 			case FMT_OPT_HEADER_INFO:
 			case FMT_OPT_FTRACE_EVENTS:
 			case FMT_OPT_EVENT_FORMATS:
 			case FMT_OPT_KALLSYMS:
 			case FMT_OPT_PRINTK:
 			case FMT_OPT_CMDLINES:
-			case FMT_OPT_STRINGS:
 				if (n < 8) {
 					rc = FAIL("option %u: short offset", id);
 					break;
@@ -752,6 +799,19 @@ static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *
 			}
 		}
 		free(owned);
+		if (!next) {
+			/* trace-cmd writes its STRINGS section right after the last options */
+			struct rd t = file_rd(r);
+			rd_seek(&t, off + 8);
+			uint64_t end = off + 16 + rd_u64(&t);
+			if (!t.bad && end < r->file_len) {
+				rd_seek(&t, end);
+				if (rd_left(&t) < 16)
+					return FAIL("truncated after the last options section");
+				if (rd_u16(&t) == FMT_OPT_STRINGS && read_strings(r, end, err))
+					return -1;
+			}
+		}
 		if (next && next <= off)
 			return FAIL("options section at offset %" PRIu64
 				    " points back to offset %" PRIu64,
@@ -928,7 +988,7 @@ static void split_cpustats(struct fmt_reader *r)
 	}
 }
 
-struct fmt_reader *fmt_reader_open(const char *path, struct fmt_err *err)
+struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_err *err)
 {
 	struct fmt_reader *r = calloc(1, sizeof(*r));
 	struct rd d;
@@ -943,6 +1003,7 @@ struct fmt_reader *fmt_reader_open(const char *path, struct fmt_err *err)
 	}
 	r->fd = -1;
 	r->cur = -1;
+	r->flags = flags;
 	r->path = strdup(path);
 	if (!r->path) {
 		fmt_errf(err, path, "out of memory");
@@ -1170,6 +1231,7 @@ static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err
 		if (kbuffer_load_subbuffer(s->kbuf, (void *)page) < 0)
 			return FAIL("cpu %d: cannot load a page", s->cpu);
 		s->page = page;
+		s->page_end = page + r->page_hdr + (commit & COMMIT_MASK);
 		missed = kbuffer_missed_events(s->kbuf);
 		if (missed) {
 			s->st.lost_marks++;
@@ -1193,7 +1255,7 @@ static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *e
 	int size = kbuffer_event_size(s->kbuf);
 	const uint8_t *d = s->data;
 
-	if (size < 8 || d < s->page || d + size > s->page + r->info.page_size)
+	if (size < 8 || d < s->page || d + size > s->page_end)
 		return FAIL("cpu %d: corrupt event record (%d bytes) in a page", s->cpu, size);
 	return 0;
 }

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#include "tdat.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event[] = "# compressed entry header\n"
+				   "\ttype_len    :    5 bits\n"
+				   "\ttime_delta  :   27 bits\n"
+				   "\tarray       :   32 bits\n";
+
+static const char tick_format[] =
+	"name: tick\n"
+	"ID: 100\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"value=%d\", REC->value\n";
+
+void tdat_init(struct tdat *t, int ncpus)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncpus = ncpus;
+}
+
+void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed)
+{
+	struct tdat_page *p = &t->pages[cpu][t->npages[cpu]++];
+	uint64_t commit = 0;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(p->data, &ts, 8);
+	p->last = ts;
+	if (missed) {
+		commit |= 1ULL << 31;
+		if (missed > 0)
+			commit |= 1ULL << 30;
+	}
+	memcpy(p->data + 8, &commit, 8);
+	/* the missed count (if any) is written at commit time, see tdat_write */
+	p->used = 0;
+	p->data[TDAT_PAGE - 1] = 0;
+	if (missed > 0)
+		memcpy(p->data + TDAT_PAGE - 8, &missed, 8); /* moved in tdat_write */
+}
+
+void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value)
+{
+	struct tdat_page *p = &t->pages[cpu][t->npages[cpu] - 1];
+	uint8_t *e = p->data + 16 + p->used;
+	uint32_t delta = (uint32_t)(ts - p->last);
+	uint32_t hdr = 3 | (delta << 5); /* type_len 3: 12 bytes of data */
+	uint16_t type = TDAT_TICK_ID;
+
+	memcpy(e, &hdr, 4);
+	memcpy(e + 4, &type, 2);
+	e[6] = flags;
+	e[7] = 0;
+	memcpy(e + 8, &pid, 4);
+	memcpy(e + 12, &value, 4);
+	p->used += 16;
+	p->last = ts;
+}
+
+static void put(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+static void put64(FILE *f, uint64_t v)
+{
+	put(f, &v, 8);
+}
+
+static void put32(FILE *f, uint32_t v)
+{
+	put(f, &v, 4);
+}
+
+long tdat_write(const struct tdat *t, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	uint32_t page = TDAT_PAGE;
+	long table, data;
+
+	if (!f)
+		return -1;
+	put(f, "\027\010\104tracing6", 11);
+	put(f, "\0\0\x08", 3); /* NUL of "6", little endian, 8-byte long */
+	put32(f, page);
+	put(f, "header_page", 12);
+	put64(f, sizeof(header_page) - 1);
+	put(f, header_page, sizeof(header_page) - 1);
+	put(f, "header_event", 13);
+	put64(f, sizeof(header_event) - 1);
+	put(f, header_event, sizeof(header_event) - 1);
+	put32(f, 0); /* ftrace formats */
+	put32(f, 1); /* systems */
+	put(f, "test", 5);
+	put32(f, 1);
+	put64(f, sizeof(tick_format) - 1);
+	put(f, tick_format, sizeof(tick_format) - 1);
+	put32(f, 0); /* kallsyms */
+	put32(f, 0); /* printk */
+	put64(f, 17);
+	put(f, "42 worker\n1 init\n", 17); /* saved cmdlines */
+	put32(f, t->ncpus);
+	put(f, "options  ", 10);
+	put(f, "\0\0", 2); /* no options */
+	put(f, "flyrecord", 10);
+	table = ftell(f);
+	data = (table + 16 * t->ncpus + page - 1) / page * page;
+	for (int c = 0, off = 0; c < t->ncpus; c++) {
+		put64(f, data + off);
+		put64(f, (uint64_t)t->npages[c] * page);
+		off += t->npages[c] * page;
+	}
+	fseek(f, data, SEEK_SET);
+	for (int c = 0; c < t->ncpus; c++)
+		for (int i = 0; i < t->npages[c]; i++) {
+			uint8_t buf[TDAT_PAGE];
+			const struct tdat_page *p = &t->pages[c][i];
+			uint64_t commit;
+
+			memcpy(buf, p->data, TDAT_PAGE);
+			memcpy(&commit, buf + 8, 8);
+			if (commit & (1ULL << 30)) {
+				/* the lost count sits right after the events */
+				memcpy(buf + 16 + p->used, p->data + TDAT_PAGE - 8, 8);
+				memset(buf + TDAT_PAGE - 8, 0, 8);
+			}
+			commit |= p->used;
+			memcpy(buf + 8, &commit, 8);
+			put(f, buf, TDAT_PAGE);
+		}
+	if (fclose(f))
+		return -1;
+	return data;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of fmt/: the trace.dat reader on hand-built files. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "fmt.h"
+#include "rd.h"
+#include "tdat.h"
+
+static char path[64];
+
+static void setup(void)
+{
+	strcpy(path, "/tmp/darc-unit-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static void teardown(void)
+{
+	unlink(path);
+}
+
+/* Read every event of @path into arrays; returns the count or -1. */
+static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct fmt_err *err)
+{
+	struct fmt_reader *r = fmt_reader_open(p, 0, err);
+	int n = 0, rc;
+
+	if (!r)
+		return -1;
+	while ((rc = fmt_reader_next(r, &evs[n], err)) > 0) {
+		struct tep_format_field *f;
+		unsigned long long v = 0;
+		ck_assert_ptr_nonnull(evs[n].event);
+		ck_assert_str_eq(evs[n].event->name, "tick");
+		f = tep_find_field(evs[n].event, "value");
+		ck_assert_ptr_nonnull(f);
+		tep_read_number_field(f, evs[n].data, &v);
+		vals[n] = (int)v;
+		if (++n == max)
+			break;
+	}
+	fmt_reader_close(r);
+	return rc < 0 ? -1 : n;
+}
+
+START_TEST(test_rd_bounds)
+{
+	uint8_t b[6] = {1, 0, 2, 0, 0, 0};
+	struct rd r = rd_init(b, sizeof(b), false);
+
+	ck_assert_uint_eq(rd_u16(&r), 1);
+	ck_assert_uint_eq(rd_u32(&r), 2);
+	ck_assert(!r.bad);
+	ck_assert_uint_eq(rd_u16(&r), 0); /* past the end: zero, and marked */
+	ck_assert(r.bad);
+	r = rd_init("ab", 2, false);
+	ck_assert_ptr_null(rd_str(&r)); /* no NUL inside the range */
+	ck_assert(r.bad);
+	r = rd_init("\x01\x02", 2, true);
+	ck_assert_uint_eq(rd_u16(&r), 0x0102);
+}
+END_TEST
+
+START_TEST(test_merge_order)
+{
+	static struct tdat t;
+	struct fmt_event ev[16];
+	int val[16];
+	struct fmt_err err;
+
+	tdat_init(&t, 2);
+	tdat_page(&t, 0, 1000, 0);
+	tdat_tick(&t, 0, 1000, 42, 0, 1);
+	tdat_tick(&t, 0, 3000, 42, 0, 3);
+	tdat_tick(&t, 0, 5000, 42, 0x08, 5); /* hardirq flag */
+	tdat_page(&t, 1, 2000, 0);
+	tdat_tick(&t, 1, 2000, 1, 0, 2);
+	tdat_tick(&t, 1, 3000, 1, 0, 4); /* tie with cpu 0: cpu 0 first */
+	tdat_tick(&t, 1, 6000, 1, 0, 6);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	ck_assert_int_eq(read_all(path, ev, val, 16, &err), 6);
+	int want_val[] = {1, 2, 3, 4, 5, 6};
+	int want_cpu[] = {0, 1, 0, 1, 0, 1};
+	uint64_t want_ts[] = {1000, 2000, 3000, 3000, 5000, 6000};
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_eq(val[i], want_val[i]);
+		ck_assert_int_eq(ev[i].cpu, want_cpu[i]);
+		ck_assert_uint_eq(ev[i].ts, want_ts[i]);
+		ck_assert_uint_eq(ev[i].type, TDAT_TICK_ID);
+		ck_assert_uint_eq(ev[i].missed, 0);
+	}
+	ck_assert_int_eq(ev[0].pid, 42);
+	ck_assert_int_eq(ev[1].pid, 1);
+	ck_assert_uint_eq(ev[4].flags, FMT_FLAG_HARDIRQ);
+}
+END_TEST
+
+START_TEST(test_info_and_comm)
+{
+	static struct tdat t;
+	struct fmt_err err;
+	struct fmt_reader *r;
+	const struct fmt_info *info;
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 10, 0);
+	tdat_tick(&t, 0, 10, 42, 0, 1);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	info = fmt_reader_info(r);
+	ck_assert_int_eq(info->version, 6);
+	ck_assert_int_eq(info->cpus, 1);
+	ck_assert_int_eq(info->page_size, TDAT_PAGE);
+	ck_assert_str_eq(info->compression, "none");
+	ck_assert_int_eq(info->nbuffers, 1);
+	ck_assert_str_eq(tep_data_comm_from_pid(fmt_reader_tep(r), 42), "worker");
+	fmt_reader_close(r);
+	fmt_reader_close(NULL); /* accepts NULL */
+}
+END_TEST
+
+START_TEST(test_missed_events)
+{
+	static struct tdat t;
+	struct fmt_event ev[16];
+	int val[16];
+	struct fmt_err err;
+	struct fmt_reader *r;
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 100, 0);
+	tdat_tick(&t, 0, 100, 7, 0, 1);
+	tdat_page(&t, 0, 900, 17); /* 17 events lost before this page */
+	tdat_tick(&t, 0, 900, 7, 0, 2);
+	tdat_page(&t, 0, 950, -1); /* lost, count unknown */
+	tdat_tick(&t, 0, 950, 7, 0, 3);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	ck_assert_int_eq(read_all(path, ev, val, 16, &err), 3);
+	ck_assert_uint_eq(ev[0].missed, 0);
+	ck_assert_uint_eq(ev[1].missed, 17);
+	ck_assert_uint_eq(ev[2].missed, FMT_MISSED_UNKNOWN);
+	r = fmt_reader_open(path, 0, &err);
+	while (fmt_reader_next(r, &ev[0], &err) > 0)
+		;
+	const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, 0, 0);
+	ck_assert_uint_eq(st->lost, 17);
+	ck_assert_uint_eq(st->lost_marks, 2);
+	ck_assert_uint_eq(st->lost_uncounted, 1);
+	ck_assert_uint_eq(st->events, 3);
+	fmt_reader_close(r);
+}
+END_TEST
+
+/* Overwrite @n bytes at @off of the file at path. */
+static void poke(long off, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "r+b");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, off, SEEK_SET);
+	fwrite(b, 1, n, f);
+	fclose(f);
+}
+
+static void expect_error(const char *needle)
+{
+	struct fmt_err err;
+	struct fmt_event ev[64];
+	int val[64];
+
+	ck_assert_int_eq(read_all(path, ev, val, 64, &err), -1);
+	ck_assert_msg(strstr(err.msg, path), "message does not name the file: %s", err.msg);
+	ck_assert_msg(strstr(err.msg, needle), "'%s' not in: %s", needle, err.msg);
+	ck_assert_ptr_null(strchr(err.msg, '\n'));
+}
+
+START_TEST(test_corrupt_page_header)
+{
+	static struct tdat t;
+	long data;
+	uint64_t commit = 5000; /* more than a page holds */
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 100, 0);
+	tdat_tick(&t, 0, 100, 7, 0, 1);
+	data = tdat_write(&t, path);
+	poke(data + 8, &commit, 8);
+	expect_error("corrupt page header");
+}
+END_TEST
+
+START_TEST(test_corrupt_event_length)
+{
+	static struct tdat t;
+	long data;
+	uint32_t hdr = 0; /* type_len 0: length in the next word */
+	uint32_t len = 4000;
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 100, 0);
+	tdat_tick(&t, 0, 100, 7, 0, 1);
+	tdat_tick(&t, 0, 200, 7, 0, 2);
+	data = tdat_write(&t, path);
+	poke(data + 16 + 16, &hdr, 4);
+	poke(data + 16 + 20, &len, 4);
+	expect_error("corrupt event");
+}
+END_TEST
+
+START_TEST(test_bad_headers)
+{
+	static struct tdat t;
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 100, 0);
+	tdat_tick(&t, 0, 100, 7, 0, 1);
+	tdat_write(&t, path);
+	poke(10, "9", 1);
+	expect_error("unsupported trace.dat version '9'");
+	tdat_write(&t, path);
+	poke(0, "X", 1);
+	expect_error("wrong magic");
+	tdat_write(&t, path);
+	poke(14, "\x00\x00\x01\x00", 4); /* page size 65536 is fine; 3 is not */
+	poke(14, "\x03\x00\x00\x00", 4);
+	expect_error("bad page size 3");
+	ck_assert_int_eq(truncate(path, 0), 0);
+	expect_error("empty file");
+}
+END_TEST
+
+START_TEST(test_truncated_everywhere)
+{
+	static struct tdat t;
+	struct fmt_err err;
+	struct fmt_event ev[64];
+	int val[64];
+	long size;
+
+	tdat_init(&t, 2);
+	tdat_page(&t, 0, 100, 0);
+	tdat_tick(&t, 0, 100, 7, 0, 1);
+	tdat_page(&t, 1, 100, 0);
+	tdat_tick(&t, 1, 150, 7, 0, 1);
+	tdat_write(&t, path);
+	{
+		FILE *f = fopen(path, "rb");
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		fclose(f);
+	}
+	ck_assert_int_eq(read_all(path, ev, val, 64, &err), 2);
+	/* every cut, at any byte, must be reported, never read as a shorter file */
+	for (long cut = 0; cut < size; cut += (cut < 2048 ? 1 : 97)) {
+		tdat_write(&t, path);
+		ck_assert_int_eq(truncate(path, cut), 0);
+		ck_assert_msg(read_all(path, ev, val, 64, &err) == -1, "cut at %ld read fine", cut);
+		ck_assert_msg(strstr(err.msg, path), "cut at %ld: %s", cut, err.msg);
+	}
+}
+END_TEST
+
+static Suite *fmt_suite(void)
+{
+	Suite *s = suite_create("fmt");
+	TCase *tc = tcase_create("reader");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_rd_bounds);
+	tcase_add_test(tc, test_merge_order);
+	tcase_add_test(tc, test_info_and_comm);
+	tcase_add_test(tc, test_missed_events);
+	tcase_add_test(tc, test_corrupt_page_header);
+	tcase_add_test(tc, test_corrupt_event_length);
+	tcase_add_test(tc, test_bad_headers);
+	tcase_add_test(tc, test_truncated_everywhere);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fmt_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
