@@ -124,7 +124,7 @@ printf '%-18s %-4s %10s %9s %11s\n' tool file events seconds "M events/s"
 printf '%s\n' "${rows[@]}"
 echo
 if [[ $have_darc -eq 0 ]]; then
-	echo "darc: missing (no executable '$darc'): peers only"
+	echo "darc: missing (no executable '$darc'; pass it as the first argument or in \$DARC): peers only"
 else
 	for v in 6 7; do
 		if [[ -n ${darc_s[$v]:-} ]]; then
