@@ -132,6 +132,12 @@ struct tep_handle *fmt_reader_tep(const struct fmt_reader *r);
  */
 int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
 
+/*
+ * The format of event SYS:NAME (any system if @sys is NULL), parsed on first
+ * use, or NULL if the recording has none. Owned by the reader.
+ */
+struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name);
+
 /* Lost-event marks seen so far on (buffer, cpu index), and events read. */
 struct fmt_cpu_stats {
 	uint64_t events;      /* events yielded */

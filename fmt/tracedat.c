@@ -34,77 +34,14 @@
 
 /* Bounds on what the file may make us allocate. */
 #define MAX_META_BYTES (1ULL << 30)  /* one metadata section, decompressed */
-#define MAX_CHUNK_BYTES (1ULL << 28) /* one decompressed data chunk */
 #define MAX_CPUS 8192
 #define MAX_BUFFERS 256
 #define MAX_PAGE_SIZE (1U << 24)
 #define MAX_OPTION_SECTIONS 4096
 #define MAP_SLACK (1U << 17) /* readable zeros after the file: see map_file() */
 
-#define COMMIT_MASK ((1ULL << 27) - 1)
-#define MISSING_EVENTS (1ULL << 31)
-#define MISSING_STORED (1ULL << 30)
 
 static const uint8_t MAGIC[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-
-/* One CPU of one buffer: a sequence of ring-buffer pages. */
-struct stream {
-	int buffer;	/* index into info.buffers */
-	int cpu;	/* CPU number */
-	int index;	/* CPU index within the buffer */
-	/* where the data lives */
-	const uint8_t *src; /* pages, or the chunk list when compressed */
-	uint64_t src_len;
-	bool compressed;
-	uint32_t chunks_left;
-	struct rd chunks;      /* over the chunk list, when compressed */
-	uint8_t *chunk;	       /* decompressed chunk */
-	uint64_t chunk_cap;
-	const uint8_t *pages;  /* the pages being walked */
-	uint64_t pages_len;
-	uint64_t page_off;     /* offset of the next page within pages */
-	const uint8_t *page;   /* the page being walked */
-	const uint8_t *page_end; /* end of its committed data */
-	struct kbuffer *kbuf;
-	/* the current event */
-	void *data;
-	unsigned long long ts;
-	uint64_t missed; /* lost events before the current one */
-	struct fmt_cpu_stats st;
-};
-
-struct fmt_reader {
-	char *path;
-	unsigned flags; /* FMT_OPEN_* */
-	int fd;
-	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
-	uint64_t map_len;
-	uint64_t file_len;
-	size_t map_total;
-	bool swap;
-	struct tep_handle *tep;
-	struct decomp *dc;
-	struct fmt_info info;
-	int kernel_long; /* size of the kernel's long (page header commit) */
-	int page_hdr;	 /* bytes of page header before the events */
-	char *strings;	 /* v7 STRINGS sections, concatenated */
-	uint64_t strings_len;
-	/* streams and their merge heap */
-	struct stream *streams;
-	int nstreams;
-	int *heap; /* stream indices, min-heap on (ts, buffer, cpu) */
-	int nheap;
-	int cur; /* stream whose event was returned last, or -1 */
-	bool started;
-	struct tep_event **by_id; /* event formats by id, lazily */
-	bool *by_id_done;
-	/* v7: sections found by options */
-	uint64_t sec_off[FMT_SEC_MAX];
-	/* owned strings and buffers */
-	char *uname, *tracer_version, *manifest, *compression_ver;
-	char *cpustats_top;
-	int buffers_cap;
-};
 
 int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
 {
@@ -126,8 +63,6 @@ int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
 			*c = ' ';
 	return -1;
 }
-
-#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
 
 /*
  * Map the file read-only, followed by MAP_SLACK readable zero bytes, so that
@@ -210,19 +145,90 @@ static int parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err 
 	return 0;
 }
 
+/* Index one format: find its name and id; libtraceevent parses it on first use. */
 static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
 			    struct fmt_err *err)
 {
 	uint64_t n = rd_u64(d);
-	const uint8_t *p = rd_bytes(d, n);
+	const char *p = (const char *)rd_bytes(d, n);
+	struct fmt_format *f;
+	const char *name, *id, *end;
+	long v;
 
 	if (!p)
 		return FAIL("truncated in the %s event formats (format of %" PRIu64 " bytes)", sys,
 			    n);
-	/* libtraceevent keeps going on formats it cannot fully parse, as trace-cmd does */
-	if (tep_parse_event(r->tep, (const char *)p, n, sys) == 0)
-		r->info.nevent_formats++;
+	end = p + (n < 1024 ? n : 1024);
+	name = memmem(p, end - p, "name: ", 6);
+	id = memmem(p, end - p, "\nID: ", 5);
+	if (!name || !id)
+		return 0; /* not a format libtraceevent could use either */
+	name += 6;
+	v = strtol(id + 5, NULL, 10);
+	if (v < 0 || v > 65535)
+		return 0; /* common_type is 16 bits: no event can carry this id */
+	if (r->nformats == r->formats_cap) {
+		int cap = r->formats_cap ? 2 * r->formats_cap : 256;
+		void *nf = realloc(r->formats, cap * sizeof(*r->formats));
+		if (!nf)
+			return FAIL("out of memory");
+		r->formats = nf;
+		r->formats_cap = cap;
+	}
+	f = &r->formats[r->nformats];
+	f->sys = sys;
+	f->text = p;
+	f->len = n;
+	f->name = name;
+	f->name_len = strcspn(name, "\n");
+	if (name + f->name_len > end)
+		return 0;
+	f->id = v;
+	if (r->format_of_id[v] < 0)
+		r->format_of_id[v] = r->nformats;
+	r->nformats++;
+	r->info.nevent_formats++;
 	return 0;
+}
+
+struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
+{
+	struct tep_event *ev = NULL;
+	struct tep_format_field *type, *pid;
+	int i;
+
+	if (r->ev_done[id])
+		return r->ev_of_id[id];
+	r->ev_done[id] = 1;
+	i = r->format_of_id[id];
+	if (i < 0)
+		return NULL;
+	if (tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
+		return NULL;
+	ev = tep_find_event(r->tep, id);
+	if (!ev)
+		return NULL;
+	type = tep_find_common_field(ev, "common_type");
+	pid = tep_find_common_field(ev, "common_pid");
+	if (!type || type->offset != 0 || type->size != 2 || !pid || pid->offset != 4 ||
+	    pid->size != 4) {
+		r->bad_layout = true;
+		return NULL;
+	}
+	r->ev_of_id[id] = ev;
+	return ev;
+}
+
+struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < r->nformats; i++) {
+		const struct fmt_format *f = &r->formats[i];
+		if (f->name_len == n && !memcmp(f->name, name, n) && (!sys || !strcmp(f->sys, sys)))
+			return fmt_event_format(r, f->id);
+	}
+	return NULL;
 }
 
 static int parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
@@ -823,8 +829,24 @@ static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *
 
 typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct fmt_err *);
 
+/* Keep a decompressed section alive until the reader closes. */
+static int keep_section(struct fmt_reader *r, uint8_t *buf, struct fmt_err *err)
+{
+	void *k = realloc(r->kept, (r->nkept + 1) * sizeof(*r->kept));
+
+	if (!k)
+		return FAIL("out of memory");
+	r->kept = k;
+	r->kept[r->nkept++] = buf;
+	return 0;
+}
+
+/*
+ * Parse section @id with @fn. Sections whose content the reader keeps
+ * pointing into (@keep: the event formats) stay allocated until close.
+ */
 static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
-			    section_parser fn, bool required, struct fmt_err *err)
+			    section_parser fn, bool required, bool keep, struct fmt_err *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -838,6 +860,8 @@ static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
 	if (read_section(r, r->sec_off[id], id, what, &d, &owned, err))
 		return -1;
 	rc = fn(r, &d, err);
+	if (keep && owned && !rc)
+		return keep_section(r, owned, err) ? (free(owned), -1) : 0;
 	free(owned);
 	return rc;
 }
@@ -861,14 +885,15 @@ static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (parse_options_v7(r, opt_off, err))
 		return -1;
 	/* header info first: the event formats depend on it */
-	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", parse_header_info, true, err) ||
-	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", parse_ftrace_formats,
-			     false, err) ||
-	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", parse_event_formats, false,
+	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", parse_header_info, true, false,
 			     err) ||
-	    parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", parse_kallsyms, false, err) ||
-	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", parse_printk, false, err) ||
-	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", parse_cmdlines, false, err))
+	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", parse_ftrace_formats,
+			     false, true, err) ||
+	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", parse_event_formats, false,
+			     true, err) ||
+	    parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", parse_kallsyms, false, false, err) ||
+	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", parse_printk, false, false, err) ||
+	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", parse_cmdlines, false, false, err))
 		return -1;
 	return 0;
 }
@@ -934,22 +959,6 @@ int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint3
 }
 
 /* ---- opening ------------------------------------------------------------ */
-
-static int check_common_fields(struct fmt_reader *r, struct fmt_err *err)
-{
-	struct tep_event **evs = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
-	struct tep_format_field *f;
-
-	if (!evs || !evs[0])
-		return 0; /* no formats: every event will be unknown */
-	f = tep_find_common_field(evs[0], "common_type");
-	if (!f || f->offset != 0 || f->size != 2)
-		return FAIL("unsupported event header: common_type not a u16 at offset 0");
-	f = tep_find_common_field(evs[0], "common_pid");
-	if (!f || f->offset != 4 || f->size != 4)
-		return FAIL("unsupported event header: common_pid not an s32 at offset 4");
-	return 0;
-}
 
 /* Assign each buffer's cpustats text from the CPUSTAT options (v6 and v7 alike). */
 static void split_cpustats(struct fmt_reader *r)
@@ -1057,11 +1066,15 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	}
 	r->info.page_size = psize;
 
+	r->format_of_id = malloc(65536 * sizeof(*r->format_of_id));
+	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
+	r->ev_done = calloc(65536, 1);
 	r->tep = tep_alloc();
-	if (!r->tep) {
+	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep) {
 		FAIL("out of memory");
 		goto fail;
 	}
+	memset(r->format_of_id, 0xff, 65536 * sizeof(*r->format_of_id));
 	tep_set_file_bigendian(r->tep, endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
@@ -1083,8 +1096,6 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	if (!r->info.clock)
 		r->info.clock = r->info.nbuffers ? r->info.buffers[0].clock : "local";
 	split_cpustats(r);
-	if (check_common_fields(r, err))
-		goto fail;
 	if (fmt_streams_init(r, err))
 		goto fail;
 	return r;
@@ -1103,8 +1114,13 @@ void fmt_reader_close(struct fmt_reader *r)
 	}
 	free(r->streams);
 	free(r->heap);
-	free(r->by_id);
-	free(r->by_id_done);
+	free(r->formats);
+	free(r->format_of_id);
+	free(r->ev_of_id);
+	free(r->ev_done);
+	for (int i = 0; i < r->nkept; i++)
+		free(r->kept[i]);
+	free(r->kept);
 	for (int i = 0; i < r->info.nbuffers; i++) {
 		struct fmt_buffer *b = &r->info.buffers[i];
 		free(b->name);
@@ -1149,264 +1165,3 @@ const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int
 	return NULL;
 }
 
-/* ---- the event stream --------------------------------------------------- */
-
-/*
- * Decompress the stream's next chunk into s->chunk. Returns 1 with pages set,
- * 0 when no chunks are left, -1 on corruption.
- */
-static int next_chunk(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	uint32_t csize, usize;
-	const uint8_t *cdata;
-
-	if (!s->chunks_left)
-		return 0;
-	csize = rd_u32(&s->chunks);
-	usize = rd_u32(&s->chunks);
-	cdata = rd_bytes(&s->chunks, csize);
-	if (!cdata)
-		return FAIL("cpu %d: compressed chunk past the end of its data: truncated",
-			    s->cpu);
-	if (usize > MAX_CHUNK_BYTES)
-		return FAIL("cpu %d: absurd chunk size %u", s->cpu, usize);
-	if (usize > s->chunk_cap) {
-		free(s->chunk);
-		s->chunk = malloc(usize);
-		if (!s->chunk) {
-			s->chunk_cap = 0;
-			return FAIL("out of memory for a %u-byte chunk", usize);
-		}
-		s->chunk_cap = usize;
-	}
-	if (decomp_run(r->dc, cdata, csize, s->chunk, usize))
-		return FAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
-			    " does not decompress",
-			    s->cpu, csize, (uint64_t)(cdata - r->map));
-	s->chunks_left--;
-	s->pages = s->chunk;
-	s->pages_len = usize;
-	s->page_off = 0;
-	return 1;
-}
-
-/*
- * Load the stream's next non-empty page and its first event.
- * Returns 1 with s->data set, 0 at the end of the stream, -1 on corruption.
- */
-static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	const uint32_t psize = r->info.page_size;
-
-	for (;;) {
-		const uint8_t *page;
-		uint64_t commit;
-		int missed;
-
-		if (s->page_off >= s->pages_len) {
-			int rc = s->compressed ? next_chunk(r, s, err) : 0;
-			if (rc <= 0)
-				return rc;
-			continue;
-		}
-		if (s->pages_len - s->page_off < psize)
-			return FAIL("cpu %d: data ends in the middle of a page: truncated", s->cpu);
-		page = s->pages + s->page_off;
-		s->page_off += psize;
-		commit = r->kernel_long == 8 ? *(const uint64_t *)(page + 8)
-					     : *(const uint32_t *)(page + 8);
-		if (r->swap)
-			commit = r->kernel_long == 8 ? __builtin_bswap64(commit)
-						     : __builtin_bswap32((uint32_t)commit);
-		if ((commit & COMMIT_MASK) > psize - r->page_hdr ||
-		    ((commit & MISSING_STORED) &&
-		     (commit & COMMIT_MASK) + r->kernel_long > psize - r->page_hdr))
-			return FAIL("cpu %d: corrupt page header at offset %" PRIu64
-				    " (commit %#" PRIx64 ")",
-				    s->cpu,
-				    s->compressed ? (uint64_t)(s->page_off - psize)
-						  : (uint64_t)(page - r->map),
-				    commit);
-		s->st.pages++;
-		if (kbuffer_load_subbuffer(s->kbuf, (void *)page) < 0)
-			return FAIL("cpu %d: cannot load a page", s->cpu);
-		s->page = page;
-		s->page_end = page + r->page_hdr + (commit & COMMIT_MASK);
-		missed = kbuffer_missed_events(s->kbuf);
-		if (missed) {
-			s->st.lost_marks++;
-			if (missed < 0) {
-				s->st.lost_uncounted++;
-				s->missed = FMT_MISSED_UNKNOWN;
-			} else {
-				s->st.lost += missed;
-				s->missed = missed;
-			}
-		}
-		s->data = kbuffer_read_event(s->kbuf, &s->ts);
-		if (s->data)
-			return 1;
-	}
-}
-
-/* Check the current event lies inside its page and holds the common header. */
-static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	int size = kbuffer_event_size(s->kbuf);
-	const uint8_t *d = s->data;
-
-	if (size < 8 || d < s->page || d + size > s->page_end)
-		return FAIL("cpu %d: corrupt event record (%d bytes) in a page", s->cpu, size);
-	return 0;
-}
-
-/* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
-static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	int rc;
-
-	s->missed = 0;
-	if (s->page) {
-		s->data = kbuffer_next_event(s->kbuf, &s->ts);
-		if (s->data)
-			return check_event(r, s, err) ? -1 : 1;
-	}
-	rc = next_page(r, s, err);
-	if (rc <= 0)
-		return rc;
-	return check_event(r, s, err) ? -1 : 1;
-}
-
-static inline bool stream_less(const struct stream *a, const struct stream *b)
-{
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
-	if (a->buffer != b->buffer)
-		return a->buffer < b->buffer;
-	return a->cpu < b->cpu;
-}
-
-static void heap_down(struct fmt_reader *r, int i)
-{
-	int *h = r->heap;
-	int n = r->nheap;
-
-	for (;;) {
-		int l = 2 * i + 1, m = i;
-		if (l < n && stream_less(&r->streams[h[l]], &r->streams[h[m]]))
-			m = l;
-		if (l + 1 < n && stream_less(&r->streams[h[l + 1]], &r->streams[h[m]]))
-			m = l + 1;
-		if (m == i)
-			return;
-		int t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
-{
-	enum kbuffer_long_size ls = r->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
-	enum kbuffer_endian en = r->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
-
-	r->heap = calloc(r->nstreams + 1, sizeof(int));
-	if (!r->heap)
-		return FAIL("out of memory");
-	for (int i = 0; i < r->nstreams; i++) {
-		struct stream *s = &r->streams[i];
-
-		s->kbuf = kbuffer_alloc(ls, en);
-		if (!s->kbuf)
-			return FAIL("out of memory");
-		if (tep_is_old_format(r->tep))
-			kbuffer_set_old_format(s->kbuf);
-		if (s->compressed) {
-			s->chunks = rd_init(s->src, s->src_len, r->swap);
-			s->chunks_left = rd_u32(&s->chunks);
-			if (s->chunks.bad && s->src_len)
-				return FAIL("cpu %d: truncated chunk count", s->cpu);
-			if (s->chunks_left > s->src_len / 8)
-				return FAIL("cpu %d: absurd chunk count %u", s->cpu,
-					    s->chunks_left);
-		} else {
-			s->pages = s->src;
-			s->pages_len = s->src_len;
-		}
-	}
-	return 0;
-}
-
-static struct tep_event *event_by_id(struct fmt_reader *r, uint16_t id)
-{
-	if (!r->by_id) {
-		r->by_id = calloc(65536, sizeof(*r->by_id));
-		r->by_id_done = calloc(65536, sizeof(*r->by_id_done));
-		if (!r->by_id || !r->by_id_done)
-			return NULL;
-	}
-	if (!r->by_id_done[id]) {
-		r->by_id[id] = tep_find_event(r->tep, id);
-		r->by_id_done[id] = true;
-	}
-	return r->by_id[id];
-}
-
-int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
-{
-	struct stream *s;
-	const uint8_t *d;
-	int rc;
-
-	if (!r->started) {
-		r->started = true;
-		r->nheap = 0;
-		for (int i = 0; i < r->nstreams; i++) {
-			rc = stream_advance(r, &r->streams[i], err);
-			if (rc < 0)
-				return -1;
-			if (rc)
-				r->heap[r->nheap++] = i;
-		}
-		for (int i = r->nheap / 2 - 1; i >= 0; i--)
-			heap_down(r, i);
-	} else if (r->cur >= 0) {
-		rc = stream_advance(r, &r->streams[r->cur], err);
-		if (rc < 0)
-			return -1;
-		if (!rc)
-			r->heap[0] = r->heap[--r->nheap];
-		heap_down(r, 0);
-	}
-	if (!r->nheap) {
-		r->cur = -1;
-		return 0;
-	}
-	r->cur = r->heap[0];
-	s = &r->streams[r->cur];
-	d = s->data;
-	ev->ts = s->ts + r->info.ts_offset;
-	ev->data = d;
-	ev->size = kbuffer_event_size(s->kbuf);
-	ev->cpu = s->cpu;
-	ev->buffer = s->buffer;
-	{
-		uint16_t type;
-		int32_t pid;
-		memcpy(&type, d, 2);
-		memcpy(&pid, d + 4, 4);
-		if (r->swap) {
-			type = __builtin_bswap16(type);
-			pid = (int32_t)__builtin_bswap32((uint32_t)pid);
-		}
-		ev->type = type;
-		ev->pid = pid;
-	}
-	ev->flags = d[2];
-	ev->preempt = d[3];
-	ev->event = event_by_id(r, ev->type);
-	ev->missed = s->missed;
-	s->st.events++;
-	return 1;
-}

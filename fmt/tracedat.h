@@ -49,11 +49,102 @@ enum {
 
 #define FMT_SEC_FL_COMPRESS 1
 
-struct fmt_reader;
+#include <stdbool.h>
+
+#include "rd.h"
+
+struct kbuffer;
+struct decomp;
+
+/* An event format found in the file, parsed by libtraceevent when first needed. */
+struct fmt_format {
+	const char *sys;  /* system name (NUL-terminated) */
+	const char *text; /* the format file's text */
+	uint32_t len;
+	const char *name; /* "name: " value inside text, not NUL-terminated */
+	uint32_t name_len;
+	int id;
+};
+
+/* One CPU of one buffer: a sequence of ring-buffer pages. */
+struct stream {
+	int buffer;	/* index into info.buffers */
+	int cpu;	/* CPU number */
+	int index;	/* CPU index within the buffer */
+	/* where the data lives */
+	const uint8_t *src; /* pages, or the chunk list when compressed */
+	uint64_t src_len;
+	bool compressed;
+	uint32_t chunks_left;
+	struct rd chunks;      /* over the chunk list, when compressed */
+	uint8_t *chunk;	       /* decompressed chunk */
+	uint64_t chunk_cap;
+	const uint8_t *pages;  /* the pages being walked */
+	uint64_t pages_len;
+	uint64_t page_off;     /* offset of the next page within pages */
+	const uint8_t *page;   /* the page being walked */
+	const uint8_t *page_end; /* end of its committed data */
+	struct kbuffer *kbuf;
+	/* the current event */
+	void *data;
+	unsigned long long ts;
+	uint64_t missed; /* lost events before the current one */
+	struct fmt_cpu_stats st;
+};
+
+struct fmt_reader {
+	char *path;
+	unsigned flags; /* FMT_OPEN_* */
+	int fd;
+	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
+	uint64_t map_len;
+	uint64_t file_len;
+	size_t map_total;
+	bool swap;
+	struct tep_handle *tep;
+	struct decomp *dc;
+	struct fmt_info info;
+	int kernel_long; /* size of the kernel's long (page header commit) */
+	int page_hdr;	 /* bytes of page header before the events */
+	char *strings;	 /* v7 STRINGS sections, concatenated */
+	uint64_t strings_len;
+	/* streams and their merge heap */
+	struct stream *streams;
+	int nstreams;
+	int *heap; /* stream indices, min-heap on (ts, buffer, cpu) */
+	int nheap;
+	int cur; /* stream whose event was returned last, or -1 */
+	bool started;
+	/* event formats, indexed at open and parsed on first use */
+	struct fmt_format *formats;
+	int nformats, formats_cap;
+	int32_t *format_of_id;	   /* [65536] index into formats, -1 none */
+	struct tep_event **ev_of_id; /* [65536] parsed formats */
+	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
+	bool bad_layout;	   /* a format's common fields are not where read */
+	uint8_t **kept;		   /* decompressed sections formats point into */
+	int nkept;
+	/* v7: sections found by options */
+	uint64_t sec_off[FMT_SEC_MAX];
+	/* owned strings and buffers */
+	char *uname, *tracer_version, *manifest, *compression_ver;
+	char *cpustats_top;
+	int buffers_cap;
+};
+
+
+#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
 
 /* Take an option both versions share (uname, version, cpustat, ...). */
 int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
 		      struct fmt_err *err);
+
+/*
+ * The format of event @id, parsed on first use; NULL if the file has none
+ * (or libtraceevent cannot parse it). Sets r->bad_layout when the format's
+ * common fields are not where the reader takes type and pid from.
+ */
+struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
 
 /* Prepare the per-CPU streams once the metadata is read. */
 int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err);
