@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event stream of a trace.dat file: each CPU's ring-buffer pages walked
- * with kbuffer, straight from the mapping or from decompressed chunks, and
- * the CPUs merged by time with a binary heap.
+ * with kbuffer, straight from the mapping or from chunks that prefetch.c
+ * decompresses ahead, and the CPUs merged by time with a binary heap.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,53 +11,11 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 
-#include "decomp.h"
+#include "prefetch.h"
 #include "tracedat.h"
 
 #define COMMIT_MASK ((1ULL << 27) - 1)
 #define MISSING_STORED (1ULL << 30)
-#define MAX_CHUNK_BYTES (1ULL << 28) /* one decompressed data chunk */
-
-/* ---- the event stream --------------------------------------------------- */
-
-/*
- * Decompress the stream's next chunk into s->chunk. Returns 1 with pages set,
- * 0 when no chunks are left, -1 on corruption.
- */
-static int next_chunk(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	uint32_t csize, usize;
-	const uint8_t *cdata;
-
-	if (!s->chunks_left)
-		return 0;
-	csize = rd_u32(&s->chunks);
-	usize = rd_u32(&s->chunks);
-	cdata = rd_bytes(&s->chunks, csize);
-	if (!cdata)
-		return FAIL("cpu %d: compressed chunk past the end of its data: truncated",
-			    s->cpu);
-	if (usize > MAX_CHUNK_BYTES)
-		return FAIL("cpu %d: absurd chunk size %u", s->cpu, usize);
-	if (usize > s->chunk_cap) {
-		free(s->chunk);
-		s->chunk = malloc(usize);
-		if (!s->chunk) {
-			s->chunk_cap = 0;
-			return FAIL("out of memory for a %u-byte chunk", usize);
-		}
-		s->chunk_cap = usize;
-	}
-	if (decomp_run(r->dc, cdata, csize, s->chunk, usize))
-		return FAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
-			    " does not decompress",
-			    s->cpu, csize, (uint64_t)(cdata - r->map));
-	s->chunks_left--;
-	s->pages = s->chunk;
-	s->pages_len = usize;
-	s->page_off = 0;
-	return 1;
-}
 
 /*
  * Load the stream's next non-empty page and its first event.
@@ -73,9 +31,16 @@ static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err
 		int missed;
 
 		if (s->page_off >= s->pages_len) {
-			int rc = s->compressed ? next_chunk(r, s, err) : 0;
+			uint32_t len;
+			int rc;
+
+			if (!s->compressed)
+				return 0;
+			rc = prefetch_next(r->prefetch, s->zindex, &s->pages, &len, err);
 			if (rc <= 0)
 				return rc;
+			s->pages_len = len;
+			s->page_off = 0;
 			continue;
 		}
 		if (s->pages_len - s->page_off < psize)
@@ -90,9 +55,9 @@ static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err
 		if ((commit & COMMIT_MASK) > psize - r->page_hdr ||
 		    ((commit & MISSING_STORED) &&
 		     (commit & COMMIT_MASK) + r->kernel_long > psize - r->page_hdr))
-			return FAIL("cpu %d: corrupt page header at offset %" PRIu64
+			return FAIL("cpu %d: corrupt page header at %s offset %" PRIu64
 				    " (commit %#" PRIx64 ")",
-				    s->cpu,
+				    s->cpu, s->compressed ? "chunk" : "file",
 				    s->compressed ? (uint64_t)(s->page_off - psize)
 						  : (uint64_t)(page - r->map),
 				    commit);
@@ -118,7 +83,7 @@ static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err
 	}
 }
 
-/* Check the current event lies inside its page and holds the common header. */
+/* Take the size of the current event; check it lies in its page's data. */
 static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
 {
 	int size = kbuffer_event_size(s->kbuf);
@@ -126,85 +91,90 @@ static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *e
 
 	if (size < 8 || d < s->page || d + size > s->page_end)
 		return FAIL("cpu %d: corrupt event record (%d bytes) in a page", s->cpu, size);
+	s->size = size;
 	return 0;
 }
 
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
 static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
 {
-	int rc;
-
 	s->missed = 0;
-	if (s->page) {
-		s->data = kbuffer_next_event(s->kbuf, &s->ts);
-		if (s->data)
-			return check_event(r, s, err) ? -1 : 1;
+	if (!s->page || !(s->data = kbuffer_next_event(s->kbuf, &s->ts))) {
+		int rc = next_page(r, s, err);
+		if (rc <= 0)
+			return rc;
 	}
-	rc = next_page(r, s, err);
-	if (rc <= 0)
-		return rc;
 	return check_event(r, s, err) ? -1 : 1;
 }
 
-static inline bool stream_less(const struct stream *a, const struct stream *b)
+static inline bool ent_less(const struct heap_ent *a, const struct heap_ent *b)
 {
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
-	if (a->buffer != b->buffer)
-		return a->buffer < b->buffer;
-	return a->cpu < b->cpu;
+	return a->ts != b->ts ? a->ts < b->ts : a->order < b->order;
 }
 
-static void heap_down(struct fmt_reader *r, int i)
+static inline void heap_down(struct heap_ent *h, int n, int i)
 {
-	int *h = r->heap;
-	int n = r->nheap;
+	struct heap_ent e = h[i];
 
 	for (;;) {
-		int l = 2 * i + 1, m = i;
-		if (l < n && stream_less(&r->streams[h[l]], &r->streams[h[m]]))
-			m = l;
-		if (l + 1 < n && stream_less(&r->streams[h[l + 1]], &r->streams[h[m]]))
-			m = l + 1;
-		if (m == i)
-			return;
-		int t = h[i];
+		int l = 2 * i + 1, m;
+		if (l >= n)
+			break;
+		m = (l + 1 < n && ent_less(&h[l + 1], &h[l])) ? l + 1 : l;
+		if (!ent_less(&h[m], &e))
+			break;
 		h[i] = h[m];
-		h[m] = t;
 		i = m;
 	}
+	h[i] = e;
 }
 
 int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 {
 	enum kbuffer_long_size ls = r->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
 	enum kbuffer_endian en = r->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+	struct prefetch_src *srcs;
+	int nz = 0;
 
-	r->heap = calloc(r->nstreams + 1, sizeof(int));
-	if (!r->heap)
+	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
+	srcs = calloc(r->nstreams + 1, sizeof(*srcs));
+	if (!r->heap || !srcs) {
+		free(srcs);
 		return FAIL("out of memory");
+	}
 	for (int i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 
 		s->kbuf = kbuffer_alloc(ls, en);
-		if (!s->kbuf)
+		if (!s->kbuf) {
+			free(srcs);
 			return FAIL("out of memory");
+		}
 		if (tep_is_old_format(r->tep))
 			kbuffer_set_old_format(s->kbuf);
 		if (s->compressed) {
-			s->chunks = rd_init(s->src, s->src_len, r->swap);
-			s->chunks_left = rd_u32(&s->chunks);
-			if (s->chunks.bad && s->src_len)
-				return FAIL("cpu %d: truncated chunk count", s->cpu);
-			if (s->chunks_left > s->src_len / 8)
-				return FAIL("cpu %d: absurd chunk count %u", s->cpu,
-					    s->chunks_left);
+			s->zindex = nz;
+			srcs[nz++] = (struct prefetch_src){s->src, s->src_len, s->cpu};
 		} else {
 			s->pages = s->src;
 			s->pages_len = s->src_len;
 		}
 	}
+	if (nz) {
+		r->prefetch = prefetch_start(r->path, r->info.compression, r->swap, srcs, nz, r->map,
+					     err);
+		if (!r->prefetch) {
+			free(srcs);
+			return -1;
+		}
+	}
+	free(srcs);
 	return 0;
+}
+
+static inline struct tep_event *event_format(struct fmt_reader *r, int id)
+{
+	return r->ev_done[id] ? r->ev_of_id[id] : fmt_event_format(r, id);
 }
 
 int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
@@ -213,36 +183,43 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	const uint8_t *d;
 	int rc;
 
-	if (!r->started) {
+	if (r->cur >= 0) {
+		s = &r->streams[r->cur];
+		rc = stream_advance(r, s, err);
+		if (rc < 0)
+			return -1;
+		if (rc) {
+			r->heap[0].ts = s->ts;
+		} else {
+			r->heap[0] = r->heap[--r->nheap];
+		}
+		if (r->nheap > 1)
+			heap_down(r->heap, r->nheap, 0);
+	} else if (!r->started) {
 		r->started = true;
 		r->nheap = 0;
 		for (int i = 0; i < r->nstreams; i++) {
-			rc = stream_advance(r, &r->streams[i], err);
+			s = &r->streams[i];
+			rc = stream_advance(r, s, err);
 			if (rc < 0)
 				return -1;
 			if (rc)
-				r->heap[r->nheap++] = i;
+				r->heap[r->nheap++] = (struct heap_ent){
+					s->ts, (uint32_t)s->buffer << 16 | (uint32_t)s->cpu, i};
 		}
 		for (int i = r->nheap / 2 - 1; i >= 0; i--)
-			heap_down(r, i);
-	} else if (r->cur >= 0) {
-		rc = stream_advance(r, &r->streams[r->cur], err);
-		if (rc < 0)
-			return -1;
-		if (!rc)
-			r->heap[0] = r->heap[--r->nheap];
-		heap_down(r, 0);
+			heap_down(r->heap, r->nheap, i);
 	}
 	if (!r->nheap) {
 		r->cur = -1;
 		return 0;
 	}
-	r->cur = r->heap[0];
+	r->cur = r->heap[0].stream;
 	s = &r->streams[r->cur];
 	d = s->data;
 	ev->ts = s->ts + r->info.ts_offset;
 	ev->data = d;
-	ev->size = kbuffer_event_size(s->kbuf);
+	ev->size = s->size;
 	ev->cpu = s->cpu;
 	ev->buffer = s->buffer;
 	{
@@ -259,7 +236,7 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	}
 	ev->flags = d[2];
 	ev->preempt = d[3];
-	ev->event = fmt_event_format(r, ev->type);
+	ev->event = event_format(r, ev->type);
 	if (r->bad_layout)
 		return FAIL("unsupported event layout: common_type/common_pid not at offsets 0/4");
 	ev->missed = s->missed;

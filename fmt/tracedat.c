@@ -4,8 +4,8 @@
  *
  * The file is mapped read-only. Metadata is parsed into a libtraceevent
  * handle; event data is walked page by page with kbuffer, straight from the
- * mapping (v6, uncompressed v7) or from one decompressed chunk per CPU at a
- * time (compressed v7). A binary heap merges the per-CPU streams by time.
+ * mapping (v6, uncompressed v7) or from chunks a second thread decompresses
+ * ahead (compressed v7); see stream.c.
  *
  * Everything read from the file is checked against the file's size before
  * use, and every size that leads to an allocation is bounded, so a corrupt
@@ -29,6 +29,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decomp.h"
+#include "prefetch.h"
 #include "rd.h"
 #include "tracedat.h"
 
@@ -1110,8 +1111,8 @@ void fmt_reader_close(struct fmt_reader *r)
 		return;
 	for (int i = 0; i < r->nstreams; i++) {
 		kbuffer_free(r->streams[i].kbuf);
-		free(r->streams[i].chunk);
 	}
+	prefetch_stop(r->prefetch);
 	free(r->streams);
 	free(r->heap);
 	free(r->formats);

@@ -66,6 +66,13 @@ struct fmt_format {
 	int id;
 };
 
+/* A stream in the merge heap, with its sort key at hand. */
+struct heap_ent {
+	unsigned long long ts;
+	uint32_t order; /* buffer << 16 | cpu: ties go to the lower */
+	int stream;
+};
+
 /* One CPU of one buffer: a sequence of ring-buffer pages. */
 struct stream {
 	int buffer;	/* index into info.buffers */
@@ -74,11 +81,8 @@ struct stream {
 	/* where the data lives */
 	const uint8_t *src; /* pages, or the chunk list when compressed */
 	uint64_t src_len;
-	bool compressed;
-	uint32_t chunks_left;
-	struct rd chunks;      /* over the chunk list, when compressed */
-	uint8_t *chunk;	       /* decompressed chunk */
-	uint64_t chunk_cap;
+	bool compressed;       /* src is a chunk list, read through r->prefetch */
+	int zindex;	       /* the stream's index in r->prefetch */
 	const uint8_t *pages;  /* the pages being walked */
 	uint64_t pages_len;
 	uint64_t page_off;     /* offset of the next page within pages */
@@ -87,6 +91,7 @@ struct stream {
 	struct kbuffer *kbuf;
 	/* the current event */
 	void *data;
+	uint32_t size;
 	unsigned long long ts;
 	uint64_t missed; /* lost events before the current one */
 	struct fmt_cpu_stats st;
@@ -111,7 +116,8 @@ struct fmt_reader {
 	/* streams and their merge heap */
 	struct stream *streams;
 	int nstreams;
-	int *heap; /* stream indices, min-heap on (ts, buffer, cpu) */
+	struct heap_ent *heap; /* min-heap of streams on (ts, order) */
+	struct prefetch *prefetch; /* decompresses compressed streams ahead */
 	int nheap;
 	int cur; /* stream whose event was returned last, or -1 */
 	bool started;
