@@ -17,7 +17,7 @@
 #include "fmt.h"
 
 static const char usage_text[] =
-	"usage: darc dump [--pretty] [--usec] FILE\n\n"
+	"usage: darc dump [--pretty] [--usec] [-n COUNT] FILE\n\n"
 	"Print every event of a recording on one line, merged across CPUs and\n"
 	"trace buffers in time order:\n\n"
 	"  [BUFFER:] COMM-PID [CPU] SECONDS: EVENT: FIELD=VALUE ...\n\n"
@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"'CPU:N [COUNT EVENTS DROPPED]'. Timestamps have nanoseconds.\n\n"
 	"  --pretty  render each event with its print format instead of raw fields\n"
 	"  --usec    print timestamps with microseconds (as trace-cmd report does)\n"
+	"  -n, --limit COUNT  stop after COUNT events\n"
 	"  -h, --help\n";
 
 int cmd_dump(int argc, char **argv)
@@ -32,10 +33,13 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{"pretty", no_argument, NULL, 'p'},
 		{"usec", no_argument, NULL, 'u'},
+		{"limit", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	bool pretty = false, usec = false;
+	long long limit = -1;
+	char *end;
 	int c, rc = EXIT_INPUT;
 	struct fmt_err err;
 	struct fmt_reader *r;
@@ -45,13 +49,20 @@ int cmd_dump(int argc, char **argv)
 	struct trace_seq seq;
 	static char obuf[1 << 20];
 
-	while ((c = getopt_long(argc, argv, "+puh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+pun:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pretty = true;
 			break;
 		case 'u':
 			usec = true;
+			break;
+		case 'n':
+			limit = strtoll(optarg, &end, 10);
+			if (*end || limit < 0) {
+				darc_error("bad --limit '%s': a count of events expected", optarg);
+				return EXIT_INPUT;
+			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -75,7 +86,7 @@ int cmd_dump(int argc, char **argv)
 	info = fmt_reader_info(r);
 	trace_seq_init(&seq);
 	printf("cpus=%d\n", info->cpus);
-	for (;;) {
+	for (long long count = 0; limit < 0 || count < limit; count++) {
 		int n = fmt_reader_next(r, &ev, &err);
 		const char *bname;
 		struct tep_record rec;
@@ -109,7 +120,7 @@ int cmd_dump(int argc, char **argv)
 		rec.data = (void *)ev.data;
 		rec.size = ev.size;
 		trace_seq_reset(&seq);
-		trace_seq_printf(&seq, "%s: ", ev.event->name);
+		trace_seq_printf(&seq, pretty ? "%s: " : "%s:", ev.event->name);
 		tep_print_event(tep, &seq, &rec, "%s", pretty ? TEP_PRINT_INFO : TEP_PRINT_INFO_RAW);
 		trace_seq_terminate(&seq);
 		fwrite(seq.buffer, 1, seq.len, stdout);

@@ -1037,15 +1037,19 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 		goto fail;
 	}
 	ver = rd_str(&d);
-	endian = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\xff");
-	lsize = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\0");
-	if (d.bad || !ver || strnlen(ver, 8) > 4) {
+	if (!ver) {
 		FAIL("truncated in the file header");
 		goto fail;
 	}
 	r->info.version = atoi(ver);
-	if (r->info.version != 6 && r->info.version != 7) {
+	if (strnlen(ver, 8) > 4 || (r->info.version != 6 && r->info.version != 7)) {
 		FAIL("unsupported trace.dat version '%.8s' (6 and 7 are supported)", ver);
+		goto fail;
+	}
+	endian = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\xff");
+	lsize = *(const uint8_t *)(rd_bytes(&d, 1) ?: (const uint8_t *)"\0");
+	if (d.bad) {
+		FAIL("truncated in the file header");
 		goto fail;
 	}
 	if (endian > 1) {

@@ -1,0 +1,67 @@
+#!/bin/bash
+# build.sh: install what is missing (Debian 12, as root), build darc, and
+#   build.sh demo   run darc on a bundled sample recording
+#   build.sh test   run every test suite (unit, golden, fuzz, vm)
+#   build.sh        just build
+# The build goes to ./build (meson + ninja).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev libdw-dev
+	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check"
+# the tests compare with trace-cmd and boot a stock kernel under qemu
+test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs
+	apt-utils"
+
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "build.sh: missing packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+		exit 2
+	fi
+	echo "build.sh: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+mode=${1:-build}
+case $mode in
+build | demo) install_missing $build_pkgs ;;
+test) install_missing $build_pkgs $test_pkgs ;;
+*)
+	echo "usage: build.sh [build|demo|test]" >&2
+	exit 2
+	;;
+esac
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build >/dev/null
+fi
+ninja -C build >/dev/null
+
+case $mode in
+demo)
+	sample=samples/vm-odirect-v7.dat
+	echo "== darc info $sample"
+	./build/analyze/darc info "$sample"
+	echo "== darc dump $sample (first 15 events)"
+	./build/analyze/darc dump --limit 15 "$sample"
+	;;
+test)
+	rc=0
+	meson test -C build --print-errorlogs --num-processes 2 || rc=$?
+	log=build/meson-logs/testlog.txt
+	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+	bad=$(sed -n 's/^\(Fail\|Timeout\|Unexpected Pass\): *\([0-9]*\).*/\2/p' "$log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+	echo "${ok:-0} passed, ${bad:-0} failed, ${skip:-0} skipped"
+	exit $rc
+	;;
+esac
