@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * db: writes one analysis into a new SQLite database.
+ *
+ * The rows are queued and written by a thread of db's own, so the analysis
+ * runs on one core and SQLite on the other. The database is built in a
+ * temporary file next to the target and renamed over it only by
+ * db_finish(), so a failed or interrupted run never leaves a file that looks
+ * complete.
+ */
+#ifndef DARC_DB_H
+#define DARC_DB_H
+
+#include "fmt.h"
+#include "model.h"
+
+struct db;
+
+/*
+ * Create the database that will become @path: a temporary file in the same
+ * directory with the schema (schema/*.sql) applied. Returns NULL and fills
+ * @err (naming @path) on failure. Finish with db_finish() or db_abort().
+ */
+struct db *db_create(const char *path, struct fmt_err *err);
+
+/*
+ * Queue one row. The record is copied (strings too), so the caller may reuse
+ * it. Returns 0, or -1 if the writer has failed (see db_finish for why).
+ */
+int db_put_call(struct db *db, const struct call_rec *c);
+int db_put_task(struct db *db, const struct task_rec *t);
+int db_put_func(struct db *db, const struct func_rec *f);
+int db_put_fnode(struct db *db, const struct fnode_rec *n);
+int db_put_hist(struct db *db, const struct hist_rec *h);
+int db_put_irq(struct db *db, const struct irq_rec *i);
+int db_put_sched(struct db *db, const struct sched_rec *s);
+int db_put_wakeup(struct db *db, const struct wakeup_rec *w);
+int db_put_recording(struct db *db, const struct recording_rec *r);
+
+/*
+ * Write what is queued, create the indexes, close, and rename the temporary
+ * file to the target. Returns 0, or -1 with @err filled (and no target
+ * written). Frees @db either way.
+ */
+int db_finish(struct db *db, struct fmt_err *err);
+
+/* Stop writing, remove the temporary file, free @db. Accepts NULL. */
+void db_abort(struct db *db);
+
+#endif

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model: the records the analysis produces, one struct per table row.
+ * The state machines (ftree.c) fill them; db.c writes them to SQLite.
+ * DARC_NULL in an int64 field means SQL NULL (a value the recording does
+ * not tell, never a guess).
+ */
+#ifndef DARC_MODEL_H
+#define DARC_MODEL_H
+
+#include <stdint.h>
+
+#define DARC_NULL INT64_MIN
+
+/* call.flags */
+enum {
+	CALL_NO_ENTRY = 1 << 0, /* entry not recorded (before the recording, or lost) */
+	CALL_NO_EXIT = 1 << 1,	/* exit not recorded (after the recording, or lost) */
+	CALL_GAP = 1 << 2,	/* events were lost while the call was open */
+	CALL_HARDIRQ = 1 << 3,	/* ran in hard-interrupt context */
+	CALL_SOFTIRQ = 1 << 4,	/* ran in softirq context */
+	CALL_NMI = 1 << 5,	/* ran in NMI context */
+	CALL_CLAMPED = 1 << 6,	/* a timestamp went backwards across CPUs and was clamped */
+};
+
+/* func.kind */
+enum func_kind {
+	FUNC_KERNEL = 0,  /* a kernel function (function_graph) */
+	FUNC_SYSCALL = 1, /* a system call (sys_enter/sys_exit) */
+	FUNC_KPROBE = 2,  /* a kprobe/kretprobe pair */
+	FUNC_UPROBE = 3,  /* a uprobe/uretprobe pair: a user function */
+};
+
+/* One call: a row of table call. */
+struct call_rec {
+	int64_t id;		/* 1, 2, ... in order of completion */
+	int64_t task_id;	/* tid of the task (for irq calls: the interrupted task, or 0) */
+	int64_t func_id;
+	int64_t parent_id;	/* enclosing call, or DARC_NULL for a root */
+	int64_t fnode_id;
+	int64_t interrupted_id; /* irq calls: the task call they interrupted, or DARC_NULL */
+	int32_t depth;		/* 0 for a root */
+	int32_t cpu;		/* CPU of the entry (of the exit if no entry) */
+	int64_t t_entry;	/* ns; DARC_NULL if not recorded */
+	int64_t t_exit;
+	int64_t incl_ns;	/* t_exit - t_entry, DARC_NULL if either is unknown */
+	int64_t excl_ns;	/* incl - children - irq - softirq - preempt - blocked */
+	int64_t children_ns;	/* sum of the children's incl_ns */
+	int64_t irq_ns;		/* hard irqs while this was the task's innermost call */
+	int64_t softirq_ns;
+	int64_t preempt_ns;	/* off CPU, runnable (switched out in state R/R+) */
+	int64_t blocked_ns;	/* off CPU, sleeping */
+	uint32_t flags;		/* CALL_* */
+};
+
+struct task_rec {
+	int64_t tid;
+	int64_t pid;	  /* thread group id, or DARC_NULL if unknown */
+	const char *comm; /* last known command name */
+};
+
+struct func_rec {
+	int64_t id;
+	const char *name;
+	int kind;	  /* enum func_kind */
+	int64_t addr;	  /* address (kernel or user), or DARC_NULL */
+	const char *module; /* kernel module or user binary, or NULL */
+};
+
+/* One node of the ftree: a function in the context of its call path. */
+struct fnode_rec {
+	int64_t id;
+	int64_t parent_id; /* DARC_NULL for a root */
+	int64_t func_id;
+	int32_t depth;
+	int64_t calls;	   /* complete calls (incl known) */
+	int64_t incl_ns;   /* sums over those calls */
+	int64_t excl_ns;
+	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
+	int64_t max_ns;	   /* slowest call */
+	int64_t p50_ns, p90_ns, p99_ns; /* within 1.1% (log buckets of 2^(1/64)) */
+	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
+};
+
+/* hist.owner_kind */
+enum { OWNER_FUNC = 0, OWNER_FNODE = 1 };
+/* hist.metric */
+enum { METRIC_INCL = 0, METRIC_EXCL = 1 };
+
+/* One non-empty bucket of an OSprof histogram. */
+struct hist_rec {
+	int owner_kind; /* OWNER_* */
+	int64_t owner_id;
+	int metric;	/* METRIC_* */
+	int resolution; /* 1..4 buckets per octave */
+	int bucket;	/* floor(resolution * log2(ns)); ns < 1 counts as 1 */
+	int64_t count;
+};
+
+/* irq_interval.kind */
+enum { IRQ_HARD = 0, IRQ_SOFT = 1, IRQ_NMI = 2 };
+
+/* One interval a CPU spent in interrupt context (outermost level only). */
+struct irq_rec {
+	int64_t id;
+	int32_t cpu;
+	int kind;		/* IRQ_* */
+	int64_t irq;		/* IRQ number, softirq vector, or DARC_NULL (vector handlers) */
+	const char *name;	/* handler or vector name, e.g. "virtio0-requests", "TIMER",
+				   "local_timer", or the outermost irq function */
+	int64_t t_start, t_end;
+	int64_t task_id;	/* interrupted task, 0 for idle */
+	int64_t call_id;	/* interrupted call, or DARC_NULL */
+};
+
+/* sched_interval.kind */
+enum { SCHED_PREEMPTED = 0, SCHED_BLOCKED = 1 };
+
+/* One interval a task spent off CPU. */
+struct sched_rec {
+	int64_t id;
+	int64_t task_id;
+	int kind;	    /* SCHED_* */
+	int64_t state;	    /* prev_state of the sched_switch */
+	int32_t cpu_out;    /* CPU it left */
+	int32_t cpu_in;	    /* CPU it came back on, -1 if it did not */
+	int64_t t_out, t_in; /* t_in DARC_NULL if it did not come back */
+	int64_t call_id;    /* innermost open call at switch-out, or DARC_NULL */
+	int64_t wakeup_id;  /* the wake-up that ended a blocked interval, or DARC_NULL */
+};
+
+/* wakeup.ctx */
+enum { CTX_TASK = 0, CTX_HARDIRQ = 1, CTX_SOFTIRQ = 2, CTX_NMI = 3 };
+
+/* One wake-up of a task (sched_waking, else sched_wakeup). */
+struct wakeup_rec {
+	int64_t id;
+	int64_t task_id;    /* the task woken */
+	int64_t t;
+	int64_t waker_tid;  /* common_pid of the event: the waker (0 = idle/irq on idle) */
+	int32_t waker_cpu;
+	int ctx;	    /* CTX_*: the waker's context */
+	int64_t waker_call_id; /* innermost open call of the waker (or irq call), or DARC_NULL */
+};
+
+/* The one row of table recording. */
+struct recording_rec {
+	const char *source;   /* path as given */
+	const char *format;   /* "trace.dat v7 (zstd)" */
+	const char *kernel;   /* uname */
+	const char *clock;
+	int cpus;
+	int64_t t_first, t_last;
+	int64_t events;
+	int64_t lost_events;  /* counted lost events, all CPUs */
+	int64_t lost_marks;   /* pages that reported lost events */
+	const char *manifest; /* JSON, or NULL */
+	const char *darc_version;
+	const char *options;  /* JSON of the analysis options */
+};
+
+#endif
