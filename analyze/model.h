@@ -33,7 +33,7 @@ enum func_kind {
 
 /* One call: a row of table call. */
 struct call_rec {
-	int64_t id;		/* 1, 2, ... in order of completion */
+	int64_t id;		/* 1, 2, ... in order of entry (of exit if no entry) */
 	int64_t task_id;	/* tid of the task (for irq calls: the interrupted task, or 0) */
 	int64_t func_id;
 	int64_t parent_id;	/* enclosing call, or DARC_NULL for a root */
@@ -78,7 +78,7 @@ struct fnode_rec {
 	int64_t excl_ns;
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
-	int64_t p50_ns, p90_ns, p99_ns; /* within 1.1% (log buckets of 2^(1/64)) */
+	int64_t p50_ns, p90_ns, p99_ns; /* within 1.5% (fine log buckets, hist.h) */
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };
 

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aev: an event as the analysis sees it, decoded from whatever format the
+ * recording used (decode.c), so the state machines (ftree.c) know nothing
+ * of libtraceevent and their tests can feed hand-written sequences.
+ */
+#ifndef DARC_AEV_H
+#define DARC_AEV_H
+
+#include <stdint.h>
+
+enum aev_kind {
+	AEV_OTHER = 0,	  /* any event: only its time, cpu, pid and flags matter */
+	AEV_FG_ENTRY,	  /* function_graph entry: fg */
+	AEV_FG_EXIT,	  /* function_graph exit: fg (calltime, rettime) */
+	AEV_PROBE_ENTRY,  /* kprobe / uprobe hit: probe */
+	AEV_PROBE_RETURN, /* kretprobe / uretprobe hit: probe */
+	AEV_SYS_ENTER,	  /* system call entry: sys */
+	AEV_SYS_EXIT,	  /* system call exit: sys */
+	AEV_SWITCH,	  /* sched_switch: sw */
+	AEV_WAKING,	  /* sched_waking (in the waker's context): wake */
+	AEV_WAKEUP,	  /* sched_wakeup / sched_wakeup_new: wake */
+	AEV_IRQ_ENTRY,	  /* irq_handler_entry: irq */
+	AEV_IRQ_EXIT,	  /* irq_handler_exit: irq */
+	AEV_SOFTIRQ_ENTRY, /* softirq_entry: irq (vec) */
+	AEV_SOFTIRQ_EXIT,
+	AEV_VECTOR_ENTRY, /* irq_vectors:*_entry (local timer, IPIs): irq (name) */
+	AEV_VECTOR_EXIT,
+	AEV_COMM,	  /* a task's name became known: comm */
+	AEV_KINDS
+};
+
+/* The context bits of common_flags the analysis uses. */
+enum {
+	AEV_F_HARDIRQ = 0x08,
+	AEV_F_SOFTIRQ = 0x10,
+	AEV_F_NMI = 0x40,
+};
+
+struct aev {
+	int kind;	 /* enum aev_kind */
+	int64_t t;	 /* ns */
+	int32_t cpu;
+	int32_t pid;	 /* common_pid: the task on the CPU (the interrupted one in irq) */
+	uint8_t flags;	 /* common_flags */
+	uint64_t missed; /* events lost on this CPU just before this one (UINT64_MAX: unknown) */
+	union {
+		struct {
+			int64_t func_id; /* the function, resolved by the decoder */
+			const char *name; /* its name */
+			uint64_t addr;
+			int depth;		   /* function_graph's own depth */
+			int64_t calltime, rettime; /* exit only; DARC_NULL if absent */
+			int irq_entry;		   /* the function is an interrupt entry point */
+		} fg;
+		struct {
+			int64_t func_id;
+			uint64_t addr; /* probed function: pairs entry and return */
+		} probe;
+		struct {
+			int64_t func_id;
+			int64_t nr; /* syscall number: pairs enter and exit */
+			int raw;    /* 1 from raw_syscalls, 0 from syscalls:sys_*_NAME */
+		} sys;
+		struct {
+			int32_t prev_pid, next_pid;
+			int64_t prev_state;
+			const char *prev_comm, *next_comm;
+		} sw;
+		struct {
+			int32_t pid;
+			int32_t target_cpu;
+		} wake;
+		struct {
+			int64_t irq;	  /* number or vector, DARC_NULL if none */
+			const char *name; /* handler or vector name */
+		} irq;
+		struct {
+			int32_t pid;
+			const char *comm;
+		} comm;
+	};
+};
+
+#endif

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+#include "decode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "syscalls.h"
+
+#define NFIELD 6
+
+struct etype {
+	int resolved;
+	int kind; /* enum aev_kind */
+	int raw;  /* raw_syscalls */
+	int user; /* uprobes */
+	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
+	const char *name; /* vectors: the vector's name */
+	struct tep_format_field *f[NFIELD];
+};
+
+struct decoder {
+	struct fmt_reader *r;
+	struct tep_handle *tep;
+	struct funcs *fs;
+	int x86_64;
+	int swap;
+	struct etype *types; /* [65536] */
+	/* kernel functions by address: open addressing, addr -> func id */
+	uint64_t *addr_keys;
+	int64_t *addr_ids;
+	uint8_t *addr_irq; /* the function is an interrupt entry point */
+	int64_t naddr, addr_slots;
+	int64_t *sys_ids; /* raw syscall number -> func id (0 = not yet) */
+	int nsys;
+	char buf[128];
+};
+
+static const char *const softirq_names[] = {"HI",	"TIMER",    "NET_TX", "NET_RX",
+					    "BLOCK",	"IRQ_POLL", "TASKLET", "SCHED",
+					    "HRTIMER", "RCU"};
+
+struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64)
+{
+	struct decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->r = r;
+	d->tep = fmt_reader_tep(r);
+	d->fs = fs;
+	d->x86_64 = x86_64;
+	d->swap = fmt_reader_info(r)->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->types = calloc(65536, sizeof(*d->types));
+	if (!d->types) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void decoder_free(struct decoder *d)
+{
+	if (!d)
+		return;
+	free(d->types);
+	free(d->addr_keys);
+	free(d->addr_ids);
+	free(d->addr_irq);
+	free(d->sys_ids);
+	free(d);
+}
+
+/* A number field of the record, sign-extended when the field is signed. */
+static inline int64_t num(const struct decoder *d, const struct tep_format_field *f,
+			  const struct fmt_event *ev)
+{
+	const uint8_t *p;
+	int sgn;
+
+	if (!f || f->offset + f->size > (int)ev->size)
+		return 0;
+	p = (const uint8_t *)ev->data + f->offset;
+	sgn = f->flags & TEP_FIELD_IS_SIGNED;
+	switch (f->size) {
+	case 1:
+		return sgn ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		if (d->swap)
+			v = __builtin_bswap16(v);
+		return sgn ? (int64_t)(int16_t)v : (int64_t)v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		if (d->swap)
+			v = __builtin_bswap32(v);
+		return sgn ? (int64_t)(int32_t)v : (int64_t)v;
+	}
+	case 8: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		if (d->swap)
+			v = __builtin_bswap64(v);
+		return (int64_t)v;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* A string field (fixed array or __data_loc) copied into @buf, bounded. */
+static const char *str(const struct decoder *d, const struct tep_format_field *f,
+		       const struct fmt_event *ev, char *buf, size_t n)
+{
+	int off, len;
+
+	if (!f)
+		return NULL;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc = (uint32_t)num(d, f, ev);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	} else {
+		off = f->offset;
+		len = f->size;
+	}
+	if (off < 0 || len < 0 || off + len > (int)ev->size)
+		return NULL;
+	if ((size_t)len >= n)
+		len = n - 1;
+	memcpy(buf, (const char *)ev->data + off, len);
+	buf[len] = 0;
+	return buf;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Is the kernel function @name where an interrupt enters (before irq_enter)? */
+static int irq_entry_name(const char *name)
+{
+	return starts_with(name, "sysvec_") || starts_with(name, "asm_sysvec_") ||
+	       !strcmp(name, "common_interrupt") || !strcmp(name, "asm_common_interrupt") ||
+	       !strcmp(name, "spurious_interrupt") || !strcmp(name, "do_IRQ") ||
+	       !strcmp(name, "exc_nmi") || !strcmp(name, "asm_exc_nmi") ||
+	       (starts_with(name, "smp_") && ends_with(name, "_interrupt"));
+}
+
+static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
+{
+	const char *sys = e->system, *name = e->name;
+
+	t->resolved = 1;
+	t->kind = AEV_OTHER;
+#define FIELD(i, n) (t->f[i] = tep_find_field(e, n))
+	if (!strcmp(sys, "ftrace")) {
+		if (!strcmp(name, "funcgraph_entry") && FIELD(0, "func") && FIELD(1, "depth"))
+			t->kind = AEV_FG_ENTRY;
+		else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
+			FIELD(2, "calltime");
+			FIELD(3, "rettime");
+			t->kind = AEV_FG_EXIT;
+		}
+	} else if (FIELD(0, "__probe_func")) {
+		t->kind = AEV_PROBE_RETURN;
+		t->user = strstr(sys, "uprobe") != NULL;
+	} else if (FIELD(0, "__probe_ip")) {
+		t->kind = AEV_PROBE_ENTRY;
+		t->user = strstr(sys, "uprobe") != NULL;
+	} else if (!strcmp(sys, "raw_syscalls")) {
+		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
+			t->kind = AEV_SYS_ENTER;
+		else if (!strcmp(name, "sys_exit") && FIELD(0, "id"))
+			t->kind = AEV_SYS_EXIT;
+		t->raw = 1;
+	} else if (!strcmp(sys, "syscalls") && FIELD(0, "__syscall_nr")) {
+		int enter = starts_with(name, "sys_enter_");
+		if (enter || starts_with(name, "sys_exit_")) {
+			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
+			t->func_id = funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
+					      DARC_NULL, NULL);
+		}
+	} else if (!strcmp(sys, "sched")) {
+		if (!strcmp(name, "sched_switch") && FIELD(0, "prev_pid") && FIELD(1, "next_pid") &&
+		    FIELD(2, "prev_state")) {
+			FIELD(3, "prev_comm");
+			FIELD(4, "next_comm");
+			t->kind = AEV_SWITCH;
+		} else if (!strcmp(name, "sched_waking") && FIELD(0, "pid")) {
+			FIELD(1, "target_cpu");
+			t->kind = AEV_WAKING;
+		} else if ((!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new")) &&
+			   FIELD(0, "pid")) {
+			FIELD(1, "target_cpu");
+			t->kind = AEV_WAKEUP;
+		}
+	} else if (!strcmp(sys, "irq")) {
+		if (!strcmp(name, "irq_handler_entry") && FIELD(0, "irq")) {
+			FIELD(1, "name");
+			t->kind = AEV_IRQ_ENTRY;
+		} else if (!strcmp(name, "irq_handler_exit") && FIELD(0, "irq"))
+			t->kind = AEV_IRQ_EXIT;
+		else if (!strcmp(name, "softirq_entry") && FIELD(0, "vec"))
+			t->kind = AEV_SOFTIRQ_ENTRY;
+		else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
+			t->kind = AEV_SOFTIRQ_EXIT;
+	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
+		if (ends_with(name, "_entry")) {
+			t->kind = AEV_VECTOR_ENTRY;
+			t->name = name;
+		} else if (ends_with(name, "_exit")) {
+			t->kind = AEV_VECTOR_EXIT;
+			t->name = name;
+		}
+	}
+#undef FIELD
+}
+
+/* The function id of kernel address @addr (symbol from kallsyms, or the address). */
+static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
+		     const char **name, int *irq)
+{
+	uint64_t i;
+
+	if (d->naddr * 2 >= d->addr_slots) {
+		int64_t n = d->addr_slots ? d->addr_slots * 2 : 4096;
+		uint64_t *k = calloc(n, sizeof(*k));
+		int64_t *v = calloc(n, sizeof(*v));
+		uint8_t *q = calloc(n, 1);
+		if (!k || !v || !q) {
+			free(k);
+			free(v);
+			free(q);
+			return -1;
+		}
+		for (int64_t j = 0; j < d->addr_slots; j++) {
+			if (!d->addr_ids[j])
+				continue;
+			for (i = (d->addr_keys[j] * 0x9e3779b97f4a7c15ULL >> 20) & (n - 1); v[i];
+			     i = (i + 1) & (n - 1))
+				;
+			k[i] = d->addr_keys[j];
+			v[i] = d->addr_ids[j];
+			q[i] = d->addr_irq[j];
+		}
+		free(d->addr_keys);
+		free(d->addr_ids);
+		free(d->addr_irq);
+		d->addr_keys = k;
+		d->addr_ids = v;
+		d->addr_irq = q;
+		d->addr_slots = n;
+	}
+	for (i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->addr_slots - 1); d->addr_ids[i];
+	     i = (i + 1) & (d->addr_slots - 1))
+		if (d->addr_keys[i] == addr)
+			goto found;
+	{
+		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
+		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
+		char buf[64];
+		int kind = user ? FUNC_UPROBE : event ? FUNC_KPROBE : FUNC_KERNEL;
+
+		if (event && (!sym || start != addr)) {
+			sym = event; /* a probe off a symbol's start: name it by its event */
+		} else if (!sym || start != addr) {
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+			sym = buf; /* no symbol at this exact address: name it by the address */
+		}
+		d->addr_keys[i] = addr;
+		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr, NULL);
+		if (d->addr_ids[i] < 0) {
+			d->addr_ids[i] = 0;
+			return -1;
+		}
+		d->addr_irq[i] = kind == FUNC_KERNEL && irq_entry_name(sym);
+		d->naddr++;
+	}
+found:
+	*name = funcs_get(d->fs, d->addr_ids[i])->name;
+	*irq = d->addr_irq[i];
+	return d->addr_ids[i];
+}
+
+static int64_t sysfunc(struct decoder *d, int64_t nr)
+{
+	char buf[32];
+	const char *name = NULL;
+
+	if (nr < 0 || nr > 4096)
+		nr = 4096; /* one bucket for nonsense numbers */
+	if (nr >= d->nsys) {
+		int n = nr + 64;
+		int64_t *p = realloc(d->sys_ids, n * sizeof(*p));
+		if (!p)
+			return -1;
+		memset(p + d->nsys, 0, (n - d->nsys) * sizeof(*p));
+		d->sys_ids = p;
+		d->nsys = n;
+	}
+	if (d->sys_ids[nr])
+		return d->sys_ids[nr];
+	if (d->x86_64 && nr < (int64_t)(sizeof(syscall_names_x86_64) / sizeof(char *)))
+		name = syscall_names_x86_64[nr];
+	if (!name) {
+		snprintf(buf, sizeof(buf), "syscall_%lld", (long long)nr);
+		name = buf;
+	}
+	d->sys_ids[nr] = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
+	return d->sys_ids[nr];
+}
+
+int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
+{
+	struct etype *t = &d->types[ev->type];
+	int64_t v;
+
+	out->kind = AEV_OTHER;
+	out->t = (int64_t)ev->ts;
+	out->cpu = ev->cpu;
+	out->pid = ev->pid;
+	out->flags = ev->flags;
+	out->missed = ev->missed;
+	if (!t->resolved) {
+		if (!ev->event) {
+			t->resolved = 1;
+			return 0;
+		}
+		resolve(d, t, ev->event);
+		if (t->func_id < 0)
+			return -1;
+	}
+	switch (t->kind) {
+	case AEV_OTHER:
+		return 0;
+	case AEV_FG_ENTRY:
+	case AEV_FG_EXIT:
+		out->fg.addr = (uint64_t)num(d, t->f[0], ev);
+		out->fg.depth = (int)num(d, t->f[1], ev);
+		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, &out->fg.name, &out->fg.irq_entry);
+		if (out->fg.func_id < 0)
+			return -1;
+		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
+		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+		break;
+	case AEV_PROBE_ENTRY:
+	case AEV_PROBE_RETURN: {
+		const char *name;
+		int irq;
+		out->probe.addr = (uint64_t)num(d, t->f[0], ev);
+		out->probe.func_id = kfunc(d, out->probe.addr, t->user, ev->event->name, &name, &irq);
+		if (out->probe.func_id < 0)
+			return -1;
+		break;
+	}
+	case AEV_SYS_ENTER:
+	case AEV_SYS_EXIT:
+		v = num(d, t->f[0], ev);
+		out->sys.nr = v;
+		out->sys.raw = t->raw;
+		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
+		if (out->sys.func_id < 0)
+			return -1;
+		break;
+	case AEV_SWITCH:
+		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);
+		out->sw.next_pid = (int32_t)num(d, t->f[1], ev);
+		out->sw.prev_state = num(d, t->f[2], ev);
+		out->sw.prev_comm = out->sw.next_comm = NULL;
+		break;
+	case AEV_WAKING:
+	case AEV_WAKEUP:
+		out->wake.pid = (int32_t)num(d, t->f[0], ev);
+		out->wake.target_cpu = t->f[1] ? (int32_t)num(d, t->f[1], ev) : -1;
+		break;
+	case AEV_IRQ_ENTRY:
+	case AEV_IRQ_EXIT:
+		out->irq.irq = num(d, t->f[0], ev);
+		out->irq.name = t->kind == AEV_IRQ_ENTRY
+					? str(d, t->f[1], ev, d->buf, sizeof(d->buf))
+					: NULL;
+		break;
+	case AEV_SOFTIRQ_ENTRY:
+	case AEV_SOFTIRQ_EXIT:
+		v = num(d, t->f[0], ev);
+		out->irq.irq = v;
+		out->irq.name = v >= 0 && v < 10 ? softirq_names[v] : "softirq";
+		break;
+	case AEV_VECTOR_ENTRY:
+	case AEV_VECTOR_EXIT:
+		out->irq.irq = num(d, t->f[0], ev);
+		out->irq.name = t->name;
+		break;
+	}
+	out->kind = t->kind;
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode: turns the raw events of a recording (fmt/) into analysis events
+ * (aev.h). Each event type is looked at once, the first time it occurs: its
+ * kind and the fields the analysis reads are resolved then, so decoding an
+ * event is a table look-up and a few loads.
+ */
+#ifndef DARC_DECODE_H
+#define DARC_DECODE_H
+
+#include "aev.h"
+#include "fmt.h"
+#include "funcs.h"
+
+struct decoder;
+
+/*
+ * A decoder for the events of @r, naming functions in @fs. @x86_64 selects
+ * the system call name table. NULL when out of memory.
+ */
+struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64);
+
+/*
+ * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the
+ * analysis does not use), or -1 when out of memory.
+ */
+int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out);
+
+/* Release the decoder. Accepts NULL. */
+void decoder_free(struct decoder *d);
+
+#endif

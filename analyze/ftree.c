@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The call-tree state machines. Per task: a stack of open calls and the
+ * scheduling state. Per CPU: the interrupt context (a stack of calls made in
+ * irq context plus the nesting counters of irq/softirq/vector events) and
+ * the task it interrupted.
+ *
+ * Time is charged to stacks as segments [a, b) of one category (irq,
+ * softirq, preempt, blocked); a call's exclusive time is what remains of its
+ * inclusive time, so the identity holds by construction. A call's own
+ * window may start a little before its entry event (function_graph's
+ * calltime) and end a little before its exit event (rettime); segments that
+ * fall on the wrong side of those edges are moved between parent and child
+ * using a short log of the last segments charged.
+ */
+#include "ftree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cat { CAT_IRQ, CAT_SOFTIRQ, CAT_PREEMPT, CAT_BLOCKED, NCAT };
+
+enum frame_kind { FR_FG, FR_PROBE, FR_SYS };
+
+/* levels of a CPU's context */
+enum { LV_TASK = 0, LV_SOFT = 1, LV_HARD = 2, LV_NMI = 3 };
+
+struct frame {
+	int64_t id, func_id;
+	int fnode;	    /* index into nodes */
+	int kind;	    /* enum frame_kind */
+	uint64_t key;	    /* address or syscall number */
+	int fg_depth;	    /* function_graph depth, -1 otherwise */
+	int sys_raw;	    /* FR_SYS: opened by raw_syscalls */
+	int level;	    /* irq stacks: the context level of the call */
+	int32_t cpu;
+	int64_t t_entry;    /* DARC_NULL if unknown */
+	int64_t children;
+	int64_t cat[NCAT];
+	int64_t interrupted_id;
+	uint32_t flags;
+	int npre;
+	struct seg_copy {
+		int64_t a, b;
+		int cat;
+	} pre[2]; /* the parent's last segments before the entry event */
+};
+
+#define NLOG 8
+struct seg {
+	int64_t a, b;
+	int cat;
+	int depth; /* index of the frame it was charged to */
+};
+
+struct stack {
+	struct frame *f;
+	int n, cap;
+	struct seg log[NLOG]; /* the last segments charged, a ring */
+	int nlog, logpos;
+};
+
+enum tstate { TS_RUNNING, TS_OFF };
+
+struct task {
+	int32_t tid;
+	int used;
+	struct stack st;
+	int state;	    /* enum tstate */
+	int off_kind;	    /* SCHED_PREEMPTED or SCHED_BLOCKED while off */
+	struct sched_rec pend; /* the open off-CPU interval */
+	int wake_from_waking; /* pend.wakeup_id came from sched_waking */
+	int32_t last_cpu;
+	int64_t closed_sys_nr; /* the syscall just closed (dedupe raw/syscalls pairs) */
+	int closed_sys_raw;
+};
+
+struct cpu {
+	int used;
+	struct stack irq; /* calls made in irq context */
+	int hard, soft, nmi; /* nesting from tracepoints */
+	int flag_level;	  /* the level the last event's flags showed */
+	int level;	  /* current effective level */
+	int64_t since;	  /* start of the current level's segment */
+	int64_t last_irq_t; /* time of the last event in irq context */
+	int episode;	  /* an irq episode is open */
+	struct irq_rec rec; /* the episode being built */
+	char name[64];	  /* its name (rec.name points here) */
+};
+
+struct ftree {
+	struct ftree_sink sink;
+	char err[256];
+	/* tasks: open addressing on tid; the tasks themselves never move */
+	struct task **tasks;
+	int ntask_slots, ntasks;
+	struct cpu *cpus;
+	int ncpus;
+	/* the ftree */
+	struct ftree_node *nodes;
+	int nnodes, nodes_cap;
+	int *nmap; /* hash (parent, func) -> node index + 1 */
+	int nmap_slots;
+	/* per function */
+	struct hist (*fh)[2];
+	int64_t nfh;
+	int64_t next_call, next_irq, next_sched, next_wakeup;
+	struct ftree_stats stats;
+};
+
+static int fail(struct ftree *ft, const char *what)
+{
+	snprintf(ft->err, sizeof(ft->err), "%s", what);
+	return -1;
+}
+
+const char *ftree_error(const struct ftree *ft)
+{
+	return ft->err;
+}
+
+/* ---- tables ----------------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct task *task_get(struct ftree *ft, int32_t tid)
+{
+	struct task *t;
+	uint64_t i;
+
+	if (ft->ntasks * 2 >= ft->ntask_slots) {
+		int n = ft->ntask_slots ? ft->ntask_slots * 2 : 1024;
+		struct task **nt = calloc(n, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (int k = 0; k < ft->ntask_slots; k++) {
+			struct task *o = ft->tasks[k];
+			if (!o)
+				continue;
+			for (i = mix(o->tid) & (n - 1); nt[i]; i = (i + 1) & (n - 1))
+				;
+			nt[i] = o;
+		}
+		free(ft->tasks);
+		ft->tasks = nt;
+		ft->ntask_slots = n;
+	}
+	for (i = mix(tid) & (ft->ntask_slots - 1); ft->tasks[i];
+	     i = (i + 1) & (ft->ntask_slots - 1))
+		if (ft->tasks[i]->tid == tid)
+			return ft->tasks[i];
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->used = 1;
+	t->tid = tid;
+	t->last_cpu = -1;
+	t->closed_sys_nr = -1;
+	ft->tasks[i] = t;
+	ft->ntasks++;
+	ft->stats.tasks++;
+	return t;
+}
+
+static struct cpu *cpu_get(struct ftree *ft, int32_t c)
+{
+	if (c < 0 || c > 65535)
+		return NULL;
+	if (c >= ft->ncpus) {
+		int n = c + 8;
+		struct cpu *nc = realloc(ft->cpus, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		memset(nc + ft->ncpus, 0, (n - ft->ncpus) * sizeof(*nc));
+		ft->cpus = nc;
+		ft->ncpus = n;
+	}
+	return &ft->cpus[c];
+}
+
+/* The fnode of @func under @parent (-1 for a root), created on first use. */
+static int node_get(struct ftree *ft, int parent, int64_t func, int depth)
+{
+	uint64_t h, i;
+
+	if (ft->nnodes * 2 >= ft->nmap_slots) {
+		int n = ft->nmap_slots ? ft->nmap_slots * 2 : 1024;
+		int *m = calloc(n, sizeof(*m));
+		if (!m)
+			return -1;
+		for (int k = 0; k < ft->nnodes; k++) {
+			struct fnode_rec *r = &ft->nodes[k].rec;
+			h = mix((uint64_t)(r->parent_id == DARC_NULL ? 0 : r->parent_id) << 32 ^
+				(uint64_t)r->func_id);
+			for (i = h & (n - 1); m[i]; i = (i + 1) & (n - 1))
+				;
+			m[i] = k + 1;
+		}
+		free(ft->nmap);
+		ft->nmap = m;
+		ft->nmap_slots = n;
+	}
+	h = mix((uint64_t)(parent + 1) << 32 ^ (uint64_t)func);
+	for (i = h & (ft->nmap_slots - 1); ft->nmap[i]; i = (i + 1) & (ft->nmap_slots - 1)) {
+		struct fnode_rec *r = &ft->nodes[ft->nmap[i] - 1].rec;
+		if (r->func_id == func && r->parent_id == (parent < 0 ? DARC_NULL : parent + 1))
+			return ft->nmap[i] - 1;
+	}
+	if (ft->nnodes == ft->nodes_cap) {
+		int cap = ft->nodes_cap ? ft->nodes_cap * 2 : 256;
+		void *nn = realloc(ft->nodes, cap * sizeof(*ft->nodes));
+		if (!nn)
+			return -1;
+		ft->nodes = nn;
+		ft->nodes_cap = cap;
+	}
+	struct ftree_node *nd = &ft->nodes[ft->nnodes];
+	memset(nd, 0, sizeof(*nd));
+	nd->rec.id = ft->nnodes + 1;
+	nd->rec.parent_id = parent < 0 ? DARC_NULL : parent + 1;
+	nd->rec.func_id = func;
+	nd->rec.depth = depth;
+	ft->nmap[i] = ++ft->nnodes;
+	return ft->nnodes - 1;
+}
+
+static struct hist *func_hist(struct ftree *ft, int64_t func)
+{
+	if (func < 0)
+		return NULL;
+	if (func >= ft->nfh) {
+		int64_t n = func + 64;
+		void *p = realloc(ft->fh, n * sizeof(*ft->fh));
+		if (!p)
+			return NULL;
+		ft->fh = p;
+		memset(ft->fh + ft->nfh, 0, (n - ft->nfh) * sizeof(*ft->fh));
+		ft->nfh = n;
+	}
+	return ft->fh[func];
+}
+
+/* ---- stacks and segments -------------------------------------------------- */
+
+static struct frame *top(struct stack *s)
+{
+	return s->n ? &s->f[s->n - 1] : NULL;
+}
+
+static void log_seg(struct stack *s, int64_t a, int64_t b, int cat, int depth)
+{
+	s->log[s->logpos] = (struct seg){a, b, cat, depth};
+	s->logpos = (s->logpos + 1) % NLOG;
+	if (s->nlog < NLOG)
+		s->nlog++;
+}
+
+/* Charge [a, b) of @cat to the innermost call of @s (nothing if none). */
+static void charge(struct stack *s, int cat, int64_t a, int64_t b)
+{
+	struct frame *f = top(s);
+
+	if (!f || b <= a)
+		return;
+	if (f->t_entry != DARC_NULL && a < f->t_entry)
+		a = f->t_entry;
+	if (b <= a)
+		return;
+	f->cat[cat] += b - a;
+	log_seg(s, a, b, cat, s->n - 1);
+}
+
+/*
+ * Move the parts after @t of the logged segments charged to frame @from to
+ * frame @to (-1: drop them), keeping the log consistent.
+ */
+static void move_after(struct stack *s, int from, int to, int64_t t)
+{
+	int k = s->nlog;
+
+	for (int i = 0; i < k; i++) {
+		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		int64_t start, len;
+
+		if (g->depth != from || g->b <= t)
+			continue;
+		start = g->a > t ? g->a : t;
+		len = g->b - start;
+		s->f[from].cat[g->cat] -= len;
+		if (to >= 0)
+			s->f[to].cat[g->cat] += len;
+		if (g->a >= t) {
+			g->depth = to;
+		} else {
+			int64_t b = g->b;
+			g->b = t;
+			if (to >= 0)
+				log_seg(s, t, b, g->cat, to);
+		}
+	}
+}
+
+static struct frame *push(struct ftree *ft, struct stack *s, const struct frame *fr)
+{
+	struct frame *f;
+
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		void *p = realloc(s->f, cap * sizeof(*s->f));
+		if (!p)
+			return NULL;
+		s->f = p;
+		s->cap = cap;
+	}
+	f = &s->f[s->n++];
+	*f = *fr;
+	f->id = ++ft->next_call;
+	/* remember the parent's last segments: function_graph's calltime, known
+	   at the exit, may put them inside this call */
+	f->npre = 0;
+	for (int i = 0; i < s->nlog && f->npre < 2; i++) {
+		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		if (g->depth == s->n - 2)
+			f->pre[f->npre++] = (struct seg_copy){g->a, g->b, g->cat};
+	}
+	/* segments charged to the parent after this call's entry are this call's */
+	if (s->n > 1 && f->t_entry != DARC_NULL)
+		move_after(s, s->n - 2, s->n - 1, f->t_entry);
+	return f;
+}
+
+/* Aggregate a finished call into its fnode and function. */
+static int account(struct ftree *ft, const struct call_rec *c)
+{
+	struct ftree_node *nd = &ft->nodes[c->fnode_id - 1];
+	struct fnode_rec *r = &nd->rec;
+	struct hist *fh;
+
+	if (c->incl_ns == DARC_NULL || (c->flags & (CALL_NO_ENTRY | CALL_NO_EXIT))) {
+		r->incomplete++;
+		return 0;
+	}
+	r->calls++;
+	r->incl_ns += c->incl_ns;
+	r->excl_ns += c->excl_ns;
+	r->children_ns += c->children_ns;
+	r->irq_ns += c->irq_ns;
+	r->softirq_ns += c->softirq_ns;
+	r->preempt_ns += c->preempt_ns;
+	r->blocked_ns += c->blocked_ns;
+	if (c->incl_ns > r->max_ns)
+		r->max_ns = c->incl_ns;
+	fh = func_hist(ft, c->func_id);
+	if (!fh || hist_add(&nd->incl, c->incl_ns) || hist_add(&nd->excl, c->excl_ns) ||
+	    hist_add(&fh[METRIC_INCL], c->incl_ns) || hist_add(&fh[METRIC_EXCL], c->excl_ns))
+		return fail(ft, "out of memory");
+	ft->stats.complete++;
+	return 0;
+}
+
+/*
+ * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
+ * extra @flags, and write it.
+ */
+static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
+{
+	struct frame *f = top(s);
+	struct frame *parent = s->n > 1 ? &s->f[s->n - 2] : NULL;
+	struct call_rec c;
+
+	if (t_exit != DARC_NULL && f->t_entry != DARC_NULL && t_exit < f->t_entry) {
+		t_exit = f->t_entry;
+		flags |= CALL_CLAMPED;
+	}
+	/* segments charged after the call returned belong to its parent */
+	if (t_exit != DARC_NULL)
+		move_after(s, s->n - 1, s->n - 2, t_exit);
+	memset(&c, 0, sizeof(c));
+	c.id = f->id;
+	c.task_id = tid;
+	c.func_id = f->func_id;
+	c.parent_id = parent ? parent->id : DARC_NULL;
+	c.fnode_id = f->fnode + 1;
+	c.interrupted_id = f->interrupted_id;
+	c.depth = s->n - 1;
+	c.cpu = f->cpu;
+	c.t_entry = f->t_entry;
+	c.t_exit = t_exit;
+	c.children_ns = f->children;
+	c.irq_ns = f->cat[CAT_IRQ];
+	c.softirq_ns = f->cat[CAT_SOFTIRQ];
+	c.preempt_ns = f->cat[CAT_PREEMPT];
+	c.blocked_ns = f->cat[CAT_BLOCKED];
+	c.flags = f->flags | flags;
+	if (t_exit == DARC_NULL)
+		c.flags |= CALL_NO_EXIT;
+	if (c.t_entry == DARC_NULL || c.t_exit == DARC_NULL) {
+		c.incl_ns = c.excl_ns = DARC_NULL;
+	} else {
+		int64_t *part[] = {&c.blocked_ns, &c.preempt_ns, &c.softirq_ns, &c.irq_ns,
+				   &c.children_ns};
+		c.incl_ns = c.t_exit - c.t_entry;
+		c.excl_ns = c.incl_ns - c.children_ns - c.irq_ns - c.softirq_ns - c.preempt_ns -
+			    c.blocked_ns;
+		/* clock skew across CPUs can make the parts exceed the whole: trim them */
+		for (int i = 0; c.excl_ns < 0 && i < 5; i++) {
+			int64_t take = *part[i] < -c.excl_ns ? *part[i] : -c.excl_ns;
+			*part[i] -= take;
+			c.excl_ns += take;
+			c.flags |= CALL_CLAMPED;
+		}
+	}
+	if (parent) {
+		if (c.incl_ns != DARC_NULL)
+			parent->children += c.incl_ns;
+		else
+			parent->flags |= CALL_GAP; /* a child's time is not known */
+	}
+	s->n--;
+	ft->stats.calls++;
+	if (c.flags & CALL_NO_EXIT)
+		ft->stats.no_exit++;
+	if (c.flags & CALL_GAP)
+		ft->stats.gap++;
+	if (c.flags & CALL_CLAMPED)
+		ft->stats.clamped++;
+	if (c.flags & (CALL_HARDIRQ | CALL_SOFTIRQ | CALL_NMI))
+		ft->stats.irq_calls++;
+	if (account(ft, &c))
+		return -1;
+	return ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
+}
+
+/* Write a call whose entry was not recorded (it is not pushed). */
+static int lone_exit(struct ftree *ft, struct stack *s, const struct frame *fr, int64_t t_exit,
+		     int32_t tid)
+{
+	struct frame *f = push(ft, s, fr);
+
+	if (!f)
+		return fail(ft, "out of memory");
+	f->flags |= CALL_NO_ENTRY;
+	ft->stats.no_entry++;
+	return pop(ft, s, t_exit, 0, tid);
+}
+
+/* Close every open call of @s as not exited, flagged @flags. */
+static int unwind(struct ftree *ft, struct stack *s, uint32_t flags, int32_t tid)
+{
+	while (s->n)
+		if (pop(ft, s, DARC_NULL, flags, tid))
+			return -1;
+	s->nlog = 0;
+	return 0;
+}
+
+/* ---- interrupt context --------------------------------------------------- */
+
+static int irq_frames_level(struct cpu *c)
+{
+	struct frame *f = top(&c->irq);
+	return f ? f->level : LV_TASK;
+}
+
+static int cpu_level(struct cpu *c)
+{
+	int l = c->nmi ? LV_NMI : c->hard ? LV_HARD : c->soft ? LV_SOFT : LV_TASK;
+	int fl = irq_frames_level(c);
+
+	if (fl > l)
+		l = fl;
+	if (c->flag_level > l)
+		l = c->flag_level;
+	return l;
+}
+
+static int level_of_flags(uint8_t flags)
+{
+	return (flags & AEV_F_NMI) ? LV_NMI : (flags & AEV_F_HARDIRQ) ? LV_HARD
+			: (flags & AEV_F_SOFTIRQ) ? LV_SOFT : LV_TASK;
+}
+
+static int cat_of_level(int l)
+{
+	return l == LV_SOFT ? CAT_SOFTIRQ : CAT_IRQ;
+}
+
+/*
+ * The CPU's context changes to @lv at @t: charge the segment that ends to
+ * the interrupted task's innermost call and to the irq stack's innermost
+ * call if it ran at a lower level; open or close the episode.
+ */
+static int set_level(struct ftree *ft, struct cpu *c, int32_t cpu, int lv, int64_t t,
+		     int32_t tid, const char *name, int64_t irqno)
+{
+	if (lv == c->level)
+		return 0;
+	if (c->level > LV_TASK) {
+		struct task *tk = c->rec.task_id ? task_get(ft, (int32_t)c->rec.task_id) : NULL;
+		struct frame *f = top(&c->irq);
+		int64_t a = c->since, b = t > a ? t : a;
+
+		if (tk)
+			charge(&tk->st, cat_of_level(c->level), a, b);
+		if (f && f->level < c->level)
+			charge(&c->irq, cat_of_level(c->level), a, b);
+	}
+	if (c->level == LV_TASK && lv > LV_TASK) {
+		/* an episode starts: remember whom it interrupted */
+		struct task *tk = tid ? task_get(ft, tid) : NULL;
+		struct frame *f = tk ? top(&tk->st) : NULL;
+		c->episode = 1;
+		memset(&c->rec, 0, sizeof(c->rec));
+		c->rec.cpu = cpu;
+		c->rec.kind = lv == LV_NMI ? IRQ_NMI : lv == LV_HARD ? IRQ_HARD : IRQ_SOFT;
+		c->rec.irq = irqno;
+		snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
+		c->rec.name = c->name;
+		c->rec.t_start = t;
+		c->rec.task_id = tk ? tid : 0;
+		c->rec.call_id = f ? f->id : DARC_NULL;
+	} else if (lv == LV_TASK && c->episode) {
+		c->episode = 0;
+		c->rec.id = ++ft->next_irq;
+		c->rec.t_end = t > c->rec.t_start ? t : c->rec.t_start;
+		ft->stats.irq_intervals++;
+		if (ft->sink.irq(ft->sink.ctx, &c->rec))
+			return fail(ft, "cannot write an irq interval");
+	} else if (c->episode && !c->name[0] && name) {
+		snprintf(c->name, sizeof(c->name), "%s", name);
+		if (c->rec.irq == DARC_NULL)
+			c->rec.irq = irqno;
+	}
+	c->level = lv;
+	c->since = t;
+	return 0;
+}
+
+/* ---- scheduling ------------------------------------------------------------ */
+
+static int sched_out(struct ftree *ft, const struct aev *e)
+{
+	struct task *tk;
+	struct frame *f;
+
+	if (!e->sw.prev_pid)
+		return 0;
+	tk = task_get(ft, e->sw.prev_pid);
+	if (!tk)
+		return fail(ft, "out of memory");
+	f = top(&tk->st);
+	tk->state = TS_OFF;
+	tk->off_kind = (e->sw.prev_state & 0xff) ? SCHED_BLOCKED : SCHED_PREEMPTED;
+	memset(&tk->pend, 0, sizeof(tk->pend));
+	tk->pend.task_id = tk->tid;
+	tk->pend.kind = tk->off_kind;
+	tk->pend.state = e->sw.prev_state;
+	tk->pend.cpu_out = e->cpu;
+	tk->pend.cpu_in = -1;
+	tk->pend.t_out = e->t;
+	tk->pend.t_in = DARC_NULL;
+	tk->pend.call_id = f ? f->id : DARC_NULL;
+	tk->pend.wakeup_id = DARC_NULL;
+	tk->wake_from_waking = 0;
+	return 0;
+}
+
+static int emit_sched(struct ftree *ft, struct task *tk)
+{
+	tk->pend.id = ++ft->next_sched;
+	ft->stats.sched_intervals++;
+	return ft->sink.sched(ft->sink.ctx, &tk->pend) ? fail(ft, "cannot write a sched interval")
+						       : 0;
+}
+
+static int sched_in(struct ftree *ft, const struct aev *e)
+{
+	struct task *tk;
+
+	if (!e->sw.next_pid)
+		return 0;
+	tk = task_get(ft, e->sw.next_pid);
+	if (!tk)
+		return fail(ft, "out of memory");
+	if (tk->state == TS_OFF) {
+		charge(&tk->st, tk->off_kind == SCHED_BLOCKED ? CAT_BLOCKED : CAT_PREEMPT,
+		       tk->pend.t_out, e->t);
+		tk->pend.cpu_in = e->cpu;
+		tk->pend.t_in = e->t;
+		if (emit_sched(ft, tk))
+			return -1;
+	}
+	tk->state = TS_RUNNING;
+	tk->last_cpu = e->cpu;
+	return 0;
+}
+
+static int wakeup(struct ftree *ft, const struct aev *e)
+{
+	struct task *woken = task_get(ft, e->wake.pid);
+	struct task *waker = e->pid ? task_get(ft, e->pid) : NULL;
+	struct cpu *c = cpu_get(ft, e->cpu);
+	struct wakeup_rec w;
+	struct frame *f;
+	int lv = level_of_flags(e->flags);
+
+	if (!woken || !c || (e->pid && !waker))
+		return fail(ft, "out of memory");
+	memset(&w, 0, sizeof(w));
+	w.id = ++ft->next_wakeup;
+	w.task_id = e->wake.pid;
+	w.t = e->t;
+	w.waker_tid = e->pid;
+	w.waker_cpu = e->cpu;
+	w.ctx = lv == LV_NMI ? CTX_NMI : lv == LV_HARD ? CTX_HARDIRQ
+		 : lv == LV_SOFT ? CTX_SOFTIRQ : CTX_TASK;
+	f = lv > LV_TASK ? top(&c->irq) : waker ? top(&waker->st) : NULL;
+	w.waker_call_id = f ? f->id : DARC_NULL;
+	/* the wake-up that ends a blocked interval: sched_waking if there is one */
+	if (woken->state == TS_OFF && woken->off_kind == SCHED_BLOCKED &&
+	    (woken->pend.wakeup_id == DARC_NULL ||
+	     (e->kind == AEV_WAKING && !woken->wake_from_waking))) {
+		woken->pend.wakeup_id = w.id;
+		woken->wake_from_waking = e->kind == AEV_WAKING;
+	}
+	ft->stats.wakeups++;
+	return ft->sink.wakeup(ft->sink.ctx, &w) ? fail(ft, "cannot write a wake-up") : 0;
+}
+
+/* ---- calls ------------------------------------------------------------------ */
+
+static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int kind,
+		     int64_t func, uint64_t key, int64_t t, int32_t cpu)
+{
+	struct frame *p = top(s);
+	int node = node_get(ft, p ? p->fnode : -1, func, s->n);
+
+	if (node < 0)
+		return fail(ft, "out of memory");
+	memset(fr, 0, sizeof(*fr));
+	fr->func_id = func;
+	fr->fnode = node;
+	fr->kind = kind;
+	fr->key = key;
+	fr->fg_depth = -1;
+	fr->cpu = cpu;
+	fr->t_entry = t;
+	fr->interrupted_id = DARC_NULL;
+	return 0;
+}
+
+/*
+ * The innermost open frame of @kind with @key (and function_graph @depth
+ * unless -1), searching down at most the whole stack; -1 if none.
+ */
+static int find_frame(struct stack *s, int kind, uint64_t key, int fg_depth)
+{
+	for (int i = s->n - 1; i >= 0; i--)
+		if (s->f[i].kind == kind && s->f[i].key == key &&
+		    (fg_depth < 0 || s->f[i].fg_depth == fg_depth))
+			return i;
+	return -1;
+}
+
+/* Close the frames above @i as not exited, then @i itself at @t_exit. */
+static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, int32_t tid)
+{
+	while (s->n - 1 > i)
+		if (pop(ft, s, DARC_NULL, 0, tid))
+			return -1;
+	return pop(ft, s, t_exit, 0, tid);
+}
+
+static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
+		    int64_t interrupted)
+{
+	struct frame fr, *f;
+
+	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu))
+		return -1;
+	fr.fg_depth = e->fg.depth;
+	fr.level = level;
+	if (level == LV_HARD)
+		fr.flags |= CALL_HARDIRQ;
+	else if (level == LV_SOFT)
+		fr.flags |= CALL_SOFTIRQ;
+	else if (level == LV_NMI)
+		fr.flags |= CALL_NMI;
+	fr.interrupted_id = interrupted;
+	f = push(ft, s, &fr);
+	return f ? 0 : fail(ft, "out of memory");
+}
+
+static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32_t tid, int level)
+{
+	int i = find_frame(s, FR_FG, e->fg.addr, e->fg.depth);
+	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
+	struct frame fr;
+
+	if (i >= 0) {
+		/* function_graph's own times: the duration trace-cmd prints */
+		struct frame *f = &s->f[i];
+		if (e->fg.calltime != DARC_NULL && i == s->n - 1 && f->t_entry != DARC_NULL &&
+		    e->fg.calltime < f->t_entry) {
+			for (int k = 0; k < f->npre && i > 0; k++) {
+				int64_t a = f->pre[k].a > e->fg.calltime ? f->pre[k].a
+									 : e->fg.calltime;
+				int64_t b = f->pre[k].b < f->t_entry ? f->pre[k].b : f->t_entry;
+				if (b > a) {
+					s->f[i - 1].cat[f->pre[k].cat] -= b - a;
+					f->cat[f->pre[k].cat] += b - a;
+				}
+			}
+			f->t_entry = e->fg.calltime;
+		} else if (e->fg.calltime != DARC_NULL && i == s->n - 1) {
+			f->t_entry = e->fg.calltime;
+		}
+		return close_to(ft, s, i, t_exit, tid);
+	}
+	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->fg.calltime, e->cpu))
+		return -1;
+	fr.fg_depth = e->fg.depth;
+	fr.level = level;
+	if (level == LV_HARD)
+		fr.flags |= CALL_HARDIRQ;
+	else if (level == LV_SOFT)
+		fr.flags |= CALL_SOFTIRQ;
+	return lone_exit(ft, s, &fr, t_exit, tid);
+}
+
+static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e)
+{
+	struct stack *s = &tk->st;
+	struct frame fr, *f;
+	int i;
+
+	if (e->kind == AEV_PROBE_ENTRY) {
+		if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
+			return -1;
+		f = push(ft, s, &fr);
+		return f ? 0 : fail(ft, "out of memory");
+	}
+	i = find_frame(s, FR_PROBE, e->probe.addr, -1);
+	if (i >= 0)
+		return close_to(ft, s, i, e->t, tk->tid);
+	if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
+		return -1;
+	return lone_exit(ft, s, &fr, e->t, tk->tid);
+}
+
+static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
+{
+	struct stack *s = &tk->st;
+	struct frame fr, *f;
+	int i = -1;
+
+	/* a task is in at most one system call: look for it */
+	for (int k = s->n - 1; k >= 0; k--)
+		if (s->f[k].kind == FR_SYS) {
+			i = k;
+			break;
+		}
+	if (e->kind == AEV_SYS_ENTER) {
+		if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr && s->f[i].sys_raw != e->sys.raw)
+			return 0; /* the same entry seen by raw_syscalls and syscalls:* */
+		if (i >= 0 && close_to(ft, s, i, DARC_NULL, tk->tid)) /* its exit was lost */
+			return -1;
+		if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, e->t, e->cpu))
+			return -1;
+		fr.sys_raw = e->sys.raw;
+		f = push(ft, s, &fr);
+		tk->closed_sys_nr = -1;
+		return f ? 0 : fail(ft, "out of memory");
+	}
+	if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr) {
+		tk->closed_sys_nr = e->sys.nr;
+		tk->closed_sys_raw = e->sys.raw;
+		return close_to(ft, s, i, e->t, tk->tid);
+	}
+	if (i < 0 && tk->closed_sys_nr == e->sys.nr && tk->closed_sys_raw != e->sys.raw) {
+		tk->closed_sys_nr = -1;
+		return 0; /* the second sighting of an exit already taken */
+	}
+	if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu))
+		return -1;
+	fr.sys_raw = e->sys.raw;
+	return lone_exit(ft, s, &fr, e->t, tk->tid);
+}
+
+/* Events were lost on @cpu: nothing open there may be paired across the gap. */
+static int gap(struct ftree *ft, int32_t cpu)
+{
+	struct cpu *c = cpu_get(ft, cpu);
+
+	ft->stats.gaps++;
+	if (!c)
+		return fail(ft, "out of memory");
+	for (int k = 0; k < ft->ntask_slots; k++) {
+		struct task *tk = ft->tasks[k];
+		if (!tk || tk->last_cpu != cpu)
+			continue;
+		if (unwind(ft, &tk->st, CALL_GAP, tk->tid))
+			return -1;
+		tk->closed_sys_nr = -1;
+	}
+	if (unwind(ft, &c->irq, CALL_GAP, (int32_t)c->rec.task_id))
+		return -1;
+	/* an open episode's end is unknown: it is dropped, as its times are */
+	c->episode = 0;
+	c->hard = c->soft = c->nmi = 0;
+	c->flag_level = LV_TASK;
+	c->level = LV_TASK;
+	return 0;
+}
+
+int ftree_feed(struct ftree *ft, const struct aev *e)
+{
+	struct cpu *c = cpu_get(ft, e->cpu);
+	struct task *tk = NULL;
+	int fl, lv, opener = 0, closer = 0, irq_fg = 0;
+	int64_t t_close;
+
+	if (!c)
+		return fail(ft, "bad cpu number");
+	if (e->missed && gap(ft, e->cpu))
+		return -1;
+	if (e->pid) {
+		tk = task_get(ft, e->pid);
+		if (!tk)
+			return fail(ft, "out of memory");
+	}
+
+	/* 1. context at the event: flags, and openers that start before it */
+	fl = level_of_flags(e->flags);
+	switch (e->kind) {
+	case AEV_IRQ_ENTRY:
+	case AEV_VECTOR_ENTRY:
+		c->hard++;
+		opener = LV_HARD;
+		break;
+	case AEV_SOFTIRQ_ENTRY:
+		c->soft++;
+		opener = LV_SOFT;
+		break;
+	case AEV_FG_ENTRY:
+		irq_fg = fl > LV_TASK || e->fg.irq_entry;
+		break;
+	case AEV_FG_EXIT:
+		irq_fg = c->irq.n > 0 && find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0;
+		if (!irq_fg && (fl > LV_TASK || e->fg.irq_entry))
+			irq_fg = 1;
+		break;
+	default:
+		break;
+	}
+	if (fl < c->flag_level && c->level > LV_TASK) {
+		/* the flags fell: the flag-only context ended with the last irq event */
+		c->flag_level = fl;
+		lv = cpu_level(c);
+		if (lv < c->level &&
+		    set_level(ft, c, e->cpu, lv, c->last_irq_t, e->pid, NULL, DARC_NULL))
+			return -1;
+	}
+	c->flag_level = fl;
+	if (e->kind == AEV_FG_ENTRY && irq_fg) {
+		/* an interrupt entry point raises the level before its call opens */
+		int level = fl > LV_TASK ? fl : LV_HARD;
+		struct task *it = c->level == LV_TASK ? tk : NULL;
+		int64_t interrupted = DARC_NULL;
+
+		if (c->level == LV_TASK && it && top(&it->st))
+			interrupted = top(&it->st)->id;
+		else if (c->level > LV_TASK && c->episode)
+			interrupted = c->rec.call_id;
+		lv = cpu_level(c);
+		if (level > lv)
+			lv = level;
+		if (set_level(ft, c, e->cpu, lv, e->t, e->pid, NULL, DARC_NULL))
+			return -1;
+		if (fg_entry(ft, &c->irq, e, level, interrupted))
+			return -1;
+		if (!c->name[0] && c->episode && e->fg.name)
+			snprintf(c->name, sizeof(c->name), "%s", e->fg.name);
+	} else {
+		lv = cpu_level(c);
+		if (lv != c->level && set_level(ft, c, e->cpu, lv, e->t, e->pid, e->irq.name,
+						opener ? e->irq.irq : DARC_NULL))
+			return -1;
+		if (opener && c->episode && !c->name[0] && e->irq.name) {
+			snprintf(c->name, sizeof(c->name), "%s", e->irq.name);
+			c->rec.irq = e->irq.irq;
+		}
+	}
+	if (fl > LV_TASK || irq_fg)
+		c->last_irq_t = e->t;
+
+	/* 2. the event itself */
+	t_close = e->t;
+	switch (e->kind) {
+	case AEV_FG_ENTRY:
+		if (irq_fg)
+			break;
+		if (tk && fg_entry(ft, &tk->st, e, LV_TASK, DARC_NULL))
+			return -1;
+		break;
+	case AEV_FG_EXIT:
+		if (e->fg.rettime != DARC_NULL)
+			t_close = e->fg.rettime;
+		if (irq_fg) {
+			if (fg_exit(ft, &c->irq, e, (int32_t)c->rec.task_id,
+				    fl > LV_TASK ? fl : LV_HARD))
+				return -1;
+			closer = 1;
+		} else if (tk && fg_exit(ft, &tk->st, e, tk->tid, LV_TASK)) {
+			return -1;
+		}
+		break;
+	case AEV_PROBE_ENTRY:
+	case AEV_PROBE_RETURN:
+		if (tk && fl == LV_TASK && probe_event(ft, tk, e))
+			return -1;
+		break;
+	case AEV_SYS_ENTER:
+	case AEV_SYS_EXIT:
+		if (tk && sys_event(ft, tk, e))
+			return -1;
+		break;
+	case AEV_SWITCH:
+		if (sched_out(ft, e) || sched_in(ft, e))
+			return -1;
+		break;
+	case AEV_WAKING:
+	case AEV_WAKEUP:
+		if (wakeup(ft, e))
+			return -1;
+		break;
+	case AEV_IRQ_EXIT:
+	case AEV_VECTOR_EXIT:
+		if (c->hard > 0)
+			c->hard--;
+		closer = 1;
+		break;
+	case AEV_SOFTIRQ_EXIT:
+		if (c->soft > 0)
+			c->soft--;
+		closer = 1;
+		break;
+	default:
+		break;
+	}
+	if (tk && fl == LV_TASK && !irq_fg && e->kind != AEV_SWITCH)
+		tk->last_cpu = e->cpu;
+
+	/* 3. closers end their context after the event */
+	if (closer) {
+		/* the exit event itself was in irq context; what follows may not be */
+		c->flag_level = LV_TASK;
+		lv = cpu_level(c);
+		if (lv != c->level && set_level(ft, c, e->cpu, lv, t_close, e->pid, NULL, DARC_NULL))
+			return -1;
+	}
+	return 0;
+}
+
+int ftree_finish(struct ftree *ft)
+{
+	for (int k = 0; k < ft->ncpus; k++) {
+		struct cpu *c = &ft->cpus[k];
+		if (unwind(ft, &c->irq, 0, (int32_t)c->rec.task_id))
+			return -1;
+		if (c->episode) {
+			c->episode = 0;
+			c->rec.id = ++ft->next_irq;
+			c->rec.t_end = DARC_NULL;
+			ft->stats.irq_intervals++;
+			if (ft->sink.irq(ft->sink.ctx, &c->rec))
+				return fail(ft, "cannot write an irq interval");
+		}
+	}
+	for (int k = 0; k < ft->ntask_slots; k++) {
+		struct task *tk = ft->tasks[k];
+		if (!tk)
+			continue;
+		if (tk->state == TS_OFF) {
+			tk->state = TS_RUNNING;
+			if (emit_sched(ft, tk))
+				return -1;
+		}
+		if (unwind(ft, &tk->st, 0, tk->tid))
+			return -1;
+	}
+	for (int i = 0; i < ft->nnodes; i++) {
+		struct ftree_node *nd = &ft->nodes[i];
+		nd->rec.p50_ns = hist_quantile(&nd->incl, 0.50);
+		nd->rec.p90_ns = hist_quantile(&nd->incl, 0.90);
+		nd->rec.p99_ns = hist_quantile(&nd->incl, 0.99);
+	}
+	return 0;
+}
+
+struct ftree *ftree_new(const struct ftree_sink *sink)
+{
+	struct ftree *ft = calloc(1, sizeof(*ft));
+
+	if (ft)
+		ft->sink = *sink;
+	return ft;
+}
+
+int ftree_nnodes(const struct ftree *ft)
+{
+	return ft->nnodes;
+}
+
+const struct ftree_node *ftree_node(const struct ftree *ft, int i)
+{
+	return i >= 0 && i < ft->nnodes ? &ft->nodes[i] : NULL;
+}
+
+const struct hist *ftree_func_hist(const struct ftree *ft, int64_t func_id, int metric)
+{
+	if (func_id < 0 || func_id >= ft->nfh || !ft->fh[func_id][metric].total)
+		return NULL;
+	return &ft->fh[func_id][metric];
+}
+
+int64_t ftree_max_func(const struct ftree *ft)
+{
+	return ft->nfh;
+}
+
+int ftree_each_task(const struct ftree *ft, int (*fn)(void *ctx, int32_t tid), void *ctx)
+{
+	for (int k = 0; k < ft->ntask_slots; k++) {
+		int rc = ft->tasks[k] ? fn(ctx, ft->tasks[k]->tid) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+const struct ftree_stats *ftree_stats(const struct ftree *ft)
+{
+	return &ft->stats;
+}
+
+void ftree_free(struct ftree *ft)
+{
+	if (!ft)
+		return;
+	for (int k = 0; k < ft->ntask_slots; k++)
+		if (ft->tasks[k]) {
+			free(ft->tasks[k]->st.f);
+			free(ft->tasks[k]);
+		}
+	free(ft->tasks);
+	for (int k = 0; k < ft->ncpus; k++)
+		free(ft->cpus[k].irq.f);
+	free(ft->cpus);
+	for (int i = 0; i < ft->nnodes; i++) {
+		hist_release(&ft->nodes[i].incl);
+		hist_release(&ft->nodes[i].excl);
+	}
+	free(ft->nodes);
+	free(ft->nmap);
+	for (int64_t f = 0; f < ft->nfh; f++) {
+		hist_release(&ft->fh[f][0]);
+		hist_release(&ft->fh[f][1]);
+	}
+	free(ft->fh);
+	free(ft);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ftree: the state machines that turn a time-ordered stream of analysis
+ * events into calls with their latency decomposition, the raw intervals
+ * (interrupts, off-CPU time, wake-ups) behind it, and the ftree: one node
+ * per function per call path, with latency histograms.
+ *
+ * Every nanosecond of a call lands in exactly one of excl, children, irq,
+ * softirq, preempt, blocked: time is charged to the innermost open call of
+ * the task, and a child's time is its parent's children_ns.
+ */
+#ifndef DARC_FTREE_H
+#define DARC_FTREE_H
+
+#include "aev.h"
+#include "hist.h"
+#include "model.h"
+
+/* Where the rows go. Each returns 0, or -1 to stop the analysis. */
+struct ftree_sink {
+	void *ctx;
+	int (*call)(void *ctx, const struct call_rec *c);
+	int (*irq)(void *ctx, const struct irq_rec *r);
+	int (*sched)(void *ctx, const struct sched_rec *r);
+	int (*wakeup)(void *ctx, const struct wakeup_rec *r);
+};
+
+struct ftree;
+
+/* A new, empty analysis writing to @sink (copied). NULL when out of memory. */
+struct ftree *ftree_new(const struct ftree_sink *sink);
+
+/*
+ * Feed the next event (in time order). Returns 0, or -1 when a sink failed
+ * or memory ran out (ftree_error() says which).
+ */
+int ftree_feed(struct ftree *ft, const struct aev *e);
+
+/* Close what is still open at the end of the recording (flagged NO_EXIT). */
+int ftree_finish(struct ftree *ft);
+
+/* Why the last call failed. */
+const char *ftree_error(const struct ftree *ft);
+
+/* The nodes of the ftree, in id order, with their distributions. */
+struct ftree_node {
+	struct fnode_rec rec;
+	struct hist incl, excl; /* complete calls only */
+};
+
+int ftree_nnodes(const struct ftree *ft);
+const struct ftree_node *ftree_node(const struct ftree *ft, int i);
+
+/* Per-function distributions (complete calls), indexed by func_id; NULL if none. */
+const struct hist *ftree_func_hist(const struct ftree *ft, int64_t func_id, int metric);
+int64_t ftree_max_func(const struct ftree *ft);
+
+/* Call @fn with the tid of every task seen; stops at, and returns, a nonzero return. */
+int ftree_each_task(const struct ftree *ft, int (*fn)(void *ctx, int32_t tid), void *ctx);
+
+/* Counters for the summary. */
+struct ftree_stats {
+	int64_t calls, complete, no_entry, no_exit, gap, clamped, irq_calls;
+	int64_t irq_intervals, sched_intervals, wakeups, tasks;
+	int64_t gaps; /* lost-event marks seen */
+};
+const struct ftree_stats *ftree_stats(const struct ftree *ft);
+
+/* Release everything. Accepts NULL. */
+void ftree_free(struct ftree *ft);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Fine bucket of x >= 1: 48 * floor(log2 x) + the number of thresholds
+ * 2^(j/48), j = 1..47, that the mantissa reaches. thr[j] = ceil(2^(63 + j/48)),
+ * compared with the mantissa shifted to bit 63, so no floating point per value.
+ */
+static uint64_t thr[HIST_FINE];
+
+__attribute__((constructor)) static void init_thr(void)
+{
+	for (int j = 1; j < HIST_FINE; j++)
+		thr[j] = (uint64_t)ceill(exp2l(63.0L + (long double)j / HIST_FINE));
+	thr[0] = 1;
+}
+
+static int fine_bucket(uint64_t x)
+{
+	int e, lo = 0, hi = HIST_FINE - 1;
+	uint64_t m;
+
+	if (x <= 1)
+		return 0;
+	e = 63 - __builtin_clzll(x);
+	m = x << (63 - e);
+	while (lo < hi) { /* largest j with thr[j] <= m (thr[0] = 1 <= m) */
+		int mid = (lo + hi + 1) / 2;
+		if (thr[mid] <= m)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return e * HIST_FINE + lo;
+}
+
+int hist_bucket(uint64_t ns, int resolution)
+{
+	return fine_bucket(ns) / (HIST_FINE / resolution);
+}
+
+static int grow(struct hist *h, int fine)
+{
+	int lo = h->n ? (fine < h->lo ? fine : h->lo) : fine;
+	int hi = h->n ? (fine >= h->lo + h->n ? fine + 1 : h->lo + h->n) : fine + 1;
+	uint32_t *c;
+
+	/* grow by whole octaves so a spreading distribution reallocates rarely */
+	lo -= lo % HIST_FINE;
+	hi += (HIST_FINE - hi % HIST_FINE) % HIST_FINE;
+	c = calloc(hi - lo, sizeof(*c));
+	if (!c)
+		return -1;
+	if (h->n)
+		memcpy(c + (h->lo - lo), h->counts, h->n * sizeof(*c));
+	free(h->counts);
+	h->counts = c;
+	h->lo = lo;
+	h->n = hi - lo;
+	return 0;
+}
+
+int hist_add(struct hist *h, uint64_t ns)
+{
+	int fine = fine_bucket(ns);
+
+	if (!h->n || fine < h->lo || fine >= h->lo + h->n)
+		if (grow(h, fine))
+			return -1;
+	h->counts[fine - h->lo]++;
+	if (!h->total || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->total++;
+	return 0;
+}
+
+int hist_each(const struct hist *h, int resolution,
+	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx)
+{
+	const int m = HIST_FINE / resolution; /* fine buckets per OSprof bucket */
+	uint64_t acc = 0;
+	int cur = 0, rc;
+
+	for (int i = 0; i < h->n; i++) {
+		int b = (h->lo + i) / m; /* fine >= 0, so this is floor */
+		if (!h->counts[i])
+			continue;
+		if (acc && b != cur) {
+			if ((rc = fn(ctx, cur, acc)))
+				return rc;
+			acc = 0;
+		}
+		cur = b;
+		acc += h->counts[i];
+	}
+	return acc ? fn(ctx, cur, acc) : 0;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->total)
+		return 0;
+	rank = (uint64_t)ceil(q * h->total);
+	if (rank < 1)
+		rank = 1;
+	for (int i = 0; i < h->n; i++) {
+		seen += h->counts[i];
+		if (seen >= rank) {
+			double v = exp2((h->lo + i + 0.5) / HIST_FINE);
+			uint64_t u = v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
+			return u < h->min ? h->min : u > h->max ? h->max : u;
+		}
+	}
+	return h->max;
+}
+
+void hist_release(struct hist *h)
+{
+	if (!h)
+		return;
+	free(h->counts);
+	memset(h, 0, sizeof(*h));
+}

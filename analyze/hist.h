@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist: latency distributions. Each keeps counts in fine logarithmic buckets
+ * (48 per octave), from which the OSprof log2 histograms at resolutions 1..4
+ * follow exactly (48 is a multiple of 1, 2, 3 and 4) and quantiles within
+ * 1.5%. Memory grows with the range of latencies seen, not their number.
+ */
+#ifndef DARC_HIST_H
+#define DARC_HIST_H
+
+#include <stdint.h>
+
+#define HIST_FINE 48 /* fine buckets per octave */
+
+struct hist {
+	uint32_t *counts; /* counts[i] for fine bucket lo + i */
+	int lo, n;	  /* range of fine buckets allocated */
+	uint64_t total;	  /* values added */
+	uint64_t min, max;
+};
+
+/* An empty histogram (all zero): also what zero-initialised memory is. */
+#define HIST_INIT {0}
+
+/*
+ * OSprof bucket of @ns at @resolution buckets per octave (1..4):
+ * floor(resolution * log2(ns)), with ns < 1 counted as 1 (bucket 0).
+ */
+int hist_bucket(uint64_t ns, int resolution);
+
+/* Add one value. Returns 0, or -1 when out of memory. */
+int hist_add(struct hist *h, uint64_t ns);
+
+/*
+ * Visit the non-empty OSprof buckets at @resolution in increasing order.
+ * @fn returns nonzero to stop; hist_each returns that value or 0.
+ */
+int hist_each(const struct hist *h, int resolution,
+	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx);
+
+/*
+ * The @q quantile (0 < q <= 1) of the values added: the geometric middle of
+ * the fine bucket holding it, clamped to [min, max]; 0 when empty.
+ */
+uint64_t hist_quantile(const struct hist *h, double q);
+
+/* Release the counts; the histogram is empty again. Accepts NULL. */
+void hist_release(struct hist *h);
+
+#endif
