@@ -151,13 +151,19 @@ static int starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* Is the kernel function @name where an interrupt enters (before irq_enter)? */
+/*
+ * Is the kernel function @name where an interrupt enters? The idtentry
+ * functions (sysvec_*, common_interrupt) are not traced on recent kernels, so
+ * irq_enter_rcu, whose entry record still shows task context, is the first
+ * sign of an interrupt there.
+ */
 static int irq_entry_name(const char *name)
 {
 	return starts_with(name, "sysvec_") || starts_with(name, "asm_sysvec_") ||
 	       !strcmp(name, "common_interrupt") || !strcmp(name, "asm_common_interrupt") ||
 	       !strcmp(name, "spurious_interrupt") || !strcmp(name, "do_IRQ") ||
 	       !strcmp(name, "exc_nmi") || !strcmp(name, "asm_exc_nmi") ||
+	       !strcmp(name, "irq_enter_rcu") || !strcmp(name, "irq_enter") ||
 	       (starts_with(name, "smp_") && ends_with(name, "_interrupt"));
 }
 

@@ -57,6 +57,7 @@ struct seg {
 struct stack {
 	struct frame *f;
 	int n, cap;
+	int nfg; /* function_graph frames among them */
 	struct seg log[NLOG]; /* the last segments charged, a ring */
 	int nlog, logpos;
 };
@@ -322,6 +323,7 @@ static struct frame *push(struct ftree *ft, struct stack *s, const struct frame 
 	f = &s->f[s->n++];
 	*f = *fr;
 	f->id = ++ft->next_call;
+	s->nfg += f->kind == FR_FG;
 	/* remember the parent's last segments: function_graph's calltime, known
 	   at the exit, may put them inside this call */
 	f->npre = 0;
@@ -423,6 +425,7 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 		else
 			parent->flags |= CALL_GAP; /* a child's time is not known */
 	}
+	s->nfg -= f->kind == FR_FG;
 	s->n--;
 	ft->stats.calls++;
 	if (c.flags & CALL_NO_EXIT)
@@ -741,6 +744,15 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e)
 	struct frame fr, *f;
 	int i;
 
+	/*
+	 * Inside function_graph calls, function_graph tells more than a probe
+	 * pair, and the probe's own handlers would break the nesting: the pair is
+	 * then not a call (its events stay in the recording as points).
+	 */
+	if (s->nfg) {
+		if (e->kind == AEV_PROBE_ENTRY || find_frame(s, FR_PROBE, e->probe.addr, -1) < 0)
+			return 0;
+	}
 	if (e->kind == AEV_PROBE_ENTRY) {
 		if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
 			return -1;
@@ -767,6 +779,9 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 			i = k;
 			break;
 		}
+	/* likewise a system call traced inside function_graph calls (-g do_syscall_64) */
+	if (s->nfg && (e->kind == AEV_SYS_ENTER || i < 0))
+		return 0;
 	if (e->kind == AEV_SYS_ENTER) {
 		if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr && s->f[i].sys_raw != e->sys.raw)
 			return 0; /* the same entry seen by raw_syscalls and syscalls:* */
@@ -890,7 +905,8 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 			snprintf(c->name, sizeof(c->name), "%s", e->fg.name);
 	} else {
 		lv = cpu_level(c);
-		if (lv != c->level && set_level(ft, c, e->cpu, lv, e->t, e->pid, e->irq.name,
+		if (lv != c->level && set_level(ft, c, e->cpu, lv, e->t, e->pid,
+						opener ? e->irq.name : NULL,
 						opener ? e->irq.irq : DARC_NULL))
 			return -1;
 		if (opener && c->episode && !c->name[0] && e->irq.name) {
@@ -958,13 +974,15 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	if (tk && fl == LV_TASK && !irq_fg && e->kind != AEV_SWITCH)
 		tk->last_cpu = e->cpu;
 
-	/* 3. closers end their context after the event */
+	/*
+	 * 3. A closer ends its context at its own time, but the level is held
+	 * until the next event on the CPU shows what follows: another interrupt
+	 * function right away (irq_enter_rcu, then __sysvec_*) continues the
+	 * same episode; anything else ends it at t_close (step 1 above).
+	 */
 	if (closer) {
-		/* the exit event itself was in irq context; what follows may not be */
-		c->flag_level = LV_TASK;
-		lv = cpu_level(c);
-		if (lv != c->level && set_level(ft, c, e->cpu, lv, t_close, e->pid, NULL, DARC_NULL))
-			return -1;
+		c->flag_level = c->level;
+		c->last_irq_t = t_close;
 	}
 	return 0;
 }

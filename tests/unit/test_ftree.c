@@ -193,11 +193,11 @@ START_TEST(test_softirq_after_irq)
 	ck_assert_int_eq(calls[0].irq_ns, 5);
 	ck_assert_int_eq(calls[0].softirq_ns, 10);
 	ck_assert_int_eq(calls[0].excl_ns, 25);
-	/* one episode per outermost entry into interrupt context */
-	ck_assert_int_eq(nirqs, 2);
+	/* back to back, the softirq continues the irq's episode */
+	ck_assert_int_eq(nirqs, 1);
 	ck_assert_int_eq(irqs[0].kind, IRQ_HARD);
-	ck_assert_int_eq(irqs[1].kind, IRQ_SOFT);
-	ck_assert_int_eq(irqs[1].t_end, 25);
+	ck_assert_int_eq(irqs[0].t_start, 10);
+	ck_assert_int_eq(irqs[0].t_end, 25);
 	check_identity();
 }
 END_TEST
