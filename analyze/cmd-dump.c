@@ -49,7 +49,7 @@ int cmd_dump(int argc, char **argv)
 	struct trace_seq seq;
 	static char obuf[1 << 20];
 
-	while ((c = getopt_long(argc, argv, "+pun:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pun:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pretty = true;

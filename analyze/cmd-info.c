@@ -85,7 +85,7 @@ int cmd_info(int argc, char **argv)
 	struct tep_handle *tep;
 	char label[256];
 
-	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
