@@ -45,6 +45,12 @@ struct frame {
 		int64_t a, b;
 		int cat;
 	} pre[2]; /* the parent's last segments before the entry event */
+	/* a returned frame whose exit event has not come yet (see detach()) */
+	int det_parent;	      /* its parent's index in the stack */
+	int64_t det_parent_id;
+	int det_depth;
+	int npost;
+	struct seg_copy post[4]; /* its last segments, some may follow its return */
 };
 
 #define NLOG 8
@@ -58,6 +64,8 @@ struct stack {
 	struct frame *f;
 	int n, cap;
 	int nfg; /* function_graph frames among them */
+	struct frame *det; /* returned frames waiting for their exit event */
+	int ndet, capdet;
 	struct seg log[NLOG]; /* the last segments charged, a ring */
 	int nlog, logpos;
 };
@@ -371,27 +379,23 @@ static int account(struct ftree *ft, const struct call_rec *c)
  * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
  * extra @flags, and write it.
  */
-static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
+/*
+ * Write the call of frame @f, which ends at @t_exit (DARC_NULL: unknown),
+ * whose parent is @parent (NULL for a root), at @depth.
+ */
+static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, int64_t parent_id,
+		      int depth, int64_t t_exit, uint32_t flags, int32_t tid)
 {
-	struct frame *f = top(s);
-	struct frame *parent = s->n > 1 ? &s->f[s->n - 2] : NULL;
 	struct call_rec c;
 
-	if (t_exit != DARC_NULL && f->t_entry != DARC_NULL && t_exit < f->t_entry) {
-		t_exit = f->t_entry;
-		flags |= CALL_CLAMPED;
-	}
-	/* segments charged after the call returned belong to its parent */
-	if (t_exit != DARC_NULL)
-		move_after(s, s->n - 1, s->n - 2, t_exit);
 	memset(&c, 0, sizeof(c));
 	c.id = f->id;
 	c.task_id = tid;
 	c.func_id = f->func_id;
-	c.parent_id = parent ? parent->id : DARC_NULL;
+	c.parent_id = parent_id;
 	c.fnode_id = f->fnode + 1;
 	c.interrupted_id = f->interrupted_id;
-	c.depth = s->n - 1;
+	c.depth = depth;
 	c.cpu = f->cpu;
 	c.t_entry = f->t_entry;
 	c.t_exit = t_exit;
@@ -425,8 +429,6 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 		else
 			parent->flags |= CALL_GAP; /* a child's time is not known */
 	}
-	s->nfg -= f->kind == FR_FG;
-	s->n--;
 	ft->stats.calls++;
 	if (c.flags & CALL_NO_EXIT)
 		ft->stats.no_exit++;
@@ -439,6 +441,109 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 	if (account(ft, &c))
 		return -1;
 	return ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
+}
+
+static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
+{
+	struct frame *f = top(s);
+	struct frame *parent = s->n > 1 ? &s->f[s->n - 2] : NULL;
+	struct frame copy;
+
+	if (t_exit != DARC_NULL && f->t_entry != DARC_NULL && t_exit < f->t_entry) {
+		t_exit = f->t_entry;
+		flags |= CALL_CLAMPED;
+	}
+	/* segments charged after the call returned belong to its parent */
+	if (t_exit != DARC_NULL)
+		move_after(s, s->n - 1, s->n - 2, t_exit);
+	copy = *f;
+	s->nfg -= f->kind == FR_FG;
+	s->n--;
+	return emit_frame(ft, &copy, parent, parent ? parent->id : DARC_NULL, s->n, t_exit, flags,
+			  tid);
+}
+
+/*
+ * A function_graph entry at the depth of the innermost open call (or above)
+ * means that call has returned: its exit event comes later (an interrupt
+ * struck between its return and the writing of its exit, and the task was
+ * preempted there). Take it off the stack, so what follows is not its child,
+ * and keep it until its exit brings the times.
+ */
+static int detach(struct ftree *ft, struct stack *s)
+{
+	struct frame *f = top(s);
+
+	if (s->ndet == s->capdet) {
+		int cap = s->capdet ? 2 * s->capdet : 4;
+		void *p = realloc(s->det, cap * sizeof(*s->det));
+		if (!p)
+			return fail(ft, "out of memory");
+		s->det = p;
+		s->capdet = cap;
+	}
+	f->det_parent = s->n - 2;
+	f->det_parent_id = s->n > 1 ? s->f[s->n - 2].id : DARC_NULL;
+	f->det_depth = s->n - 1;
+	f->npost = 0;
+	for (int i = 0; i < s->nlog && f->npost < 4; i++) {
+		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		if (g->depth == s->n - 1) {
+			f->post[f->npost++] = (struct seg_copy){g->a, g->b, g->cat};
+			g->depth = -2; /* no longer on the stack */
+		}
+	}
+	s->det[s->ndet++] = *f;
+	s->nfg -= f->kind == FR_FG;
+	s->n--;
+	return 0;
+}
+
+/* The exit of a detached frame: write it with the times the exit gives. */
+static int finish_detached(struct ftree *ft, struct stack *s, int k, const struct aev *e,
+			   int32_t tid)
+{
+	struct frame f = s->det[k];
+	struct frame *parent = NULL;
+	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
+
+	s->det[k] = s->det[--s->ndet];
+	if (f.det_parent >= 0 && f.det_parent < s->n && s->f[f.det_parent].id == f.det_parent_id)
+		parent = &s->f[f.det_parent];
+	if (e->fg.calltime != DARC_NULL)
+		f.t_entry = e->fg.calltime;
+	if (t_exit < f.t_entry)
+		t_exit = f.t_entry;
+	/* what was charged to it after it returned is its parent's */
+	for (int i = 0; i < f.npost; i++) {
+		int64_t a = f.post[i].a > t_exit ? f.post[i].a : t_exit;
+		if (f.post[i].b > a) {
+			f.cat[f.post[i].cat] -= f.post[i].b - a;
+			if (parent)
+				parent->cat[f.post[i].cat] += f.post[i].b - a;
+		}
+	}
+	return emit_frame(ft, &f, parent, f.det_parent_id, f.det_depth, t_exit, 0, tid);
+}
+
+/* The detached function_graph frame of @addr at @fg_depth, or -1. */
+static int find_detached(const struct stack *s, uint64_t addr, int fg_depth)
+{
+	for (int k = 0; k < s->ndet; k++)
+		if (s->det[k].key == addr && s->det[k].fg_depth == fg_depth)
+			return k;
+	return -1;
+}
+
+/* Write every detached frame as not exited (their exits will not come). */
+static int drop_detached(struct ftree *ft, struct stack *s, uint32_t flags, int32_t tid)
+{
+	while (s->ndet) {
+		struct frame f = s->det[--s->ndet];
+		if (emit_frame(ft, &f, NULL, f.det_parent_id, f.det_depth, DARC_NULL, flags, tid))
+			return -1;
+	}
+	return 0;
 }
 
 /* Write a call whose entry was not recorded (it is not pushed). */
@@ -457,6 +562,8 @@ static int lone_exit(struct ftree *ft, struct stack *s, const struct frame *fr, 
 /* Close every open call of @s as not exited, flagged @flags. */
 static int unwind(struct ftree *ft, struct stack *s, uint32_t flags, int32_t tid)
 {
+	if (drop_detached(ft, s, flags, tid))
+		return -1;
 	while (s->n)
 		if (pop(ft, s, DARC_NULL, flags, tid))
 			return -1;
@@ -686,6 +793,10 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int 
 {
 	struct frame fr, *f;
 
+	while (s->n && top(s)->kind == FR_FG && top(s)->fg_depth >= e->fg.depth)
+		if (detach(ft, s))
+			return -1;
+
 	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu))
 		return -1;
 	fr.fg_depth = e->fg.depth;
@@ -706,6 +817,12 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	int i = find_frame(s, FR_FG, e->fg.addr, e->fg.depth);
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
 	struct frame fr;
+
+	if (i != s->n - 1 || i < 0) {
+		int k = find_detached(s, e->fg.addr, e->fg.depth);
+		if (k >= 0)
+			return finish_detached(ft, s, k, e, tid);
+	}
 
 	if (i >= 0) {
 		/* function_graph's own times: the duration trace-cmd prints */
@@ -865,10 +982,13 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		opener = LV_SOFT;
 		break;
 	case AEV_FG_ENTRY:
-		irq_fg = fl > LV_TASK || e->fg.irq_entry;
+		/* inside an interrupt's calls, even where the flags show no irq
+		   (handle_softirqs is entered before it raises the softirq count) */
+		irq_fg = fl > LV_TASK || e->fg.irq_entry || c->irq.n > 0;
 		break;
 	case AEV_FG_EXIT:
-		irq_fg = c->irq.n > 0 && find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0;
+		irq_fg = find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0 ||
+			 find_detached(&c->irq, e->fg.addr, e->fg.depth) >= 0;
 		if (!irq_fg && (fl > LV_TASK || e->fg.irq_entry))
 			irq_fg = 1;
 		break;
@@ -1075,12 +1195,15 @@ void ftree_free(struct ftree *ft)
 		return;
 	for (int k = 0; k < ft->ntask_slots; k++)
 		if (ft->tasks[k]) {
+			free(ft->tasks[k]->st.det);
 			free(ft->tasks[k]->st.f);
 			free(ft->tasks[k]);
 		}
 	free(ft->tasks);
-	for (int k = 0; k < ft->ncpus; k++)
+	for (int k = 0; k < ft->ncpus; k++) {
 		free(ft->cpus[k].irq.f);
+		free(ft->cpus[k].irq.det);
+	}
 	free(ft->cpus);
 	for (int i = 0; i < ft->nnodes; i++) {
 		hist_release(&ft->nodes[i].incl);

@@ -394,6 +394,35 @@ START_TEST(test_timer_irq_from_function_graph)
 }
 END_TEST
 
+START_TEST(test_exit_written_late)
+{
+	/*
+	 * f returns at 130 but an interrupt and a preemption come before its exit
+	 * event is written: h, entered at f's depth, is g's child, not f's, and
+	 * the preemption after f returned is g's
+	 */
+	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);   /* g */
+	fg(1, 110, 0, 7, 0, 2, 1, 0, 0);   /* f */
+	sw(140, 0, 7, 0, 0);		   /* preempted before f's exit is written */
+	sw(170, 0, 0, 0, 7);
+	fg(1, 180, 0, 7, 0, 3, 1, 0, 0);   /* h, at f's depth */
+	fg(0, 190, 0, 7, 0, 3, 1, 179, 189);
+	fg(0, 200, 0, 7, 0, 2, 1, 109, 130); /* f's exit, at last */
+	fg(0, 260, 0, 7, 0, 1, 0, 99, 250);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	const struct call_rec *g = call_of(1), *f = call_of(2), *h = call_of(3);
+	ck_assert_int_eq(h->parent_id, g->id);
+	ck_assert_int_eq(f->parent_id, g->id);
+	ck_assert_int_eq(f->incl_ns, 21);
+	ck_assert_int_eq(f->preempt_ns, 0);
+	ck_assert_int_eq(g->preempt_ns, 30);
+	ck_assert_int_eq(g->children_ns, 21 + 10);
+	ck_assert_int_eq(g->excl_ns, 151 - 31 - 30);
+	ck_assert_int_eq(f->flags, 0);
+	check_identity();
+}
+END_TEST
+
 START_TEST(test_syscall_seen_twice)
 {
 	/* raw_syscalls and syscalls:* both enabled: one call */
@@ -471,6 +500,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_lost_events_gap);
 	tcase_add_test(tc, test_timer_irq_from_function_graph);
 	tcase_add_test(tc, test_syscall_seen_twice);
+	tcase_add_test(tc, test_exit_written_late);
 	tcase_add_test(tc, test_hist_buckets);
 	suite_add_tcase(s, tc);
 	return s;
