@@ -9,8 +9,8 @@ cd "$(dirname "$0")"
 
 build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev libdw-dev
 	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check"
-# the tests compare with trace-cmd and boot a stock kernel under qemu
-test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs
+# the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3
+test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
 	apt-utils"
 
 install_missing() {

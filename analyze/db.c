@@ -1,0 +1,957 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db: writes one analysis into a new SQLite database (see db.h).
+ *
+ * The producer (the analysis) copies each row into the current block of
+ * BLOCK_ROWS rows; a full block goes to a queue that one writer thread
+ * drains, binding the rows into prepared INSERTs inside one transaction. At
+ * most MAX_BLOCKS blocks exist, so memory stays bounded and a producer that
+ * outruns SQLite waits for a free block. The database is a fresh file nobody
+ * else sees until db_finish() renames it, so SQLite runs with no journal, no
+ * syncs and an exclusive lock; the indexes are built once, after the load.
+ */
+#include "db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "schema.h"
+
+#define BLOCK_ROWS 4096
+#define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
+#define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
+
+/*
+ * Bulk-load settings: nothing to roll back or recover (the file is renamed
+ * into place only when complete), so no journal and no syncs until
+ * db_finish(). Measured on 2.8 M call rows (tests/bench/bench-db.c): 64 KiB
+ * pages load and index fastest; a large page cache buys nothing (the load
+ * only appends) and costs RSS; the index sorts are faster in temporary files
+ * (temp_store=FILE, the default) than in memory, and keep RSS flat; SQLite's
+ * sorter helper threads (PRAGMA threads) made CREATE INDEX slower.
+ */
+static const char pragmas_sql[] = "PRAGMA page_size = 65536;"
+				  "PRAGMA journal_mode = OFF;"
+				  "PRAGMA synchronous = OFF;"
+				  "PRAGMA locking_mode = EXCLUSIVE;"
+				  "PRAGMA cache_size = -4096;" /* KiB */
+				  "PRAGMA temp_store = FILE;";
+
+/* Statistics for the query planner, from a sample of each index (cheap). */
+static const char analyze_sql[] = "PRAGMA analysis_limit = 1000; ANALYZE;";
+
+enum row_kind {
+	ROW_CALL,
+	ROW_TASK,
+	ROW_FUNC,
+	ROW_FNODE,
+	ROW_HIST,
+	ROW_IRQ,
+	ROW_SCHED,
+	ROW_WAKEUP,
+	ROW_RECORDING,
+	ROW_KINDS
+};
+
+static const char *const table_name[ROW_KINDS] = {
+    [ROW_CALL] = "call",
+    [ROW_TASK] = "task",
+    [ROW_FUNC] = "func",
+    [ROW_FNODE] = "fnode",
+    [ROW_HIST] = "hist",
+    [ROW_IRQ] = "irq_interval",
+    [ROW_SCHED] = "sched_interval",
+    [ROW_WAKEUP] = "wakeup",
+    [ROW_RECORDING] = "recording",
+};
+
+/* Parameters ?1, ?2, ... in the order bind_row() binds them. */
+static const char *const insert_sql[ROW_KINDS] = {
+    /* all the calls of a block in one statement, through the virtual table below */
+    [ROW_CALL] = "INSERT INTO call(id, task_id, func_id, parent_id, fnode_id, interrupted_id,"
+		 " depth, cpu, t_entry, t_exit, incl_ns, excl_ns, children_ns, irq_ns,"
+		 " softirq_ns, preempt_ns, blocked_ns, flags) SELECT * FROM darc_call_rows",
+    /* a task seen again keeps what it knew, and takes what is new */
+    [ROW_TASK] = "INSERT INTO task(tid, pid, comm) VALUES (?1, ?2, ?3)"
+		 " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
+		 " comm = coalesce(excluded.comm, comm)",
+    [ROW_FUNC] = "INSERT INTO func(id, name, kind, addr, module) VALUES (?,?,?,?,?)",
+    [ROW_FNODE] = "INSERT INTO fnode(id, parent_id, func_id, depth, calls, incl_ns, excl_ns,"
+		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, p50_ns,"
+		  " p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ROW_HIST] = "INSERT INTO hist(owner_kind, owner_id, metric, resolution, bucket, count)"
+		 " VALUES (?,?,?,?,?,?)",
+    [ROW_IRQ] = "INSERT INTO irq_interval(id, cpu, kind, irq, name, t_start, t_end, task_id,"
+		" call_id) VALUES (?,?,?,?,?,?,?,?,?)",
+    [ROW_SCHED] = "INSERT INTO sched_interval(id, task_id, kind, state, cpu_out, cpu_in, t_out,"
+		  " t_in, call_id, wakeup_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ROW_WAKEUP] = "INSERT INTO wakeup(id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id)"
+		   " VALUES (?,?,?,?,?,?,?)",
+    /* one row: a second put replaces the first */
+    [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
+		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
+		      " darc_version, options) VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+struct row {
+	union {
+		struct call_rec call;
+		struct task_rec task;
+		struct func_rec func;
+		struct fnode_rec fnode;
+		struct hist_rec hist;
+		struct irq_rec irq;
+		struct sched_rec sched;
+		struct wakeup_rec wakeup;
+		struct recording_rec recording;
+	};
+	int kind; /* enum row_kind */
+};
+
+/* String space: the rows' strings point into a block's chunks. */
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+	char data[];
+};
+
+struct block {
+	struct block *next;   /* in the queue or the free list */
+	unsigned n;	      /* rows used */
+	struct chunk *chunks; /* newest first */
+	struct row rows[BLOCK_ROWS];
+};
+
+struct db {
+	char *path; /* the target */
+	char *tmp;  /* the file being written, renamed to path at the end */
+	sqlite3 *sql;
+	sqlite3_stmt *insert[ROW_KINDS];
+	struct block *cur;			  /* the producer's block, NULL once handed over */
+	const struct call_rec *batch[BLOCK_ROWS]; /* writer: the calls of the block it writes */
+	int nbatch;
+
+	pthread_mutex_t lock;	   /* guards what follows */
+	pthread_cond_t ready;	   /* to the writer: a block is queued, or closing */
+	pthread_cond_t space;	   /* to the producer: a block is free, or failed */
+	struct block *head, *tail; /* the queue, oldest first */
+	struct block *free;
+	int nblocks;	     /* blocks allocated */
+	bool closing;	     /* no more blocks will come */
+	bool discard;	     /* db_abort: drop what is queued */
+	struct fmt_err werr; /* why the writer failed */
+
+	atomic_bool failed; /* sticky; also read without the lock */
+	pthread_t writer;
+	bool writer_started;
+	bool mutex_ready;
+};
+
+/* Record the first failure (@e, writer or producer) and wake a waiting producer. */
+static void fail(struct db *db, const struct fmt_err *e)
+{
+	pthread_mutex_lock(&db->lock);
+	if (!atomic_load(&db->failed)) {
+		db->werr = *e;
+		atomic_store(&db->failed, true);
+	}
+	pthread_cond_broadcast(&db->space);
+	pthread_mutex_unlock(&db->lock);
+}
+
+static void fail_oom(struct db *db)
+{
+	struct fmt_err e;
+
+	fmt_errf(&e, db->path, "out of memory");
+	fail(db, &e);
+}
+
+/* SQLite's message for the last failure on the connection, with errno if any. */
+static void sql_errf(struct db *db, struct fmt_err *err, const char *what)
+{
+	int e = sqlite3_system_errno(db->sql);
+
+	if (e)
+		fmt_errf(err, db->path, "%s: %s (%s)", what, sqlite3_errmsg(db->sql), strerror(e));
+	else
+		fmt_errf(err, db->path, "%s: %s", what, sqlite3_errmsg(db->sql));
+}
+
+static struct block *block_new(void)
+{
+	struct block *b = malloc(sizeof(*b));
+
+	if (b) {
+		b->next = NULL;
+		b->n = 0;
+		b->chunks = NULL;
+	}
+	return b;
+}
+
+/* Empty @b for reuse: keep one ordinary chunk, free the rest. */
+static void block_reset(struct block *b)
+{
+	struct chunk *c = b->chunks, *keep = NULL;
+
+	while (c) {
+		struct chunk *next = c->next;
+
+		if (!keep && c->size == CHUNK_SIZE) {
+			keep = c;
+			keep->used = 0;
+			keep->next = NULL;
+		} else {
+			free(c);
+		}
+		c = next;
+	}
+	b->chunks = keep;
+	b->n = 0;
+	b->next = NULL;
+}
+
+static void block_free(struct block *b)
+{
+	if (b) {
+		block_reset(b);
+		free(b->chunks);
+		free(b);
+	}
+}
+
+/* Copy @s into @b's string space; NULL stays NULL. -1 when out of memory. */
+static int copy_str(struct block *b, const char **s)
+{
+	size_t len;
+	struct chunk *c = b->chunks;
+
+	if (!*s)
+		return 0;
+	len = strlen(*s) + 1;
+	if (!c || c->size - c->used < len) {
+		size_t size = len > CHUNK_SIZE ? len : CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return -1;
+		c->size = size;
+		c->used = 0;
+		c->next = b->chunks;
+		b->chunks = c;
+	}
+	memcpy(c->data + c->used, *s, len);
+	*s = c->data + c->used;
+	c->used += len;
+	return 0;
+}
+
+/*
+ * Queue the producer's full block and take a free one, waiting for the writer
+ * when MAX_BLOCKS are in use. -1 once anything failed.
+ */
+static int next_block(struct db *db)
+{
+	struct block *b = db->cur;
+	bool alloc = false;
+
+	db->cur = NULL;
+	pthread_mutex_lock(&db->lock);
+	if (db->tail)
+		db->tail->next = b;
+	else
+		db->head = b;
+	db->tail = b;
+	pthread_cond_signal(&db->ready);
+	while (!db->free && db->nblocks >= MAX_BLOCKS && !atomic_load(&db->failed))
+		pthread_cond_wait(&db->space, &db->lock);
+	if (!atomic_load(&db->failed)) {
+		if (db->free) {
+			db->cur = db->free;
+			db->free = db->cur->next;
+			db->cur->next = NULL;
+		} else {
+			db->nblocks++;
+			alloc = true;
+		}
+	}
+	pthread_mutex_unlock(&db->lock);
+	if (alloc) {
+		db->cur = block_new();
+		if (!db->cur)
+			fail_oom(db);
+	}
+	return db->cur ? 0 : -1;
+}
+
+/* A free row of kind @kind in the producer's block, or NULL once failed. */
+static inline struct row *row_slot(struct db *db, int kind)
+{
+	struct row *r;
+
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+		return NULL;
+	if (db->cur->n == BLOCK_ROWS && next_block(db) < 0)
+		return NULL;
+	r = &db->cur->rows[db->cur->n++];
+	r->kind = kind;
+	return r;
+}
+
+static inline int bind_i64(sqlite3_stmt *s, int i, int64_t v)
+{
+	return v == DARC_NULL ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, v);
+}
+
+/* The strings live in the block until the row is written: SQLITE_STATIC. */
+static inline int bind_str(sqlite3_stmt *s, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
+}
+
+static int bind_fnode(sqlite3_stmt *s, const struct fnode_rec *n)
+{
+	return bind_i64(s, 1, n->id) | bind_i64(s, 2, n->parent_id) | bind_i64(s, 3, n->func_id) |
+	       sqlite3_bind_int(s, 4, n->depth) | bind_i64(s, 5, n->calls) |
+	       bind_i64(s, 6, n->incl_ns) | bind_i64(s, 7, n->excl_ns) |
+	       bind_i64(s, 8, n->children_ns) | bind_i64(s, 9, n->irq_ns) |
+	       bind_i64(s, 10, n->softirq_ns) | bind_i64(s, 11, n->preempt_ns) |
+	       bind_i64(s, 12, n->blocked_ns) | bind_i64(s, 13, n->max_ns) |
+	       bind_i64(s, 14, n->p50_ns) | bind_i64(s, 15, n->p90_ns) |
+	       bind_i64(s, 16, n->p99_ns) | bind_i64(s, 17, n->incomplete);
+}
+
+static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)
+{
+	return bind_str(s, 1, r->source) | bind_str(s, 2, r->format) | bind_str(s, 3, r->kernel) |
+	       bind_str(s, 4, r->clock) | sqlite3_bind_int(s, 5, r->cpus) |
+	       bind_i64(s, 6, r->t_first) | bind_i64(s, 7, r->t_last) | bind_i64(s, 8, r->events) |
+	       bind_i64(s, 9, r->lost_events) | bind_i64(s, 10, r->lost_marks) |
+	       bind_str(s, 11, r->manifest) | bind_str(s, 12, r->darc_version) |
+	       bind_str(s, 13, r->options);
+}
+
+/* Bind every parameter of @r's INSERT; nonzero if a bind failed. */
+static int bind_row(sqlite3_stmt *s, const struct row *r)
+{
+	const struct irq_rec *i = &r->irq;
+	const struct sched_rec *sc = &r->sched;
+	const struct wakeup_rec *w = &r->wakeup;
+
+	switch (r->kind) {
+	case ROW_TASK:
+		return bind_i64(s, 1, r->task.tid) | bind_i64(s, 2, r->task.pid) |
+		       bind_str(s, 3, r->task.comm);
+	case ROW_FUNC:
+		return bind_i64(s, 1, r->func.id) | bind_str(s, 2, r->func.name) |
+		       sqlite3_bind_int(s, 3, r->func.kind) | bind_i64(s, 4, r->func.addr) |
+		       bind_str(s, 5, r->func.module);
+	case ROW_FNODE:
+		return bind_fnode(s, &r->fnode);
+	case ROW_HIST:
+		return sqlite3_bind_int(s, 1, r->hist.owner_kind) |
+		       bind_i64(s, 2, r->hist.owner_id) | sqlite3_bind_int(s, 3, r->hist.metric) |
+		       sqlite3_bind_int(s, 4, r->hist.resolution) |
+		       sqlite3_bind_int(s, 5, r->hist.bucket) | bind_i64(s, 6, r->hist.count);
+	case ROW_IRQ:
+		return bind_i64(s, 1, i->id) | sqlite3_bind_int(s, 2, i->cpu) |
+		       sqlite3_bind_int(s, 3, i->kind) | bind_i64(s, 4, i->irq) |
+		       bind_str(s, 5, i->name) | bind_i64(s, 6, i->t_start) |
+		       bind_i64(s, 7, i->t_end) | bind_i64(s, 8, i->task_id) |
+		       bind_i64(s, 9, i->call_id);
+	case ROW_SCHED:
+		/* cpu_in -1 (did not come back) is NULL, like t_in */
+		return bind_i64(s, 1, sc->id) | bind_i64(s, 2, sc->task_id) |
+		       sqlite3_bind_int(s, 3, sc->kind) | bind_i64(s, 4, sc->state) |
+		       sqlite3_bind_int(s, 5, sc->cpu_out) |
+		       (sc->cpu_in < 0 ? sqlite3_bind_null(s, 6)
+				       : sqlite3_bind_int(s, 6, sc->cpu_in)) |
+		       bind_i64(s, 7, sc->t_out) | bind_i64(s, 8, sc->t_in) |
+		       bind_i64(s, 9, sc->call_id) | bind_i64(s, 10, sc->wakeup_id);
+	case ROW_WAKEUP:
+		return bind_i64(s, 1, w->id) | bind_i64(s, 2, w->task_id) | bind_i64(s, 3, w->t) |
+		       bind_i64(s, 4, w->waker_tid) | sqlite3_bind_int(s, 5, w->waker_cpu) |
+		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
+	case ROW_RECORDING:
+		return bind_recording(s, &r->recording);
+	}
+	return SQLITE_MISUSE; /* ROW_CALL goes through darc_call_rows */
+}
+
+/*
+ * darc_call_rows: an eponymous virtual table over db->batch, so that one
+ * INSERT ... SELECT writes a whole block of calls. It saves, per row, the
+ * statement's start and end and 18 sqlite3_bind_int64 calls (the calls are
+ * nearly all of the rows).
+ */
+struct rows_vtab {
+	sqlite3_vtab base;
+	struct db *db;
+};
+
+struct rows_cursor {
+	sqlite3_vtab_cursor base;
+	struct db *db;
+	int i;
+};
+
+static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
+			sqlite3_vtab **vtab, char **errmsg)
+{
+	struct rows_vtab *v;
+	int rc = sqlite3_declare_vtab(sql, "CREATE TABLE x(id, task_id, func_id, parent_id,"
+					   " fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,"
+					   " incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,"
+					   " preempt_ns, blocked_ns, flags)");
+
+	if (rc != SQLITE_OK)
+		return rc;
+	v = sqlite3_malloc(sizeof(*v));
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->db = aux;
+	*vtab = &v->base;
+	return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *vtab)
+{
+	sqlite3_free(vtab);
+	return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
+{
+	info->estimatedCost = BLOCK_ROWS;
+	info->estimatedRows = BLOCK_ROWS;
+	return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **cur)
+{
+	struct rows_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->db = ((struct rows_vtab *)vtab)->db;
+	*cur = &c->base;
+	return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
+		       sqlite3_value **argv)
+{
+	((struct rows_cursor *)cur)->i = 0;
+	return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *cur)
+{
+	((struct rows_cursor *)cur)->i++;
+	return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *cur)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	return c->i >= c->db->nbatch;
+}
+
+/* Column @col of darc_call_rows, in the order of its declaration. */
+static int64_t call_column(const struct call_rec *c, int col)
+{
+	switch (col) {
+	case 0:
+		return c->id;
+	case 1:
+		return c->task_id;
+	case 2:
+		return c->func_id;
+	case 3:
+		return c->parent_id;
+	case 4:
+		return c->fnode_id;
+	case 5:
+		return c->interrupted_id;
+	case 6:
+		return c->depth;
+	case 7:
+		return c->cpu;
+	case 8:
+		return c->t_entry;
+	case 9:
+		return c->t_exit;
+	case 10:
+		return c->incl_ns;
+	case 11:
+		return c->excl_ns;
+	case 12:
+		return c->children_ns;
+	case 13:
+		return c->irq_ns;
+	case 14:
+		return c->softirq_ns;
+	case 15:
+		return c->preempt_ns;
+	case 16:
+		return c->blocked_ns;
+	case 17:
+		return c->flags;
+	}
+	return DARC_NULL;
+}
+
+static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct rows_cursor *rc = (struct rows_cursor *)cur;
+	int64_t v = call_column(rc->db->batch[rc->i], col);
+
+	if (v == DARC_NULL)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, v);
+	return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct rows_cursor *)cur)->i;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+    .xConnect = rows_connect, /* no xCreate: eponymous only, nothing in the file */
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+/* Record why @table could not be written, from the connection's last error. */
+static int write_failed(struct db *db, const char *table)
+{
+	struct fmt_err e;
+	char what[64];
+
+	snprintf(what, sizeof(what), "cannot write to table %s", table);
+	sql_errf(db, &e, what);
+	fail(db, &e);
+	return -1;
+}
+
+/* Insert the rows of @b; on failure record why and return -1. */
+static int write_block(struct db *db, struct block *b)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	db->nbatch = 0;
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct row *r = &b->rows[i];
+
+		if (r->kind == ROW_CALL) {
+			db->batch[db->nbatch++] = &r->call;
+			continue;
+		}
+		s = db->insert[r->kind];
+		rc = bind_row(s, r);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return write_failed(db, table_name[r->kind]);
+	}
+	if (!db->nbatch)
+		return 0;
+	s = db->insert[ROW_CALL];
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	db->nbatch = 0;
+	return rc == SQLITE_DONE ? 0 : write_failed(db, "call");
+}
+
+/* The writer thread: write queued blocks until closing and the queue is empty. */
+static void *writer_main(void *arg)
+{
+	struct db *db = arg;
+
+	for (;;) {
+		struct block *b;
+		bool skip;
+
+		pthread_mutex_lock(&db->lock);
+		while (!db->head && !db->closing)
+			pthread_cond_wait(&db->ready, &db->lock);
+		b = db->head;
+		if (b) {
+			db->head = b->next;
+			if (!db->head)
+				db->tail = NULL;
+		}
+		skip = db->discard;
+		pthread_mutex_unlock(&db->lock);
+		if (!b)
+			break;
+		if (!skip && !atomic_load(&db->failed))
+			write_block(db, b);
+		block_reset(b);
+		pthread_mutex_lock(&db->lock);
+		b->next = db->free;
+		db->free = b;
+		pthread_cond_signal(&db->space);
+		pthread_mutex_unlock(&db->lock);
+	}
+	return NULL;
+}
+
+/* Hand over the producer's block (unless @discard) and wait for the writer to end. */
+static void stop_writer(struct db *db, bool discard)
+{
+	if (!db->writer_started)
+		return;
+	pthread_mutex_lock(&db->lock);
+	if (db->cur && db->cur->n && !discard) {
+		if (db->tail)
+			db->tail->next = db->cur;
+		else
+			db->head = db->cur;
+		db->tail = db->cur;
+		db->cur = NULL;
+	}
+	db->closing = true;
+	db->discard = discard;
+	pthread_cond_signal(&db->ready);
+	pthread_mutex_unlock(&db->lock);
+	pthread_join(db->writer, NULL);
+	db->writer_started = false;
+}
+
+/* Close SQLite, remove the temporary file (unless renamed), free everything. */
+static void db_free(struct db *db)
+{
+	struct block *b;
+
+	for (int i = 0; i < ROW_KINDS; i++)
+		sqlite3_finalize(db->insert[i]);
+	sqlite3_close_v2(db->sql);
+	if (db->tmp)
+		unlink(db->tmp);
+	block_free(db->cur);
+	while ((b = db->head)) {
+		db->head = b->next;
+		block_free(b);
+	}
+	while ((b = db->free)) {
+		db->free = b->next;
+		block_free(b);
+	}
+	if (db->mutex_ready) {
+		pthread_mutex_destroy(&db->lock);
+		pthread_cond_destroy(&db->ready);
+		pthread_cond_destroy(&db->space);
+	}
+	free(db->path);
+	free(db->tmp);
+	free(db);
+}
+
+/* Create the temporary file next to the target: "PATH.tmp-PID", made unique. */
+static int create_tmp(struct db *db, struct fmt_err *err)
+{
+	size_t size = strlen(db->path) + 40;
+	struct stat st;
+	int fd = -1;
+
+	if (stat(db->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fmt_errf(err, db->path, "cannot create the database: Is a directory");
+	db->tmp = malloc(size);
+	if (!db->tmp)
+		return fmt_errf(err, db->path, "out of memory");
+	for (int i = 0; fd < 0 && i < 100; i++) {
+		if (i == 0)
+			snprintf(db->tmp, size, "%s.tmp-%d", db->path, (int)getpid());
+		else
+			snprintf(db->tmp, size, "%s.tmp-%d-%d", db->path, (int)getpid(), i);
+		fd = open(db->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		fmt_errf(err, db->path, "cannot create '%s': %s", db->tmp, strerror(errno));
+		free(db->tmp); /* not ours: never unlink it */
+		db->tmp = NULL;
+		return -1;
+	}
+	/* SQLite opens its own descriptor; closing ours later would drop its locks */
+	close(fd);
+	return 0;
+}
+
+/* Run @sql on the connection; on failure fill @err with "@what: why". */
+static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err)
+{
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	sql_errf(db, err, what);
+	return -1;
+}
+
+struct db *db_create(const char *path, struct fmt_err *err)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	int ret = -1;
+
+	if (!db || !(db->path = strdup(path))) {
+		fmt_errf(err, path, "out of memory");
+		free(db);
+		return NULL;
+	}
+	atomic_init(&db->failed, false);
+	if (pthread_mutex_init(&db->lock, NULL) || pthread_cond_init(&db->ready, NULL) ||
+	    pthread_cond_init(&db->space, NULL)) {
+		fmt_errf(err, path, "cannot initialise the writer's lock");
+		goto out;
+	}
+	db->mutex_ready = true;
+	if (create_tmp(db, err) < 0)
+		goto out;
+	/* one thread at a time uses the connection: no SQLite mutexes needed */
+	if (sqlite3_open_v2(db->tmp, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		if (!db->sql)
+			fmt_errf(err, path, "cannot open '%s': out of memory", db->tmp);
+		else
+			sql_errf(db, err, "cannot open the database");
+		goto out;
+	}
+	if (exec(db, pragmas_sql, "cannot set up the database", err) < 0 ||
+	    exec(db, "BEGIN", "cannot begin writing", err) < 0 ||
+	    exec(db, schema_tables_sql, "cannot create the tables", err) < 0 ||
+	    exec(db, schema_views_sql, "cannot create the views", err) < 0)
+		goto out;
+	if (sqlite3_create_module_v2(db->sql, "darc_call_rows", &rows_module, db, NULL) !=
+	    SQLITE_OK) {
+		sql_errf(db, err, "cannot register the call rows");
+		goto out;
+	}
+	for (int i = 0; i < ROW_KINDS; i++)
+		if (sqlite3_prepare_v3(db->sql, insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+				       &db->insert[i], NULL) != SQLITE_OK) {
+			sql_errf(db, err, "cannot prepare an insert");
+			goto out;
+		}
+	db->cur = block_new();
+	if (!db->cur) {
+		fmt_errf(err, path, "out of memory");
+		goto out;
+	}
+	db->nblocks = 1;
+	if (pthread_create(&db->writer, NULL, writer_main, db)) {
+		fmt_errf(err, path, "cannot start the writer thread");
+		goto out;
+	}
+	db->writer_started = true;
+	ret = 0;
+out:
+	if (ret < 0) {
+		db_free(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* Queue a copy of @rec as a row of @kind: the row (to copy its strings), or NULL once failed. */
+static inline struct row *put(struct db *db, int kind, const void *rec, size_t size)
+{
+	struct row *r = row_slot(db, kind);
+
+	if (r)
+		memcpy(r, rec, size); /* into the union, at the start of the row */
+	return r;
+}
+
+/* Copy the string *@s into the producer's block. 0, or -1 when out of memory. */
+static int own_str(struct db *db, const char **s)
+{
+	if (copy_str(db->cur, s) == 0)
+		return 0;
+	fail_oom(db);
+	return -1;
+}
+
+int db_put_call(struct db *db, const struct call_rec *c)
+{
+	return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
+}
+
+int db_put_task(struct db *db, const struct task_rec *t)
+{
+	struct row *r = put(db, ROW_TASK, t, sizeof(*t));
+
+	return r ? own_str(db, &r->task.comm) : -1;
+}
+
+int db_put_func(struct db *db, const struct func_rec *f)
+{
+	struct row *r = put(db, ROW_FUNC, f, sizeof(*f));
+
+	return r ? own_str(db, &r->func.name) | own_str(db, &r->func.module) : -1;
+}
+
+int db_put_fnode(struct db *db, const struct fnode_rec *n)
+{
+	return put(db, ROW_FNODE, n, sizeof(*n)) ? 0 : -1;
+}
+
+int db_put_hist(struct db *db, const struct hist_rec *h)
+{
+	return put(db, ROW_HIST, h, sizeof(*h)) ? 0 : -1;
+}
+
+int db_put_irq(struct db *db, const struct irq_rec *i)
+{
+	struct row *r = put(db, ROW_IRQ, i, sizeof(*i));
+
+	return r ? own_str(db, &r->irq.name) : -1;
+}
+
+int db_put_sched(struct db *db, const struct sched_rec *sc)
+{
+	return put(db, ROW_SCHED, sc, sizeof(*sc)) ? 0 : -1;
+}
+
+int db_put_wakeup(struct db *db, const struct wakeup_rec *w)
+{
+	return put(db, ROW_WAKEUP, w, sizeof(*w)) ? 0 : -1;
+}
+
+int db_put_recording(struct db *db, const struct recording_rec *rec)
+{
+	struct row *r = put(db, ROW_RECORDING, rec, sizeof(*rec));
+	struct recording_rec *c;
+
+	if (!r)
+		return -1;
+	c = &r->recording;
+	return own_str(db, &c->source) | own_str(db, &c->format) | own_str(db, &c->kernel) |
+	       own_str(db, &c->clock) | own_str(db, &c->manifest) | own_str(db, &c->darc_version) |
+	       own_str(db, &c->options);
+}
+
+/* fsync @path (a file, or a directory when @dir). */
+static int sync_path(const char *path, bool dir)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = fsync(fd);
+	/* some filesystems cannot sync a directory: nothing more to do there */
+	if (ret < 0 && dir && (errno == EINVAL || errno == EBADF))
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
+/* The directory part of @path ("." if none); caller frees. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
+int db_finish(struct db *db, struct fmt_err *err)
+{
+	struct fmt_err e;
+	char *dir = NULL;
+	int ret = -1;
+
+	if (!db)
+		return fmt_errf(err, NULL, "no database to finish");
+	stop_writer(db, false);
+	if (atomic_load(&db->failed)) {
+		e = db->werr;
+		goto out;
+	}
+	for (int i = 0; i < ROW_KINDS; i++) {
+		sqlite3_finalize(db->insert[i]);
+		db->insert[i] = NULL;
+	}
+	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
+	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
+		 "cannot write to table task", &e) < 0 ||
+	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
+	    exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
+	    exec(db, "COMMIT", "cannot commit", &e) < 0)
+		goto out;
+	if (sqlite3_close(db->sql) != SQLITE_OK) {
+		sql_errf(db, &e, "cannot close the database");
+		goto out;
+	}
+	db->sql = NULL;
+	/* synchronous=OFF never synced: make the file durable before it gets its name */
+	if (sync_path(db->tmp, false) < 0) {
+		fmt_errf(&e, db->path, "cannot sync '%s': %s", db->tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(db->tmp, db->path) < 0) {
+		fmt_errf(&e, db->path, "cannot rename '%s' to it: %s", db->tmp, strerror(errno));
+		goto out;
+	}
+	free(db->tmp);
+	db->tmp = NULL;
+	/*
+	 * Best effort: the database is complete and has its name, so failing now
+	 * would break "no target written on error"; only the name's durability
+	 * across a crash is in doubt.
+	 */
+	dir = dir_of(db->path);
+	if (dir)
+		sync_path(dir, true);
+	ret = 0;
+out:
+	if (ret < 0 && err)
+		*err = e;
+	free(dir);
+	db_free(db);
+	return ret;
+}
+
+void db_abort(struct db *db)
+{
+	if (!db)
+		return;
+	stop_writer(db, true);
+	db_free(db);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * schema: darc's SQL schema, the .sql files of this folder embedded at build
+ * time by embed.c (a generated schema.c defines these). Apply tables and views
+ * to a new database, load, then create the indexes. schema/README.md says
+ * what every table, column and view means.
+ */
+#ifndef DARC_SCHEMA_H
+#define DARC_SCHEMA_H
+
+/* tables.sql: PRAGMA user_version, the tables and the lookup tables' rows. */
+extern const char schema_tables_sql[];
+/* views.sql: the views (they may be created before any row). */
+extern const char schema_views_sql[];
+/* indexes.sql: the indexes, to create after the load. */
+extern const char schema_indexes_sql[];
+
+/* The PRAGMA user_version that tables.sql sets: the schema's version. */
+extern const int schema_version;
+
+#endif

@@ -1,0 +1,186 @@
+-- SPDX-License-Identifier: MIT
+-- darc schema: the tables. Applied to a new, empty database by db_create()
+-- (analyze/db.c), before any row; views.sql follows, indexes.sql comes
+-- after the load. Every time is in nanoseconds of the recording's clock;
+-- NULL means the recording does not tell (never a guess). Documented, with
+-- the meaning of every column, in schema/README.md.
+--
+-- Bump the version below whenever a table, column, view or code changes
+-- meaning; schema/embed.c copies it into the C constant schema_version.
+PRAGMA user_version = 1;
+
+-- The one row that says what was analysed, and how.
+CREATE TABLE recording (
+	source TEXT NOT NULL,	-- the recording's path, as given to darc
+	format TEXT,		-- e.g. 'trace.dat v7 (zstd)'
+	kernel TEXT,		-- uname of the recorded machine
+	clock TEXT,		-- trace clock ('local', 'mono', ...)
+	cpus INTEGER,
+	t_first INTEGER,	-- timestamp of the first event, ns
+	t_last INTEGER,		-- timestamp of the last event, ns
+	events INTEGER,		-- events read
+	lost_events INTEGER,	-- lost events the ring buffers counted, all CPUs
+	lost_marks INTEGER,	-- ring-buffer pages that reported lost events
+	manifest TEXT,		-- the recording's manifest (JSON), if it has one
+	darc_version TEXT,	-- darc that wrote this database
+	options TEXT		-- the analysis options (JSON)
+);
+
+-- Every task (thread) seen. tid 0 is the idle task.
+CREATE TABLE task (
+	tid INTEGER PRIMARY KEY,
+	pid INTEGER,		-- thread group (process) id
+	comm TEXT		-- last known command name
+);
+
+-- Every function that has calls: kernel functions, system calls, probes.
+CREATE TABLE func (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL,
+	kind INTEGER NOT NULL,	-- func_kind.kind
+	addr INTEGER,		-- address (kernel or user)
+	module TEXT		-- kernel module or user binary; NULL for the kernel proper
+);
+
+-- One row per call (completed, or flagged incomplete). For a complete call
+-- incl_ns = excl_ns + children_ns + irq_ns + softirq_ns + preempt_ns +
+-- blocked_ns exactly (view identity_violations lists the calls where not).
+CREATE TABLE call (
+	id INTEGER PRIMARY KEY,	-- 1, 2, ... in order of entry
+	task_id INTEGER NOT NULL, -- task.tid (irq calls: the interrupted task, or 0)
+	func_id INTEGER NOT NULL, -- func.id
+	parent_id INTEGER,	-- call.id of the enclosing call; NULL for a root
+	fnode_id INTEGER,	-- fnode.id: the function in the context of its path
+	interrupted_id INTEGER,	-- irq calls: call.id of the task call they interrupted
+	depth INTEGER NOT NULL,	-- 0 for a root
+	cpu INTEGER,		-- CPU of the entry (of the exit if no entry)
+	t_entry INTEGER,	-- ns; NULL if the entry was not recorded
+	t_exit INTEGER,		-- ns; NULL if the exit was not recorded
+	incl_ns INTEGER,	-- t_exit - t_entry; NULL if either is unknown
+	excl_ns INTEGER,	-- on CPU in the function itself
+	children_ns INTEGER,	-- sum of the children's incl_ns
+	irq_ns INTEGER,		-- in hard irqs while this was the task's innermost call
+	softirq_ns INTEGER,	-- in softirqs while this was the innermost call
+	preempt_ns INTEGER,	-- off CPU, runnable (preempted)
+	blocked_ns INTEGER,	-- off CPU, sleeping
+	flags INTEGER NOT NULL	-- sum of call_flag.bit
+);
+
+-- The ftree: a function in the context of its call path (recursion gives one
+-- node per level). The sums are over the node's complete calls.
+CREATE TABLE fnode (
+	id INTEGER PRIMARY KEY,
+	parent_id INTEGER,	-- fnode.id; NULL for a root
+	func_id INTEGER NOT NULL, -- func.id
+	depth INTEGER NOT NULL,	-- 0 for a root
+	calls INTEGER NOT NULL,	-- complete calls
+	incl_ns INTEGER,
+	excl_ns INTEGER,
+	children_ns INTEGER,
+	irq_ns INTEGER,
+	softirq_ns INTEGER,
+	preempt_ns INTEGER,
+	blocked_ns INTEGER,
+	max_ns INTEGER,		-- slowest complete call (incl_ns)
+	p50_ns INTEGER,		-- quantiles of incl_ns, within 1.5%
+	p90_ns INTEGER,
+	p99_ns INTEGER,
+	incomplete INTEGER	-- calls flagged no_entry or no_exit
+);
+
+-- OSprof histograms: one row per non-empty bucket. A bucket b at resolution r
+-- holds the latencies ns with floor(r * log2(ns)) = b (ns < 1 counts as 1),
+-- that is 2^(b/r) <= ns < 2^((b+1)/r); view hist_range gives the bounds.
+CREATE TABLE hist (
+	owner_kind INTEGER NOT NULL, -- hist_owner.owner_kind: 0 func, 1 fnode
+	owner_id INTEGER NOT NULL, -- func.id or fnode.id
+	metric INTEGER NOT NULL, -- hist_metric.metric: 0 incl_ns, 1 excl_ns
+	resolution INTEGER NOT NULL, -- buckets per octave, 1..4
+	bucket INTEGER NOT NULL,
+	count INTEGER NOT NULL
+);
+
+-- The intervals a CPU spent in interrupt context (outermost level only).
+CREATE TABLE irq_interval (
+	id INTEGER PRIMARY KEY,
+	cpu INTEGER NOT NULL,
+	kind INTEGER NOT NULL,	-- irq_kind.kind
+	irq INTEGER,		-- IRQ number or softirq vector; NULL for vector handlers
+	name TEXT,		-- handler or vector name ('virtio0-requests', 'TIMER', ...)
+	t_start INTEGER,
+	t_end INTEGER,
+	task_id INTEGER,	-- the interrupted task, 0 for idle
+	call_id INTEGER		-- the interrupted call, NULL if none
+);
+
+-- The intervals a task spent off CPU.
+CREATE TABLE sched_interval (
+	id INTEGER PRIMARY KEY,
+	task_id INTEGER NOT NULL,
+	kind INTEGER NOT NULL,	-- sched_kind.kind: 0 preempted, 1 blocked
+	state INTEGER,		-- prev_state of the sched_switch that ended the run
+	cpu_out INTEGER,	-- CPU it left
+	cpu_in INTEGER,		-- CPU it came back on; NULL if it did not
+	t_out INTEGER,
+	t_in INTEGER,		-- NULL if it did not come back
+	call_id INTEGER,	-- innermost open call at switch-out, NULL if none
+	wakeup_id INTEGER	-- wakeup.id that ended a blocked interval
+);
+
+-- Wake-ups (sched_waking, else sched_wakeup).
+CREATE TABLE wakeup (
+	id INTEGER PRIMARY KEY,
+	task_id INTEGER NOT NULL, -- the task woken
+	t INTEGER NOT NULL,
+	waker_tid INTEGER,	-- the waking task (0: idle, or an irq on idle)
+	waker_cpu INTEGER,
+	ctx INTEGER NOT NULL,	-- wakeup_ctx.ctx: the waker's context
+	waker_call_id INTEGER	-- innermost open call of the waker (or its irq call)
+);
+
+-- Lookup tables: the integer codes above by name, so queries need no C.
+-- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
+CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO func_kind VALUES
+	(0, 'kernel', 'a kernel function (function_graph)'),
+	(1, 'syscall', 'a system call (sys_enter/sys_exit)'),
+	(2, 'kprobe', 'a kprobe/kretprobe pair'),
+	(3, 'uprobe', 'a uprobe/uretprobe pair: a user function');
+
+CREATE TABLE call_flag (bit INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO call_flag VALUES
+	(1, 'no_entry', 'entry not recorded (before the recording, or lost)'),
+	(2, 'no_exit', 'exit not recorded (after the recording, or lost)'),
+	(4, 'gap', 'events were lost while the call was open'),
+	(8, 'hardirq', 'ran in hard-interrupt context'),
+	(16, 'softirq', 'ran in softirq context'),
+	(32, 'nmi', 'ran in NMI context'),
+	(64, 'clamped', 'a timestamp went backwards across CPUs and was clamped');
+
+CREATE TABLE hist_owner (owner_kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO hist_owner VALUES
+	(0, 'func', 'owner_id is a func.id: all calls of the function'),
+	(1, 'fnode', 'owner_id is an fnode.id: the calls on one path');
+
+CREATE TABLE hist_metric (metric INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO hist_metric VALUES
+	(0, 'incl', 'inclusive latency, incl_ns'),
+	(1, 'excl', 'exclusive latency, excl_ns');
+
+CREATE TABLE irq_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO irq_kind VALUES
+	(0, 'hardirq', 'hard interrupt'),
+	(1, 'softirq', 'softirq'),
+	(2, 'nmi', 'non-maskable interrupt');
+
+CREATE TABLE sched_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO sched_kind VALUES
+	(0, 'preempted', 'switched out runnable (state R or R+)'),
+	(1, 'blocked', 'switched out sleeping (any other state)');
+
+CREATE TABLE wakeup_ctx (ctx INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO wakeup_ctx VALUES
+	(0, 'task', 'a task woke it'),
+	(1, 'hardirq', 'a hard interrupt woke it'),
+	(2, 'softirq', 'a softirq woke it'),
+	(3, 'nmi', 'an NMI woke it');

@@ -1,0 +1,92 @@
+-- SPDX-License-Identifier: MIT
+-- The database the SQL tests and schema/README.md's examples run on: one
+-- small analysis made by hand, with numbers easy to check.
+--
+-- Task 100 (fio) on CPU 0 calls read(), which calls vfs_read, which calls
+-- ext4_file_read_iter twice. The first one calls walk, which recurses once
+-- (walk > walk: one fnode per level); a softirq (TIMER) hits it. The second
+-- one takes a hard irq (virtio0-requests, whose handler is call 7), blocks
+-- until an irq on idle CPU 1 wakes it, resumes on CPU 1, and is preempted
+-- once. Then a second read() on CPU 1, and a third one still open when the
+-- recording ends (no_exit). Task 200 (kworker/1:2) blocks and never runs
+-- again. Times in ns:
+--
+--   1 read                  1000 .. 11000   incl 10000 = excl 200 + children 9800
+--   2  vfs_read             1100 .. 10900   9800 = 800 + 9000
+--   3   ext4_file_read_iter 1200 ..  5200   4000 = 700 + 3000 + softirq 300
+--   4    walk               1300 ..  4300   3000 = 1000 + 2000
+--   5     walk              1400 ..  3400   2000 = 1600 + preempt 400
+--   6   ext4_file_read_iter 5500 .. 10500   5000 = 1500 + irq 1000 + preempt 500 + blocked 2000
+--   7 handle_irq_event      6000 ..  7000   1000 = 1000 (hardirq, interrupted call 6)
+--   8 read                 20000 .. 22000   2000 = 200 + 1800
+--   9  vfs_read            20100 .. 21900   1800 = 1800
+--  10 read                 30000 .. ?       unknown (no_exit)
+
+INSERT INTO recording VALUES ('fixture.dat', 'trace.dat v7 (zstd)', 'Linux 6.1.0-56-amd64',
+	'local', 2, 1000, 30000, 64, 0, 0, NULL, '0.1.0', '{}');
+
+INSERT INTO task VALUES (0, 0, '<idle>'), (100, 100, 'fio'), (200, 200, 'kworker/1:2');
+
+INSERT INTO func VALUES
+	(1, 'read', 1, NULL, NULL),
+	(2, 'vfs_read', 0, 0xffffffff81300000, NULL),
+	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4'),
+	(4, 'walk', 0, NULL, NULL),
+	(5, 'handle_irq_event', 0, NULL, NULL);
+
+-- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
+-- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags
+INSERT INTO call VALUES
+	(1, 100, 1, NULL, 1, NULL, 0, 0, 1000, 11000, 10000, 200, 9800, 0, 0, 0, 0, 0),
+	(2, 100, 2, 1, 2, NULL, 1, 0, 1100, 10900, 9800, 800, 9000, 0, 0, 0, 0, 0),
+	(3, 100, 3, 2, 3, NULL, 2, 0, 1200, 5200, 4000, 700, 3000, 0, 300, 0, 0, 0),
+	(4, 100, 4, 3, 4, NULL, 3, 0, 1300, 4300, 3000, 1000, 2000, 0, 0, 0, 0, 0),
+	(5, 100, 4, 4, 5, NULL, 4, 0, 1400, 3400, 2000, 1600, 0, 0, 0, 400, 0, 0),
+	(6, 100, 3, 2, 3, NULL, 2, 0, 5500, 10500, 5000, 1500, 0, 1000, 0, 500, 2000, 0),
+	(7, 100, 5, NULL, 6, 6, 0, 0, 6000, 7000, 1000, 1000, 0, 0, 0, 0, 0, 8),
+	(8, 100, 1, NULL, 1, NULL, 0, 1, 20000, 22000, 2000, 200, 1800, 0, 0, 0, 0, 0),
+	(9, 100, 2, 8, 2, NULL, 1, 1, 20100, 21900, 1800, 1800, 0, 0, 0, 0, 0, 0),
+	(10, 100, 1, NULL, 1, NULL, 0, 1, 30000, NULL, NULL, NULL, 0, 0, 0, 0, 0, 2);
+
+-- id, parent_id, func_id, depth, calls, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,
+-- preempt_ns, blocked_ns, max_ns, p50_ns, p90_ns, p99_ns, incomplete
+INSERT INTO fnode VALUES
+	(1, NULL, 1, 0, 2, 12000, 400, 11600, 0, 0, 0, 0, 10000, 2000, 10000, 10000, 1),
+	(2, 1, 2, 1, 2, 11600, 2600, 9000, 0, 0, 0, 0, 9800, 1800, 9800, 9800, 0),
+	(3, 2, 3, 2, 2, 9000, 2200, 3000, 1000, 300, 500, 2000, 5000, 4000, 5000, 5000, 0),
+	(4, 3, 4, 3, 1, 3000, 1000, 2000, 0, 0, 0, 0, 3000, 3000, 3000, 3000, 0),
+	(5, 4, 4, 4, 1, 2000, 1600, 0, 0, 0, 400, 0, 2000, 2000, 2000, 2000, 0),
+	(6, NULL, 5, 0, 1, 1000, 1000, 0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 0);
+
+-- owner_kind, owner_id, metric, resolution, bucket, count: incl_ns at resolution 1 for
+-- every function (owner_kind 0) and fnode (1); fnode 3 also excl_ns, and incl_ns at 4.
+INSERT INTO hist VALUES
+	(0, 1, 0, 1, 10, 1), (0, 1, 0, 1, 13, 1),
+	(0, 2, 0, 1, 10, 1), (0, 2, 0, 1, 13, 1),
+	(0, 3, 0, 1, 11, 1), (0, 3, 0, 1, 12, 1),
+	(0, 4, 0, 1, 10, 1), (0, 4, 0, 1, 11, 1),
+	(0, 5, 0, 1, 9, 1),
+	(1, 1, 0, 1, 10, 1), (1, 1, 0, 1, 13, 1),
+	(1, 2, 0, 1, 10, 1), (1, 2, 0, 1, 13, 1),
+	(1, 3, 0, 1, 11, 1), (1, 3, 0, 1, 12, 1),
+	(1, 3, 1, 1, 9, 1), (1, 3, 1, 1, 10, 1),
+	(1, 3, 0, 4, 47, 1), (1, 3, 0, 4, 49, 1),
+	(1, 4, 0, 1, 11, 1),
+	(1, 5, 0, 1, 10, 1),
+	(1, 6, 0, 1, 9, 1);
+
+-- id, cpu, kind, irq, name, t_start, t_end, task_id, call_id
+INSERT INTO irq_interval VALUES
+	(1, 0, 1, 1, 'TIMER', 4500, 4800, 100, 3),
+	(2, 0, 0, 11, 'virtio0-requests', 6000, 7000, 100, 6),
+	(3, 1, 0, 11, 'virtio0-requests', 9100, 9180, 0, NULL);
+
+-- id, task_id, kind, state, cpu_out, cpu_in, t_out, t_in, call_id, wakeup_id
+INSERT INTO sched_interval VALUES
+	(1, 100, 0, 0, 0, 0, 2000, 2400, 5, NULL),
+	(2, 100, 1, 1, 0, 1, 7200, 9200, 6, 1),
+	(3, 100, 0, 0, 1, 1, 9600, 10100, 6, NULL),
+	(4, 200, 1, 1, 1, NULL, 26000, NULL, NULL, NULL);
+
+-- id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id
+INSERT INTO wakeup VALUES (1, 100, 9150, 0, 1, 1, NULL);

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of analyze/db.c: rows in through db_put_*, read back with SQLite. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "db.h"
+#include "model.h"
+#include "schema.h"
+
+static char dir[64];
+static char target[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/darc-db-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/out.db", dir);
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+
+	chmod(dir, 0700);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* The names in @dir, sorted, joined by spaces ("" when empty). */
+static const char *dir_list(void)
+{
+	static char buf[1024];
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			if (buf[0])
+				strcat(buf, " ");
+			strncat(buf, names[i]->d_name, sizeof(buf) - strlen(buf) - 2);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return buf;
+}
+
+/* The rows of @sql on @path as text: columns joined by '|', rows by '\n', NULL as NULL. */
+static const char *query(const char *path, const char *sql)
+{
+	static char buf[8192];
+	sqlite3 *s;
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	rc = sqlite3_prepare_v2(s, sql, -1, &st, NULL);
+	ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+	buf[0] = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n)
+			n += snprintf(buf + n, sizeof(buf) - n, "\n");
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "|" : "",
+				      sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" : v);
+			ck_assert_uint_lt(n, sizeof(buf));
+		}
+	}
+	ck_assert_msg(rc == SQLITE_DONE, "%s: %s", sql, sqlite3_errmsg(s));
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return buf;
+}
+
+/* A new database for @target; fails the test if it cannot be created. */
+static struct db *create(void)
+{
+	struct fmt_err err;
+	struct db *db = db_create(target, &err);
+
+	ck_assert_msg(db, "%s", err.msg);
+	return db;
+}
+
+/* db_finish(), which must succeed. */
+static void finish(struct db *db)
+{
+	struct fmt_err err;
+
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+}
+
+static struct call_rec call(int64_t id, int64_t parent, int64_t t_entry, int64_t incl)
+{
+	struct call_rec c = {
+	    .id = id,
+	    .task_id = 100,
+	    .func_id = 1,
+	    .parent_id = parent,
+	    .fnode_id = 1,
+	    .interrupted_id = DARC_NULL,
+	    .depth = parent == DARC_NULL ? 0 : 1,
+	    .cpu = 1,
+	    .t_entry = t_entry,
+	    .t_exit = t_entry + incl,
+	    .incl_ns = incl,
+	    .excl_ns = incl, /* the other parts are 0 */
+	};
+	return c;
+}
+
+START_TEST(test_every_table)
+{
+	struct db *db = create();
+	struct call_rec c = call(1, DARC_NULL, 1000, 500);
+	struct call_rec open = call(2, DARC_NULL, 0, 0);
+	char comm[16] = "fio";
+	struct task_rec t = {.tid = 100, .pid = 99, .comm = comm};
+	struct func_rec f1 = {.id = 1,
+			      .name = "vfs_read",
+			      .kind = FUNC_KERNEL,
+			      .addr = (int64_t)0xffffffff81234560,
+			      .module = NULL};
+	struct func_rec f2 = {.id = 2,
+			      .name = "my_probe",
+			      .kind = FUNC_UPROBE,
+			      .addr = DARC_NULL,
+			      .module = "/usr/bin/app"};
+	struct fnode_rec n = {.id = 1,
+			      .parent_id = DARC_NULL,
+			      .func_id = 1,
+			      .depth = 0,
+			      .calls = 1,
+			      .incl_ns = 500,
+			      .excl_ns = 500,
+			      .children_ns = 0,
+			      .irq_ns = 0,
+			      .softirq_ns = 0,
+			      .preempt_ns = 0,
+			      .blocked_ns = 0,
+			      .max_ns = 500,
+			      .p50_ns = 500,
+			      .p90_ns = 500,
+			      .p99_ns = 500,
+			      .incomplete = 0};
+	struct fnode_rec n2 = {.id = 2,
+			       .parent_id = DARC_NULL,
+			       .func_id = 2,
+			       .depth = 0,
+			       .calls = 0,
+			       .incl_ns = 0,
+			       .excl_ns = 0,
+			       .children_ns = 0,
+			       .irq_ns = 0,
+			       .softirq_ns = 0,
+			       .preempt_ns = 0,
+			       .blocked_ns = 0,
+			       .max_ns = 0,
+			       .p50_ns = DARC_NULL,
+			       .p90_ns = DARC_NULL,
+			       .p99_ns = DARC_NULL,
+			       .incomplete = 1};
+	struct hist_rec h = {.owner_kind = OWNER_FNODE,
+			     .owner_id = 1,
+			     .metric = METRIC_EXCL,
+			     .resolution = 4,
+			     .bucket = 35,
+			     .count = 1};
+	struct irq_rec irq = {.id = 1,
+			      .cpu = 3,
+			      .kind = IRQ_HARD,
+			      .irq = DARC_NULL,
+			      .name = "local_timer",
+			      .t_start = 10,
+			      .t_end = 17,
+			      .task_id = 0,
+			      .call_id = DARC_NULL};
+	struct sched_rec s1 = {.id = 1,
+			       .task_id = 100,
+			       .kind = SCHED_BLOCKED,
+			       .state = 2,
+			       .cpu_out = 1,
+			       .cpu_in = 0,
+			       .t_out = 100,
+			       .t_in = 200,
+			       .call_id = 1,
+			       .wakeup_id = 1};
+	struct sched_rec s2 = {.id = 2,
+			       .task_id = 100,
+			       .kind = SCHED_PREEMPTED,
+			       .state = 0,
+			       .cpu_out = 0,
+			       .cpu_in = -1,
+			       .t_out = 300,
+			       .t_in = DARC_NULL,
+			       .call_id = DARC_NULL,
+			       .wakeup_id = DARC_NULL};
+	struct wakeup_rec w = {.id = 1,
+			       .task_id = 100,
+			       .t = 190,
+			       .waker_tid = 0,
+			       .waker_cpu = 0,
+			       .ctx = CTX_HARDIRQ,
+			       .waker_call_id = 2};
+	struct recording_rec rec = {.source = "x.dat",
+				    .format = "trace.dat v7 (zstd)",
+				    .kernel = "Linux 6.1",
+				    .clock = "local",
+				    .cpus = 4,
+				    .t_first = 5,
+				    .t_last = 9000000000000,
+				    .events = 42,
+				    .lost_events = 0,
+				    .lost_marks = 0,
+				    .manifest = NULL,
+				    .darc_version = "0.1.0",
+				    .options = "{}"};
+
+	/* an irq call on idle, entry before the recording */
+	open.task_id = 0;
+	open.func_id = 2;
+	open.fnode_id = 2;
+	open.interrupted_id = 1;
+	open.cpu = 3;
+	open.t_entry = DARC_NULL;
+	open.t_exit = 9000000000000;
+	open.incl_ns = DARC_NULL;
+	open.excl_ns = DARC_NULL;
+	open.irq_ns = 7;
+	open.flags = CALL_NO_ENTRY | CALL_HARDIRQ;
+	ck_assert_int_eq(db_put_recording(db, &rec), 0);
+	ck_assert_int_eq(db_put_task(db, &t), 0);
+	strcpy(comm, "clobbered"); /* the record was copied */
+	ck_assert_int_eq(db_put_func(db, &f1), 0);
+	ck_assert_int_eq(db_put_func(db, &f2), 0);
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	ck_assert_int_eq(db_put_call(db, &open), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n2), 0);
+	ck_assert_int_eq(db_put_hist(db, &h), 0);
+	ck_assert_int_eq(db_put_irq(db, &irq), 0);
+	ck_assert_int_eq(db_put_sched(db, &s1), 0);
+	ck_assert_int_eq(db_put_sched(db, &s2), 0);
+	ck_assert_int_eq(db_put_wakeup(db, &w), 0);
+	/* the file is not there until db_finish */
+	ck_assert_int_ne(access(target, F_OK), 0);
+	finish(db);
+	ck_assert_str_eq(dir_list(), "out.db");
+
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "1");
+	ck_assert_int_eq(schema_version, 1);
+	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
+			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
+			 "0.1.0|{}");
+	/* tid 0 is added by db_finish when the analysis did not */
+	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
+			 "0|0|<idle>\n100|99|fio");
+	ck_assert_str_eq(query(target, "SELECT * FROM func ORDER BY id"),
+			 "1|vfs_read|0|-2128394912|NULL\n2|my_probe|3|NULL|/usr/bin/app");
+	ck_assert_str_eq(query(target, "SELECT * FROM call ORDER BY id"),
+			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0\n"
+			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9");
+	ck_assert_str_eq(query(target, "SELECT * FROM fnode ORDER BY id"),
+			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|0\n"
+			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|1");
+	ck_assert_str_eq(query(target, "SELECT * FROM hist"), "1|1|1|4|35|1");
+	ck_assert_str_eq(query(target, "SELECT * FROM irq_interval"),
+			 "1|3|0|NULL|local_timer|10|17|0|NULL");
+	ck_assert_str_eq(query(target, "SELECT * FROM sched_interval ORDER BY id"),
+			 "1|100|1|2|1|0|100|200|1|1\n2|100|0|0|0|NULL|300|NULL|NULL|NULL");
+	ck_assert_str_eq(query(target, "SELECT * FROM wakeup"), "1|100|190|0|0|1|2");
+	/* the types are SQLite's integers and texts, not strings of digits */
+	ck_assert_str_eq(
+	    query(target, "SELECT typeof(t_exit), typeof(flags) FROM call WHERE id = 2"),
+	    "integer|integer");
+	/* the indexes exist, and so do the views; the checks find nothing */
+	ck_assert_str_eq(
+	    query(target, "SELECT count(*) > 10 FROM sqlite_schema WHERE type = 'index'"), "1");
+	ck_assert_str_eq(query(target, "SELECT func, path, flag_names FROM call_path ORDER BY id"),
+			 "vfs_read|vfs_read|NULL\nmy_probe|my_probe|no_entry|hardirq");
+	ck_assert_str_eq(query(target, "SELECT count(*) FROM identity_violations"), "0");
+	ck_assert_str_eq(query(target, "SELECT count(*) FROM children_violations"), "0");
+	ck_assert_str_eq(query(target, "SELECT count(*) FROM fnode_violations"), "0");
+}
+END_TEST
+
+/* The lookup tables say what model.h's codes say. */
+START_TEST(test_codes_match_model)
+{
+	struct db *db = create();
+
+	finish(db);
+	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(bit || '=' || name, ' ') FROM call_flag"),
+	    "1=no_entry 2=no_exit 4=gap 8=hardirq 16=softirq 32=nmi 64=clamped");
+	ck_assert_int_eq(CALL_NO_ENTRY, 1);
+	ck_assert_int_eq(CALL_NO_EXIT, 2);
+	ck_assert_int_eq(CALL_GAP, 4);
+	ck_assert_int_eq(CALL_HARDIRQ, 8);
+	ck_assert_int_eq(CALL_SOFTIRQ, 16);
+	ck_assert_int_eq(CALL_NMI, 32);
+	ck_assert_int_eq(CALL_CLAMPED, 64);
+	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(kind || '=' || name, ' ') FROM func_kind"),
+	    "0=kernel 1=syscall 2=kprobe 3=uprobe");
+	ck_assert_int_eq(FUNC_KERNEL, 0);
+	ck_assert_int_eq(FUNC_SYSCALL, 1);
+	ck_assert_int_eq(FUNC_KPROBE, 2);
+	ck_assert_int_eq(FUNC_UPROBE, 3);
+	ck_assert_str_eq(query(target, "SELECT group_concat(owner_kind || '=' || name, ' ') "
+				       "FROM hist_owner"),
+			 "0=func 1=fnode");
+	ck_assert_int_eq(OWNER_FUNC, 0);
+	ck_assert_int_eq(OWNER_FNODE, 1);
+	ck_assert_str_eq(query(target, "SELECT group_concat(metric || '=' || name, ' ') "
+				       "FROM hist_metric"),
+			 "0=incl 1=excl");
+	ck_assert_int_eq(METRIC_INCL, 0);
+	ck_assert_int_eq(METRIC_EXCL, 1);
+	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(kind || '=' || name, ' ') FROM irq_kind"),
+	    "0=hardirq 1=softirq 2=nmi");
+	ck_assert_int_eq(IRQ_HARD, 0);
+	ck_assert_int_eq(IRQ_SOFT, 1);
+	ck_assert_int_eq(IRQ_NMI, 2);
+	ck_assert_str_eq(query(target, "SELECT group_concat(kind || '=' || name, ' ') "
+				       "FROM sched_kind"),
+			 "0=preempted 1=blocked");
+	ck_assert_int_eq(SCHED_PREEMPTED, 0);
+	ck_assert_int_eq(SCHED_BLOCKED, 1);
+	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(ctx || '=' || name, ' ') FROM wakeup_ctx"),
+	    "0=task 1=hardirq 2=softirq 3=nmi");
+	ck_assert_int_eq(CTX_TASK, 0);
+	ck_assert_int_eq(CTX_HARDIRQ, 1);
+	ck_assert_int_eq(CTX_SOFTIRQ, 2);
+	ck_assert_int_eq(CTX_NMI, 3);
+}
+END_TEST
+
+/* Many blocks' worth of calls, ids out of order, all land exactly once. */
+START_TEST(test_many_calls)
+{
+	struct db *db = create();
+	const int groups = 16667, n = 3 * groups;
+	char want[128];
+
+	/* every third call is a root that completes after its two children */
+	for (int i = 1; i < n; i += 3) {
+		struct call_rec a = call(i + 1, i, 10 * i + 1, i % 7);
+		struct call_rec b = call(i + 2, i, 10 * i + 5, i % 5);
+		struct call_rec r = call(i, DARC_NULL, 10 * i, 9);
+
+		ck_assert_int_eq(db_put_call(db, &a), 0);
+		ck_assert_int_eq(db_put_call(db, &b), 0);
+		ck_assert_int_eq(db_put_call(db, &r), 0);
+	}
+	finish(db);
+	snprintf(want, sizeof(want), "%d|1|%d|%d", n, n, groups);
+	ck_assert_str_eq(query(target,
+			       "SELECT count(*), min(id), max(id), count(*) - count(parent_id)"
+			       " FROM call"),
+			 want);
+	ck_assert_str_eq(query(target,
+			       "SELECT sum(t_entry) = sum(10 * (id - (id - 1) % 3)"
+			       " + CASE (id - 1) % 3 WHEN 0 THEN 0 WHEN 1 THEN 1 ELSE 5 END)"
+			       " FROM call"),
+			 "1");
+}
+END_TEST
+
+/* Strings of any length, a task seen twice, the recording put twice. */
+START_TEST(test_strings_and_replacements)
+{
+	struct db *db = create();
+	size_t big = 100000;
+	char *manifest = malloc(big + 1);
+	struct task_rec t1 = {.tid = 7, .pid = 7, .comm = "before"};
+	struct task_rec t2 = {.tid = 7, .pid = DARC_NULL, .comm = "after"};
+	struct task_rec t3 = {.tid = 8, .pid = DARC_NULL, .comm = NULL};
+	struct recording_rec r = {.source = "first.dat",
+				  .cpus = 1,
+				  .t_first = DARC_NULL,
+				  .t_last = DARC_NULL,
+				  .events = 0,
+				  .lost_events = 0,
+				  .lost_marks = 0};
+
+	memset(manifest, 'm', big);
+	manifest[big] = 0;
+	ck_assert_int_eq(db_put_recording(db, &r), 0);
+	ck_assert_int_eq(db_put_task(db, &t1), 0);
+	ck_assert_int_eq(db_put_task(db, &t2), 0);
+	ck_assert_int_eq(db_put_task(db, &t3), 0);
+	/* enough functions to spill each block's string space */
+	for (int i = 1; i <= 20000; i++) {
+		char name[64];
+		struct func_rec f = {.id = i,
+				     .name = name,
+				     .kind = FUNC_KERNEL,
+				     .addr = i,
+				     .module = i % 2 ? NULL : "ext4"};
+
+		snprintf(name, sizeof(name), "function_with_a_long_name_%d", i);
+		ck_assert_int_eq(db_put_func(db, &f), 0);
+	}
+	r.source = "second.dat";
+	r.manifest = manifest;
+	ck_assert_int_eq(db_put_recording(db, &r), 0);
+	finish(db);
+	free(manifest);
+	ck_assert_str_eq(query(target, "SELECT source, length(manifest), format FROM recording"),
+			 "second.dat|100000|NULL");
+	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
+			 "0|0|<idle>\n7|7|after\n8|NULL|NULL");
+	ck_assert_str_eq(query(target, "SELECT count(*), count(module) FROM func"
+				       " WHERE name = 'function_with_a_long_name_' || id"),
+			 "20000|10000");
+}
+END_TEST
+
+/* A target that cannot be written: one-line error naming it, no file left. */
+START_TEST(test_bad_target)
+{
+	struct fmt_err err;
+	char p[256];
+	struct db *db;
+
+	snprintf(p, sizeof(p), "%s/missing/out.db", dir);
+	db = db_create(p, &err);
+	ck_assert_ptr_null(db);
+	ck_assert_msg(strstr(err.msg, p) && strstr(err.msg, "No such file or directory"), "%s",
+		      err.msg);
+	ck_assert_ptr_null(strchr(err.msg, '\n'));
+
+	/* a directory in the way */
+	ck_assert_int_eq(mkdir(target, 0700), 0);
+	db = db_create(target, &err);
+	ck_assert_ptr_null(db);
+	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "Is a directory"), "%s", err.msg);
+	ck_assert_int_eq(rmdir(target), 0);
+	ck_assert_str_eq(dir_list(), "");
+
+	/* a directory it may not write (root may write anywhere: nothing to test) */
+	if (geteuid() != 0) {
+		ck_assert_int_eq(chmod(dir, 0500), 0);
+		db = db_create(target, &err);
+		ck_assert_ptr_null(db);
+		ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "Permission denied"), "%s",
+			      err.msg);
+		ck_assert_int_eq(chmod(dir, 0700), 0);
+		ck_assert_str_eq(dir_list(), "");
+	}
+}
+END_TEST
+
+/* db_abort leaves nothing, and an existing target untouched. */
+START_TEST(test_abort)
+{
+	struct db *db = create();
+	struct call_rec c = call(1, DARC_NULL, 0, 1);
+	FILE *f;
+
+	for (int i = 0; i < 30000; i++) {
+		c.id = i + 1;
+		ck_assert_int_eq(db_put_call(db, &c), 0);
+	}
+	db_abort(db);
+	ck_assert_str_eq(dir_list(), "");
+	db_abort(NULL);
+
+	f = fopen(target, "w");
+	fputs("old", f);
+	fclose(f);
+	db = create();
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	db_abort(db);
+	ck_assert_str_eq(dir_list(), "out.db");
+	f = fopen(target, "r");
+	ck_assert_int_eq(fgetc(f), 'o');
+	fclose(f);
+
+	/* and db_finish replaces it */
+	db = create();
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	finish(db);
+	ck_assert_str_eq(query(target, "SELECT count(*) FROM call"), "1");
+	ck_assert_str_eq(dir_list(), "out.db");
+}
+END_TEST
+
+/* A row SQLite refuses: later puts fail fast, db_finish says why, no file. */
+START_TEST(test_writer_failure)
+{
+	struct fmt_err err;
+	struct db *db = create();
+	struct call_rec c = call(1, DARC_NULL, 0, 1);
+	int i, rc = 0;
+
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	ck_assert_int_eq(db_put_call(db, &c), 0); /* the same id again */
+	/* the writer sees it once the block is handed over; the producer soon after */
+	for (i = 0; i < 1000000 && rc == 0; i++) {
+		c.id = i + 2;
+		rc = db_put_call(db, &c);
+	}
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_lt(i, 1000000);
+	ck_assert_int_eq(db_put_task(db, &(struct task_rec){.tid = 1, .comm = "x"}), -1);
+	ck_assert_int_eq(db_finish(db, &err), -1);
+	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "call") &&
+			  strstr(err.msg, "UNIQUE constraint failed: call.id"),
+		      "%s", err.msg);
+	ck_assert_str_eq(dir_list(), "");
+
+	/* also when the failure is only found by db_finish */
+	db = create();
+	c.id = 5;
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	ck_assert_int_eq(db_finish(db, &err), -1);
+	ck_assert_msg(strstr(err.msg, "UNIQUE constraint failed: call.id"), "%s", err.msg);
+	ck_assert_str_eq(dir_list(), "");
+}
+END_TEST
+
+static Suite *db_suite(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("writer");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_every_table);
+	tcase_add_test(tc, test_codes_match_model);
+	tcase_add_test(tc, test_many_calls);
+	tcase_add_test(tc, test_strings_and_replacements);
+	tcase_add_test(tc, test_bad_target);
+	tcase_add_test(tc, test_abort);
+	tcase_add_test(tc, test_writer_failure);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(db_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
