@@ -1,0 +1,141 @@
+#!/bin/sh
+# guest-record.sh: runs INSIDE the VM (busybox sh), started by tests/vm/vm.sh
+# with trace-cmd added (--add "$(command -v trace-cmd)").  Makes one
+# trace-cmd recording per workload named on the command line:
+#
+#   guest-record.sh [--quick] [--file-version N] [--compression C] WORKLOAD...
+#
+# WORKLOAD is odirect, zeroread or cpuhog (see workload.c).  --quick makes
+# shorter runs (for tests).  For each workload W it writes to $OUT:
+#   W.dat   the recording
+#   W.cmd   the exact commands used (kprobe definitions, trace-cmd command)
+#   W.log   trace-cmd's output
+# and once: guest-info.txt (kernel, command line, what tracing supports).
+#
+# The exit status is non-zero if anything failed.
+
+set -e
+
+T=/sys/kernel/tracing
+S=${SCRATCH:?}
+QUICK=0
+FILE_VERSION=
+COMPRESSION=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1; shift ;;
+	--file-version) FILE_VERSION=$2; shift 2 ;;
+	--compression) COMPRESSION=$2; shift 2 ;;
+	-*) echo "guest-record: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "guest-record: no workload given" >&2; exit 2; }
+
+say() { echo "guest-record: $*"; }
+
+grep -qw function_graph $T/available_tracers ||
+	{ say "function_graph is not available in this kernel"; exit 1; }
+[ -e $T/kprobe_events ] ||
+	{ say "kprobe_events is not available in this kernel"; exit 1; }
+
+# --- kprobes: bio submission/completion, and entry/return of vfs_read -------
+# shellcheck disable=SC2016 # $retval is for the kernel, not the shell
+KPROBES='p:submit_bio submit_bio bio=%di
+p:bio_endio bio_endio bio=%di
+p:vfs_read vfs_read count=%dx
+r:vfs_read_ret vfs_read ret=$retval'
+
+echo >$T/kprobe_events
+while read -r line; do
+	echo "$line" >>$T/kprobe_events || { say "cannot add kprobe '$line'"; exit 1; }
+done <<EOF
+$KPROBES
+EOF
+
+# --- what this kernel can do --------------------------------------------
+{
+	echo "uname: $(uname -a)"
+	echo "cmdline: $(cat /proc/cmdline)"
+	echo "cpus: $(nproc)"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "trace_clock: $(cat $T/trace_clock)"
+	echo "tracers: $(cat $T/available_tracers)"
+	echo "kprobe_events: $(tr '\n' ';' <$T/kprobe_events)"
+	echo "uprobe_events: $([ -e $T/uprobe_events ] && echo yes || echo no)"
+	for s in irq irq_vectors block sched kprobes; do
+		echo "events/$s: $([ -d $T/events/$s ] && echo yes || echo no)"
+	done
+	echo "trace-cmd: $(trace-cmd --version 2>&1 | grep version)"
+	dmesg | grep -E 'tsc:|clocksource:|Dynamic Preempt' || true
+} >"$OUT/guest-info.txt"
+cat "$OUT/guest-info.txt"
+
+# --- data files on the scratch ext4 disk ----------------------------------
+if [ "$QUICK" = 1 ]; then
+	N_ODIRECT=32 N_ZERO=2000 N_HOG=2 HOG_MIB=8
+else
+	N_ODIRECT=48 N_ZERO=2000 N_HOG=3 HOG_MIB=16
+fi
+vm-workload prepare "$S/cold" 64 cold
+vm-workload prepare "$S/warm" 4 warm
+vm-workload prepare "$S/big" "$HOG_MIB" warm
+sync
+
+# Common trace-cmd options: function_graph rooted at vfs_read, the kprobes,
+# block, scheduling and interrupt events, 8 MiB per-CPU buffers.
+EVENTS="-e kprobes -e block -e sched:sched_switch -e sched:sched_wakeup
+	-e sched:sched_waking -e irq -e irq_vectors"
+VERSION_OPTS=
+[ -z "$FILE_VERSION" ] || VERSION_OPTS="--file-version $FILE_VERSION"
+[ -z "$COMPRESSION" ] || VERSION_OPTS="$VERSION_OPTS --compression $COMPRESSION"
+
+record() {
+	name=$1
+	shift
+	# shellcheck disable=SC2086 # word splitting of option lists is wanted
+	set -- trace-cmd record -o "$OUT/$name.dat" $VERSION_OPTS -b 8192 \
+		-p function_graph -g vfs_read $EVENTS "$@"
+	{
+		echo "kernel $(uname -r); cmdline $(cat /proc/cmdline)"
+		echo "$KPROBES" | sed "s|^|echo '|; s|\$|' >> $T/kprobe_events|"
+		echo "$*"
+	} >"$OUT/$name.cmd"
+	say "$name: $*"
+	start=$(cut -d' ' -f1 /proc/uptime)
+	if ! "$@" >"$OUT/$name.log" 2>&1; then
+		cat "$OUT/$name.log"
+		say "$name: trace-cmd record failed"
+		exit 1
+	fi
+	end=$(cut -d' ' -f1 /proc/uptime)
+	say "$name: done in $(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }')s," \
+		"$(wc -c <"$OUT/$name.dat") bytes"
+	tail -n 20 "$OUT/$name.log"
+}
+
+for w in "$@"; do
+	case $w in
+	odirect)
+		# Not filtered by pid: bio completions run in interrupt context
+		# of whatever task is on the CPU (often idle), and a pid filter
+		# would drop them.
+		record odirect --max-graph-depth 8 \
+			vm-workload odirect "$S/cold" "$S/warm" "$N_ODIRECT"
+		;;
+	zeroread)
+		record zeroread --max-graph-depth 8 -F \
+			vm-workload zeroread "$S/warm" "$N_ZERO"
+		;;
+	cpuhog)
+		record cpuhog --max-graph-depth 6 -F -c \
+			vm-workload cpuhog "$S/big" "$N_HOG" 1024
+		;;
+	*)
+		say "unknown workload $w"
+		exit 2
+		;;
+	esac
+done
+echo >$T/kprobe_events

@@ -1,0 +1,316 @@
+/*
+ * vm-workload: small, deterministic workloads for the darc VM lab.
+ *
+ * Built statically on the host by tests/vm/vm.sh (gcc -static -O2) and
+ * copied into the guest as /usr/local/bin/vm-workload.  Each mode is meant
+ * to run for well under a second of guest time, even under qemu TCG, so that
+ * function_graph recordings of it stay small.
+ *
+ *   vm-workload prepare FILE MIB [cold|warm]
+ *       Create FILE of MIB MiB (pseudo-random contents), fsync it, then
+ *       either drop it from the page cache (cold, the default) or read it
+ *       once so that it is fully cached (warm).
+ *   vm-workload odirect COLD WARM N
+ *       N iterations of: one O_DIRECT 4 KiB pread at a random aligned offset
+ *       of COLD, and one buffered 4 KiB pread at a random offset of WARM (a
+ *       page cache hit).  Every 16th iteration also does a buffered 4 KiB
+ *       pread of COLD (usually a page cache miss, so readahead I/O).
+ *   vm-workload zeroread FILE N
+ *       N times read(fd, buf, 0) on FILE.
+ *   vm-workload cpuhog FILE N CHUNK_KIB
+ *       Pin itself to CPU 0, fork a child that also pins itself to CPU 0 and
+ *       spins in user space, then N times read FILE (which should be warm)
+ *       from offset 0 in reads of CHUNK_KIB KiB each until EOF: system
+ *       calls that copy from the page cache while competing with the hog,
+ *       so they are preempted inside the kernel (boot with preempt=full).
+ *       The hog is killed and reaped before exit.
+ *
+ * Exit status 0 on success, 1 on any error (with a message on stderr),
+ * 2 on bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BLK 4096
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: deterministic, so runs are comparable */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+static void die(const char *what, const char *arg)
+{
+	fprintf(stderr, "vm-workload: %s%s%s: %s\n", what, arg ? " " : "",
+		arg ? arg : "", strerror(errno));
+	exit(1);
+}
+
+static long parse_long(const char *s, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0) {
+		fprintf(stderr, "vm-workload: bad %s: %s\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static void *aligned_buf(size_t size)
+{
+	void *p;
+	int err = posix_memalign(&p, BLK, size);
+
+	if (err) {
+		errno = err;
+		die("posix_memalign", NULL);
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static off_t file_size(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		die("fstat", path);
+	if (st.st_size < BLK) {
+		fprintf(stderr, "vm-workload: %s is too small\n", path);
+		exit(1);
+	}
+	return st.st_size;
+}
+
+static void read_all(int fd, const char *path, char *buf, size_t chunk)
+{
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, chunk, off)) > 0)
+		off += n;
+	if (n < 0)
+		die("read", path);
+}
+
+static int cmd_prepare(int argc, char **argv)
+{
+	const char *path;
+	long mib, i;
+	int warm = 0, fd;
+	size_t chunk = 1 << 20;
+	uint64_t *buf;
+
+	if (argc < 4 || argc > 5)
+		return -1;
+	path = argv[2];
+	mib = parse_long(argv[3], "size");
+	if (argc == 5) {
+		if (!strcmp(argv[4], "warm"))
+			warm = 1;
+		else if (strcmp(argv[4], "cold"))
+			return -1;
+	}
+	buf = aligned_buf(chunk);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", path);
+	for (i = 0; i < mib; i++) {
+		for (size_t j = 0; j < chunk / sizeof(*buf); j++)
+			buf[j] = rng();
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			die("write", path);
+	}
+	if (fsync(fd) < 0)
+		die("fsync", path);
+	if (warm) {
+		read_all(fd, path, (char *)buf, chunk);
+	} else {
+		int err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+		if (err) {
+			errno = err;
+			die("posix_fadvise", path);
+		}
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int cmd_odirect(int argc, char **argv)
+{
+	const char *cold_path, *warm_path;
+	int dfd, bfd, wfd;
+	off_t cold_blocks, warm_size;
+	long n, i;
+	char *buf;
+
+	if (argc != 5)
+		return -1;
+	cold_path = argv[2];
+	warm_path = argv[3];
+	n = parse_long(argv[4], "count");
+	buf = aligned_buf(BLK);
+
+	dfd = open(cold_path, O_RDONLY | O_DIRECT);
+	if (dfd < 0)
+		die("open O_DIRECT", cold_path);
+	bfd = open(cold_path, O_RDONLY);
+	if (bfd < 0)
+		die("open", cold_path);
+	wfd = open(warm_path, O_RDONLY);
+	if (wfd < 0)
+		die("open", warm_path);
+	cold_blocks = file_size(dfd, cold_path) / BLK;
+	warm_size = file_size(wfd, warm_path);
+
+	for (i = 0; i < n; i++) {
+		off_t off = (off_t)(rng() % (uint64_t)cold_blocks) * BLK;
+
+		if (pread(dfd, buf, BLK, off) != BLK)
+			die("O_DIRECT pread", cold_path);
+		off = (off_t)(rng() % (uint64_t)(warm_size - BLK + 1));
+		if (pread(wfd, buf, BLK, off) != BLK)
+			die("pread", warm_path);
+		if (i % 16 == 15) {
+			off = (off_t)(rng() % (uint64_t)cold_blocks) * BLK;
+			if (pread(bfd, buf, BLK, off) != BLK)
+				die("buffered pread", cold_path);
+		}
+	}
+	close(dfd);
+	close(bfd);
+	close(wfd);
+	free(buf);
+	return 0;
+}
+
+static int cmd_zeroread(int argc, char **argv)
+{
+	const char *path;
+	long n, i;
+	char buf[1];
+	int fd;
+
+	if (argc != 4)
+		return -1;
+	path = argv[2];
+	n = parse_long(argv[3], "count");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	for (i = 0; i < n; i++)
+		if (read(fd, buf, 0) != 0)
+			die("zero-byte read", path);
+	close(fd);
+	return 0;
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		die("sched_setaffinity", NULL);
+}
+
+static int cmd_cpuhog(int argc, char **argv)
+{
+	const char *path;
+	long n, i, chunk;
+	int fd, pipefd[2], status;
+	pid_t hog;
+	char *buf, c = 0;
+
+	if (argc != 5)
+		return -1;
+	path = argv[2];
+	n = parse_long(argv[3], "count");
+	chunk = parse_long(argv[4], "chunk size") * 1024;
+	buf = aligned_buf(chunk);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	file_size(fd, path);
+
+	pin_cpu0();
+	if (pipe(pipefd) < 0)
+		die("pipe", NULL);
+	hog = fork();
+	if (hog < 0)
+		die("fork", NULL);
+	if (hog == 0) {
+		volatile uint64_t x = 0;
+
+		/* never outlive the parent by much, whatever happens */
+		alarm(60);
+		pin_cpu0();
+		if (write(pipefd[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			x += rng();
+	}
+	close(pipefd[1]);
+	/* wait until the hog is running (and pinned) */
+	if (read(pipefd[0], &c, 1) != 1)
+		die("read from hog pipe", NULL);
+	close(pipefd[0]);
+
+	for (i = 0; i < n; i++)
+		read_all(fd, path, buf, chunk);
+
+	kill(hog, SIGKILL);
+	if (waitpid(hog, &status, 0) < 0)
+		die("waitpid", NULL);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int r = -1;
+
+	if (argc >= 2) {
+		if (!strcmp(argv[1], "prepare"))
+			r = cmd_prepare(argc, argv);
+		else if (!strcmp(argv[1], "odirect"))
+			r = cmd_odirect(argc, argv);
+		else if (!strcmp(argv[1], "zeroread"))
+			r = cmd_zeroread(argc, argv);
+		else if (!strcmp(argv[1], "cpuhog"))
+			r = cmd_cpuhog(argc, argv);
+	}
+	if (r < 0) {
+		fprintf(stderr,
+			"usage: vm-workload prepare FILE MIB [cold|warm]\n"
+			"       vm-workload odirect COLD WARM N\n"
+			"       vm-workload zeroread FILE N\n"
+			"       vm-workload cpuhog FILE N CHUNK_KIB\n");
+		return 2;
+	}
+	return 0;
+}
