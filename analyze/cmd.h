@@ -12,6 +12,7 @@ enum {
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* Print "darc: MESSAGE" to stderr (one line). */
 void darc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

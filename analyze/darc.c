@@ -19,6 +19,7 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{"analyze", cmd_analyze, "call trees, latency decomposition and histograms into SQLite"},
 	{"info", cmd_info, "what a recording holds: format, kernel, CPUs, span, events, losses"},
 	{"dump", cmd_dump, "every event, one line each, in time order"},
 };

@@ -133,6 +133,7 @@ struct block {
 };
 
 struct db {
+	bool call_indexes; /* build schema/call-indexes.sql too */
 	char *path; /* the target */
 	char *tmp;  /* the file being written, renamed to path at the end */
 	sqlite3 *sql;
@@ -891,6 +892,11 @@ static char *dir_of(const char *path)
 	return strndup(path, slash - path);
 }
 
+void db_set_call_indexes(struct db *db, bool on)
+{
+	db->call_indexes = on;
+}
+
 int db_finish(struct db *db, struct fmt_err *err)
 {
 	struct fmt_err e;
@@ -912,6 +918,8 @@ int db_finish(struct db *db, struct fmt_err *err)
 	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
 		 "cannot write to table task", &e) < 0 ||
 	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
+	    (db->call_indexes &&
+	     exec(db, schema_call_indexes_sql, "cannot create the indexes", &e) < 0) ||
 	    exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
 	    exec(db, "COMMIT", "cannot commit", &e) < 0)
 		goto out;

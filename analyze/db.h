@@ -11,6 +11,8 @@
 #ifndef DARC_DB_H
 #define DARC_DB_H
 
+#include <stdbool.h>
+
 #include "fmt.h"
 #include "model.h"
 
@@ -18,10 +20,17 @@ struct db;
 
 /*
  * Create the database that will become @path: a temporary file in the same
- * directory with the schema (schema/*.sql) applied. Returns NULL and fills
+ * directory with the schema (the .sql files of schema/) applied. Returns NULL and fills
  * @err (naming @path) on failure. Finish with db_finish() or db_abort().
  */
 struct db *db_create(const char *path, struct fmt_err *err);
+
+/*
+ * Also build the optional indexes on table call (schema/call-indexes.sql)
+ * at db_finish(): faster queries by function, path or task, for about 2 s
+ * per 2.8 M calls. Off by default.
+ */
+void db_set_call_indexes(struct db *db, bool on);
 
 /*
  * Queue one row. The record is copied (strings too), so the caller may reuse

@@ -95,6 +95,7 @@ struct fmt_info {
 	uint64_t cmdlines_bytes;
 	int nevent_formats;	   /* formats parsed (ftrace + systems) */
 	int unknown_options;	   /* options skipped because unknown */
+	int bad_lines;		   /* malformed kallsyms/printk/cmdline lines skipped */
 	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
 	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
 	bool latency_text;	   /* the file holds text (latency) data only */

@@ -295,6 +295,70 @@ static char *read_blob(struct fmt_reader *r, struct rd *d, int size_bytes, const
 	return s;
 }
 
+/*
+ * The text tables are parsed by libtraceevent, which trusts them: keep only
+ * the lines of the expected shape (in place), so a damaged file cannot walk
+ * it off its buffers. Returns the number of lines dropped.
+ */
+static int keep_lines(char *s, int (*ok)(const char *line, size_t len))
+{
+	char *in = s, *out = s;
+	int dropped = 0;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		if (ok(in, len)) {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '\n';
+		} else if (len) {
+			dropped++;
+		}
+		in += len + (in[len] == '\n');
+	}
+	*out = 0;
+	return dropped;
+}
+
+static size_t span(const char *p, size_t len, const char *set)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] && strchr(set, p[i]))
+		i++;
+	return i;
+}
+
+#define HEX "0123456789abcdefABCDEF"
+
+/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
+static int kallsyms_line(const char *p, size_t len)
+{
+	size_t i = span(p, len, HEX);
+
+	return i > 0 && i + 4 <= len && p[i] == ' ' && p[i + 1] > ' ' && p[i + 1] < 0x7f &&
+	       p[i + 2] == ' ' && p[i + 3] > ' ';
+}
+
+/* 0xffffffff82000000 : "format text" */
+static int printk_line(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len < 2 || p[0] != '0' || p[1] != 'x')
+		return 0;
+	i = 2 + span(p + 2, len - 2, HEX);
+	return i > 2 && i + 7 <= len && !memcmp(p + i, " : \"", 4) && p[len - 1] == '"';
+}
+
+/* "1234 comm" */
+static int cmdline_line(const char *p, size_t len)
+{
+	size_t i = span(p, len, "0123456789");
+
+	return i > 0 && i < 11 && i + 1 < len && p[i] == ' ';
+}
+
 static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
 	char *s;
@@ -309,6 +373,7 @@ static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *er
 	s = read_blob(r, d, 4, "kallsyms", &r->info.kallsyms_bytes, err);
 	if (!s)
 		return -1;
+	r->info.bad_lines += keep_lines(s, kallsyms_line);
 	tep_parse_kallsyms(r->tep, s);
 	free(s);
 	return 0;
@@ -320,6 +385,7 @@ static int parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 
 	if (!s)
 		return -1;
+	r->info.bad_lines += keep_lines(s, printk_line);
 	tep_parse_printk_formats(r->tep, s);
 	free(s);
 	return 0;
@@ -331,6 +397,7 @@ static int parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *er
 
 	if (!s)
 		return -1;
+	r->info.bad_lines += keep_lines(s, cmdline_line);
 	tep_parse_saved_cmdlines(r->tep, s);
 	free(s);
 	return 0;

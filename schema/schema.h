@@ -14,6 +14,8 @@ extern const char schema_tables_sql[];
 extern const char schema_views_sql[];
 /* indexes.sql: the indexes, to create after the load. */
 extern const char schema_indexes_sql[];
+/* call-indexes.sql: the optional indexes on table call (--indexes). */
+extern const char schema_call_indexes_sql[];
 
 /* The PRAGMA user_version that tables.sql sets: the schema's version. */
 extern const int schema_version;

@@ -3,6 +3,7 @@
 # file for every kind of bad input.
 set -u
 darc=${1:?usage: cli.sh DARC}
+darc=$(realpath "$darc") || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0 pass=0

@@ -6,6 +6,7 @@
 # else is normalised. Exit 0 agree, 1 differ, 77 trace-cmd missing.
 set -u
 darc=${1:?usage: cmp-report.sh DARC FILE}
+darc=$(realpath "$darc") || exit 1
 file=${2:?usage: cmp-report.sh DARC FILE}
 command -v trace-cmd >/dev/null || { echo "skip: trace-cmd not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1

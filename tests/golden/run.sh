@@ -4,6 +4,7 @@
 # Usage: run.sh DARC [--update]   (--update rewrites the expected files)
 set -u
 darc=${1:?usage: run.sh DARC [--update]}
+darc=$(realpath "$darc") || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 update=${2:-}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# check-analyze.sh DARC FILE: analyze FILE and check that every number adds
+# up: the latency identity on every call, children_ns against the children's
+# rows, fnode totals against their calls, histogram sums against call counts
+# (the schema's *_violations views must all be empty), and every
+# function_graph call's incl_ns against the duration trace-cmd report prints
+# for it (the two sorted lists of durations must be identical).
+# Exit 0 agree, 1 differ, 77 sqlite3 or trace-cmd missing.
+set -u
+darc=${1:?usage: check-analyze.sh DARC FILE}
+darc=$(realpath "$darc") || exit 1
+file=${2:?usage: check-analyze.sh DARC FILE}
+command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }
+command -v trace-cmd >/dev/null || { echo "skip: trace-cmd not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/a.db
+name=$(basename "$file")
+
+if ! "$darc" analyze -q -o "$db" "$file" 2>"$tmp/err"; then
+	echo "FAIL: darc analyze $name: $(cat "$tmp/err")"
+	exit 1
+fi
+fail=0
+for v in identity_violations children_violations fnode_violations hist_violations; do
+	n=$(sqlite3 "$db" "SELECT count(*) FROM $v")
+	if [ "$n" != 0 ]; then
+		echo "FAIL: $name: $v has $n rows:"
+		sqlite3 -header "$db" "SELECT * FROM $v LIMIT 5"
+		fail=1
+	fi
+done
+calls=$(sqlite3 "$db" "SELECT count(*) FROM call")
+if [ "$calls" -eq 0 ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM func")" -ne 0 ]; then
+	echo "FAIL: $name: functions but no calls"
+	fail=1
+fi
+
+# function_graph durations: darc's incl_ns of complete kernel-function calls,
+# trace-cmd's printed "N.NNN us" (rettime - calltime), as two sorted lists
+sqlite3 "$db" "SELECT c.incl_ns FROM call c JOIN func f ON f.id = c.func_id
+	WHERE f.kind = 0 AND c.incl_ns IS NOT NULL" | sort -n >"$tmp/darc.dur"
+trace-cmd report "$file" 2>/dev/null | grep -E 'funcgraph_(entry|exit):' |
+	grep -oE '[0-9]+\.[0-9]{3} us' | sed 's/ us//; s/\.//; s/^0*\([0-9]\)/\1/' |
+	sort -n >"$tmp/tc.dur"
+nd=$(wc -l <"$tmp/darc.dur")
+nt=$(wc -l <"$tmp/tc.dur")
+if ! cmp -s "$tmp/darc.dur" "$tmp/tc.dur"; then
+	echo "FAIL: $name: function_graph durations differ ($nd from darc, $nt from trace-cmd):"
+	diff "$tmp/darc.dur" "$tmp/tc.dur" | head -10
+	fail=1
+fi
+[ "$fail" -eq 0 ] || exit 1
+echo "ok: $name: $calls calls add up; $nd function_graph durations equal trace-cmd's"
