@@ -4,7 +4,7 @@
 # trace-cmd recordings of the same kinds as samples/vm-*.dat (function_graph
 # + kprobes + block + sched + irq + irq_vectors), converts one to v6, checks
 # them with trace-cmd on the host, then runs
-# tests/golden/cmp-report.sh DARC FILE on each.
+# tests/golden/cmp-report.sh and check-analyze.sh DARC FILE on each.
 #
 #   tests/vm/fresh-recording.sh [--keep DIR] [--lab-only] [DARC]
 #
@@ -17,6 +17,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CMP=$TOP/tests/golden/cmp-report.sh
+CHECK=$TOP/tests/golden/check-analyze.sh
 KEEP=
 LAB_ONLY=0
 DARC_BIN=${DARC:-}
@@ -84,13 +85,16 @@ fi
 
 failed=0 skipped=0 passed=0
 for f in odirect.dat odirect-v6.dat zeroread.dat cpuhog.dat; do
-	rc=0
-	bash "$CMP" "$DARC_BIN" "$WORK/vm/$f" || rc=$?
-	case $rc in
-	0) passed=$((passed + 1)) ;;
-	77) skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1)); say "darc disagrees with trace-cmd on fresh $f" ;;
-	esac
+	# the dump against trace-cmd, then the analysis: every number adds up
+	for check in "$CMP" "$CHECK"; do
+		rc=0
+		bash "$check" "$DARC_BIN" "$WORK/vm/$f" || rc=$?
+		case $rc in
+		0) passed=$((passed + 1)) ;;
+		77) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1)); say "$(basename "$check") fails on fresh $f" ;;
+		esac
+	done
 done
 say "$passed passed, $failed failed, $skipped skipped in $((SECONDS - start))s"
 [ "$failed" = 0 ] || { [ -n "$KEEP" ] || say "(use --keep DIR to keep the recordings)"; exit 1; }
