@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Analysis benchmark: darc analyze (full database written) against trace-cmd
+# report and trace-cmd report --profile, in one run, on the bench recording
+# (v7, made or reused by mkrec.sh); and darc analyze's peak RSS on the 1x
+# recording and on one 4 times as large (OUT_DIR/x4, made by mkrec.sh with
+# PREADS x 4 when missing and root + tracefs are there; set NO_X4=1 to skip).
+#
+# usage: bench-analyze.sh [DARC [OUT_DIR]]
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export LC_ALL=C
+
+darc=${1:-${DARC:-$repo_dir/build/analyze/darc}}
+out=${2:-${BENCH_OUT:-$repo_dir/build/bench}}
+[[ -x $darc ]] || die "no darc at '$darc' (build first, or pass its path)"
+need_cmd trace-cmd
+[[ -x /usr/bin/time ]] || die "missing /usr/bin/time (apt-get install time)"
+mkdir -p "$out"
+bash "$bench_dir/mkrec.sh" "$out" >"$out/mkrec.log" 2>&1 ||
+	die "mkrec.sh failed: $(tail -n 1 "$out/mkrec.log")"
+f=$out/bench-v7.dat
+n=$("$darc" info "$f" | awk '/^events:/ { print $2 }')
+
+# measure NAME CMD...: wall seconds and peak RSS (KiB) of CMD, best wall of 3
+declare -A secs
+measure() {
+	local name=$1 best='' rss='' i w m
+	shift
+	for ((i = 0; i < ${RUNS:-3}; i++)); do
+		/usr/bin/time -f '%e %M' -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
+			die "$name failed: $(head -n 1 "$out/err.txt")"
+		read -r w m <"$out/time.txt"
+		if [[ -z $best ]] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$w
+			rss=$m
+		fi
+	done
+	printf '%-34s %8s s %9s KiB  %s M events/s\n' "$name" "$best" "$rss" \
+		"$(awk -v n="$n" -v s="$best" 'BEGIN { printf "%.2f", n / s / 1e6 }')"
+	secs[$name]=$best
+}
+
+cat "$f" >/dev/null
+echo "analysis benchmark, $(date -u '+%Y-%m-%d %H:%M') UTC, Linux $(uname -r), $(nproc) CPUs"
+echo "  $f: $(stat -c %s "$f") bytes, $n events"
+echo
+RUNS=1 measure "trace-cmd report" trace-cmd report "$f"
+measure "trace-cmd report --profile" trace-cmd report --profile "$f"
+measure "darc analyze" "$darc" analyze -q -o "$out/bench.db" "$f"
+rows=$(sqlite3 "$out/bench.db" 'SELECT count(*) FROM call' 2>/dev/null || echo '?')
+echo "  (darc wrote $(stat -c %s "$out/bench.db") bytes, $rows call rows)"
+measure "darc analyze --indexes" "$darc" analyze -q --indexes -o "$out/bench.db" "$f"
+echo
+awk -v a="${secs[trace-cmd report]}" -v p="${secs[trace-cmd report --profile]}" \
+	-v d="${secs[darc analyze]}" \
+	'BEGIN { printf "darc analyze vs trace-cmd report: %.1fx; vs trace-cmd report --profile: %.1fx\n", a / d, p / d }'
+
+# memory: 1x against 4x
+if [[ ${NO_X4:-0} != 1 ]]; then
+	x4=$out/x4
+	if [[ ! -s $x4/bench-v7.dat ]]; then
+		mkdir -p "$x4"
+		PREADS=$((${PREADS:-1400000} * 4)) BUFFER_KB=$((${BUFFER_KB:-200000} * 4)) \
+			bash "$bench_dir/mkrec.sh" "$x4" >"$x4/mkrec.log" 2>&1 ||
+			die "mkrec.sh for the 4x recording failed: $(tail -n 1 "$x4/mkrec.log")"
+	fi
+	n4=$("$darc" info "$x4/bench-v7.dat" | awk '/^events:/ { print $2 }')
+	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$darc" analyze -q -o "$out/bench4.db" \
+		"$x4/bench-v7.dat" >/dev/null
+	read -r w4 m4 <"$out/time.txt"
+	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$darc" analyze -q -o "$out/bench.db" "$f" >/dev/null
+	read -r w1 m1 <"$out/time.txt"
+	rm -f "$out/bench4.db"
+	echo
+	echo "peak RSS: 1x ($n events) $m1 KiB in $w1 s; 4x ($n4 events) $m4 KiB in $w4 s:" \
+		"$(awk -v a="$m1" -v b="$m4" 'BEGIN { printf "%.2fx", b / a }') the memory for" \
+		"$(awk -v a="$n" -v b="$n4" 'BEGIN { printf "%.1fx", b / a }') the events"
+fi
