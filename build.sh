@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev libdw-dev
-	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check"
+	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check sqlite3"
 # the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3
 test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
 	apt-utils"
@@ -47,11 +47,17 @@ ninja -C build >/dev/null
 
 case $mode in
 demo)
-	sample=samples/vm-odirect-v7.dat
-	echo "== darc info $sample"
-	./build/analyze/darc info "$sample"
-	echo "== darc dump $sample (first 15 events)"
-	./build/analyze/darc dump --limit 15 "$sample"
+	sample=samples/vm-zeroread-v7.dat
+	echo "== darc analyze $sample -o build/demo.db"
+	./build/analyze/darc analyze --top 5 -o build/demo.db "$sample"
+	echo
+	echo "== the 5 slowest vfs_read calls, from the database"
+	if command -v sqlite3 >/dev/null; then
+		sqlite3 -header -column build/demo.db "SELECT id, incl_ns, excl_ns, children_ns,
+			irq_ns, preempt_ns, blocked_ns FROM slowest_calls WHERE func = 'vfs_read' LIMIT 5"
+	else
+		echo "(install sqlite3 to query build/demo.db)"
+	fi
 	;;
 test)
 	rc=0
