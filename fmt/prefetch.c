@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "decomp.h"
 #include "rd.h"
@@ -25,6 +27,7 @@ struct pstream {
 	int holds;		  /* the consumer holds slot head-1 */
 	int failed;		  /* the producer stopped on an error */
 	int cpu;
+	const uint8_t *released; /* compressed data before this was given back */
 	struct fmt_err err;
 	struct slot slots[NSLOT];
 };
@@ -42,11 +45,52 @@ struct prefetch {
 	struct pstream *s;
 };
 
+void fmt_release_pages(const uint8_t *from, const uint8_t *to)
+{
+	static uintptr_t psz;
+	uintptr_t a, b;
+
+	if (!psz)
+		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	a = ((uintptr_t)from + psz - 1) & ~(psz - 1);
+	b = (uintptr_t)to & ~(psz - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+#define MAP_WINDOW (4u << 20)
+
+void fmt_map_ahead(const uint8_t *from, const uint8_t *end, const uint8_t **upto)
+{
+	static uintptr_t psz;
+	uintptr_t a, b;
+
+	if (!psz)
+		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	b = (uintptr_t)from + MAP_WINDOW < (uintptr_t)end ? (uintptr_t)from + MAP_WINDOW
+							    : (uintptr_t)end;
+	a = (uintptr_t)from & ~(psz - 1);
+	/* an older kernel says EINVAL: then pages fault in one by one, as usual */
+	if (b > a)
+		madvise((void *)a, ((b - a) + psz - 1) & ~(psz - 1), MADV_POPULATE_READ);
+	*upto = (const uint8_t *)b;
+}
+
+#define RELEASE_BATCH (4u << 20) /* release read file pages 4 MiB at a time */
+
 /* Decompress the next chunk of @s into slot @sl (no lock held). */
 static int produce(struct prefetch *p, struct pstream *s, struct slot *sl)
 {
 	uint32_t csize = rd_u32(&s->chunks), usize = rd_u32(&s->chunks);
 	const uint8_t *cdata = rd_bytes(&s->chunks, csize);
+
+	if (cdata && (size_t)(cdata - s->released) > RELEASE_BATCH) {
+		fmt_release_pages(s->released, cdata);
+		s->released = cdata;
+	}
 
 	if (!cdata)
 		return fmt_errf(&s->err, p->path,
@@ -142,6 +186,7 @@ struct prefetch *prefetch_start(const char *path, const char *algo, bool swap,
 		struct pstream *s = &p->s[i];
 		s->cpu = srcs[i].cpu;
 		s->chunks = rd_init(srcs[i].data, srcs[i].len, swap);
+		s->released = srcs[i].data;
 		s->left = rd_u32(&s->chunks);
 		if (s->chunks.bad) {
 			fmt_errf(err, path, "cpu %d: truncated chunk count", s->cpu);

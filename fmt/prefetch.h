@@ -11,6 +11,19 @@
 
 #include "fmt.h"
 
+/*
+ * Give the file's pages in [@from, @to) back to the page cache: the reader has
+ * read them and will not again, so they need not count in its memory.
+ */
+void fmt_release_pages(const uint8_t *from, const uint8_t *to);
+
+/*
+ * Fault in the next window of the file from @from (at most up to @end) and
+ * set *@upto to its end: the reader walks mapped pages without a page fault
+ * each, and only a window at a time counts in its memory.
+ */
+void fmt_map_ahead(const uint8_t *from, const uint8_t *end, const uint8_t **upto);
+
 struct prefetch;
 
 /* One compressed stream: its chunk list (count, then size-prefixed chunks). */

@@ -64,6 +64,13 @@ static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err
 		s->st.pages++;
 		if (kbuffer_load_subbuffer(s->kbuf, (void *)page) < 0)
 			return FAIL("cpu %d: cannot load a page", s->cpu);
+		/* pages walked in the mapping are not needed again: release them */
+		if (!s->compressed && page >= s->mapped) {
+			/* map the next window in one go: one fault instead of one a page */
+			fmt_map_ahead(page, s->pages + s->pages_len, &s->mapped);
+			fmt_release_pages(s->kept, page);
+			s->kept = page;
+		}
 		s->page = page;
 		s->page_end = page + r->page_hdr + (commit & COMMIT_MASK);
 		missed = kbuffer_missed_events(s->kbuf);
@@ -158,6 +165,7 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 		} else {
 			s->pages = s->src;
 			s->pages_len = s->src_len;
+			s->kept = s->mapped = s->src;
 		}
 	}
 	if (nz) {

@@ -90,7 +90,7 @@ static int map_file(struct fmt_reader *r, struct fmt_err *err)
 	if (base == MAP_FAILED)
 		return FAIL("cannot map %" PRIu64 " bytes: %s", r->file_len, strerror(errno));
 	r->map = base;
-	if (mmap(base, r->file_len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, r->fd, 0) ==
+	if (mmap(base, r->file_len, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) ==
 	    MAP_FAILED)
 		return FAIL("cannot map: %s", strerror(errno));
 	madvise(base, r->file_len, MADV_SEQUENTIAL);

@@ -88,6 +88,8 @@ struct stream {
 	uint64_t page_off;     /* offset of the next page within pages */
 	const uint8_t *page;   /* the page being walked */
 	const uint8_t *page_end; /* end of its committed data */
+	const uint8_t *kept;	 /* mapped pages before this were released */
+	const uint8_t *mapped;	 /* pages before this are mapped in */
 	struct kbuffer *kbuf;
 	/* the current event */
 	void *data;
