@@ -362,7 +362,7 @@ int cmd_analyze(int argc, char **argv)
 		darc_error("out of memory");
 		goto out;
 	}
-	run.r = fmt_reader_open(path, 0, &err);
+	run.r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 	if (!run.r) {
 		darc_error("%s", err.msg);
 		goto out;
@@ -398,8 +398,13 @@ int cmd_analyze(int argc, char **argv)
 		if (!events++)
 			t_first = ev.ts;
 		t_last = ev.ts;
-		if (decode(dec, &ev, &a) || ftree_feed(ft, &a)) {
-			darc_error("'%s': %s", path, dec && a.kind >= 0 ? ftree_error(ft) : "out of memory");
+		if (decode(dec, &ev, &a)) {
+			darc_error("%s", decoder_error(dec));
+			rc = EXIT_INPUT;
+			goto fail;
+		}
+		if (ftree_feed(ft, &a)) {
+			darc_error("'%s': %s", path, ftree_error(ft));
 			goto fail;
 		}
 		if (tty && !(events & 0xffff) && now() > next_progress) {

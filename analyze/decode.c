@@ -34,6 +34,8 @@ struct decoder {
 	uint8_t *addr_irq; /* the function is an interrupt entry point */
 	int64_t naddr, addr_slots;
 	int64_t *sys_ids; /* raw syscall number -> func id (0 = not yet) */
+	int ksyms;	  /* kallsyms loaded */
+	struct fmt_err err;
 	int nsys;
 	char buf[128];
 };
@@ -276,6 +278,12 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 	     i = (i + 1) & (d->addr_slots - 1))
 		if (d->addr_keys[i] == addr)
 			goto found;
+	if (!d->ksyms && !user) {
+		/* the first kernel address: now the symbols are worth parsing */
+		d->ksyms = 1;
+		if (fmt_reader_load_kallsyms(d->r, &d->err))
+			return -1;
+	}
 	{
 		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
 		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
@@ -329,6 +337,11 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 	}
 	d->sys_ids[nr] = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
 	return d->sys_ids[nr];
+}
+
+const char *decoder_error(const struct decoder *d)
+{
+	return d->err.msg[0] ? d->err.msg : "out of memory";
 }
 
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)

@@ -22,9 +22,13 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64);
 
 /*
  * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the
- * analysis does not use), or -1 when out of memory.
+ * analysis does not use), or -1 (out of memory, or the recording's kallsyms,
+ * parsed at the first kernel address, are damaged: see decoder_error()).
  */
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out);
+
+/* Why decode() failed: a one-line message. */
+const char *decoder_error(const struct decoder *d);
 
 /* Release the decoder. Accepts NULL. */
 void decoder_free(struct decoder *d);

@@ -113,9 +113,17 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 
 /* Flags of fmt_reader_open(). */
 enum {
-	FMT_OPEN_NO_KALLSYMS = 1 << 0, /* skip parsing kallsyms (not needed to count
-					  or pair events; saves time on big tables) */
+	FMT_OPEN_NO_KALLSYMS = 1 << 0, /* parse kallsyms only when asked, with
+					  fmt_reader_load_kallsyms() (they are only
+					  needed to name kernel functions) */
 };
+
+/*
+ * Parse the recording's kallsyms into the libtraceevent handle, if
+ * fmt_reader_open() was told FMT_OPEN_NO_KALLSYMS and it has not been done
+ * yet. Returns 0, or -1 with @err filled.
+ */
+int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err);
 
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);

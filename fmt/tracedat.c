@@ -359,24 +359,71 @@ static int cmdline_line(const char *p, size_t len)
 	return i > 0 && i < 11 && i + 1 < len && p[i] == ' ';
 }
 
-static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
-{
-	char *s;
+static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const char *what,
+			struct rd *out, uint8_t **owned, struct fmt_err *err);
 
-	if (r->flags & FMT_OPEN_NO_KALLSYMS) {
-		uint64_t n = rd_u32(d);
-		if (!rd_bytes(d, n))
-			return FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
-		r->info.kallsyms_bytes = n;
-		return 0;
-	}
-	s = read_blob(r, d, 4, "kallsyms", &r->info.kallsyms_bytes, err);
+/* Parse the kallsyms text @p (@n bytes) into libtraceevent. */
+static int load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
+			      struct fmt_err *err)
+{
+	char *s = malloc(n + 1);
+
 	if (!s)
-		return -1;
+		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
+	memcpy(s, p, n);
+	s[n] = 0;
 	r->info.bad_lines += keep_lines(s, kallsyms_line);
 	tep_parse_kallsyms(r->tep, s);
 	free(s);
 	return 0;
+}
+
+/*
+ * Kallsyms are big (a few MB of text) and only needed to name functions:
+ * remember where they are and parse them on first use (fmt_reader_load_kallsyms).
+ */
+static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint64_t n = rd_u32(d);
+	const uint8_t *p = rd_bytes(d, n);
+
+	if (!p)
+		return FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+	r->info.kallsyms_bytes = n;
+	if (r->info.version == 6) {
+		r->ksyms = p; /* in the mapping: stays valid */
+		r->ksyms_len = n;
+	}
+	if (r->flags & FMT_OPEN_NO_KALLSYMS)
+		return 0;
+	r->ksyms_done = true;
+	return load_kallsyms_text(r, p, n, err);
+}
+
+int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
+{
+	struct rd d;
+	uint8_t *owned;
+	int rc;
+
+	if (r->ksyms_done)
+		return 0;
+	r->ksyms_done = true;
+	if (r->ksyms)
+		return load_kallsyms_text(r, r->ksyms, r->ksyms_len, err);
+	if (!r->sec_off[FMT_SEC_KALLSYMS])
+		return 0; /* the file has none */
+	if (read_section(r, r->sec_off[FMT_SEC_KALLSYMS], FMT_SEC_KALLSYMS, "kallsyms", &d,
+			 &owned, err))
+		return -1;
+	{
+		uint64_t n = rd_u32(&d);
+		const uint8_t *p = rd_bytes(&d, n);
+		rc = p ? load_kallsyms_text(r, p, n, err)
+		       : FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+	}
+	free(owned);
+	return rc;
 }
 
 static int parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)

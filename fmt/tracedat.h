@@ -130,6 +130,9 @@ struct fmt_reader {
 	struct tep_event **ev_of_id; /* [65536] parsed formats */
 	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
 	bool bad_layout;	   /* a format's common fields are not where read */
+	const uint8_t *ksyms;	   /* v6: kallsyms text in the mapping, parsed lazily */
+	uint64_t ksyms_len;
+	bool ksyms_done;	   /* kallsyms parsed (or there are none) */
 	uint8_t **kept;		   /* decompressed sections formats point into */
 	int nkept;
 	/* v7: sections found by options */
