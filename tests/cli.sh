@@ -55,6 +55,32 @@ if ! "$darc" info --json "$sample" | grep -q '"events": 6615'; then
 else
 	pass=$((pass + 1))
 fi
+# darc analyze: a database for a good recording; for a bad one, no database
+expect 0 '' "$darc" analyze -q -o "$tmp/ok.db" "$sample"
+if [ -s "$tmp/ok.db" ] && [ -z "$(ls "$tmp" | grep -v -e '^ok.db$' -e '^out$' -e '^err$' -e '\.dat$')" ]; then
+	echo "ok: analyze wrote ok.db and nothing else"
+	pass=$((pass + 1))
+else
+	echo "FAIL: analyze left: $(ls "$tmp")"
+	fail=$((fail + 1))
+fi
+expect 2 "^darc: '$tmp/cut.dat': .*truncated" "$darc" analyze -q -o "$tmp/cut.db" "$tmp/cut.dat"
+expect 2 "^darc: '$tmp/empty.dat': empty file$" "$darc" analyze -o "$tmp/empty.db" "$tmp/empty.dat"
+if ls "$tmp" | grep -q -e '^cut.db' -e '^empty.db'; then
+	echo "FAIL: a failed analysis left a database: $(ls "$tmp")"
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
+expect 2 "^darc: '$tmp/no/such/dir/x.db': cannot" "$darc" analyze -o "$tmp/no/such/dir/x.db" "$sample"
+expect 2 "bad --top" "$darc" analyze --top x "$sample"
+if ! "$darc" analyze --json -o "$tmp/j.db" "$sample" | grep -q '"calls": 1510'; then
+	echo "FAIL: darc analyze --json does not count 1510 calls"
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
+
 # a full stdout is an error, not silent loss
 if [ -w /dev/full ]; then
 	expect 2 "cannot write the output" sh -c '"$0" dump "$1" >/dev/full' "$darc" "$sample"
