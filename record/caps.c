@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the kernel allows, found before anything is touched: tracefs, the
+ * function_graph tracer, kprobe_events, uprobe_events, instances, the pid
+ * filters, every event asked for. A missing piece is reported with the
+ * options that need it and what still works; --best-effort drops those
+ * options instead (and the manifest says which).
+ */
+#include <errno.h>
+#include <mntent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include <tracefs.h>
+
+#include "rec.h"
+
+void rec_note(struct rec_notes *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	void *v;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	v = realloc(l->v, (l->n + 1) * sizeof(*l->v));
+	if (!v) {
+		free(s);
+		return;
+	}
+	l->v = v;
+	l->v[l->n++] = s;
+}
+
+void rec_notes_free(struct rec_notes *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Is a tracefs mounted anywhere? */
+static bool tracefs_mounted(void)
+{
+	FILE *f = setmntent("/proc/mounts", "r");
+	struct mntent *m;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while ((m = getmntent(f)))
+		if (!strcmp(m->mnt_type, "tracefs"))
+			found = true;
+	endmntent(f);
+	return found;
+}
+
+static bool top_file(const char *name)
+{
+	return tracefs_file_exists(NULL, name);
+}
+
+int caps_probe(struct rec_caps *c, struct fmt_err *err)
+{
+	bool was = tracefs_mounted();
+	char **tracers;
+
+	memset(c, 0, sizeof(*c));
+	/* libtracefs mounts tracefs when it is not mounted */
+	c->dir = tracefs_tracing_dir();
+	if (!c->dir || !top_file("trace_pipe"))
+		return fmt_errf(err, NULL,
+				"no tracefs: it is not mounted and cannot be mounted at "
+				"/sys/kernel/tracing (%s)",
+				errno ? strerror(errno) : "kernel without CONFIG_FTRACE?");
+	c->mounted_by_us = !was && tracefs_mounted();
+	c->instances = tracefs_dir_exists(NULL, "instances");
+	tracers = tracefs_tracers(NULL);
+	for (int i = 0; tracers && tracers[i]; i++)
+		if (!strcmp(tracers[i], "function_graph"))
+			c->function_graph = true;
+	tracefs_list_free(tracers);
+	c->kprobes = top_file("kprobe_events");
+	c->uprobes = top_file("uprobe_events");
+	c->set_event_pid = top_file("set_event_pid");
+	c->set_ftrace_pid = top_file("set_ftrace_pid");
+	c->clocks = tracefs_instance_file_read(NULL, "trace_clock", NULL);
+	return 0;
+}
+
+void caps_release(struct rec_caps *c)
+{
+	if (c->mounted_by_us && c->dir)
+		umount2(c->dir, MNT_DETACH);
+	free(c->clocks);
+	memset(c, 0, sizeof(*c));
+}
+
+bool caps_has_clock(const struct rec_caps *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = c->clocks; p && *p;) {
+		p += strspn(p, " [\n");
+		if (!strncmp(p, name, n) && strchr(" ]\n", p[n] ? p[n] : ' '))
+			return true;
+		p += strcspn(p, " ]\n");
+		p += strspn(p, "]");
+	}
+	return false;
+}
+
+static bool event_exists(const struct rec_event *e)
+{
+	char path[512];
+
+	if (e->name)
+		snprintf(path, sizeof(path), "events/%s/%s", e->sys, e->name);
+	else
+		snprintf(path, sizeof(path), "events/%s", e->sys);
+	return tracefs_dir_exists(NULL, path);
+}
+
+static void free_strings(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Take probes of the types in @mask out of @o. */
+static void drop_probes(struct rec_opts *o, unsigned mask)
+{
+	int k = 0;
+
+	for (int i = 0; i < o->nprobes; i++) {
+		struct rec_probe *p = &o->probes[i];
+		if (mask & (1u << p->type)) {
+			rec_note(&o->dropped, "probe '%s'", p->spec);
+			free(p->spec);
+			free(p->where);
+			free(p->args);
+			free(p->event);
+			free(p->file);
+			continue;
+		}
+		o->probes[k++] = *p;
+	}
+	o->nprobes = k;
+}
+
+static int count_probes(const struct rec_opts *o, enum rec_probe_type a, enum rec_probe_type b)
+{
+	int n = 0;
+
+	for (int i = 0; i < o->nprobes; i++)
+		n += o->probes[i].type == a || o->probes[i].type == b;
+	return n;
+}
+
+int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *missing,
+	       struct rec_notes *works)
+{
+	int problems = 0;
+	bool graph =
+	    o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 || o->graph_irqs >= 0;
+	char have[256] = "";
+
+	if (graph && !c->function_graph) {
+		if (o->best_effort) {
+			rec_note(&o->dropped,
+				 "function_graph (-g, -n, --max-depth, graph options)");
+			free_strings(o->graph_roots, o->ngraph);
+			free_strings(o->notrace, o->nnotrace);
+			o->graph_roots = o->notrace = NULL;
+			o->ngraph = o->nnotrace = o->max_depth = 0;
+			o->sleep_time = o->graph_irqs = -1;
+		} else {
+			problems++;
+		}
+		rec_note(
+		    missing,
+		    "the function_graph tracer is not available here (not in available_tracers): "
+		    "-g, -n, --max-depth, --sleep-time and --graph-irqs need it");
+	}
+	if (count_probes(o, PROBE_KPROBE, PROBE_KRETPROBE) && !c->kprobes) {
+		if (o->best_effort)
+			drop_probes(o, 1u << PROBE_KPROBE | 1u << PROBE_KRETPROBE);
+		else
+			problems++;
+		rec_note(missing, "kprobes are not available here (no kprobe_events in tracefs): "
+				  "--kprobe and --kretprobe need them");
+	}
+	if (count_probes(o, PROBE_UPROBE, PROBE_URETPROBE) && !c->uprobes) {
+		if (o->best_effort)
+			drop_probes(o, 1u << PROBE_UPROBE | 1u << PROBE_URETPROBE);
+		else
+			problems++;
+		rec_note(missing, "uprobes are not available here (no uprobe_events in tracefs): "
+				  "--uprobe, --uretprobe and --ufunc need them");
+	}
+	if ((o->npids || o->command) && !c->set_event_pid) {
+		problems++; /* no pid filter: nothing sensible to fall back to */
+		rec_note(missing, "the event pid filter is not available here (no set_event_pid): "
+				  "-p and COMMAND need it");
+	}
+	if (!caps_has_clock(c, o->clock)) {
+		problems++;
+		rec_note(missing,
+			 "trace clock '%s' is not offered here (trace_clock: %s): --clock "
+			 "takes one of those",
+			 o->clock, c->clocks ? c->clocks : "unreadable");
+	}
+	{
+		int k = 0;
+		for (int i = 0; i < o->nevents; i++) {
+			struct rec_event *e = &o->events[i];
+			if (event_exists(e)) {
+				o->events[k++] = *e;
+				continue;
+			}
+			if (!e->is_default) {
+				rec_note(missing,
+					 "event '%s%s%s' does not exist on this kernel "
+					 "(see available_events): -e needs an existing event",
+					 e->sys, e->name ? ":" : "", e->name ? e->name : "");
+				if (o->best_effort)
+					rec_note(&o->dropped, "event '%s%s%s'", e->sys,
+						 e->name ? ":" : "", e->name ? e->name : "");
+				else
+					problems++;
+			}
+			free(e->sys);
+			free(e->name);
+			free(e->filter);
+		}
+		o->nevents = k;
+	}
+	/* what works, in the options' words */
+	if (tracefs_dir_exists(NULL, "events"))
+		strcat(have, "tracepoints (-e)");
+	if (c->uprobes)
+		strcat(have, ", uprobes (--uprobe, --uretprobe, --ufunc)");
+	if (c->kprobes)
+		strcat(have, ", kprobes (--kprobe, --kretprobe)");
+	if (c->function_graph)
+		strcat(have, ", function_graph (-g, -n, --max-depth)");
+	if (c->set_event_pid)
+		strcat(have, ", the pid filter (-p, COMMAND)");
+	if (c->instances)
+		strcat(have, ", instances");
+	rec_note(works, "works here: %s", have[0] == ',' ? have + 2 : have);
+	return problems;
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc-record: record what darc analyzes, on the box where it happens.
+ * This file reads the options and hands them to rec_run() or rec_reset().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "rec.h"
+
+static const char usage_text[] =
+    "usage: darc-record [options] (-p PID[,PID...] | [--] COMMAND [ARGS])\n"
+    "       darc-record --check | --reset [--force]\n"
+    "\n"
+    "Records the events darc analyzes into one bundle (trace.dat v7, which\n"
+    "'trace-cmd report' also reads). Root only.\n"
+    "\n"
+    "  -o, --output FILE      the bundle (default darc.dat); never overwritten\n"
+    "  -f, --force            overwrite FILE\n"
+    "  -p, --pid PID[,PID]    follow these processes (all their threads)\n"
+    "  -e, --event SYS[:NAME] tracepoints (repeatable, comma lists); irq, irq_vectors\n"
+    "                         and block events are not pid-filtered\n"
+    "      --filter EXPR      event filter for the -e before it\n"
+    "      --no-default-events  leave out the default set (sched switch/wakeup/\n"
+    "                         fork/exec/exit, irq and softirq entry/exit, block)\n"
+    "  -g, --graph FUNC       function_graph rooted at FUNC (repeatable, globs)\n"
+    "  -n, --notrace FUNC     function_graph leaves FUNC out (repeatable)\n"
+    "      --max-depth N      function_graph depth limit\n"
+    "      --sleep-time, --no-sleep-time, --graph-irqs, --no-graph-irqs\n"
+    "                         function_graph options\n"
+    "      --kprobe 'SYM[+OFF] [ARGS]'    kprobe, ARGS as in kprobe_events\n"
+    "      --kretprobe 'SYM [ARGS]'       kretprobe ($retval ...)\n"
+    "      --uprobe 'BIN:FUNC [ARGS]'     uprobe on a user function by name\n"
+    "      --uretprobe 'BIN:FUNC [ARGS]'  its return\n"
+    "  -U, --ufunc BIN:FUNC[,FUNC...]     uprobe and uretprobe on each (call trees)\n"
+    "  -d, --duration SECS    stop after SECS\n"
+    "  -b, --buffer-size KB   ring buffer per CPU (default 4096)\n"
+    "  -C, --clock CLOCK      trace clock (default mono, else global)\n"
+    "      --best-effort      leave out what this kernel cannot do, and record\n"
+    "      --no-instance      record in the top-level buffer (restored on exit)\n"
+    "  -q, --quiet            no status line or summary\n"
+    "      --check            say what this kernel allows, and exit\n"
+    "      --reset            remove what a killed darc-record left in tracefs\n"
+    "  -h, --help, -V, --version\n"
+    "\n"
+    "The recording ends when the command (or every PID) exits, after --duration,\n"
+    "or on SIGINT/SIGTERM; the bundle is written and tracefs restored each time.\n"
+    "Exit status: 0 recorded, 1 the recording failed or this kernel cannot do\n"
+    "what is asked, 2 bad usage (or FILE exists).\n";
+
+enum {
+	OPT_FILTER = 300,
+	OPT_NO_DEFAULTS,
+	OPT_MAX_DEPTH,
+	OPT_SLEEP_TIME,
+	OPT_NO_SLEEP_TIME,
+	OPT_GRAPH_IRQS,
+	OPT_NO_GRAPH_IRQS,
+	OPT_KPROBE,
+	OPT_KRETPROBE,
+	OPT_UPROBE,
+	OPT_URETPROBE,
+	OPT_BEST_EFFORT,
+	OPT_NO_INSTANCE,
+	OPT_CHECK,
+	OPT_RESET,
+};
+
+static const struct option long_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, 'f'},
+    {"pid", required_argument, NULL, 'p'},
+    {"event", required_argument, NULL, 'e'},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"no-default-events", no_argument, NULL, OPT_NO_DEFAULTS},
+    {"graph", required_argument, NULL, 'g'},
+    {"notrace", required_argument, NULL, 'n'},
+    {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+    {"sleep-time", no_argument, NULL, OPT_SLEEP_TIME},
+    {"no-sleep-time", no_argument, NULL, OPT_NO_SLEEP_TIME},
+    {"graph-irqs", no_argument, NULL, OPT_GRAPH_IRQS},
+    {"no-graph-irqs", no_argument, NULL, OPT_NO_GRAPH_IRQS},
+    {"kprobe", required_argument, NULL, OPT_KPROBE},
+    {"kretprobe", required_argument, NULL, OPT_KRETPROBE},
+    {"uprobe", required_argument, NULL, OPT_UPROBE},
+    {"uretprobe", required_argument, NULL, OPT_URETPROBE},
+    {"ufunc", required_argument, NULL, 'U'},
+    {"duration", required_argument, NULL, 'd'},
+    {"buffer-size", required_argument, NULL, 'b'},
+    {"clock", required_argument, NULL, 'C'},
+    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+    {"no-instance", no_argument, NULL, OPT_NO_INSTANCE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"reset", no_argument, NULL, OPT_RESET},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The defaults: what the analysis needs besides the user's own events. */
+static const char *const default_events[] = {
+    "sched:sched_switch",	"sched:sched_wakeup",	    "sched:sched_wakeup_new",
+    "sched:sched_waking",	"sched:sched_process_fork", "sched:sched_process_exec",
+    "sched:sched_process_exit", "irq:irq_handler_entry",    "irq:irq_handler_exit",
+    "irq:softirq_entry",	"irq:softirq_exit",	    "block:block_bio_queue",
+    "block:block_rq_issue",	"block:block_rq_complete",  "block:block_bio_complete",
+};
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "darc-record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (darc-record --help says more)\n");
+	return REC_USAGE;
+}
+
+static void *grow(void *v, int n, size_t size)
+{
+	void *p = realloc(v, (n + 1) * size);
+
+	if (!p) {
+		fprintf(stderr, "darc-record: out of memory\n");
+		exit(REC_FAILED);
+	}
+	return p;
+}
+
+/* Events whose completions run in other tasks' context: never pid-filtered. */
+static bool unfiltered_system(const char *sys)
+{
+	return !strcmp(sys, "irq") || !strcmp(sys, "irq_vectors") || !strcmp(sys, "block");
+}
+
+/* Add "SYS[:NAME]" (or "SYS/NAME") to the events. */
+static int add_event(struct rec_opts *o, const char *spec, bool is_default)
+{
+	struct rec_event *e;
+	size_t n = strcspn(spec, ":/");
+
+	if (!n || (spec[n] && !spec[n + 1]) || strpbrk(spec, " \t"))
+		return bad_usage("bad event '%s': give SYSTEM or SYSTEM:EVENT", spec);
+	for (int i = 0; i < o->nevents; i++)
+		if (!strncmp(o->events[i].sys, spec, n) && !o->events[i].sys[n] &&
+		    ((!o->events[i].name && !spec[n]) ||
+		     (o->events[i].name && spec[n] && !strcmp(o->events[i].name, spec + n + 1)))) {
+			o->events[i].is_default &= is_default;
+			return 0;
+		}
+	o->events = grow(o->events, o->nevents, sizeof(*o->events));
+	e = &o->events[o->nevents++];
+	memset(e, 0, sizeof(*e));
+	e->sys = strndup(spec, n);
+	e->name = spec[n] ? strdup(spec + n + 1) : NULL;
+	e->unfiltered = unfiltered_system(e->sys);
+	e->is_default = is_default;
+	return 0;
+}
+
+static int add_events(struct rec_opts *o, const char *list, int *first)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	*first = o->nevents;
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+		rc = add_event(o, t, false);
+	free(copy);
+	return rc;
+}
+
+static int add_probe(struct rec_opts *o, enum rec_probe_type type, const char *spec)
+{
+	struct fmt_err err;
+
+	o->probes = grow(o->probes, o->nprobes, sizeof(*o->probes));
+	if (probe_parse(&o->probes[o->nprobes], type, spec, &err)) {
+		struct rec_probe *p = &o->probes[o->nprobes];
+		free(p->spec);
+		free(p->where);
+		free(p->args);
+		free(p->event);
+		free(p->file);
+		fprintf(stderr, "darc-record: %s\n", err.msg);
+		return REC_USAGE;
+	}
+	o->nprobes++;
+	return 0;
+}
+
+/* -U BIN:FUNC[,FUNC...]: an entry and a return probe on each function. */
+static int add_ufunc(struct rec_opts *o, const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	char *funcs, *save = NULL;
+	int rc = 0;
+
+	if (!colon || colon == spec || !colon[1])
+		return bad_usage("bad --ufunc '%s': give BINARY:FUNCTION[,FUNCTION...]", spec);
+	funcs = strdup(colon + 1);
+	for (char *f = strtok_r(funcs, ",", &save); f && !rc; f = strtok_r(NULL, ",", &save)) {
+		char *one;
+		if (asprintf(&one, "%.*s:%s", (int)(colon - spec), spec, f) < 0)
+			exit(REC_FAILED);
+		rc = add_probe(o, PROBE_UPROBE, one);
+		if (!rc)
+			rc = add_probe(o, PROBE_URETPROBE, one);
+		free(one);
+	}
+	free(funcs);
+	return rc;
+}
+
+static int add_pids(struct rec_opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(t, &end, 10);
+		if (*end || v <= 0 || v > INT_MAX) {
+			rc = bad_usage("bad pid '%s'", t);
+			break;
+		}
+		o->pids = grow(o->pids, o->npids, sizeof(*o->pids));
+		o->pids[o->npids++] = v;
+	}
+	free(copy);
+	return rc;
+}
+
+static int number(const char *s, const char *what, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || *end || end == s || *v < lo || *v > hi) {
+		fprintf(stderr, "darc-record: bad %s '%s' (darc-record --help says more)\n", what,
+			s);
+		return REC_USAGE;
+	}
+	return 0;
+}
+
+static void free_opts(struct rec_opts *o)
+{
+	for (int i = 0; i < o->nevents; i++) {
+		free(o->events[i].sys);
+		free(o->events[i].name);
+		free(o->events[i].filter);
+	}
+	free(o->events);
+	for (int i = 0; i < o->nprobes; i++) {
+		free(o->probes[i].spec);
+		free(o->probes[i].where);
+		free(o->probes[i].args);
+		free(o->probes[i].event);
+		free(o->probes[i].file);
+	}
+	free(o->probes);
+	for (int i = 0; i < o->ngraph; i++)
+		free(o->graph_roots[i]);
+	free(o->graph_roots);
+	for (int i = 0; i < o->nnotrace; i++)
+		free(o->notrace[i]);
+	free(o->notrace);
+	free(o->pids);
+	rec_notes_free(&o->dropped);
+}
+
+/* --check: what this kernel allows, one line each. */
+static int check(void)
+{
+	struct rec_caps c;
+	struct fmt_err err;
+
+	if (caps_probe(&c, &err)) {
+		fprintf(stderr, "darc-record: %s\n", err.msg);
+		return REC_FAILED;
+	}
+	printf("tracefs:        %s%s\n", c.dir, c.mounted_by_us ? " (mounted for this check)" : "");
+	printf("instances:      %s\n", c.instances ? "yes" : "no");
+	printf("function_graph: %s\n", c.function_graph ? "yes" : "no (-g, -n, --max-depth)");
+	printf("kprobes:        %s\n", c.kprobes ? "yes" : "no (--kprobe, --kretprobe)");
+	printf("uprobes:        %s\n", c.uprobes ? "yes" : "no (--uprobe, --uretprobe, --ufunc)");
+	printf("pid filter:     %s\n", c.set_event_pid ? "yes" : "no (-p, COMMAND)");
+	printf("trace clocks:   %s", c.clocks ? c.clocks : "?\n");
+	caps_release(&c);
+	return REC_OK;
+}
+
+static int reset(bool force)
+{
+	struct rec_notes notes = {0};
+	struct rec_caps c;
+	struct fmt_err err;
+	int left;
+
+	if (caps_probe(&c, &err)) {
+		fprintf(stderr, "darc-record: %s\n", err.msg);
+		return REC_FAILED;
+	}
+	left = rec_reset(force, &notes);
+	for (int i = 0; i < notes.n; i++)
+		fprintf(stderr, "darc-record: %s\n", notes.v[i]);
+	rec_notes_free(&notes);
+	caps_release(&c);
+	return left ? REC_FAILED : REC_OK;
+}
+
+static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
+{
+	int c, last_event = -1, rc = 0;
+	double v;
+
+	while (!rc &&
+	       (c = getopt_long(argc, argv, "+o:fp:e:g:n:U:d:b:C:qhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'p':
+			rc = add_pids(o, optarg);
+			break;
+		case 'e':
+			rc = add_events(o, optarg, &last_event);
+			break;
+		case OPT_FILTER:
+			if (last_event < 0)
+				return bad_usage("--filter '%s' needs an -e before it", optarg);
+			for (int i = last_event; i < o->nevents; i++) {
+				free(o->events[i].filter);
+				o->events[i].filter = strdup(optarg);
+			}
+			break;
+		case OPT_NO_DEFAULTS:
+			o->no_defaults = true;
+			break;
+		case 'g':
+			o->graph_roots = grow(o->graph_roots, o->ngraph, sizeof(char *));
+			o->graph_roots[o->ngraph++] = strdup(optarg);
+			break;
+		case 'n':
+			o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
+			o->notrace[o->nnotrace++] = strdup(optarg);
+			break;
+		case OPT_MAX_DEPTH:
+			rc = number(optarg, "--max-depth", 1, 1000, &v);
+			o->max_depth = v;
+			break;
+		case OPT_SLEEP_TIME:
+		case OPT_NO_SLEEP_TIME:
+			o->sleep_time = c == OPT_SLEEP_TIME;
+			break;
+		case OPT_GRAPH_IRQS:
+		case OPT_NO_GRAPH_IRQS:
+			o->graph_irqs = c == OPT_GRAPH_IRQS;
+			break;
+		case OPT_KPROBE:
+			rc = add_probe(o, PROBE_KPROBE, optarg);
+			break;
+		case OPT_KRETPROBE:
+			rc = add_probe(o, PROBE_KRETPROBE, optarg);
+			break;
+		case OPT_UPROBE:
+			rc = add_probe(o, PROBE_UPROBE, optarg);
+			break;
+		case OPT_URETPROBE:
+			rc = add_probe(o, PROBE_URETPROBE, optarg);
+			break;
+		case 'U':
+			rc = add_ufunc(o, optarg);
+			break;
+		case 'd':
+			rc = number(optarg, "duration", 0.001, 1e9, &o->duration);
+			break;
+		case 'b':
+			rc = number(optarg, "buffer size", 4, 1 << 30, &v);
+			o->buffer_kb = v;
+			break;
+		case 'C':
+			o->clock = optarg;
+			break;
+		case OPT_BEST_EFFORT:
+			o->best_effort = true;
+			break;
+		case OPT_NO_INSTANCE:
+			o->no_instance = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_CHECK:
+		case OPT_RESET:
+			*mode = c;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			*mode = 'h';
+			return 0;
+		case 'V':
+			printf("darc-record %s\n", DARC_VERSION);
+			*mode = 'h';
+			return 0;
+		default:
+			return REC_USAGE;
+		}
+	}
+	if (rc || *mode)
+		return rc;
+	if (optind < argc)
+		o->command = argv + optind;
+	if (!o->command && !o->npids)
+		return bad_usage("%s", "nothing to record: give -p PID or a COMMAND");
+	if (o->command && o->npids)
+		return bad_usage("%s", "give -p PID or a COMMAND, not both");
+	if (!o->no_defaults)
+		for (size_t i = 0; i < sizeof(default_events) / sizeof(*default_events); i++)
+			add_event(o, default_events[i], true);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rec_opts o = {
+	    .argc = argc, .argv = argv, .output = "darc.dat", .sleep_time = -1, .graph_irqs = -1};
+	int mode = 0, rc;
+	sigset_t mask;
+
+	/* held until the recording loop reads them: a signal never interrupts the setup */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	rc = parse(&o, argc, argv, &mode);
+	if (!rc) {
+		if (mode == OPT_CHECK)
+			rc = check();
+		else if (mode == OPT_RESET)
+			rc = reset(o.force);
+		else if (!mode)
+			rc = rec_run(&o);
+	}
+	free_opts(&o);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "darc-record: cannot write to stdout\n");
+		rc = REC_FAILED;
+	}
+	return rc;
+}

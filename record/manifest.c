@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bundle's manifest: one JSON object (jansson) saying how the recording
+ * was made and what it holds beyond the events: darc-record's command line
+ * and options, probes, graph roots, target pids and command, start and stop
+ * times (wall clock and CLOCK_MONOTONIC, to place the trace clock), lost
+ * events per buffer and CPU, the host, the targets' maps and the build-ids
+ * of the files they mapped. `darc info` prints it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "rec.h"
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *strings(char **v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* A time as {"sec": ..., "nsec": ..., "iso": ...} (iso only for the wall clock). */
+static json_t *when(const struct timespec *ts, bool wall)
+{
+	json_t *o =
+	    json_pack("{sIsI}", "sec", (json_int_t)ts->tv_sec, "nsec", (json_int_t)ts->tv_nsec);
+
+	if (wall) {
+		char iso[64];
+		struct tm tm;
+		gmtime_r(&ts->tv_sec, &tm);
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(iso + strlen(iso), sizeof(iso) - strlen(iso), ".%09ldZ", ts->tv_nsec);
+		json_object_set_new(o, "iso", json_string(iso));
+	}
+	return o;
+}
+
+static const char *probe_kind(enum rec_probe_type t)
+{
+	static const char *const n[] = {"kprobe", "kretprobe", "uprobe", "uretprobe"};
+	return n[t];
+}
+
+static json_t *probes(const struct rec_opts *o)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < o->nprobes; i++) {
+		const struct rec_probe *p = &o->probes[i];
+		json_t *j = json_pack("{ssssssssso}", "type", probe_kind(p->type), "spec", p->spec,
+				      "system", probe_group(p->type), "event", p->event, "args",
+				      p->args ? json_string(p->args) : json_null());
+		if (p->file) {
+			char id[128];
+			json_object_set_new(j, "file", json_string(p->file));
+			json_object_set_new(j, "offset", json_integer((json_int_t)p->offset));
+			if (!elf_build_id(p->file, id, sizeof(id)))
+				json_object_set_new(j, "build_id", json_string(id));
+		} else {
+			json_object_set_new(j, "where", json_string(p->where));
+		}
+		json_array_append_new(a, j);
+	}
+	return a;
+}
+
+static json_t *graph(const struct rec_opts *o)
+{
+	if (!o->ngraph && !o->nnotrace && !o->max_depth && o->sleep_time < 0 && o->graph_irqs < 0)
+		return json_null();
+	return json_pack("{soso sisoso}", "roots", strings(o->graph_roots, o->ngraph), "notrace",
+			 strings(o->notrace, o->nnotrace), "max_depth", o->max_depth, "sleep_time",
+			 o->sleep_time < 0 ? json_null() : json_boolean(o->sleep_time), "irqs",
+			 o->graph_irqs < 0 ? json_null() : json_boolean(o->graph_irqs));
+}
+
+static json_t *events(const struct rec_opts *o)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < o->nevents; i++) {
+		const struct rec_event *e = &o->events[i];
+		char name[256];
+		snprintf(name, sizeof(name), "%s%s%s", e->sys, e->name ? ":" : "",
+			 e->name ? e->name : "");
+		json_array_append_new(a, json_pack("{sssosb}", "event", name, "filter",
+						   str_or_null(e->filter), "pid_filtered",
+						   !e->unfiltered));
+	}
+	return a;
+}
+
+static json_t *buffers(const struct rec_result *r, json_int_t *lost_total)
+{
+	json_t *a = json_array();
+
+	for (int b = 0; b < r->nbuffers; b++) {
+		const struct rec_buffer_result *br = &r->buffers[b];
+		json_t *cpus = json_array(), *evs = json_array();
+
+		for (int i = 0; i < br->nevents; i++) {
+			char name[256];
+			snprintf(name, sizeof(name), "%s:%s", br->event_sys[i], br->event_name[i]);
+			json_array_append_new(evs, json_string(name));
+		}
+		for (int i = 0; i < br->ncpus; i++) {
+			const struct rec_cpu_result *c = &br->cpus[i];
+			json_int_t lost = c->overrun + c->dropped + c->commit_overrun;
+			*lost_total += lost;
+			json_array_append_new(
+			    cpus, json_pack("{sisIsIsIsIsIsI}", "cpu", c->cpu, "bytes",
+					    (json_int_t)c->bytes, "pages", (json_int_t)c->pages,
+					    "overrun", (json_int_t)c->overrun, "dropped",
+					    (json_int_t)c->dropped, "commit_overrun",
+					    (json_int_t)c->commit_overrun, "lost", lost));
+		}
+		json_array_append_new(a, json_pack("{sssosbsoso}", "name", br->name, "instance",
+						   str_or_null(br->instance), "pid_filtered",
+						   br->pid_filtered, "events", evs, "cpus", cpus));
+	}
+	return a;
+}
+
+/* The targets' maps, and the build-id of every file they mapped. */
+static void maps(const struct target *t, json_t *m)
+{
+	json_t *procs = json_array(), *ids = json_object();
+
+	for (int i = 0; i < target_nmaps(t); i++) {
+		pid_t pid;
+		const char *comm, *text;
+
+		target_map(t, i, &pid, &comm, &text);
+		json_array_append_new(procs,
+				      json_pack("{sissso}", "pid", (int)pid, "comm", comm, "maps",
+						text ? json_string(text) : json_null()));
+		for (const char *l = text; l && *l;
+		     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+			const char *path = strchr(l, '/');
+			const char *nl = strchr(l, '\n');
+			char file[4096], id[128];
+
+			if (!path || (nl && path > nl))
+				continue;
+			snprintf(file, sizeof(file), "%.*s",
+				 (int)(nl ? nl - path : (long)strlen(path)), path);
+			if (json_object_get(ids, file))
+				continue;
+			json_object_set_new(ids, file,
+					    elf_build_id(file, id, sizeof(id)) ? json_null()
+									       : json_string(id));
+		}
+	}
+	json_object_set_new(m, "processes", procs);
+	json_object_set_new(m, "build_ids", ids);
+}
+
+static json_t *host(void)
+{
+	struct utsname u;
+	char name[256] = "";
+
+	uname(&u);
+	gethostname(name, sizeof(name) - 1);
+	return json_pack("{sssssssssssisi}", "hostname", name, "sysname", u.sysname, "release",
+			 u.release, "version", u.version, "machine", u.machine, "cpus",
+			 (int)sysconf(_SC_NPROCESSORS_CONF), "online_cpus",
+			 (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+char *manifest_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r)
+{
+	json_t *m = json_object(), *tgt;
+	json_int_t lost = 0;
+	char *s;
+
+	json_object_set_new(m, "format", json_string("darc-bundle"));
+	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "tool", json_string("darc-record " DARC_VERSION));
+	json_object_set_new(m, "command_line", strings(o->argv, o->argc));
+	json_object_set_new(m, "host", host());
+	json_object_set_new(m, "clock", json_string(r->clock));
+	json_object_set_new(m, "page_size", json_integer(r->page_size));
+	json_object_set_new(m, "options",
+			    json_pack("{sisfsbsbso}", "buffer_size_kb",
+				      o->buffer_kb ? o->buffer_kb : REC_DEFAULT_BUFFER_KB,
+				      "duration", o->duration, "best_effort", o->best_effort,
+				      "no_instance", o->no_instance, "events", events(o)));
+	json_object_set_new(m, "graph", graph(o));
+	json_object_set_new(m, "probes", probes(o));
+	tgt = json_pack("{so}", "command", o->command ? json_array() : json_null());
+	for (int i = 0; o->command && o->command[i]; i++)
+		json_array_append_new(json_object_get(tgt, "command"), json_string(o->command[i]));
+	{
+		const pid_t *p;
+		int n = target_pids(t, &p);
+		json_t *a = json_array();
+		for (int i = 0; i < n; i++)
+			json_array_append_new(a, json_integer(p[i]));
+		json_object_set_new(tgt, "pids", a);
+	}
+	if (r->target_status >= 0 && WIFEXITED(r->target_status))
+		json_object_set_new(tgt, "exit_code", json_integer(WEXITSTATUS(r->target_status)));
+	else if (r->target_status >= 0 && WIFSIGNALED(r->target_status))
+		json_object_set_new(tgt, "killed_by_signal",
+				    json_integer(WTERMSIG(r->target_status)));
+	maps(t, tgt);
+	json_object_set_new(m, "target", tgt);
+	json_object_set_new(m, "start",
+			    json_pack("{soso}", "realtime", when(&r->start_real, true), "monotonic",
+				      when(&r->start_mono, false)));
+	json_object_set_new(m, "stop",
+			    json_pack("{sososs}", "realtime", when(&r->stop_real, true),
+				      "monotonic", when(&r->stop_mono, false), "reason",
+				      r->stop_reason));
+	json_object_set_new(m, "buffers", buffers(r, &lost));
+	json_object_set_new(m, "lost_events", json_integer(lost));
+	json_object_set_new(m, "dropped_options", strings(o->dropped.v, o->dropped.n));
+	s = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	return s;
+}

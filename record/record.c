@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One recording, start to finish:
+ *
+ *   check the kernel -> create probes -> fork the command (held) -> set up
+ *   the instances -> start the per-CPU readers -> tracing on, release the
+ *   command -> wait for the command, the pids, --duration or a signal, with
+ *   a status line a second on a terminal -> tracing off, drain the readers
+ *   -> read the metadata -> restore tracefs, remove probes -> store the
+ *   page files in the bundle and put it in place.
+ *
+ * Every way out after tracefs was touched goes through the same teardown,
+ * so tracefs is restored whether the recording worked or not; a failed
+ * recording leaves no output file.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "rec.h"
+
+#define TICK_MS 100 /* how often targets are checked and their maps snapshotted */
+
+static void print_notes(const struct rec_notes *l, const char *prefix)
+{
+	for (int i = 0; i < l->n; i++)
+		fprintf(stderr, "darc-record: %s%s\n", prefix, l->v[i]);
+}
+
+static double since(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - a->tv_sec) + (now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Lost events so far in every buffer (overruns + dropped, from the stats). */
+static uint64_t lost_now(struct sess_buffer *bufs, int nbuf, const struct rec_result *r)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < nbuf; k++)
+		for (int i = 0; i < r->buffers[k].ncpus; i++) {
+			struct rec_cpu_result c = {0};
+			free(bundle_cpu_stats(bufs[k].inst, r->buffers[k].cpus[i].cpu, &c));
+			n += c.overrun + c.dropped + c.commit_overrun;
+		}
+	return n;
+}
+
+static void status_line(struct stream **st, struct sess_buffer *bufs, int nbuf,
+			const struct rec_result *r, double t)
+{
+	uint64_t bytes = 0;
+
+	for (int k = 0; k < nbuf; k++)
+		bytes += stream_bytes(st[k]);
+	fprintf(stderr, "\rdarc-record: %.0f s, %.1f MB, %.1f MB/s, %llu lost   ", t, bytes / 1e6,
+		t > 0 ? bytes / 1e6 / t : 0.0, (unsigned long long)lost_now(bufs, nbuf, r));
+}
+
+/* The CPUs of the machine (per_cpu/cpuN of the instance exist for each possible one). */
+static int list_cpus(struct tracefs_instance *inst, int **cpus)
+{
+	int max = sysconf(_SC_NPROCESSORS_CONF), n = 0;
+
+	*cpus = calloc(max > 0 ? max : 1, sizeof(int));
+	for (int c = 0; *cpus && c < max; c++) {
+		char d[64];
+		snprintf(d, sizeof(d), "per_cpu/cpu%d", c);
+		if (tracefs_dir_exists(inst, d))
+			(*cpus)[n++] = c;
+	}
+	return n;
+}
+
+/* Lay out the result's buffers and CPUs. */
+static int layout(struct rec_result *r, struct sess_buffer *bufs, int nbuf, int *const *cpus,
+		  const int *ncpus)
+{
+	r->buffers = calloc(nbuf > 0 ? nbuf : 1, sizeof(*r->buffers));
+	if (!r->buffers)
+		return -1;
+	r->nbuffers = nbuf;
+	for (int k = 0; k < nbuf; k++) {
+		struct rec_buffer_result *b = &r->buffers[k];
+		b->name = bufs[k].name;
+		b->instance = bufs[k].inst ? tracefs_instance_get_name(bufs[k].inst) : NULL;
+		b->pid_filtered = bufs[k].pid_filtered;
+		b->nevents = bufs[k].nevents;
+		b->event_sys = bufs[k].event_sys;
+		b->event_name = bufs[k].event_name;
+		b->ncpus = ncpus[k];
+		b->cpus = calloc(ncpus[k] ? ncpus[k] : 1, sizeof(*b->cpus));
+		if (!b->cpus)
+			return -1;
+		for (int i = 0; i < ncpus[k]; i++)
+			b->cpus[i].cpu = cpus[k][i];
+	}
+	return 0;
+}
+
+/* A directory for the page files next to the output (same file system). */
+static char *page_dir(const char *output, struct fmt_err *err)
+{
+	char *copy = strdup(output), *dir;
+
+	if (!copy) {
+		fmt_errf(err, NULL, "out of memory");
+		return NULL;
+	}
+	if (asprintf(&dir, "%s/.darc-record.XXXXXX", dirname(copy)) < 0)
+		dir = NULL;
+	free(copy);
+	if (!dir || !mkdtemp(dir)) {
+		fmt_errf(err, output, "cannot make a directory for the trace data next to it: %s",
+			 strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* Wait for the end; returns why it ended. */
+static const char *wait_end(const struct rec_opts *o, int sfd, struct target *t, struct stream **st,
+			    struct sess_buffer *bufs, int nbuf, const struct rec_result *r,
+			    int *sig)
+{
+	struct timespec start;
+	bool tty = isatty(2) && !o->quiet;
+	int ticks = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		struct pollfd p = {.fd = sfd, .events = POLLIN};
+		struct signalfd_siginfo si;
+
+		if (poll(&p, 1, TICK_MS) > 0 && read(sfd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo != SIGCHLD) {
+			*sig = si.ssi_signo;
+			return si.ssi_signo == SIGINT	 ? "SIGINT"
+			       : si.ssi_signo == SIGTERM ? "SIGTERM"
+							 : "SIGHUP";
+		}
+		if (target_done(t))
+			return "target exited";
+		target_snapshot(t);
+		if (o->duration > 0 && since(&start) >= o->duration)
+			return "duration";
+		if (tty && ++ticks % (1000 / TICK_MS) == 0)
+			status_line(st, bufs, nbuf, r, since(&start));
+	}
+}
+
+int rec_run(struct rec_opts *o)
+{
+	struct rec_caps caps = {0};
+	struct rec_notes missing = {0}, works = {0}, notes = {0};
+	struct fmt_err err = {.msg = ""};
+	struct target *t = NULL;
+	struct sess *s = NULL;
+	struct sess_buffer *bufs = NULL;
+	struct stream *st[2] = {NULL, NULL};
+	struct bundle *b = NULL;
+	struct rec_result r = {.target_status = -1, .clock = o->clock};
+	int *cpus[2] = {NULL, NULL}, ncpus[2] = {0, 0};
+	int nbuf = 0, rc = REC_FAILED, sfd = -1, sig = 0;
+	char *dir = NULL, *extra = NULL;
+	bool touched = false;
+	sigset_t mask;
+	struct stat sb;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "darc-record: must run as root: tracefs needs it\n");
+		return REC_FAILED;
+	}
+	if (!o->force && !lstat(o->output, &sb)) {
+		fprintf(stderr, "darc-record: '%s' exists: not overwriting it (--force to)\n",
+			o->output);
+		return REC_USAGE;
+	}
+	if (caps_probe(&caps, &err)) {
+		fprintf(stderr, "darc-record: %s\n", err.msg);
+		return REC_FAILED;
+	}
+	if (!o->clock) /* comparable across CPUs, and with CLOCK_MONOTONIC */
+		o->clock = r.clock = caps_has_clock(&caps, "mono") ? "mono" : "global";
+	if (caps_check(&caps, o, &missing, &works)) {
+		print_notes(&missing, "");
+		print_notes(&works, "");
+		fprintf(stderr, "darc-record: rerun without the options above, or with "
+				"--best-effort to record what is possible\n");
+		goto out;
+	}
+	print_notes(&missing, "warning: left out (--best-effort): ");
+	if (o->nevents == 0 && o->nprobes == 0 && !o->ngraph) {
+		fprintf(stderr, "darc-record: nothing to record: no event, probe or graph "
+				"function is available\n");
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "darc-record: cannot take signals: %s\n", strerror(errno));
+		goto out;
+	}
+	dir = page_dir(o->output, &err);
+	if (!dir)
+		goto fail;
+	touched = true;
+	if (probes_create(o, &err))
+		goto fail;
+	t = target_create(o->command, o->pids, o->npids, &err);
+	if (!t)
+		goto fail;
+	s = sess_create(o, &caps, &notes, &err);
+	if (!s)
+		goto fail;
+	sess_note_dir(s, dir);
+	print_notes(&notes, "");
+	if (sess_setup(s, o, &err))
+		goto fail;
+	{
+		const pid_t *pids;
+		int n = target_pids(t, &pids);
+		if (sess_set_pids(s, pids, n, &err))
+			goto fail;
+	}
+	nbuf = sess_buffers(s, &bufs);
+	for (int k = 0; k < nbuf; k++) {
+		char tag[16];
+		snprintf(tag, sizeof(tag), "buffer%d", k);
+		ncpus[k] = list_cpus(bufs[k].inst, &cpus[k]);
+		if (!cpus[k]) {
+			fmt_errf(&err, NULL, "out of memory");
+			goto fail;
+		}
+		st[k] = stream_start(bufs[k].inst, dir, tag, cpus[k], ncpus[k], &err);
+		if (!st[k])
+			goto fail;
+	}
+	if (layout(&r, bufs, nbuf, cpus, ncpus)) {
+		fmt_errf(&err, NULL, "out of memory");
+		goto fail;
+	}
+	r.page_size = stream_page_size(st[0]);
+
+	clock_gettime(CLOCK_REALTIME, &r.start_real);
+	clock_gettime(CLOCK_MONOTONIC, &r.start_mono);
+	if (sess_tracing(s, 1, &err) || target_release(t, &err))
+		goto fail;
+	if (!o->quiet)
+		fprintf(stderr, "darc-record: recording to '%s'%s\n", o->output,
+			o->command ? "" : "; Ctrl-C ends it");
+	r.stop_reason = wait_end(o, sfd, t, st, bufs, nbuf, &r, &sig);
+	clock_gettime(CLOCK_REALTIME, &r.stop_real);
+	clock_gettime(CLOCK_MONOTONIC, &r.stop_mono);
+	if (isatty(2) && !o->quiet)
+		fputc('\n', stderr);
+
+	/* stop: tracing off, then the readers drain what is left */
+	sess_tracing(s, 0, NULL);
+	if (sig && o->command)
+		target_kill(t, sig == SIGHUP ? SIGTERM : sig);
+	else if (!sig && strcmp(r.stop_reason, "target exited"))
+		target_kill(t, SIGTERM);
+	target_done(t);
+	r.target_status = target_status(t);
+	for (int k = 0; k < nbuf; k++)
+		if (stream_stop(st[k], &err))
+			goto fail;
+	sess_quiesce(s);
+	extra = target_cmdlines(t);
+	b = bundle_begin(o->output, bufs, nbuf, extra, &r, r.page_size, &err);
+	if (!b)
+		goto fail;
+	/* tracefs back as it was before the data is stored (that can take a while) */
+	sess_restore(s);
+	probes_destroy(o);
+	if (bundle_finish(b, st, &r, o, t, &err))
+		goto fail;
+	if (!o->quiet) {
+		uint64_t bytes = 0, lost = 0;
+		for (int k = 0; k < nbuf; k++)
+			for (int i = 0; i < r.buffers[k].ncpus; i++) {
+				struct rec_cpu_result *c = &r.buffers[k].cpus[i];
+				bytes += c->bytes;
+				lost += c->overrun + c->dropped + c->commit_overrun;
+				if (c->overrun + c->dropped + c->commit_overrun)
+					fprintf(
+					    stderr,
+					    "darc-record: warning: buffer '%s' cpu %d lost %llu "
+					    "events (--buffer-size may help)\n",
+					    r.buffers[k].name, c->cpu,
+					    (unsigned long long)(c->overrun + c->dropped +
+								 c->commit_overrun));
+			}
+		fprintf(stderr, "darc-record: wrote '%s': %.1f MB of trace data, %llu lost (%s)\n",
+			o->output, bytes / 1e6, (unsigned long long)lost, r.stop_reason);
+	}
+	rc = REC_OK;
+	goto out;
+fail:
+	fprintf(stderr, "darc-record: %s\n", err.msg);
+	rc = REC_FAILED;
+out:
+	for (int k = 0; k < 2; k++)
+		if (st[k])
+			stream_stop(st[k], NULL);
+	sess_free(s);
+	if (touched)
+		probes_destroy(o);
+	bundle_free(b);
+	for (int k = 0; k < 2; k++) {
+		stream_free(st[k]);
+		free(cpus[k]);
+	}
+	if (dir)
+		rmdir(dir);
+	target_free(t);
+	caps_release(&caps);
+	for (int k = 0; k < r.nbuffers; k++)
+		free(r.buffers[k].cpus);
+	free(r.buffers);
+	free(dir);
+	free(extra);
+	if (sfd >= 0)
+		close(sfd);
+	rec_notes_free(&missing);
+	rec_notes_free(&works);
+	rec_notes_free(&notes);
+	return rc;
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc-record --reset: remove what a darc-record killed with SIGKILL (or a
+ * crash) left behind: its instances (darc-PID, darc-PID-all), its probes
+ * (groups darc_kprobes, darc_uprobes), and, from its undo log, the
+ * top-level settings it changed and its page files. What belongs to a
+ * darc-record that is still running is kept unless forced.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "rec.h"
+
+/* Is @pid a running darc-record? */
+static bool recorder_alive(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	if (pid <= 0 || pid == getpid())
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strncmp(comm, "darc-record", 11);
+}
+
+/* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
+static pid_t owner(const char *name)
+{
+	const char *p = name + strcspn(name, "0123456789");
+
+	return (pid_t)strtol(p, NULL, 10);
+}
+
+static int remove_instance(const char *name, bool force, struct rec_notes *notes)
+{
+	struct tracefs_instance *inst;
+	int rc = 0;
+
+	if (!force && recorder_alive(owner(name))) {
+		rec_note(notes,
+			 "kept instance '%s': darc-record %d is running (--force removes it)", name,
+			 (int)owner(name));
+		return 0;
+	}
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst) {
+		rec_note(notes, "cannot open instance '%s': %s", name, strerror(errno));
+		return 1;
+	}
+	tracefs_instance_file_write(inst, "tracing_on", "0");
+	tracefs_instance_file_write(inst, "events/enable", "0");
+	if (tracefs_file_exists(inst, "current_tracer"))
+		tracefs_instance_file_write(inst, "current_tracer", "nop");
+	if (tracefs_instance_destroy(inst)) {
+		rec_note(notes, "cannot remove instance '%s': %s", name, strerror(errno));
+		rc = 1;
+	} else {
+		rec_note(notes, "removed instance '%s'", name);
+	}
+	tracefs_instance_free(inst);
+	return rc;
+}
+
+/* Any darc-record running (other than this one)? */
+static pid_t any_recorder(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (d && !found && (e = readdir(d)))
+		if (recorder_alive(atoi(e->d_name)))
+			found = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int remove_probes(bool force, struct rec_notes *notes)
+{
+	struct tracefs_dynevent **all;
+	pid_t live = force ? 0 : any_recorder();
+	int left = 0;
+
+	all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE |
+					   TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE,
+				       NULL);
+	for (int i = 0; all && all[i]; i++) {
+		char *sys = NULL, *ev = NULL;
+
+		tracefs_dynevent_info(all[i], &sys, &ev, NULL, NULL, NULL);
+		if (sys && (!strcmp(sys, REC_KPROBE_GROUP) || !strcmp(sys, REC_UPROBE_GROUP))) {
+			if (live) {
+				rec_note(notes,
+					 "kept probe %s:%s: darc-record %d is running "
+					 "(--force removes it)",
+					 sys, ev, (int)live);
+			} else if (tracefs_dynevent_destroy(all[i], true)) {
+				rec_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
+					 strerror(errno));
+				left++;
+			} else {
+				rec_note(notes, "removed probe %s:%s", sys, ev);
+			}
+		}
+		free(sys);
+		free(ev);
+	}
+	tracefs_dynevent_list_free(all);
+	return left;
+}
+
+int rec_reset(bool force, struct rec_notes *notes)
+{
+	char **names = tracefs_instances("^" REC_INSTANCE_PREFIX "[0-9]+(-all)?$");
+	int left = 0;
+	glob_t g;
+
+	/* the top level and the page files first: the logs say what was changed */
+	if (!glob(REC_UNDO_DIR "/darc-record.*.undo", 0, NULL, &g)) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+			if (!force && recorder_alive(owner(base)))
+				rec_note(notes, "kept '%s': darc-record %d is running",
+					 g.gl_pathv[i], (int)owner(base));
+			else
+				left += sess_undo(g.gl_pathv[i], notes);
+		}
+		globfree(&g);
+	}
+	for (int i = 0; names && names[i]; i++)
+		left += remove_instance(names[i], force, notes);
+	tracefs_list_free(names);
+	left += remove_probes(force, notes);
+	if (!notes->n)
+		rec_note(notes, "nothing to reset: no darc-record instance, probe or undo log");
+	return left;
+}

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tracefs side of a recording: darc-record's own instances (darc-PID for
+ * the pid-filtered events, darc-PID-all for the unfiltered ones), or the
+ * top-level buffer where an instance cannot do what is asked (function_graph
+ * on kernels that only allow it at the top level, --no-instance, no
+ * instances at all).
+ *
+ * Every top-level file is read before its first write and written back, in
+ * reverse order, when the session is freed; instances are simply removed.
+ *
+ * For the case where darc-record is killed (kill -9) an undo log,
+ * /run/darc-record.PID.undo, holds the saved top-level values and the page
+ * file directory as NUL-separated (key, value) pairs; 'darc-record --reset'
+ * replays the logs of dead recorders (sess_undo()). A clean exit removes it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "rec.h"
+
+/* A top-level file as it was before darc-record wrote it. */
+struct saved {
+	char *file;
+	char *value;
+};
+
+struct sess {
+	struct sess_buffer buf[2];
+	int nbuf;
+	struct tracefs_instance *own[2]; /* instances created (and removed) */
+	int nown;
+	struct saved *saved;
+	int nsaved;
+	bool graph;   /* function_graph is set in buf[0] */
+	bool removed; /* sess_restore() ran */
+	int undo;     /* the undo log, -1 if it could not be made */
+	char *undo_path;
+};
+
+/* Append (@key, @value) to the undo log. */
+static void log_undo(struct sess *s, const char *key, const char *value)
+{
+	size_t k = strlen(key) + 1, v = strlen(value) + 1;
+	char *rec = malloc(k + v);
+
+	if (s->undo < 0 || !rec) {
+		free(rec);
+		return;
+	}
+	memcpy(rec, key, k);
+	memcpy(rec + k, value, v);
+	if (write(s->undo, rec, k + v) < 0) {
+		/* nothing to be done: the log only helps --reset */
+	}
+	free(rec);
+}
+
+void sess_note_dir(struct sess *s, const char *dir)
+{
+	log_undo(s, REC_UNDO_DIR_KEY, dir);
+}
+
+static const char *where(struct tracefs_instance *inst)
+{
+	return inst ? tracefs_instance_get_name(inst) : "top level";
+}
+
+/* Remember top-level file @file before it is first written. */
+static int save_top(struct sess *s, const char *file, struct fmt_err *err)
+{
+	char *v;
+	void *n;
+
+	for (int i = 0; i < s->nsaved; i++)
+		if (!strcmp(s->saved[i].file, file))
+			return 0;
+	v = tracefs_instance_file_read(NULL, file, NULL);
+	if (!v)
+		return fmt_errf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
+	n = realloc(s->saved, (s->nsaved + 1) * sizeof(*s->saved));
+	if (!n) {
+		free(v);
+		return fmt_errf(err, NULL, "out of memory");
+	}
+	s->saved = n;
+	s->saved[s->nsaved].file = strdup(file);
+	s->saved[s->nsaved].value = v;
+	if (!s->saved[s->nsaved].file) {
+		free(v);
+		return fmt_errf(err, NULL, "out of memory");
+	}
+	s->nsaved++;
+	log_undo(s, file, v);
+	return 0;
+}
+
+/*
+ * Write @val to @file of @inst (append instead of replace if @append),
+ * saving a top-level file first. The error names the file and, when the
+ * kernel logged one, its reason.
+ */
+static int put(struct sess *s, struct tracefs_instance *inst, const char *file, const char *val,
+	       bool append, struct fmt_err *err)
+{
+	int rc;
+
+	if (!inst && save_top(s, file, err))
+		return -1;
+	rc = append ? tracefs_instance_file_append(inst, file, val)
+		    : tracefs_instance_file_write(inst, file, val);
+	if (rc < 0) {
+		int e = errno;
+		char *why = tracefs_error_last(inst);
+		fmt_errf(err, NULL, "cannot write '%s' to tracefs %s '%s': %s%s%s", val,
+			 where(inst), file, strerror(e), why ? ": " : "", why ? why : "");
+		free(why);
+		return -1;
+	}
+	return 0;
+}
+
+static char *trim(char *v)
+{
+	size_t n = strlen(v);
+
+	while (n && strchr("\n *", v[n - 1]))
+		v[--n] = 0;
+	return v;
+}
+
+/* Write a saved top-level file back; best effort, nothing to report to. */
+static void restore_one(const char *f, char *v)
+{
+	if (!strcmp(f, "trace_clock")) {
+		char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
+		if (a && b) {
+			*b = 0;
+			tracefs_instance_file_write(NULL, f, a + 1);
+		}
+	} else if (!strcmp(f, "set_ftrace_pid") || !strcmp(f, "set_event_pid") ||
+		   !strcmp(f, "set_graph_function") || !strcmp(f, "set_graph_notrace")) {
+		tracefs_instance_file_clear(NULL, f);
+		if (strncmp(v, "no pid", 6) && strncmp(v, "####", 4))
+			for (char *l = strtok(v, "\n"); l; l = strtok(NULL, "\n"))
+				tracefs_instance_file_append(NULL, f, l);
+	} else if (strstr(f, "/filter")) {
+		tracefs_instance_file_write(NULL, f, strncmp(v, "none", 4) ? trim(v) : "0");
+	} else if (!strcmp(f, "buffer_size_kb")) {
+		char num[32];
+		snprintf(num, sizeof(num), "%ld", strtol(v, NULL, 10));
+		tracefs_instance_file_write(NULL, f, num);
+	} else {
+		tracefs_instance_file_write(NULL, f, trim(v));
+	}
+}
+
+static struct tracefs_instance *make_instance(struct sess *s, const char *suffix,
+					      struct fmt_err *err)
+{
+	char name[64];
+	struct tracefs_instance *inst;
+
+	snprintf(name, sizeof(name), REC_INSTANCE_PREFIX "%d%s", (int)getpid(), suffix);
+	if (tracefs_instance_exists(name)) {
+		fmt_errf(err, NULL,
+			 "tracefs instance '%s' exists already (left by a killed "
+			 "darc-record? 'darc-record --reset' removes it)",
+			 name);
+		return NULL;
+	}
+	inst = tracefs_instance_create(name);
+	if (!inst) {
+		fmt_errf(err, NULL, "cannot create tracefs instance '%s': %s", name,
+			 strerror(errno));
+		return NULL;
+	}
+	s->own[s->nown++] = inst;
+	/* a new instance traces at once: nothing until darc-record says so */
+	tracefs_instance_file_write(inst, "tracing_on", "0");
+	return inst;
+}
+
+static bool instance_has_tracer(struct tracefs_instance *inst, const char *tracer)
+{
+	char *t = tracefs_instance_file_read(inst, "available_tracers", NULL);
+	bool found = false;
+
+	for (char *w = t ? strtok(t, " \n") : NULL; w; w = strtok(NULL, " \n"))
+		if (!strcmp(w, tracer))
+			found = true;
+	free(t);
+	return found;
+}
+
+struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
+			 struct rec_notes *notes, struct fmt_err *err)
+{
+	struct sess *s = calloc(1, sizeof(*s));
+	bool graph =
+	    o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 || o->graph_irqs >= 0;
+	bool unfiltered = false;
+	struct tracefs_instance *main = NULL;
+
+	if (!s) {
+		fmt_errf(err, NULL, "out of memory");
+		return NULL;
+	}
+	s->undo = -1;
+	if (asprintf(&s->undo_path, REC_UNDO_DIR "/darc-record.%d.undo", (int)getpid()) < 0) {
+		s->undo_path = NULL;
+		fmt_errf(err, NULL, "out of memory");
+		goto fail;
+	}
+	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	for (int i = 0; i < o->nevents; i++)
+		unfiltered |= o->events[i].unfiltered;
+	if (!o->no_instance && c->instances) {
+		main = make_instance(s, "", err);
+		if (!main)
+			goto fail;
+		if (graph && !instance_has_tracer(main, "function_graph")) {
+			rec_note(notes, "function_graph cannot run in an instance on this kernel: "
+					"recording in the top-level buffer (restored on exit)");
+			tracefs_instance_destroy(main);
+			tracefs_instance_free(main);
+			s->nown = 0;
+			main = NULL;
+		}
+	} else if (!o->no_instance) {
+		rec_note(notes, "this kernel has no tracefs instances: recording in the top-level "
+				"buffer (restored on exit)");
+	}
+	s->graph = graph;
+	s->buf[0] = (struct sess_buffer){.name = "", .inst = main, .pid_filtered = true};
+	s->nbuf = 1;
+	if (unfiltered) {
+		if (c->instances) {
+			struct tracefs_instance *all = make_instance(s, "-all", err);
+			if (!all)
+				goto fail;
+			s->buf[1] =
+			    (struct sess_buffer){.name = REC_UNFILTERED_BUFFER, .inst = all};
+			s->nbuf = 2;
+		} else {
+			rec_note(notes, "no instances: irq and block events are pid-filtered too");
+		}
+	}
+	return s;
+fail:
+	sess_free(s);
+	return NULL;
+}
+
+/* Note event SYS:NAME as enabled in @b (for its format in the bundle). */
+static int note_event(struct sess_buffer *b, const char *sys, const char *name, struct fmt_err *err)
+{
+	void *a = realloc(b->event_sys, (b->nevents + 1) * sizeof(char *));
+	void *n = a ? realloc(b->event_name, (b->nevents + 1) * sizeof(char *)) : NULL;
+
+	if (a)
+		b->event_sys = a;
+	if (n)
+		b->event_name = n;
+	if (!a || !n)
+		return fmt_errf(err, NULL, "out of memory");
+	b->event_sys[b->nevents] = strdup(sys);
+	b->event_name[b->nevents] = strdup(name);
+	b->nevents++;
+	return 0;
+}
+
+static int enable_event(struct sess *s, struct sess_buffer *b, const char *sys, const char *name,
+			const char *filter, struct fmt_err *err)
+{
+	char file[512];
+
+	for (int i = 0; i < b->nevents; i++)
+		if (!strcmp(b->event_sys[i], sys) && !strcmp(b->event_name[i], name))
+			return 0;
+	if (filter) {
+		snprintf(file, sizeof(file), "events/%s/%s/filter", sys, name);
+		if (put(s, b->inst, file, filter, false, err))
+			return -1;
+	}
+	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, name);
+	if (put(s, b->inst, file, "1", false, err))
+		return -1;
+	return note_event(b, sys, name, err);
+}
+
+static int setup_events(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+{
+	for (int i = 0; i < o->nevents; i++) {
+		const struct rec_event *e = &o->events[i];
+		struct sess_buffer *b = e->unfiltered && s->nbuf > 1 ? &s->buf[1] : &s->buf[0];
+		char **names;
+		int rc = 0;
+
+		if (e->name) {
+			if (enable_event(s, b, e->sys, e->name, e->filter, err))
+				return -1;
+			continue;
+		}
+		/* a whole system: each event by itself, so each can be restored */
+		names = tracefs_system_events(NULL, e->sys);
+		for (int k = 0; names && names[k] && !rc; k++)
+			rc = enable_event(s, b, e->sys, names[k], e->filter, err);
+		tracefs_list_free(names);
+		if (rc)
+			return -1;
+	}
+	for (int i = 0; i < o->nprobes; i++)
+		if (enable_event(s, &s->buf[0], probe_group(o->probes[i].type), o->probes[i].event,
+				 NULL, err))
+			return -1;
+	return 0;
+}
+
+static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+{
+	struct tracefs_instance *in = s->buf[0].inst;
+	char num[32];
+
+	if (put(s, in, "set_graph_function", "", false, err) ||
+	    put(s, in, "set_graph_notrace", "", false, err))
+		return -1;
+	for (int i = 0; i < o->ngraph; i++)
+		if (put(s, in, "set_graph_function", o->graph_roots[i], true, err))
+			return -1;
+	for (int i = 0; i < o->nnotrace; i++)
+		if (put(s, in, "set_graph_notrace", o->notrace[i], true, err))
+			return -1;
+	snprintf(num, sizeof(num), "%d", o->max_depth);
+	if (put(s, in, "max_graph_depth", num, false, err))
+		return -1;
+	if (o->sleep_time >= 0 &&
+	    put(s, in, "options/sleep-time", o->sleep_time ? "1" : "0", false, err))
+		return -1;
+	if (o->graph_irqs >= 0 &&
+	    put(s, in, "options/funcgraph-irqs", o->graph_irqs ? "1" : "0", false, err))
+		return -1;
+	if (tracefs_file_exists(in, "options/function-fork") &&
+	    put(s, in, "options/function-fork", "1", false, err))
+		return -1;
+	return put(s, in, "current_tracer", "function_graph", false, err);
+}
+
+int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+{
+	char num[32];
+
+	for (int i = 0; i < s->nbuf; i++) {
+		struct tracefs_instance *in = s->buf[i].inst;
+
+		if (put(s, in, "tracing_on", "0", false, err) ||
+		    put(s, in, "trace_clock", o->clock, false, err))
+			return -1;
+		/* the top level's size is the user's unless asked otherwise */
+		if (in || o->buffer_kb) {
+			snprintf(num, sizeof(num), "%d",
+				 o->buffer_kb ? o->buffer_kb : REC_DEFAULT_BUFFER_KB);
+			if (put(s, in, "buffer_size_kb", num, false, err))
+				return -1;
+		}
+		snprintf(num, sizeof(num), "%d", REC_BUFFER_PERCENT);
+		if (tracefs_file_exists(in, "buffer_percent") &&
+		    put(s, in, "buffer_percent", num, false, err))
+			return -1;
+		if (s->buf[i].pid_filtered && tracefs_file_exists(in, "options/event-fork") &&
+		    put(s, in, "options/event-fork", "1", false, err))
+			return -1;
+		if (in && tracefs_file_exists(in, "options/record-tgid"))
+			tracefs_instance_file_write(in, "options/record-tgid", "1");
+		/* the top level may hold the user's old events: they are not ours */
+		if (!in && tracefs_instance_file_clear(NULL, "trace") < 0)
+			return fmt_errf(err, NULL, "cannot clear the top-level buffer: %s",
+					strerror(errno));
+	}
+	if (setup_events(s, o, err))
+		return -1;
+	if (s->graph && setup_graph(s, o, err))
+		return -1;
+	return 0;
+}
+
+int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err)
+{
+	size_t cap = 16 * (n + 1), len = 0;
+	char *list = malloc(cap);
+	int rc = 0;
+
+	if (!list)
+		return fmt_errf(err, NULL, "out of memory");
+	list[0] = 0;
+	for (int i = 0; i < n; i++)
+		len += snprintf(list + len, cap - len, "%s%d", i ? " " : "", (int)pids[i]);
+	rc = put(s, s->buf[0].inst, "set_event_pid", list, false, err);
+	if (!rc && s->graph && tracefs_file_exists(s->buf[0].inst, "set_ftrace_pid"))
+		rc = put(s, s->buf[0].inst, "set_ftrace_pid", list, false, err);
+	free(list);
+	return rc;
+}
+
+int sess_tracing(struct sess *s, int on, struct fmt_err *err)
+{
+	for (int i = 0; i < s->nbuf; i++)
+		if (put(s, s->buf[i].inst, "tracing_on", on ? "1" : "0", false, err))
+			return -1;
+	return 0;
+}
+
+void sess_quiesce(struct sess *s)
+{
+	for (int i = 0; i < s->nbuf; i++) {
+		struct tracefs_instance *in = s->buf[i].inst;
+
+		tracefs_instance_file_write(in, "tracing_on", "0");
+		if (in) {
+			tracefs_instance_file_write(in, "events/enable", "0");
+			if (s->graph && i == 0)
+				tracefs_instance_file_write(in, "current_tracer", "nop");
+		}
+	}
+}
+
+int sess_buffers(struct sess *s, struct sess_buffer **b)
+{
+	*b = s->buf;
+	return s->nbuf;
+}
+
+void sess_restore(struct sess *s)
+{
+	if (!s)
+		return;
+	/* the top level, newest first: tracing_on (saved first) comes back last */
+	for (int i = s->nsaved - 1; i >= 0; i--) {
+		restore_one(s->saved[i].file, s->saved[i].value);
+		free(s->saved[i].file);
+		free(s->saved[i].value);
+	}
+	free(s->saved);
+	s->saved = NULL;
+	s->nsaved = 0;
+	for (int i = 0; i < s->nown; i++) {
+		if (s->removed)
+			break;
+		tracefs_instance_file_write(s->own[i], "tracing_on", "0");
+		tracefs_instance_file_write(s->own[i], "events/enable", "0");
+		tracefs_instance_destroy(s->own[i]);
+	}
+	s->removed = true;
+}
+
+/* Remove the page files of a killed recording, and their directory. */
+static int remove_page_dir(const char *dir, struct rec_notes *notes)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "buffer", 6))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	if (rmdir(dir) && errno != ENOENT) {
+		rec_note(notes, "cannot remove '%s': %s", dir, strerror(errno));
+		return 1;
+	}
+	rec_note(notes, "removed the page files in '%s'", dir);
+	return 0;
+}
+
+int sess_undo(const char *path, struct rec_notes *notes)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL, **kv = NULL;
+	size_t len = 0, cap = 0, n = 0, got;
+	int left = 0;
+
+	if (!f) {
+		rec_note(notes, "cannot read '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *p = realloc(buf, 2 * cap + 4096);
+			if (!p)
+				break;
+			buf = p;
+			cap = 2 * cap + 4096;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		if (!got)
+			break;
+		len += got;
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = 0; /* the loop left room */
+	/* (key, value) pairs, NUL-terminated each */
+	for (size_t i = 0; buf && i < len; i += strlen(buf + i) + 1) {
+		void *p = realloc(kv, (n + 1) * sizeof(*kv));
+		if (!p)
+			break;
+		kv = p;
+		kv[n++] = buf + i;
+	}
+	for (size_t i = n & ~(size_t)1; i >= 2; i -= 2) {
+		const char *key = kv[i - 2];
+		char *val = kv[i - 1];
+
+		if (!strcmp(key, REC_UNDO_DIR_KEY)) {
+			left += remove_page_dir(val, notes);
+		} else {
+			restore_one(key, val);
+			rec_note(notes, "restored the top-level '%s'", key);
+		}
+	}
+	free(kv);
+	free(buf);
+	if (unlink(path))
+		left++;
+	return left;
+}
+
+void sess_free(struct sess *s)
+{
+	if (!s)
+		return;
+	sess_restore(s);
+	if (s->undo >= 0) {
+		close(s->undo);
+		unlink(s->undo_path);
+	}
+	free(s->undo_path);
+	for (int i = 0; i < s->nown; i++)
+		tracefs_instance_free(s->own[i]);
+	for (int i = 0; i < s->nbuf; i++) {
+		for (int k = 0; k < s->buf[i].nevents; k++) {
+			free(s->buf[i].event_sys[k]);
+			free(s->buf[i].event_name[k]);
+		}
+		free(s->buf[i].event_sys);
+		free(s->buf[i].event_name);
+	}
+	free(s);
+}
