@@ -35,6 +35,11 @@ struct decoder {
 	int64_t naddr, addr_slots;
 	int64_t *sys_ids; /* raw syscall number -> func id (0 = not yet) */
 	int ksyms;	  /* kallsyms loaded */
+	struct fg_off {
+		int known, other_clock;
+		int64_t off; /* event clock - function_graph's clock */
+	} *off;		  /* per CPU */
+	int noff;
 	struct fmt_err err;
 	int nsys;
 	char buf[128];
@@ -72,6 +77,7 @@ void decoder_free(struct decoder *d)
 	free(d->addr_ids);
 	free(d->addr_irq);
 	free(d->sys_ids);
+	free(d->off);
 	free(d);
 }
 
@@ -339,6 +345,48 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 	return d->sys_ids[nr];
 }
 
+/*
+ * function_graph takes calltime and rettime with the kernel's local clock
+ * (trace_clock_local on 6.1), whatever clock the buffer's timestamps use. In
+ * a recording with another clock (mono, global, boot, ...) the two differ by
+ * an offset: estimate it per CPU as the smallest gap between an exit event's
+ * timestamp and its rettime (the exit is written just after the return), and
+ * move calltime and rettime onto the events' clock. The duration,
+ * rettime - calltime, is left exactly as recorded.
+ */
+static int fg_clock(struct decoder *d, struct aev *out)
+{
+	int64_t gap = out->t - out->fg.rettime;
+	struct fg_off *o;
+
+	if (out->cpu < 0 || out->cpu > 65535)
+		return 0;
+	if (out->cpu >= d->noff) {
+		int n = out->cpu + 8;
+		struct fg_off *p = realloc(d->off, n * sizeof(*p));
+		if (!p)
+			return -1;
+		memset(p + d->noff, 0, (n - d->noff) * sizeof(*p));
+		d->off = p;
+		d->noff = n;
+	}
+	o = &d->off[out->cpu];
+	if (!o->known) {
+		o->known = 1;
+		/* the same clock: the exit follows its return within a millisecond */
+		o->other_clock = gap < 0 || gap > 1000000;
+		o->off = gap;
+	}
+	if (!o->other_clock)
+		return 0;
+	if (gap < o->off)
+		o->off = gap;
+	out->fg.rettime += o->off;
+	if (out->fg.calltime != DARC_NULL)
+		out->fg.calltime += o->off;
+	return 0;
+}
+
 const char *decoder_error(const struct decoder *d)
 {
 	return d->err.msg[0] ? d->err.msg : "out of memory";
@@ -376,6 +424,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			return -1;
 		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
 		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+		if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
+			return -1;
 		break;
 	case AEV_PROBE_ENTRY:
 	case AEV_PROBE_RETURN: {

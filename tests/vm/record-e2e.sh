@@ -1,0 +1,104 @@
+#!/bin/bash
+# record-e2e.sh: darc-record end to end on a real kernel (the VM lab).
+#
+#   tests/vm/record-e2e.sh DARC DARC_RECORD [--keep DIR]
+#
+# In the guest, darc-record records the O_DIRECT workload with function_graph
+# rooted at vfs_read, kprobes on submit_bio and bio_endio with the bio
+# pointer, and block/sched/irq events; trace-cmd records the same workload.
+# On the host: trace-cmd report reads the bundle; darc reads it event for
+# event as trace-cmd does (cmp-report.sh); every number of its analysis adds
+# up (check-analyze.sh); darc analyze finds the same functions on the same
+# paths from both recordings, and vfs_read with its kprobe'd block I/O in
+# each; tracefs in the guest is as it was before darc-record ran.
+# Exit status: 0 pass, 1 fail, 77 skip (no qemu, kernel, trace-cmd, sqlite3).
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+say() { echo "record-e2e: $*"; }
+skip() { say "skip: $*"; exit 77; }
+fail() { say "FAIL: $*"; exit 1; }
+
+DARC=${1:-}
+REC=${2:-}
+KEEP=
+[ "${3:-}" = --keep ] && KEEP=${4:-}
+if [ ! -x "$DARC" ] || [ ! -x "$REC" ]; then
+	skip "usage: record-e2e.sh DARC DARC_RECORD"
+fi
+DARC=$(realpath "$DARC")
+REC=$(realpath "$REC")
+TRACE_CMD=$(command -v trace-cmd) || skip "trace-cmd not installed"
+command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
+if [ -n "$KEEP" ]; then
+	mkdir -p "$KEEP" || fail "cannot create $KEEP"
+	WORK=$(cd "$KEEP" && pwd)
+	rm -rf "$WORK/vm"
+else
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/darc-rec-e2e.XXXXXX") || fail mktemp
+	trap 'rm -rf "$WORK"' EXIT
+fi
+
+start=$SECONDS
+rc=0
+"$HERE/vm.sh" --out "$WORK/vm" --add "$REC" --add "$TRACE_CMD" --timeout 200 \
+	--script "$HERE/guest-darc-record.sh" || rc=$?
+case $rc in
+0) ;;
+77) skip "the VM lab cannot run here" ;;
+*) fail "the VM run failed (status $rc; console: $WORK/vm/vm-console.log)" ;;
+esac
+say "VM run took $((SECONDS - start))s"
+V=$WORK/vm
+failed=0
+check() { # NAME CMD...
+	local name=$1
+	shift
+	if "$@" >"$WORK/out.txt" 2>&1; then
+		say "ok: $name"
+	else
+		say "FAIL: $name"
+		head -20 "$WORK/out.txt"
+		failed=$((failed + 1))
+	fi
+}
+
+check "trace-cmd report reads the bundle" "$TRACE_CMD" report "$V/darc.dat"
+check "darc dump agrees with trace-cmd report -R on the bundle" \
+	bash "$TOP/tests/golden/cmp-report.sh" "$DARC" "$V/darc.dat"
+check "the analysis of the bundle adds up" \
+	bash "$TOP/tests/golden/check-analyze.sh" "$DARC" "$V/darc.dat"
+check "the analysis of trace-cmd's recording adds up" \
+	bash "$TOP/tests/golden/check-analyze.sh" "$DARC" "$V/tc.dat"
+check "darc info shows the manifest" sh -c "'$DARC' info '$V/darc.dat' | grep -q '^manifest:'"
+check "tracefs is as it was before darc-record" diff "$V/state-before.txt" "$V/state-after.txt"
+
+# the same calls: the set of (path) of function_graph calls under vfs_read,
+# and the kprobe events, from both recordings
+paths() { # FILE -> sorted distinct fnode paths of kernel functions, and probe counts
+	"$DARC" analyze -q -o "$WORK/$2.db" "$1" >/dev/null || return 1
+	sqlite3 "$WORK/$2.db" "SELECT DISTINCT path FROM fnode_path p JOIN fnode n ON n.id = p.id
+		JOIN func f ON f.id = n.func_id WHERE f.kind = 0 AND p.path LIKE 'vfs_read%'
+		AND n.calls > 0" | sort
+}
+paths "$V/darc.dat" darc >"$WORK/darc.paths" || fail "darc analyze failed on the bundle"
+paths "$V/tc.dat" tc >"$WORK/tc.paths" || fail "darc analyze failed on trace-cmd's recording"
+n_darc=$(wc -l <"$WORK/darc.paths")
+n_tc=$(wc -l <"$WORK/tc.paths")
+common=$(comm -12 "$WORK/darc.paths" "$WORK/tc.paths" | wc -l)
+reads_darc=$(sqlite3 "$WORK/darc.db" "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
+	WHERE f.name = 'vfs_read' AND c.depth = 0 AND c.incl_ns IS NOT NULL")
+reads_tc=$(sqlite3 "$WORK/tc.db" "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
+	WHERE f.name = 'vfs_read' AND c.depth = 0 AND c.incl_ns IS NOT NULL")
+say "call paths under vfs_read: $n_darc from darc-record, $n_tc from trace-cmd, $common common;" \
+	"complete vfs_read calls: $reads_darc and $reads_tc"
+# the workload is the same, the runs are not: the main paths must agree
+check "both recordings hold the workload's vfs_read calls" \
+	test "$reads_darc" -ge 24 -a "$reads_tc" -ge 24
+check "the call paths agree (at least 80% in common)" \
+	awk -v c="$common" -v a="$n_darc" -v b="$n_tc" 'BEGIN { exit !(a > 5 && c >= 0.8 * (a < b ? a : b)) }'
+bios=$("$DARC" dump "$V/darc.dat" | grep -c ': submit_bio:.*bio=0x')
+check "the bundle holds submit_bio kprobes with the bio pointer ($bios)" test "$bios" -gt 0
+total=$((failed))
+[ "$total" -eq 0 ] || fail "$failed checks failed (use --keep DIR to keep the files)"
+say "PASS in $((SECONDS - start))s"
