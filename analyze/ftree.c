@@ -352,6 +352,7 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	struct ftree_node *nd = &ft->nodes[c->fnode_id - 1];
 	struct fnode_rec *r = &nd->rec;
 	struct hist *fh;
+	int fi, fe;
 
 	if (c->incl_ns == DARC_NULL || (c->flags & (CALL_NO_ENTRY | CALL_NO_EXIT))) {
 		r->incomplete++;
@@ -368,8 +369,12 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	if (c->incl_ns > r->max_ns)
 		r->max_ns = c->incl_ns;
 	fh = func_hist(ft, c->func_id);
-	if (!fh || hist_add(&nd->incl, c->incl_ns) || hist_add(&nd->excl, c->excl_ns) ||
-	    hist_add(&fh[METRIC_INCL], c->incl_ns) || hist_add(&fh[METRIC_EXCL], c->excl_ns))
+	fi = hist_fine(c->incl_ns);
+	fe = hist_fine(c->excl_ns);
+	if (!fh || hist_add_fine(&nd->incl, fi, c->incl_ns) ||
+	    hist_add_fine(&nd->excl, fe, c->excl_ns) ||
+	    hist_add_fine(&fh[METRIC_INCL], fi, c->incl_ns) ||
+	    hist_add_fine(&fh[METRIC_EXCL], fe, c->excl_ns))
 		return fail(ft, "out of memory");
 	ft->stats.complete++;
 	return 0;

@@ -31,6 +31,12 @@ int hist_bucket(uint64_t ns, int resolution);
 /* Add one value. Returns 0, or -1 when out of memory. */
 int hist_add(struct hist *h, uint64_t ns);
 
+/* The fine bucket of @ns, to add one value to several histograms with hist_add_fine(). */
+int hist_fine(uint64_t ns);
+
+/* hist_add() with the value's fine bucket @fine = hist_fine(@ns) already known. */
+int hist_add_fine(struct hist *h, int fine, uint64_t ns);
+
 /*
  * Visit the non-empty OSprof buckets at @resolution in increasing order.
  * @fn returns nonzero to stop; hist_each returns that value or 0.
