@@ -417,6 +417,13 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 	} else {
 		int64_t *part[] = {&c.blocked_ns, &c.preempt_ns, &c.softirq_ns, &c.irq_ns,
 				   &c.children_ns};
+		/* time that ran backwards (a damaged or stitched recording) can leave a
+		   part below zero: no part is negative, ever */
+		for (int i = 0; i < 5; i++)
+			if (*part[i] < 0) {
+				*part[i] = 0;
+				c.flags |= CALL_CLAMPED;
+			}
 		c.incl_ns = c.t_exit - c.t_entry;
 		c.excl_ns = c.incl_ns - c.children_ns - c.irq_ns - c.softirq_ns - c.preempt_ns -
 			    c.blocked_ns;
