@@ -438,6 +438,14 @@ int main(int argc, char **argv)
 	int mode = 0, rc;
 	sigset_t mask;
 
+	/*
+	 * Inherited SIG_IGN would reap the command unseen (SIGCHLD) or make the
+	 * recording impossible to stop (a shell starts background jobs with SIGINT
+	 * ignored); SIGHUP is left as it is, for nohup.
+	 */
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	/* held until the recording loop reads them: a signal never interrupts the setup */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -276,11 +276,12 @@ int rec_run(struct rec_opts *o)
 
 	/* stop: tracing off, then the readers drain what is left */
 	sess_tracing(s, 0, NULL);
-	if (sig && o->command)
-		target_kill(t, sig == SIGHUP ? SIGTERM : sig);
-	else if (!sig && strcmp(r.stop_reason, "target exited"))
+	/* a command ends with its recording (SIGTERM: it may ignore SIGINT) */
+	if (strcmp(r.stop_reason, "target exited"))
 		target_kill(t, SIGTERM);
-	target_done(t);
+	/* a command told to stop gets a second to do so, for its exit status */
+	for (int i = 0; i < 100 && !target_done(t); i++)
+		usleep(10000);
 	r.target_status = target_status(t);
 	for (int k = 0; k < nbuf; k++)
 		if (stream_stop(st[k], &err))

@@ -93,6 +93,7 @@ static pid_t any_recorder(void)
 static int remove_probes(bool force, struct rec_notes *notes)
 {
 	struct tracefs_dynevent **all;
+	struct rec_notes seen = {0}; /* "sys:event" handled (the lists may name one twice) */
 	pid_t live = force ? 0 : any_recorder();
 	int left = 0;
 
@@ -101,32 +102,41 @@ static int remove_probes(bool force, struct rec_notes *notes)
 				       NULL);
 	for (int i = 0; all && all[i]; i++) {
 		char *sys = NULL, *ev = NULL;
+		bool dup = false;
 
 		tracefs_dynevent_info(all[i], &sys, &ev, NULL, NULL, NULL);
-		if (sys && (!strcmp(sys, REC_KPROBE_GROUP) || !strcmp(sys, REC_UPROBE_GROUP))) {
-			if (live) {
-				rec_note(notes,
-					 "kept probe %s:%s: darc-record %d is running "
-					 "(--force removes it)",
-					 sys, ev, (int)live);
-			} else if (tracefs_dynevent_destroy(all[i], true)) {
-				rec_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
-					 strerror(errno));
-				left++;
-			} else {
-				rec_note(notes, "removed probe %s:%s", sys, ev);
-			}
-		}
+		if (!sys || !ev || (strcmp(sys, REC_KPROBE_GROUP) && strcmp(sys, REC_UPROBE_GROUP)))
+			goto next;
+		for (int k = 0; k < seen.n && !dup; k++)
+			dup = !strncmp(seen.v[k], sys, strlen(sys)) &&
+			      seen.v[k][strlen(sys)] == ':' &&
+			      !strcmp(seen.v[k] + strlen(sys) + 1, ev);
+		if (dup)
+			goto next;
+		rec_note(&seen, "%s:%s", sys, ev);
+		if (live)
+			rec_note(notes,
+				 "kept probe %s:%s: darc-record %d is running (--force removes it)",
+				 sys, ev, (int)live);
+		else if (tracefs_dynevent_destroy(all[i], true) && errno != ENOENT)
+			left += (rec_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
+					  strerror(errno)),
+				 1);
+		else
+			rec_note(notes, "removed probe %s:%s", sys, ev);
+	next:
 		free(sys);
 		free(ev);
 	}
 	tracefs_dynevent_list_free(all);
+	rec_notes_free(&seen);
 	return left;
 }
 
 int rec_reset(bool force, struct rec_notes *notes)
 {
-	char **names = tracefs_instances("^" REC_INSTANCE_PREFIX "[0-9]+(-all)?$");
+	/* a basic regular expression: libtracefs compiles it without REG_EXTENDED */
+	char **names = tracefs_instances("^" REC_INSTANCE_PREFIX "[0-9][0-9]*\\(-all\\)\\{0,1\\}$");
 	int left = 0;
 	glob_t g;
 

@@ -83,6 +83,9 @@ static int save_top(struct sess *s, const char *file, struct fmt_err *err)
 		if (!strcmp(s->saved[i].file, file))
 			return 0;
 	v = tracefs_instance_file_read(NULL, file, NULL);
+	/* libtracefs gives NULL for an empty file too */
+	if (!v && tracefs_file_exists(NULL, file))
+		v = strdup("");
 	if (!v)
 		return fmt_errf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
 	n = realloc(s->saved, (s->nsaved + 1) * sizeof(*s->saved));

@@ -165,8 +165,11 @@ bool target_done(struct target *t)
 	int st;
 
 	if (t->child) {
-		if (t->status < 0 && waitpid(t->child, &st, WNOHANG) == t->child)
+		pid_t w = t->status < 0 ? waitpid(t->child, &st, WNOHANG) : 0;
+		if (w == t->child)
 			t->status = st;
+		else if (w < 0 && errno == ECHILD) /* reaped by someone else: gone anyway */
+			t->status = 0;
 		return t->status >= 0;
 	}
 	for (int i = 0; i < t->npids; i++)
