@@ -41,7 +41,9 @@ fi
 
 start=$SECONDS
 rc=0
-"$HERE/vm.sh" --out "$WORK/vm" --add "$REC" --add "$TRACE_CMD" --timeout 200 \
+# at a fixed guest path: the guest mounts a tmpfs on /tmp, which would hide
+# a build tree under /tmp at its own path
+"$HERE/vm.sh" --out "$WORK/vm" --add "$REC=/usr/local/bin/darc-record" --add "$TRACE_CMD" --timeout 200 \
 	--script "$HERE/guest-darc-record.sh" || rc=$?
 case $rc in
 0) ;;
