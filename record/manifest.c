@@ -231,6 +231,8 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 				      r->stop_reason));
 	json_object_set_new(m, "buffers", buffers(r, &lost));
 	json_object_set_new(m, "lost_events", json_integer(lost));
+	json_object_set_new(m, "recorder_cpu_s",
+			    json_pack("{sfsf}", "user", r->cpu_user, "system", r->cpu_sys));
 	json_object_set_new(m, "dropped_options", strings(o->dropped.v, o->dropped.n));
 	s = json_dumps(m, JSON_COMPACT);
 	json_decref(m);

@@ -322,6 +322,7 @@ struct rec_result {
 	struct rec_buffer_result *buffers;
 	const char *clock;
 	int page_size;
+	double cpu_user, cpu_sys; /* darc-record's own CPU time (s) until the stop */
 };
 
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -68,6 +69,16 @@ static void status_line(struct stream **st, struct sess_buffer *bufs, int nbuf,
 		bytes += stream_bytes(st[k]);
 	fprintf(stderr, "\rdarc-record: %.0f s, %.1f MB, %.1f MB/s, %llu lost   ", t, bytes / 1e6,
 		t > 0 ? bytes / 1e6 / t : 0.0, (unsigned long long)lost_now(bufs, nbuf, r));
+}
+
+/* darc-record's CPU time so far, all threads (not the command: it is a child). */
+static void cpu_time(double *user, double *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	*sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 /* The CPUs of the machine (per_cpu/cpuN of the instance exist for each possible one). */
@@ -271,6 +282,7 @@ int rec_run(struct rec_opts *o)
 	r.stop_reason = wait_end(o, sfd, t, st, bufs, nbuf, &r, &sig);
 	clock_gettime(CLOCK_REALTIME, &r.stop_real);
 	clock_gettime(CLOCK_MONOTONIC, &r.stop_mono);
+	cpu_time(&r.cpu_user, &r.cpu_sys);
 	if (isatty(2) && !o->quiet)
 		fputc('\n', stderr);
 
@@ -312,8 +324,14 @@ int rec_run(struct rec_opts *o)
 					    (unsigned long long)(c->overrun + c->dropped +
 								 c->commit_overrun));
 			}
+		double u, sy;
+		cpu_time(&u, &sy);
 		fprintf(stderr, "darc-record: wrote '%s': %.1f MB of trace data, %llu lost (%s)\n",
 			o->output, bytes / 1e6, (unsigned long long)lost, r.stop_reason);
+		fprintf(stderr,
+			"darc-record: its own CPU time: %.2f s user + %.2f s system while "
+			"recording, %.2f s in all\n",
+			r.cpu_user, r.cpu_sys, u + sy);
 	}
 	rc = REC_OK;
 	goto out;
