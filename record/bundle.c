@@ -117,6 +117,7 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
 	if (!strncmp(text, "overrun:", 8))
 		c->overrun = stat_field(text, "overrun:");
 	c->dropped = stat_field(text, "dropped events:");
+	c->pending = stat_field(text, "\nbytes:");
 	if (asprintf(&out, "CPU: %d\n%s", cpu, text) < 0)
 		out = NULL;
 	free(text);
@@ -221,6 +222,8 @@ struct bundle *bundle_begin(const char *path, struct sess_buffer *bufs, int nbuf
 	kallsyms = slurp("/proc/kallsyms", &klen);
 	if (kallsyms && fmt_writer_set_kallsyms(b->w, kallsyms, klen, err))
 		goto fail;
+	free(r->tgids);
+	r->tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	if (add_text(b, "printk_formats", NULL, fmt_writer_set_printk, err) ||
 	    add_text(b, "saved_cmdlines", extra_cmdlines, fmt_writer_set_cmdlines, err) ||
 	    add_options(b, bufs, nbuf, r, err))

@@ -171,6 +171,25 @@ static void maps(const struct target *t, json_t *m)
 	json_object_set_new(m, "build_ids", ids);
 }
 
+/* The threads' thread group ids (saved_tgids lines where TID != TGID). */
+static json_t *tgids(const char *text)
+{
+	json_t *o = json_object();
+
+	for (const char *l = text; l && *l;) {
+		int tid, tgid;
+		char key[16];
+
+		if (sscanf(l, "%d %d", &tid, &tgid) == 2 && tid != tgid && tgid > 0) {
+			snprintf(key, sizeof(key), "%d", tid);
+			json_object_set_new(o, key, json_integer(tgid));
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return o;
+}
+
 static json_t *host(void)
 {
 	struct utsname u;
@@ -221,6 +240,7 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 		json_object_set_new(tgt, "killed_by_signal",
 				    json_integer(WTERMSIG(r->target_status)));
 	maps(t, tgt);
+	json_object_set_new(tgt, "tgids", tgids(r->tgids));
 	json_object_set_new(m, "target", tgt);
 	json_object_set_new(m, "start",
 			    json_pack("{soso}", "realtime", when(&r->start_real, true), "monotonic",

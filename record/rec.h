@@ -302,6 +302,7 @@ struct rec_cpu_result {
 	int cpu;
 	uint64_t bytes, pages;
 	uint64_t overrun, dropped, commit_overrun; /* from per_cpu/cpuN/stats */
+	uint64_t pending;			   /* bytes still in the ring buffer */
 };
 
 struct rec_buffer_result {
@@ -323,6 +324,7 @@ struct rec_result {
 	const char *clock;
 	int page_size;
 	double cpu_user, cpu_sys; /* darc-record's own CPU time (s) until the stop */
+	char *tgids;		  /* saved_tgids ("TID TGID" lines), or NULL */
 };
 
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */

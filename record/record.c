@@ -46,29 +46,34 @@ static double since(const struct timespec *a)
 	return (now.tv_sec - a->tv_sec) + (now.tv_nsec - a->tv_nsec) / 1e9;
 }
 
-/* Lost events so far in every buffer (overruns + dropped, from the stats). */
-static uint64_t lost_now(struct sess_buffer *bufs, int nbuf, const struct rec_result *r)
+/* Lost events so far in every buffer (overruns + dropped), and bytes not read yet. */
+static uint64_t lost_now(struct sess_buffer *bufs, int nbuf, const struct rec_result *r,
+			 uint64_t *pending)
 {
 	uint64_t n = 0;
 
+	*pending = 0;
 	for (int k = 0; k < nbuf; k++)
 		for (int i = 0; i < r->buffers[k].ncpus; i++) {
 			struct rec_cpu_result c = {0};
 			free(bundle_cpu_stats(bufs[k].inst, r->buffers[k].cpus[i].cpu, &c));
 			n += c.overrun + c.dropped + c.commit_overrun;
+			*pending += c.pending;
 		}
 	return n;
 }
 
+/* "darc-record: 12 s, 3.4 MB, 0.3 MB/s, 0 lost": the data moved or waiting in the buffers. */
 static void status_line(struct stream **st, struct sess_buffer *bufs, int nbuf,
 			const struct rec_result *r, double t)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, pending, lost = lost_now(bufs, nbuf, r, &pending);
 
 	for (int k = 0; k < nbuf; k++)
 		bytes += stream_bytes(st[k]);
+	bytes += pending;
 	fprintf(stderr, "\rdarc-record: %.0f s, %.1f MB, %.1f MB/s, %llu lost   ", t, bytes / 1e6,
-		t > 0 ? bytes / 1e6 / t : 0.0, (unsigned long long)lost_now(bufs, nbuf, r));
+		t > 0 ? bytes / 1e6 / t : 0.0, (unsigned long long)lost);
 }
 
 /* darc-record's CPU time so far, all threads (not the command: it is a child). */
@@ -357,6 +362,7 @@ out:
 	for (int k = 0; k < r.nbuffers; k++)
 		free(r.buffers[k].cpus);
 	free(r.buffers);
+	free(r.tgids);
 	free(dir);
 	free(extra);
 	if (sfd >= 0)
