@@ -445,6 +445,10 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
 		if (out->sys.func_id < 0)
 			return -1;
+		/* since 6.11 a uretprobe returns through the uretprobe syscall, which
+		   has no exit: it is the probe's mechanism, not a call */
+		if (!strcmp(funcs_get(d->fs, out->sys.func_id)->name, "uretprobe"))
+			return 0;
 		break;
 	case AEV_SWITCH:
 		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);
@@ -477,5 +481,9 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		break;
 	}
 	out->kind = t->kind;
+	/* user code runs in task context; 6.18 stamps uprobe events with
+	   common_flags 0xff, which would read as NMI */
+	if (t->user)
+		out->flags = 0;
 	return 0;
 }
