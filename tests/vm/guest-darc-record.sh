@@ -2,7 +2,7 @@
 # guest-darc-record.sh: runs INSIDE the VM (busybox sh), started by
 # tests/vm/record-e2e.sh with darc-record and trace-cmd added. Records the
 # O_DIRECT workload twice, once with darc-record and once with trace-cmd
-# (function_graph rooted at vfs_read, kprobes on submit_bio/bio_endio with
+# (function_graph rooted at __x64_sys_pread64, the pread syscall's entry, kprobes on submit_bio/bio_endio with
 # the bio pointer, block, sched and irq events), and saves the tracefs state
 # before and after darc-record runs. Writes to $OUT:
 #   darc.dat, darc.log     darc-record's bundle and output
@@ -37,7 +37,7 @@ darc-record --check >"$OUT/check.txt" 2>&1 || true
 state >"$OUT/state-before.txt"
 say "darc-record"
 # shellcheck disable=SC2016 # $retval is for the kernel
-if ! darc-record -o "$OUT/darc.dat" -q -b 8192 -g vfs_read --max-depth 8 \
+if ! darc-record -o "$OUT/darc.dat" -q -b 8192 -g __x64_sys_pread64 --max-depth 8 \
 	--kprobe 'submit_bio bio=%di' --kprobe 'bio_endio bio=%di' \
 	-e block -e irq -e irq_vectors \
 	-- vm-workload odirect "$S/cold" "$S/warm" 24 >"$OUT/darc.log" 2>&1; then
@@ -51,7 +51,7 @@ cat "$OUT/darc.log"
 say "trace-cmd"
 echo 'p:submit_bio submit_bio bio=%di' >$T/kprobe_events
 echo 'p:bio_endio bio_endio bio=%di' >>$T/kprobe_events
-if ! trace-cmd record -o "$OUT/tc.dat" -b 8192 -p function_graph -g vfs_read \
+if ! trace-cmd record -o "$OUT/tc.dat" -b 8192 -p function_graph -g __x64_sys_pread64 \
 	--max-graph-depth 8 -e kprobes -e block -e sched:sched_switch -e sched:sched_wakeup \
 	-e sched:sched_waking -e irq -e irq_vectors \
 	vm-workload odirect "$S/cold" "$S/warm" 24 >"$OUT/tc.log" 2>&1; then
