@@ -74,7 +74,6 @@ enum tstate { TS_RUNNING, TS_OFF };
 
 struct task {
 	int32_t tid;
-	int used;
 	struct stack st;
 	int state;	    /* enum tstate */
 	int off_kind;	    /* SCHED_PREEMPTED or SCHED_BLOCKED while off */
@@ -86,7 +85,6 @@ struct task {
 };
 
 struct cpu {
-	int used;
 	struct stack irq; /* calls made in irq context */
 	int hard, soft, nmi; /* nesting from tracepoints */
 	int flag_level;	  /* the level the last event's flags showed */
@@ -168,7 +166,6 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->used = 1;
 	t->tid = tid;
 	t->last_cpu = -1;
 	t->closed_sys_nr = -1;

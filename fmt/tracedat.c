@@ -94,7 +94,6 @@ static int map_file(struct fmt_reader *r, struct fmt_err *err)
 	    MAP_FAILED)
 		return FAIL("cannot map: %s", strerror(errno));
 	madvise(base, r->file_len, MADV_SEQUENTIAL);
-	r->map_len = r->file_len;
 	return 0;
 }
 
@@ -776,21 +775,9 @@ static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 {
 	struct rd d;
 	uint8_t *owned;
-	uint64_t len;
-	char *s;
 
 	if (read_section(r, off, FMT_OPT_STRINGS, "strings", &d, &owned, err))
 		return -1;
-	len = rd_left(&d);
-	s = realloc(r->strings, r->strings_len + len + 1);
-	if (!s) {
-		free(owned);
-		return FAIL("out of memory");
-	}
-	memcpy(s + r->strings_len, d.p, len);
-	r->strings_len += len;
-	s[r->strings_len] = 0;
-	r->strings = s;
 	free(owned);
 	return 0;
 }
@@ -1080,14 +1067,13 @@ static void split_cpustats(struct fmt_reader *r)
 {
 	/* trace-cmd writes the top buffer's stats, then "Buffer: NAME" and its stats */
 	char *s = r->cpustats_top;
-	int b = 0;
 
 	if (!s || !r->info.nbuffers)
 		return;
 	while (s && *s) {
 		char *next = strstr(s, "\nBuffer: ");
 		char *end = next ? next + 1 : s + strlen(s);
-		struct fmt_buffer *buf = &r->info.buffers[b];
+		struct fmt_buffer *buf = &r->info.buffers[0];
 
 		if (end > s) {
 			size_t n = end - s;
@@ -1108,7 +1094,6 @@ static void split_cpustats(struct fmt_reader *r)
 			buf->cpustats = strndup(s, n);
 		}
 		s = next ? next + 1 : NULL;
-		b = 0;
 	}
 }
 
@@ -1261,7 +1246,6 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->manifest);
 	free(r->compression_ver);
 	free(r->cpustats_top);
-	free(r->strings);
 	free(r->path);
 	free(r);
 }

@@ -104,7 +104,6 @@ struct fmt_reader {
 	unsigned flags; /* FMT_OPEN_* */
 	int fd;
 	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
-	uint64_t map_len;
 	uint64_t file_len;
 	size_t map_total;
 	bool swap;
@@ -113,8 +112,6 @@ struct fmt_reader {
 	struct fmt_info info;
 	int kernel_long; /* size of the kernel's long (page header commit) */
 	int page_hdr;	 /* bytes of page header before the events */
-	char *strings;	 /* v7 STRINGS sections, concatenated */
-	uint64_t strings_len;
 	/* streams and their merge heap */
 	struct stream *streams;
 	int nstreams;
