@@ -60,11 +60,12 @@ enum row_kind {
 	ROW_SCHED,
 	ROW_WAKEUP,
 	ROW_RECORDING,
+	ROW_CALL_EXTRA, /* not a row kind of its own: the call_extra part of a ROW_CALL */
 	ROW_KINDS
 };
 
 static const char *const table_name[ROW_KINDS] = {
-    [ROW_CALL] = "call",
+    [ROW_CALL] = "call_base",
     [ROW_TASK] = "task",
     [ROW_FUNC] = "func",
     [ROW_FNODE] = "fnode",
@@ -73,14 +74,16 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_SCHED] = "sched_interval",
     [ROW_WAKEUP] = "wakeup",
     [ROW_RECORDING] = "recording",
+    [ROW_CALL_EXTRA] = "call_extra",
 };
 
 /* Parameters ?1, ?2, ... in the order bind_row() binds them. */
 static const char *const insert_sql[ROW_KINDS] = {
     /* all the calls of a block in one statement, through the virtual table below */
-    [ROW_CALL] = "INSERT INTO call(id, task_id, func_id, parent_id, fnode_id, interrupted_id,"
-		 " depth, cpu, t_entry, t_exit, incl_ns, excl_ns, children_ns, irq_ns,"
-		 " softirq_ns, preempt_ns, blocked_ns, flags) SELECT * FROM darc_call_rows",
+    [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
+		 " t_entry, incl_ns, children_ns) SELECT * FROM darc_call_rows",
+    [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
+		       " preempt_ns, blocked_ns, flags) VALUES (?,?,?,?,?,?,?,?)",
     /* a task seen again keeps what it knew, and takes what is new */
     [ROW_TASK] = "INSERT INTO task(tid, pid, comm) VALUES (?1, ?2, ?3)"
 		 " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
@@ -386,6 +389,13 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
+	case ROW_CALL: {
+		const struct call_rec *c = &r->call;
+		return bind_i64(s, 1, c->id) | bind_i64(s, 2, c->t_exit) |
+		       bind_i64(s, 3, c->interrupted_id) | bind_i64(s, 4, c->irq_ns) |
+		       bind_i64(s, 5, c->softirq_ns) | bind_i64(s, 6, c->preempt_ns) |
+		       bind_i64(s, 7, c->blocked_ns) | sqlite3_bind_int64(s, 8, c->flags);
+	}
 	}
 	return SQLITE_MISUSE; /* ROW_CALL goes through darc_call_rows */
 }
@@ -412,9 +422,7 @@ static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *ar
 {
 	struct rows_vtab *v;
 	int rc = sqlite3_declare_vtab(sql, "CREATE TABLE x(id, task_id, func_id, parent_id,"
-					   " fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,"
-					   " incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,"
-					   " preempt_ns, blocked_ns, flags)");
+					   " fnode_id, depth, cpu, t_entry, incl_ns, children_ns)");
 
 	if (rc != SQLITE_OK)
 		return rc;
@@ -493,33 +501,24 @@ static int64_t call_column(const struct call_rec *c, int col)
 	case 4:
 		return c->fnode_id;
 	case 5:
-		return c->interrupted_id;
-	case 6:
 		return c->depth;
-	case 7:
+	case 6:
 		return c->cpu;
-	case 8:
+	case 7:
 		return c->t_entry;
-	case 9:
-		return c->t_exit;
-	case 10:
+	case 8:
 		return c->incl_ns;
-	case 11:
-		return c->excl_ns;
-	case 12:
+	case 9:
 		return c->children_ns;
-	case 13:
-		return c->irq_ns;
-	case 14:
-		return c->softirq_ns;
-	case 15:
-		return c->preempt_ns;
-	case 16:
-		return c->blocked_ns;
-	case 17:
-		return c->flags;
 	}
 	return DARC_NULL;
+}
+
+/* Does @c need a row in call_extra (schema/tables.sql)? */
+static bool call_has_extra(const struct call_rec *c)
+{
+	return c->incl_ns == DARC_NULL || c->interrupted_id != DARC_NULL || c->flags ||
+	       c->irq_ns || c->softirq_ns || c->preempt_ns || c->blocked_ns;
 }
 
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
@@ -574,18 +573,21 @@ static int write_block(struct db *db, struct block *b)
 	db->nbatch = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct row *r = &b->rows[i];
+		int kind = r->kind;
 
-		if (r->kind == ROW_CALL) {
+		if (kind == ROW_CALL) {
 			db->batch[db->nbatch++] = &r->call;
-			continue;
+			if (!call_has_extra(&r->call))
+				continue;
+			kind = ROW_CALL_EXTRA; /* the rest of the call, now */
 		}
-		s = db->insert[r->kind];
+		s = db->insert[kind];
 		rc = bind_row(s, r);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
-			return write_failed(db, table_name[r->kind]);
+			return write_failed(db, table_name[kind]);
 	}
 	if (!db->nbatch)
 		return 0;
@@ -593,7 +595,7 @@ static int write_block(struct db *db, struct block *b)
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	db->nbatch = 0;
-	return rc == SQLITE_DONE ? 0 : write_failed(db, "call");
+	return rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL]);
 }
 
 /* The writer thread: write queued blocks until closing and the queue is empty. */

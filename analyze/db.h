@@ -26,7 +26,7 @@ struct db;
 struct db *db_create(const char *path, struct fmt_err *err);
 
 /*
- * Also build the optional indexes on table call (schema/call-indexes.sql)
+ * Also build the optional indexes on the calls (schema/call-indexes.sql)
  * at db_finish(): faster queries by function, path or task, for about 2 s
  * per 2.8 M calls. Off by default.
  */

@@ -31,7 +31,7 @@ enum func_kind {
 	FUNC_UPROBE = 3,  /* a uprobe/uretprobe pair: a user function */
 };
 
-/* One call: a row of table call. */
+/* One call: a row of view call (tables call_base and call_extra). */
 struct call_rec {
 	int64_t id;		/* 1, 2, ... in order of entry (of exit if no entry) */
 	int64_t task_id;	/* tid of the task (for irq calls: the interrupted task, or 0) */

@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -42,29 +42,83 @@ CREATE TABLE func (
 	module TEXT		-- kernel module or user binary; NULL for the kernel proper
 );
 
--- One row per call (completed, or flagged incomplete). For a complete call
--- incl_ns = excl_ns + children_ns + irq_ns + softirq_ns + preempt_ns +
--- blocked_ns exactly (view identity_violations lists the calls where not).
-CREATE TABLE call (
+-- The calls. View call (below) has one row per call, complete or flagged
+-- incomplete. For a complete call incl_ns = excl_ns + children_ns + irq_ns +
+-- softirq_ns + preempt_ns + blocked_ns exactly (view identity_violations
+-- lists the calls where not). Its rows are kept in two tables: call_base has
+-- the columns every call has; call_extra has a row only for the few calls that
+-- were interrupted, spent time off CPU, carry a flag or were interrupts
+-- themselves. Nearly every call has no call_extra row, which makes writing
+-- and reading the calls faster than one wide table would. Query view call;
+-- put your own indexes on call_base.
+CREATE TABLE call_base (
 	id INTEGER PRIMARY KEY,	-- 1, 2, ... in order of entry
 	task_id INTEGER NOT NULL, -- task.tid (irq calls: the interrupted task, or 0)
 	func_id INTEGER NOT NULL, -- func.id
 	parent_id INTEGER,	-- call.id of the enclosing call; NULL for a root
 	fnode_id INTEGER,	-- fnode.id: the function in the context of its path
-	interrupted_id INTEGER,	-- irq calls: call.id of the task call they interrupted
 	depth INTEGER NOT NULL,	-- 0 for a root
 	cpu INTEGER,		-- CPU of the entry (of the exit if no entry)
 	t_entry INTEGER,	-- ns; NULL if the entry was not recorded
-	t_exit INTEGER,		-- ns; NULL if the exit was not recorded
 	incl_ns INTEGER,	-- t_exit - t_entry; NULL if either is unknown
-	excl_ns INTEGER,	-- on CPU in the function itself
-	children_ns INTEGER,	-- sum of the children's incl_ns
-	irq_ns INTEGER,		-- in hard irqs while this was the task's innermost call
-	softirq_ns INTEGER,	-- in softirqs while this was the innermost call
-	preempt_ns INTEGER,	-- off CPU, runnable (preempted)
-	blocked_ns INTEGER,	-- off CPU, sleeping
+	children_ns INTEGER	-- sum of the children's incl_ns
+);
+
+-- What only some calls have. A call without a row here has t_exit = t_entry
+-- + incl_ns, no interrupted call, flags 0, and irq_ns, softirq_ns,
+-- preempt_ns and blocked_ns 0.
+CREATE TABLE call_extra (
+	id INTEGER PRIMARY KEY,	-- call_base.id
+	t_exit INTEGER,		-- ns; NULL if the exit was not recorded
+	interrupted_id INTEGER,	-- irq calls: call.id of the task call they interrupted
+	irq_ns INTEGER NOT NULL,	-- in hard irqs while this was the task's innermost call
+	softirq_ns INTEGER NOT NULL,	-- in softirqs while this was the innermost call
+	preempt_ns INTEGER NOT NULL,	-- off CPU, runnable (preempted)
+	blocked_ns INTEGER NOT NULL,	-- off CPU, sleeping
 	flags INTEGER NOT NULL	-- sum of call_flag.bit
 );
+
+-- One row per call. excl_ns is what is left of incl_ns once the other parts
+-- are taken out (time on CPU in the function itself); NULL when incl_ns is.
+CREATE VIEW call(id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu,
+	t_entry, t_exit, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns,
+	blocked_ns, flags) AS
+SELECT b.id, b.task_id, b.func_id, b.parent_id, b.fnode_id, x.interrupted_id, b.depth, b.cpu,
+	b.t_entry,
+	CASE WHEN x.id IS NULL THEN b.t_entry + b.incl_ns ELSE x.t_exit END,
+	b.incl_ns,
+	b.incl_ns - b.children_ns - CASE WHEN x.id IS NULL THEN 0
+		ELSE x.irq_ns + x.softirq_ns + x.preempt_ns + x.blocked_ns END,
+	b.children_ns,
+	coalesce(x.irq_ns, 0), coalesce(x.softirq_ns, 0), coalesce(x.preempt_ns, 0),
+	coalesce(x.blocked_ns, 0), coalesce(x.flags, 0)
+FROM call_base b
+LEFT JOIN call_extra x ON x.id = b.id;
+
+-- Rows inserted into view call go to call_base and, when they need one, to
+-- call_extra. A complete call's excl_ns must be the rest of its incl_ns.
+CREATE TRIGGER call_insert INSTEAD OF INSERT ON call
+BEGIN
+	SELECT RAISE(ABORT, 'call: excl_ns is not incl_ns less the other parts')
+	WHERE NEW.incl_ns IS NOT NULL AND NEW.excl_ns IS NOT NEW.incl_ns - NEW.children_ns
+		- NEW.irq_ns - NEW.softirq_ns - NEW.preempt_ns - NEW.blocked_ns;
+	SELECT RAISE(ABORT, 'call: t_exit is not t_entry + incl_ns')
+	WHERE NEW.incl_ns IS NOT NULL AND NEW.t_exit IS NOT NEW.t_entry + NEW.incl_ns;
+	INSERT INTO call_base VALUES (NEW.id, NEW.task_id, NEW.func_id, NEW.parent_id,
+		NEW.fnode_id, NEW.depth, NEW.cpu, NEW.t_entry, NEW.incl_ns, NEW.children_ns);
+	INSERT INTO call_extra
+	SELECT NEW.id, NEW.t_exit, NEW.interrupted_id, NEW.irq_ns, NEW.softirq_ns,
+		NEW.preempt_ns, NEW.blocked_ns, NEW.flags
+	WHERE NEW.incl_ns IS NULL OR NEW.interrupted_id IS NOT NULL OR NEW.flags != 0
+		OR NEW.irq_ns != 0 OR NEW.softirq_ns != 0 OR NEW.preempt_ns != 0
+		OR NEW.blocked_ns != 0;
+END;
+
+CREATE TRIGGER call_delete INSTEAD OF DELETE ON call
+BEGIN
+	DELETE FROM call_extra WHERE id = OLD.id;
+	DELETE FROM call_base WHERE id = OLD.id;
+END;
 
 -- The ftree: a function in the context of its call path (recursion gives one
 -- node per level). The sums are over the node's complete calls.
