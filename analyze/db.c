@@ -30,6 +30,7 @@
 #define BLOCK_ROWS 4096
 #define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
+#define WINDOW 16384	       /* calls held to be written in order of id (a power of 2) */
 
 /*
  * Bulk-load settings: nothing to roll back or recover (the file is renamed
@@ -60,7 +61,8 @@ enum row_kind {
 	ROW_SCHED,
 	ROW_WAKEUP,
 	ROW_RECORDING,
-	ROW_CALL_EXTRA, /* not a row kind of its own: the call_extra part of a ROW_CALL */
+	ROW_CALL_EXTRA,	 /* not a row kind of its own: the call_extra part of a ROW_CALL */
+	ROW_CALL_APPEND, /* nor this: calls whose ids SQLite gives, the next ones in order */
 	ROW_KINDS
 };
 
@@ -75,6 +77,7 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_WAKEUP] = "wakeup",
     [ROW_RECORDING] = "recording",
     [ROW_CALL_EXTRA] = "call_extra",
+    [ROW_CALL_APPEND] = "call_base",
 };
 
 /* Parameters ?1, ?2, ... in the order bind_row() binds them. */
@@ -82,6 +85,10 @@ static const char *const insert_sql[ROW_KINDS] = {
     /* all the calls of a block in one statement, through the virtual table below */
     [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
 		 " t_entry, incl_ns, children_ns) SELECT * FROM darc_call_rows",
+    /* the same when the ids are the next ones: SQLite appends without a search */
+    [ROW_CALL_APPEND] = "INSERT INTO call_base(task_id, func_id, parent_id, fnode_id, depth, cpu,"
+			" t_entry, incl_ns, children_ns) SELECT task_id, func_id, parent_id,"
+			" fnode_id, depth, cpu, t_entry, incl_ns, children_ns FROM darc_call_rows",
     [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
 		       " preempt_ns, blocked_ns, flags) VALUES (?,?,?,?,?,?,?,?)",
     /* a task seen again keeps what it knew, and takes what is new */
@@ -144,6 +151,17 @@ struct db {
 	struct block *cur;			  /* the producer's block, NULL once handed over */
 	const struct call_rec *batch[BLOCK_ROWS]; /* writer: the calls of the block it writes */
 	int nbatch;
+	int lo, hi;	 /* writer: darc_call_rows is batch[lo..hi) */
+	int64_t last_id; /* writer: the largest call id in call_base */
+
+	/* The producer's window: calls are finished in no order of id (a parent
+	   after its children), but SQLite appends rows fastest in order. A call
+	   waits here until every call with a smaller id has been passed on, or
+	   until its id is WINDOW ahead of the oldest one still open; that one is
+	   then passed on when it finishes, out of order. */
+	struct call_rec *win; /* WINDOW slots, by id % WINDOW */
+	bool *win_has;	      /* slot holds a finished call */
+	int64_t win_next;     /* the smallest id not passed on yet */
 
 	pthread_mutex_t lock;	   /* guards what follows */
 	pthread_cond_t ready;	   /* to the writer: a block is queued, or closing */
@@ -469,7 +487,9 @@ static int rows_close(sqlite3_vtab_cursor *cur)
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 		       sqlite3_value **argv)
 {
-	((struct rows_cursor *)cur)->i = 0;
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	c->i = c->db->lo;
 	return SQLITE_OK;
 }
 
@@ -483,7 +503,7 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
-	return c->i >= c->db->nbatch;
+	return c->i >= c->db->hi;
 }
 
 /* Column @col of darc_call_rows, in the order of its declaration. */
@@ -564,6 +584,41 @@ static int write_failed(struct db *db, const char *table)
 	return -1;
 }
 
+/*
+ * Insert the calls of db->batch into call_base: each run whose ids follow
+ * the largest one in the table with one statement that lets SQLite number
+ * them (it then appends without searching the tree), the others with their
+ * ids. On failure record why and return -1.
+ */
+static int write_calls(struct db *db)
+{
+	for (int i = 0, j; i < db->nbatch; i = j) {
+		int64_t max = db->last_id;
+		bool append = db->batch[i]->id == max + 1;
+		sqlite3_stmt *s;
+		int rc;
+
+		/* a run ends where the next id starts (or breaks) the order */
+		for (j = i; j < db->nbatch; j++) {
+			int64_t id = db->batch[j]->id;
+
+			if (j > i && (id == max + 1) != append)
+				break;
+			if (id > max)
+				max = id;
+		}
+		db->lo = i;
+		db->hi = j;
+		s = db->insert[append ? ROW_CALL_APPEND : ROW_CALL];
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return write_failed(db, table_name[ROW_CALL]);
+		db->last_id = max;
+	}
+	return 0;
+}
+
 /* Insert the rows of @b; on failure record why and return -1. */
 static int write_block(struct db *db, struct block *b)
 {
@@ -589,13 +644,9 @@ static int write_block(struct db *db, struct block *b)
 		if (rc != SQLITE_DONE)
 			return write_failed(db, table_name[kind]);
 	}
-	if (!db->nbatch)
-		return 0;
-	s = db->insert[ROW_CALL];
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
+	rc = write_calls(db);
 	db->nbatch = 0;
-	return rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL]);
+	return rc;
 }
 
 /* The writer thread: write queued blocks until closing and the queue is empty. */
@@ -678,6 +729,8 @@ static void db_free(struct db *db)
 		pthread_cond_destroy(&db->ready);
 		pthread_cond_destroy(&db->space);
 	}
+	free(db->win);
+	free(db->win_has);
 	free(db->path);
 	free(db->tmp);
 	free(db);
@@ -735,6 +788,13 @@ struct db *db_create(const char *path, struct fmt_err *err)
 		return NULL;
 	}
 	atomic_init(&db->failed, false);
+	db->win_next = 1;
+	db->win = malloc(WINDOW * sizeof(*db->win));
+	db->win_has = calloc(WINDOW, sizeof(*db->win_has));
+	if (!db->win || !db->win_has) {
+		fmt_errf(err, path, "out of memory");
+		goto out;
+	}
 	if (pthread_mutex_init(&db->lock, NULL) || pthread_cond_init(&db->ready, NULL) ||
 	    pthread_cond_init(&db->space, NULL)) {
 		fmt_errf(err, path, "cannot initialise the writer's lock");
@@ -807,9 +867,41 @@ static int own_str(struct db *db, const char **s)
 	return -1;
 }
 
+/* Pass on the calls of the window from win_next up to @upto (excluded), in order. */
+static int window_flush(struct db *db, int64_t upto)
+{
+	for (; db->win_next < upto; db->win_next++) {
+		size_t k = (size_t)db->win_next % WINDOW;
+
+		if (!db->win_has[k])
+			continue; /* still open, or never to be written: out of order later */
+		db->win_has[k] = false;
+		if (!put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+			return -1;
+	}
+	return 0;
+}
+
 int db_put_call(struct db *db, const struct call_rec *c)
 {
-	return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
+	size_t k;
+
+	if (c->id < db->win_next || c->id < 1)
+		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1; /* too late for the window */
+	if (c->id - db->win_next >= WINDOW && window_flush(db, c->id - WINDOW + 1) < 0)
+		return -1;
+	k = (size_t)c->id % WINDOW;
+	if (db->win_has[k]) /* the same id again: SQLite will say what is wrong */
+		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
+	db->win[k] = *c;
+	db->win_has[k] = true;
+	/* pass on what is now in order */
+	for (; db->win_has[k = (size_t)db->win_next % WINDOW]; db->win_next++) {
+		db->win_has[k] = false;
+		if (!put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+			return -1;
+	}
+	return 0;
 }
 
 int db_put_task(struct db *db, const struct task_rec *t)
@@ -907,6 +999,7 @@ int db_finish(struct db *db, struct fmt_err *err)
 
 	if (!db)
 		return fmt_errf(err, NULL, "no database to finish");
+	window_flush(db, db->win_next + WINDOW); /* a failure is in db->failed */
 	stop_writer(db, false);
 	if (atomic_load(&db->failed)) {
 		e = db->werr;

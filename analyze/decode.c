@@ -42,6 +42,7 @@ struct decoder {
 	int noff;
 	struct fmt_err err;
 	int nsys;
+	int64_t uretprobe_id; /* func id of the uretprobe syscall, once seen */
 	char buf[128];
 };
 
@@ -59,6 +60,7 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64)
 	d->tep = fmt_reader_tep(r);
 	d->fs = fs;
 	d->x86_64 = x86_64;
+	d->uretprobe_id = -2; /* no func has it */
 	d->swap = fmt_reader_info(r)->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	d->types = calloc(65536, sizeof(*d->types));
 	if (!d->types) {
@@ -159,6 +161,16 @@ static int starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* The func id of system call @name (number @nr, or DARC_NULL); -1 when out of memory. */
+static int64_t syscall_id(struct decoder *d, const char *name, int64_t nr)
+{
+	int64_t id = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
+
+	if (!strcmp(name, "uretprobe"))
+		d->uretprobe_id = id;
+	return id;
+}
+
 /*
  * Is the kernel function @name where an interrupt enters? The idtentry
  * functions (sysvec_*, common_interrupt) are not traced on recent kernels, so
@@ -206,8 +218,7 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 		int enter = starts_with(name, "sys_enter_");
 		if (enter || starts_with(name, "sys_exit_")) {
 			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
-			t->func_id = funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
-					      DARC_NULL, NULL);
+			t->func_id = syscall_id(d, name + (enter ? 10 : 9), DARC_NULL);
 		}
 	} else if (!strcmp(sys, "sched")) {
 		if (!strcmp(name, "sched_switch") && FIELD(0, "prev_pid") && FIELD(1, "next_pid") &&
@@ -341,7 +352,7 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 		snprintf(buf, sizeof(buf), "syscall_%lld", (long long)nr);
 		name = buf;
 	}
-	d->sys_ids[nr] = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
+	d->sys_ids[nr] = syscall_id(d, name, nr);
 	return d->sys_ids[nr];
 }
 
@@ -447,7 +458,7 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			return -1;
 		/* since 6.11 a uretprobe returns through the uretprobe syscall, which
 		   has no exit: it is the probe's mechanism, not a call */
-		if (!strcmp(funcs_get(d->fs, out->sys.func_id)->name, "uretprobe"))
+		if (out->sys.func_id == d->uretprobe_id)
 			return 0;
 		break;
 	case AEV_SWITCH:

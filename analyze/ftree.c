@@ -15,6 +15,7 @@
  */
 #include "ftree.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct frame {
 	int64_t cat[NCAT];
 	int64_t interrupted_id;
 	uint32_t flags;
+	/* push() sets what follows; detach() the det_ and post fields */
 	int npre;
 	struct seg_copy {
 		int64_t a, b;
@@ -326,7 +328,7 @@ static struct frame *push(struct ftree *ft, struct stack *s, const struct frame 
 		s->cap = cap;
 	}
 	f = &s->f[s->n++];
-	*f = *fr;
+	memcpy(f, fr, offsetof(struct frame, npre)); /* the rest is set below, or by detach() */
 	f->id = ++ft->next_call;
 	s->nfg += f->kind == FR_FG;
 	/* remember the parent's last segments: function_graph's calltime, known
@@ -763,7 +765,7 @@ static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int ki
 
 	if (node < 0)
 		return fail(ft, "out of memory");
-	memset(fr, 0, sizeof(*fr));
+	memset(fr, 0, offsetof(struct frame, npre)); /* what push() copies */
 	fr->func_id = func;
 	fr->fnode = node;
 	fr->kind = kind;

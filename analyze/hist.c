@@ -2,6 +2,7 @@
 #include "hist.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,33 +10,40 @@
  * Fine bucket of x >= 1: 48 * floor(log2 x) + the number of thresholds
  * 2^(j/48), j = 1..47, that the mantissa reaches. thr[j] = ceil(2^(63 + j/48)),
  * compared with the mantissa shifted to bit 63, so no floating point per value.
+ * The thresholds are 1.45% apart, so the mantissa's next TOP_BITS bits (steps
+ * of 0.1%) name a first guess, first[], at most one threshold short.
  */
+#define TOP_BITS 10
 static uint64_t thr[HIST_FINE];
+static uint8_t first[1 << TOP_BITS];
 
 __attribute__((constructor)) static void init_thr(void)
 {
 	for (int j = 1; j < HIST_FINE; j++)
 		thr[j] = (uint64_t)ceill(exp2l(63.0L + (long double)j / HIST_FINE));
 	thr[0] = 1;
+	for (int i = 0, j = 0; i < 1 << TOP_BITS; i++) {
+		uint64_t m = 1ULL << 63 | (uint64_t)i << (63 - TOP_BITS);
+
+		while (j < HIST_FINE - 1 && thr[j + 1] <= m)
+			j++;
+		first[i] = (uint8_t)j; /* the largest j with thr[j] <= the slot's lowest m */
+	}
 }
 
 static int fine_bucket(uint64_t x)
 {
-	int e, lo = 0, hi = HIST_FINE - 1;
+	int e, j;
 	uint64_t m;
 
 	if (x <= 1)
 		return 0;
 	e = 63 - __builtin_clzll(x);
 	m = x << (63 - e);
-	while (lo < hi) { /* largest j with thr[j] <= m (thr[0] = 1 <= m) */
-		int mid = (lo + hi + 1) / 2;
-		if (thr[mid] <= m)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return e * HIST_FINE + lo;
+	j = first[(m >> (63 - TOP_BITS)) & ((1 << TOP_BITS) - 1)];
+	while (j < HIST_FINE - 1 && thr[j + 1] <= m)
+		j++;
+	return e * HIST_FINE + j;
 }
 
 int hist_bucket(uint64_t ns, int resolution)

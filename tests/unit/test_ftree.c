@@ -457,6 +457,15 @@ START_TEST(test_hist_buckets)
 	for (uint64_t x = 1; x < 100000; x = x * 3 + 1)
 		for (int r = 1; r <= 4; r++)
 			ck_assert_int_eq(hist_bucket(x, r), (int)floor(r * log2((double)x) + 1e-12));
+	/* the fine buckets (48 an octave) are exact at and next to every threshold */
+	for (int e = 1; e <= 40; e++)
+		for (int j = 0; j < HIST_FINE; j++) {
+			uint64_t x = (uint64_t)ceill(exp2l(e + (long double)j / HIST_FINE));
+
+			for (uint64_t y = x - 1; y <= x + 1; y++)
+				ck_assert_msg(hist_fine(y) == (int)floorl(HIST_FINE * log2l((long double)y)),
+					      "hist_fine(%lu) = %d", y, hist_fine(y));
+		}
 	/* the checksum: bucket counts add up to the values added */
 	for (int i = 1; i <= 1000; i++)
 		ck_assert_int_eq(hist_add(&h, i * 37), 0);
