@@ -396,6 +396,40 @@ START_TEST(test_many_calls)
 }
 END_TEST
 
+/*
+ * The order of writing: a call open while 50,000 others finish (more than
+ * db.c's window holds), ids that never come (calls not stored), the rest in
+ * order. Every row lands once, with its own id and values.
+ */
+START_TEST(test_calls_out_of_window)
+{
+	struct db *db = create();
+	const int n = 50001;
+	int stored = 0;
+	char want[128];
+
+	for (int i = 2; i <= n; i++) {
+		struct call_rec c = call(i, 1, 10 * i, i % 11);
+
+		if (i % 1000 == 0)
+			continue; /* never written */
+		ck_assert_int_eq(db_put_call(db, &c), 0);
+		stored++;
+	}
+	struct call_rec root = call(1, DARC_NULL, 10, 10 * n);
+	ck_assert_int_eq(db_put_call(db, &root), 0);
+	stored++;
+	finish(db);
+	snprintf(want, sizeof(want), "%d|1|%d|0|0", stored, n);
+	ck_assert_str_eq(query(target, "SELECT count(*), min(id), max(id),"
+				       " sum(t_entry != 10 * id), sum(id % 1000 = 0) FROM call"),
+			 want);
+	ck_assert_str_eq(query(target, "SELECT sum(incl_ns != CASE id WHEN 1 THEN 500010"
+				       " ELSE id % 11 END) FROM call"),
+			 "0");
+}
+END_TEST
+
 /* Strings of any length, a task seen twice, the recording put twice. */
 START_TEST(test_strings_and_replacements)
 {
@@ -577,6 +611,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
+	tcase_add_test(tc, test_calls_out_of_window);
 	tcase_add_test(tc, test_strings_and_replacements);
 	tcase_add_test(tc, test_bad_target);
 	tcase_add_test(tc, test_call_indexes);
