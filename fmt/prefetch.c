@@ -8,40 +8,69 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <traceevent/kbuffer.h>
+
 #include "decomp.h"
 #include "rd.h"
 
-#define NSLOT 4			     /* chunks decompressed ahead per stream */
+#define NSLOT 8			     /* chunks read ahead per stream */
+#define REFILL (NSLOT / 2)	     /* wake the producer when a queue is down to this */
 #define MAX_CHUNK_BYTES (1ULL << 28) /* one decompressed chunk */
+#define RUN_BYTES (256u << 10)	     /* pages of an uncompressed stream per chunk */
+#define COMMIT_MASK ((1ULL << 27) - 1)
+#define MISSING_STORED (1ULL << 30)
 
 struct slot {
-	uint8_t *buf;
+	uint8_t *buf; /* decompressed pages */
 	uint64_t cap;
-	uint32_t len;
+	struct fmt_rec *recs;
+	uint32_t rcap;
+	struct fmt_mark *marks;
+	uint32_t mcap;
+	const uint8_t *from, *to; /* uncompressed: the file's pages it covers */
+	struct prefetch_chunk c;
 };
 
 struct pstream {
-	struct rd chunks;	  /* producer's cursor over the chunk list */
-	uint32_t left;		  /* chunks not yet decompressed */
-	unsigned head, tail;	  /* consumer's next slot, producer's next slot */
-	int holds;		  /* the consumer holds slot head-1 */
-	int failed;		  /* the producer stopped on an error */
+	bool compressed;
+	struct rd chunks;	 /* compressed: the producer's cursor over the chunk list */
+	const uint8_t *pages;	 /* uncompressed: the stream's pages */
+	uint64_t len, off;	 /* and how far the producer is */
+	uint32_t left;		 /* chunks not yet produced */
+	unsigned head, tail;	 /* consumer's next slot, producer's next slot */
+	int holds;		 /* the consumer holds slot head-1 */
+	int failed;		 /* the producer stopped (the last slot says why) */
+	bool busy;		 /* a producer is reading its next chunk */
 	int cpu;
+	uint64_t pending;	 /* lost events of a page with no event yet to carry them */
 	const uint8_t *released; /* compressed data before this was given back */
-	struct fmt_err err;
 	struct slot slots[NSLOT];
 };
 
-struct prefetch {
+/* A producer thread, with what it cannot share. */
+struct worker {
 	pthread_t thread;
+	struct prefetch *p;
+	struct kbuffer *kbuf;
+	struct decomp *dc;
+	bool started;
+};
+
+#define MAX_WORKERS 2
+
+struct prefetch {
+	struct worker w[MAX_WORKERS];
+	int nworkers;
 	pthread_mutex_t lock;
 	pthread_cond_t work;  /* a slot was freed, or stop */
 	pthread_cond_t ready; /* a chunk was produced */
 	int stop;
+	int idle;	 /* producers waiting for room */
+	bool ready_init; /* the lock and conditions exist */
 	int n;
 	const char *path;
 	const uint8_t *base; /* the file, for offsets in messages */
-	struct decomp *dc;
+	struct page_conf conf;
 	struct pstream *s;
 };
 
@@ -61,58 +90,182 @@ void fmt_release_pages(const uint8_t *from, const uint8_t *to)
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
-#define MAP_WINDOW (4u << 20)
 
-void fmt_map_ahead(const uint8_t *from, const uint8_t *end, const uint8_t **upto)
+/* Fault in the file's pages [@from, @to) in one go, not one fault a page. */
+static void map_in(const uint8_t *from, const uint8_t *to)
 {
 	static uintptr_t psz;
-	uintptr_t a, b;
+	uintptr_t a, b = (uintptr_t)to;
 
 	if (!psz)
 		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
-	b = (uintptr_t)from + MAP_WINDOW < (uintptr_t)end ? (uintptr_t)from + MAP_WINDOW
-							    : (uintptr_t)end;
 	a = (uintptr_t)from & ~(psz - 1);
 	/* an older kernel says EINVAL: then pages fault in one by one, as usual */
 	if (b > a)
 		madvise((void *)a, ((b - a) + psz - 1) & ~(psz - 1), MADV_POPULATE_READ);
-	*upto = (const uint8_t *)b;
 }
 
 #define RELEASE_BATCH (4u << 20) /* release read file pages 4 MiB at a time */
 
-/* Decompress the next chunk of @s into slot @sl (no lock held). */
-static int produce(struct prefetch *p, struct pstream *s, struct slot *sl)
+/* Grow *@p (of *@cap elements of @size) to hold @need. 0, or -1. */
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
-	uint32_t csize = rd_u32(&s->chunks), usize = rd_u32(&s->chunks);
-	const uint8_t *cdata = rd_bytes(&s->chunks, csize);
+	uint32_t n = *cap ? *cap : 256;
+	void *q;
 
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, (size_t)n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+#define WFAIL(...) (fmt_errf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
+
+/*
+ * Walk the @len bytes of pages at @base into slot @sl's records: each page's
+ * header checked, its events read by kbuffer and each one's size checked.
+ * On corruption the records before it stand, and the slot says why.
+ */
+static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint8_t *base,
+		uint64_t len)
+{
+	struct prefetch *p = w->p;
+	const struct page_conf *cf = &p->conf;
+	struct prefetch_chunk *c = &sl->c;
+	uint32_t n = 0, nm = 0;
+
+	/* at most one record per 8 bytes: room for them all, up front */
+	if (grow((void **)&sl->recs, &sl->rcap, (uint32_t)(len / 8 + 1), sizeof(*sl->recs)))
+		return WFAIL("out of memory");
+	c->recs = sl->recs;
+	c->base = base;
+	for (uint64_t off = 0; off < len; off += cf->page_size) {
+		const uint8_t *page = base + off, *end;
+		unsigned long long ts;
+		uint64_t commit;
+		void *d;
+		int missed;
+
+		if (len - off < cf->page_size) {
+			c->nrec = n;
+			c->nmark = nm;
+			return WFAIL("cpu %d: data ends in the middle of a page: truncated", s->cpu);
+		}
+		commit = cf->kernel_long == 8 ? *(const uint64_t *)(page + 8)
+					      : *(const uint32_t *)(page + 8);
+		if (cf->swap)
+			commit = cf->kernel_long == 8 ? __builtin_bswap64(commit)
+						      : __builtin_bswap32((uint32_t)commit);
+		if ((commit & COMMIT_MASK) > cf->page_size - cf->page_hdr ||
+		    ((commit & MISSING_STORED) &&
+		     (commit & COMMIT_MASK) + cf->kernel_long > cf->page_size - cf->page_hdr)) {
+			c->nrec = n;
+			c->nmark = nm;
+			return WFAIL("cpu %d: corrupt page header at %s offset %" PRIu64
+				     " (commit %#" PRIx64 ")",
+				     s->cpu, s->compressed ? "chunk" : "file",
+				     s->compressed ? off : (uint64_t)(page - p->base), commit);
+		}
+		c->st.pages++;
+		if (kbuffer_load_subbuffer(w->kbuf, (void *)page) < 0) {
+			c->nrec = n;
+			c->nmark = nm;
+			return WFAIL("cpu %d: cannot load a page", s->cpu);
+		}
+		end = page + cf->page_hdr + (commit & COMMIT_MASK);
+		missed = kbuffer_missed_events(w->kbuf);
+		if (missed) {
+			c->st.lost_marks++;
+			if (missed < 0) {
+				c->st.lost_uncounted++;
+				s->pending = FMT_MISSED_UNKNOWN;
+			} else {
+				c->st.lost += missed;
+				s->pending = missed;
+			}
+		}
+		for (d = kbuffer_read_event(w->kbuf, &ts); d; d = kbuffer_next_event(w->kbuf, &ts)) {
+			int size = kbuffer_event_size(w->kbuf);
+
+			if (size < 8 || (const uint8_t *)d < page || (const uint8_t *)d + size > end) {
+				c->nrec = n;
+				c->nmark = nm;
+				return WFAIL("cpu %d: corrupt event record (%d bytes) in a page",
+					     s->cpu, size);
+			}
+			if (s->pending) {
+				if (grow((void **)&sl->marks, &sl->mcap, nm + 1, sizeof(*sl->marks))) {
+					c->nrec = n;
+					c->nmark = nm;
+					return WFAIL("out of memory");
+				}
+				c->marks = sl->marks;
+				sl->marks[nm++] = (struct fmt_mark){n, s->pending};
+				s->pending = 0;
+			}
+			sl->recs[n++] = (struct fmt_rec){ts, (uint32_t)((const uint8_t *)d - base),
+							 (uint32_t)size};
+		}
+	}
+	c->nrec = n;
+	c->nmark = nm;
+	return 0;
+}
+
+/* Read the next chunk of @s into slot @sl (no lock held). -1 if @s must stop. */
+static int produce(struct worker *w, struct pstream *s, struct slot *sl)
+{
+	struct prefetch *p = w->p;
+	struct prefetch_chunk *c = &sl->c;
+	uint32_t csize, usize;
+	const uint8_t *cdata;
+
+	memset(c, 0, sizeof(*c));
+	c->recs = sl->recs;
+	c->marks = sl->marks;
+	sl->from = sl->to = NULL;
+	if (!s->compressed) {
+		uint64_t len = s->len - s->off < RUN_BYTES ? s->len - s->off : RUN_BYTES;
+
+		if (len >= p->conf.page_size)
+			len -= len % p->conf.page_size; /* whole pages */
+		else
+			len = s->len - s->off; /* less than a page left: walk() says so */
+		sl->from = s->pages + s->off;
+		sl->to = sl->from + len;
+		s->off += len;
+		map_in(sl->from, sl->to);
+		return walk(w, s, sl, sl->from, len);
+	}
+	csize = rd_u32(&s->chunks);
+	usize = rd_u32(&s->chunks);
+	cdata = rd_bytes(&s->chunks, csize);
 	if (cdata && (size_t)(cdata - s->released) > RELEASE_BATCH) {
 		fmt_release_pages(s->released, cdata);
 		s->released = cdata;
 	}
-
 	if (!cdata)
-		return fmt_errf(&s->err, p->path,
-				"cpu %d: compressed chunk past the end of its data: truncated",
-				s->cpu);
+		return WFAIL("cpu %d: compressed chunk past the end of its data: truncated", s->cpu);
 	if (usize > MAX_CHUNK_BYTES || usize == 0)
-		return fmt_errf(&s->err, p->path, "cpu %d: absurd chunk size %u", s->cpu, usize);
+		return WFAIL("cpu %d: absurd chunk size %u", s->cpu, usize);
 	if (usize > sl->cap) {
 		free(sl->buf);
 		sl->buf = malloc(usize);
 		sl->cap = sl->buf ? usize : 0;
 		if (!sl->buf)
-			return fmt_errf(&s->err, p->path, "out of memory for a %u-byte chunk",
-					usize);
+			return WFAIL("out of memory for a %u-byte chunk", usize);
 	}
-	if (decomp_run(p->dc, cdata, csize, sl->buf, usize))
-		return fmt_errf(&s->err, p->path,
-				"cpu %d: a %u-byte compressed chunk at offset %" PRIu64
-				" does not decompress",
-				s->cpu, csize, (uint64_t)(cdata - p->base));
-	sl->len = usize;
-	return 0;
+	if (decomp_run(w->dc, cdata, csize, sl->buf, usize))
+		return WFAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
+			     " does not decompress",
+			     s->cpu, csize, (uint64_t)(cdata - p->base));
+	return walk(w, s, sl, sl->buf, usize);
 }
 
 /* The stream that most needs a chunk: fewest queued, with room and chunks left. */
@@ -124,7 +277,7 @@ static struct pstream *pick(struct prefetch *p)
 	for (int i = 0; i < p->n; i++) {
 		struct pstream *s = &p->s[i];
 		unsigned q = s->tail - s->head;
-		if (s->left && !s->failed && q < queued) {
+		if (s->left && !s->failed && !s->busy && q < queued) {
 			best = s;
 			queued = q;
 		}
@@ -132,9 +285,10 @@ static struct pstream *pick(struct prefetch *p)
 	return best;
 }
 
-static void *worker(void *arg)
+static void *worker_main(void *arg)
 {
-	struct prefetch *p = arg;
+	struct worker *w = arg;
+	struct prefetch *p = w->p;
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -142,32 +296,40 @@ static void *worker(void *arg)
 		struct slot *sl;
 		int rc;
 
-		while (!p->stop && !(s = pick(p)))
+		while (!p->stop && !(s = pick(p))) {
+			p->idle++; /* every queue is full or taken: sleep until one is half empty */
 			pthread_cond_wait(&p->work, &p->lock);
+			p->idle--;
+		}
 		if (p->stop)
 			break;
 		/* slot tail is free: tail - head < NSLOT, and head-1 is the held one */
 		sl = &s->slots[s->tail % NSLOT];
+		s->busy = true;
 		pthread_mutex_unlock(&p->lock);
-		rc = produce(p, s, sl);
+		rc = produce(w, s, sl);
 		pthread_mutex_lock(&p->lock);
+		s->busy = false;
+		s->tail++; /* a failed chunk too: its records come first, then why */
 		if (rc)
 			s->failed = 1;
-		else {
+		else if (s->compressed)
 			s->left--;
-			s->tail++;
-		}
+		else
+			s->left = s->off < s->len;
 		pthread_cond_broadcast(&p->ready);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
-struct prefetch *prefetch_start(const char *path, const char *algo, bool swap,
+struct prefetch *prefetch_start(const char *path, const char *algo, const struct page_conf *conf,
 				const struct prefetch_src *srcs, int n, const uint8_t *file_base,
 				struct fmt_err *err)
 {
 	struct prefetch *p = calloc(1, sizeof(*p));
+	bool compressed = false;
+	long cpus;
 
 	if (!p) {
 		fmt_errf(err, path, "out of memory");
@@ -175,17 +337,26 @@ struct prefetch *prefetch_start(const char *path, const char *algo, bool swap,
 	}
 	p->path = path;
 	p->base = file_base;
+	p->conf = *conf;
 	p->n = n;
 	p->s = calloc(n ? n : 1, sizeof(*p->s));
-	p->dc = decomp_new(algo);
-	if (!p->s || !p->dc) {
-		fmt_errf(err, path, p->s ? "cannot decompress '%s'" : "out of memory", algo);
+	if (!p->s) {
+		fmt_errf(err, path, "out of memory");
 		goto fail;
 	}
 	for (int i = 0; i < n; i++) {
 		struct pstream *s = &p->s[i];
+
 		s->cpu = srcs[i].cpu;
-		s->chunks = rd_init(srcs[i].data, srcs[i].len, swap);
+		s->compressed = srcs[i].compressed;
+		if (!s->compressed) {
+			s->pages = srcs[i].data;
+			s->len = srcs[i].len;
+			s->left = s->len > 0;
+			continue;
+		}
+		compressed = true;
+		s->chunks = rd_init(srcs[i].data, srcs[i].len, conf->swap);
 		s->released = srcs[i].data;
 		s->left = rd_u32(&s->chunks);
 		if (s->chunks.bad) {
@@ -197,47 +368,72 @@ struct prefetch *prefetch_start(const char *path, const char *algo, bool swap,
 			goto fail;
 		}
 	}
+	/* a producer per stream, up to one per CPU, at most MAX_WORKERS */
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	p->nworkers = n < 1 ? 1 : n < MAX_WORKERS ? n : MAX_WORKERS;
+	if (cpus > 0 && cpus < p->nworkers)
+		p->nworkers = (int)cpus;
+	for (int i = 0; i < p->nworkers; i++) {
+		struct worker *w = &p->w[i];
+
+		w->p = p;
+		w->kbuf = kbuffer_alloc(conf->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					conf->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!w->kbuf) {
+			fmt_errf(err, path, "out of memory");
+			goto fail;
+		}
+		if (conf->old_format)
+			kbuffer_set_old_format(w->kbuf);
+		if (compressed && !(w->dc = decomp_new(algo))) {
+			fmt_errf(err, path, "cannot decompress '%s'", algo ? algo : "(none)");
+			goto fail;
+		}
+	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->ready, NULL);
-	if (pthread_create(&p->thread, NULL, worker, p)) {
-		fmt_errf(err, path, "cannot start the decompression thread");
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->work);
-		pthread_cond_destroy(&p->ready);
-		goto fail;
+	p->ready_init = true;
+	for (int i = 0; i < p->nworkers; i++) {
+		if (pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i])) {
+			fmt_errf(err, path, "cannot start a reading thread");
+			goto fail;
+		}
+		p->w[i].started = true;
 	}
 	return p;
 fail:
-	decomp_free(p->dc);
-	free(p->s);
-	free(p);
+	prefetch_stop(p);
 	return NULL;
 }
 
-int prefetch_next(struct prefetch *p, int i, const uint8_t **data, uint32_t *len,
+int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		  struct fmt_err *err)
 {
 	struct pstream *s = &p->s[i];
 	int rc;
 
+	if (s->holds && !s->compressed) {
+		struct slot *old = &s->slots[(s->head) % NSLOT];
+		/* the reader is done with these pages of the file */
+		fmt_release_pages(old->from, old->to);
+	}
 	pthread_mutex_lock(&p->lock);
 	if (s->holds) {
 		s->holds = 0;
 		s->head++;
-		pthread_cond_signal(&p->work);
+		/* wake the producer for several chunks at a time, not one each */
+		if (p->idle && s->tail - s->head <= REFILL)
+			pthread_cond_signal(&p->work);
 	}
 	while (s->head == s->tail && s->left && !s->failed)
 		pthread_cond_wait(&p->ready, &p->lock);
 	if (s->head != s->tail) {
-		struct slot *sl = &s->slots[s->head % NSLOT];
-		*data = sl->buf;
-		*len = sl->len;
+		*c = &s->slots[s->head % NSLOT].c;
 		s->holds = 1;
 		rc = 1;
 	} else if (s->failed) {
-		*err = s->err;
-		rc = -1;
+		rc = fmt_errf(err, p->path, "cpu %d: read past a failure", s->cpu);
 	} else {
 		rc = 0;
 	}
@@ -249,18 +445,28 @@ void prefetch_stop(struct prefetch *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = 1;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->work);
-	pthread_cond_destroy(&p->ready);
-	for (int i = 0; i < p->n; i++)
-		for (int k = 0; k < NSLOT; k++)
+	if (p->ready_init) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = 1;
+		pthread_cond_broadcast(&p->work);
+		pthread_mutex_unlock(&p->lock);
+		for (int i = 0; i < p->nworkers; i++)
+			if (p->w[i].started)
+				pthread_join(p->w[i].thread, NULL);
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->work);
+		pthread_cond_destroy(&p->ready);
+	}
+	for (int i = 0; i < p->nworkers; i++) {
+		kbuffer_free(p->w[i].kbuf);
+		decomp_free(p->w[i].dc);
+	}
+	for (int i = 0; p->s && i < p->n; i++)
+		for (int k = 0; k < NSLOT; k++) {
 			free(p->s[i].slots[k].buf);
-	decomp_free(p->dc);
+			free(p->s[i].slots[k].recs);
+			free(p->s[i].slots[k].marks);
+		}
 	free(p->s);
 	free(p);
 }

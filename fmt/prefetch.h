@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prefetch: decompresses the chunks of every compressed CPU stream of a
- * trace.dat v7 file ahead of the reader, on a second thread, so that zstd
- * runs on the other core while the reader walks pages.
+ * prefetch: reads every CPU stream of a trace.dat file ahead of the reader,
+ * on a second thread. For each stream it takes the next run of ring-buffer
+ * pages (a compressed chunk of a v7 file, decompressed; or the next pages of
+ * the mapping), walks them with kbuffer, checks them, and hands the reader
+ * a chunk: the events' times, places and sizes in order, and the pages'
+ * lost-event marks. The reader is left to merge the CPUs by time, so zstd
+ * and kbuffer run on the other core.
  */
 #ifndef DARC_PREFETCH_H
 #define DARC_PREFETCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fmt.h"
@@ -17,41 +22,64 @@
  */
 void fmt_release_pages(const uint8_t *from, const uint8_t *to);
 
-/*
- * Fault in the next window of the file from @from (at most up to @end) and
- * set *@upto to its end: the reader walks mapped pages without a page fault
- * each, and only a window at a time counts in its memory.
- */
-void fmt_map_ahead(const uint8_t *from, const uint8_t *end, const uint8_t **upto);
-
 struct prefetch;
 
-/* One compressed stream: its chunk list (count, then size-prefixed chunks). */
+/* How the ring-buffer pages are laid out (from the file's header_page). */
+struct page_conf {
+	uint32_t page_size;
+	int kernel_long; /* size of the commit field: 4 or 8 */
+	int page_hdr;	 /* bytes before the events: timestamp and commit */
+	bool swap;	 /* the file's byte order is not ours */
+	bool big_endian; /* the file's byte order */
+	bool old_format; /* kbuffer's old page format */
+};
+
+/* One stream: its pages, or its chunk list (count, then size-prefixed chunks). */
 struct prefetch_src {
 	const uint8_t *data;
 	uint64_t len;
+	bool compressed;
 	int cpu; /* for messages */
 };
 
-/*
- * Start decompressing @n streams with algorithm @algo. @path names the file
- * in messages, @swap says the numbers need byte swapping. Returns NULL and
- * fills @err on failure. Release with prefetch_stop().
- */
-struct prefetch *prefetch_start(const char *path, const char *algo, bool swap,
+/* One event of a chunk. */
+struct fmt_rec {
+	uint64_t ts;
+	uint32_t off;  /* of its record, from the chunk's base */
+	uint32_t size; /* of its record */
+};
+
+/* Events were lost just before record @rec. */
+struct fmt_mark {
+	uint32_t rec;
+	uint64_t missed; /* how many, or FMT_MISSED_UNKNOWN */
+};
+
+/* What the reader gets: valid until its next prefetch_next() on the stream. */
+struct prefetch_chunk {
+	const uint8_t *base;
+	const struct fmt_rec *recs;
+	uint32_t nrec;
+	const struct fmt_mark *marks; /* in order of rec */
+	uint32_t nmark;
+	struct fmt_cpu_stats st;  /* pages and lost events of this chunk (events: 0) */
+	bool failed;		  /* after its records, the stream is corrupt: */
+	struct fmt_err err;	  /* why */
+};
+
+/* Start reading the @n streams @srcs (none is fine) of the file @file_base. */
+struct prefetch *prefetch_start(const char *path, const char *algo, const struct page_conf *conf,
 				const struct prefetch_src *srcs, int n, const uint8_t *file_base,
 				struct fmt_err *err);
 
 /*
- * Hand the next decompressed chunk of stream @i to the caller, releasing the
- * one it had. The chunk stays valid until the next call for the same stream.
- * Returns 1 with data and len set, 0 when the stream has no more chunks, -1
- * with @err filled when the data is corrupt.
+ * The next chunk of stream @i, in *@c; the previous one is given back. 1, or
+ * 0 at the stream's end, or -1 with @err (the data cannot be read).
  */
-int prefetch_next(struct prefetch *p, int i, const uint8_t **data, uint32_t *len,
+int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		  struct fmt_err *err);
 
-/* Stop the thread and release everything. Accepts NULL. */
+/* Stop the thread and free everything. Accepts NULL. */
 void prefetch_stop(struct prefetch *p);
 
 #endif

@@ -1,117 +1,48 @@
 // SPDX-License-Identifier: MIT
 /*
- * The event stream of a trace.dat file: each CPU's ring-buffer pages walked
- * with kbuffer, straight from the mapping or from chunks that prefetch.c
- * decompresses ahead, and the CPUs merged by time with a binary heap.
+ * The event stream of a trace.dat file: prefetch.c reads each CPU's pages
+ * ahead on a second thread (decompressing and walking them with kbuffer);
+ * here the CPUs' events are merged by time with a binary heap.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
 #include "prefetch.h"
 #include "tracedat.h"
 
-#define COMMIT_MASK ((1ULL << 27) - 1)
-#define MISSING_STORED (1ULL << 30)
-
-/*
- * Load the stream's next non-empty page and its first event.
- * Returns 1 with s->data set, 0 at the end of the stream, -1 on corruption.
- */
-static int next_page(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	const uint32_t psize = r->info.page_size;
-
-	for (;;) {
-		const uint8_t *page;
-		uint64_t commit;
-		int missed;
-
-		if (s->page_off >= s->pages_len) {
-			uint32_t len;
-			int rc;
-
-			if (!s->compressed)
-				return 0;
-			rc = prefetch_next(r->prefetch, s->zindex, &s->pages, &len, err);
-			if (rc <= 0)
-				return rc;
-			s->pages_len = len;
-			s->page_off = 0;
-			continue;
-		}
-		if (s->pages_len - s->page_off < psize)
-			return FAIL("cpu %d: data ends in the middle of a page: truncated", s->cpu);
-		page = s->pages + s->page_off;
-		s->page_off += psize;
-		commit = r->kernel_long == 8 ? *(const uint64_t *)(page + 8)
-					     : *(const uint32_t *)(page + 8);
-		if (r->swap)
-			commit = r->kernel_long == 8 ? __builtin_bswap64(commit)
-						     : __builtin_bswap32((uint32_t)commit);
-		if ((commit & COMMIT_MASK) > psize - r->page_hdr ||
-		    ((commit & MISSING_STORED) &&
-		     (commit & COMMIT_MASK) + r->kernel_long > psize - r->page_hdr))
-			return FAIL("cpu %d: corrupt page header at %s offset %" PRIu64
-				    " (commit %#" PRIx64 ")",
-				    s->cpu, s->compressed ? "chunk" : "file",
-				    s->compressed ? (uint64_t)(s->page_off - psize)
-						  : (uint64_t)(page - r->map),
-				    commit);
-		s->st.pages++;
-		if (kbuffer_load_subbuffer(s->kbuf, (void *)page) < 0)
-			return FAIL("cpu %d: cannot load a page", s->cpu);
-		/* pages walked in the mapping are not needed again: release them */
-		if (!s->compressed && page >= s->mapped) {
-			/* map the next window in one go: one fault instead of one a page */
-			fmt_map_ahead(page, s->pages + s->pages_len, &s->mapped);
-			fmt_release_pages(s->kept, page);
-			s->kept = page;
-		}
-		s->page = page;
-		s->page_end = page + r->page_hdr + (commit & COMMIT_MASK);
-		missed = kbuffer_missed_events(s->kbuf);
-		if (missed) {
-			s->st.lost_marks++;
-			if (missed < 0) {
-				s->st.lost_uncounted++;
-				s->missed = FMT_MISSED_UNKNOWN;
-			} else {
-				s->st.lost += missed;
-				s->missed = missed;
-			}
-		}
-		s->data = kbuffer_read_event(s->kbuf, &s->ts);
-		if (s->data)
-			return 1;
-	}
-}
-
-/* Take the size of the current event; check it lies in its page's data. */
-static int check_event(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
-{
-	int size = kbuffer_event_size(s->kbuf);
-	const uint8_t *d = s->data;
-
-	if (size < 8 || d < s->page || d + size > s->page_end)
-		return FAIL("cpu %d: corrupt event record (%d bytes) in a page", s->cpu, size);
-	s->size = size;
-	return 0;
-}
-
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
 static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
 {
+	const struct prefetch_chunk *c = s->chunk;
+
 	s->missed = 0;
-	if (!s->page || !(s->data = kbuffer_next_event(s->kbuf, &s->ts))) {
-		int rc = next_page(r, s, err);
+	while (!c || s->irec == c->nrec) {
+		int rc;
+
+		if (c && c->failed) {
+			*err = c->err;
+			return -1;
+		}
+		rc = prefetch_next(r->prefetch, (int)(s - r->streams), &s->chunk, err);
 		if (rc <= 0)
 			return rc;
+		c = s->chunk;
+		s->irec = s->imark = 0;
+		s->st.pages += c->st.pages;
+		s->st.lost += c->st.lost;
+		s->st.lost_marks += c->st.lost_marks;
+		s->st.lost_uncounted += c->st.lost_uncounted;
 	}
-	return check_event(r, s, err) ? -1 : 1;
+	if (s->imark < c->nmark && c->marks[s->imark].rec == s->irec)
+		s->missed = c->marks[s->imark++].missed;
+	s->ts = c->recs[s->irec].ts;
+	s->size = c->recs[s->irec].size;
+	s->data = (void *)(c->base + c->recs[s->irec].off);
+	s->irec++;
+	return 1;
 }
 
 static inline bool ent_less(const struct heap_ent *a, const struct heap_ent *b)
@@ -138,10 +69,15 @@ static inline void heap_down(struct heap_ent *h, int n, int i)
 
 int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 {
-	enum kbuffer_long_size ls = r->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
-	enum kbuffer_endian en = r->info.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+	struct page_conf conf = {
+	    .page_size = r->info.page_size,
+	    .kernel_long = r->kernel_long,
+	    .page_hdr = r->page_hdr,
+	    .swap = r->swap,
+	    .big_endian = r->info.big_endian,
+	    .old_format = tep_is_old_format(r->tep),
+	};
 	struct prefetch_src *srcs;
-	int nz = 0;
 
 	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
 	srcs = calloc(r->nstreams + 1, sizeof(*srcs));
@@ -152,32 +88,12 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 	for (int i = 0; i < r->nstreams; i++) {
 		struct stream *s = &r->streams[i];
 
-		s->kbuf = kbuffer_alloc(ls, en);
-		if (!s->kbuf) {
-			free(srcs);
-			return FAIL("out of memory");
-		}
-		if (tep_is_old_format(r->tep))
-			kbuffer_set_old_format(s->kbuf);
-		if (s->compressed) {
-			s->zindex = nz;
-			srcs[nz++] = (struct prefetch_src){s->src, s->src_len, s->cpu};
-		} else {
-			s->pages = s->src;
-			s->pages_len = s->src_len;
-			s->kept = s->mapped = s->src;
-		}
+		srcs[i] = (struct prefetch_src){s->src, s->src_len, s->compressed, s->cpu};
 	}
-	if (nz) {
-		r->prefetch = prefetch_start(r->path, r->info.compression, r->swap, srcs, nz, r->map,
-					     err);
-		if (!r->prefetch) {
-			free(srcs);
-			return -1;
-		}
-	}
+	r->prefetch =
+	    prefetch_start(r->path, r->info.compression, &conf, srcs, r->nstreams, r->map, err);
 	free(srcs);
-	return 0;
+	return r->prefetch ? 0 : -1;
 }
 
 static inline struct tep_event *event_format(struct fmt_reader *r, int id)

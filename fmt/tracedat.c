@@ -1212,9 +1212,6 @@ void fmt_reader_close(struct fmt_reader *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->nstreams; i++) {
-		kbuffer_free(r->streams[i].kbuf);
-	}
 	prefetch_stop(r->prefetch);
 	free(r->streams);
 	free(r->heap);

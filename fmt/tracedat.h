@@ -81,16 +81,9 @@ struct stream {
 	/* where the data lives */
 	const uint8_t *src; /* pages, or the chunk list when compressed */
 	uint64_t src_len;
-	bool compressed;       /* src is a chunk list, read through r->prefetch */
-	int zindex;	       /* the stream's index in r->prefetch */
-	const uint8_t *pages;  /* the pages being walked */
-	uint64_t pages_len;
-	uint64_t page_off;     /* offset of the next page within pages */
-	const uint8_t *page;   /* the page being walked */
-	const uint8_t *page_end; /* end of its committed data */
-	const uint8_t *kept;	 /* mapped pages before this were released */
-	const uint8_t *mapped;	 /* pages before this are mapped in */
-	struct kbuffer *kbuf;
+	bool compressed;			  /* src is a chunk list */
+	const struct prefetch_chunk *chunk; /* what prefetch.c read ahead, being merged */
+	uint32_t irec, imark;		  /* the next record and lost-events mark in it */
 	/* the current event */
 	void *data;
 	uint32_t size;
