@@ -458,7 +458,6 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 {
 	struct frame *f = top(s);
 	struct frame *parent = s->n > 1 ? &s->f[s->n - 2] : NULL;
-	struct frame copy;
 
 	if (t_exit != DARC_NULL && f->t_entry != DARC_NULL && t_exit < f->t_entry) {
 		t_exit = f->t_entry;
@@ -467,11 +466,10 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 	/* segments charged after the call returned belong to its parent */
 	if (t_exit != DARC_NULL)
 		move_after(s, s->n - 1, s->n - 2, t_exit);
-	copy = *f;
 	s->nfg -= f->kind == FR_FG;
 	s->n--;
-	return emit_frame(ft, &copy, parent, parent ? parent->id : DARC_NULL, s->n, t_exit, flags,
-			  tid);
+	/* *f stays put: writing the call pushes nothing */
+	return emit_frame(ft, f, parent, parent ? parent->id : DARC_NULL, s->n, t_exit, flags, tid);
 }
 
 /*
