@@ -38,7 +38,7 @@ struct pstream {
 	uint64_t len, off;	 /* and how far the producer is */
 	uint32_t left;		 /* chunks not yet produced */
 	unsigned head, tail;	 /* consumer's next slot, producer's next slot */
-	int holds;		 /* the consumer holds slot head-1 */
+	int holds;		 /* the consumer holds slot head */
 	int failed;		 /* the producer stopped (the last slot says why) */
 	bool busy;		 /* a producer is reading its next chunk */
 	int cpu;
@@ -62,7 +62,7 @@ struct prefetch {
 	struct worker w[MAX_WORKERS];
 	int nworkers;
 	pthread_mutex_t lock;
-	pthread_cond_t work;  /* a slot was freed, or stop */
+	pthread_cond_t work;  /* a queue is down to REFILL, or stop */
 	pthread_cond_t ready; /* a chunk was produced */
 	int stop;
 	int idle;	 /* producers waiting for room */
@@ -303,7 +303,7 @@ static void *worker_main(void *arg)
 		}
 		if (p->stop)
 			break;
-		/* slot tail is free: tail - head < NSLOT, and head-1 is the held one */
+		/* slot tail is free: tail - head < NSLOT, and head is the held one */
 		sl = &s->slots[s->tail % NSLOT];
 		s->busy = true;
 		pthread_mutex_unlock(&p->lock);
