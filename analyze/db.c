@@ -62,7 +62,6 @@ enum row_kind {
 	ROW_WAKEUP,
 	ROW_RECORDING,
 	ROW_CALL_EXTRA,	 /* not a row kind of its own: the call_extra part of a ROW_CALL */
-	ROW_CALL_APPEND, /* nor this: calls whose ids SQLite gives, the next ones in order */
 	ROW_KINDS
 };
 
@@ -77,7 +76,6 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_WAKEUP] = "wakeup",
     [ROW_RECORDING] = "recording",
     [ROW_CALL_EXTRA] = "call_extra",
-    [ROW_CALL_APPEND] = "call_base",
 };
 
 /* Parameters ?1, ?2, ... in the order bind_row() binds them. */
@@ -85,10 +83,6 @@ static const char *const insert_sql[ROW_KINDS] = {
     /* all the calls of a block in one statement, through the virtual table below */
     [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
 		 " t_entry, incl_ns, children_ns) SELECT * FROM darc_call_rows",
-    /* the same when the ids are the next ones: SQLite appends without a search */
-    [ROW_CALL_APPEND] = "INSERT INTO call_base(task_id, func_id, parent_id, fnode_id, depth, cpu,"
-			" t_entry, incl_ns, children_ns) SELECT task_id, func_id, parent_id,"
-			" fnode_id, depth, cpu, t_entry, incl_ns, children_ns FROM darc_call_rows",
     [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
 		       " preempt_ns, blocked_ns, flags) VALUES (?,?,?,?,?,?,?,?)",
     /* a task seen again keeps what it knew, and takes what is new */
@@ -149,19 +143,25 @@ struct db {
 	sqlite3 *sql;
 	sqlite3_stmt *insert[ROW_KINDS];
 	struct block *cur;			  /* the producer's block, NULL once handed over */
-	const struct call_rec *batch[BLOCK_ROWS]; /* writer: the calls of the block it writes */
-	int nbatch;
-	int lo, hi;	 /* writer: darc_call_rows is batch[lo..hi) */
-	int64_t last_id; /* writer: the largest call id in call_base */
+	/* the writer's, on cache lines of their own (the producer writes nearby) */
+	struct {
+		const struct call_rec *batch[BLOCK_ROWS]; /* the calls of the block it writes */
+		int nbatch;
+		int lo, hi;	 /* darc_call_rows is batch[lo..hi) */
+		bool append;	 /* and its ids are the next ones: let SQLite give them */
+		int64_t last_id; /* the largest call id in call_base */
+	} __attribute__((aligned(64)));
 
 	/* The producer's window: calls are finished in no order of id (a parent
 	   after its children), but SQLite appends rows fastest in order. A call
 	   waits here until every call with a smaller id has been passed on, or
 	   until its id is WINDOW ahead of the oldest one still open; that one is
 	   then passed on when it finishes, out of order. */
-	struct call_rec *win; /* WINDOW slots, by id % WINDOW */
-	bool *win_has;	      /* slot holds a finished call */
-	int64_t win_next;     /* the smallest id not passed on yet */
+	struct {
+		struct call_rec *win; /* WINDOW slots, by id % WINDOW */
+		bool *win_has;	      /* slot holds a finished call */
+		int64_t win_next;     /* the smallest id not passed on yet */
+	} __attribute__((aligned(64)));
 
 	pthread_mutex_t lock;	   /* guards what follows */
 	pthread_cond_t ready;	   /* to the writer: a block is queued, or closing */
@@ -544,7 +544,8 @@ static bool call_has_extra(const struct call_rec *c)
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct rows_cursor *rc = (struct rows_cursor *)cur;
-	int64_t v = call_column(rc->db->batch[rc->i], col);
+	/* a NULL id: SQLite gives the next one, and appends without searching */
+	int64_t v = col == 0 && rc->db->append ? DARC_NULL : call_column(rc->db->batch[rc->i], col);
 
 	if (v == DARC_NULL)
 		sqlite3_result_null(ctx);
@@ -585,10 +586,10 @@ static int write_failed(struct db *db, const char *table)
 }
 
 /*
- * Insert the calls of db->batch into call_base: each run whose ids follow
- * the largest one in the table with one statement that lets SQLite number
- * them (it then appends without searching the tree), the others with their
- * ids. On failure record why and return -1.
+ * Insert the calls of db->batch into call_base, a run at a time: a run whose
+ * ids follow the largest one in the table goes in with NULL ids, so SQLite
+ * numbers the rows itself and appends them without searching the tree; the
+ * others go in with their ids. On failure record why and return -1.
  */
 static int write_calls(struct db *db)
 {
@@ -609,7 +610,8 @@ static int write_calls(struct db *db)
 		}
 		db->lo = i;
 		db->hi = j;
-		s = db->insert[append ? ROW_CALL_APPEND : ROW_CALL];
+		db->append = append;
+		s = db->insert[ROW_CALL];
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
