@@ -170,7 +170,7 @@ static int time_indexes(const char *path)
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s,
 			       "SELECT name, sql FROM sqlite_schema WHERE type = 'index'"
-			       " AND tbl_name = 'call' AND sql IS NOT NULL",
+			       " AND tbl_name = 'call_base' AND sql IS NOT NULL",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	while (n < 16 && sqlite3_step(st) == SQLITE_ROW) {
