@@ -314,7 +314,8 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 			sym = buf; /* no symbol at this exact address: name it by the address */
 		}
 		d->addr_keys[i] = addr;
-		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr, NULL);
+		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr,
+					  user ? NULL : fmt_reader_func_module(d->r, start));
 		if (d->addr_ids[i] < 0) {
 			d->addr_ids[i] = 0;
 			return -1;

@@ -125,6 +125,12 @@ enum {
  */
 int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err);
 
+/*
+ * The kernel module ("ext4") of the function that starts at @addr, from the
+ * kallsyms parsed so far; NULL for the kernel proper or an unknown address.
+ */
+const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr);
+
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);
 

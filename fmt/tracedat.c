@@ -372,6 +372,10 @@ static int load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n
 	memcpy(s, p, n);
 	s[n] = 0;
 	r->info.bad_lines += keep_lines(s, kallsyms_line);
+	if (kmod_parse(&r->kmods, s)) { /* before libtraceevent cuts s up */
+		free(s);
+		return FAIL("out of memory for kallsyms' modules");
+	}
 	tep_parse_kallsyms(r->tep, s);
 	free(s);
 	return 0;
@@ -397,6 +401,11 @@ static int parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *er
 		return 0;
 	r->ksyms_done = true;
 	return load_kallsyms_text(r, p, n, err);
+}
+
+const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr)
+{
+	return kmod_find(&r->kmods, addr);
 }
 
 int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
@@ -1213,6 +1222,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	if (!r)
 		return;
 	prefetch_stop(r->prefetch);
+	kmod_free(&r->kmods);
 	free(r->streams);
 	free(r->heap);
 	free(r->formats);

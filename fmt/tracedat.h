@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "fmt.h"
+#include "kmod.h"
 
 /* Option ids (trace-cmd's enum tracecmd_file_options) and v7 section ids. */
 enum {
@@ -123,6 +124,7 @@ struct fmt_reader {
 	const uint8_t *ksyms;	   /* v6: kallsyms text in the mapping, parsed lazily */
 	uint64_t ksyms_len;
 	bool ksyms_done;	   /* kallsyms parsed (or there are none) */
+	struct kmod_map kmods;	   /* the modules of the module symbols */
 	uint8_t **kept;		   /* decompressed sections formats point into */
 	int nkept;
 	/* v7: sections found by options */

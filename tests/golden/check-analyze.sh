@@ -50,5 +50,33 @@ if ! cmp -s "$tmp/darc.dur" "$tmp/tc.dur"; then
 	diff "$tmp/darc.dur" "$tmp/tc.dur" | head -10
 	fail=1
 fi
+# modules: every kernel function's func.module against the "[mod]" of its
+# address in the kallsyms trace-cmd dumps ('-' for the kernel proper)
+nm=0
+if trace-cmd dump --kallsyms "$file" >"$tmp/ks" 2>/dev/null; then
+	sqlite3 "$db" "SELECT printf('%x', addr), coalesce(module, '-') FROM func
+		WHERE kind = 0 AND addr IS NOT NULL" | sort >"$tmp/darc.mod"
+	awk -F'|' 'NR == FNR {
+			if ($0 ~ /^[0-9a-f]+ /) {
+				split($0, w, /[ \t]+/)
+				a = w[1]; sub(/^0+/, "", a)
+				m = "-"
+				if (match($0, /\t\[[^]]+\]$/))
+					m = substr($0, RSTART + 2, RLENGTH - 3)
+				if (!(a in mod))
+					mod[a] = m
+			}
+			next
+		}
+		{ print $1 "|" (($1 in mod) ? mod[$1] : "-") }' "$tmp/ks" "$tmp/darc.mod" |
+		sort >"$tmp/tc.mod"
+	nm=$(grep -vc '|-$' "$tmp/darc.mod")
+	if ! cmp -s "$tmp/darc.mod" "$tmp/tc.mod"; then
+		echo "FAIL: $name: func.module differs from trace-cmd's kallsyms:"
+		diff "$tmp/darc.mod" "$tmp/tc.mod" | head -10
+		fail=1
+	fi
+fi
 [ "$fail" -eq 0 ] || exit 1
-echo "ok: $name: $calls calls add up; $nd function_graph durations equal trace-cmd's"
+echo "ok: $name: $calls calls add up; $nd function_graph durations equal trace-cmd's;" \
+	"$nm functions in modules"

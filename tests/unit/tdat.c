@@ -111,7 +111,9 @@ long tdat_write(const struct tdat *t, const char *path)
 	put32(f, 1);
 	put64(f, sizeof(tick_format) - 1);
 	put(f, tick_format, sizeof(tick_format) - 1);
-	put32(f, 0); /* kallsyms */
+	put32(f, t->kallsyms ? (uint32_t)strlen(t->kallsyms) : 0); /* kallsyms */
+	if (t->kallsyms)
+		put(f, t->kallsyms, strlen(t->kallsyms));
 	put32(f, 0); /* printk */
 	put64(f, 17);
 	put(f, "42 worker\n1 init\n", 17); /* saved cmdlines */

@@ -25,6 +25,7 @@ struct tdat {
 	struct tdat_page pages[TDAT_MAXCPU][8];
 	int npages[TDAT_MAXCPU];
 	int ncpus;
+	const char *kallsyms; /* the kallsyms text, or NULL for none */
 };
 
 /* Start a recording of @ncpus CPUs (no pages yet). */

@@ -128,6 +128,42 @@ START_TEST(test_info_and_comm)
 }
 END_TEST
 
+/* Kallsyms: names through libtraceevent, modules through the reader. */
+START_TEST(test_kallsyms_modules)
+{
+	static struct tdat t;
+	struct fmt_err err;
+	struct fmt_reader *r;
+	struct tep_handle *tep;
+
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 10, 0);
+	tdat_tick(&t, 0, 10, 42, 0, 1);
+	t.kallsyms = "ffffffff81000000 T _stext\n"
+		     "ffffffff81200000 T vfs_read\n"
+		     "not a symbol line [x]\n"
+		     "ffffffffc03e1bd0 t ext4_file_read_iter\t[ext4]\n"
+		     "ffffffffc03e1bd0 t ext4_alias\t[ext4]\n"
+		     "ffffffffc038be10 t virtblk_request_done\t[virtio_blk]\n"
+		     "ffffffffc0390000 t ext4_map_blocks\t[ext4]\n";
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	t.kallsyms = NULL;
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	tep = fmt_reader_tep(r);
+	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81200010ULL), "vfs_read");
+	ck_assert_ptr_null(fmt_reader_func_module(r, 0xffffffff81200000ULL));
+	ck_assert_str_eq(fmt_reader_func_module(r, 0xffffffffc03e1bd0ULL), "ext4");
+	ck_assert_str_eq(fmt_reader_func_module(r, 0xffffffffc038be10ULL), "virtio_blk");
+	ck_assert_str_eq(fmt_reader_func_module(r, 0xffffffffc0390000ULL), "ext4");
+	/* only a symbol's start address has a module */
+	ck_assert_ptr_null(fmt_reader_func_module(r, 0xffffffffc0390004ULL));
+	ck_assert_ptr_null(fmt_reader_func_module(r, 0));
+	ck_assert_int_eq(fmt_reader_info(r)->bad_lines, 1);
+	fmt_reader_close(r);
+}
+END_TEST
+
 START_TEST(test_missed_events)
 {
 	static struct tdat t;
@@ -277,6 +313,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_rd_bounds);
 	tcase_add_test(tc, test_merge_order);
 	tcase_add_test(tc, test_info_and_comm);
+	tcase_add_test(tc, test_kallsyms_modules);
 	tcase_add_test(tc, test_missed_events);
 	tcase_add_test(tc, test_corrupt_page_header);
 	tcase_add_test(tc, test_corrupt_event_length);

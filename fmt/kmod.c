@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "kmod.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(const struct kmod_map *m, uint64_t addr)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 20) & (m->slots - 1);
+}
+
+static int grow(struct kmod_map *m)
+{
+	size_t n = m->slots ? 2 * m->slots : 1024;
+	uint64_t *a = calloc(n, sizeof(*a));
+	uint32_t *d = calloc(n, sizeof(*d));
+	struct kmod_map old = *m;
+
+	if (!a || !d) {
+		free(a);
+		free(d);
+		return -1;
+	}
+	m->addr = a;
+	m->mod = d;
+	m->slots = n;
+	for (size_t i = 0; i < old.slots; i++)
+		if (old.addr[i]) {
+			size_t k = slot_of(m, old.addr[i]);
+			while (m->addr[k])
+				k = (k + 1) & (n - 1);
+			m->addr[k] = old.addr[i];
+			m->mod[k] = old.mod[i];
+		}
+	free(old.addr);
+	free(old.mod);
+	return 0;
+}
+
+/* The index of module @name (@len bytes), added if new; -1 on memory. */
+static long intern(struct kmod_map *m, const char *name, size_t len)
+{
+	char **p;
+
+	/* a module's symbols come together: look from the newest back */
+	for (uint32_t i = m->nnames; i-- > 0;)
+		if (!strncmp(m->names[i], name, len) && !m->names[i][len])
+			return i;
+	p = realloc(m->names, (m->nnames + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	m->names = p;
+	if (!(p[m->nnames] = strndup(name, len)))
+		return -1;
+	return m->nnames++;
+}
+
+static int add(struct kmod_map *m, uint64_t addr, uint32_t mod)
+{
+	size_t k;
+
+	if (2 * (m->n + 1) > m->slots && grow(m))
+		return -1;
+	for (k = slot_of(m, addr); m->addr[k]; k = (k + 1) & (m->slots - 1))
+		if (m->addr[k] == addr)
+			return 0; /* an alias: the first one names it */
+	m->addr[k] = addr;
+	m->mod[k] = mod;
+	m->n++;
+	return 0;
+}
+
+int kmod_parse(struct kmod_map *m, const char *s)
+{
+	while (*s) {
+		size_t len = strcspn(s, "\n");
+		const char *end = s + len, *open = memmem(s, len, "\t[", 2);
+		char *after;
+		uint64_t addr = strtoull(s, &after, 16);
+
+		/* "ADDR TYPE NAME\t[MOD]": the module in brackets at the end */
+		if (open && after > s && end > open + 3 && end[-1] == ']' && addr) {
+			long mod = intern(m, open + 2, (size_t)(end - 1 - (open + 2)));
+
+			if (mod < 0 || add(m, addr, (uint32_t)mod))
+				return -1;
+		}
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+const char *kmod_find(const struct kmod_map *m, uint64_t addr)
+{
+	if (!m->n || !addr)
+		return NULL;
+	for (size_t k = slot_of(m, addr); m->addr[k]; k = (k + 1) & (m->slots - 1))
+		if (m->addr[k] == addr)
+			return m->names[m->mod[k]];
+	return NULL;
+}
+
+void kmod_free(struct kmod_map *m)
+{
+	for (uint32_t i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->addr);
+	free(m->mod);
+	memset(m, 0, sizeof(*m));
+}
