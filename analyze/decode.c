@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <traceevent/event-parse.h>
 
 #include "syscalls.h"
@@ -16,6 +17,7 @@ struct etype {
 	int kind; /* enum aev_kind */
 	int raw;  /* raw_syscalls */
 	int user; /* uprobes */
+	const char *file; /* uprobes: the binary, if a darc manifest says */
 	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
 	const char *name; /* vectors: the vector's name */
 	struct tep_format_field *f[NFIELD];
@@ -25,6 +27,7 @@ struct decoder {
 	struct fmt_reader *r;
 	struct tep_handle *tep;
 	struct funcs *fs;
+	json_t *manifest; /* a darc bundle's, or NULL */
 	int x86_64;
 	int swap;
 	struct etype *types; /* [65536] */
@@ -61,6 +64,8 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64)
 	d->fs = fs;
 	d->x86_64 = x86_64;
 	d->uretprobe_id = -2; /* no func has it */
+	if (fmt_reader_info(r)->manifest_json) /* unreadable: the binaries stay unknown */
+		d->manifest = json_loads(fmt_reader_info(r)->manifest_json, 0, NULL);
 	d->swap = fmt_reader_info(r)->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	d->types = calloc(65536, sizeof(*d->types));
 	if (!d->types) {
@@ -80,7 +85,24 @@ void decoder_free(struct decoder *d)
 	free(d->addr_irq);
 	free(d->sys_ids);
 	free(d->off);
+	json_decref(d->manifest);
 	free(d);
+}
+
+/* The binary of uprobe @sys:@name from the manifest of a darc bundle, or NULL. */
+static const char *probe_file(const struct decoder *d, const char *sys, const char *name)
+{
+	json_t *probes = json_object_get(d->manifest, "probes"), *p;
+	size_t i;
+
+	json_array_foreach(probes, i, p) {
+		const char *s = json_string_value(json_object_get(p, "system"));
+		const char *e = json_string_value(json_object_get(p, "event"));
+
+		if (s && e && !strcmp(s, sys) && !strcmp(e, name))
+			return json_string_value(json_object_get(p, "file"));
+	}
+	return NULL;
 }
 
 /* A number field of the record, sign-extended when the field is signed. */
@@ -205,9 +227,11 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 	} else if (FIELD(0, "__probe_func")) {
 		t->kind = AEV_PROBE_RETURN;
 		t->user = strstr(sys, "uprobe") != NULL;
+		t->file = t->user ? probe_file(d, sys, name) : NULL;
 	} else if (FIELD(0, "__probe_ip")) {
 		t->kind = AEV_PROBE_ENTRY;
 		t->user = strstr(sys, "uprobe") != NULL;
+		t->file = t->user ? probe_file(d, sys, name) : NULL;
 	} else if (!strcmp(sys, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
 			t->kind = AEV_SYS_ENTER;
@@ -258,7 +282,7 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 
 /* The function id of kernel address @addr (symbol from kallsyms, or the address). */
 static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
-		     const char **name, int *irq)
+		     const char *file, const char **name, int *irq)
 {
 	uint64_t i;
 
@@ -315,7 +339,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		}
 		d->addr_keys[i] = addr;
 		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr,
-					  user ? NULL : fmt_reader_func_module(d->r, start));
+					  user ? file : fmt_reader_func_module(d->r, start));
 		if (d->addr_ids[i] < 0) {
 			d->addr_ids[i] = 0;
 			return -1;
@@ -431,7 +455,7 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	case AEV_FG_EXIT:
 		out->fg.addr = (uint64_t)num(d, t->f[0], ev);
 		out->fg.depth = (int)num(d, t->f[1], ev);
-		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, &out->fg.name, &out->fg.irq_entry);
+		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
 		if (out->fg.func_id < 0)
 			return -1;
 		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
@@ -444,7 +468,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		const char *name;
 		int irq;
 		out->probe.addr = (uint64_t)num(d, t->f[0], ev);
-		out->probe.func_id = kfunc(d, out->probe.addr, t->user, ev->event->name, &name, &irq);
+		out->probe.func_id =
+		    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
 		if (out->probe.func_id < 0)
 			return -1;
 		break;

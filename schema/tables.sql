@@ -39,7 +39,7 @@ CREATE TABLE func (
 	name TEXT NOT NULL,
 	kind INTEGER NOT NULL,	-- func_kind.kind
 	addr INTEGER,		-- address (kernel or user)
-	module TEXT		-- kernel module (kallsyms' [mod]); NULL for the kernel proper
+	module TEXT		-- kernel module, or user binary; NULL for the kernel proper or unknown
 );
 
 -- The calls. View call (below) has one row per call, complete or flagged

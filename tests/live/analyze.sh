@@ -45,4 +45,8 @@ fi
 kinds=$(sqlite3 "$work/tree.db" "select group_concat(distinct f.kind) from func f
 	where f.name in ('run', 'ping')")
 check "run and ping are user functions (func.kind 3, uprobe)" [ "$kinds" = 3 ]
+mods=$(sqlite3 "$work/tree.db" "select group_concat(distinct coalesce(f.module, 'NULL')) from func f
+	where f.name in ('run', 'ping')")
+check "run and ping's module is the target's binary, from the manifest" \
+	[ "$mods" = "$(realpath "$target")" ]
 summary
