@@ -64,7 +64,7 @@ static int put_call(void *ctx, const struct call_rec *c)
 	struct run *run = ctx;
 
 	if (run->max_depth >= 0 && c->depth >= run->max_depth)
-		return 0;
+		return db_skip_call(run->db, c->id);
 	run->calls_stored++;
 	return db_put_call(run->db, c);
 }

@@ -32,6 +32,8 @@
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
 #define WINDOW 16384	       /* calls held to be written in order of id (a power of 2) */
 
+enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call, an id not stored */
+
 /*
  * Bulk-load settings: nothing to roll back or recover (the file is renamed
  * into place only when complete), so no journal and no syncs until
@@ -159,7 +161,7 @@ struct db {
 	   then passed on when it finishes, out of order. */
 	struct {
 		struct call_rec *win; /* WINDOW slots, by id % WINDOW */
-		bool *win_has;	      /* slot holds a finished call */
+		uint8_t *win_state;   /* SLOT_* */
 		int64_t win_next;     /* the smallest id not passed on yet */
 	} __attribute__((aligned(64)));
 
@@ -732,7 +734,7 @@ static void db_free(struct db *db)
 		pthread_cond_destroy(&db->space);
 	}
 	free(db->win);
-	free(db->win_has);
+	free(db->win_state);
 	free(db->path);
 	free(db->tmp);
 	free(db);
@@ -792,8 +794,8 @@ struct db *db_create(const char *path, struct fmt_err *err)
 	atomic_init(&db->failed, false);
 	db->win_next = 1;
 	db->win = malloc(WINDOW * sizeof(*db->win));
-	db->win_has = calloc(WINDOW, sizeof(*db->win_has));
-	if (!db->win || !db->win_has) {
+	db->win_state = calloc(WINDOW, sizeof(*db->win_state));
+	if (!db->win || !db->win_state) {
 		fmt_errf(err, path, "out of memory");
 		goto out;
 	}
@@ -874,36 +876,69 @@ static int window_flush(struct db *db, int64_t upto)
 {
 	for (; db->win_next < upto; db->win_next++) {
 		size_t k = (size_t)db->win_next % WINDOW;
+		int state = db->win_state[k];
 
-		if (!db->win_has[k])
-			continue; /* still open, or never to be written: out of order later */
-		db->win_has[k] = false;
-		if (!put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+		db->win_state[k] = SLOT_EMPTY; /* still open: out of order later */
+		if (state == SLOT_CALL && !put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
 			return -1;
 	}
 	return 0;
 }
 
-int db_put_call(struct db *db, const struct call_rec *c)
+/*
+ * The window slot for call @id, made free; -1 when @id is behind the window
+ * or already in it (then it goes on at once).
+ */
+static long window_slot(struct db *db, int64_t id)
 {
-	size_t k;
+	size_t k = (size_t)id % WINDOW;
 
-	if (c->id < db->win_next || c->id < 1)
-		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1; /* too late for the window */
-	if (c->id - db->win_next >= WINDOW && window_flush(db, c->id - WINDOW + 1) < 0)
+	if (id < db->win_next || id < 1)
 		return -1;
-	k = (size_t)c->id % WINDOW;
-	if (db->win_has[k]) /* the same id again: SQLite will say what is wrong */
-		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
-	db->win[k] = *c;
-	db->win_has[k] = true;
-	/* pass on what is now in order */
-	for (; db->win_has[k = (size_t)db->win_next % WINDOW]; db->win_next++) {
-		db->win_has[k] = false;
-		if (!put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+	if (id - db->win_next >= WINDOW && window_flush(db, id - WINDOW + 1) < 0)
+		return -1;
+	return db->win_state[k] == SLOT_EMPTY ? (long)k : -1;
+}
+
+/* Pass on the calls from win_next on that are now in order. */
+static int window_advance(struct db *db)
+{
+	for (;;) {
+		size_t k = (size_t)db->win_next % WINDOW;
+		int state = db->win_state[k];
+
+		if (state == SLOT_EMPTY)
+			return 0;
+		db->win_state[k] = SLOT_EMPTY;
+		db->win_next++;
+		if (state == SLOT_CALL && !put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
 			return -1;
 	}
-	return 0;
+}
+
+int db_put_call(struct db *db, const struct call_rec *c)
+{
+	long k = window_slot(db, c->id);
+
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+		return -1;
+	if (k < 0) /* too late for the window, or the same id again: SQLite will judge */
+		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
+	db->win[k] = *c;
+	db->win_state[k] = SLOT_CALL;
+	return window_advance(db);
+}
+
+int db_skip_call(struct db *db, int64_t id)
+{
+	long k = window_slot(db, id);
+
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+		return -1;
+	if (k < 0)
+		return 0;
+	db->win_state[k] = SLOT_SKIP;
+	return window_advance(db);
 }
 
 int db_put_task(struct db *db, const struct task_rec *t)

@@ -37,6 +37,8 @@ void db_set_call_indexes(struct db *db, bool on);
  * it. Returns 0, or -1 if the writer has failed (see db_finish for why).
  */
 int db_put_call(struct db *db, const struct call_rec *c);
+/* Call @id will not be put (not stored): calls after it need not wait for it. */
+int db_skip_call(struct db *db, int64_t id);
 int db_put_task(struct db *db, const struct task_rec *t);
 int db_put_func(struct db *db, const struct func_rec *f);
 int db_put_fnode(struct db *db, const struct fnode_rec *n);
