@@ -30,7 +30,7 @@
 #define BLOCK_ROWS 4096
 #define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
-#define WINDOW 16384	       /* calls held to be written in order of id (a power of 2) */
+#define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
 
 enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call, an id not stored */
 

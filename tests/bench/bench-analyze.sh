@@ -3,7 +3,9 @@
 # Analysis benchmark: darc analyze (full database written) against trace-cmd
 # report and trace-cmd report --profile, in one run, on the bench recording
 # (v7, made or reused by mkrec.sh); and darc analyze's peak RSS on the 1x
-# recording and on one 4 times as large (see below; NO_X4=1 skips it).
+# recording and on one 4 times as large (see below; NO_X4=1 skips it). When
+# OUT_DIR/bench-fg-v7.dat exists (mkrec-vm.sh: function_graph in the VM lab,
+# so call trees, not only roots), the same comparison on it too.
 #
 # usage: bench-analyze.sh [DARC [OUT_DIR]]
 set -euo pipefail
@@ -19,9 +21,6 @@ need_cmd trace-cmd
 mkdir -p "$out"
 bash "$bench_dir/mkrec.sh" "$out" >"$out/mkrec.log" 2>&1 ||
 	die "mkrec.sh failed: $(tail -n 1 "$out/mkrec.log")"
-f=$out/bench-v7.dat
-n=$("$darc" info "$f" | awk '/^events:/ { print $2 }')
-
 # measure NAME CMD...: wall seconds and peak RSS (KiB) of CMD, best wall of 3
 declare -A secs
 measure() {
@@ -41,20 +40,43 @@ measure() {
 	secs[$name]=$best
 }
 
-cat "$f" >/dev/null
+# compare FILE: the three tools on FILE, and darc's ratios
+compare() {
+	f=$1
+	n=$("$darc" info "$f" | awk '/^events:/ { print $2 }')
+	cat "$f" >/dev/null
+	echo "  $f: $(stat -c %s "$f") bytes, $n events"
+	echo
+	RUNS=1 measure "trace-cmd report" trace-cmd report "$f"
+	measure "trace-cmd report --profile" trace-cmd report --profile "$f"
+	measure "darc analyze" "$darc" analyze -q -o "$out/bench.db" "$f"
+	rows=$(sqlite3 "$out/bench.db" 'SELECT count(*), count(parent_id) FROM call_base' 2>/dev/null |
+		tr '|' ' ' || echo '? ?')
+	set -- $rows
+	echo "  (darc wrote $(stat -c %s "$out/bench.db") bytes, $1 call rows, $2 with a parent)"
+	[[ ${INDEXES:-1} == 1 ]] &&
+		measure "darc analyze --indexes" "$darc" analyze -q --indexes -o "$out/bench.db" "$f"
+	echo
+	awk -v a="${secs[trace-cmd report]}" -v p="${secs[trace-cmd report --profile]}" \
+		-v d="${secs[darc analyze]}" \
+		'BEGIN { printf "darc analyze vs trace-cmd report: %.1fx; vs trace-cmd report --profile: %.1fx\n", a / d, p / d }'
+}
+
 echo "analysis benchmark, $(date -u '+%Y-%m-%d %H:%M') UTC, Linux $(uname -r), $(nproc) CPUs"
-echo "  $f: $(stat -c %s "$f") bytes, $n events"
-echo
-RUNS=1 measure "trace-cmd report" trace-cmd report "$f"
-measure "trace-cmd report --profile" trace-cmd report --profile "$f"
-measure "darc analyze" "$darc" analyze -q -o "$out/bench.db" "$f"
-rows=$(sqlite3 "$out/bench.db" 'SELECT count(*) FROM call' 2>/dev/null || echo '?')
-echo "  (darc wrote $(stat -c %s "$out/bench.db") bytes, $rows call rows)"
-measure "darc analyze --indexes" "$darc" analyze -q --indexes -o "$out/bench.db" "$f"
-echo
-awk -v a="${secs[trace-cmd report]}" -v p="${secs[trace-cmd report --profile]}" \
-	-v d="${secs[darc analyze]}" \
-	'BEGIN { printf "darc analyze vs trace-cmd report: %.1fx; vs trace-cmd report --profile: %.1fx\n", a / d, p / d }'
+compare "$out/bench-v7.dat"
+n1=$n
+
+# the same on the function_graph recording (call trees), when it has been
+# made (tests/bench/mkrec-vm.sh: the VM lab, several minutes)
+if [[ -s $out/bench-fg-v7.dat ]]; then
+	echo
+	echo "function_graph recording (made in the VM lab by mkrec-vm.sh):"
+	INDEXES=0 compare "$out/bench-fg-v7.dat"
+else
+	echo
+	echo "(no $out/bench-fg-v7.dat: tests/bench/mkrec-vm.sh makes it, for a run on call trees)"
+fi
+n=$n1
 
 # memory: 1x against 4x. The 4x recording is the v6 bench file repeated four
 # times, each copy shifted in time (repeat-v6.py): no root or tracefs needed.

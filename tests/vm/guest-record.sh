@@ -5,8 +5,9 @@
 #
 #   guest-record.sh [--quick] [--file-version N] [--compression C] WORKLOAD...
 #
-# WORKLOAD is odirect, zeroread or cpuhog (see workload.c).  --quick makes
-# shorter runs (for tests).  For each workload W it writes to $OUT:
+# WORKLOAD is odirect, zeroread or cpuhog (see workload.c), or fgbench[:N]:
+# a long zeroread (N reads, default 200000: some 6 M events) for
+# tests/bench/mkrec-vm.sh.  --quick makes shorter runs (for tests).  For each workload W it writes to $OUT:
 #   W.dat   the recording
 #   W.cmd   the exact commands used (kprobe definitions, trace-cmd command)
 #   W.log   trace-cmd's output
@@ -131,6 +132,12 @@ for w in "$@"; do
 	cpuhog)
 		record cpuhog --max-graph-depth 6 -F -c \
 			vm-workload cpuhog "$S/big" "$N_HOG" 1024
+		;;
+	fgbench | fgbench:*)
+		n=${w#fgbench}
+		n=${n#:}
+		record fgbench --max-graph-depth 8 -F \
+			vm-workload zeroread "$S/warm" "${n:-200000}"
 		;;
 	*)
 		say "unknown workload $w"
