@@ -1,14 +1,11 @@
 -- SPDX-License-Identifier: MIT
--- darc schema: the indexes. db_finish() creates them after the load: keeping
--- them up to date row by row made the load slower than sorting once at the
--- end. On the calls (call_base) each one costs about 0.3 to 0.9 s per 2.8 M rows here
--- (tests/bench/bench-db.c -i prints them), most of db_finish(). So only the
--- one recursive tree queries need is always built; call-indexes.sql has the
--- others, built when darc analyze is given --indexes (a full scan of call_base
--- takes about 0.12 s per 2.8 M rows without them).
+-- darc schema: the indexes db_finish() creates after the load. Sorting once
+-- at the end is cheaper than keeping an index up to date row by row, except
+-- for call_parent (tables.sql). On the calls (call_base) each one costs about
+-- 0.6 s per 2.8 M rows here (tests/bench/bench-db.c -i prints them), so they
+-- are in call-indexes.sql, built when darc analyze is given --indexes (a full
+-- scan of call_base takes about 0.12 s per 2.8 M rows without them).
 
--- the children of a call (roots have none to find: partial, and cheaper)
-CREATE INDEX call_parent ON call_base(parent_id) WHERE parent_id IS NOT NULL;
 CREATE INDEX fnode_parent ON fnode(parent_id);
 CREATE INDEX fnode_func ON fnode(func_id);
 CREATE INDEX func_name ON func(name);

@@ -64,6 +64,14 @@ CREATE TABLE call_base (
 	children_ns INTEGER	-- sum of the children's incl_ns
 );
 
+-- The children of a call (roots have none to find: partial, and cheaper).
+-- Unlike the other indexes it exists during the load: the calls come in
+-- order of entry, so a call's parent is nearly always a recent one and each
+-- entry goes near the end of the index, on the writer thread while the
+-- analysis runs (1.55 s instead of 1.7 s for 3.1 M calls in function_graph
+-- trees, where sorting 2.9 M entries at the end took 0.58 s).
+CREATE INDEX call_parent ON call_base(parent_id) WHERE parent_id IS NOT NULL;
+
 -- What only some calls have. A call without a row here has t_exit = t_entry
 -- + incl_ns, no interrupted call, flags 0, and irq_ns, softirq_ns,
 -- preempt_ns and blocked_ns 0.
