@@ -85,8 +85,9 @@ static const char *const insert_sql[ROW_KINDS] = {
     /* all the calls of a block in one statement, through the virtual table below */
     [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
 		 " t_entry, incl_ns, children_ns) SELECT * FROM darc_call_rows",
+    /* likewise the call_extra parts of a block's calls that have them */
     [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
-		       " preempt_ns, blocked_ns, flags) VALUES (?,?,?,?,?,?,?,?)",
+		       " preempt_ns, blocked_ns, flags) SELECT * FROM darc_extra_rows",
     /* a task seen again keeps what it knew, and takes what is new */
     [ROW_TASK] = "INSERT INTO task(tid, pid, comm) VALUES (?1, ?2, ?3)"
 		 " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
@@ -150,6 +151,8 @@ struct db {
 		const struct call_rec *batch[BLOCK_ROWS]; /* the calls of the block it writes */
 		int nbatch;
 		int lo, hi;	 /* darc_call_rows is batch[lo..hi) */
+		const struct call_rec *xbatch[BLOCK_ROWS]; /* darc_extra_rows: those with extras */
+		int nx;
 		bool append;	 /* and its ids are the next ones: let SQLite give them */
 		int64_t last_id; /* the largest call id in call_base */
 	} __attribute__((aligned(64)));
@@ -409,40 +412,37 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
-	case ROW_CALL: {
-		const struct call_rec *c = &r->call;
-		return bind_i64(s, 1, c->id) | bind_i64(s, 2, c->t_exit) |
-		       bind_i64(s, 3, c->interrupted_id) | bind_i64(s, 4, c->irq_ns) |
-		       bind_i64(s, 5, c->softirq_ns) | bind_i64(s, 6, c->preempt_ns) |
-		       bind_i64(s, 7, c->blocked_ns) | sqlite3_bind_int64(s, 8, c->flags);
 	}
-	}
-	return SQLITE_MISUSE; /* ROW_CALL goes through darc_call_rows */
+	return SQLITE_MISUSE; /* ROW_CALL goes through darc_call_rows and darc_extra_rows */
 }
 
 /*
- * darc_call_rows: an eponymous virtual table over db->batch, so that one
- * INSERT ... SELECT writes a whole block of calls. It saves, per row, the
- * statement's start and end and 18 sqlite3_bind_int64 calls (the calls are
- * nearly all of the rows).
+ * darc_call_rows and darc_extra_rows: eponymous virtual tables over the calls
+ * of the block being written (db->batch[lo..hi)) and over those of them with
+ * a call_extra part (db->xbatch), so that one INSERT ... SELECT writes a
+ * whole run of calls. It saves, per row, a statement's start and end and a
+ * sqlite3_bind_int64 per column (the calls are nearly all of the rows).
  */
+enum { VT_CALLS, VT_EXTRAS };
+
 struct rows_vtab {
 	sqlite3_vtab base;
 	struct db *db;
+	int which; /* VT_* */
 };
 
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
 	struct db *db;
+	int which;
 	int i;
 };
 
-static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
-			sqlite3_vtab **vtab, char **errmsg)
+static int connect_vt(sqlite3 *sql, struct db *db, int which, const char *decl,
+		      sqlite3_vtab **vtab)
 {
 	struct rows_vtab *v;
-	int rc = sqlite3_declare_vtab(sql, "CREATE TABLE x(id, task_id, func_id, parent_id,"
-					   " fnode_id, depth, cpu, t_entry, incl_ns, children_ns)");
+	int rc = sqlite3_declare_vtab(sql, decl);
 
 	if (rc != SQLITE_OK)
 		return rc;
@@ -450,9 +450,28 @@ static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *ar
 	if (!v)
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof(*v));
-	v->db = aux;
+	v->db = db;
+	v->which = which;
 	*vtab = &v->base;
 	return SQLITE_OK;
+}
+
+static int calls_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **vtab, char **errmsg)
+{
+	return connect_vt(sql, aux, VT_CALLS,
+			  "CREATE TABLE x(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
+			  " t_entry, incl_ns, children_ns)",
+			  vtab);
+}
+
+static int extras_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
+			  sqlite3_vtab **vtab, char **errmsg)
+{
+	return connect_vt(sql, aux, VT_EXTRAS,
+			  "CREATE TABLE x(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
+			  " preempt_ns, blocked_ns, flags)",
+			  vtab);
 }
 
 static int rows_disconnect(sqlite3_vtab *vtab)
@@ -476,6 +495,7 @@ static int rows_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **cur)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->db = ((struct rows_vtab *)vtab)->db;
+	c->which = ((struct rows_vtab *)vtab)->which;
 	*cur = &c->base;
 	return SQLITE_OK;
 }
@@ -491,7 +511,7 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
-	c->i = c->db->lo;
+	c->i = c->which == VT_CALLS ? c->db->lo : 0;
 	return SQLITE_OK;
 }
 
@@ -505,7 +525,7 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
-	return c->i >= c->db->hi;
+	return c->i >= (c->which == VT_CALLS ? c->db->hi : c->db->nx);
 }
 
 /* Column @col of darc_call_rows, in the order of its declaration. */
@@ -536,6 +556,30 @@ static int64_t call_column(const struct call_rec *c, int col)
 	return DARC_NULL;
 }
 
+/* Column @col of darc_extra_rows. */
+static int64_t extra_column(const struct call_rec *c, int col)
+{
+	switch (col) {
+	case 0:
+		return c->id;
+	case 1:
+		return c->t_exit;
+	case 2:
+		return c->interrupted_id;
+	case 3:
+		return c->irq_ns;
+	case 4:
+		return c->softirq_ns;
+	case 5:
+		return c->preempt_ns;
+	case 6:
+		return c->blocked_ns;
+	case 7:
+		return c->flags;
+	}
+	return DARC_NULL;
+}
+
 /* Does @c need a row in call_extra (schema/tables.sql)? */
 static bool call_has_extra(const struct call_rec *c)
 {
@@ -546,9 +590,15 @@ static bool call_has_extra(const struct call_rec *c)
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct rows_cursor *rc = (struct rows_cursor *)cur;
-	/* a NULL id: SQLite gives the next one, and appends without searching */
-	int64_t v = col == 0 && rc->db->append ? DARC_NULL : call_column(rc->db->batch[rc->i], col);
+	struct db *db = rc->db;
+	int64_t v;
 
+	if (rc->which == VT_EXTRAS)
+		v = extra_column(db->xbatch[rc->i], col);
+	else if (col == 0 && db->append)
+		v = DARC_NULL; /* SQLite gives the next id, and appends without searching */
+	else
+		v = call_column(db->batch[rc->i], col);
 	if (v == DARC_NULL)
 		sqlite3_result_null(ctx);
 	else
@@ -562,18 +612,17 @@ static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 	return SQLITE_OK;
 }
 
-static const sqlite3_module rows_module = {
-    .xConnect = rows_connect, /* no xCreate: eponymous only, nothing in the file */
-    .xBestIndex = rows_best_index,
-    .xDisconnect = rows_disconnect,
-    .xOpen = rows_open,
-    .xClose = rows_close,
-    .xFilter = rows_filter,
-    .xNext = rows_next,
-    .xEof = rows_eof,
-    .xColumn = rows_column,
-    .xRowid = rows_rowid,
-};
+#define ROWS_MODULE(connect)                                                                       \
+	{                                                                                          \
+		.xConnect = connect, /* no xCreate: eponymous only, nothing in the file */         \
+		.xBestIndex = rows_best_index, .xDisconnect = rows_disconnect,                     \
+		.xOpen = rows_open, .xClose = rows_close, .xFilter = rows_filter,                  \
+		.xNext = rows_next, .xEof = rows_eof, .xColumn = rows_column,                      \
+		.xRowid = rows_rowid,                                                              \
+	}
+
+static const sqlite3_module calls_module = ROWS_MODULE(calls_connect);
+static const sqlite3_module extras_module = ROWS_MODULE(extras_connect);
 
 /* Record why @table could not be written, from the connection's last error. */
 static int write_failed(struct db *db, const char *table)
@@ -629,27 +678,32 @@ static int write_block(struct db *db, struct block *b)
 	sqlite3_stmt *s;
 	int rc;
 
-	db->nbatch = 0;
+	db->nbatch = db->nx = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct row *r = &b->rows[i];
-		int kind = r->kind;
 
-		if (kind == ROW_CALL) {
+		if (r->kind == ROW_CALL) {
 			db->batch[db->nbatch++] = &r->call;
-			if (!call_has_extra(&r->call))
-				continue;
-			kind = ROW_CALL_EXTRA; /* the rest of the call, now */
+			if (call_has_extra(&r->call))
+				db->xbatch[db->nx++] = &r->call;
+			continue;
 		}
-		s = db->insert[kind];
+		s = db->insert[r->kind];
 		rc = bind_row(s, r);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
-			return write_failed(db, table_name[kind]);
+			return write_failed(db, table_name[r->kind]);
 	}
 	rc = write_calls(db);
-	db->nbatch = 0;
+	if (rc == 0 && db->nx) {
+		s = db->insert[ROW_CALL_EXTRA];
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		rc = rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL_EXTRA]);
+	}
+	db->nbatch = db->nx = 0;
 	return rc;
 }
 
@@ -821,8 +875,10 @@ struct db *db_create(const char *path, struct fmt_err *err)
 	    exec(db, schema_tables_sql, "cannot create the tables", err) < 0 ||
 	    exec(db, schema_views_sql, "cannot create the views", err) < 0)
 		goto out;
-	if (sqlite3_create_module_v2(db->sql, "darc_call_rows", &rows_module, db, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_create_module_v2(db->sql, "darc_call_rows", &calls_module, db, NULL) !=
+		SQLITE_OK ||
+	    sqlite3_create_module_v2(db->sql, "darc_extra_rows", &extras_module, db, NULL) !=
+		SQLITE_OK) {
 		sql_errf(db, err, "cannot register the call rows");
 		goto out;
 	}
