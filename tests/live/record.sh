@@ -4,7 +4,8 @@
 # system calls, sched and irq; check that darc and trace-cmd read the bundle, that
 # darc info shows the manifest, that tracefs is as before after every run (normal end,
 # SIGINT, --duration with -p, --no-instance, kill -9 then --reset), that an existing
-# output is never overwritten without --force, and the capability messages.
+# output is never overwritten without --force, the capability messages, and
+# tracefs not mounted (mounted for the run, or one line if it cannot be).
 # Usage: record.sh DARC_RECORD DARC TARGET
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -144,6 +145,37 @@ if [ ! -e "$tfs/kprobe_events" ]; then
 	"$rec" -q -o "$work/k.dat" --kprobe 'vfs_read count=%dx' -- "$target" 1 2>"$work/caps.err"
 	check "--kprobe without kprobe_events: exit 1" [ $? -eq 1 ]
 	check "--kprobe: the message names kprobes" grep -q "kprobes are not available" "$work/caps.err"
+fi
+# 8. tracefs not mounted: darc-record mounts it for the run and unmounts it
+# after; where it cannot be mounted, one line says so. Both in a private
+# mount namespace, so the machine's own mount is never touched.
+if command -v unshare >/dev/null && unshare -m --propagation private true 2>/dev/null; then
+	unshare -m --propagation private sh -c '
+		umount "$1" || exit 3
+		"$2" --check >"$3/nm-check.txt" 2>&1 || exit 4
+		grep -c tracefs /proc/mounts >"$3/nm-after-check.txt"
+		"$2" -q -o "$3/nm.dat" -e sched:sched_switch -- "$4" 2 || exit 5
+		grep -c tracefs /proc/mounts >"$3/nm-after-rec.txt"
+		mount -t tmpfs none /sys/kernel || exit 6
+		"$2" -q -o "$3/nm2.dat" -e sched:sched_switch -- "$4" 1 2>"$3/nm2.err"
+		echo $? >"$3/nm2.rc"
+		exit 0' sh "$tfs" "$rec" "$work" "$target"
+	rc=$?
+	check "not mounted: the namespace is set up (status $rc)" [ $rc -eq 0 ]
+	check "not mounted: --check mounts tracefs and says so" \
+		grep -q "(mounted for this check)" "$work/nm-check.txt"
+	check "not mounted: unmounted again after --check" [ "$(cat "$work/nm-after-check.txt")" = 0 ]
+	"$darc" info "$work/nm.dat" >/dev/null 2>&1
+	check "not mounted: the recording is read by darc" [ $? -eq 0 ]
+	check "not mounted: unmounted again after the recording" \
+		[ "$(cat "$work/nm-after-rec.txt")" = 0 ]
+	check "cannot mount: exit 1" [ "$(cat "$work/nm2.rc")" = 1 ]
+	check "cannot mount: one line says so" \
+		[ "$(wc -l <"$work/nm2.err")" = 1 ] && grep -q "no tracefs: it is not mounted and cannot be mounted" "$work/nm2.err"
+	check "cannot mount: no output" [ ! -e "$work/nm2.dat" ]
+	state_same "after the mount namespace tests"
+else
+	echo "note: no unshare -m here: the tracefs-not-mounted cases are not run"
 fi
 "$rec" -q -o "$work/u.dat" -U "$target:no_such_function" -- "$target" 1 2>"$work/u.err"
 check "--ufunc on a missing function: exit 2" [ $? -eq 2 ]
