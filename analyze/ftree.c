@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 enum cat { CAT_IRQ, CAT_SOFTIRQ, CAT_PREEMPT, CAT_BLOCKED, NCAT };
 
 enum frame_kind { FR_FG, FR_PROBE, FR_SYS };
@@ -221,14 +223,8 @@ static int node_get(struct ftree *ft, int parent, int64_t func, int depth)
 		if (r->func_id == func && r->parent_id == (parent < 0 ? DARC_NULL : parent + 1))
 			return ft->nmap[i] - 1;
 	}
-	if (ft->nnodes == ft->nodes_cap) {
-		int cap = ft->nodes_cap ? ft->nodes_cap * 2 : 256;
-		void *nn = realloc(ft->nodes, cap * sizeof(*ft->nodes));
-		if (!nn)
-			return -1;
-		ft->nodes = nn;
-		ft->nodes_cap = cap;
-	}
+	if (GROW(ft->nodes, ft->nnodes, ft->nodes_cap, 256))
+		return -1;
 	struct ftree_node *nd = &ft->nodes[ft->nnodes];
 	memset(nd, 0, sizeof(*nd));
 	nd->rec.id = ft->nnodes + 1;
@@ -319,14 +315,8 @@ static struct frame *push(struct ftree *ft, struct stack *s, const struct frame 
 {
 	struct frame *f;
 
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
-		void *p = realloc(s->f, cap * sizeof(*s->f));
-		if (!p)
-			return NULL;
-		s->f = p;
-		s->cap = cap;
-	}
+	if (GROW(s->f, s->n, s->cap, 16))
+		return NULL;
 	f = &s->f[s->n++];
 	memcpy(f, fr, offsetof(struct frame, npre)); /* the rest is set below, or by detach() */
 	f->id = ++ft->next_call;
@@ -483,14 +473,8 @@ static int detach(struct ftree *ft, struct stack *s)
 {
 	struct frame *f = top(s);
 
-	if (s->ndet == s->capdet) {
-		int cap = s->capdet ? 2 * s->capdet : 4;
-		void *p = realloc(s->det, cap * sizeof(*s->det));
-		if (!p)
-			return fail(ft, "out of memory");
-		s->det = p;
-		s->capdet = cap;
-	}
+	if (GROW(s->det, s->ndet, s->capdet, 4))
+		return fail(ft, "out of memory");
 	f->det_parent = s->n - 2;
 	f->det_parent_id = s->n > 1 ? s->f[s->n - 2].id : DARC_NULL;
 	f->det_depth = s->n - 1;

@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 struct funcs {
 	struct func_rec *f; /* f[id - 1] */
-	int64_t n, cap;
+	int64_t n;
+	int cap;
 	int64_t *map; /* hash of (kind, name) -> id */
 	int64_t slots;
 };
@@ -57,14 +60,8 @@ int64_t funcs_id(struct funcs *fs, int kind, const char *name, int64_t addr, con
 		if (r->kind == kind && !strcmp(r->name, name))
 			return fs->map[i];
 	}
-	if (fs->n == fs->cap) {
-		int64_t cap = fs->cap ? fs->cap * 2 : 256;
-		void *p = realloc(fs->f, cap * sizeof(*fs->f));
-		if (!p)
-			return -1;
-		fs->f = p;
-		fs->cap = cap;
-	}
+	if (GROW(fs->f, fs->n, fs->cap, 256))
+		return -1;
 	r = &fs->f[fs->n];
 	r->id = fs->n + 1;
 	r->name = strdup(name);

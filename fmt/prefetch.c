@@ -11,6 +11,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decomp.h"
+#include "grow.h"
 #include "rd.h"
 
 #define NSLOT 8			     /* chunks read ahead per stream */
@@ -24,9 +25,9 @@ struct slot {
 	uint8_t *buf; /* decompressed pages */
 	uint64_t cap;
 	struct fmt_rec *recs;
-	uint32_t rcap;
+	int rcap;
 	struct fmt_mark *marks;
-	uint32_t mcap;
+	int mcap;
 	const uint8_t *from, *to; /* uncompressed: the file's pages it covers */
 	struct prefetch_chunk c;
 };
@@ -107,24 +108,6 @@ static void map_in(const uint8_t *from, const uint8_t *to)
 
 #define RELEASE_BATCH (4u << 20) /* release read file pages 4 MiB at a time */
 
-/* Grow *@p (of *@cap elements of @size) to hold @need. 0, or -1. */
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-	uint32_t n = *cap ? *cap : 256;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, (size_t)n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 #define WFAIL(...) (fmt_errf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
 
 /*
@@ -141,7 +124,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 	uint32_t n = 0, nm = 0;
 
 	/* at most one record per 8 bytes: room for them all, up front */
-	if (grow((void **)&sl->recs, &sl->rcap, (uint32_t)(len / 8 + 1), sizeof(*sl->recs)))
+	if (GROW(sl->recs, (long)(len / 8), sl->rcap, 256))
 		return WFAIL("out of memory");
 	c->recs = sl->recs;
 	c->base = base;
@@ -200,7 +183,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 					     s->cpu, size);
 			}
 			if (s->pending) {
-				if (grow((void **)&sl->marks, &sl->mcap, nm + 1, sizeof(*sl->marks))) {
+				if (GROW(sl->marks, nm, sl->mcap, 16)) {
 					c->nrec = n;
 					c->nmark = nm;
 					return WFAIL("out of memory");

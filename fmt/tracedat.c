@@ -29,6 +29,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decomp.h"
+#include "grow.h"
 #include "prefetch.h"
 #include "rd.h"
 #include "tracedat.h"
@@ -167,14 +168,8 @@ static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
 	v = strtol(id + 5, NULL, 10);
 	if (v < 0 || v > 65535)
 		return 0; /* common_type is 16 bits: no event can carry this id */
-	if (r->nformats == r->formats_cap) {
-		int cap = r->formats_cap ? 2 * r->formats_cap : 256;
-		void *nf = realloc(r->formats, cap * sizeof(*r->formats));
-		if (!nf)
-			return FAIL("out of memory");
-		r->formats = nf;
-		r->formats_cap = cap;
-	}
+	if (GROW(r->formats, r->nformats, r->formats_cap, 256))
+		return FAIL("out of memory");
 	f = &r->formats[r->nformats];
 	f->sys = sys;
 	f->text = p;
@@ -471,15 +466,9 @@ static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, con
 		FAIL("absurd CPU count %d in buffer '%.64s'", ncpus, name);
 		return NULL;
 	}
-	if (r->info.nbuffers == r->buffers_cap) {
-		int cap = r->buffers_cap ? 2 * r->buffers_cap : 4;
-		void *nb = realloc(r->info.buffers, cap * sizeof(*b));
-		if (!nb) {
-			FAIL("out of memory");
-			return NULL;
-		}
-		r->info.buffers = nb;
-		r->buffers_cap = cap;
+	if (GROW(r->info.buffers, r->info.nbuffers, r->buffers_cap, 4)) {
+		FAIL("out of memory");
+		return NULL;
 	}
 	b = &r->info.buffers[r->info.nbuffers++];
 	memset(b, 0, sizeof(*b));

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "grow.h"
 #include "tracedat.h"
 
 #ifdef HAVE_ZSTD
@@ -419,14 +420,8 @@ int fmt_writer_add_format(struct fmt_writer *w, const char *system, const char *
 
 	if (check_open(w, true, err))
 		return -1;
-	if (w->nformats == w->formats_cap) {
-		int cap = w->formats_cap ? 2 * w->formats_cap : 64;
-		void *p = realloc(w->formats, cap * sizeof(*w->formats));
-		if (!p)
-			return WFAIL("out of memory");
-		w->formats = p;
-		w->formats_cap = cap;
-	}
+	if (GROW(w->formats, w->nformats, w->formats_cap, 64))
+		return WFAIL("out of memory");
 	f = &w->formats[w->nformats];
 	f->sys = strdup(system);
 	f->text = malloc(len ? len : 1);
