@@ -371,9 +371,7 @@ int cmd_analyze(int argc, char **argv)
 	run.fs = funcs_new();
 	{
 		const struct fmt_info *info = fmt_reader_info(run.r);
-		dec = run.fs ? decoder_new(run.r, run.fs,
-					   !info->uname || strstr(info->uname, "x86_64") != NULL)
-			     : NULL;
+		dec = run.fs ? decoder_new(run.r, run.fs, syscall_abi_of(info->uname)) : NULL;
 	}
 	ft = dec ? ftree_new(&sink) : NULL;
 	if (!ft) {

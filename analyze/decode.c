@@ -8,7 +8,8 @@
 #include <jansson.h>
 #include <traceevent/event-parse.h>
 
-#include "syscalls.h"
+#include "syscalls-generic.h"
+#include "syscalls-x86_64.h"
 
 #define NFIELD 6
 
@@ -28,7 +29,7 @@ struct decoder {
 	struct tep_handle *tep;
 	struct funcs *fs;
 	json_t *manifest; /* a darc bundle's, or NULL */
-	int x86_64;
+	enum syscall_abi abi;
 	int swap;
 	struct etype *types; /* [65536] */
 	/* kernel functions by address: open addressing, addr -> func id */
@@ -53,7 +54,29 @@ static const char *const softirq_names[] = {"HI",	"TIMER",    "NET_TX", "NET_RX"
 					    "BLOCK",	"IRQ_POLL", "TASKLET", "SCHED",
 					    "HRTIMER", "RCU"};
 
-struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64)
+enum syscall_abi syscall_abi_of(const char *uname)
+{
+	if (!uname || strstr(uname, "x86_64"))
+		return ABI_X86_64;
+	if (strstr(uname, "aarch64") || strstr(uname, "arm64") || strstr(uname, "riscv64") ||
+	    strstr(uname, "loongarch64"))
+		return ABI_GENERIC;
+	return ABI_UNKNOWN;
+}
+
+const char *syscall_name(enum syscall_abi abi, int64_t nr)
+{
+	const char *const *t = abi == ABI_X86_64    ? syscall_names_x86_64
+			       : abi == ABI_GENERIC ? syscall_names_generic
+						    : NULL;
+	size_t n = abi == ABI_X86_64    ? sizeof(syscall_names_x86_64) / sizeof(char *)
+		   : abi == ABI_GENERIC ? sizeof(syscall_names_generic) / sizeof(char *)
+					: 0;
+
+	return t && nr >= 0 && (uint64_t)nr < n ? t[nr] : NULL;
+}
+
+struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
 {
 	struct decoder *d = calloc(1, sizeof(*d));
 
@@ -62,7 +85,7 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64)
 	d->r = r;
 	d->tep = fmt_reader_tep(r);
 	d->fs = fs;
-	d->x86_64 = x86_64;
+	d->abi = abi;
 	d->uretprobe_id = -2; /* no func has it */
 	if (fmt_reader_info(r)->manifest_json) /* unreadable: the binaries stay unknown */
 		d->manifest = json_loads(fmt_reader_info(r)->manifest_json, 0, NULL);
@@ -371,8 +394,7 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 	}
 	if (d->sys_ids[nr])
 		return d->sys_ids[nr];
-	if (d->x86_64 && nr < (int64_t)(sizeof(syscall_names_x86_64) / sizeof(char *)))
-		name = syscall_names_x86_64[nr];
+	name = syscall_name(d->abi, nr);
 	if (!name) {
 		snprintf(buf, sizeof(buf), "syscall_%lld", (long long)nr);
 		name = buf;

@@ -14,11 +14,24 @@
 
 struct decoder;
 
+/* Which table names the system calls (their numbers differ by architecture). */
+enum syscall_abi {
+	ABI_UNKNOWN, /* no names: syscall_N */
+	ABI_X86_64,
+	ABI_GENERIC, /* asm-generic numbers: arm64, riscv64, loongarch64 */
+};
+
+/* The ABI of a recording from its uname ("Linux host 6.1.0 ... aarch64"); x86_64 if NULL. */
+enum syscall_abi syscall_abi_of(const char *uname);
+
+/* The name of system call @nr of @abi ("read"), or NULL if not known. */
+const char *syscall_name(enum syscall_abi abi, int64_t nr);
+
 /*
- * A decoder for the events of @r, naming functions in @fs. @x86_64 selects
- * the system call name table. NULL when out of memory.
+ * A decoder for the events of @r, naming functions in @fs, system calls by
+ * @abi. NULL when out of memory.
  */
-struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, int x86_64);
+struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi);
 
 /*
  * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the

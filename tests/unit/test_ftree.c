@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "ftree.h"
 #include "hist.h"
 
@@ -493,6 +494,26 @@ START_TEST(test_hist_buckets)
 }
 END_TEST
 
+/* System call names by ABI: x86_64's table, and asm-generic's (arm64, riscv64). */
+START_TEST(test_syscall_names)
+{
+	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64"), ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64"), ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64"), ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l"), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of(NULL), ABI_X86_64);
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 0), "read");
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 257), "openat");
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 63), "read");
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 56), "openat");
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
+	ck_assert_ptr_null(syscall_name(ABI_UNKNOWN, 0));
+	ck_assert_ptr_null(syscall_name(ABI_X86_64, -1));
+	ck_assert_ptr_null(syscall_name(ABI_X86_64, 100000));
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -500,6 +521,7 @@ static Suite *ftree_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_irq_in_call);
+	tcase_add_test(tc, test_syscall_names);
 	tcase_add_test(tc, test_softirq_after_irq);
 	tcase_add_test(tc, test_preempted_resume_other_cpu);
 	tcase_add_test(tc, test_blocked_irq_waker);
