@@ -94,8 +94,8 @@ static const char *const insert_sql[ROW_KINDS] = {
 		 " comm = coalesce(excluded.comm, comm)",
     [ROW_FUNC] = "INSERT INTO func(id, name, kind, addr, module) VALUES (?,?,?,?,?)",
     [ROW_FNODE] = "INSERT INTO fnode(id, parent_id, func_id, depth, calls, incl_ns, excl_ns,"
-		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, p50_ns,"
-		  " p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, max_excl_ns,"
+		  " p50_ns, p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ROW_HIST] = "INSERT INTO hist(owner_kind, owner_id, metric, resolution, bucket, count)"
 		 " VALUES (?,?,?,?,?,?)",
     [ROW_IRQ] = "INSERT INTO irq_interval(id, cpu, kind, irq, name, t_start, t_end, task_id,"
@@ -355,8 +355,9 @@ static int bind_fnode(sqlite3_stmt *s, const struct fnode_rec *n)
 	       bind_i64(s, 8, n->children_ns) | bind_i64(s, 9, n->irq_ns) |
 	       bind_i64(s, 10, n->softirq_ns) | bind_i64(s, 11, n->preempt_ns) |
 	       bind_i64(s, 12, n->blocked_ns) | bind_i64(s, 13, n->max_ns) |
-	       bind_i64(s, 14, n->p50_ns) | bind_i64(s, 15, n->p90_ns) |
-	       bind_i64(s, 16, n->p99_ns) | bind_i64(s, 17, n->incomplete);
+	       bind_i64(s, 14, n->max_excl_ns) | bind_i64(s, 15, n->p50_ns) |
+	       bind_i64(s, 16, n->p90_ns) | bind_i64(s, 17, n->p99_ns) |
+	       bind_i64(s, 18, n->incomplete);
 }
 
 static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)

@@ -357,6 +357,8 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	r->blocked_ns += c->blocked_ns;
 	if (c->incl_ns > r->max_ns)
 		r->max_ns = c->incl_ns;
+	if (c->excl_ns > r->max_excl_ns)
+		r->max_excl_ns = c->excl_ns;
 	fh = func_hist(ft, c->func_id);
 	fi = hist_fine(c->incl_ns);
 	fe = hist_fine(c->excl_ns);

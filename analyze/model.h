@@ -78,6 +78,7 @@ struct fnode_rec {
 	int64_t excl_ns;
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
+	int64_t max_excl_ns; /* largest excl_ns */
 	int64_t p50_ns, p90_ns, p99_ns; /* within 1.5% (fine log buckets, hist.h) */
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };

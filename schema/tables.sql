@@ -144,6 +144,7 @@ CREATE TABLE fnode (
 	preempt_ns INTEGER,
 	blocked_ns INTEGER,
 	max_ns INTEGER,		-- slowest complete call (incl_ns)
+	max_excl_ns INTEGER,	-- largest excl_ns of a complete call
 	p50_ns INTEGER,		-- quantiles of incl_ns, within 1.5%
 	p90_ns INTEGER,
 	p99_ns INTEGER,

@@ -50,26 +50,27 @@ ORDER BY n.incl_ns DESC, n.id;
 
 -- Per function, over its complete calls (incomplete ones are only counted):
 -- calls, totals, means (integer ns, rounded down) and maxima of incl_ns and
--- excl_ns, and where the rest of the time went. A recursive function's
--- nested calls count at every level, as in OSprof.
+-- excl_ns, and where the rest of the time went; NULL sums and means for a
+-- function with no complete call. A recursive function's nested calls count
+-- at every level, as in OSprof. Summed from the ftree (fnode), so it is
+-- quick on any recording and counts calls darc analyze --max-depth did not
+-- store.
 CREATE VIEW func_summary AS
 SELECT f.id AS func_id, f.name AS func, k.name AS kind, s.calls, s.incomplete,
 	s.total_incl_ns, s.total_incl_ns / s.calls AS mean_incl_ns, s.max_incl_ns,
 	s.total_excl_ns, s.total_excl_ns / s.calls AS mean_excl_ns, s.max_excl_ns,
 	s.children_ns, s.irq_ns, s.softirq_ns, s.preempt_ns, s.blocked_ns
-FROM (SELECT func_id,
-		count(incl_ns) AS calls,
-		count(*) - count(incl_ns) AS incomplete,
-		sum(incl_ns) AS total_incl_ns,
-		max(incl_ns) AS max_incl_ns,
-		sum(excl_ns) AS total_excl_ns,
-		max(excl_ns) AS max_excl_ns,
-		sum(children_ns) FILTER (WHERE incl_ns IS NOT NULL) AS children_ns,
-		sum(irq_ns) FILTER (WHERE incl_ns IS NOT NULL) AS irq_ns,
-		sum(softirq_ns) FILTER (WHERE incl_ns IS NOT NULL) AS softirq_ns,
-		sum(preempt_ns) FILTER (WHERE incl_ns IS NOT NULL) AS preempt_ns,
-		sum(blocked_ns) FILTER (WHERE incl_ns IS NOT NULL) AS blocked_ns
-	FROM call GROUP BY func_id) s
+FROM (SELECT func_id, sum(calls) AS calls, sum(incomplete) AS incomplete,
+		CASE WHEN sum(calls) > 0 THEN sum(incl_ns) END AS total_incl_ns,
+		CASE WHEN sum(calls) > 0 THEN max(max_ns) END AS max_incl_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(excl_ns) END AS total_excl_ns,
+		CASE WHEN sum(calls) > 0 THEN max(max_excl_ns) END AS max_excl_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(children_ns) END AS children_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(irq_ns) END AS irq_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(softirq_ns) END AS softirq_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(preempt_ns) END AS preempt_ns,
+		CASE WHEN sum(calls) > 0 THEN sum(blocked_ns) END AS blocked_ns
+	FROM fnode GROUP BY func_id) s
 JOIN func f ON f.id = s.func_id
 LEFT JOIN func_kind k ON k.kind = f.kind
 ORDER BY s.total_incl_ns DESC, f.id;
@@ -156,18 +157,19 @@ CREATE VIEW fnode_violations AS
 WITH c AS (
 	SELECT fnode_id, count(incl_ns) AS calls, count(*) - count(incl_ns) AS incomplete,
 		coalesce(sum(incl_ns), 0) AS incl_ns, coalesce(sum(excl_ns), 0) AS excl_ns,
-		coalesce(max(incl_ns), 0) AS max_ns
+		coalesce(max(incl_ns), 0) AS max_ns, coalesce(max(excl_ns), 0) AS max_excl_ns
 	FROM call WHERE fnode_id IS NOT NULL GROUP BY fnode_id)
 SELECT n.id, n.calls, c.calls AS call_rows, n.incomplete, c.incomplete AS incomplete_rows,
 	n.incl_ns, c.incl_ns AS call_incl_ns, n.excl_ns, c.excl_ns AS call_excl_ns,
-	n.max_ns, c.max_ns AS call_max_ns
+	n.max_ns, c.max_ns AS call_max_ns, n.max_excl_ns, c.max_excl_ns AS call_max_excl_ns
 FROM fnode n
 LEFT JOIN c ON c.fnode_id = n.id
 WHERE n.calls IS NOT coalesce(c.calls, 0)
 	OR n.incomplete IS NOT coalesce(c.incomplete, 0)
 	OR coalesce(n.incl_ns, 0) != coalesce(c.incl_ns, 0)
 	OR coalesce(n.excl_ns, 0) != coalesce(c.excl_ns, 0)
-	OR coalesce(n.max_ns, 0) != coalesce(c.max_ns, 0);
+	OR coalesce(n.max_ns, 0) != coalesce(c.max_ns, 0)
+	OR coalesce(n.max_excl_ns, 0) != coalesce(c.max_excl_ns, 0);
 
 -- Histograms whose buckets do not add up to their owner's complete calls
 -- (fnode.calls, or the sum over the function's fnodes).

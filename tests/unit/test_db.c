@@ -159,6 +159,7 @@ START_TEST(test_every_table)
 			      .preempt_ns = 0,
 			      .blocked_ns = 0,
 			      .max_ns = 500,
+			      .max_excl_ns = 500,
 			      .p50_ns = 500,
 			      .p90_ns = 500,
 			      .p99_ns = 500,
@@ -176,6 +177,7 @@ START_TEST(test_every_table)
 			       .preempt_ns = 0,
 			       .blocked_ns = 0,
 			       .max_ns = 0,
+			       .max_excl_ns = 0,
 			       .p50_ns = DARC_NULL,
 			       .p90_ns = DARC_NULL,
 			       .p99_ns = DARC_NULL,
@@ -281,8 +283,8 @@ START_TEST(test_every_table)
 			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0\n"
 			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9");
 	ck_assert_str_eq(query(target, "SELECT * FROM fnode ORDER BY id"),
-			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|0\n"
-			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|1");
+			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|500|0\n"
+			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|1");
 	ck_assert_str_eq(query(target, "SELECT * FROM hist"), "1|1|1|4|35|1");
 	ck_assert_str_eq(query(target, "SELECT * FROM irq_interval"),
 			 "1|3|0|NULL|local_timer|10|17|0|NULL");
