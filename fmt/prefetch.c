@@ -14,8 +14,8 @@
 #include "grow.h"
 #include "rd.h"
 
-#define NSLOT 8			     /* chunks read ahead per stream */
-#define REFILL (NSLOT / 2)	     /* wake the producer when a queue is down to this */
+#define NSLOT 8			     /* chunks read ahead per stream, at most */
+#define SLOTS_ALL 32		     /* and in all, when there are many streams */
 #define MAX_CHUNK_BYTES (1ULL << 28) /* one decompressed chunk */
 #define RUN_BYTES (256u << 10)	     /* pages of an uncompressed stream per chunk */
 #define COMMIT_MASK ((1ULL << 27) - 1)
@@ -63,12 +63,13 @@ struct prefetch {
 	struct worker w[MAX_WORKERS];
 	int nworkers;
 	pthread_mutex_t lock;
-	pthread_cond_t work;  /* a queue is down to REFILL, or stop */
+	pthread_cond_t work;  /* a queue is half empty, or stop */
 	pthread_cond_t ready; /* a chunk was produced */
 	int stop;
 	int idle;	 /* producers waiting for room */
 	bool ready_init; /* the lock and conditions exist */
 	int n;
+	int nslot; /* chunks read ahead per stream: NSLOT, fewer for many streams */
 	const char *path;
 	const uint8_t *base; /* the file, for offsets in messages */
 	struct page_conf conf;
@@ -123,9 +124,6 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 	struct prefetch_chunk *c = &sl->c;
 	uint32_t n = 0, nm = 0;
 
-	/* at most one record per 8 bytes: room for them all, up front */
-	if (GROW(sl->recs, (long)(len / 8), sl->rcap, 256))
-		return WFAIL("out of memory");
 	c->recs = sl->recs;
 	c->base = base;
 	for (uint64_t off = 0; off < len; off += cf->page_size) {
@@ -192,6 +190,12 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 				sl->marks[nm++] = (struct fmt_mark){n, s->pending};
 				s->pending = 0;
 			}
+			if (GROW(sl->recs, n, sl->rcap, 1024)) {
+				c->nrec = n;
+				c->nmark = nm;
+				return WFAIL("out of memory");
+			}
+			c->recs = sl->recs;
 			sl->recs[n++] = (struct fmt_rec){ts, (uint32_t)((const uint8_t *)d - base),
 							 (uint32_t)size};
 		}
@@ -255,7 +259,7 @@ static int produce(struct worker *w, struct pstream *s, struct slot *sl)
 static struct pstream *pick(struct prefetch *p)
 {
 	struct pstream *best = NULL;
-	unsigned queued = NSLOT;
+	unsigned queued = (unsigned)p->nslot;
 
 	for (int i = 0; i < p->n; i++) {
 		struct pstream *s = &p->s[i];
@@ -286,8 +290,8 @@ static void *worker_main(void *arg)
 		}
 		if (p->stop)
 			break;
-		/* slot tail is free: tail - head < NSLOT, and head is the held one */
-		sl = &s->slots[s->tail % NSLOT];
+		/* slot tail is free: tail - head < nslot, and head is the held one */
+		sl = &s->slots[s->tail % p->nslot];
 		s->busy = true;
 		pthread_mutex_unlock(&p->lock);
 		rc = produce(w, s, sl);
@@ -322,6 +326,9 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 	p->base = file_base;
 	p->conf = *conf;
 	p->n = n;
+	p->nslot = n > 0 && SLOTS_ALL / n < NSLOT ? SLOTS_ALL / n : NSLOT;
+	if (p->nslot < 2)
+		p->nslot = 2;
 	p->s = calloc(n ? n : 1, sizeof(*p->s));
 	if (!p->s) {
 		fmt_errf(err, path, "out of memory");
@@ -397,7 +404,7 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 	int rc;
 
 	if (s->holds && !s->compressed) {
-		struct slot *old = &s->slots[(s->head) % NSLOT];
+		struct slot *old = &s->slots[s->head % p->nslot];
 		/* the reader is done with these pages of the file */
 		fmt_release_pages(old->from, old->to);
 	}
@@ -406,13 +413,13 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		s->holds = 0;
 		s->head++;
 		/* wake the producer for several chunks at a time, not one each */
-		if (p->idle && s->tail - s->head <= REFILL)
+		if (p->idle && s->tail - s->head <= (unsigned)p->nslot / 2)
 			pthread_cond_signal(&p->work);
 	}
 	while (s->head == s->tail && s->left && !s->failed)
 		pthread_cond_wait(&p->ready, &p->lock);
 	if (s->head != s->tail) {
-		*c = &s->slots[s->head % NSLOT].c;
+		*c = &s->slots[s->head % p->nslot].c;
 		s->holds = 1;
 		rc = 1;
 	} else if (s->failed) {
