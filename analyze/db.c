@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,7 +28,9 @@
 
 #include "schema.h"
 
-#define BLOCK_ROWS 4096
+#define BLOCK_ROWS 4096	       /* calls in a block */
+#define OTHER_ROWS 1024	       /* rows of the other tables in a block */
+#define EXTRA_ROWS 512	       /* calls with a call_extra part in a block */
 #define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
 #define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
@@ -110,9 +113,19 @@ static const char *const insert_sql[ROW_KINDS] = {
 		      " darc_version, options) VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
+/*
+ * A call as it waits in a block for the writer: call_base's columns in one
+ * cache line (the writer reads what the producer wrote on the other core,
+ * so every line counts). The whole call_rec follows in the block's extras
+ * when it has a call_extra part.
+ */
+struct qcall {
+	int64_t id, parent_id, t_entry, incl_ns, children_ns;
+	int32_t task_id, func_id, fnode_id, depth, cpu;
+};
+
 struct row {
 	union {
-		struct call_rec call;
 		struct task_rec task;
 		struct func_rec func;
 		struct fnode_rec fnode;
@@ -133,10 +146,12 @@ struct chunk {
 };
 
 struct block {
-	struct block *next;   /* in the queue or the free list */
-	unsigned n;	      /* rows used */
-	struct chunk *chunks; /* newest first */
-	struct row rows[BLOCK_ROWS];
+	struct block *next;		 /* in the queue or the free list */
+	unsigned n, ncalls, nextras;	 /* rows, calls and extras used */
+	struct chunk *chunks;		 /* newest first */
+	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
+	struct qcall calls[BLOCK_ROWS];	 /* in order */
+	struct call_rec extras[EXTRA_ROWS]; /* the calls with a call_extra part */
 };
 
 struct db {
@@ -148,11 +163,8 @@ struct db {
 	struct block *cur;			  /* the producer's block, NULL once handed over */
 	/* the writer's, on cache lines of their own (the producer writes nearby) */
 	struct {
-		const struct call_rec *batch[BLOCK_ROWS]; /* the calls of the block it writes */
-		int nbatch;
-		int lo, hi;	 /* darc_call_rows is batch[lo..hi) */
-		const struct call_rec *xbatch[BLOCK_ROWS]; /* darc_extra_rows: those with extras */
-		int nx;
+		const struct block *wb; /* the block being written */
+		int lo, hi;	 /* darc_call_rows is wb->calls[lo..hi) */
 		bool append;	 /* and its ids are the next ones: let SQLite give them */
 		int64_t last_id; /* the largest call id in call_base */
 	} __attribute__((aligned(64)));
@@ -221,7 +233,7 @@ static struct block *block_new(void)
 
 	if (b) {
 		b->next = NULL;
-		b->n = 0;
+		b->n = b->ncalls = b->nextras = 0;
 		b->chunks = NULL;
 	}
 	return b;
@@ -245,7 +257,7 @@ static void block_reset(struct block *b)
 		c = next;
 	}
 	b->chunks = keep;
-	b->n = 0;
+	b->n = b->ncalls = b->nextras = 0;
 	b->next = NULL;
 }
 
@@ -329,11 +341,71 @@ static inline struct row *row_slot(struct db *db, int kind)
 
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
 		return NULL;
-	if (db->cur->n == BLOCK_ROWS && next_block(db) < 0)
+	if (db->cur->n == OTHER_ROWS && next_block(db) < 0)
 		return NULL;
 	r = &db->cur->rows[db->cur->n++];
 	r->kind = kind;
 	return r;
+}
+
+/* Does @c need a row in call_extra (schema/tables.sql)? */
+static bool call_has_extra(const struct call_rec *c)
+{
+	return c->incl_ns == DARC_NULL || c->interrupted_id != DARC_NULL || c->flags ||
+	       c->irq_ns || c->softirq_ns || c->preempt_ns || c->blocked_ns;
+}
+
+/* @v in a qcall's 32 bits (INT32_MIN for NULL); *@bad when it does not fit. */
+static inline int32_t q32(int64_t v, bool *bad)
+{
+	if (v == DARC_NULL)
+		return INT32_MIN;
+	if (v <= INT32_MIN || v > INT32_MAX)
+		*bad = true;
+	return (int32_t)v;
+}
+
+static inline int64_t unq32(int32_t v)
+{
+	return v == INT32_MIN ? DARC_NULL : v;
+}
+
+/* Queue call @c in the producer's block. 0, or -1 once failed. */
+static int put_call_row(struct db *db, const struct call_rec *c)
+{
+	bool extra = call_has_extra(c), bad = false;
+	struct block *b;
+	struct qcall q = {
+	    .id = c->id,
+	    .parent_id = c->parent_id,
+	    .t_entry = c->t_entry,
+	    .incl_ns = c->incl_ns,
+	    .children_ns = c->children_ns,
+	    .task_id = q32(c->task_id, &bad),
+	    .func_id = q32(c->func_id, &bad),
+	    .fnode_id = q32(c->fnode_id, &bad),
+	    .depth = c->depth,
+	    .cpu = c->cpu,
+	};
+
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+		return -1;
+	if ((db->cur->ncalls == BLOCK_ROWS || (extra && db->cur->nextras == EXTRA_ROWS)) &&
+	    next_block(db) < 0)
+		return -1;
+	if (bad) {
+		struct fmt_err e;
+
+		fmt_errf(&e, db->path, "call %" PRId64 ": a task, function or fnode id beyond 32 bits",
+			 c->id);
+		fail(db, &e);
+		return -1;
+	}
+	b = db->cur;
+	b->calls[b->ncalls++] = q;
+	if (extra)
+		b->extras[b->nextras++] = *c;
+	return 0;
 }
 
 static inline int bind_i64(sqlite3_stmt *s, int i, int64_t v)
@@ -419,8 +491,8 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 
 /*
  * darc_call_rows and darc_extra_rows: eponymous virtual tables over the calls
- * of the block being written (db->batch[lo..hi)) and over those of them with
- * a call_extra part (db->xbatch), so that one INSERT ... SELECT writes a
+ * of the block being written (db->wb->calls[lo..hi)) and over those of them
+ * with a call_extra part (db->wb->extras), so that one INSERT ... SELECT writes a
  * whole run of calls. It saves, per row, a statement's start and end and a
  * sqlite3_bind_int64 per column (the calls are nearly all of the rows).
  */
@@ -526,23 +598,23 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
-	return c->i >= (c->which == VT_CALLS ? c->db->hi : c->db->nx);
+	return c->i >= (c->which == VT_CALLS ? c->db->hi : (int)c->db->wb->nextras);
 }
 
 /* Column @col of darc_call_rows, in the order of its declaration. */
-static int64_t call_column(const struct call_rec *c, int col)
+static int64_t call_column(const struct qcall *c, int col)
 {
 	switch (col) {
 	case 0:
 		return c->id;
 	case 1:
-		return c->task_id;
+		return unq32(c->task_id);
 	case 2:
-		return c->func_id;
+		return unq32(c->func_id);
 	case 3:
 		return c->parent_id;
 	case 4:
-		return c->fnode_id;
+		return unq32(c->fnode_id);
 	case 5:
 		return c->depth;
 	case 6:
@@ -581,13 +653,6 @@ static int64_t extra_column(const struct call_rec *c, int col)
 	return DARC_NULL;
 }
 
-/* Does @c need a row in call_extra (schema/tables.sql)? */
-static bool call_has_extra(const struct call_rec *c)
-{
-	return c->incl_ns == DARC_NULL || c->interrupted_id != DARC_NULL || c->flags ||
-	       c->irq_ns || c->softirq_ns || c->preempt_ns || c->blocked_ns;
-}
-
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct rows_cursor *rc = (struct rows_cursor *)cur;
@@ -595,11 +660,11 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	int64_t v;
 
 	if (rc->which == VT_EXTRAS)
-		v = extra_column(db->xbatch[rc->i], col);
+		v = extra_column(&db->wb->extras[rc->i], col);
 	else if (col == 0 && db->append)
 		v = DARC_NULL; /* SQLite gives the next id, and appends without searching */
 	else
-		v = call_column(db->batch[rc->i], col);
+		v = call_column(&db->wb->calls[rc->i], col);
 	if (v == DARC_NULL)
 		sqlite3_result_null(ctx);
 	else
@@ -638,22 +703,24 @@ static int write_failed(struct db *db, const char *table)
 }
 
 /*
- * Insert the calls of db->batch into call_base, a run at a time: a run whose
+ * Insert the calls of block db->wb into call_base, a run at a time: a run whose
  * ids follow the largest one in the table goes in with NULL ids, so SQLite
  * numbers the rows itself and appends them without searching the tree; the
  * others go in with their ids. On failure record why and return -1.
  */
 static int write_calls(struct db *db)
 {
-	for (int i = 0, j; i < db->nbatch; i = j) {
+	const struct block *b = db->wb;
+
+	for (int i = 0, j; i < (int)b->ncalls; i = j) {
 		int64_t max = db->last_id;
-		bool append = db->batch[i]->id == max + 1;
+		bool append = b->calls[i].id == max + 1;
 		sqlite3_stmt *s;
 		int rc;
 
 		/* a run ends where the next id starts (or breaks) the order */
-		for (j = i; j < db->nbatch; j++) {
-			int64_t id = db->batch[j]->id;
+		for (j = i; j < (int)b->ncalls; j++) {
+			int64_t id = b->calls[j].id;
 
 			if (j > i && (id == max + 1) != append)
 				break;
@@ -679,16 +746,9 @@ static int write_block(struct db *db, struct block *b)
 	sqlite3_stmt *s;
 	int rc;
 
-	db->nbatch = db->nx = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct row *r = &b->rows[i];
 
-		if (r->kind == ROW_CALL) {
-			db->batch[db->nbatch++] = &r->call;
-			if (call_has_extra(&r->call))
-				db->xbatch[db->nx++] = &r->call;
-			continue;
-		}
 		s = db->insert[r->kind];
 		rc = bind_row(s, r);
 		if (rc == SQLITE_OK)
@@ -697,14 +757,15 @@ static int write_block(struct db *db, struct block *b)
 		if (rc != SQLITE_DONE)
 			return write_failed(db, table_name[r->kind]);
 	}
+	db->wb = b;
 	rc = write_calls(db);
-	if (rc == 0 && db->nx) {
+	if (rc == 0 && b->nextras) {
 		s = db->insert[ROW_CALL_EXTRA];
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		rc = rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL_EXTRA]);
 	}
-	db->nbatch = db->nx = 0;
+	db->wb = NULL;
 	return rc;
 }
 
@@ -748,7 +809,7 @@ static void stop_writer(struct db *db, bool discard)
 	if (!db->writer_started)
 		return;
 	pthread_mutex_lock(&db->lock);
-	if (db->cur && db->cur->n && !discard) {
+	if (db->cur && (db->cur->n || db->cur->ncalls) && !discard) {
 		if (db->tail)
 			db->tail->next = db->cur;
 		else
@@ -936,7 +997,7 @@ static int window_flush(struct db *db, int64_t upto)
 		int state = db->win_state[k];
 
 		db->win_state[k] = SLOT_EMPTY; /* still open: out of order later */
-		if (state == SLOT_CALL && !put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+		if (state == SLOT_CALL && put_call_row(db, &db->win[k]) < 0)
 			return -1;
 	}
 	return 0;
@@ -968,7 +1029,7 @@ static int window_advance(struct db *db)
 			return 0;
 		db->win_state[k] = SLOT_EMPTY;
 		db->win_next++;
-		if (state == SLOT_CALL && !put(db, ROW_CALL, &db->win[k], sizeof(db->win[k])))
+		if (state == SLOT_CALL && put_call_row(db, &db->win[k]) < 0)
 			return -1;
 	}
 }
@@ -980,7 +1041,7 @@ int db_put_call(struct db *db, const struct call_rec *c)
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
 		return -1;
 	if (k < 0) /* too late for the window, or the same id again: SQLite will judge */
-		return put(db, ROW_CALL, c, sizeof(*c)) ? 0 : -1;
+		return put_call_row(db, c);
 	db->win[k] = *c;
 	db->win_state[k] = SLOT_CALL;
 	return window_advance(db);
