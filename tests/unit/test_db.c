@@ -573,6 +573,21 @@ START_TEST(test_abort)
 }
 END_TEST
 
+/* A function id that does not fit the queue's 32 bits: refused, said, no file. */
+START_TEST(test_id_beyond_32_bits)
+{
+	struct fmt_err err;
+	struct db *db = create();
+	struct call_rec c = call(1, DARC_NULL, 0, 1);
+
+	c.func_id = (int64_t)1 << 40;
+	ck_assert_int_eq(db_put_call(db, &c), -1);
+	ck_assert_int_eq(db_finish(db, &err), -1);
+	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "beyond 32 bits"), "%s", err.msg);
+	ck_assert_str_eq(dir_list(), "");
+}
+END_TEST
+
 /* A row SQLite refuses: later puts fail fast, db_finish says why, no file. */
 START_TEST(test_writer_failure)
 {
@@ -618,6 +633,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
 	tcase_add_test(tc, test_calls_out_of_window);
+	tcase_add_test(tc, test_id_beyond_32_bits);
 	tcase_add_test(tc, test_strings_and_replacements);
 	tcase_add_test(tc, test_bad_target);
 	tcase_add_test(tc, test_call_indexes);
