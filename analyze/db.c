@@ -2,13 +2,17 @@
 /*
  * db: writes one analysis into a new SQLite database (see db.h).
  *
- * The producer (the analysis) copies each row into the current block of
- * BLOCK_ROWS rows; a full block goes to a queue that one writer thread
- * drains, binding the rows into prepared INSERTs inside one transaction. At
- * most MAX_BLOCKS blocks exist, so memory stays bounded and a producer that
- * outruns SQLite waits for a free block. The database is a fresh file nobody
- * else sees until db_finish() renames it, so SQLite runs with no journal, no
- * syncs and an exclusive lock; the indexes are built once, after the load.
+ * The producer (the analysis) copies each row into the current block (calls
+ * in a compact form, the other tables' rows as they are); a full block goes
+ * to a queue that one writer thread drains inside one transaction: the calls
+ * through virtual tables over the block, a run at a time (INSERT ...
+ * SELECT), the rest through prepared INSERTs. Calls finish in no order of id
+ * (a parent after its children); a window puts them back in order first, so
+ * that SQLite appends them. At most MAX_BLOCKS blocks exist, so memory stays
+ * bounded and a producer that outruns SQLite waits for a free block. The
+ * database is a fresh file nobody else sees until db_finish() renames it, so
+ * SQLite runs with no journal, no syncs and an exclusive lock; the indexes
+ * but call_parent (schema/tables.sql) are built once, after the load.
  */
 #include "db.h"
 
