@@ -340,8 +340,6 @@ static int account(struct ftree *ft, const struct call_rec *c)
 {
 	struct ftree_node *nd = &ft->nodes[c->fnode_id - 1];
 	struct fnode_rec *r = &nd->rec;
-	struct hist *fh;
-	int fi, fe;
 
 	if (c->incl_ns == DARC_NULL || (c->flags & (CALL_NO_ENTRY | CALL_NO_EXIT))) {
 		r->incomplete++;
@@ -359,13 +357,8 @@ static int account(struct ftree *ft, const struct call_rec *c)
 		r->max_ns = c->incl_ns;
 	if (c->excl_ns > r->max_excl_ns)
 		r->max_excl_ns = c->excl_ns;
-	fh = func_hist(ft, c->func_id);
-	fi = hist_fine(c->incl_ns);
-	fe = hist_fine(c->excl_ns);
-	if (!fh || hist_add_fine(&nd->incl, fi, c->incl_ns) ||
-	    hist_add_fine(&nd->excl, fe, c->excl_ns) ||
-	    hist_add_fine(&fh[METRIC_INCL], fi, c->incl_ns) ||
-	    hist_add_fine(&fh[METRIC_EXCL], fe, c->excl_ns))
+	/* the function's histograms are the sums of its fnodes', at the end */
+	if (hist_add(&nd->incl, c->incl_ns) || hist_add(&nd->excl, c->excl_ns))
 		return fail(ft, "out of memory");
 	ft->stats.complete++;
 	return 0;
@@ -1131,6 +1124,11 @@ int ftree_finish(struct ftree *ft)
 	}
 	for (int i = 0; i < ft->nnodes; i++) {
 		struct ftree_node *nd = &ft->nodes[i];
+		struct hist *fh = func_hist(ft, nd->rec.func_id);
+
+		if (!fh || hist_merge(&fh[METRIC_INCL], &nd->incl) ||
+		    hist_merge(&fh[METRIC_EXCL], &nd->excl))
+			return fail(ft, "out of memory");
 		nd->rec.p50_ns = hist_quantile(&nd->incl, 0.50);
 		nd->rec.p90_ns = hist_quantile(&nd->incl, 0.90);
 		nd->rec.p99_ns = hist_quantile(&nd->incl, 0.99);

@@ -96,6 +96,26 @@ int hist_add_fine(struct hist *h, int fine, uint64_t ns)
 	return 0;
 }
 
+int hist_merge(struct hist *dst, const struct hist *src)
+{
+	int hi = src->lo + src->n - 1;
+
+	if (!src->total)
+		return 0;
+	if ((!dst->n || src->lo < dst->lo) && grow(dst, src->lo))
+		return -1;
+	if (hi >= dst->lo + dst->n && grow(dst, hi))
+		return -1;
+	for (int i = 0; i < src->n; i++)
+		dst->counts[src->lo + i - dst->lo] += src->counts[i];
+	if (!dst->total || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->total += src->total;
+	return 0;
+}
+
 int hist_each(const struct hist *h, int resolution,
 	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx)
 {

@@ -37,6 +37,9 @@ int hist_fine(uint64_t ns);
 /* hist_add() with the value's fine bucket @fine = hist_fine(@ns) already known. */
 int hist_add_fine(struct hist *h, int fine, uint64_t ns);
 
+/* Add every value of @src to @dst (as if hist_add()ed one by one). 0, or -1 (memory). */
+int hist_merge(struct hist *dst, const struct hist *src);
+
 /*
  * Visit the non-empty OSprof buckets at @resolution in increasing order.
  * @fn returns nonzero to stop; hist_each returns that value or 0.
