@@ -15,6 +15,7 @@
  */
 #include "ftree.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +440,18 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 	return ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
 }
 
+/*
+ * Has call @id a detached child (returned, its exit not come)? Then that
+ * child's time is not in @id's sums: @id is written flagged gap.
+ */
+static bool detached_child(const struct stack *s, int64_t id)
+{
+	for (int k = 0; k < s->ndet; k++)
+		if (s->det[k].det_parent_id == id)
+			return true;
+	return false;
+}
+
 static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
 {
 	struct frame *f = top(s);
@@ -451,6 +464,8 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 	/* segments charged after the call returned belong to its parent */
 	if (t_exit != DARC_NULL)
 		move_after(s, s->n - 1, s->n - 2, t_exit);
+	if (detached_child(s, f->id))
+		f->flags |= CALL_GAP;
 	s->nfg -= f->kind == FR_FG;
 	s->n--;
 	/* *f stays put: writing the call pushes nothing */
@@ -496,6 +511,8 @@ static int finish_detached(struct ftree *ft, struct stack *s, int k, const struc
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
 
 	s->det[k] = s->det[--s->ndet];
+	if (detached_child(s, f.id))
+		f.flags |= CALL_GAP;
 	if (f.det_parent >= 0 && f.det_parent < s->n && s->f[f.det_parent].id == f.det_parent_id)
 		parent = &s->f[f.det_parent];
 	if (e->fg.calltime != DARC_NULL)

@@ -142,23 +142,32 @@ WHERE incl_ns IS NOT NULL
 	     OR min(excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns) < 0);
 
 -- Complete calls whose children_ns is not the sum of their children's incl_ns
--- (a child of unknown incl_ns in a complete call is a violation too).
+-- (a child of unknown incl_ns in a complete call is a violation too). Calls
+-- flagged gap or clamped are not checked: events were lost while they were
+-- open (a child's time may be unknown, or have come after them), or time ran
+-- backwards and their parts were trimmed to fit.
 CREATE VIEW children_violations AS
 SELECT c.id, c.func_id, c.children_ns, coalesce(s.incl_ns, 0) AS children_sum_ns, s.unknown
 FROM call c
 LEFT JOIN (SELECT parent_id, sum(incl_ns) AS incl_ns, count(*) - count(incl_ns) AS unknown
 	   FROM call WHERE parent_id IS NOT NULL GROUP BY parent_id) s ON s.parent_id = c.id
-WHERE c.incl_ns IS NOT NULL
+WHERE c.incl_ns IS NOT NULL AND c.flags & 68 = 0
 	AND (c.children_ns IS NOT coalesce(s.incl_ns, 0) OR coalesce(s.unknown, 0) > 0);
 
--- Fnodes whose counts and sums differ from those of their call rows. (Not a
--- bug when the analysis was told to store only some calls.)
+-- Fnodes whose counts and sums differ from those of their call rows (complete:
+-- incl_ns known and neither no_entry nor no_exit). (Not a bug when the
+-- analysis was told to store only some calls.)
 CREATE VIEW fnode_violations AS
-WITH c AS (
-	SELECT fnode_id, count(incl_ns) AS calls, count(*) - count(incl_ns) AS incomplete,
-		coalesce(sum(incl_ns), 0) AS incl_ns, coalesce(sum(excl_ns), 0) AS excl_ns,
-		coalesce(max(incl_ns), 0) AS max_ns, coalesce(max(excl_ns), 0) AS max_excl_ns
-	FROM call WHERE fnode_id IS NOT NULL GROUP BY fnode_id)
+WITH k AS (
+	SELECT fnode_id, incl_ns, excl_ns, incl_ns IS NOT NULL AND flags & 3 = 0 AS ok
+	FROM call WHERE fnode_id IS NOT NULL),
+c AS (
+	SELECT fnode_id, sum(ok) AS calls, count(*) - sum(ok) AS incomplete,
+		coalesce(sum(incl_ns) FILTER (WHERE ok), 0) AS incl_ns,
+		coalesce(sum(excl_ns) FILTER (WHERE ok), 0) AS excl_ns,
+		coalesce(max(incl_ns) FILTER (WHERE ok), 0) AS max_ns,
+		coalesce(max(excl_ns) FILTER (WHERE ok), 0) AS max_excl_ns
+	FROM k GROUP BY fnode_id)
 SELECT n.id, n.calls, c.calls AS call_rows, n.incomplete, c.incomplete AS incomplete_rows,
 	n.incl_ns, c.incl_ns AS call_incl_ns, n.excl_ns, c.excl_ns AS call_excl_ns,
 	n.max_ns, c.max_ns AS call_max_ns, n.max_excl_ns, c.max_excl_ns AS call_max_excl_ns

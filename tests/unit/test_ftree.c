@@ -425,6 +425,31 @@ START_TEST(test_exit_written_late)
 }
 END_TEST
 
+START_TEST(test_exit_never_written)
+{
+	/*
+	 * As above, but f's exit never comes (lost, or a damaged file): g ends
+	 * with f still detached. g's sums lack f's time, so g is flagged gap,
+	 * and f is written without an exit at the end.
+	 */
+	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);   /* g */
+	fg(1, 110, 0, 7, 0, 2, 1, 0, 0);   /* f */
+	fg(1, 180, 0, 7, 0, 3, 1, 0, 0);   /* h, at f's depth: f is detached */
+	fg(0, 190, 0, 7, 0, 3, 1, 179, 189);
+	fg(0, 260, 0, 7, 0, 1, 0, 99, 250);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	const struct call_rec *g = call_of(1), *f = call_of(2), *h = call_of(3);
+	ck_assert_int_eq(h->parent_id, g->id);
+	ck_assert_int_eq(f->parent_id, g->id);
+	ck_assert_uint_eq(g->flags & CALL_GAP, CALL_GAP);
+	ck_assert_int_eq(g->children_ns, 10);
+	ck_assert_uint_eq(f->flags & CALL_NO_EXIT, CALL_NO_EXIT);
+	ck_assert_int_eq(f->incl_ns, DARC_NULL);
+	ck_assert_uint_eq(h->flags, 0);
+	check_identity();
+}
+END_TEST
+
 START_TEST(test_syscall_seen_twice)
 {
 	/* raw_syscalls and syscalls:* both enabled: one call */
@@ -571,6 +596,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_timer_irq_from_function_graph);
 	tcase_add_test(tc, test_syscall_seen_twice);
 	tcase_add_test(tc, test_exit_written_late);
+	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,97 @@
+#!/bin/bash
+# The analysis fuzz: damaged copies of every sample through darc analyze
+# built with ASan + UBSan (every stage and SQLite's writer thread).
+#
+#	analyze.sh DARC_SAN [FLIPS [SEED]]
+#
+# For each sample, FLIPS copies with 1-4 random bytes changed (half of them in
+# the first 64 KiB, where the headers are; the rest anywhere, mostly event
+# data), each analysed. darc must exit 0, or 1 or 2 with one line on stderr
+# naming the file; no sanitizer report. When it exits 0 the database must
+# pass SQLite's integrity check and every number must still add up: the four
+# *_violations views of the schema are empty (damage may make calls
+# incomplete or clamped, never inconsistent). Exit 0 pass, 1 fail, 77 skip.
+set -u
+darc=${1:?usage: analyze.sh DARC_SAN [FLIPS [SEED]]}
+flips=${2:-24}
+seed=${3:-7}
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$darc" ] || { echo "skip: $darc not built (no sanitizer support)"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: no python3 to damage the files"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skip: no sqlite3 to check the databases"; exit 77; }
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
+export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+tmp=$(mktemp -d /tmp/darc-fuzz-analyze.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+fail=0
+for f in "$here"/../../samples/*.dat; do
+	name=$(basename "$f")
+	ok=0 rejected=0 before=$fail
+	fail=0
+	for ((i = 0; i < flips; i++)); do
+		python3 - "$f" "$tmp/in.dat" "$seed" "$i" <<'EOF'
+import random, sys
+src, dst, seed, i = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+b = bytearray(open(src, 'rb').read())
+r = random.Random(seed * 100003 + i)
+for _ in range(r.randint(1, 4)):
+    at = r.randrange(min(len(b), 65536)) if r.random() < 0.5 else r.randrange(len(b))
+    b[at] ^= r.randint(1, 255)
+open(dst, 'wb').write(b)
+EOF
+		rm -f "$tmp/out.db"
+		"$darc" analyze -q -o "$tmp/out.db" "$tmp/in.dat" >/dev/null 2>"$tmp/err"
+		rc=$?
+		what="$name flip $i (seed $seed)"
+		if grep -qE 'Sanitizer|runtime error' "$tmp/err"; then
+			echo "FAIL: $what: a sanitizer report:"
+			head -n 30 "$tmp/err"
+			fail=1
+			cp "$tmp/in.dat" "/tmp/darc-fuzz-$name-$i.dat" 2>/dev/null &&
+				echo "    (the damaged file: /tmp/darc-fuzz-$name-$i.dat)"
+			continue
+		fi
+		case $rc in
+		0)
+			ok=$((ok + 1))
+			got=$(sqlite3 "$tmp/out.db" "PRAGMA integrity_check;
+				SELECT (SELECT count(*) FROM identity_violations) ||
+				       (SELECT count(*) FROM children_violations) ||
+				       (SELECT count(*) FROM fnode_violations) ||
+				       (SELECT count(*) FROM hist_violations)" 2>&1 | tr '\n' ' ')
+			if [ "$got" != "ok 0000 " ]; then
+				echo "FAIL: $what: the database does not add up: $got"
+				fail=1
+				cp "$tmp/in.dat" "/tmp/darc-fuzz-$name-$i.dat" 2>/dev/null &&
+					echo "    (the damaged file: /tmp/darc-fuzz-$name-$i.dat)"
+			fi
+			;;
+		1 | 2)
+			rejected=$((rejected + 1))
+			if [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "in.dat" "$tmp/err"; then
+				echo "FAIL: $what: exit $rc without one line naming the file:"
+				head -n 5 "$tmp/err"
+				fail=1
+			fi
+			if [ -e "$tmp/out.db" ]; then
+				echo "FAIL: $what: exit $rc but a database was left"
+				fail=1
+			fi
+			;;
+		*)
+			echo "FAIL: $what: exit $rc"
+			head -n 10 "$tmp/err"
+			fail=1
+			;;
+		esac
+	done
+	if [ "$fail" = 0 ]; then
+		echo "ok: $name: $flips damaged copies: $ok analysed (all adding up), $rejected rejected"
+	else
+		echo "FAIL: $name: see above"
+	fi
+	[ "$before" = 0 ] || fail=1
+done
+exit $fail
