@@ -124,7 +124,10 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 	struct prefetch_chunk *c = &sl->c;
 	uint32_t n = 0, nm = 0;
 
+/* the records so far stand; then the error */
+#define STOP(...) (c->nrec = n, c->nmark = nm, WFAIL(__VA_ARGS__))
 	c->recs = sl->recs;
+	c->marks = sl->marks;
 	c->base = base;
 	for (uint64_t off = 0; off < len; off += cf->page_size) {
 		const uint8_t *page = base + off, *end;
@@ -134,9 +137,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 		int missed;
 
 		if (len - off < cf->page_size) {
-			c->nrec = n;
-			c->nmark = nm;
-			return WFAIL("cpu %d: data ends in the middle of a page: truncated", s->cpu);
+			return STOP("cpu %d: data ends in the middle of a page: truncated", s->cpu);
 		}
 		commit = cf->kernel_long == 8 ? *(const uint64_t *)(page + 8)
 					      : *(const uint32_t *)(page + 8);
@@ -146,18 +147,14 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 		if ((commit & COMMIT_MASK) > cf->page_size - cf->page_hdr ||
 		    ((commit & MISSING_STORED) &&
 		     (commit & COMMIT_MASK) + cf->kernel_long > cf->page_size - cf->page_hdr)) {
-			c->nrec = n;
-			c->nmark = nm;
-			return WFAIL("cpu %d: corrupt page header at %s offset %" PRIu64
+			return STOP("cpu %d: corrupt page header at %s offset %" PRIu64
 				     " (commit %#" PRIx64 ")",
 				     s->cpu, s->compressed ? "chunk" : "file",
 				     s->compressed ? off : (uint64_t)(page - p->base), commit);
 		}
 		c->st.pages++;
 		if (kbuffer_load_subbuffer(w->kbuf, (void *)page) < 0) {
-			c->nrec = n;
-			c->nmark = nm;
-			return WFAIL("cpu %d: cannot load a page", s->cpu);
+			return STOP("cpu %d: cannot load a page", s->cpu);
 		}
 		end = page + cf->page_hdr + (commit & COMMIT_MASK);
 		missed = kbuffer_missed_events(w->kbuf);
@@ -175,25 +172,19 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 			int size = kbuffer_event_size(w->kbuf);
 
 			if (size < 8 || (const uint8_t *)d < page || (const uint8_t *)d + size > end) {
-				c->nrec = n;
-				c->nmark = nm;
-				return WFAIL("cpu %d: corrupt event record (%d bytes) in a page",
+				return STOP("cpu %d: corrupt event record (%d bytes) in a page",
 					     s->cpu, size);
 			}
 			if (s->pending) {
 				if (GROW(sl->marks, nm, sl->mcap, 16)) {
-					c->nrec = n;
-					c->nmark = nm;
-					return WFAIL("out of memory");
+					return STOP("out of memory");
 				}
 				c->marks = sl->marks;
 				sl->marks[nm++] = (struct fmt_mark){n, s->pending};
 				s->pending = 0;
 			}
 			if (GROW(sl->recs, n, sl->rcap, 1024)) {
-				c->nrec = n;
-				c->nmark = nm;
-				return WFAIL("out of memory");
+				return STOP("out of memory");
 			}
 			c->recs = sl->recs;
 			sl->recs[n++] = (struct fmt_rec){ts, (uint32_t)((const uint8_t *)d - base),
@@ -203,6 +194,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 	c->nrec = n;
 	c->nmark = nm;
 	return 0;
+#undef STOP
 }
 
 /* Read the next chunk of @s into slot @sl (no lock held). -1 if @s must stop. */
