@@ -111,6 +111,15 @@ static void map_in(const uint8_t *from, const uint8_t *to)
 
 #define WFAIL(...) (fmt_errf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
 
+/* Hand slot @sl's @n records and @nm marks to its chunk (they may have moved). */
+static void done(struct slot *sl, uint32_t n, uint32_t nm)
+{
+	sl->c.recs = sl->recs;
+	sl->c.nrec = n;
+	sl->c.marks = sl->marks;
+	sl->c.nmark = nm;
+}
+
 /*
  * Walk the @len bytes of pages at @base into slot @sl's records: each page's
  * header checked, its events read by kbuffer and each one's size checked.
@@ -125,9 +134,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 	uint32_t n = 0, nm = 0;
 
 /* the records so far stand; then the error */
-#define STOP(...) (c->nrec = n, c->nmark = nm, WFAIL(__VA_ARGS__))
-	c->recs = sl->recs;
-	c->marks = sl->marks;
+#define STOP(...) (done(sl, n, nm), WFAIL(__VA_ARGS__))
 	c->base = base;
 	for (uint64_t off = 0; off < len; off += cf->page_size) {
 		const uint8_t *page = base + off, *end;
@@ -179,20 +186,17 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 				if (GROW(sl->marks, nm, sl->mcap, 16)) {
 					return STOP("out of memory");
 				}
-				c->marks = sl->marks;
 				sl->marks[nm++] = (struct fmt_mark){n, s->pending};
 				s->pending = 0;
 			}
 			if (GROW(sl->recs, n, sl->rcap, 1024)) {
 				return STOP("out of memory");
 			}
-			c->recs = sl->recs;
 			sl->recs[n++] = (struct fmt_rec){ts, (uint32_t)((const uint8_t *)d - base),
 							 (uint32_t)size};
 		}
 	}
-	c->nrec = n;
-	c->nmark = nm;
+	done(sl, n, nm);
 	return 0;
 #undef STOP
 }
@@ -205,9 +209,7 @@ static int produce(struct worker *w, struct pstream *s, struct slot *sl)
 	uint32_t csize, usize;
 	const uint8_t *cdata;
 
-	memset(c, 0, sizeof(*c));
-	c->recs = sl->recs;
-	c->marks = sl->marks;
+	memset(c, 0, sizeof(*c)); /* no records until walk() hands them over */
 	sl->from = sl->to = NULL;
 	if (!s->compressed) {
 		uint64_t len = s->len - s->off < RUN_BYTES ? s->len - s->off : RUN_BYTES;

@@ -3,9 +3,8 @@
  * The trace.dat reader (trace-cmd file format versions 6 and 7).
  *
  * The file is mapped read-only. Metadata is parsed into a libtraceevent
- * handle; event data is walked page by page with kbuffer, straight from the
- * mapping (v6, uncompressed v7) or from chunks a second thread decompresses
- * ahead (compressed v7); see stream.c.
+ * handle; event data is read ahead by prefetch.c's threads (decompressed if
+ * need be, walked page by page with kbuffer) and merged by stream.c.
  *
  * Everything read from the file is checked against the file's size before
  * use, and every size that leads to an allocation is bounded, so a corrupt
@@ -26,7 +25,6 @@
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
 #include "decomp.h"
 #include "grow.h"

@@ -54,7 +54,6 @@ enum {
 
 #include "rd.h"
 
-struct kbuffer;
 struct decomp;
 
 /* An event format found in the file, parsed by libtraceevent when first needed. */
