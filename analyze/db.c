@@ -993,17 +993,25 @@ static int own_str(struct db *db, const char **s)
 	return -1;
 }
 
-/* Pass on the calls of the window from win_next up to @upto (excluded), in order. */
+/* Move the window past win_next: its call (if any) goes on. 0, or -1 once failed. */
+static int window_pass(struct db *db)
+{
+	size_t k = (size_t)db->win_next++ % WINDOW;
+	int state = db->win_state[k];
+
+	db->win_state[k] = SLOT_EMPTY;
+	return state == SLOT_CALL ? put_call_row(db, &db->win[k]) : 0;
+}
+
+/*
+ * Pass on the calls of the window from win_next up to @upto (excluded), in
+ * order; a call still open there goes on when it ends, out of order.
+ */
 static int window_flush(struct db *db, int64_t upto)
 {
-	for (; db->win_next < upto; db->win_next++) {
-		size_t k = (size_t)db->win_next % WINDOW;
-		int state = db->win_state[k];
-
-		db->win_state[k] = SLOT_EMPTY; /* still open: out of order later */
-		if (state == SLOT_CALL && put_call_row(db, &db->win[k]) < 0)
+	while (db->win_next < upto)
+		if (window_pass(db) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -1025,17 +1033,10 @@ static long window_slot(struct db *db, int64_t id)
 /* Pass on the calls from win_next on that are now in order. */
 static int window_advance(struct db *db)
 {
-	for (;;) {
-		size_t k = (size_t)db->win_next % WINDOW;
-		int state = db->win_state[k];
-
-		if (state == SLOT_EMPTY)
-			return 0;
-		db->win_state[k] = SLOT_EMPTY;
-		db->win_next++;
-		if (state == SLOT_CALL && put_call_row(db, &db->win[k]) < 0)
+	while (db->win_state[(size_t)db->win_next % WINDOW] != SLOT_EMPTY)
+		if (window_pass(db) < 0)
 			return -1;
-	}
+	return 0;
 }
 
 int db_put_call(struct db *db, const struct call_rec *c)
