@@ -79,11 +79,8 @@ int hist_fine(uint64_t ns)
 
 int hist_add(struct hist *h, uint64_t ns)
 {
-	return hist_add_fine(h, fine_bucket(ns), ns);
-}
+	int fine = fine_bucket(ns);
 
-int hist_add_fine(struct hist *h, int fine, uint64_t ns)
-{
 	if (!h->n || fine < h->lo || fine >= h->lo + h->n)
 		if (grow(h, fine))
 			return -1;

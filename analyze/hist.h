@@ -31,11 +31,8 @@ int hist_bucket(uint64_t ns, int resolution);
 /* Add one value. Returns 0, or -1 when out of memory. */
 int hist_add(struct hist *h, uint64_t ns);
 
-/* The fine bucket of @ns, to add one value to several histograms with hist_add_fine(). */
+/* The fine bucket of @ns: floor(HIST_FINE * log2(ns)), 0 for ns < 2. */
 int hist_fine(uint64_t ns);
-
-/* hist_add() with the value's fine bucket @fine = hist_fine(@ns) already known. */
-int hist_add_fine(struct hist *h, int fine, uint64_t ns);
 
 /* Add every value of @src to @dst (as if hist_add()ed one by one). 0, or -1 (memory). */
 int hist_merge(struct hist *dst, const struct hist *src);
