@@ -64,16 +64,21 @@ enum syscall_abi syscall_abi_of(const char *uname)
 	return ABI_UNKNOWN;
 }
 
+#define TABLE(t) {t, sizeof(t) / sizeof(t[0])}
+static const struct {
+	const char *const *names;
+	size_t n;
+} syscall_tables[] = {
+    [ABI_X86_64] = TABLE(syscall_names_x86_64),
+    [ABI_GENERIC] = TABLE(syscall_names_generic),
+};
+
 const char *syscall_name(enum syscall_abi abi, int64_t nr)
 {
-	const char *const *t = abi == ABI_X86_64    ? syscall_names_x86_64
-			       : abi == ABI_GENERIC ? syscall_names_generic
-						    : NULL;
-	size_t n = abi == ABI_X86_64    ? sizeof(syscall_names_x86_64) / sizeof(char *)
-		   : abi == ABI_GENERIC ? sizeof(syscall_names_generic) / sizeof(char *)
-					: 0;
-
-	return t && nr >= 0 && (uint64_t)nr < n ? t[nr] : NULL;
+	if (abi != ABI_X86_64 && abi != ABI_GENERIC)
+		return NULL; /* ABI_UNKNOWN: no names */
+	return nr >= 0 && (uint64_t)nr < syscall_tables[abi].n ? syscall_tables[abi].names[nr]
+							       : NULL;
 }
 
 struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
