@@ -66,6 +66,14 @@ file_version() {
 		awk '/\[Version\]/ && v == "" { v = $1 } END { print v }'
 }
 
+# to_v6 V7 V6 LOG: convert the trace.dat V7 to version 6 with trace-cmd
+# (its output in LOG), and check that it is one.
+to_v6() {
+	trace-cmd convert --file-version 6 -i "$1" -o "$2" >"$3" 2>&1 ||
+		die "trace-cmd convert failed: $(tail -n 1 "$3")"
+	[[ $(file_version "$2") == 6 ]] || die "trace-cmd convert did not write a v6 file"
+}
+
 # ---- tracefs ---------------------------------------------------------------
 
 T=

@@ -96,9 +96,7 @@ unshare -m --propagation private bash -c \
 tf_restore
 
 is_v7_zstd "$work/$v7_name" || die "trace-cmd extract did not write a zstd-compressed v7 file"
-trace-cmd convert --file-version 6 -i "$work/$v7_name" -o "$work/$v6_name" >"$work/convert.log" 2>&1 ||
-	die "trace-cmd convert failed: $(tail -n 1 "$work/convert.log")"
-[[ $(file_version "$work/$v6_name") == 6 ]] || die "trace-cmd convert did not write a v6 file"
+to_v6 "$work/$v7_name" "$work/$v6_name" "$work/convert.log"
 
 "$work/tcmd-iter" -s "$work/$v7_name" >"$work/counts7" || die "tcmd-iter cannot read the v7 file"
 "$work/tcmd-iter" "$work/$v6_name" >"$work/counts6" || die "tcmd-iter cannot read the v6 file"

@@ -63,9 +63,7 @@ record() {
 		die "trace-cmd extract failed: $(tail -n 1 "$out/extract.log")"
 	tf_restore
 	is_v7_zstd "$v7.tmp" || die "trace-cmd extract did not write a zstd-compressed v7 file"
-	trace-cmd convert --file-version 6 -i "$v7.tmp" -o "$v6.tmp" >"$out/convert.log" 2>&1 ||
-		die "trace-cmd convert failed: $(tail -n 1 "$out/convert.log")"
-	[[ $(file_version "$v6.tmp") == 6 ]] || die "trace-cmd convert did not write a v6 file"
+	to_v6 "$v7.tmp" "$v6.tmp" "$out/convert.log"
 	mv -f "$v7.tmp" "$v7"
 	mv -f "$v6.tmp" "$v6"
 }
