@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event stream of a trace.dat file: prefetch.c reads each CPU's pages
- * ahead on a second thread (decompressing and walking them with kbuffer);
+ * ahead on up to two threads (decompressing, walking them with kbuffer);
  * here the CPUs' events are merged by time with a binary heap.
  */
 #include <inttypes.h>
