@@ -13,7 +13,7 @@ enum aev_kind {
 	AEV_OTHER = 0,	  /* any event: only its time, cpu, pid and flags matter */
 	AEV_FG_ENTRY,	  /* function_graph entry: fg */
 	AEV_FG_EXIT,	  /* function_graph exit: fg (calltime, rettime) */
-	AEV_PROBE_ENTRY,  /* kprobe / uprobe hit: probe */
+	AEV_PROBE_ENTRY,  /* kprobe / uprobe hit: probe (a call's entry if probe.paired) */
 	AEV_PROBE_RETURN, /* kretprobe / uretprobe hit: probe */
 	AEV_SYS_ENTER,	  /* system call entry: sys */
 	AEV_SYS_EXIT,	  /* system call exit: sys */
@@ -37,6 +37,18 @@ enum {
 	AEV_F_NMI = 0x40,
 };
 
+/*
+ * How far function_graph's calltime and rettime may be from the events around
+ * them before they are taken for damage (decode.c, ftree.c): the exit event is
+ * written at most FG_LATE after the return (an interrupt may come between);
+ * the entry event at most FG_LATE after calltime, and calltime is at most
+ * FG_SLACK after the entry event (the clock correction's own error); an entry
+ * known only from calltime is at most FG_EARLY before the first event.
+ */
+#define FG_SLACK 1000000LL	/* 1 ms */
+#define FG_LATE 100000000LL	/* 100 ms */
+#define FG_EARLY 1000000000LL	/* 1 s */
+
 struct aev {
 	int kind;	 /* enum aev_kind */
 	int64_t t;	 /* ns */
@@ -50,12 +62,16 @@ struct aev {
 			const char *name; /* its name */
 			uint64_t addr;
 			int depth;		   /* function_graph's own depth */
-			int64_t calltime, rettime; /* exit only; DARC_NULL if absent */
+			int64_t calltime, rettime; /* exit only; DARC_NULL if absent or implausible */
 			int irq_entry;		   /* the function is an interrupt entry point */
+			int bad_time;		   /* exit: its calltime/rettime were implausible */
 		} fg;
 		struct {
 			int64_t func_id;
-			uint64_t addr; /* probed function: pairs entry and return */
+			uint64_t addr;	   /* probed function: pairs entry and return */
+			const char *event; /* "system:name" */
+			const char *args;  /* fetch args, a JSON object */
+			int paired;	   /* entries: a return probe reports this function */
 		} probe;
 		struct {
 			int64_t func_id;

@@ -84,6 +84,11 @@ static int put_wakeup(void *ctx, const struct wakeup_rec *r)
 	return db_put_wakeup(((struct run *)ctx)->db, r);
 }
 
+static int put_probe(void *ctx, const struct probe_rec *r)
+{
+	return db_put_probe(((struct run *)ctx)->db, r);
+}
+
 static int put_task(void *ctx, int32_t tid)
 {
 	struct run *run = ctx;
@@ -118,6 +123,16 @@ static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, co
 			return -1;
 	}
 	return 0;
+}
+
+/* Read the recording once more for what the decoder must know beforehand. */
+static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
+{
+	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
+	int rc = r ? decoder_prescan(dec, r, err) : -1;
+
+	fmt_reader_close(r);
+	return rc;
 }
 
 /* Default database name: the recording's name without extension, plus .db. */
@@ -302,7 +317,7 @@ int cmd_analyze(int argc, char **argv)
 		{0},
 	};
 	struct run run = {.max_depth = -1};
-	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup};
+	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
 	struct ftree *ft = NULL;
 	struct decoder *dec = NULL;
 	char *out = NULL, *end;
@@ -376,6 +391,10 @@ int cmd_analyze(int argc, char **argv)
 	ft = dec ? ftree_new(&sink) : NULL;
 	if (!ft) {
 		darc_error("out of memory");
+		goto out;
+	}
+	if (decoder_needs_prescan(dec) && prescan(dec, path, &err)) {
+		darc_error("%s", err.msg);
 		goto out;
 	}
 	run.db = db_create(out, &err);

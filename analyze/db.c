@@ -69,6 +69,7 @@ enum row_kind {
 	ROW_IRQ,
 	ROW_SCHED,
 	ROW_WAKEUP,
+	ROW_PROBE,
 	ROW_RECORDING,
 	ROW_CALL_EXTRA,	 /* not a row kind of its own: the call_extra part of a ROW_CALL */
 	ROW_KINDS
@@ -83,6 +84,7 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_IRQ] = "irq_interval",
     [ROW_SCHED] = "sched_interval",
     [ROW_WAKEUP] = "wakeup",
+    [ROW_PROBE] = "probe_hit",
     [ROW_RECORDING] = "recording",
     [ROW_CALL_EXTRA] = "call_extra",
 };
@@ -111,6 +113,8 @@ static const char *const insert_sql[ROW_KINDS] = {
 		  " t_in, call_id, wakeup_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
     [ROW_WAKEUP] = "INSERT INTO wakeup(id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id)"
 		   " VALUES (?,?,?,?,?,?,?)",
+    [ROW_PROBE] = "INSERT INTO probe_hit(id, t, cpu, task_id, func_id, event, role, ctx, call_id,"
+		  " args) VALUES (?,?,?,?,?,?,?,?,?,?)",
     /* one row: a second put replaces the first */
     [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
 		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
@@ -137,6 +141,7 @@ struct row {
 		struct irq_rec irq;
 		struct sched_rec sched;
 		struct wakeup_rec wakeup;
+		struct probe_rec probe;
 		struct recording_rec recording;
 	};
 	int kind; /* enum row_kind */
@@ -446,6 +451,14 @@ static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)
 	       bind_str(s, 13, r->options);
 }
 
+static int bind_probe(sqlite3_stmt *s, const struct probe_rec *p)
+{
+	return bind_i64(s, 1, p->id) | bind_i64(s, 2, p->t) | sqlite3_bind_int(s, 3, p->cpu) |
+	       bind_i64(s, 4, p->task_id) | bind_i64(s, 5, p->func_id) | bind_str(s, 6, p->event) |
+	       sqlite3_bind_int(s, 7, p->role) | sqlite3_bind_int(s, 8, p->ctx) |
+	       bind_i64(s, 9, p->call_id) | bind_str(s, 10, p->args);
+}
+
 /* Bind every parameter of @r's INSERT; nonzero if a bind failed. */
 static int bind_row(sqlite3_stmt *s, const struct row *r)
 {
@@ -487,6 +500,8 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		return bind_i64(s, 1, w->id) | bind_i64(s, 2, w->task_id) | bind_i64(s, 3, w->t) |
 		       bind_i64(s, 4, w->waker_tid) | sqlite3_bind_int(s, 5, w->waker_cpu) |
 		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
+	case ROW_PROBE:
+		return bind_probe(s, &r->probe);
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
 	}
@@ -1103,6 +1118,13 @@ int db_put_sched(struct db *db, const struct sched_rec *sc)
 int db_put_wakeup(struct db *db, const struct wakeup_rec *w)
 {
 	return put(db, ROW_WAKEUP, w, sizeof(*w)) ? 0 : -1;
+}
+
+int db_put_probe(struct db *db, const struct probe_rec *p)
+{
+	struct row *r = put(db, ROW_PROBE, p, sizeof(*p));
+
+	return r ? own_str(db, &r->probe.event) | own_str(db, &r->probe.args) : -1;
 }
 
 int db_put_recording(struct db *db, const struct recording_rec *rec)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "decode.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,11 @@ struct etype {
 	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
 	const char *name; /* vectors: the vector's name */
 	struct tep_format_field *f[NFIELD];
+	/* probes */
+	int paired;	  /* entries: 1 a call's entry, 0 a point, -1 as its address says */
+	char *event;	  /* "system:name" */
+	struct tep_format_field **args; /* the fetch args */
+	int nargs;
 };
 
 struct decoder {
@@ -40,13 +46,25 @@ struct decoder {
 	int64_t *sys_ids; /* raw syscall number -> func id (0 = not yet) */
 	int ksyms;	  /* kallsyms loaded */
 	struct fg_off {
-		int known, other_clock;
+		int known;
+		int fixed;   /* off is 0 (function_graph's clock is the events'), unless
+				disproved */
 		int64_t off; /* event clock - function_graph's clock */
+		int64_t cand; /* an implausible gap, waiting for a second like it */
+		int ncand;
 	} *off;		  /* per CPU */
 	int noff;
+	int same_clock;	  /* the events use function_graph's clock (local) */
+	int64_t t_first;  /* the first event's time, DARC_NULL before it */
 	struct fmt_err err;
 	int nsys;
 	int64_t uretprobe_id; /* func id of the uretprobe syscall, once seen */
+	/* probe pairs: the functions that return probes report (see decoder_prescan) */
+	int returns;	      /* return-probe formats in the recording */
+	int returns_unlisted; /* of them, not in a darc manifest */
+	uint64_t *ret_keys;   /* open addressing, 0 = empty */
+	int64_t nret, ret_slots;
+	char *args_json;      /* the last probe's args, handed out by decode() */
 	char buf[128];
 };
 
@@ -81,6 +99,8 @@ const char *syscall_name(enum syscall_abi abi, int64_t nr)
 							       : NULL;
 }
 
+static int count_return(void *ctx, struct tep_event *ev);
+
 struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
 {
 	struct decoder *d = calloc(1, sizeof(*d));
@@ -92,6 +112,8 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 	d->fs = fs;
 	d->abi = abi;
 	d->uretprobe_id = -2; /* no func has it */
+	d->t_first = DARC_NULL;
+	d->same_clock = !fmt_reader_info(r)->clock || !strcmp(fmt_reader_info(r)->clock, "local");
 	if (fmt_reader_info(r)->manifest_json) /* unreadable: the binaries stay unknown */
 		d->manifest = json_loads(fmt_reader_info(r)->manifest_json, 0, NULL);
 	d->swap = fmt_reader_info(r)->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -100,6 +122,7 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 		free(d);
 		return NULL;
 	}
+	fmt_reader_each_format(r, "__probe_func", count_return, d);
 	return d;
 }
 
@@ -107,7 +130,13 @@ void decoder_free(struct decoder *d)
 {
 	if (!d)
 		return;
+	for (int i = 0; i < 65536; i++) {
+		free(d->types[i].event);
+		free(d->types[i].args);
+	}
 	free(d->types);
+	free(d->ret_keys);
+	free(d->args_json);
 	free(d->addr_keys);
 	free(d->addr_ids);
 	free(d->addr_irq);
@@ -117,10 +146,10 @@ void decoder_free(struct decoder *d)
 	free(d);
 }
 
-/* The binary of uprobe @sys:@name from the manifest of a darc bundle, or NULL. */
-static const char *probe_file(const struct decoder *d, const char *sys, const char *name)
+/* Probe @sys:@name in the manifest of a darc bundle, or NULL. */
+static json_t *manifest_probe(const json_t *manifest, const char *sys, const char *name)
 {
-	json_t *probes = json_object_get(d->manifest, "probes"), *p;
+	json_t *probes = json_object_get(manifest, "probes"), *p;
 	size_t i;
 
 	json_array_foreach(probes, i, p) {
@@ -128,9 +157,109 @@ static const char *probe_file(const struct decoder *d, const char *sys, const ch
 		const char *e = json_string_value(json_object_get(p, "event"));
 
 		if (s && e && !strcmp(s, sys) && !strcmp(e, name))
-			return json_string_value(json_object_get(p, "file"));
+			return p;
 	}
 	return NULL;
+}
+
+/* The binary of uprobe @sys:@name from the manifest of a darc bundle, or NULL. */
+static const char *probe_file(const struct decoder *d, const char *sys, const char *name)
+{
+	json_t *p = manifest_probe(d->manifest, sys, name);
+
+	return p ? json_string_value(json_object_get(p, "file")) : NULL;
+}
+
+static bool json_same(const json_t *a, const json_t *b, const char *key)
+{
+	return json_equal(json_object_get(a, key), json_object_get(b, key));
+}
+
+/* Does the manifest list a return probe on the function entry probe @p probes? */
+static bool manifest_pair(const json_t *manifest, const json_t *p)
+{
+	const char *type = json_string_value(json_object_get(p, "type"));
+	const char *want = type && !strcmp(type, "kprobe")   ? "kretprobe"
+			   : type && !strcmp(type, "uprobe") ? "uretprobe"
+							     : NULL;
+	json_t *probes = json_object_get(manifest, "probes"), *q;
+	size_t i;
+
+	json_array_foreach(probes, i, q) {
+		const char *t = json_string_value(json_object_get(q, "type"));
+		if (want && t && !strcmp(t, want) && json_same(p, q, "where") &&
+		    json_same(p, q, "file") && json_same(p, q, "offset"))
+			return true;
+	}
+	return false;
+}
+
+/* fmt_reader_each_format() callback: one more return-probe format. */
+static int count_return(void *ctx, struct tep_event *ev)
+{
+	struct decoder *d = ctx;
+
+	if (!tep_find_field(ev, "__probe_func"))
+		return 0;
+	d->returns++;
+	d->returns_unlisted += !manifest_probe(d->manifest, ev->system, ev->name);
+	return 0;
+}
+
+/* How an entry probe of @sys:@name pairs (struct etype.paired). */
+static int entry_pairing(const struct decoder *d, const char *sys, const char *name)
+{
+	json_t *p = manifest_probe(d->manifest, sys, name);
+
+	if (!d->returns)
+		return 0;
+	if (p && manifest_pair(d->manifest, p))
+		return 1;
+	return d->returns_unlisted ? -1 : 0;
+}
+
+/* Is @addr in the set of functions that return probes report? */
+static bool ret_has(const struct decoder *d, uint64_t addr)
+{
+	if (!d->ret_slots)
+		return false;
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->ret_slots - 1);
+	     d->ret_keys[i]; i = (i + 1) & (d->ret_slots - 1))
+		if (d->ret_keys[i] == addr)
+			return true;
+	return false;
+}
+
+static int ret_add(struct decoder *d, uint64_t addr)
+{
+	if (!addr || ret_has(d, addr))
+		return 0;
+	if (d->nret * 2 >= d->ret_slots) {
+		int64_t n = d->ret_slots ? d->ret_slots * 2 : 64;
+		uint64_t *k = calloc(n, sizeof(*k)), *old = d->ret_keys;
+		int64_t m = d->ret_slots;
+		if (!k)
+			return -1;
+		d->ret_keys = k;
+		d->ret_slots = n;
+		d->nret = 0;
+		for (int64_t j = 0; j < m; j++)
+			if (old[j])
+				ret_add(d, old[j]);
+		free(old);
+	}
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->ret_slots - 1);;
+	     i = (i + 1) & (d->ret_slots - 1))
+		if (!d->ret_keys[i]) {
+			d->ret_keys[i] = addr;
+			d->nret++;
+			return 0;
+		}
+}
+
+bool decoder_needs_prescan(const struct decoder *d)
+{
+	return d->returns_unlisted > 0;
 }
 
 /* A number field of the record, sign-extended when the field is signed. */
@@ -237,6 +366,27 @@ static int irq_entry_name(const char *name)
 	       (starts_with(name, "smp_") && ends_with(name, "_interrupt"));
 }
 
+/* The event's name and its fetch args: every field but the common ones and __probe_*. */
+static int probe_args(struct etype *t, struct tep_event *e)
+{
+	struct tep_format_field *f;
+	int n = 0;
+
+	if (asprintf(&t->event, "%s:%s", e->system, e->name) < 0) {
+		t->event = NULL;
+		return -1;
+	}
+	for (f = e->format.fields; f; f = f->next)
+		n++;
+	t->args = calloc(n + 1, sizeof(*t->args));
+	if (!t->args)
+		return -1;
+	for (f = e->format.fields; f; f = f->next)
+		if (strncmp(f->name, "__probe_", 8))
+			t->args[t->nargs++] = f;
+	return 0;
+}
+
 static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 {
 	const char *sys = e->system, *name = e->name;
@@ -252,14 +402,13 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			FIELD(3, "rettime");
 			t->kind = AEV_FG_EXIT;
 		}
-	} else if (FIELD(0, "__probe_func")) {
-		t->kind = AEV_PROBE_RETURN;
+	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
+		t->kind = tep_find_field(e, "__probe_func") ? AEV_PROBE_RETURN : AEV_PROBE_ENTRY;
 		t->user = strstr(sys, "uprobe") != NULL;
 		t->file = t->user ? probe_file(d, sys, name) : NULL;
-	} else if (FIELD(0, "__probe_ip")) {
-		t->kind = AEV_PROBE_ENTRY;
-		t->user = strstr(sys, "uprobe") != NULL;
-		t->file = t->user ? probe_file(d, sys, name) : NULL;
+		t->paired = t->kind == AEV_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;
+		if (probe_args(t, e))
+			t->func_id = -1; /* out of memory */
 	} else if (!strcmp(sys, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
 			t->kind = AEV_SYS_ENTER;
@@ -357,10 +506,12 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
 		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
 		char buf[64];
-		int kind = user ? FUNC_UPROBE : event ? FUNC_KPROBE : FUNC_KERNEL;
+		/* a kernel function is one however it was seen (function_graph or a probe) */
+		int kind = user ? FUNC_UPROBE : FUNC_KERNEL;
 
 		if (event && (!sym || start != addr)) {
 			sym = event; /* a probe off a symbol's start: name it by its event */
+			kind = FUNC_KPROBE;
 		} else if (!sym || start != addr) {
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 			sym = buf; /* no symbol at this exact address: name it by the address */
@@ -408,6 +559,50 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 	return d->sys_ids[nr];
 }
 
+/* The clock state of CPU @cpu, or NULL when out of memory. */
+static struct fg_off *fg_off_of(struct decoder *d, int cpu)
+{
+	if (cpu >= d->noff) {
+		int n = cpu + 8;
+		struct fg_off *p = realloc(d->off, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + d->noff, 0, (n - d->noff) * sizeof(*p));
+		for (int i = d->noff; i < n; i++)
+			p[i].fixed = d->same_clock;
+		d->off = p;
+		d->noff = n;
+	}
+	return &d->off[cpu];
+}
+
+/*
+ * Is @gap (exit event time - rettime) what the offset allows? Returns 1, or 0
+ * for an implausible one, which moves the offset only when a second gap
+ * agrees with it (then it was the offset that was wrong).
+ */
+static int fg_gap_ok(struct fg_off *o, int64_t gap)
+{
+	if (!o->known) {
+		o->known = 1;
+		o->off = o->fixed ? 0 : gap;
+	}
+	if (gap >= o->off - (o->fixed ? 0 : FG_SLACK) && gap <= o->off + FG_LATE) {
+		if (gap < o->off)
+			o->off = gap;
+		return 1;
+	}
+	if (o->ncand && gap >= o->cand - FG_SLACK && gap <= o->cand + FG_SLACK) {
+		o->off = gap < o->cand ? gap : o->cand;
+		o->fixed = 0;
+		o->ncand = 0;
+		return 1;
+	}
+	o->cand = gap;
+	o->ncand = 1;
+	return 0;
+}
+
 /*
  * function_graph takes calltime and rettime with the kernel's local clock
  * (trace_clock_local on 6.1), whatever clock the buffer's timestamps use. In
@@ -415,39 +610,103 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
  * an offset: estimate it per CPU as the smallest gap between an exit event's
  * timestamp and its rettime (the exit is written just after the return), and
  * move calltime and rettime onto the events' clock. The duration,
- * rettime - calltime, is left exactly as recorded.
+ * rettime - calltime, is left exactly as recorded. Times that cannot be true
+ * (a damaged recording: the exit long after the return or before it, the
+ * call before the recording could start, or ending before it started) are
+ * dropped and the exit marked bad_time: they never move the offset.
  */
 static int fg_clock(struct decoder *d, struct aev *out)
 {
-	int64_t gap = out->t - out->fg.rettime;
 	struct fg_off *o;
+	int64_t ct = out->fg.calltime;
 
 	if (out->cpu < 0 || out->cpu > 65535)
 		return 0;
-	if (out->cpu >= d->noff) {
-		int n = out->cpu + 8;
-		struct fg_off *p = realloc(d->off, n * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + d->noff, 0, (n - d->noff) * sizeof(*p));
-		d->off = p;
-		d->noff = n;
-	}
-	o = &d->off[out->cpu];
-	if (!o->known) {
-		o->known = 1;
-		/* the same clock: the exit follows its return within a millisecond */
-		o->other_clock = gap < 0 || gap > 1000000;
-		o->off = gap;
-	}
-	if (!o->other_clock)
+	o = fg_off_of(d, out->cpu);
+	if (!o)
+		return -1;
+	if (!fg_gap_ok(o, out->t - out->fg.rettime)) {
+		out->fg.rettime = out->fg.calltime = DARC_NULL;
+		out->fg.bad_time = 1;
 		return 0;
-	if (gap < o->off)
-		o->off = gap;
+	}
 	out->fg.rettime += o->off;
-	if (out->fg.calltime != DARC_NULL)
-		out->fg.calltime += o->off;
+	if (ct != DARC_NULL)
+		ct += o->off;
+	if (ct != DARC_NULL && (ct > out->fg.rettime || ct < d->t_first - FG_EARLY)) {
+		ct = DARC_NULL;
+		out->fg.bad_time = 1;
+	}
+	out->fg.calltime = ct;
 	return 0;
+}
+
+/*
+ * A fetch arg as JSON: a string; an 8-byte unsigned value (a pointer, or
+ * kprobe's default x64 type) as a "0x..." string, the way trace-cmd shows it;
+ * any other number as a number.
+ */
+static json_t *arg_json(struct decoder *d, const struct tep_format_field *f,
+			const struct fmt_event *ev)
+{
+	char buf[256];
+
+	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) {
+		const char *v = str(d, f, ev, buf, sizeof(buf));
+		return v ? json_stringn_nocheck(v, strnlen(v, sizeof(buf))) : json_null();
+	}
+	if (f->flags & TEP_FIELD_IS_ARRAY || f->size > 8)
+		return json_null();
+	if (f->size == 8 && !(f->flags & TEP_FIELD_IS_SIGNED)) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)num(d, f, ev));
+		return json_string(buf);
+	}
+	return json_integer(num(d, f, ev));
+}
+
+/* The fetch args of probe event @ev as a JSON object (owned by @d), or NULL. */
+static const char *probe_args_json(struct decoder *d, const struct etype *t,
+				   const struct fmt_event *ev)
+{
+	json_t *o = json_object();
+
+	free(d->args_json);
+	d->args_json = NULL;
+	if (!o)
+		return NULL;
+	for (int i = 0; i < t->nargs; i++)
+		json_object_set_new(o, t->args[i]->name, arg_json(d, t->args[i], ev));
+	d->args_json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	json_decref(o);
+	return d->args_json;
+}
+
+int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
+{
+	struct tep_format_field **func = calloc(65536, sizeof(*func));
+	uint8_t *seen = calloc(65536, 1);
+	struct fmt_event ev;
+	int n, rc = -1;
+
+	if (!func || !seen) {
+		fmt_errf(err, NULL, "out of memory");
+		goto out;
+	}
+	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
+		if (!seen[ev.type]) {
+			seen[ev.type] = 1;
+			func[ev.type] = ev.event ? tep_find_field(ev.event, "__probe_func") : NULL;
+		}
+		if (func[ev.type] && ret_add(d, (uint64_t)num(d, func[ev.type], &ev))) {
+			fmt_errf(err, NULL, "out of memory");
+			goto out;
+		}
+	}
+	rc = n;
+out:
+	free(func);
+	free(seen);
+	return rc;
 }
 
 const char *decoder_error(const struct decoder *d)
@@ -466,6 +725,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	out->pid = ev->pid;
 	out->flags = ev->flags;
 	out->missed = ev->missed;
+	if (d->t_first == DARC_NULL)
+		d->t_first = out->t;
 	if (!t->resolved) {
 		if (!ev->event) {
 			t->resolved = 1;
@@ -487,6 +748,7 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			return -1;
 		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
 		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+		out->fg.bad_time = 0;
 		if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
 			return -1;
 		break;
@@ -498,6 +760,11 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		out->probe.func_id =
 		    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
 		if (out->probe.func_id < 0)
+			return -1;
+		out->probe.event = t->event;
+		out->probe.paired = t->paired < 0 ? ret_has(d, out->probe.addr) : t->paired;
+		out->probe.args = probe_args_json(d, t, ev);
+		if (!out->probe.args)
 			return -1;
 		break;
 	}

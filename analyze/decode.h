@@ -8,6 +8,8 @@
 #ifndef DARC_DECODE_H
 #define DARC_DECODE_H
 
+#include <stdbool.h>
+
 #include "aev.h"
 #include "fmt.h"
 #include "funcs.h"
@@ -32,6 +34,17 @@ const char *syscall_name(enum syscall_abi abi, int64_t nr);
  * @abi. NULL when out of memory.
  */
 struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi);
+
+/*
+ * A probe entry is a call's entry only when a return probe reports the same
+ * function; otherwise it is a point event. A darc bundle's manifest says
+ * which pairs were recorded; for return probes it does not list, the
+ * functions they report must be read from the whole recording first:
+ * decoder_needs_prescan() says so, and decoder_prescan() reads @r (a second
+ * reader of the same recording) to its end. Returns 0, or -1 with @err filled.
+ */
+bool decoder_needs_prescan(const struct decoder *d);
+int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err);
 
 /*
  * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the

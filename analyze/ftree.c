@@ -117,8 +117,9 @@ struct ftree {
 	/* per function */
 	struct hist (*fh)[2];
 	int64_t nfh;
-	int64_t next_call, next_irq, next_sched, next_wakeup;
+	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe;
 	struct ftree_stats stats;
+	int64_t t_first; /* the first event's time, DARC_NULL before it */
 };
 
 static int fail(struct ftree *ft, const char *what)
@@ -502,6 +503,29 @@ static int detach(struct ftree *ft, struct stack *s)
 	return 0;
 }
 
+/*
+ * function_graph's calltime of the call whose entry event came at @t_entry
+ * (DARC_NULL if unseen), or DARC_NULL, with CALL_BAD_TIME added to @flags,
+ * when the exit's times were implausible or calltime cannot be this call's:
+ * after its entry event, long before it, or long before the recording began.
+ */
+static int64_t fg_calltime(const struct ftree *ft, const struct aev *e, int64_t t_entry,
+			   uint32_t *flags)
+{
+	int64_t ct = e->fg.calltime;
+
+	if (e->fg.bad_time)
+		*flags |= CALL_BAD_TIME;
+	if (ct == DARC_NULL)
+		return ct;
+	if (t_entry != DARC_NULL ? ct > t_entry + FG_SLACK || ct < t_entry - FG_LATE
+				 : ct < ft->t_first - FG_EARLY) {
+		*flags |= CALL_BAD_TIME;
+		return DARC_NULL;
+	}
+	return ct;
+}
+
 /* The exit of a detached frame: write it with the times the exit gives. */
 static int finish_detached(struct ftree *ft, struct stack *s, int k, const struct aev *e,
 			   int32_t tid)
@@ -509,14 +533,15 @@ static int finish_detached(struct ftree *ft, struct stack *s, int k, const struc
 	struct frame f = s->det[k];
 	struct frame *parent = NULL;
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
+	int64_t ct = fg_calltime(ft, e, f.t_entry, &f.flags);
 
 	s->det[k] = s->det[--s->ndet];
 	if (detached_child(s, f.id))
 		f.flags |= CALL_GAP;
 	if (f.det_parent >= 0 && f.det_parent < s->n && s->f[f.det_parent].id == f.det_parent_id)
 		parent = &s->f[f.det_parent];
-	if (e->fg.calltime != DARC_NULL)
-		f.t_entry = e->fg.calltime;
+	if (ct != DARC_NULL)
+		f.t_entry = ct;
 	if (t_exit < f.t_entry)
 		t_exit = f.t_entry;
 	/* what was charged to it after it returned is its parent's */
@@ -717,6 +742,13 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 	return 0;
 }
 
+/* The wakeup.ctx / probe_hit.ctx code of context level @lv. */
+static int ctx_of_level(int lv)
+{
+	return lv == LV_NMI ? CTX_NMI : lv == LV_HARD ? CTX_HARDIRQ : lv == LV_SOFT ? CTX_SOFTIRQ
+										   : CTX_TASK;
+}
+
 static int wakeup(struct ftree *ft, const struct aev *e)
 {
 	struct task *woken = task_get(ft, e->wake.pid);
@@ -734,8 +766,7 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 	w.t = e->t;
 	w.waker_tid = e->pid;
 	w.waker_cpu = e->cpu;
-	w.ctx = lv == LV_NMI ? CTX_NMI : lv == LV_HARD ? CTX_HARDIRQ
-		 : lv == LV_SOFT ? CTX_SOFTIRQ : CTX_TASK;
+	w.ctx = ctx_of_level(lv);
 	f = lv > LV_TASK ? top(&c->irq) : waker ? top(&waker->st) : NULL;
 	w.waker_call_id = f ? f->id : DARC_NULL;
 	/* the wake-up that ends a blocked interval: sched_waking if there is one */
@@ -821,6 +852,8 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 {
 	int i = find_frame(s, FR_FG, e->fg.addr, e->fg.depth);
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
+	uint32_t flags = 0;
+	int64_t ct;
 	struct frame fr;
 
 	if (i != s->n - 1 || i < 0) {
@@ -832,25 +865,26 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	if (i >= 0) {
 		/* function_graph's own times: the duration trace-cmd prints */
 		struct frame *f = &s->f[i];
-		if (e->fg.calltime != DARC_NULL && i == s->n - 1 && f->t_entry != DARC_NULL &&
-		    e->fg.calltime < f->t_entry) {
+		ct = fg_calltime(ft, e, f->t_entry, &f->flags);
+		if (ct != DARC_NULL && i == s->n - 1 && f->t_entry != DARC_NULL && ct < f->t_entry) {
 			for (int k = 0; k < f->npre && i > 0; k++) {
-				int64_t a = f->pre[k].a > e->fg.calltime ? f->pre[k].a
-									 : e->fg.calltime;
+				int64_t a = f->pre[k].a > ct ? f->pre[k].a : ct;
 				int64_t b = f->pre[k].b < f->t_entry ? f->pre[k].b : f->t_entry;
 				if (b > a) {
 					s->f[i - 1].cat[f->pre[k].cat] -= b - a;
 					f->cat[f->pre[k].cat] += b - a;
 				}
 			}
-			f->t_entry = e->fg.calltime;
-		} else if (e->fg.calltime != DARC_NULL && i == s->n - 1) {
-			f->t_entry = e->fg.calltime;
+			f->t_entry = ct;
+		} else if (ct != DARC_NULL && i == s->n - 1) {
+			f->t_entry = ct;
 		}
 		return close_to(ft, s, i, t_exit, tid);
 	}
-	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->fg.calltime, e->cpu))
+	ct = fg_calltime(ft, e, DARC_NULL, &flags);
+	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu))
 		return -1;
+	fr.flags |= flags;
 	fr.fg_depth = e->fg.depth;
 	fr.level = level;
 	if (level == LV_HARD)
@@ -860,33 +894,66 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	return lone_exit(ft, s, &fr, t_exit, tid);
 }
 
-static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e)
+/*
+ * A probe event in task context: the entry of a pair opens a call, its return
+ * closes it; sets @h's role and call.
+ */
+static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
+		       struct probe_rec *h)
 {
 	struct stack *s = &tk->st;
 	struct frame fr, *f;
-	int i;
+	int i = e->kind == AEV_PROBE_RETURN ? find_frame(s, FR_PROBE, e->probe.addr, -1) : -1;
 
 	/*
-	 * Inside function_graph calls, function_graph tells more than a probe
-	 * pair, and the probe's own handlers would break the nesting: the pair is
-	 * then not a call (its events stay in the recording as points).
+	 * An entry without a return probe is a point. Inside function_graph
+	 * calls, function_graph tells more than a probe pair, and the probe's own
+	 * handlers would break the nesting: the pair is then points too.
 	 */
-	if (s->nfg) {
-		if (e->kind == AEV_PROBE_ENTRY || find_frame(s, FR_PROBE, e->probe.addr, -1) < 0)
-			return 0;
-	}
+	if (e->kind == AEV_PROBE_ENTRY && (!e->probe.paired || s->nfg))
+		return 0;
+	if (e->kind == AEV_PROBE_RETURN && s->nfg && i < 0)
+		return 0;
 	if (e->kind == AEV_PROBE_ENTRY) {
 		if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
 			return -1;
 		f = push(ft, s, &fr);
-		return f ? 0 : fail(ft, "out of memory");
+		if (!f)
+			return fail(ft, "out of memory");
+		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = f->id};
+		return 0;
 	}
-	i = find_frame(s, FR_PROBE, e->probe.addr, -1);
-	if (i >= 0)
+	h->role = PROBE_RETURN;
+	if (i >= 0) {
+		h->call_id = s->f[i].id;
 		return close_to(ft, s, i, e->t, tk->tid);
+	}
 	if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
 		return -1;
+	h->call_id = ft->next_call + 1; /* the id lone_exit() gives it */
 	return lone_exit(ft, s, &fr, e->t, tk->tid);
+}
+
+/* Every probe event becomes a probe_hit row; pairs also open and close calls. */
+static int probe_hit(struct ftree *ft, struct cpu *c, struct task *tk, int lv,
+		     const struct aev *e)
+{
+	struct probe_rec h = {.role = PROBE_POINT};
+	const struct frame *in = lv > LV_TASK ? top(&c->irq) : tk ? top(&tk->st) : NULL;
+
+	h.call_id = in ? in->id : DARC_NULL;
+	if (tk && lv == LV_TASK && probe_event(ft, tk, e, &h))
+		return -1;
+	h.id = ++ft->next_probe;
+	h.t = e->t;
+	h.cpu = e->cpu;
+	h.task_id = e->pid;
+	h.func_id = e->probe.func_id;
+	h.event = e->probe.event;
+	h.ctx = ctx_of_level(lv);
+	h.args = e->probe.args;
+	ft->stats.probe_hits++;
+	return ft->sink.probe(ft->sink.ctx, &h) ? fail(ft, "cannot write a probe hit") : 0;
 }
 
 static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
@@ -966,6 +1033,8 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 
 	if (!c)
 		return fail(ft, "bad cpu number");
+	if (ft->t_first == DARC_NULL)
+		ft->t_first = e->t;
 	if (e->missed && gap(ft, e->cpu))
 		return -1;
 	if (e->pid) {
@@ -1065,7 +1134,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		break;
 	case AEV_PROBE_ENTRY:
 	case AEV_PROBE_RETURN:
-		if (tk && fl == LV_TASK && probe_event(ft, tk, e))
+		if (probe_hit(ft, c, tk, fl, e))
 			return -1;
 		break;
 	case AEV_SYS_ENTER:
@@ -1157,8 +1226,10 @@ struct ftree *ftree_new(const struct ftree_sink *sink)
 {
 	struct ftree *ft = calloc(1, sizeof(*ft));
 
-	if (ft)
+	if (ft) {
 		ft->sink = *sink;
+		ft->t_first = DARC_NULL;
+	}
 	return ft;
 }
 

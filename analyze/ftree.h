@@ -23,6 +23,7 @@ struct ftree_sink {
 	int (*irq)(void *ctx, const struct irq_rec *r);
 	int (*sched)(void *ctx, const struct sched_rec *r);
 	int (*wakeup)(void *ctx, const struct wakeup_rec *r);
+	int (*probe)(void *ctx, const struct probe_rec *r);
 };
 
 struct ftree;
@@ -61,7 +62,7 @@ int ftree_each_task(const struct ftree *ft, int (*fn)(void *ctx, int32_t tid), v
 /* Counters for the summary. */
 struct ftree_stats {
 	int64_t calls, complete, no_entry, no_exit, gap, clamped, irq_calls;
-	int64_t irq_intervals, sched_intervals, wakeups, tasks;
+	int64_t irq_intervals, sched_intervals, wakeups, tasks, probe_hits;
 	int64_t gaps; /* lost-event marks seen */
 };
 const struct ftree_stats *ftree_stats(const struct ftree *ft);

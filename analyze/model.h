@@ -21,13 +21,14 @@ enum {
 	CALL_SOFTIRQ = 1 << 4,	/* ran in softirq context */
 	CALL_NMI = 1 << 5,	/* ran in NMI context */
 	CALL_CLAMPED = 1 << 6,	/* a timestamp went backwards across CPUs and was clamped */
+	CALL_BAD_TIME = 1 << 7, /* function_graph's calltime/rettime was implausible: not used */
 };
 
 /* func.kind */
 enum func_kind {
-	FUNC_KERNEL = 0,  /* a kernel function (function_graph) */
+	FUNC_KERNEL = 0,  /* a kernel function (function_graph, or a probe on its start) */
 	FUNC_SYSCALL = 1, /* a system call (sys_enter/sys_exit) */
-	FUNC_KPROBE = 2,  /* a kprobe/kretprobe pair */
+	FUNC_KPROBE = 2,  /* a kprobe off a function's start, named after its event */
 	FUNC_UPROBE = 3,  /* a uprobe/uretprobe pair: a user function */
 };
 
@@ -142,6 +143,28 @@ struct wakeup_rec {
 	int32_t waker_cpu;
 	int ctx;	    /* CTX_*: the waker's context */
 	int64_t waker_call_id; /* innermost open call of the waker (or irq call), or DARC_NULL */
+};
+
+/* probe_hit.role */
+enum {
+	PROBE_POINT = 0,  /* a probe hit that is not a call's edge: a point in time */
+	PROBE_ENTRY = 1,  /* the entry of a probe pair: it opened call_id */
+	PROBE_RETURN = 2, /* the return of a probe pair: it closed call_id (if open) */
+};
+
+/* One kprobe/kretprobe/uprobe/uretprobe event. */
+struct probe_rec {
+	int64_t id;
+	int64_t t;
+	int32_t cpu;
+	int64_t task_id;     /* common_pid (for a hit in irq context, the interrupted task) */
+	int64_t func_id;     /* the probed function */
+	const char *event;   /* "kprobes:submit_bio" */
+	int role;	     /* PROBE_* */
+	int ctx;	     /* CTX_*: the context it fired in */
+	int64_t call_id;     /* the call it opened or closed, else the innermost open call
+				(the CPU's irq call in irq context), or DARC_NULL */
+	const char *args;    /* its fetch args as a JSON object, e.g. {"bio":"0xffff8880..."} */
 };
 
 /* The one row of table recording. */

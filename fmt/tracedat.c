@@ -224,6 +224,25 @@ struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, c
 	return NULL;
 }
 
+int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
+			   int (*fn)(void *ctx, struct tep_event *ev), void *ctx)
+{
+	size_t n = strlen(needle);
+
+	for (int i = 0; i < r->nformats; i++) {
+		const struct fmt_format *f = &r->formats[i];
+		struct tep_event *ev;
+		int rc;
+
+		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i)
+			continue;
+		ev = fmt_event_format(r, f->id);
+		if (ev && (rc = fn(ctx, ev)))
+			return rc;
+	}
+	return 0;
+}
+
 static int parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
 	uint32_t count = rd_u32(d);

@@ -15,3 +15,5 @@ CREATE INDEX irq_interval_call ON irq_interval(call_id) WHERE call_id IS NOT NUL
 CREATE INDEX sched_interval_task ON sched_interval(task_id, t_out);
 CREATE INDEX sched_interval_call ON sched_interval(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX wakeup_task ON wakeup(task_id, t);
+CREATE INDEX probe_hit_event ON probe_hit(event, t);
+CREATE INDEX probe_hit_call ON probe_hit(call_id) WHERE call_id IS NOT NULL;

@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -33,7 +33,7 @@ CREATE TABLE task (
 	comm TEXT		-- last known command name
 );
 
--- Every function that has calls: kernel functions, system calls, probes.
+-- Every function that has calls or probe hits: kernel functions, system calls, probes.
 CREATE TABLE func (
 	id INTEGER PRIMARY KEY,
 	name TEXT NOT NULL,
@@ -201,13 +201,31 @@ CREATE TABLE wakeup (
 	waker_call_id INTEGER	-- innermost open call of the waker (or its irq call)
 );
 
+-- Every probe event (kprobe, kretprobe, uprobe, uretprobe), with its fetch
+-- args. A probe entry opens a call only where the recording also has a return
+-- probe on the same function; every other hit is a point in time (role 0).
+CREATE TABLE probe_hit (
+	id INTEGER PRIMARY KEY,	-- 1, 2, ... in time order
+	t INTEGER NOT NULL,
+	cpu INTEGER NOT NULL,
+	task_id INTEGER NOT NULL, -- common_pid: the task on the CPU (0: idle)
+	func_id INTEGER,	-- func.id of the probed function (or of the event, off a symbol)
+	event TEXT NOT NULL,	-- 'system:name', e.g. 'kprobes:submit_bio'
+	role INTEGER NOT NULL,	-- probe_role.role: 0 point, 1 entry of a call, 2 return
+	ctx INTEGER NOT NULL,	-- wakeup_ctx.ctx: the context it fired in
+	call_id INTEGER,	-- the call it opened or closed; for a point, the innermost
+				-- open call of the task (in irq context: of the CPU); NULL if none
+	args TEXT		-- fetch args as a JSON object; 8-byte unsigned values as
+				-- '0x...' strings (pointers), others as numbers or strings
+);
+
 -- Lookup tables: the integer codes above by name, so queries need no C.
 -- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO func_kind VALUES
-	(0, 'kernel', 'a kernel function (function_graph)'),
+	(0, 'kernel', 'a kernel function (function_graph, or a kprobe on its start)'),
 	(1, 'syscall', 'a system call (sys_enter/sys_exit)'),
-	(2, 'kprobe', 'a kprobe/kretprobe pair'),
+	(2, 'kprobe', 'a kprobe off a function''s start, named after its event'),
 	(3, 'uprobe', 'a uprobe/uretprobe pair: a user function');
 
 CREATE TABLE call_flag (bit INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
@@ -218,7 +236,8 @@ INSERT INTO call_flag VALUES
 	(8, 'hardirq', 'ran in hard-interrupt context'),
 	(16, 'softirq', 'ran in softirq context'),
 	(32, 'nmi', 'ran in NMI context'),
-	(64, 'clamped', 'a timestamp went backwards across CPUs and was clamped');
+	(64, 'clamped', 'a timestamp went backwards across CPUs and was clamped'),
+	(128, 'bad_time', 'function_graph''s calltime or rettime was implausible and not used');
 
 CREATE TABLE hist_owner (owner_kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO hist_owner VALUES
@@ -240,6 +259,12 @@ CREATE TABLE sched_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning T
 INSERT INTO sched_kind VALUES
 	(0, 'preempted', 'switched out runnable (state R or R+)'),
 	(1, 'blocked', 'switched out sleeping (any other state)');
+
+CREATE TABLE probe_role (role INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO probe_role VALUES
+	(0, 'point', 'a probe hit that is no call''s entry or return'),
+	(1, 'entry', 'the entry of a probe pair: it opened call_id'),
+	(2, 'return', 'the return of a probe pair: it closed call_id');
 
 CREATE TABLE wakeup_ctx (ctx INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO wakeup_ctx VALUES

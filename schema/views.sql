@@ -193,3 +193,16 @@ FROM h
 LEFT JOIN fnode n ON h.owner_kind = 1 AND n.id = h.owner_id
 LEFT JOIN fc ON h.owner_kind = 0 AND fc.func_id = h.owner_id
 WHERE h.counted IS NOT CASE h.owner_kind WHEN 0 THEN fc.calls WHEN 1 THEN n.calls END;
+
+-- Calls whose times cannot be true of the recording: longer than its span, or
+-- starting or ending outside it. An entry known only from function_graph's
+-- calltime may precede the first event by up to 1 s (the call began after
+-- tracing started, before the first event was written); nothing ends after
+-- the last event. darc flags implausible function_graph times (call_flag
+-- bad_time) and does not use them, so this is empty even on a damaged file.
+CREATE VIEW time_violations AS
+SELECT c.id, c.func_id, c.t_entry, c.t_exit, c.incl_ns, r.t_first, r.t_last
+FROM call c, recording r
+WHERE c.t_entry < r.t_first - 1000000000 OR c.t_entry > r.t_last
+	OR c.t_exit < r.t_first - 1000000000 OR c.t_exit > r.t_last
+	OR c.incl_ns < 0 OR c.incl_ns > r.t_last - r.t_first + 1000000000;

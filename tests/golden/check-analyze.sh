@@ -4,11 +4,15 @@
 # rows, fnode totals against their calls, histogram sums against call counts
 # (the schema's *_violations views must all be empty), and every
 # function_graph call's incl_ns against the duration trace-cmd report prints
-# for it (the two sorted lists of durations must be identical).
+# for it (the two sorted lists of durations must be identical), every probe
+# event against trace-cmd report -R (time, event, fetch args: table
+# probe_hit), and, where tests/golden/expected/NAME.sql exists, its queries
+# against NAME.sql.out (sqlite3 -header, a file of facts checked by hand).
 # Exit 0 agree, 1 differ, 77 sqlite3 or trace-cmd missing.
 set -u
 darc=${1:?usage: check-analyze.sh DARC FILE}
 darc=$(realpath "$darc") || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
 file=${2:?usage: check-analyze.sh DARC FILE}
 command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }
 command -v trace-cmd >/dev/null || { echo "skip: trace-cmd not installed"; exit 77; }
@@ -22,7 +26,7 @@ if ! "$darc" analyze -q -o "$db" "$file" 2>"$tmp/err"; then
 	exit 1
 fi
 fail=0
-for v in identity_violations children_violations fnode_violations hist_violations; do
+for v in identity_violations children_violations fnode_violations hist_violations time_violations; do
 	n=$(sqlite3 "$db" "SELECT count(*) FROM $v")
 	if [ "$n" != 0 ]; then
 		echo "FAIL: $name: $v has $n rows:"
@@ -77,6 +81,39 @@ if trace-cmd dump --kallsyms "$file" >"$tmp/ks" 2>/dev/null; then
 		fail=1
 	fi
 fi
+# probe hits: "ns event arg=value ..." from both, in time order
+sqlite3 "$db" "SELECT p.t || ' ' || substr(p.event, instr(p.event, ':') + 1) ||
+	coalesce((SELECT group_concat(' ' || key || '=' || value, '') FROM json_each(p.args)), '')
+	FROM probe_hit p ORDER BY p.id" >"$tmp/darc.probe"
+trace-cmd report -R -t "$file" 2>/dev/null | awk '/ __probe_(ip|func)=/ {
+		for (i = 1; i < NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/)
+				break
+		t = $i; sub(/:$/, "", t); sub(/\./, "", t); sub(/^0+/, "", t)
+		ev = $(i + 1); sub(/:$/, "", ev)
+		line = t " " ev
+		for (k = i + 2; k <= NF; k++)
+			if ($k !~ /^__probe_/)
+				line = line " " $k
+		print line
+	}' >"$tmp/tc.probe"
+np=$(wc -l <"$tmp/darc.probe")
+if ! cmp -s "$tmp/darc.probe" "$tmp/tc.probe"; then
+	echo "FAIL: $name: probe_hit differs from trace-cmd's probe events ($np from darc," \
+		"$(wc -l <"$tmp/tc.probe") from trace-cmd):"
+	diff "$tmp/darc.probe" "$tmp/tc.probe" | head -10
+	fail=1
+fi
+# facts about this sample, checked by hand once (see the .sql file)
+facts=$here/expected/${name%.dat}.sql
+if [ -f "$facts" ]; then
+	sqlite3 -header "$db" <"$facts" >"$tmp/facts.out" 2>&1
+	if ! cmp -s "$tmp/facts.out" "$facts.out"; then
+		echo "FAIL: $name: $(basename "$facts") differs from $(basename "$facts").out:"
+		diff "$tmp/facts.out" "$facts.out" | head -20
+		fail=1
+	fi
+fi
 [ "$fail" -eq 0 ] || exit 1
 echo "ok: $name: $calls calls add up; $nd function_graph durations equal trace-cmd's;" \
-	"$nm functions in modules"
+	"$np probe hits equal trace-cmd's; $nm functions in modules"

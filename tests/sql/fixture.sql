@@ -21,6 +21,10 @@
 --   8 read                 20000 .. 22000   2000 = 200 + 1800
 --   9  vfs_read            20100 .. 21900   1800 = 1800
 --  10 read                 30000 .. ?       unknown (no_exit)
+--
+-- Plain kprobes (no return probes): ext4_file_read_iter (call 6) submits a
+-- bio at 5600; the virtio irq (call 7) ends it at 6500 on CPU 0; a second
+-- bio submitted at 20500 in vfs_read (call 9) never completes.
 
 INSERT INTO recording VALUES ('fixture.dat', 'trace.dat v7 (zstd)', 'Linux 6.1.0-56-amd64',
 	'local', 2, 1000, 30000, 64, 0, 0, NULL, '0.1.0', '{}');
@@ -32,7 +36,9 @@ INSERT INTO func VALUES
 	(2, 'vfs_read', 0, 0xffffffff81300000, NULL),
 	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4'),
 	(4, 'walk', 0, NULL, NULL),
-	(5, 'handle_irq_event', 0, NULL, NULL);
+	(5, 'handle_irq_event', 0, NULL, NULL),
+	(6, 'submit_bio', 0, 0xffffffff81500000, NULL),
+	(7, 'bio_endio', 0, 0xffffffff81500800, NULL);
 
 -- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
 -- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags
@@ -90,3 +96,9 @@ INSERT INTO sched_interval VALUES
 
 -- id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id
 INSERT INTO wakeup VALUES (1, 100, 9150, 0, 1, 1, NULL);
+
+-- id, t, cpu, task_id, func_id, event, role, ctx, call_id, args
+INSERT INTO probe_hit VALUES
+	(1, 5600, 0, 100, 6, 'kprobes:submit_bio', 0, 0, 6, '{"bio":"0xffff888004a1b000"}'),
+	(2, 6500, 0, 100, 7, 'kprobes:bio_endio', 0, 1, 7, '{"bio":"0xffff888004a1b000"}'),
+	(3, 20500, 1, 100, 6, 'kprobes:submit_bio', 0, 0, 9, '{"bio":"0xffff888004a1c800"}');

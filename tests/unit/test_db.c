@@ -264,13 +264,21 @@ START_TEST(test_every_table)
 	ck_assert_int_eq(db_put_sched(db, &s1), 0);
 	ck_assert_int_eq(db_put_sched(db, &s2), 0);
 	ck_assert_int_eq(db_put_wakeup(db, &w), 0);
+	{
+		char args[] = "{\"bio\":\"0xffff888001234500\"}";
+		struct probe_rec p = {.id = 1, .t = 150, .cpu = 1, .task_id = 100, .func_id = 2,
+				      .event = "kprobes:submit_bio", .role = PROBE_POINT,
+				      .ctx = CTX_TASK, .call_id = 1, .args = args};
+		ck_assert_int_eq(db_put_probe(db, &p), 0);
+		args[0] = 'x'; /* copied */
+	}
 	/* the file is not there until db_finish */
 	ck_assert_int_ne(access(target, F_OK), 0);
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
 
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "2");
-	ck_assert_int_eq(schema_version, 2);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "3");
+	ck_assert_int_eq(schema_version, 3);
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
 			 "0.1.0|{}");
@@ -291,6 +299,9 @@ START_TEST(test_every_table)
 	ck_assert_str_eq(query(target, "SELECT * FROM sched_interval ORDER BY id"),
 			 "1|100|1|2|1|0|100|200|1|1\n2|100|0|0|0|NULL|300|NULL|NULL|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM wakeup"), "1|100|190|0|0|1|2");
+	ck_assert_str_eq(query(target, "SELECT *, json_extract(args, '$.bio') FROM probe_hit"),
+			 "1|150|1|100|2|kprobes:submit_bio|0|0|1|{\"bio\":\"0xffff888001234500\"}|"
+			 "0xffff888001234500");
 	/* only the incomplete irq call needs a row in call_extra */
 	ck_assert_str_eq(query(target, "SELECT * FROM call_extra"), "2|9000000000000|1|7|0|0|0|9");
 	/* the types are SQLite's integers and texts, not strings of digits */
@@ -321,7 +332,7 @@ START_TEST(test_codes_match_model)
 	finish(db);
 	ck_assert_str_eq(
 	    query(target, "SELECT group_concat(bit || '=' || name, ' ') FROM call_flag"),
-	    "1=no_entry 2=no_exit 4=gap 8=hardirq 16=softirq 32=nmi 64=clamped");
+	    "1=no_entry 2=no_exit 4=gap 8=hardirq 16=softirq 32=nmi 64=clamped 128=bad_time");
 	ck_assert_int_eq(CALL_NO_ENTRY, 1);
 	ck_assert_int_eq(CALL_NO_EXIT, 2);
 	ck_assert_int_eq(CALL_GAP, 4);
@@ -329,6 +340,13 @@ START_TEST(test_codes_match_model)
 	ck_assert_int_eq(CALL_SOFTIRQ, 16);
 	ck_assert_int_eq(CALL_NMI, 32);
 	ck_assert_int_eq(CALL_CLAMPED, 64);
+	ck_assert_int_eq(CALL_BAD_TIME, 128);
+	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(role || '=' || name, ' ') FROM probe_role"),
+	    "0=point 1=entry 2=return");
+	ck_assert_int_eq(PROBE_POINT, 0);
+	ck_assert_int_eq(PROBE_ENTRY, 1);
+	ck_assert_int_eq(PROBE_RETURN, 2);
 	ck_assert_str_eq(
 	    query(target, "SELECT group_concat(kind || '=' || name, ' ') FROM func_kind"),
 	    "0=kernel 1=syscall 2=kprobe 3=uprobe");

@@ -19,7 +19,8 @@ static struct call_rec calls[MAXREC];
 static struct irq_rec irqs[MAXREC];
 static struct sched_rec scheds[MAXREC];
 static struct wakeup_rec wakes[MAXREC];
-static int ncalls, nirqs, nscheds, nwakes;
+static struct probe_rec probes[MAXREC];
+static int ncalls, nirqs, nscheds, nwakes, nprobes;
 
 static int on_call(void *ctx, const struct call_rec *c)
 {
@@ -49,13 +50,20 @@ static int on_wakeup(void *ctx, const struct wakeup_rec *r)
 	return 0;
 }
 
+static int on_probe(void *ctx, const struct probe_rec *r)
+{
+	ck_assert_int_lt(nprobes, MAXREC);
+	probes[nprobes++] = *r;
+	return 0;
+}
+
 static struct ftree *ft;
 
 static void setup(void)
 {
-	struct ftree_sink sink = {NULL, on_call, on_irq, on_sched, on_wakeup};
+	struct ftree_sink sink = {NULL, on_call, on_irq, on_sched, on_wakeup, on_probe};
 
-	ncalls = nirqs = nscheds = nwakes = 0;
+	ncalls = nirqs = nscheds = nwakes = nprobes = 0;
 	ft = ftree_new(&sink);
 	ck_assert_ptr_nonnull(ft);
 }
@@ -305,6 +313,56 @@ START_TEST(test_calltime_before_entry_event)
 }
 END_TEST
 
+/* A calltime that cannot be the call's is flagged and not used; nothing else moves. */
+START_TEST(test_implausible_calltime)
+{
+	fg(1, 1000, 0, 7, 0, 1, 0, 0, 0);
+	fg(1, 1100, 0, 7, 0, 2, 1, 0, 0);
+	/* calltime 200 ms before its entry event (a flipped bit) */
+	fg(0, 1300, 0, 7, 0, 2, 1, 1090 - 200000000, 1290);
+	/* calltime after its entry event, beyond the correction's error */
+	fg(1, 1400, 0, 7, 0, 3, 1, 0, 0);
+	fg(0, 1500, 0, 7, 0, 3, 1, 1400 + 2000000, 1490);
+	fg(0, 2000, 0, 7, 0, 1, 0, 990, 1990);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 3);
+	const struct call_rec *a = call_of(1), *b = call_of(2), *c = call_of(3);
+	ck_assert_uint_eq(b->flags, CALL_BAD_TIME);
+	ck_assert_int_eq(b->t_entry, 1100); /* its entry event's time */
+	ck_assert_int_eq(b->incl_ns, 190);
+	ck_assert_uint_eq(c->flags, CALL_BAD_TIME);
+	ck_assert_int_eq(c->t_entry, 1400);
+	ck_assert_uint_eq(a->flags, 0);
+	ck_assert_int_eq(a->t_entry, 990);
+	ck_assert_int_eq(a->incl_ns, 1000);
+	ck_assert_int_eq(a->children_ns, 190 + 90);
+	check_identity();
+}
+END_TEST
+
+/* Times decode found implausible come as bad_time: the events' times are used. */
+START_TEST(test_bad_time_exit)
+{
+	struct aev e = ev(AEV_FG_EXIT, 180, 0, 7, 0);
+
+	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);
+	e.fg.func_id = 1;
+	e.fg.addr = 0x1001;
+	e.fg.name = "f";
+	e.fg.calltime = e.fg.rettime = DARC_NULL;
+	e.fg.bad_time = 1;
+	feed(e);
+	fg(0, 200, 0, 7, 0, 4, 0, 100 - 2000000000, 190); /* lone exit, calltime 2 s before */
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 2);
+	ck_assert_uint_eq(calls[0].flags, CALL_BAD_TIME);
+	ck_assert_int_eq(calls[0].t_entry, 100);
+	ck_assert_int_eq(calls[0].incl_ns, 80);
+	ck_assert_uint_eq(calls[1].flags, CALL_BAD_TIME | CALL_NO_ENTRY);
+	ck_assert_int_eq(calls[1].incl_ns, DARC_NULL);
+}
+END_TEST
+
 START_TEST(test_missing_entry_and_exit)
 {
 	fg(0, 50, 0, 7, 0, 3, 0, 10, 40); /* began before the recording */
@@ -464,6 +522,74 @@ START_TEST(test_syscall_seen_twice)
 }
 END_TEST
 
+static void probe(int entry, int64_t t, int cpu, int pid, int func, int paired)
+{
+	struct aev e = ev(entry ? AEV_PROBE_ENTRY : AEV_PROBE_RETURN, t, cpu, pid, 0);
+	e.probe.func_id = func;
+	e.probe.addr = 0x2000 + func;
+	e.probe.event = entry ? "kprobes:p" : "kprobes:r";
+	e.probe.args = "{\"bio\":\"0xffff888001234500\"}";
+	e.probe.paired = paired;
+	feed(e);
+}
+
+/* A probe entry with no return probe is a point: it opens no call. */
+START_TEST(test_probe_without_return)
+{
+	probe(1, 50, 0, 7, 9, 0); /* before the first system call */
+	sys(1, 100, 0, 7, 17, 1);
+	probe(1, 120, 0, 7, 9, 0); /* inside it */
+	sys(0, 200, 0, 7, 17, 1);
+	sys(1, 300, 0, 7, 17, 1);
+	sys(0, 400, 0, 7, 17, 1);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(calls[i].func_id, 117);
+		ck_assert(calls[i].parent_id == DARC_NULL);
+		ck_assert_int_eq(calls[i].depth, 0);
+		ck_assert_int_eq(calls[i].flags, 0);
+	}
+	ck_assert_int_eq(nprobes, 2);
+	ck_assert_int_eq(probes[0].role, PROBE_POINT);
+	ck_assert(probes[0].call_id == DARC_NULL);
+	ck_assert_int_eq(probes[0].t, 50);
+	ck_assert_int_eq(probes[0].task_id, 7);
+	ck_assert_int_eq(probes[0].func_id, 9);
+	ck_assert_str_eq(probes[0].event, "kprobes:p");
+	ck_assert_str_eq(probes[0].args, "{\"bio\":\"0xffff888001234500\"}");
+	ck_assert_int_eq(probes[1].role, PROBE_POINT);
+	ck_assert_int_eq(probes[1].call_id, calls[0].id);
+}
+END_TEST
+
+/* A pair opens and closes a call, and its hits name that call. */
+START_TEST(test_probe_pair)
+{
+	probe(1, 100, 0, 7, 9, 1);
+	sys(1, 110, 0, 7, 17, 1);
+	sys(0, 150, 0, 7, 17, 1);
+	probe(0, 200, 0, 7, 9, 0);
+	probe(0, 300, 0, 7, 9, 0); /* a return with no entry: a call without entry */
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 3);
+	ck_assert_int_eq(calls[0].func_id, 117); /* the system call, inside the probe's call */
+	ck_assert_int_eq(calls[0].parent_id, calls[1].id);
+	ck_assert_int_eq(calls[1].func_id, 9);
+	ck_assert_int_eq(calls[1].incl_ns, 100);
+	ck_assert_int_eq(calls[1].children_ns, 40);
+	ck_assert_int_eq(nprobes, 3);
+	ck_assert_int_eq(probes[0].role, PROBE_ENTRY);
+	ck_assert_int_eq(probes[0].call_id, calls[1].id);
+	ck_assert_int_eq(probes[1].role, PROBE_RETURN);
+	ck_assert_int_eq(probes[1].call_id, calls[1].id);
+	ck_assert_int_eq(probes[2].role, PROBE_RETURN);
+	ck_assert_int_eq(probes[2].call_id, calls[2].id);
+	ck_assert_int_eq(calls[2].flags, CALL_NO_ENTRY);
+	ck_assert_int_lt(probes[0].id, probes[1].id);
+}
+END_TEST
+
 START_TEST(test_hist_buckets)
 {
 	struct hist h = HIST_INIT;
@@ -598,6 +724,10 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_exit_written_late);
 	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_probe_without_return);
+	tcase_add_test(tc, test_probe_pair);
+	tcase_add_test(tc, test_implausible_calltime);
+	tcase_add_test(tc, test_bad_time_exit);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,9 @@
 #
 #   guest-record.sh [--quick] [--file-version N] [--compression C] WORKLOAD...
 #
-# WORKLOAD is odirect, zeroread or cpuhog (see workload.c), or fgbench[:N]:
+# WORKLOAD is odirect, zeroread or cpuhog (see workload.c), fsyncread (writes +
+# fsync, then odirect's reads, graph rooted at __x64_sys_pread64 with plain
+# kprobes on submit_bio/bio_endio and no return probes), or fgbench[:N]:
 # a long zeroread (N reads, default 200000: some 6 M events) for
 # tests/bench/mkrec-vm.sh.  --quick makes shorter runs (for tests).  For each workload W it writes to $OUT:
 #   W.dat   the recording
@@ -48,12 +50,21 @@ p:bio_endio bio_endio bio=%di
 p:vfs_read vfs_read count=%dx
 r:vfs_read_ret vfs_read ret=$retval'
 
-echo >$T/kprobe_events
-while read -r line; do
-	echo "$line" >>$T/kprobe_events || { say "cannot add kprobe '$line'"; exit 1; }
-done <<EOF
-$KPROBES
+# only submission and completion: no return probe, so every hit is a point
+KPROBES_BIO='p:submit_bio submit_bio bio=%di
+p:bio_endio bio_endio bio=%di'
+
+# set_kprobes DEFS: kprobe_events holds exactly DEFS (one per line) afterwards
+set_kprobes() {
+	KP=$1
+	echo >$T/kprobe_events
+	while read -r line; do
+		echo "$line" >>$T/kprobe_events || { say "cannot add kprobe '$line'"; exit 1; }
+	done <<EOF
+$KP
 EOF
+}
+set_kprobes "$KPROBES"
 
 # --- what this kernel can do --------------------------------------------
 {
@@ -92,15 +103,17 @@ VERSION_OPTS=
 [ -z "$FILE_VERSION" ] || VERSION_OPTS="--file-version $FILE_VERSION"
 [ -z "$COMPRESSION" ] || VERSION_OPTS="$VERSION_OPTS --compression $COMPRESSION"
 
+# record NAME [trace-cmd options] COMMAND...: function_graph rooted at
+# $GRAPH (default vfs_read), events $EVENTS, the kprobes set_kprobes last set
 record() {
 	name=$1
 	shift
 	# shellcheck disable=SC2086 # word splitting of option lists is wanted
 	set -- trace-cmd record -o "$OUT/$name.dat" $VERSION_OPTS -b 8192 \
-		-p function_graph -g vfs_read $EVENTS "$@"
+		-p function_graph -g "${GRAPH:-vfs_read}" $EVENTS "$@"
 	{
 		echo "kernel $(uname -r); cmdline $(cat /proc/cmdline)"
-		echo "$KPROBES" | sed "s|^|echo '|; s|\$|' >> $T/kprobe_events|"
+		echo "$KP" | sed "s|^|echo '|; s|\$|' >> $T/kprobe_events|"
 		echo "$*"
 	} >"$OUT/$name.cmd"
 	say "$name: $*"
@@ -124,6 +137,15 @@ for w in "$@"; do
 		# would drop them.
 		record odirect --max-graph-depth 8 \
 			vm-workload odirect "$S/cold" "$S/warm" "$N_ODIRECT"
+		;;
+	fsyncread)
+		# the kprobes fire in the task before its first pread64, outside
+		# the graph's roots; not pid-filtered, for the completions
+		set_kprobes "$KPROBES_BIO"
+		GRAPH=__x64_sys_pread64 EVENTS="-e kprobes -e block -e sched -e irq" \
+			record fsyncread --max-graph-depth 8 \
+			vm-workload fsyncread "$S/cold" "$S/warm" "$S/written" "$N_ODIRECT"
+		set_kprobes "$KPROBES"
 		;;
 	zeroread)
 		record zeroread --max-graph-depth 8 -F \

@@ -12,6 +12,9 @@
 #   vm-odirect-v7.dat   O_DIRECT + buffered reads on ext4/virtio-blk
 #   vm-zeroread-v7.dat  read(fd, buf, 0) in a loop
 #   vm-cpuhog-v7.dat    big page-cache reads preempted by a CPU hog on CPU 0
+#   vm-fsyncread-v7.dat writes + fsync, then vm-odirect's reads; graph rooted
+#                       at __x64_sys_pread64, plain kprobes (no return probe)
+#                       on submit_bio/bio_endio that also fire outside it
 #   vm-odirect-v6.dat   vm-odirect-v7.dat converted to trace.dat v6 on the
 #                       host (trace-cmd convert --file-version 6)
 # Exit status: 0 ok, 1 failure, 77 when the lab cannot run here.
@@ -51,7 +54,7 @@ if [ -z "$FROM" ]; then
 	rm -rf "$WORK/vm"
 	rc=0
 	"$HERE/vm.sh" --out "$WORK/vm" --add "$TRACE_CMD" --timeout 400 \
-		--script "$HERE/guest-record.sh" -- odirect zeroread cpuhog || rc=$?
+		--script "$HERE/guest-record.sh" -- odirect zeroread cpuhog fsyncread || rc=$?
 	if [ "$rc" != 0 ]; then
 		msg "the VM run failed (status $rc)"
 		exit "$rc"
@@ -67,6 +70,7 @@ declare -A SRC=(
 	[vm-odirect-v7.dat]=$WORK/vm/odirect.dat
 	[vm-zeroread-v7.dat]=$WORK/vm/zeroread.dat
 	[vm-cpuhog-v7.dat]=$WORK/vm/cpuhog.dat
+	[vm-fsyncread-v7.dat]=$WORK/vm/fsyncread.dat
 	[vm-odirect-v6.dat]=$WORK/odirect-v6.dat
 )
 # shellcheck disable=SC2054 # the commas are inside values
@@ -74,9 +78,10 @@ declare -A REQ=(
 	[vm-odirect-v7.dat]=funcgraph,kprobe,kretprobe,bio,block,sched_switch,sched_wakeup,irq,irq_handler,irq_vectors
 	[vm-zeroread-v7.dat]=funcgraph,kprobe,kretprobe,sched_switch,irq,irq_vectors
 	[vm-cpuhog-v7.dat]=funcgraph,kprobe,kretprobe,sched_switch,sched_wakeup,irq,irq_vectors
+	[vm-fsyncread-v7.dat]=funcgraph,kprobe,bio,block,sched_switch,sched_wakeup,irq,irq_handler
 	[vm-odirect-v6.dat]=funcgraph,kprobe,kretprobe,bio,block,sched_switch,sched_wakeup,irq,irq_handler,irq_vectors
 )
-NAMES=(vm-odirect-v7.dat vm-zeroread-v7.dat vm-cpuhog-v7.dat vm-odirect-v6.dat)
+NAMES=(vm-odirect-v7.dat vm-zeroread-v7.dat vm-cpuhog-v7.dat vm-fsyncread-v7.dat vm-odirect-v6.dat)
 
 # Check everything before touching samples/.
 total=0
@@ -108,7 +113,7 @@ accel=$(awk 'p { print; exit } $0 == "-accel" { p = 1 }' "$WORK/vm/vm-qemu.txt")
 # The trace-cmd command line, with the guest paths of the run.
 cmdline() { tail -n 1 "$WORK/vm/$1.cmd" | sed 's|/out/||'; }
 kprobes() { sed -n "s|^echo '\(.*\)' >> .*|\1|p" "$WORK/vm/$1.cmd" | paste -sd ';' | sed 's/;/; /g'; }
-common="Made by tests/vm/make-samples.sh: trace-cmd $tcver record inside a qemu $qver guest (-accel $accel, 2 vCPUs, 1 GiB) running Debian kernel $krel ($kver, cmdline \`$kcmd\`), workload tests/vm/workload.c on an ext4 virtio-blk scratch disk; kprobes written to kprobe_events before recording: \`$(kprobes odirect)\`"
+common() { echo "Made by tests/vm/make-samples.sh: trace-cmd $tcver record inside a qemu $qver guest (-accel $accel, 2 vCPUs, 1 GiB) running Debian kernel $krel ($kver, cmdline \`$kcmd\`), workload tests/vm/workload.c on an ext4 virtio-blk scratch disk; kprobes written to kprobe_events before recording: \`$(kprobes "$1")\`"; }
 # "total=N lost=N a=N ..." -> "N events (trace-cmd report -R), N lost: a N, ..."
 counts() {
 	tr ' ' '\n' <<<"${COUNTS[$1]}" | awk -F= '
@@ -121,12 +126,13 @@ line() {
 	local n=$1 what=$2 rec=$3 extra=$4
 	# shellcheck disable=SC2016 # backquotes are Markdown
 	printf '%s: %s. %s; command: `%s`%s; %s.\n' \
-		"$n" "$what" "$common" "$(cmdline "$rec")" "$extra" "$(counts "$n")"
+		"$n" "$what" "$(common "$rec")" "$(cmdline "$rec")" "$extra" "$(counts "$n")"
 }
 {
 	line vm-odirect-v7.dat "trace.dat v7 (zstd), O_DIRECT random 4 KiB preads of a cold 64 MiB file mixed with buffered preads of a cached 4 MiB file (and every 16th a buffered pread of the cold file); not pid-filtered, so bio completions in interrupt context are kept" odirect ""
 	line vm-zeroread-v7.dat "trace.dat v7 (zstd), read(fd, buf, 0) 2000 times on a cached ext4 file; no block I/O by design" zeroread ""
 	line vm-cpuhog-v7.dat "trace.dat v7 (zstd), 1 MiB reads of a cached 16 MiB file (3 passes) while a forked CPU hog spins, both pinned to CPU 0, so the reads are preempted inside the kernel (preempt=full); no block I/O by design" cpuhog ""
+	line vm-fsyncread-v7.dat "trace.dat v7 (zstd), eight 16 KiB writes each followed by fsync, then the reads of vm-odirect-v7.dat; function_graph rooted at __x64_sys_pread64 and plain kprobes on submit_bio and bio_endio with no return probe, which also fire in the workload's task before its first pread64 (written data and journal) and in jbd2; not pid-filtered" fsyncread ""
 	line vm-odirect-v6.dat "trace.dat v6, the same recording as vm-odirect-v7.dat converted on the host" odirect " then \`trace-cmd convert --file-version 6 -i vm-odirect-v7.dat -o vm-odirect-v6.dat\`"
 } >"$WORK/readme-lines"
 

@@ -15,6 +15,10 @@
  *       of COLD, and one buffered 4 KiB pread at a random offset of WARM (a
  *       page cache hit).  Every 16th iteration also does a buffered 4 KiB
  *       pread of COLD (usually a page cache miss, so readahead I/O).
+ *   vm-workload fsyncread COLD WARM OUT N
+ *       First 8 buffered 16 KiB writes to OUT (created), each followed by
+ *       fsync (so bios are submitted by write and fsync, outside any read),
+ *       then what odirect COLD WARM N does.
  *   vm-workload zeroread FILE N
  *       N times read(fd, buf, 0) on FILE.
  *   vm-workload cpuhog FILE N CHUNK_KIB
@@ -158,20 +162,12 @@ static int cmd_prepare(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_odirect(int argc, char **argv)
+static void odirect(const char *cold_path, const char *warm_path, long n)
 {
-	const char *cold_path, *warm_path;
 	int dfd, bfd, wfd;
 	off_t cold_blocks, warm_size;
-	long n, i;
-	char *buf;
-
-	if (argc != 5)
-		return -1;
-	cold_path = argv[2];
-	warm_path = argv[3];
-	n = parse_long(argv[4], "count");
-	buf = aligned_buf(BLK);
+	long i;
+	char *buf = aligned_buf(BLK);
 
 	dfd = open(cold_path, O_RDONLY | O_DIRECT);
 	if (dfd < 0)
@@ -203,6 +199,35 @@ static int cmd_odirect(int argc, char **argv)
 	close(bfd);
 	close(wfd);
 	free(buf);
+}
+
+static int cmd_odirect(int argc, char **argv)
+{
+	if (argc != 5)
+		return -1;
+	odirect(argv[2], argv[3], parse_long(argv[4], "count"));
+	return 0;
+}
+
+static int cmd_fsyncread(int argc, char **argv)
+{
+	char buf[16384];
+	int fd, i;
+
+	if (argc != 6)
+		return -1;
+	fd = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", argv[4]);
+	for (i = 0; i < 8; i++) {
+		memset(buf, 'a' + i, sizeof(buf));
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			die("write", argv[4]);
+		if (fsync(fd) < 0)
+			die("fsync", argv[4]);
+	}
+	close(fd);
+	odirect(argv[2], argv[3], parse_long(argv[5], "count"));
 	return 0;
 }
 
@@ -299,6 +324,8 @@ int main(int argc, char **argv)
 			r = cmd_prepare(argc, argv);
 		else if (!strcmp(argv[1], "odirect"))
 			r = cmd_odirect(argc, argv);
+		else if (!strcmp(argv[1], "fsyncread"))
+			r = cmd_fsyncread(argc, argv);
 		else if (!strcmp(argv[1], "zeroread"))
 			r = cmd_zeroread(argc, argv);
 		else if (!strcmp(argv[1], "cpuhog"))
@@ -308,6 +335,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: vm-workload prepare FILE MIB [cold|warm]\n"
 			"       vm-workload odirect COLD WARM N\n"
+			"       vm-workload fsyncread COLD WARM OUT N\n"
 			"       vm-workload zeroread FILE N\n"
 			"       vm-workload cpuhog FILE N CHUNK_KIB\n");
 		return 2;
