@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of analyze/report/profile.c: peak detection on the vectors of
+ * ALGORITHMS.md section 3, and the comparison methods of section 4 on
+ * hand-computed cases.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "profile.h"
+
+static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
+
+/* A resolution-1 profile from bucket 0 of the @n counts given. */
+static struct profile prof(uint64_t *count, int n)
+{
+	return (struct profile){.resolution = 1, .lo = 0, .n = n, .count = count};
+}
+
+static int peaks(uint64_t *count, int n, struct peak **pk)
+{
+	struct profile p = prof(count, n);
+	return profile_peaks(&p, &defaults, pk);
+}
+
+/* The DARC dissertation's vfs_readdir profile: two peaks, 17-21 and 23-24. */
+START_TEST(test_darc_vector)
+{
+	uint64_t c[33] = {[17] = 43, [18] = 11981, [19] = 266, [20] = 106, [21] = 5,
+			  [23] = 3,  [24] = 22};
+	struct peak *pk;
+
+	ck_assert_int_eq(peaks(c, 33, &pk), 2);
+	ck_assert_int_eq(pk[0].lo, 17);
+	ck_assert_int_eq(pk[0].hi, 21);
+	ck_assert_int_eq(pk[0].calls, 12401);
+	ck_assert_int_eq(pk[1].lo, 23);
+	ck_assert_int_eq(pk[1].hi, 24);
+	ck_assert_int_eq(pk[1].calls, 25);
+	ck_assert(fabs(pk[0].share_calls + pk[1].share_calls - 1) < 1e-12);
+	ck_assert(fabs(pk[1].share_calls - 25.0 / 12426) < 1e-12);
+	free(pk);
+}
+END_TEST
+
+/* An OSprof readdir-like profile with four humps: 6-7, 9-14, 16-17, 18-23. */
+START_TEST(test_four_humps)
+{
+	uint64_t c[30] = {[6] = 30,   [7] = 12,	 [9] = 5,    [10] = 60,	 [11] = 300,
+			  [12] = 800, [13] = 200, [14] = 40, [16] = 150, [17] = 90,
+			  [18] = 9,   [19] = 40,  [20] = 160, [21] = 120, [22] = 30, [23] = 4};
+	static const int want[4][2] = {{6, 7}, {9, 14}, {16, 17}, {18, 23}};
+	struct peak *pk;
+
+	ck_assert_int_eq(peaks(c, 30, &pk), 4);
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(pk[k].lo, want[k][0]);
+		ck_assert_int_eq(pk[k].hi, want[k][1]);
+	}
+	free(pk);
+}
+END_TEST
+
+/* One hump with a shallow dip and a stray call beside it: one peak. */
+START_TEST(test_unimodal)
+{
+	uint64_t c[20] = {[10] = 5, [11] = 50, [12] = 200, [13] = 150, [14] = 170, [15] = 20,
+			  [17] = 1};
+	struct peak *pk;
+
+	ck_assert_int_eq(peaks(c, 20, &pk), 1);
+	ck_assert_int_eq(pk[0].lo, 10);
+	ck_assert_int_eq(pk[0].hi, 17);
+	ck_assert_int_eq(pk[0].calls, 596);
+	free(pk);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	uint64_t c[8] = {0};
+	struct peak *pk = (struct peak *)1;
+
+	ck_assert_int_eq(peaks(c, 8, &pk), 0);
+	ck_assert_ptr_null(pk);
+	ck_assert_int_eq(peaks(c, 0, &pk), 0);
+}
+END_TEST
+
+/* The parameters: an even window is refused; a lower prominence splits more. */
+START_TEST(test_params)
+{
+	uint64_t c[20] = {[10] = 5, [11] = 50, [12] = 200, [13] = 150, [14] = 170, [15] = 20};
+	struct profile p = prof(c, 20);
+	struct peak_params even = {1.0, 2}, low = {0.1, 1}, smooth = {0.1, 3};
+	struct peak *pk;
+
+	ck_assert_int_eq(profile_peaks(&p, &even, &pk), -1);
+	ck_assert_int_eq(profile_peaks(&p, &low, &pk), 2);
+	ck_assert_int_eq(pk[0].hi, 12);
+	ck_assert_int_eq(pk[1].lo, 13);
+	free(pk);
+	ck_assert_int_eq(profile_peaks(&p, &smooth, &pk), 1);
+	free(pk);
+}
+END_TEST
+
+START_TEST(test_chi2_cdf)
+{
+	ck_assert(fabs(chi2_cdf(3.841459, 1) - 0.95) < 1e-6);
+	ck_assert(fabs(chi2_cdf(18.307038, 10) - 0.95) < 1e-6);
+	ck_assert(fabs(chi2_cdf(2, 2) - (1 - exp(-1))) < 1e-12);
+	ck_assert(fabs(chi2_cdf(200, 150) - 0.996026814) < 1e-8); /* the continued fraction */
+	ck_assert(fabs(chi2_cdf(160, 150) - 0.726842195) < 1e-8);
+	ck_assert(chi2_cdf(0, 3) == 0);
+}
+END_TEST
+
+static double cmp(uint64_t *a, uint64_t *b, int n, int method)
+{
+	struct profile pa = prof(a, n), pb = prof(b, n);
+	return profile_compare(&pa, &pb, method, &defaults);
+}
+
+START_TEST(test_compare_identical)
+{
+	uint64_t a[16] = {[4] = 10, [5] = 100, [6] = 7, [12] = 40};
+
+	for (int m = 0; m < CMP_METHODS; m++)
+		ck_assert_msg(cmp(a, a, 16, m) == 0, "%s", cmp_method_name(m));
+}
+END_TEST
+
+/* A whole profile shifted by 1 and by 10 buckets: chi-square alike, EMD 10x apart. */
+START_TEST(test_compare_shift)
+{
+	uint64_t a[40] = {[10] = 100}, b1[40] = {[11] = 100}, b10[40] = {[20] = 100};
+
+	ck_assert(fabs(cmp(a, b1, 40, CMP_CHISQUARE) - cmp(a, b10, 40, CMP_CHISQUARE)) < 1e-9);
+	ck_assert(cmp(a, b1, 40, CMP_CHISQUARE) > 99.9);
+	ck_assert(fabs(cmp(a, b1, 40, CMP_EMD) - 100) < 1e-9);
+	ck_assert(fabs(cmp(a, b10, 40, CMP_EMD) - 1000) < 1e-9);
+	ck_assert(cmp(a, b1, 40, CMP_TOTOPS) == 0);
+	ck_assert(fabs(cmp(a, b1, 40, CMP_TOTLAT) - 100) < 1e-9); /* twice the latency */
+	ck_assert(cmp(a, b10, 40, CMP_GROUPOPS) == 100);	   /* the peak moved */
+}
+END_TEST
+
+START_TEST(test_compare_counts)
+{
+	/* 100 calls vs 80: TOTOPS 20%; the same two peaks: GROUPOPS by peak */
+	uint64_t a[30] = {[5] = 60, [20] = 40}, b[30] = {[5] = 50, [20] = 30};
+	uint64_t c[30] = {[5] = 100};
+
+	ck_assert(fabs(cmp(a, b, 30, CMP_TOTOPS) - 20) < 1e-9);
+	ck_assert(fabs(cmp(a, b, 30, CMP_GROUPOPS) - 20) < 1e-9); /* (10 + 10) / 100 */
+	ck_assert(cmp(a, c, 30, CMP_GROUPOPS) == 100);		  /* two peaks vs one */
+	ck_assert(cmp(a, c, 30, CMP_GROUPLAT) == 100);
+	/* chi-square: (60-50)^2/110 + (40-30)^2/70 = 2.3377, 1 degree of freedom */
+	ck_assert(fabs(cmp(a, b, 30, CMP_CHISQUARE) - 100 * chi2_cdf(100.0 / 110 + 100.0 / 70, 1)) <
+		  1e-9);
+	/* EMD: normalised 0.6/0.4 vs 0.625/0.375: 0.025 carried over 15 buckets */
+	ck_assert(fabs(cmp(a, b, 30, CMP_EMD) - 100 * 0.025 * 15) < 1e-9);
+	ck_assert(isnan(cmp((uint64_t[30]){0}, a, 30, CMP_TOTOPS)));
+	ck_assert_int_eq(cmp_method_of("emd"), CMP_EMD);
+	ck_assert_int_eq(cmp_method_of("nope"), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("profile");
+	TCase *tc = tcase_create("peaks");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_darc_vector);
+	tcase_add_test(tc, test_four_humps);
+	tcase_add_test(tc, test_unimodal);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_params);
+	tcase_add_test(tc, test_chi2_cdf);
+	tcase_add_test(tc, test_compare_identical);
+	tcase_add_test(tc, test_compare_shift);
+	tcase_add_test(tc, test_compare_counts);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
