@@ -17,11 +17,10 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "db.h"
-#include "decode.h"
 #include "fmt.h"
 #include "ftree.h"
 #include "funcs.h"
+#include "pipeline.h"
 
 static const char usage_text[] =
 	"usage: darc analyze [options] RECORDING\n\n"
@@ -51,90 +50,6 @@ static const char usage_text[] =
 
 enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES };
 
-struct run {
-	struct db *db;
-	struct fmt_reader *r;
-	struct funcs *fs;
-	int max_depth;
-	int64_t calls_stored;
-};
-
-static int put_call(void *ctx, const struct call_rec *c)
-{
-	struct run *run = ctx;
-
-	if (run->max_depth >= 0 && c->depth >= run->max_depth)
-		return db_skip_call(run->db, c->id);
-	run->calls_stored++;
-	return db_put_call(run->db, c);
-}
-
-static int put_irq(void *ctx, const struct irq_rec *r)
-{
-	return db_put_irq(((struct run *)ctx)->db, r);
-}
-
-static int put_sched(void *ctx, const struct sched_rec *r)
-{
-	return db_put_sched(((struct run *)ctx)->db, r);
-}
-
-static int put_wakeup(void *ctx, const struct wakeup_rec *r)
-{
-	return db_put_wakeup(((struct run *)ctx)->db, r);
-}
-
-static int put_probe(void *ctx, const struct probe_rec *r)
-{
-	return db_put_probe(((struct run *)ctx)->db, r);
-}
-
-static int put_task(void *ctx, int32_t tid)
-{
-	struct run *run = ctx;
-	struct task_rec t = {tid, DARC_NULL,
-			     tep_data_comm_from_pid(fmt_reader_tep(run->r), tid)};
-
-	return db_put_task(run->db, &t);
-}
-
-struct hist_ctx {
-	struct db *db;
-	struct hist_rec h;
-};
-
-static int put_bucket(void *ctx, int bucket, uint64_t count)
-{
-	struct hist_ctx *hc = ctx;
-
-	hc->h.bucket = bucket;
-	hc->h.count = (int64_t)count;
-	return db_put_hist(hc->db, &hc->h);
-}
-
-/* All four resolutions of one distribution. */
-static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, const struct hist *h)
-{
-	struct hist_ctx hc = {db, {owner_kind, owner, metric, 0, 0, 0}};
-
-	for (int r = 1; r <= 4; r++) {
-		hc.h.resolution = r;
-		if (hist_each(h, r, put_bucket, &hc))
-			return -1;
-	}
-	return 0;
-}
-
-/* Read the recording once more for what the decoder must know beforehand. */
-static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
-{
-	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
-	int rc = r ? decoder_prescan(dec, r, err) : -1;
-
-	fmt_reader_close(r);
-	return rc;
-}
-
 /* Default database name: the recording's name without extension, plus .db. */
 static char *default_output(const char *rec)
 {
@@ -150,14 +65,6 @@ static char *default_output(const char *rec)
 	if (out)
 		snprintf(out, n + 4, "%.*s.db", (int)n, base);
 	return out;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Per-function totals for the summary, summed over the function's fnodes. */
@@ -316,21 +223,15 @@ int cmd_analyze(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct run run = {.max_depth = -1};
-	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
-	struct ftree *ft = NULL;
-	struct decoder *dec = NULL;
+	struct pipeline_opts po = PIPELINE_OPTS_INIT;
+	struct pipeline_result res;
 	char *out = NULL, *end;
 	const char *path;
 	int c, top = 10, rc = EXIT_INPUT;
-	bool json = false, quiet = false, indexes = false, tty = isatty(2);
+	bool json = false, quiet = false;
 	struct fmt_err err;
-	struct fmt_event ev;
-	struct aev a;
-	int64_t events = 0;
-	uint64_t t_first = 0, t_last = 0;
-	double t0 = now(), next_progress = t0 + 0.5;
 
+	po.progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -345,8 +246,8 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		case OPT_MAX_DEPTH:
-			run.max_depth = (int)strtol(optarg, &end, 10);
-			if (*end || run.max_depth < 0) {
+			po.max_depth = (int)strtol(optarg, &end, 10);
+			if (*end || po.max_depth < 0) {
 				darc_error("bad --max-depth '%s': a number expected", optarg);
 				goto out;
 			}
@@ -355,7 +256,7 @@ int cmd_analyze(int argc, char **argv)
 			json = true;
 			break;
 		case OPT_INDEXES:
-			indexes = true;
+			po.indexes = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -378,138 +279,17 @@ int cmd_analyze(int argc, char **argv)
 		darc_error("out of memory");
 		goto out;
 	}
-	run.r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
-	if (!run.r) {
+	rc = pipeline_run(path, out, &po, quiet ? NULL : &res, &err);
+	if (rc != PIPELINE_OK) {
 		darc_error("%s", err.msg);
 		goto out;
 	}
-	run.fs = funcs_new();
-	{
-		const struct fmt_info *info = fmt_reader_info(run.r);
-		dec = run.fs ? decoder_new(run.r, run.fs, syscall_abi_of(info->uname)) : NULL;
+	if (!quiet) {
+		summary(res.ft, res.fs, out, top, json, res.events, res.seconds);
+		pipeline_result_release(&res);
 	}
-	ft = dec ? ftree_new(&sink) : NULL;
-	if (!ft) {
-		darc_error("out of memory");
-		goto out;
-	}
-	if (decoder_needs_prescan(dec) && prescan(dec, path, &err)) {
-		darc_error("%s", err.msg);
-		goto out;
-	}
-	run.db = db_create(out, &err);
-	if (!run.db) {
-		darc_error("%s", err.msg);
-		goto out;
-	}
-	db_set_call_indexes(run.db, indexes);
-	rc = EXIT_ANALYSIS;
-	for (;;) {
-		int n = fmt_reader_next(run.r, &ev, &err);
-		if (n < 0) {
-			darc_error("%s", err.msg);
-			rc = EXIT_INPUT;
-			goto fail;
-		}
-		if (!n)
-			break;
-		if (!events++)
-			t_first = ev.ts;
-		t_last = ev.ts;
-		if (decode(dec, &ev, &a)) {
-			darc_error("%s", decoder_error(dec));
-			rc = EXIT_INPUT;
-			goto fail;
-		}
-		if (ftree_feed(ft, &a)) {
-			darc_error("'%s': %s", path, ftree_error(ft));
-			goto fail;
-		}
-		if (tty && !(events & 0xffff) && now() > next_progress) {
-			next_progress = now() + 0.5;
-			fprintf(stderr, "\rdarc: analyze: %.1f M events, %.1f s", events / 1e6,
-				now() - t0);
-		}
-	}
-	if (tty && now() - t0 > 0.5)
-		fprintf(stderr, "\r\033[K");
-	if (ftree_finish(ft)) {
-		darc_error("'%s': %s", path, ftree_error(ft));
-		goto fail;
-	}
-	/* what only the end knows: functions, tasks, the ftree, histograms, the recording */
-	for (int64_t f = 1; f <= funcs_count(run.fs); f++) {
-		const struct hist *h;
-		if (db_put_func(run.db, funcs_get(run.fs, f)))
-			goto dbfail;
-		for (int m = METRIC_INCL; m <= METRIC_EXCL; m++)
-			if ((h = ftree_func_hist(ft, f, m)) && put_hist(run.db, OWNER_FUNC, f, m, h))
-				goto dbfail;
-	}
-	if (ftree_each_task(ft, put_task, &run))
-		goto dbfail;
-	for (int i = 0; i < ftree_nnodes(ft); i++) {
-		const struct ftree_node *nd = ftree_node(ft, i);
-		if (db_put_fnode(run.db, &nd->rec) ||
-		    put_hist(run.db, OWNER_FNODE, nd->rec.id, METRIC_INCL, &nd->incl) ||
-		    put_hist(run.db, OWNER_FNODE, nd->rec.id, METRIC_EXCL, &nd->excl))
-			goto dbfail;
-	}
-	{
-		const struct fmt_info *info = fmt_reader_info(run.r);
-		char fmtname[64], opt[128];
-		int64_t lost = 0, marks = 0;
-		for (int b = 0; b < info->nbuffers; b++)
-			for (int i = 0; i < info->buffers[b].ncpus; i++) {
-				const struct fmt_cpu_stats *s = fmt_reader_cpu_stats(run.r, b, i);
-				lost += s->lost;
-				marks += s->lost_marks;
-			}
-		snprintf(fmtname, sizeof(fmtname), "%s v%d (%s)", info->format, info->version,
-			 info->compression);
-		snprintf(opt, sizeof(opt), "{\"max_depth\": %d}", run.max_depth);
-		struct recording_rec rr = {path,
-					   fmtname,
-					   info->uname,
-					   info->clock,
-					   info->cpus,
-					   events ? (int64_t)t_first : DARC_NULL,
-					   events ? (int64_t)t_last : DARC_NULL,
-					   events,
-					   lost,
-					   marks,
-					   info->manifest_json,
-					   DARC_VERSION,
-					   opt};
-		if (db_put_recording(run.db, &rr))
-			goto dbfail;
-	}
-	if (db_finish(run.db, &err)) {
-		run.db = NULL;
-		darc_error("%s", err.msg);
-		goto fail;
-	}
-	run.db = NULL;
-	if (!quiet)
-		summary(ft, run.fs, out, top, json, events, now() - t0);
 	rc = EXIT_OK;
-	goto out;
-dbfail:
-	/* the writer failed: db_finish says why, and leaves no database */
-	if (db_finish(run.db, &err)) {
-		darc_error("%s", err.msg);
-	} else {
-		darc_error("'%s': cannot write the database", out);
-		unlink(out);
-	}
-	run.db = NULL;
-fail:
-	db_abort(run.db);
 out:
-	ftree_free(ft);
-	decoder_free(dec);
-	funcs_free(run.fs);
-	fmt_reader_close(run.r);
 	free(out);
 	return rc;
 }

@@ -42,12 +42,15 @@ void profile_peak_stats(const struct profile *p, struct peak *pk, int npk)
 	for (int k = 0; k < npk; k++) {
 		pk[k].calls = 0;
 		pk[k].lat_ns = 0;
+		pk[k].max_ns = 0;
 		for (int b = pk[k].lo; b <= pk[k].hi; b++) {
 			int i = b - p->lo;
 			if (i < 0 || i >= p->n)
 				continue;
 			pk[k].calls += p->count[i];
 			pk[k].lat_ns += bucket_lat(p, i);
+			if (p->max_ns && p->max_ns[i] > pk[k].max_ns)
+				pk[k].max_ns = p->max_ns[i];
 		}
 		pk[k].share_calls = calls ? (double)pk[k].calls / calls : 0;
 		pk[k].share_lat = lat > 0 ? pk[k].lat_ns / lat : 0;

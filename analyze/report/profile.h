@@ -15,6 +15,7 @@ struct profile {
 	int lo, n;
 	uint64_t *count; /* [n] */
 	double *lat_ns;	 /* [n] latency summed per bucket, or NULL (then midpoints) */
+	int64_t *max_ns; /* [n] largest value per bucket, or NULL */
 };
 
 /*
@@ -41,6 +42,7 @@ struct peak {
 	double lat_ns;	    /* latency in it (lat_ns, or count x bucket midpoint) */
 	double share_calls; /* of the profile's calls, 0..1 */
 	double share_lat;   /* of the profile's latency, 0..1 */
+	int64_t max_ns;	    /* largest value in it, if the profile knows (else 0) */
 };
 
 /*

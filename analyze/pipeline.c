@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "config.h"
+#include "db.h"
+#include "decode.h"
+#include "ftree.h"
+#include "funcs.h"
+
+struct run {
+	struct db *db;
+	struct fmt_reader *r;
+	struct funcs *fs;
+	struct decoder *dec;
+	struct ftree *ft;
+	const char *path;
+	int max_depth;
+	int64_t calls_stored, events;
+	uint64_t t_first, t_last;
+};
+
+static int put_call(void *ctx, const struct call_rec *c)
+{
+	struct run *run = ctx;
+
+	if (run->max_depth >= 0 && c->depth >= run->max_depth)
+		return db_skip_call(run->db, c->id);
+	run->calls_stored++;
+	return db_put_call(run->db, c);
+}
+
+static int put_irq(void *ctx, const struct irq_rec *r)
+{
+	return db_put_irq(((struct run *)ctx)->db, r);
+}
+
+static int put_sched(void *ctx, const struct sched_rec *r)
+{
+	return db_put_sched(((struct run *)ctx)->db, r);
+}
+
+static int put_wakeup(void *ctx, const struct wakeup_rec *r)
+{
+	return db_put_wakeup(((struct run *)ctx)->db, r);
+}
+
+static int put_probe(void *ctx, const struct probe_rec *r)
+{
+	return db_put_probe(((struct run *)ctx)->db, r);
+}
+
+static int put_task(void *ctx, int32_t tid)
+{
+	struct run *run = ctx;
+	struct task_rec t = {tid, DARC_NULL,
+			     tep_data_comm_from_pid(fmt_reader_tep(run->r), tid)};
+
+	return db_put_task(run->db, &t);
+}
+
+struct hist_ctx {
+	struct db *db;
+	struct hist_rec h;
+};
+
+static int put_bucket(void *ctx, int bucket, uint64_t count)
+{
+	struct hist_ctx *hc = ctx;
+
+	hc->h.bucket = bucket;
+	hc->h.count = (int64_t)count;
+	return db_put_hist(hc->db, &hc->h);
+}
+
+/* All four resolutions of one distribution. */
+static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, const struct hist *h)
+{
+	struct hist_ctx hc = {db, {owner_kind, owner, metric, 0, 0, 0}};
+
+	for (int r = 1; r <= 4; r++) {
+		hc.h.resolution = r;
+		if (hist_each(h, r, put_bucket, &hc))
+			return -1;
+	}
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read the recording once more for what the decoder must know beforehand. */
+static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
+{
+	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
+	int rc = r ? decoder_prescan(dec, r, err) : -1;
+
+	fmt_reader_close(r);
+	return rc;
+}
+
+/* Open the recording and make the stages. PIPELINE_OK or another status. */
+static int open_stages(struct run *run, const struct ftree_sink *sink, struct fmt_err *err)
+{
+	run->r = fmt_reader_open(run->path, FMT_OPEN_NO_KALLSYMS, err);
+	if (!run->r)
+		return PIPELINE_INPUT;
+	run->fs = funcs_new();
+	run->dec = run->fs ? decoder_new(run->r, run->fs,
+					 syscall_abi_of(fmt_reader_info(run->r)->uname))
+			   : NULL;
+	run->ft = run->dec ? ftree_new(sink) : NULL;
+	if (!run->ft)
+		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
+	if (decoder_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
+		return PIPELINE_INPUT;
+	return PIPELINE_OK;
+}
+
+/* Every event through decode and ftree. PIPELINE_OK or another status. */
+static int read_events(struct run *run, bool progress, double t0, struct fmt_err *err)
+{
+	double next_progress = t0 + 0.5;
+	struct fmt_event ev;
+	struct aev a;
+	int n;
+
+	while ((n = fmt_reader_next(run->r, &ev, err)) > 0) {
+		if (!run->events++)
+			run->t_first = ev.ts;
+		run->t_last = ev.ts;
+		if (decode(run->dec, &ev, &a)) {
+			fmt_errf(err, NULL, "%s", decoder_error(run->dec));
+			return PIPELINE_INPUT;
+		}
+		if (ftree_feed(run->ft, &a)) {
+			fmt_errf(err, run->path, "%s", ftree_error(run->ft));
+			return PIPELINE_ANALYSIS;
+		}
+		if (progress && !(run->events & 0xffff) && now() > next_progress) {
+			next_progress = now() + 0.5;
+			fprintf(stderr, "\rdarc: analyze: %.1f M events, %.1f s", run->events / 1e6,
+				now() - t0);
+		}
+	}
+	if (progress && now() - t0 > 0.5)
+		fprintf(stderr, "\r\033[K");
+	if (n < 0)
+		return PIPELINE_INPUT;
+	if (ftree_finish(run->ft)) {
+		fmt_errf(err, run->path, "%s", ftree_error(run->ft));
+		return PIPELINE_ANALYSIS;
+	}
+	return PIPELINE_OK;
+}
+
+/* What only the end knows: functions, tasks, the ftree and its histograms. 0 or -1. */
+static int put_tree(struct run *run)
+{
+	for (int64_t f = 1; f <= funcs_count(run->fs); f++) {
+		const struct hist *h;
+		if (db_put_func(run->db, funcs_get(run->fs, f)))
+			return -1;
+		for (int m = METRIC_INCL; m <= METRIC_EXCL; m++)
+			if ((h = ftree_func_hist(run->ft, f, m)) &&
+			    put_hist(run->db, OWNER_FUNC, f, m, h))
+				return -1;
+	}
+	if (ftree_each_task(run->ft, put_task, run))
+		return -1;
+	for (int i = 0; i < ftree_nnodes(run->ft); i++) {
+		const struct ftree_node *nd = ftree_node(run->ft, i);
+		if (db_put_fnode(run->db, &nd->rec) ||
+		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_INCL, &nd->incl) ||
+		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_EXCL, &nd->excl))
+			return -1;
+	}
+	return 0;
+}
+
+/* Lost events counted and pages that reported them, over every buffer and CPU. */
+static void count_lost(struct fmt_reader *r, int64_t *lost, int64_t *marks)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+
+	*lost = *marks = 0;
+	for (int b = 0; b < info->nbuffers; b++)
+		for (int i = 0; i < info->buffers[b].ncpus; i++) {
+			const struct fmt_cpu_stats *s = fmt_reader_cpu_stats(r, b, i);
+			*lost += s->lost;
+			*marks += s->lost_marks;
+		}
+}
+
+/* The one row of table recording. 0 or -1. */
+static int put_recording(struct run *run)
+{
+	const struct fmt_info *info = fmt_reader_info(run->r);
+	char fmtname[64], opt[128];
+	int64_t lost, marks;
+
+	count_lost(run->r, &lost, &marks);
+	snprintf(fmtname, sizeof(fmtname), "%s v%d (%s)", info->format, info->version,
+		 info->compression);
+	snprintf(opt, sizeof(opt), "{\"max_depth\": %d}", run->max_depth);
+	struct recording_rec rr = {run->path,
+				   fmtname,
+				   info->uname,
+				   info->clock,
+				   info->cpus,
+				   run->events ? (int64_t)run->t_first : DARC_NULL,
+				   run->events ? (int64_t)run->t_last : DARC_NULL,
+				   run->events,
+				   lost,
+				   marks,
+				   info->manifest_json,
+				   DARC_VERSION,
+				   opt};
+	return db_put_recording(run->db, &rr);
+}
+
+/* The writer failed: db_finish() says why, and leaves no database. */
+static int writer_failed(struct run *run, const char *dbpath, struct fmt_err *err)
+{
+	if (!db_finish(run->db, err)) {
+		fmt_errf(err, dbpath, "cannot write the database");
+		unlink(dbpath);
+	}
+	run->db = NULL;
+	return PIPELINE_ANALYSIS;
+}
+
+/* Hand the stages to @res, or free them. */
+static void finish_run(struct run *run, struct pipeline_result *res, double t0)
+{
+	if (res) {
+		res->ft = run->ft;
+		res->fs = run->fs;
+		res->events = run->events;
+		res->calls_stored = run->calls_stored;
+		res->t_first = run->t_first;
+		res->t_last = run->t_last;
+		if (run->r)
+			count_lost(run->r, &res->lost, &res->lost_marks);
+		res->seconds = now() - t0;
+	} else {
+		ftree_free(run->ft);
+		funcs_free(run->fs);
+	}
+	decoder_free(run->dec);
+	fmt_reader_close(run->r);
+}
+
+int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
+		 struct pipeline_result *res, struct fmt_err *err)
+{
+	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
+	struct run run = {.path = rec};
+	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
+	double t0 = now();
+	int rc;
+
+	o = o ? o : &defaults;
+	run.max_depth = o->max_depth;
+	if (res)
+		memset(res, 0, sizeof(*res));
+	rc = open_stages(&run, &sink, err);
+	if (rc == PIPELINE_OK && !(run.db = db_create(dbpath, err)))
+		rc = PIPELINE_INPUT; /* the output cannot be made: a usage error */
+	if (rc == PIPELINE_OK) {
+		db_set_call_indexes(run.db, o->indexes);
+		rc = read_events(&run, o->progress, t0, err);
+	}
+	if (rc == PIPELINE_OK && (put_tree(&run) || put_recording(&run)))
+		rc = writer_failed(&run, dbpath, err);
+	if (rc == PIPELINE_OK) {
+		/* the rest of the rows, the indexes, and the rename */
+		if (db_finish(run.db, err))
+			rc = PIPELINE_ANALYSIS;
+		run.db = NULL;
+	}
+	db_abort(run.db);
+	finish_run(&run, rc == PIPELINE_OK ? res : NULL, t0);
+	return rc;
+}
+
+void pipeline_result_release(struct pipeline_result *res)
+{
+	if (!res)
+		return;
+	ftree_free(res->ft);
+	funcs_free(res->fs);
+	memset(res, 0, sizeof(*res));
+}

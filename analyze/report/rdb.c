@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+#include "rdb.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "schema.h"
+
+#define NBUCKETS (64 * 4 + 1) /* every bucket of a 64-bit ns value at resolution 4 */
+#define MAX_WINDOWS 100000
+
+struct rdb {
+	sqlite3 *sql;
+	char *path;
+	char *source;
+};
+
+static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
+						     "softirq", "preempt", "blocked"};
+
+const char *rmetric_name(int m)
+{
+	return m >= 0 && m < RM_METRICS ? metric_names[m] : "?";
+}
+
+int rmetric_of(const char *name)
+{
+	for (int m = 0; m < RM_METRICS; m++)
+		if (!strcmp(name, metric_names[m]))
+			return m;
+	return -1;
+}
+
+/* 1 if @path starts with SQLite's header, 0 if not, -1 if unreadable. */
+static int sqlite_header(const char *path)
+{
+	char h[16];
+	FILE *f = fopen(path, "rbe");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	return n == sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+}
+
+/* One integer from @q, or @dflt when it yields no row or fails. */
+static int64_t query_int(sqlite3 *sql, const char *q, int64_t dflt)
+{
+	sqlite3_stmt *st;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(sql, q, -1, &st, NULL) != SQLITE_OK)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const char darc_tables_sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
+				      " AND name IN ('recording', 'func', 'fnode', 'hist')";
+
+int rdb_is_darc(const char *path)
+{
+	sqlite3 *sql = NULL;
+	int rc = sqlite_header(path);
+
+	if (rc <= 0)
+		return rc;
+	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+		rc = query_int(sql, darc_tables_sql, 0) == 4;
+	else
+		rc = 0;
+	sqlite3_close(sql);
+	return rc;
+}
+
+struct rdb *rdb_open(const char *path, struct fmt_err *err)
+{
+	struct rdb *db = calloc(1, sizeof(*db));
+	int64_t v;
+
+	if (!db || !(db->path = strdup(path))) {
+		fmt_errf(err, path, "out of memory");
+		goto fail;
+	}
+	switch (sqlite_header(path)) {
+	case -1:
+		fmt_errf(err, path, "%s", strerror(errno));
+		goto fail;
+	case 0:
+		fmt_errf(err, path, "not a darc database (not an SQLite file)");
+		goto fail;
+	}
+	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fmt_errf(err, path, "cannot open: %s", sqlite3_errmsg(db->sql));
+		goto fail;
+	}
+	if (query_int(db->sql, darc_tables_sql, 0) != 4) {
+		fmt_errf(err, path, "not a darc database (an SQLite file without darc's tables)");
+		goto fail;
+	}
+	v = query_int(db->sql, "PRAGMA user_version", -1);
+	if (v != schema_version) {
+		fmt_errf(err, path,
+			 "a darc database of schema version %lld; this darc reads version %d:"
+			 " analyze the recording again",
+			 (long long)v, schema_version);
+		goto fail;
+	}
+	sqlite3_busy_timeout(db->sql, 2000);
+	return db;
+fail:
+	rdb_close(db);
+	return NULL;
+}
+
+void rdb_close(struct rdb *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->sql);
+	free(db->path);
+	free(db->source);
+	free(db);
+}
+
+sqlite3 *rdb_sql(const struct rdb *db)
+{
+	return db->sql;
+}
+
+const char *rdb_path(const struct rdb *db)
+{
+	return db->path;
+}
+
+const char *rdb_source(struct rdb *db)
+{
+	sqlite3_stmt *st;
+
+	if (db->source)
+		return db->source;
+	if (sqlite3_prepare_v2(db->sql, "SELECT source FROM recording", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			db->source = strdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	return db->source ? db->source : "";
+}
+
+/* ---- selections ------------------------------------------------------------ */
+
+/* "a > b>c " -> "a > b > c", the form of view fnode_path (caller frees). */
+static char *norm_path(const char *in)
+{
+	char *out = malloc(3 * strlen(in) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = in; *p; p++) {
+		if (*p == '>') {
+			while (o > out && o[-1] == ' ')
+				o--;
+			o += sprintf(o, " > ");
+			while (p[1] == ' ')
+				p++;
+		} else if (*p != ' ' || o > out) {
+			*o++ = *p;
+		}
+	}
+	while (o > out && o[-1] == ' ')
+		o--;
+	*o = 0;
+	return out;
+}
+
+/* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
+static void where_sql(const struct rsel *sel, char *buf, size_t n)
+{
+	const char *owner = sel->func	 ? "c.func_id IN (SELECT id FROM func WHERE name = ?1)"
+			    : sel->fnode ? "c.fnode_id = ?1"
+					 : "c.fnode_id IN (SELECT id FROM fnode_path WHERE path = ?1)";
+
+	snprintf(buf, n,
+		 "%s AND (?2 = 0 OR c.task_id = ?2)"
+		 " AND (?3 IS NULL OR c.task_id IN (SELECT tid FROM task WHERE comm = ?3))"
+		 " AND (?4 IS NULL OR c.t_entry >= ?4) AND (?5 IS NULL OR c.t_entry < ?5)",
+		 owner);
+}
+
+/* The recording's first event, ns (0 if unknown). */
+static int64_t t_first(struct rdb *db)
+{
+	return query_int(db->sql, "SELECT t_first FROM recording", 0);
+}
+
+static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, int64_t t0)
+{
+	int rc = sel->func    ? sqlite3_bind_text(st, 1, sel->func, -1, SQLITE_TRANSIENT)
+		 : sel->fnode ? sqlite3_bind_int64(st, 1, sel->fnode)
+			      : sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+
+	rc |= sqlite3_bind_int64(st, 2, sel->task);
+	rc |= sel->comm ? sqlite3_bind_text(st, 3, sel->comm, -1, SQLITE_TRANSIENT)
+			: sqlite3_bind_null(st, 3);
+	rc |= sel->t_lo != INT64_MIN ? sqlite3_bind_int64(st, 4, t0 + sel->t_lo)
+				     : sqlite3_bind_null(st, 4);
+	rc |= sel->t_hi != INT64_MAX ? sqlite3_bind_int64(st, 5, t0 + sel->t_hi)
+				     : sqlite3_bind_null(st, 5);
+	return rc;
+}
+
+/* A title for the selection (caller frees), or NULL with @err set if it names nothing. */
+static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
+		      struct fmt_err *err)
+{
+	char q[256], *what = NULL;
+	sqlite3_stmt *st;
+
+	if (sel->func)
+		snprintf(q, sizeof(q), "SELECT ?1 FROM func WHERE name = ?1 LIMIT 1");
+	else if (sel->fnode)
+		snprintf(q, sizeof(q), "SELECT 'fnode ' || id || ' (' || path || ')' "
+				       "FROM fnode_path WHERE id = ?1");
+	else
+		snprintf(q, sizeof(q), "SELECT path FROM fnode_path WHERE path = ?1 LIMIT 1");
+	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
+		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		return NULL;
+	}
+	if (sel->fnode)
+		sqlite3_bind_int64(st, 1, sel->fnode);
+	else
+		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		what = strdup((const char *)sqlite3_column_text(st, 0));
+	else if (sel->func)
+		fmt_errf(err, db->path, "no function '%s'", sel->func);
+	else if (sel->fnode)
+		fmt_errf(err, db->path, "no fnode %lld", (long long)sel->fnode);
+	else
+		fmt_errf(err, db->path, "no call path '%s' (paths start at a root)", path);
+	sqlite3_finalize(st);
+	return what;
+}
+
+/* ---- profiles -------------------------------------------------------------- */
+
+/* A profile over every possible bucket (trimmed later). */
+static int profile_alloc(struct profile *p, int resolution)
+{
+	p->resolution = resolution;
+	p->lo = 0;
+	p->n = NBUCKETS;
+	p->count = calloc(NBUCKETS, sizeof(*p->count));
+	p->lat_ns = calloc(NBUCKETS, sizeof(*p->lat_ns));
+	p->max_ns = calloc(NBUCKETS, sizeof(*p->max_ns));
+	return p->count && p->lat_ns && p->max_ns ? 0 : -1;
+}
+
+/* Keep buckets [lo, lo + n) of @p only. */
+static void profile_cut(struct profile *p, int lo, int n)
+{
+	memmove(p->count, p->count + (lo - p->lo), n * sizeof(*p->count));
+	memmove(p->lat_ns, p->lat_ns + (lo - p->lo), n * sizeof(*p->lat_ns));
+	memmove(p->max_ns, p->max_ns + (lo - p->lo), n * sizeof(*p->max_ns));
+	p->lo = lo;
+	p->n = n;
+}
+
+/* The non-empty extent of @p: [*lo, *hi]; an empty profile gives [0, -1]. */
+static void profile_extent(const struct profile *p, int *lo, int *hi)
+{
+	*lo = 0;
+	*hi = -1;
+	for (int i = 0; i < p->n; i++)
+		if (p->count[i]) {
+			if (*hi < 0)
+				*lo = p->lo + i;
+			*hi = p->lo + i;
+		}
+}
+
+void rprofile_release(struct profile *p)
+{
+	free(p->count);
+	free(p->lat_ns);
+	free(p->max_ns);
+	p->count = NULL;
+	p->lat_ns = NULL;
+	p->max_ns = NULL;
+	p->n = 0;
+}
+
+/* A value in the unit of @sel: ns, or cycles. */
+static int64_t scaled(const struct rsel *sel, int64_t ns)
+{
+	return sel->scale > 0 && sel->scale != 1 ? (int64_t)(ns * sel->scale + 0.5) : ns;
+}
+
+static void profile_add(struct profile *p, int64_t v)
+{
+	int b = hist_bucket(v > 0 ? (uint64_t)v : 0, p->resolution);
+
+	p->count[b]++;
+	p->lat_ns[b] += v;
+	if (v > p->max_ns[b])
+		p->max_ns[b] = v;
+}
+
+/* Prepare the selection's query: metric value, t_entry, complete, of every selected call. */
+static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const char *path,
+			       int64_t t0, struct fmt_err *err)
+{
+	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
+						    "softirq_ns", "preempt_ns", "blocked_ns"};
+	char where[512], q[1024];
+	sqlite3_stmt *st;
+
+	where_sql(sel, where, sizeof(where));
+	snprintf(q, sizeof(q),
+		 "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0"
+		 " FROM call c WHERE %s ORDER BY c.t_entry",
+		 col[sel->metric], where);
+	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
+		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		return NULL;
+	}
+	if (bind_sel(st, sel, path, t0)) {
+		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Check @sel, make its title and statement. */
+static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
+			       struct rprofile_info *info, struct fmt_err *err)
+{
+	char *path = sel->path ? norm_path(sel->path) : NULL;
+	sqlite3_stmt *st = NULL;
+
+	memset(info, 0, sizeof(*info));
+	if (sel->metric < 0 || sel->metric >= RM_METRICS || sel->resolution < 1 ||
+	    sel->resolution > 4 || (!sel->func && !sel->fnode && !sel->path)) {
+		fmt_errf(err, db->path, "bad selection");
+	} else if (sel->path && !path) {
+		fmt_errf(err, db->path, "out of memory");
+	} else if ((info->what = sel_what(db, sel, path, err))) {
+		info->t0 = t_first(db);
+		st = sel_query(db, sel, path, info->t0, err);
+	}
+	free(path);
+	return st;
+}
+
+int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+		  struct rprofile_info *info, struct fmt_err *err)
+{
+	sqlite3_stmt *st = sel_begin(db, sel, info, err);
+	int rc, lo, hi;
+
+	memset(p, 0, sizeof(*p));
+	if (!st)
+		return -1;
+	if (profile_alloc(p, sel->resolution)) {
+		sqlite3_finalize(st);
+		return fmt_errf(err, db->path, "out of memory");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t v = scaled(sel, sqlite3_column_int64(st, 0));
+		if (!sqlite3_column_int(st, 2)) {
+			info->skipped++;
+			continue;
+		}
+		profile_add(p, v);
+		info->calls++;
+		info->total_ns += v;
+		if (v > info->max_ns)
+			info->max_ns = v;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rprofile_release(p);
+		return fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+	}
+	profile_extent(p, &lo, &hi);
+	profile_cut(p, lo, hi - lo + 1);
+	return 0;
+}
+
+/* Row @i of a time-lapse, grown as windows come. */
+static struct profile *window(struct profile **rows, int *nrows, int i, int resolution)
+{
+	struct profile *r;
+
+	if (i >= MAX_WINDOWS)
+		return NULL;
+	if (i >= *nrows) {
+		r = realloc(*rows, (i + 1) * sizeof(*r));
+		if (!r)
+			return NULL;
+		*rows = r;
+		for (int k = *nrows; k <= i; k++) {
+			*nrows = k + 1;
+			if (profile_alloc(&r[k], resolution))
+				return NULL;
+		}
+	}
+	return &(*rows)[i];
+}
+
+/* Cut every row to the buckets any of them uses. */
+static void rows_cut(struct profile *rows, int nrows)
+{
+	int lo = NBUCKETS, hi = -1, a, b;
+
+	for (int i = 0; i < nrows; i++) {
+		profile_extent(&rows[i], &a, &b);
+		if (b >= 0 && a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
+	}
+	for (int i = 0; i < nrows; i++)
+		profile_cut(&rows[i], hi >= 0 ? lo : 0, hi >= 0 ? hi - lo + 1 : 0);
+}
+
+int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+		       struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err)
+{
+	struct rprofile_info info;
+	sqlite3_stmt *st;
+	int64_t start = 0;
+	int rc;
+
+	*rows = NULL;
+	*nrows = 0;
+	if (interval_ns <= 0)
+		return fmt_errf(err, db->path, "bad interval");
+	st = sel_begin(db, sel, &info, err);
+	free(info.what);
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t v = scaled(sel, sqlite3_column_int64(st, 0)), t = sqlite3_column_int64(st, 1);
+		struct profile *w;
+		if (!sqlite3_column_int(st, 2))
+			continue;
+		if (!*nrows)
+			start = t;
+		w = window(rows, nrows, (int)((t - start) / interval_ns), sel->resolution);
+		if (!w) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		profile_add(w, v);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		for (int i = 0; i < *nrows; i++)
+			rprofile_release(&(*rows)[i]);
+		free(*rows);
+		*rows = NULL;
+		*nrows = 0;
+		return fmt_errf(err, db->path, rc == SQLITE_NOMEM ? "too many time windows (at most %d)"
+								  : "cannot read the calls (%d)",
+				rc == SQLITE_NOMEM ? MAX_WINDOWS : rc);
+	}
+	rows_cut(*rows, *nrows);
+	*t0 = start - info.t0;
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdb: a darc database opened for reading by the report commands, and the
+ * questions they all ask of it: which calls a selection means (a function,
+ * an fnode or a call path, a task, a time range), and their latency profile.
+ */
+#ifndef DARC_RDB_H
+#define DARC_RDB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fmt.h"
+#include "profile.h"
+
+struct rdb;
+
+/*
+ * Open the darc database at @path read-only. NULL, with @err naming the file
+ * and the problem, when it is not an SQLite file, not a darc database, or
+ * one of another schema version. Release with rdb_close().
+ */
+struct rdb *rdb_open(const char *path, struct fmt_err *err);
+
+/* Close it. Accepts NULL. */
+void rdb_close(struct rdb *db);
+
+/* The SQLite handle and the path, owned by @db. */
+sqlite3 *rdb_sql(const struct rdb *db);
+const char *rdb_path(const struct rdb *db);
+
+/* The recording's source path as stored, or "" (owned by @db). */
+const char *rdb_source(struct rdb *db);
+
+/*
+ * Is @path a database darc wrote (an SQLite file with darc's tables, of any
+ * schema version)? 1 yes, 0 no, -1 cannot tell (unreadable: errno set).
+ */
+int rdb_is_darc(const char *path);
+
+/* The per-call quantity a profile counts. */
+enum rmetric {
+	RM_INCL,
+	RM_EXCL,
+	RM_IRQ,
+	RM_SOFTIRQ,
+	RM_PREEMPT,
+	RM_BLOCKED,
+	RM_METRICS
+};
+const char *rmetric_name(int m); /* "incl", ... */
+int rmetric_of(const char *name); /* -1 if unknown */
+
+/* Which calls: one of func, fnode, path; optionally a task and a time range. */
+struct rsel {
+	const char *func;  /* a function's name */
+	int64_t fnode;	   /* or an fnode id (0: none) */
+	const char *path;  /* or a call path from a root, "a>b>c" */
+	int metric;	   /* enum rmetric */
+	int resolution;	   /* 1..4 */
+	int64_t task;	   /* a tid, or 0 for any */
+	const char *comm;  /* or a task name, or NULL */
+	int64_t t_lo, t_hi; /* calls entered in [t_lo, t_hi) ns, relative to the
+			       recording's first event; INT64_MIN/INT64_MAX: open */
+	double scale;	   /* each value times this (cycles per ns for cycles; 1: ns) */
+};
+#define RSEL_INIT {NULL, 0, NULL, RM_INCL, 1, 0, NULL, INT64_MIN, INT64_MAX, 1.0}
+
+/* What a profile was made of, for titles and checks. */
+struct rprofile_info {
+	char *what;	  /* "vfs_read", "fnode 12 (read > vfs_read)", ...: owned, free() */
+	uint64_t calls;	  /* complete calls selected */
+	uint64_t skipped; /* selected calls left out: incomplete (no entry or exit) */
+	int64_t max_ns, total_ns; /* in the selection's unit (ns or cycles) */
+	int64_t t0;	  /* the recording's first event, ns */
+};
+
+/*
+ * The profile of the calls @sel selects into @p (arrays allocated: release
+ * with rprofile_release()) with the exact latency summed per bucket, and
+ * @info. Returns 0; -1 with @err set when the selection names nothing
+ * ("no function 'x' in DB") or SQLite fails.
+ */
+int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+		  struct rprofile_info *info, struct fmt_err *err);
+
+/*
+ * One profile per time window of @interval_ns from the first selected call
+ * to the last: *@rows (allocated, release each and the array) and their
+ * number in *@nrows; *@t0 the first window's start, ns since the
+ * recording's first event. All rows share the first one's bucket range.
+ */
+int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+		       struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
+
+/* Free what rprofile_load() allocated in @p; @p is empty again. */
+void rprofile_release(struct profile *p);
+
+#endif

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+#include "ropt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pipeline.h"
+
+const char ropt_help[] =
+    "which calls (one of):\n"
+    "      --func F         a function (kernel function, system call, probe, user function)\n"
+    "      --fnode ID       one node of the ftree (SELECT * FROM hot_paths shows them)\n"
+    "      --path 'a>b>c'   the function at the end of a call path from a root\n"
+    "  and of them:\n"
+    "      --task TID       one task's calls;  --comm NAME  the calls of tasks named NAME\n"
+    "      --time LO-HI     calls entered in this window, from the recording's first\n"
+    "                       event (e.g. 0.5-2, 100ms-1.5s; s without a unit)\n"
+    "how:\n"
+    "      --metric M       incl (default), excl, irq, softirq, preempt, blocked: the\n"
+    "                       latency, or one part of it (schema/README.md, view call)\n"
+    "      --resolution R   buckets per octave, 1 (OSprof's, default) to 4\n"
+    "      --unit U         ns (default) or cycles, with --cpu-mhz N: the papers' unit\n"
+    "peaks (log2 buckets, on log2(count + 1) of each):\n"
+    "      --prominence P   a peak rises at least P above the valleys beside it\n"
+    "                       (default 2: four times the count)\n"
+    "      --smooth W       average W buckets first (odd, default 1: none)\n"
+    "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
+    "      --json           print JSON\n";
+
+void ropt_init(struct ropt *o)
+{
+	*o = (struct ropt){.sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT};
+}
+
+void ropt_release(struct ropt *o)
+{
+	free(o->peaks);
+	o->peaks = NULL;
+}
+
+int ropt_duration(const char *s, int64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e9}};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v * units[i].ns > 9e18)
+				return -1;
+			*ns = (int64_t)llround(v * units[i].ns);
+			return 0;
+		}
+	return -1;
+}
+
+/* "LO-HI" with durations (the range of --time). */
+static int time_range(struct rsel *sel, const char *arg)
+{
+	char lo[64];
+	const char *dash = strchr(arg, '-');
+
+	if (!dash || dash - arg >= (long)sizeof(lo))
+		return -1;
+	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - arg), arg);
+	if ((lo[0] && ropt_duration(lo, &sel->t_lo)) || (dash[1] && ropt_duration(dash + 1, &sel->t_hi)))
+		return -1;
+	return sel->t_lo < sel->t_hi ? 0 : -1;
+}
+
+/* "12-14,20-22": bucket ranges, in increasing order and apart. */
+static int peak_list(struct ropt *o, const char *arg)
+{
+	const char *p = arg;
+
+	free(o->peaks);
+	o->peaks = NULL;
+	o->npeaks = 0;
+	while (*p) {
+		int lo, hi, n;
+		void *a;
+		if (sscanf(p, "%d-%d%n", &lo, &hi, &n) != 2 || lo < 0 || hi < lo || hi > 256 ||
+		    (o->npeaks && lo <= o->peaks[o->npeaks - 1].hi))
+			return -1;
+		a = realloc(o->peaks, (o->npeaks + 1) * sizeof(*o->peaks));
+		if (!a)
+			return -1;
+		o->peaks = a;
+		o->peaks[o->npeaks++] = (struct peak){.lo = lo, .hi = hi};
+		p += n;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return o->npeaks ? 0 : -1;
+}
+
+static int number(const char *arg, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	return end != arg && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+/* The options that take a number. */
+static int take_number(struct ropt *o, int c, const char *arg)
+{
+	double v;
+
+	switch (c) {
+	case ROPT_FNODE:
+		if (number(arg, 1, 9e18, &v))
+			return -1;
+		o->sel.fnode = (int64_t)v;
+		return 0;
+	case ROPT_RESOLUTION:
+		if (number(arg, 1, 4, &v) || v != (int)v)
+			return -1;
+		o->sel.resolution = (int)v;
+		return 0;
+	case ROPT_TASK:
+		if (number(arg, 0, 4194304, &v) || v != (int)v)
+			return -1;
+		o->sel.task = (int64_t)v;
+		return 0;
+	case ROPT_CPU_MHZ:
+		return number(arg, 1, 1e6, &o->cpu_mhz);
+	case ROPT_PROMINENCE:
+		return number(arg, 0, 64, &o->pp.prominence);
+	case ROPT_SMOOTH:
+		if (number(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
+			return -1;
+		o->pp.smooth = (int)v;
+		return 0;
+	}
+	return -1;
+}
+
+int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
+{
+	int rc = 0;
+
+	if (c < ROPT_FUNC || c >= ROPT_LAST)
+		return 0;
+	switch (c) {
+	case ROPT_FUNC:
+		o->sel.func = arg;
+		break;
+	case ROPT_PATH:
+		o->sel.path = arg;
+		break;
+	case ROPT_COMM:
+		o->sel.comm = arg;
+		break;
+	case ROPT_METRIC:
+		rc = (o->sel.metric = rmetric_of(arg)) < 0 ? -1 : 0;
+		break;
+	case ROPT_TIME:
+		rc = time_range(&o->sel, arg);
+		break;
+	case ROPT_UNIT:
+		rc = !strcmp(arg, "cycles") ? (o->cycles = true, 0) : !strcmp(arg, "ns") ? 0 : -1;
+		break;
+	case ROPT_PEAKS:
+		rc = peak_list(o, arg);
+		break;
+	case ROPT_JSON:
+		o->json = true;
+		break;
+	default:
+		rc = take_number(o, c, arg);
+	}
+	if (rc) {
+		fmt_errf(err, NULL, "bad argument '%s' of an option", arg ? arg : "");
+		return -1;
+	}
+	return 1;
+}
+
+int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
+{
+	int n = !!o->sel.func + !!o->sel.fnode + !!o->sel.path;
+
+	if (n > 1 || (need_selection && !n))
+		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
+	if (o->sel.task && o->sel.comm)
+		return fmt_errf(err, NULL, "--task and --comm do not go together");
+	if (o->cycles != (o->cpu_mhz > 0))
+		return fmt_errf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
+	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;
+	return 0;
+}
+
+const char *ropt_unit(const struct ropt *o)
+{
+	return o->cycles ? "cycles" : "ns";
+}
+
+int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
+{
+	if (!o->npeaks)
+		return profile_peaks(p, &o->pp, pk);
+	*pk = malloc(o->npeaks * sizeof(**pk));
+	if (!*pk)
+		return -1;
+	memcpy(*pk, o->peaks, o->npeaks * sizeof(**pk));
+	profile_peak_stats(p, *pk, o->npeaks);
+	return o->npeaks;
+}
+
+/* RECORDING without its extension, plus .db, beside it (caller frees). */
+static char *db_beside(const char *rec)
+{
+	const char *slash = strrchr(rec, '/'), *dot = strrchr(rec, '.');
+	size_t n = dot && (!slash || dot > slash + 1) ? (size_t)(dot - rec) : strlen(rec);
+	char *out = malloc(n + 4);
+
+	if (out)
+		snprintf(out, n + 4, "%.*s.db", (int)n, rec);
+	return out;
+}
+
+/* Is the database @db newer than @rec and readable by this darc? */
+static bool db_current(const char *db, const char *rec)
+{
+	struct stat d, r;
+	struct rdb *x;
+	struct fmt_err err;
+
+	if (stat(db, &d) || stat(rec, &r) || d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
+	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
+		return false;
+	x = rdb_open(db, &err);
+	rdb_close(x);
+	return x != NULL;
+}
+
+struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err)
+{
+	char *db;
+	struct rdb *r = NULL;
+
+	switch (rdb_is_darc(path)) {
+	case 1:
+		return rdb_open(path, err);
+	case -1:
+		fmt_errf(err, path, "%s", strerror(errno));
+		return NULL;
+	}
+	db = db_beside(path);
+	if (!db) {
+		fmt_errf(err, path, "out of memory");
+		return NULL;
+	}
+	if (db_current(db, path)) {
+		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);
+	} else {
+		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first\n", prog, path, db);
+		if (pipeline_run(path, db, NULL, NULL, err))
+			goto out;
+	}
+	r = rdb_open(db, err);
+out:
+	free(db);
+	return r;
+}

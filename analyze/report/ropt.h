@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ropt: the options every report command shares (which calls, which metric,
+ * which unit, which peaks), parsed one way for all of them, and the
+ * database they read: a darc database, or a recording analyzed first.
+ */
+#ifndef DARC_ROPT_H
+#define DARC_ROPT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "profile.h"
+#include "rdb.h"
+
+/* Long-only option codes of the shared options (above 255, below a command's own). */
+enum {
+	ROPT_FUNC = 400,
+	ROPT_FNODE,
+	ROPT_PATH,
+	ROPT_METRIC,
+	ROPT_RESOLUTION,
+	ROPT_TASK,
+	ROPT_COMM,
+	ROPT_TIME,
+	ROPT_UNIT,
+	ROPT_CPU_MHZ,
+	ROPT_PEAKS,
+	ROPT_PROMINENCE,
+	ROPT_SMOOTH,
+	ROPT_JSON,
+	ROPT_LAST
+};
+
+/* The entries of struct option for the shared options, to copy into a command's table. */
+#define ROPT_OPTIONS                                                                            \
+	{"func", required_argument, NULL, ROPT_FUNC},                                           \
+	    {"fnode", required_argument, NULL, ROPT_FNODE},                                     \
+	    {"path", required_argument, NULL, ROPT_PATH},                                       \
+	    {"metric", required_argument, NULL, ROPT_METRIC},                                   \
+	    {"resolution", required_argument, NULL, ROPT_RESOLUTION},                           \
+	    {"task", required_argument, NULL, ROPT_TASK},                                       \
+	    {"comm", required_argument, NULL, ROPT_COMM},                                       \
+	    {"time", required_argument, NULL, ROPT_TIME},                                       \
+	    {"unit", required_argument, NULL, ROPT_UNIT},                                       \
+	    {"cpu-mhz", required_argument, NULL, ROPT_CPU_MHZ},                                 \
+	    {"peaks", required_argument, NULL, ROPT_PEAKS},                                     \
+	    {"prominence", required_argument, NULL, ROPT_PROMINENCE},                           \
+	    {"smooth", required_argument, NULL, ROPT_SMOOTH},                                   \
+	    {"json", no_argument, NULL, ROPT_JSON}
+
+/* Their help text, for a command's usage. */
+extern const char ropt_help[];
+
+struct ropt {
+	struct rsel sel;
+	struct peak_params pp;
+	struct peak *peaks; /* --peaks LO-HI,...: given ranges (owned), else NULL */
+	int npeaks;
+	bool json;
+	bool cycles;	    /* --unit cycles */
+	double cpu_mhz;
+};
+
+/* Defaults: incl latency at resolution 1 in ns, peaks found with the default parameters. */
+void ropt_init(struct ropt *o);
+void ropt_release(struct ropt *o);
+
+/*
+ * Take option @c with argument @arg if it is a shared one: 1 taken, 0 not
+ * a shared option, -1 a bad argument (@err says which).
+ */
+int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err);
+
+/* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
+int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
+
+/* The unit name of @o's values: "ns" or "cycles". */
+const char *ropt_unit(const struct ropt *o);
+
+/*
+ * "1.5ms" -> 1500000: a duration (ns, us, ms, s; seconds without a unit).
+ * 0 or -1 (not a duration).
+ */
+int ropt_duration(const char *s, int64_t *ns);
+
+/*
+ * The peaks of @p: the ones given with --peaks (their statistics filled from
+ * @p), or found. *@pk is allocated (free it); returns their number or -1.
+ */
+int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk);
+
+/*
+ * The database for @path: @path itself when it is a darc database; for a
+ * recording, the database beside it (RECORDING without its extension, plus
+ * .db), reused while it is newer than the recording and of this darc's
+ * schema, else made now by analyzing the recording (said on stderr, with
+ * @prog naming the command). NULL with @err set on failure.
+ */
+struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err);
+
+#endif
