@@ -13,6 +13,18 @@ enum {
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_peaks(int argc, char **argv);
+
+struct fmt_err;
+/*
+ * The end of a report command that did not run, by ropt_parse()'s result
+ * @how: its usage on stdout (ROPT_HELP, EXIT_OK) or stderr (ROPT_USAGE), or
+ * the error in @err (ROPT_BAD); the parts of the usage text are printed in
+ * order. Returns the exit status.
+ */
+int cmd_usage(int how, const struct fmt_err *err, const char *head, const char *mid,
+	      const char *tail);
 
 /* Print "darc: MESSAGE" to stderr (one line). */
 void darc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "ropt.h"
 
 struct cmd {
 	const char *name;
@@ -22,6 +23,8 @@ static const struct cmd commands[] = {
 	{"analyze", cmd_analyze, "call trees, latency decomposition and histograms into SQLite"},
 	{"info", cmd_info, "what a recording holds: format, kernel, CPUs, span, events, losses"},
 	{"dump", cmd_dump, "every event, one line each, in time order"},
+	{"hist", cmd_hist, "the latency histogram (log2 buckets) of a function, with its peaks"},
+	{"peaks", cmd_peaks, "the peaks of a latency histogram, stored for later commands"},
 };
 
 void darc_error(const char *fmt, ...)
@@ -34,6 +37,19 @@ void darc_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cmd_usage(int how, const struct fmt_err *err, const char *head, const char *mid,
+	      const char *tail)
+{
+	FILE *f = how == ROPT_HELP ? stdout : stderr;
+
+	if (how == ROPT_BAD) {
+		darc_error("%s", err->msg);
+		return EXIT_INPUT;
+	}
+	fprintf(f, "%s%s%s", head, mid, tail);
+	return how == ROPT_HELP ? EXIT_OK : EXIT_INPUT;
 }
 
 static void usage(FILE *f)

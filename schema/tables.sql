@@ -219,6 +219,26 @@ CREATE TABLE probe_hit (
 				-- '0x...' strings (pointers), others as numbers or strings
 );
 
+-- The peaks of latency profiles, as darc peaks found (or was given) them: one
+-- row per peak, numbered left to right, for each profile and way of finding.
+CREATE TABLE peak (
+	owner_kind INTEGER NOT NULL, -- hist_owner.owner_kind: 0 func, 1 fnode
+	owner_id INTEGER NOT NULL,   -- func.id or fnode.id
+	metric INTEGER NOT NULL,     -- hist_metric.metric: 0 incl, 1 excl, 2 irq, ... 5 blocked
+	resolution INTEGER NOT NULL, -- buckets per octave, 1..4
+	params TEXT NOT NULL,	     -- how (JSON): prominence and smoothing, or the ranges
+				     -- given, and the calls' filters (task, comm, time, unit)
+	number INTEGER NOT NULL,     -- 1, 2, ... from left to right
+	lo INTEGER NOT NULL,	     -- bucket range, inclusive
+	hi INTEGER NOT NULL,
+	calls INTEGER NOT NULL,	     -- complete calls in it
+	share_calls REAL,	     -- of the profile's calls, 0..1
+	share_latency REAL,	     -- of the profile's latency, 0..1
+	mean REAL,		     -- mean value (ns, or cycles if params say so)
+	max INTEGER,		     -- largest value
+	PRIMARY KEY (owner_kind, owner_id, metric, resolution, params, number)
+);
+
 -- Lookup tables: the integer codes above by name, so queries need no C.
 -- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
@@ -247,7 +267,11 @@ INSERT INTO hist_owner VALUES
 CREATE TABLE hist_metric (metric INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO hist_metric VALUES
 	(0, 'incl', 'inclusive latency, incl_ns'),
-	(1, 'excl', 'exclusive latency, excl_ns');
+	(1, 'excl', 'exclusive latency, excl_ns'),
+	(2, 'irq', 'hard-interrupt time, irq_ns (peak only)'),
+	(3, 'softirq', 'softirq time, softirq_ns (peak only)'),
+	(4, 'preempt', 'preempted time, preempt_ns (peak only)'),
+	(5, 'blocked', 'blocked time, blocked_ns (peak only)');
 
 CREATE TABLE irq_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO irq_kind VALUES

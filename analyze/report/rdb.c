@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "model.h"
 #include "schema.h"
 
 #define NBUCKETS (64 * 4 + 1) /* every bucket of a 64-bit ns value at resolution 4 */
@@ -477,4 +478,117 @@ int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_
 	rows_cut(*rows, *nrows);
 	*t0 = start - info.t0;
 	return 0;
+}
+
+/* The owner (hist_owner kind and id) of @sel's calls for table peak. 0 or -1. */
+static int sel_owner(struct rdb *db, const struct rsel *sel, int *kind, int64_t *id)
+{
+	char *path = sel->path ? norm_path(sel->path) : NULL;
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	*kind = sel->func ? OWNER_FUNC : OWNER_FNODE;
+	if (sel->fnode) {
+		*id = sel->fnode;
+		return 0;
+	}
+	if (sqlite3_prepare_v2(db->sql,
+			       sel->func ? "SELECT min(id) FROM func WHERE name = ?1"
+					 : "SELECT min(id) FROM fnode_path WHERE path = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			*id = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	free(path);
+	return rc;
+}
+
+static const char peak_delete_sql[] =
+    "DELETE FROM peak WHERE owner_kind = ?1 AND owner_id = ?2 AND metric = ?3"
+    " AND resolution = ?4 AND params = ?5";
+static const char peak_insert_sql[] =
+    "INSERT INTO peak(owner_kind, owner_id, metric, resolution, params, number, lo, hi, calls,"
+    " share_calls, share_latency, mean, max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+    " ?11, ?12, ?13)";
+
+/* Run @sql on @w with the owner's five keys, and for each peak its fields when @pk. */
+static int peak_rows(sqlite3 *w, const char *sql, const int64_t key[4], const char *params,
+		     const struct peak *pk, int npk)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_OK;
+
+	if (sqlite3_prepare_v2(w, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int k = 0; k < (pk ? npk : 1) && rc == SQLITE_OK; k++) {
+		sqlite3_reset(st);
+		for (int i = 0; i < 4; i++)
+			sqlite3_bind_int64(st, i + 1, key[i]);
+		sqlite3_bind_text(st, 5, params, -1, SQLITE_STATIC);
+		if (pk) {
+			const struct peak *q = &pk[k];
+			sqlite3_bind_int(st, 6, k + 1);
+			sqlite3_bind_int(st, 7, q->lo);
+			sqlite3_bind_int(st, 8, q->hi);
+			sqlite3_bind_int64(st, 9, (int64_t)q->calls);
+			sqlite3_bind_double(st, 10, q->share_calls);
+			sqlite3_bind_double(st, 11, q->share_lat);
+			sqlite3_bind_double(st, 12, q->calls ? q->lat_ns / q->calls : 0);
+			sqlite3_bind_int64(st, 13, q->max_ns);
+		}
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
+		    const struct peak *pk, int npk, struct fmt_err *err)
+{
+	sqlite3 *w = NULL;
+	int64_t key[4] = {0, 0, sel->metric, sel->resolution};
+	int kind, rc = -1;
+
+	if (sel_owner(db, sel, &kind, &key[1]))
+		return fmt_errf(err, db->path, "cannot store the peaks: no owner for them");
+	key[0] = kind;
+	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+	    !peak_rows(w, peak_delete_sql, key, params, NULL, 0) &&
+	    !peak_rows(w, peak_insert_sql, key, params, pk, npk) &&
+	    sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		rc = 0;
+	else
+		fmt_errf(err, db->path, "cannot store the peaks: %s", sqlite3_errmsg(w));
+	sqlite3_close(w);
+	return rc;
+}
+
+int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char **names,
+			 int64_t *counts, int max)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT func, calls FROM func_summary WHERE calls BETWEEN ?1 AND ?2"
+			       " ORDER BY abs(calls - ?3), func LIMIT ?4",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)(calls * (1 - tolerance)));
+	sqlite3_bind_int64(st, 2, (int64_t)(calls * (1 + tolerance) + 0.5));
+	sqlite3_bind_int64(st, 3, (int64_t)calls);
+	sqlite3_bind_int(st, 4, max);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+		names[n] = strdup((const char *)sqlite3_column_text(st, 0));
+		counts[n] = sqlite3_column_int64(st, 1);
+		if (names[n])
+			n++;
+	}
+	sqlite3_finalize(st);
+	return n;
 }

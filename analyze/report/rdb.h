@@ -94,6 +94,23 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
 		       struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
 
+/*
+ * Store @npk peaks of @sel's profile in table peak, found or given as
+ * @params says (JSON text), replacing a former run with the same owner,
+ * metric, resolution and params. Opens the database for writing for this.
+ * 0, or -1 with @err set (a read-only database, say).
+ */
+int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
+		    const struct peak *pk, int npk, struct fmt_err *err);
+
+/*
+ * The functions whose number of complete calls is within @tolerance (0.05:
+ * 5%) of @calls, closest first: up to @max names into @names (each owned by
+ * the caller: free()) and their counts into @counts. Returns how many.
+ */
+int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char **names,
+			 int64_t *counts, int max);
+
 /* Free what rprofile_load() allocated in @p; @p is empty again. */
 void rprofile_release(struct profile *p);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pipeline.h"
 
@@ -206,6 +207,25 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 	return 0;
 }
 
+int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
+	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
+	       bool need_selection, struct fmt_err *err)
+{
+	int c, rc;
+
+	err->msg[0] = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return ROPT_HELP;
+		if (c == '?' || c == ':')
+			return ROPT_USAGE;
+		rc = ropt_take(o, c, optarg, err);
+		if (rc < 0 || (!rc && (!own || own(ctx, c, optarg, err))))
+			return err->msg[0] ? ROPT_BAD : ROPT_USAGE;
+	}
+	return ropt_check(o, need_selection, err) ? ROPT_BAD : ROPT_OK;
+}
+
 const char *ropt_unit(const struct ropt *o)
 {
 	return o->cycles ? "cycles" : "ns";
@@ -262,10 +282,22 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 		fmt_errf(err, path, "%s", strerror(errno));
 		return NULL;
 	}
+	/* not a database: it must be a recording */
+	{
+		struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
+		if (!r)
+			return NULL;
+		fmt_reader_close(r);
+	}
 	db = db_beside(path);
 	if (!db) {
 		fmt_errf(err, path, "out of memory");
 		return NULL;
+	}
+	if (access(db, F_OK) == 0 && rdb_is_darc(db) != 1) {
+		fmt_errf(err, db, "exists and is not a darc database: not replaced (analyze '%s'"
+				  " with darc analyze -o DB, then give DB)", path);
+		goto out;
 	}
 	if (db_current(db, path)) {
 		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);

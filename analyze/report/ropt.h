@@ -72,6 +72,20 @@ void ropt_release(struct ropt *o);
  */
 int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err);
 
+/* What ropt_parse() found. */
+enum { ROPT_OK = 0, ROPT_HELP = 1, ROPT_USAGE = 2, ROPT_BAD = 3 };
+
+/*
+ * getopt_long over @argv with @opts (ROPT_OPTIONS, the command's own, and
+ * "help"): shared options go to @o, the command's to @own (0 taken, -1 bad:
+ * it fills @err); then ropt_check(). ROPT_OK (optind is at the operands),
+ * ROPT_HELP, ROPT_USAGE (an unknown option: print the usage), or ROPT_BAD
+ * (@err says why).
+ */
+int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
+	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
+	       bool need_selection, struct fmt_err *err);
+
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
 

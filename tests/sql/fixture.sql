@@ -102,3 +102,10 @@ INSERT INTO probe_hit VALUES
 	(1, 5600, 0, 100, 6, 'kprobes:submit_bio', 0, 0, 6, '{"bio":"0xffff888004a1b000"}'),
 	(2, 6500, 0, 100, 7, 'kprobes:bio_endio', 0, 1, 7, '{"bio":"0xffff888004a1b000"}'),
 	(3, 20500, 1, 100, 6, 'kprobes:submit_bio', 0, 0, 9, '{"bio":"0xffff888004a1c800"}');
+
+-- darc peaks --func ext4_file_read_iter: two peaks, default parameters
+-- owner_kind, owner_id, metric, resolution, params, number, lo, hi, calls, share_calls,
+-- share_latency, mean, max
+INSERT INTO peak VALUES
+	(0, 3, 0, 1, '{"prominence":2.0,"smooth":1}', 1, 11, 11, 1, 0.5, 0.444, 4000, 4000),
+	(0, 3, 0, 1, '{"prominence":2.0,"smooth":1}', 2, 12, 12, 1, 0.5, 0.556, 5000, 5000);

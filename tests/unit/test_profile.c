@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "profile.h"
+#include "rdb.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 
@@ -168,6 +169,20 @@ START_TEST(test_compare_counts)
 }
 END_TEST
 
+/* The metric codes of table peak are those of the hist_metric lookup table. */
+START_TEST(test_metric_codes)
+{
+	static const char *const names[] = {"incl", "excl", "irq", "softirq", "preempt", "blocked"};
+
+	ck_assert_int_eq(RM_METRICS, 6);
+	for (int m = 0; m < RM_METRICS; m++) {
+		ck_assert_str_eq(rmetric_name(m), names[m]);
+		ck_assert_int_eq(rmetric_of(names[m]), m);
+	}
+	ck_assert_int_eq(rmetric_of("wall"), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("profile");
@@ -184,6 +199,7 @@ int main(void)
 	tcase_add_test(tc, test_compare_identical);
 	tcase_add_test(tc, test_compare_shift);
 	tcase_add_test(tc, test_compare_counts);
+	tcase_add_test(tc, test_metric_codes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

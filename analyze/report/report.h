@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report: the answers the report commands print, one function each over the
+ * shared library (rdb, profile, show). Each prints to @out and returns 0, or
+ * -1 with @err set.
+ */
+#ifndef DARC_REPORT_H
+#define DARC_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rdb.h"
+#include "ropt.h"
+
+/* darc hist: the histogram of @o's selection with its peaks (text or JSON). */
+int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err);
+
+/* darc hist --interval: one histogram per window of @interval_ns. */
+int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t interval_ns,
+		     struct fmt_err *err);
+
+/* darc peaks: the peaks of @o's selection, stored in table peak; @explain adds OSprof's aids. */
+int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
+		 struct fmt_err *err);
+
+#endif

@@ -1,0 +1,146 @@
+#!/bin/bash
+# The report commands (darc hist, darc peaks) on the samples:
+#   - the histogram of a function equals one computed here, independently,
+#     from the calltime/rettime of its funcgraph_exit events in
+#     'trace-cmd report -R' (log2 buckets of rettime - calltime);
+#   - text output against tests/golden/expected/report/*.txt (paths normalised);
+#   - JSON: counts add up to the calls, shares to 1, peaks cover their buckets;
+#   - peaks are stored in table peak, a second run with other parameters beside
+#     the first; a recording is analyzed once, then its database reused;
+#   - bad selections and options: exit 2 and one line.
+# Usage: report.sh DARC [--update]. Exit 0 pass, 1 fail, 77 no trace-cmd/sqlite3/python3.
+set -u
+darc=$(realpath "${1:?usage: report.sh DARC [--update]}") || exit 1
+update=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+samples=$(cd "$here/../../samples" && pwd)
+exp=$here/expected/report
+for c in trace-cmd sqlite3 python3; do
+	command -v $c >/dev/null || { echo "skip: $c not installed"; exit 77; }
+done
+tmp=$(mktemp -d /tmp/darc-report.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL: $1"; }
+
+# golden NAME CMD...: the output of CMD against expected/report/NAME.txt
+golden() {
+	local name=$1 out
+	shift
+	out=$("$@" 2>&1 | sed "s|$tmp/|TMP/|g")
+	if [ "$update" = --update ]; then
+		printf '%s\n' "$out" >"$exp/$name.txt"
+	fi
+	if [ "$out" = "$(cat "$exp/$name.txt" 2>/dev/null)" ]; then
+		ok "$name matches expected/report/$name.txt"
+	else
+		not_ok "$name differs from expected/report/$name.txt:"
+		diff <(printf '%s\n' "$out") "$exp/$name.txt" | head -20
+	fi
+}
+
+# 1. a recording is analyzed once, beside it, then reused
+cp "$samples/vm-odirect-v7.dat" "$tmp/od.dat"
+"$darc" hist "$tmp/od.dat" --func vfs_read >"$tmp/h1.txt" 2>"$tmp/h1.err"
+[ $? = 0 ] && grep -q "analyzing '$tmp/od.dat' into '$tmp/od.db' first" "$tmp/h1.err" &&
+	[ -s "$tmp/od.db" ] && ok "a recording is analyzed into RECORDING.db first" ||
+	not_ok "hist on a recording: $(cat "$tmp/h1.err")"
+"$darc" hist "$tmp/od.dat" --func vfs_read >"$tmp/h2.txt" 2>"$tmp/h2.err"
+grep -q "reading '$tmp/od.db'" "$tmp/h2.err" && cmp -s "$tmp/h1.txt" "$tmp/h2.txt" &&
+	ok "its database is reused while newer" || not_ok "not reused: $(cat "$tmp/h2.err")"
+db=$tmp/od.db
+
+# 2. the histograms against trace-cmd's own durations, for every function_graph
+#    function of the O_DIRECT and zero-read samples with at least 20 calls
+cp "$samples/vm-zeroread-v7.dat" "$tmp/zr.dat"
+"$darc" analyze -q -o "$tmp/zr.db" "$tmp/zr.dat" || not_ok "analyze zeroread"
+for s in od zr; do
+	trace-cmd report -R "$tmp/$s.dat" 2>/dev/null | python3 -c '
+import re, sys, collections
+h = collections.defaultdict(collections.Counter)
+for line in sys.stdin:
+    m = re.search(r"funcgraph_exit: +func=(\S+) .*calltime=([0-9a-f]+) rettime=([0-9a-f]+)", line)
+    if m:
+        d = int(m.group(3), 16) - int(m.group(2), 16)
+        h[m.group(1)][max(d, 1).bit_length() - 1] += 1
+for f, c in sorted(h.items()):
+    if sum(c.values()) >= 20:
+        print(f, " ".join("%d:%d" % kv for kv in sorted(c.items())))
+' >"$tmp/$s.tc"
+	n=0 bad=0
+	while read -r f want; do
+		got=$("$darc" hist "$tmp/$s.db" --func "$f" --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(" ".join("%d:%d" % (b["bucket"], b["count"]) for b in j["buckets"] if b["count"]))')
+		n=$((n + 1))
+		if [ "$got" != "$want" ]; then
+			bad=$((bad + 1))
+			[ $bad -le 3 ] && echo "    $s $f: darc $got; trace-cmd $want"
+		fi
+	done <"$tmp/$s.tc"
+	[ $n -gt 10 ] && [ $bad = 0 ] && ok "$s: $n functions' histograms equal trace-cmd's durations" ||
+		not_ok "$s: $bad of $n histograms differ from trace-cmd's durations"
+done
+
+# 3. text and JSON forms
+golden hist-vfs_read "$darc" hist "$db" --func vfs_read
+golden hist-excl-r2 "$darc" hist "$db" --path 'vfs_read>ext4_file_read_iter' --metric excl --resolution 2
+golden hist-interval "$darc" hist "$db" --func vfs_read --interval 20ms
+golden peaks-explain "$darc" peaks "$db" --func vfs_read --explain
+golden hist-zeroread "$darc" hist "$tmp/zr.db" --func vfs_read
+"$darc" hist "$db" --func vfs_read --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+b = j["buckets"]
+assert sum(x["count"] for x in b) == j["calls"] == 103, "counts"
+assert abs(sum(x["share_calls"] for x in b) - 1) < 1e-9, "shares of calls"
+assert abs(sum(x["share_latency"] for x in b) - 1) < 1e-9, "shares of latency"
+for p in j["peaks"]:
+    inside = [x for x in b if p["lo"] <= x["bucket"] <= p["hi"]]
+    assert all(x["peak"] == p["peak"] for x in inside), "peak marks"
+    assert sum(x["count"] for x in inside) == p["calls"], "peak calls"
+assert [p["peak"] for p in j["peaks"]] == list(range(1, len(j["peaks"]) + 1)), "numbering"
+' && ok "hist --json adds up" || not_ok "hist --json does not add up"
+
+# 4. peaks are stored, each way of finding them beside the others
+"$darc" peaks "$db" --func vfs_read --prominence 1 >/dev/null &&
+	"$darc" peaks "$db" --func vfs_read --peaks 14-17,18-22 --json >"$tmp/given.json" ||
+	not_ok "darc peaks failed"
+got=$(sqlite3 "$db" "SELECT params, number, lo, hi, calls FROM peak p JOIN func f
+	ON p.owner_kind = 0 AND f.id = p.owner_id WHERE f.name = 'vfs_read' ORDER BY params, number")
+want='{"given":[[14,17],[18,22]]}|1|14|17|48
+{"given":[[14,17],[18,22]]}|2|18|22|55
+{"prominence":1.0,"smooth":1}|1|14|17|48
+{"prominence":1.0,"smooth":1}|2|18|22|55
+{"prominence":2.0,"smooth":1}|1|14|17|48
+{"prominence":2.0,"smooth":1}|2|18|22|55'
+[ "$got" = "$want" ] && ok "peaks stored in table peak, one set per way of finding them" ||
+	{ not_ok "table peak:"; echo "$got"; }
+
+# 5. mistakes: exit 2, one line naming the problem
+bad() {
+	local what=$1
+	shift
+	"$darc" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$what" "$tmp/err" &&
+		ok "darc $*: exit 2, '$what'" ||
+		{ not_ok "darc $*: exit $rc:"; head -3 "$tmp/err"; }
+}
+bad "no function 'nope'" hist "$db" --func nope
+bad "say which calls" hist "$db"
+bad "say which calls" peaks "$db" --func a --fnode 2
+bad "no fnode 999999" peaks "$db" --fnode 999999
+bad "no call path 'x > y'" hist "$db" --path 'x>y'
+bad "bad argument '7'" hist "$db" --func vfs_read --resolution 7
+bad "bad --interval" hist "$db" --func vfs_read --interval soon
+bad "not a trace.dat file" hist "$samples/README.md" --func vfs_read
+echo hello >"$tmp/x.db"
+bad "too short for a trace.dat file" hist "$tmp/x.db" --func vfs_read
+cp "$samples/vm-zeroread-v7.dat" "$tmp/x.dat"
+bad "exists and is not a darc database" hist "$tmp/x.dat" --func vfs_read
+bad "cpu-mhz" hist "$db" --func vfs_read --unit cycles
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
