@@ -25,6 +25,7 @@ static const struct cmd commands[] = {
 	{"dump", cmd_dump, "every event, one line each, in time order"},
 	{"hist", cmd_hist, "the latency histogram (log2 buckets) of a function, with its peaks"},
 	{"peaks", cmd_peaks, "the peaks of a latency histogram, stored for later commands"},
+	{"diff", cmd_diff, "two recordings' latency profiles compared, most different first"},
 };
 
 void darc_error(const char *fmt, ...)

@@ -2,8 +2,11 @@
 #include "report.h"
 
 #include <stdint.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
+#include "model.h"
 #include "show.h"
 
 /* What the show functions need to know about @o's profile. */
@@ -176,5 +179,131 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 	free(pk);
 	free(info.what);
 	rprofile_release(&p);
+	return rc;
+}
+
+/* ---- darc diff ------------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+	return kind == OWNER_FUNC ? "func" : "path";
+}
+
+static const char *score_text(double v, char *buf, size_t n)
+{
+	if (isinf(v))
+		snprintf(buf, n, "inf");
+	else
+		snprintf(buf, n, "%.1f", v);
+	return buf;
+}
+
+/* One side of a pair in a line: calls and mean. */
+static void side_text(FILE *out, uint64_t calls, double lat)
+{
+	char m[32];
+
+	fprintf(out, " %9" PRIu64 " %9s", calls,
+		calls ? show_amount(lat / calls, "ns", m, sizeof(m)) : "-");
+}
+
+/* The two histograms of @d in columns: range, count A, count B, two bars. */
+static void side_by_side(FILE *out, const struct diff_pair *d)
+{
+	const struct profile *p[2] = {d->a, d->b};
+	uint64_t most = 1;
+	int lo = 1 << 30, hi = -1;
+
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; p[s] && i < p[s]->n; i++)
+			if (p[s]->count[i]) {
+				int b = p[s]->lo + i;
+				lo = b < lo ? b : lo;
+				hi = b > hi ? b : hi;
+				most = p[s]->count[i] > most ? p[s]->count[i] : most;
+			}
+	fprintf(out, "%23s : %9s %9s  %-22s %-22s\n", "ns", "A", "B", "A", "B");
+	for (int b = lo; b <= hi; b++) {
+		uint64_t c[2], rlo, rhi;
+		char range[64];
+		for (int s = 0; s < 2; s++) {
+			int i = p[s] ? b - p[s]->lo : -1;
+			c[s] = p[s] && i >= 0 && i < p[s]->n ? p[s]->count[i] : 0;
+		}
+		show_bucket_range(b, d->a ? d->a->resolution : d->b->resolution, &rlo, &rhi);
+		snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, rlo, rhi);
+		fprintf(out, "%23s : %9" PRIu64 " %9" PRIu64 "  |%-20.*s| |%-20.*s|\n", range, c[0],
+			c[1], (int)(c[0] * 20 / most), "********************",
+			(int)(c[1] * 20 / most), "********************");
+	}
+}
+
+static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o,
+		      const struct diff_result *r, int show)
+{
+	char sc[32];
+
+	fprintf(out, "A: %s\nB: %s\n", rdb_source(a), rdb_source(b));
+	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls and "
+		     "under %g%% of the latency on both sides): %d differ\n",
+		r->npairs, cmp_method_name(o->method), o->threshold, r->pruned, o->min_calls,
+		100 * o->min_share, r->above);
+	if (!r->above)
+		fprintf(out, "nothing differs at or above the threshold\n");
+	fprintf(out, "\n%4s %9s %4s %9s %9s %9s %9s  %s\n", "rank", cmp_method_name(o->method),
+		"kind", "calls A", "mean A", "calls B", "mean B", "function or path");
+	for (int k = 0; k < r->npairs && k < (show > 10 ? show : 10); k++) {
+		const struct diff_pair *d = &r->pairs[k];
+		fprintf(out, "%4d %9s %4s", k + 1, score_text(d->score, sc, sizeof(sc)),
+			kind_name(d->kind));
+		side_text(out, d->calls_a, d->lat_a);
+		side_text(out, d->calls_b, d->lat_b);
+		fprintf(out, "  %s%s\n", d->key, !d->a ? " (only in B)" : !d->b ? " (only in A)" : "");
+	}
+	for (int k = 0; k < r->npairs && k < show && k < r->above; k++) {
+		fprintf(out, "\n%d. %s %s: %s %s\n", k + 1, kind_name(r->pairs[k].kind),
+			r->pairs[k].key, cmp_method_name(o->method),
+			score_text(r->pairs[k].score, sc, sizeof(sc)));
+		side_by_side(out, &r->pairs[k]);
+	}
+}
+
+static json_t *pair_json(const struct diff_pair *d)
+{
+	json_t *o = json_pack("{ss ss sI sI sf sf}", "kind", kind_name(d->kind), "key", d->key,
+			      "calls_a", (json_int_t)d->calls_a, "calls_b", (json_int_t)d->calls_b,
+			      "latency_a", d->lat_a, "latency_b", d->lat_b);
+	json_t *s = json_object();
+
+	for (int m = 0; m < CMP_METHODS; m++)
+		json_object_set_new(s, cmp_method_name(m),
+				    isfinite(d->scores[m]) ? json_real(d->scores[m]) : json_null());
+	json_object_set_new(o, "scores", s);
+	json_object_set_new(o, "only_in", json_string(!d->a ? "B" : !d->b ? "A" : ""));
+	return o;
+}
+
+int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
+		bool json, struct fmt_err *err)
+{
+	struct diff_result r;
+	int rc = 0;
+
+	if (diff_run(a, b, o, &r, err)) {
+		diff_release(&r);
+		return -1;
+	}
+	if (json) {
+		json_t *j = json_pack("{ss ss ss sf si si si so}", "a", rdb_source(a), "b",
+				      rdb_source(b), "method", cmp_method_name(o->method), "threshold",
+				      o->threshold, "pairs", r.npairs, "pruned", r.pruned, "differ",
+				      r.above, "ranked", json_array());
+		for (int k = 0; k < r.npairs; k++)
+			json_array_append_new(json_object_get(j, "ranked"), pair_json(&r.pairs[k]));
+		rc = put_json(out, j, err);
+	} else {
+		diff_text(out, a, b, o, &r, show);
+	}
+	diff_release(&r);
 	return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "rdb.h"
 #include "ropt.h"
+#include <stdbool.h>
 
 /* darc hist: the histogram of @o's selection with its peaks (text or JSON). */
 int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err);
@@ -25,3 +26,9 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 		 struct fmt_err *err);
 
 #endif
+
+#include "diff.h"
+
+/* darc diff: the pairs of @a and @b ranked, and the top @show of them side by side. */
+int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
+		bool json, struct fmt_err *err);

@@ -119,7 +119,25 @@ want='{"given":[[14,17],[18,22]]}|1|14|17|48
 [ "$got" = "$want" ] && ok "peaks stored in table peak, one set per way of finding them" ||
 	{ not_ok "table peak:"; echo "$got"; }
 
-# 5. mistakes: exit 2, one line naming the problem
+# 5. darc diff: a recording against itself differs nowhere; against another
+#    workload, the JSON is consistent and the text golden
+"$darc" diff "$db" "$db" >"$tmp/same.txt" &&
+	grep -q "nothing differs at or above the threshold" "$tmp/same.txt" &&
+	ok "diff of a recording with itself: nothing differs" ||
+	{ not_ok "diff of a recording with itself:"; head -5 "$tmp/same.txt"; }
+golden diff-od-zr "$darc" diff "$db" "$tmp/zr.db" --kind func --show 2
+"$darc" diff "$db" "$tmp/zr.db" --json | python3 -c '
+import json, math, sys
+j = json.load(sys.stdin)
+r = j["ranked"]
+assert j["method"] == "emd" and len(r) == j["pairs"], "pairs"
+s = [x["scores"]["emd"] if x["scores"]["emd"] is not None else math.inf for x in r]
+assert s == sorted(s, reverse=True), "ranked by emd"
+assert sum(1 for v in s if v >= j["threshold"]) == j["differ"], "differ"
+assert all((x["only_in"] != "") == (x["scores"]["emd"] is None) for x in r), "only_in"
+' && ok "diff --json is ranked and consistent" || not_ok "diff --json"
+
+# 6. mistakes: exit 2, one line naming the problem
 bad() {
 	local what=$1
 	shift
@@ -142,5 +160,7 @@ bad "too short for a trace.dat file" hist "$tmp/x.db" --func vfs_read
 cp "$samples/vm-zeroread-v7.dat" "$tmp/x.dat"
 bad "exists and is not a darc database" hist "$tmp/x.dat" --func vfs_read
 bad "cpu-mhz" hist "$db" --func vfs_read --unit cycles
+bad "bad argument 'fast'" diff "$db" "$db" --method fast
+bad "No such file" diff "$db" "$tmp/none.db"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc diff: two recordings' latency profiles compared, function by function
+ * and path by path, the most different first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "model.h"
+#include "report.h"
+
+static const char usage_text[] =
+	"usage: darc diff [options] A B\n\n"
+	"Compare the latency profiles of two recordings (or their databases): before\n"
+	"and after a fix, 1 process vs N. Every function (by name) and every call path\n"
+	"of either is paired with its namesake in the other; pairs with few calls\n"
+	"and little latency on both sides are pruned; the rest are rated by OSprof's\n"
+	"methods, in percent (0: the same), and ranked by one of them:\n"
+	"  totops     difference in the number of calls\n"
+	"  totlat     difference in total latency (count x 2^bucket)\n"
+	"  chisquare  chi-square test on the counts, as a probability of differing\n"
+	"  emd        earth mover's distance of the normalised profiles, x 100:\n"
+	"             100 = every call moved one bucket (the default)\n"
+	"  groupops   100 if the peaks differ in number or place, else calls per peak\n"
+	"  grouplat   likewise, latency per peak\n\n"
+	"  -m, --method M       rank by M (default emd)\n"
+	"  -t, --threshold T    a pair differs at a score of T or more (defaults:\n"
+	"                       emd 50, chisquare 99.9, the others 20)\n"
+	"      --metric M       incl (default) or excl\n"
+	"      --resolution R   buckets per octave, 1 (default) to 4\n"
+	"      --kind K         func, path, or all (default)\n"
+	"      --min-calls N    prune pairs with fewer calls than N on both sides ...\n"
+	"      --min-share P    ... and under P%% of their recording's latency (20, 1)\n"
+	"      --show N         print the N most different pairs side by side (3)\n"
+	"      --json           print JSON: every pair with every method's score\n"
+	"  -h, --help\n\n"
+	"examples:\n"
+	"  darc diff before.dat after.dat\n"
+	"  darc diff one-writer.db two-writers.db --kind func --method chisquare\n";
+
+enum { OPT_METRIC = 300, OPT_RESOLUTION, OPT_KIND, OPT_MIN_CALLS, OPT_MIN_SHARE, OPT_SHOW,
+       OPT_JSON };
+
+struct args {
+	struct diff_opts o;
+	int show;
+	bool json, threshold_given;
+};
+
+static int number(const char *arg, double lo, double hi, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	return end != arg && !*end && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+/* Take option @c; 0, or -1 with @err set. */
+static int take(struct args *a, int c, const char *arg, struct fmt_err *err)
+{
+	double v = 0;
+	int rc = 0;
+
+	switch (c) {
+	case 'm':
+		rc = (a->o.method = cmp_method_of(arg)) < 0 ? -1 : 0;
+		break;
+	case 't':
+		rc = number(arg, 0, 1e9, &a->o.threshold);
+		a->threshold_given = true;
+		break;
+	case OPT_METRIC:
+		a->o.metric = !strcmp(arg, "incl") ? RM_INCL : !strcmp(arg, "excl") ? RM_EXCL : -1;
+		rc = a->o.metric < 0 ? -1 : 0;
+		break;
+	case OPT_RESOLUTION:
+		rc = number(arg, 1, 4, &v) || v != (int)v ? -1 : (a->o.resolution = (int)v, 0);
+		break;
+	case OPT_KIND:
+		a->o.kind = !strcmp(arg, "func") ? OWNER_FUNC : !strcmp(arg, "path") ? OWNER_FNODE
+						   : !strcmp(arg, "all")  ? -1 : -2;
+		rc = a->o.kind == -2 ? -1 : 0;
+		break;
+	case OPT_MIN_CALLS:
+		rc = number(arg, 0, 1e12, &v) ? -1 : (a->o.min_calls = (int)v, 0);
+		break;
+	case OPT_MIN_SHARE:
+		rc = number(arg, 0, 100, &v) ? -1 : (a->o.min_share = v / 100, 0);
+		break;
+	case OPT_SHOW:
+		rc = number(arg, 0, 1000, &v) ? -1 : (a->show = (int)v, 0);
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	default:
+		return -1;
+	}
+	if (rc)
+		fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"method", required_argument, NULL, 'm'},
+		{"threshold", required_argument, NULL, 't'},
+		{"metric", required_argument, NULL, OPT_METRIC},
+		{"resolution", required_argument, NULL, OPT_RESOLUTION},
+		{"kind", required_argument, NULL, OPT_KIND},
+		{"min-calls", required_argument, NULL, OPT_MIN_CALLS},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"show", required_argument, NULL, OPT_SHOW},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct args a = {{CMP_EMD, 0, RM_INCL, 1, -1, 20, 0.01, PEAK_PARAMS_DEFAULT}, 3};
+	struct rdb *db[2] = {NULL, NULL};
+	struct fmt_err err = {""};
+	int c, rc = EXIT_INPUT;
+
+	while ((c = getopt_long(argc, argv, "m:t:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		if (take(&a, c, optarg, &err)) {
+			if (err.msg[0])
+				darc_error("%s", err.msg);
+			else
+				fputs(usage_text, stderr);
+			return EXIT_INPUT;
+		}
+	}
+	if (optind != argc - 2) {
+		fputs(usage_text, stderr);
+		return EXIT_INPUT;
+	}
+	if (!a.threshold_given)
+		a.o.threshold = diff_default_threshold(a.o.method);
+	for (int i = 0; i < 2; i++)
+		if (!(db[i] = ropt_open_db(argv[optind + i], "diff", &err)))
+			goto out;
+	if (!report_diff(stdout, db[0], db[1], &a.o, a.show, a.json, &err))
+		rc = EXIT_OK;
+out:
+	if (rc)
+		darc_error("%s", err.msg);
+	rdb_close(db[0]);
+	rdb_close(db[1]);
+	return rc;
+}
