@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * search: DARC's root-cause path search (ALGORITHMS.md section 5), on the
+ * calls of one peak of a function f0 held in memory. No database here: the
+ * caller loads the f0 calls of the peak with their whole subtrees (rdb.c),
+ * and stores what comes out; so every rule has unit tests on built trees.
+ *
+ * At each node of a path, for every f0 call in the peak, the candidates are:
+ * the node's own time (self), each child fnode, each interrupt source and
+ * softirq vector counted over the node's whole subtree (exogenous: they hit
+ * wherever the task was), preemption over the subtree (exogenous too), and
+ * the node's own blocked time (endogenous: the code chose to wait). A
+ * child's value is its latency minus the interrupts and preemption inside
+ * it; with mode max it counts its largest call within the f0 call (a child
+ * called in a loop is taken as called once, the rest of the loop is the
+ * caller's own time), with mode sum all its calls. Self = the node's value
+ * minus the children's values minus its blocked time. The largest candidate
+ * and every candidate in the same log2 bucket get a vote (maxcount); the
+ * candidates with at least maxcount_pct % of the highest maxcount win, and
+ * each winning child is searched in turn (several winners: the path
+ * branches). A path stops at self, an interrupt, preemption or blocking
+ * (root cause found), at a node without children, at max_depth, or when the
+ * winner's mean value is below 2^min_bucket ns.
+ */
+#ifndef DARC_SEARCH_H
+#define DARC_SEARCH_H
+
+#include <stdint.h>
+
+/* One call of an f0 call's subtree (f0 calls themselves have parent -1). */
+struct sr_call {
+	int parent;	 /* index in the input, -1 for an f0 call */
+	int64_t fnode;	 /* fnode id */
+	int64_t incl, irq, softirq, preempt, blocked; /* as stored (innermost parts) */
+};
+
+/* Interrupt time charged to one call, by source. */
+struct sr_irq {
+	int call;   /* index of the call it interrupted */
+	int source; /* index into sr_input.sources */
+	int64_t ns;
+};
+
+struct sr_input {
+	const struct sr_call *calls;
+	int ncalls;
+	const struct sr_irq *irqs;
+	int nirqs;
+	int nsources;
+	const int *source_soft; /* [nsources] 1 for a softirq vector */
+};
+
+enum sr_mode { SR_MAX = 0, SR_SUM = 1 };
+
+struct sr_params {
+	int max_depth;	     /* levels below f0 (default 10) */
+	double maxcount_pct; /* default 97 */
+	int min_bucket;	     /* default 6: 64 ns */
+	int mode;	     /* enum sr_mode */
+};
+#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX}
+
+/* What a candidate is. */
+enum sr_kind {
+	SR_FNODE = 0,	/* a child fnode (id) */
+	SR_SELF = 1,	/* the node's own time */
+	SR_IRQ = 2,	/* a hard interrupt source (id: source index) */
+	SR_SOFTIRQ = 3, /* a softirq vector (id: source index) */
+	SR_PREEMPT = 4,
+	SR_BLOCKED = 5,
+};
+
+/* How a path ends. */
+enum sr_status {
+	SR_GOING = 0,	    /* a node with winners below it */
+	SR_FOUND = 1,	    /* root cause found */
+	SR_MAX_DEPTH = 2,   /* maximum depth reached */
+	SR_MIN_BUCKET = 3,  /* below min_bucket */
+	SR_NO_CHILDREN = 4, /* a leaf: the function itself (root cause found) */
+};
+
+/* A candidate considered at a node. */
+struct sr_cand {
+	int node;	   /* index of the sr_node it was considered at */
+	int kind;	   /* enum sr_kind */
+	int64_t id;	   /* fnode id or source index; 0 otherwise */
+	int maxcount;	   /* votes */
+	double total_ns;   /* its value summed over the peak's calls */
+	int winner;	   /* it won (it is a node of the tree) */
+};
+
+/* A node of the result: f0 (the root, index 0) or a winner. */
+struct sr_node {
+	int parent;	   /* -1 for f0 */
+	int depth;	   /* 0 for f0 */
+	int kind;	   /* enum sr_kind (SR_FNODE for f0) */
+	int64_t id;	   /* fnode id or source index */
+	int maxcount;	   /* its votes (f0: the calls) */
+	int ncalls;	   /* the peak's calls */
+	double total_ns;   /* its value summed over them */
+	double share;	   /* of f0's latency in the peak, 0..1 */
+	int status;	   /* enum sr_status */
+};
+
+struct sr_result {
+	struct sr_node *nodes;
+	int nnodes;
+	struct sr_cand *cands;
+	int ncands;
+};
+
+/*
+ * Search from the f0 calls of @in (those with parent -1, all of one fnode or
+ * function). Fills @out (release with sr_release()). 0, or -1 when out of
+ * memory or @p is out of range.
+ */
+int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out);
+
+void sr_release(struct sr_result *r);
+
+/* "self", "irq", ...; "root cause found", ... */
+const char *sr_kind_name(int kind);
+const char *sr_status_name(int status);
+
+#endif

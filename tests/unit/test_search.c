@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of analyze/report/search.c, DARC's root-cause search, on
+ * built trees: one test per rule of ALGORITHMS.md section 5.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+#define MAXC 20000
+static struct sr_call calls[MAXC];
+static struct sr_irq irqs[64];
+static int ncalls, nirqs;
+static const int soft[4] = {0, 1, 0, 0}; /* source 1 is a softirq vector */
+static struct sr_result res;
+
+static void setup(void)
+{
+	ncalls = nirqs = 0;
+	memset(&res, 0, sizeof(res));
+}
+
+static void teardown(void)
+{
+	sr_release(&res);
+}
+
+/* A call of @fnode under @parent (-1: an f0 call) taking @incl ns, nothing else. */
+static int add(int parent, int64_t fnode, int64_t incl)
+{
+	ck_assert_int_lt(ncalls, MAXC);
+	calls[ncalls] = (struct sr_call){parent, fnode, incl, 0, 0, 0, 0};
+	return ncalls++;
+}
+
+static void irq(int call, int source, int64_t ns)
+{
+	irqs[nirqs++] = (struct sr_irq){call, source, ns};
+	if (soft[source])
+		calls[call].softirq += ns;
+	else
+		calls[call].irq += ns;
+}
+
+static int search(double pct, int mode)
+{
+	struct sr_input in = {calls, ncalls, irqs, nirqs, 4, soft};
+	struct sr_params p = SR_PARAMS_DEFAULT;
+
+	p.maxcount_pct = pct;
+	p.mode = mode;
+	sr_release(&res);
+	return sr_search(&in, &p, &res);
+}
+
+/* The path as "fnode:3 fnode:7 self" following single winners from f0. */
+static const char *path(void)
+{
+	static char buf[512];
+	int at = 0;
+
+	buf[0] = 0;
+	for (int n = 1; n < res.nnodes; n++) {
+		const struct sr_node *x = &res.nodes[n];
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%s", at ? " " : "", sr_kind_name(x->kind));
+		if (x->kind == SR_FNODE || x->kind == SR_IRQ || x->kind == SR_SOFTIRQ)
+			at += snprintf(buf + at, sizeof(buf) - at, ":%lld", (long long)x->id);
+	}
+	return buf;
+}
+
+static int leaf_status(void)
+{
+	return res.nodes[res.nnodes - 1].status;
+}
+
+/* Depth 8, fan-out 2, 4, 8 by level, one slow leaf: exactly its path. */
+START_TEST(test_synthetic_tree)
+{
+	static const int fan[] = {2, 4, 8, 2, 4, 8, 2, 4};
+	char want[256] = "";
+	int at = 0;
+
+	for (int r = 0; r < 20; r++) {
+		int level[9], fnode = 1;
+		level[0] = add(-1, fnode, 0);
+		/* a chain of the first child at each level; the slow leaf under child 1 of each */
+		for (int d = 0; d < 8; d++) {
+			int slow = -1;
+			for (int k = 0; k < fan[d]; k++) {
+				int c = add(level[d], 100 * (d + 1) + k, 1000);
+				if (k == 1)
+					slow = c;
+			}
+			level[d + 1] = slow;
+		}
+		/* make the chain down through child 1 slow: each level 2^20 more */
+		for (int d = 8; d >= 1; d--)
+			calls[level[d]].incl = (1 << 20) + 20000 * (8 - d) + 100000;
+		calls[level[0]].incl = (1 << 21);
+	}
+	for (int d = 0; d < 8; d++)
+		at += snprintf(want + at, sizeof(want) - at, "%sfnode:%d", d ? " " : "", 100 * (d + 1) + 1);
+	/* the leaf has no children: its own time is the cause */
+	snprintf(want + at, sizeof(want) - at, " self");
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), want);
+	ck_assert_int_eq(leaf_status(), SR_FOUND);
+	ck_assert_int_eq(res.nodes[1].maxcount, 20);
+}
+END_TEST
+
+/* max rule: a child called in a loop makes the caller the cause ... */
+START_TEST(test_loop_max_rule)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1000000);
+		for (int k = 0; k < 100; k++)
+			add(a, 3, 9000); /* 100 x 9 us = 0.9 ms in the loop */
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self");
+	/* ... exact accounting (sum) sees the loop's total instead */
+	ck_assert_int_eq(search(97, SR_SUM), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+}
+END_TEST
+
+/* ... while one slow iteration makes the child the cause. */
+START_TEST(test_loop_one_slow)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1000000);
+		for (int k = 0; k < 10; k++)
+			add(a, 3, k == 7 ? 900000 : 1000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+}
+END_TEST
+
+/* Two children in the same bucket in every call: the path branches. */
+START_TEST(test_tie_branches)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 2100000);
+		add(f0, 2, 1000000);
+		add(f0, 3, 1040000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self fnode:3 self");
+	ck_assert_int_eq(res.nodes[1].parent, 0);
+	ck_assert_int_eq(res.nodes[3].parent, 0);
+}
+END_TEST
+
+/* The same callee under two parents is two fnodes: the slow one is followed. */
+START_TEST(test_two_parents)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1300000), a = add(f0, 2, 100000), b = add(f0, 3, 1100000);
+		add(a, 4, 90000); /* x under a: fnode 4 */
+		add(b, 5, 1000000); /* x under b: fnode 5, slow */
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:3 fnode:5 self");
+}
+END_TEST
+
+/* Recursion: each level its own fnode, the inner one is the cause. */
+START_TEST(test_recursion)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), w1 = add(f0, 2, 1050000), w2 = add(w1, 3, 1000000);
+		add(w2, 4, 1000); /* a quick call below */
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+}
+END_TEST
+
+/* Case E: a cause in a minority of the calls shows at 50 %, not at 97 %. */
+START_TEST(test_case_e)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000);
+		add(f0, 2, r < 6 ? 1000000 : 1000);
+		add(f0, 3, r < 6 ? 1000 : 1000000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self");
+	ck_assert_int_eq(res.nodes[1].maxcount, 6);
+	/* the dropped one is still a candidate, with its votes */
+	{
+		int seen = 0;
+		for (int i = 0; i < res.ncands; i++)
+			if (res.cands[i].node == 0 && res.cands[i].kind == SR_FNODE &&
+			    res.cands[i].id == 3) {
+				ck_assert_int_eq(res.cands[i].maxcount, 4);
+				ck_assert_int_eq(res.cands[i].winner, 0);
+				seen = 1;
+			}
+		ck_assert(seen);
+	}
+	ck_assert_int_eq(search(50, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self fnode:3 self");
+}
+END_TEST
+
+/* Exogenous winners, counted over the subtree: an interrupt, a softirq, preemption. */
+START_TEST(test_exogenous)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000), b = add(a, 3, 1000000);
+		irq(b, 2, 990000); /* deep inside: still f0's cause at the first level */
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "irq:2");
+	ck_assert_int_eq(res.nodes[1].status, SR_FOUND);
+
+	setup();
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000);
+		irq(a, 1, 1000000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "softirq:1");
+
+	setup();
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000);
+		calls[a].preempt = 1000000;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "preemption");
+}
+END_TEST
+
+/* Blocking is endogenous: the path leads to the function that slept. */
+START_TEST(test_blocked)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000), b = add(a, 3, 1000000);
+		calls[b].blocked = 990000;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 blocked");
+}
+END_TEST
+
+/* The stop rules: below min_bucket, and the maximum depth. */
+START_TEST(test_stops)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 60), a = add(f0, 2, 50);
+		add(a, 3, 40);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2");
+	ck_assert_int_eq(leaf_status(), SR_MIN_BUCKET);
+
+	setup();
+	for (int r = 0; r < 10; r++) {
+		int c = add(-1, 1, 1 << 20);
+		for (int d = 0; d < 12; d++)
+			c = add(c, 2 + d, (1 << 20) - 1000 * d);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].depth, 10);
+	ck_assert_int_eq(leaf_status(), SR_MAX_DEPTH);
+}
+END_TEST
+
+START_TEST(test_bad_params)
+{
+	struct sr_input in = {calls, 0, irqs, 0, 0, soft};
+	struct sr_params p = SR_PARAMS_DEFAULT;
+
+	p.maxcount_pct = 0;
+	ck_assert_int_eq(sr_search(&in, &p, &res), -1);
+	p.maxcount_pct = 97;
+	p.mode = 7;
+	ck_assert_int_eq(sr_search(&in, &p, &res), -1);
+	p.mode = SR_MAX;
+	ck_assert_int_eq(sr_search(&in, &p, &res), 0); /* no calls: only f0 */
+	ck_assert_int_eq(res.nnodes, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("search");
+	TCase *tc = tcase_create("darc");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_synthetic_tree);
+	tcase_add_test(tc, test_loop_max_rule);
+	tcase_add_test(tc, test_loop_one_slow);
+	tcase_add_test(tc, test_tie_branches);
+	tcase_add_test(tc, test_two_parents);
+	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_case_e);
+	tcase_add_test(tc, test_exogenous);
+	tcase_add_test(tc, test_blocked);
+	tcase_add_test(tc, test_stops);
+	tcase_add_test(tc, test_bad_params);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
