@@ -16,6 +16,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_peaks(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_paths(int argc, char **argv);
 
 struct fmt_err;
 /*

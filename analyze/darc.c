@@ -26,6 +26,7 @@ static const struct cmd commands[] = {
 	{"hist", cmd_hist, "the latency histogram (log2 buckets) of a function, with its peaks"},
 	{"peaks", cmd_peaks, "the peaks of a latency histogram, stored for later commands"},
 	{"diff", cmd_diff, "two recordings' latency profiles compared, most different first"},
+	{"paths", cmd_paths, "the root-cause path of each peak of a function (DARC), stored"},
 };
 
 void darc_error(const char *fmt, ...)

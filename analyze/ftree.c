@@ -1024,6 +1024,21 @@ static int gap(struct ftree *ft, int32_t cpu)
 	return 0;
 }
 
+/*
+ * Should an irq episode named @have (or not yet: "") be named after function
+ * @fn, the next one traced in it? The generic entry and exit steps
+ * (irq_enter_rcu, irq_exit_rcu) give way to the handler that follows
+ * (__sysvec_apic_timer_interrupt): that names the interrupt.
+ */
+static bool name_by_fg(const char *have, const char *fn)
+{
+	bool generic_fn = !strncmp(fn, "irq_enter", 9) || !strncmp(fn, "irq_exit", 8);
+
+	if (!have[0])
+		return true;
+	return !generic_fn && (!strncmp(have, "irq_enter", 9) || !strncmp(have, "irq_exit", 8));
+}
+
 int ftree_feed(struct ftree *ft, const struct aev *e)
 {
 	struct cpu *c = cpu_get(ft, e->cpu);
@@ -1095,7 +1110,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 			return -1;
 		if (fg_entry(ft, &c->irq, e, level, interrupted))
 			return -1;
-		if (!c->name[0] && c->episode && e->fg.name)
+		if (c->episode && e->fg.name && name_by_fg(c->name, e->fg.name))
 			snprintf(c->name, sizeof(c->name), "%s", e->fg.name);
 	} else {
 		lv = cpu_level(c);

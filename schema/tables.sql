@@ -239,6 +239,52 @@ CREATE TABLE peak (
 	PRIMARY KEY (owner_kind, owner_id, metric, resolution, params, number)
 );
 
+-- DARC's root-cause searches (darc paths): one row per search, with what it
+-- searched and how, so searches with other peaks and thresholds sit side by side.
+CREATE TABLE search (
+	id INTEGER PRIMARY KEY,
+	f0 TEXT NOT NULL,	     -- the function (or call path) searched from
+	owner_kind INTEGER NOT NULL, -- hist_owner.owner_kind: 0 func, 1 fnode
+	owner_id INTEGER NOT NULL,
+	peak INTEGER,		     -- the peak's number, NULL for a range given
+	lo INTEGER NOT NULL,	     -- f0's bucket range searched (log2 of incl_ns)
+	hi INTEGER NOT NULL,
+	calls INTEGER NOT NULL,	     -- f0 calls in it
+	params TEXT NOT NULL,	     -- max_depth, maxcount_pct, min_bucket, mode, filters (JSON)
+	created TEXT NOT NULL	     -- when, UTC ISO 8601
+);
+
+-- The tree of winners of a search: node 0 is f0, every other a winner at its
+-- level (several winners: the path branches).
+CREATE TABLE search_path (
+	search_id INTEGER NOT NULL,  -- search.id
+	node INTEGER NOT NULL,	     -- 0 for f0, then 1, 2, ... depth first
+	parent INTEGER,		     -- the node it was found at, NULL for f0
+	depth INTEGER NOT NULL,	     -- levels below f0
+	kind TEXT NOT NULL,	     -- 'fnode', 'self', 'irq', 'softirq', 'preemption', 'blocked'
+	fnode_id INTEGER,	     -- for kind fnode (and f0): fnode.id
+	name TEXT,		     -- the function, or the interrupt source
+	maxcount INTEGER NOT NULL,   -- its votes: calls where it was (tied for) the largest
+	calls INTEGER NOT NULL,	     -- the peak's f0 calls
+	total_ns REAL NOT NULL,	     -- its value summed over them
+	share REAL NOT NULL,	     -- of f0's latency in the peak, 0..1
+	status TEXT NOT NULL,	     -- '', 'root cause found', 'maximum depth reached',
+				     -- 'below min_bucket'
+	PRIMARY KEY (search_id, node)
+);
+
+-- Every candidate a search weighed, winners and runners-up, with its votes.
+CREATE TABLE search_candidate (
+	search_id INTEGER NOT NULL,  -- search.id
+	node INTEGER NOT NULL,	     -- search_path.node it was weighed at
+	kind TEXT NOT NULL,	     -- as search_path.kind
+	fnode_id INTEGER,
+	name TEXT,
+	maxcount INTEGER NOT NULL,
+	total_ns REAL NOT NULL,
+	winner INTEGER NOT NULL	     -- 1 if it won (it is a node of search_path)
+);
+
 -- Lookup tables: the integer codes above by name, so queries need no C.
 -- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);

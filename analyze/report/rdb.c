@@ -592,3 +592,33 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 	sqlite3_finalize(st);
 	return n;
 }
+
+int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			 struct fmt_err *err)
+{
+	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
+						    "softirq_ns", "preempt_ns", "blocked_ns"};
+	char *path = sel->path ? norm_path(sel->path) : NULL;
+	char where[512], q[1024];
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	where_sql(sel, where, sizeof(where));
+	snprintf(q, sizeof(q),
+		 "INSERT INTO sr_root(id) SELECT c.id FROM call c WHERE %s"
+		 " AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0 AND c.%s >= ?6 AND c.%s < ?7",
+		 where, col[sel->metric], col[sel->metric]);
+	if (sqlite3_exec(db->sql,
+			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY);"
+			 "DELETE FROM sr_root",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
+	    bind_sel(st, sel, path, t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
+	    sqlite3_bind_int64(st, 7, hi) || sqlite3_step(st) != SQLITE_DONE)
+		fmt_errf(err, db->path, "cannot select the calls: %s", sqlite3_errmsg(db->sql));
+	else
+		n = sqlite3_changes(db->sql);
+	sqlite3_finalize(st);
+	free(path);
+	return n;
+}

@@ -111,6 +111,14 @@ int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
 int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char **names,
 			 int64_t *counts, int max);
 
+/*
+ * Put the ids of @sel's complete calls whose value lies in [@lo, @hi) into
+ * the temporary table sr_root(id) of @db (emptied first). Returns how many,
+ * or -1 with @err set.
+ */
+int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			 struct fmt_err *err);
+
 /* Free what rprofile_load() allocated in @p; @p is empty again. */
 void rprofile_release(struct profile *p);
 

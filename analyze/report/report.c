@@ -99,15 +99,7 @@ static char *peak_params(const struct ropt *o)
 		json_object_set_new(j, "prominence", json_real(o->pp.prominence));
 		json_object_set_new(j, "smooth", json_integer(o->pp.smooth));
 	}
-	if (o->sel.task)
-		json_object_set_new(j, "task", json_integer(o->sel.task));
-	if (o->sel.comm)
-		json_object_set_new(j, "comm", json_string(o->sel.comm));
-	if (o->sel.t_lo != INT64_MIN || o->sel.t_hi != INT64_MAX)
-		json_object_set_new(j, "time_ns", json_pack("[II]", (json_int_t)o->sel.t_lo,
-							    (json_int_t)o->sel.t_hi));
-	if (o->cycles)
-		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
+	ropt_filters_json(o, j);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;

@@ -32,3 +32,13 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 /* darc diff: the pairs of @a and @b ranked, and the top @show of them side by side. */
 int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
 		bool json, struct fmt_err *err);
+
+#include "search.h"
+
+/*
+ * darc paths: DARC's root-cause search for every peak of @o's selection (or
+ * peak @peak only, or the ranges @o gives), each stored in tables search,
+ * search_path and search_candidate, printed as indented chains (or JSON).
+ */
+int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		 int peak, struct fmt_err *err);

@@ -226,6 +226,19 @@ int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 	return ropt_check(o, need_selection, err) ? ROPT_BAD : ROPT_OK;
 }
 
+void ropt_filters_json(const struct ropt *o, json_t *j)
+{
+	if (o->sel.task)
+		json_object_set_new(j, "task", json_integer(o->sel.task));
+	if (o->sel.comm)
+		json_object_set_new(j, "comm", json_string(o->sel.comm));
+	if (o->sel.t_lo != INT64_MIN || o->sel.t_hi != INT64_MAX)
+		json_object_set_new(j, "time_ns", json_pack("[II]", (json_int_t)o->sel.t_lo,
+							    (json_int_t)o->sel.t_hi));
+	if (o->cycles)
+		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
+}
+
 const char *ropt_unit(const struct ropt *o)
 {
 	return o->cycles ? "cycles" : "ns";

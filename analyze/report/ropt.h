@@ -8,6 +8,7 @@
 #define DARC_ROPT_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "profile.h"
@@ -88,6 +89,9 @@ int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
+
+/* Add the calls' filters of @o (task, comm, time_ns, cpu_mhz) to JSON object @j. */
+void ropt_filters_json(const struct ropt *o, json_t *j);
 
 /* The unit name of @o's values: "ns" or "cycles". */
 const char *ropt_unit(const struct ropt *o);

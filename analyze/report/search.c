@@ -216,17 +216,29 @@ static int row_add(struct row *r, int c, double v, int mode)
 	return 0;
 }
 
+/*
+ * Exogenous causes that already won above the node: found once, at the
+ * highest level, not again on every level below (bit 0 preemption, then
+ * one bit per interrupt source, up to 63).
+ */
+static bool won_above(uint64_t won, int kind, int64_t id)
+{
+	return kind == SR_PREEMPT ? won & 1 : id < 63 && (won >> (id + 1) & 1);
+}
+
 /* Interrupts by source over the subtree of call @i, into the row. */
-static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int node, int i)
+static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int node, int i,
+		    uint64_t won)
 {
 	for (int k = x->irq_at[i]; k < x->irq_at[i + 1]; k++) {
 		int s = x->irqs[k].source;
 		int kind = x->in->source_soft && x->in->source_soft[s] ? SR_SOFTIRQ : SR_IRQ;
-		if (row_add(r, cand(cs, node, kind, s), x->irqs[k].ns, SR_SUM))
+		if (!won_above(won, kind, s) &&
+		    row_add(r, cand(cs, node, kind, s), x->irqs[k].ns, SR_SUM))
 			return -1;
 	}
 	for (int k = x->kid_at[i]; k < x->kid_at[i + 1]; k++)
-		if (add_irqs(x, cs, r, node, x->kid[k]))
+		if (add_irqs(x, cs, r, node, x->kid[k], won))
 			return -1;
 	return 0;
 }
@@ -236,7 +248,7 @@ static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int nod
  * children, interrupts, preemption, blocked and self.
  */
 static int fill_row(const struct idx *x, const struct sr_params *p, struct cset *cs, int node,
-		    const int *inst, int n, struct row *r)
+		    const int *inst, int n, uint64_t won, struct row *r)
 {
 	const struct sr_call *c = x->in->calls;
 	double v = 0, kids = 0, blocked = 0, pre = 0;
@@ -251,12 +263,13 @@ static int fill_row(const struct idx *x, const struct sr_params *p, struct cset 
 		for (int j = x->kid_at[i]; j < x->kid_at[i + 1] && !rc; j++)
 			rc = row_add(r, cand(cs, node, SR_FNODE, c[x->kid[j]].fnode),
 				     value(x, x->kid[j]), p->mode);
-		rc = rc ? rc : add_irqs(x, cs, r, node, i);
+		rc = rc ? rc : add_irqs(x, cs, r, node, i, won);
 	}
 	for (int k = 0; k < r->n; k++)
 		if (cs->v[r->cand[k]].kind == SR_FNODE)
 			kids += r->val[k];
-	if (rc || row_add(r, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM) ||
+	if (rc || (!won_above(won, SR_PREEMPT, 0) &&
+		   row_add(r, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
 	    row_add(r, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
 	    row_add(r, cand(cs, node, SR_SELF, 0), fmax(v - kids - blocked, 0), SR_SUM))
 		return -1;
@@ -287,6 +300,7 @@ struct search {
 	struct sr_result *out;
 	double f0_total;
 	int ncalls;
+	uint64_t won; /* exogenous winners on the path above (won_above()) */
 	struct row row;
 	int *inst; /* scratch: one f0 call's instances of a node */
 };
@@ -337,7 +351,7 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 					s->inst[0] = s->inst[j];
 			m = 1;
 		}
-		if (fill_row(x, s->p, cs, node, s->inst, m, &s->row))
+		if (fill_row(x, s->p, cs, node, s->inst, m, s->won, &s->row))
 			return -1;
 		vote(cs, &s->row);
 	}
@@ -350,9 +364,19 @@ static int search_node(struct search *s, int node, int64_t fnode);
 static int follow(struct search *s, int node, struct cset *cs)
 {
 	int best = 0, depth = s->out->nodes[node].depth + 1;
+	uint64_t above = s->won;
 
 	for (int i = 0; i < cs->n; i++)
 		best = cs->v[i].maxcount > best ? cs->v[i].maxcount : best;
+	/* what wins here from outside the code is not sought again below */
+	for (int i = 0; i < cs->n && best; i++) {
+		const struct sr_cand *c = &cs->v[i];
+		if (c->maxcount >= best * s->p->maxcount_pct / 100 && c->maxcount)
+			s->won |= c->kind == SR_PREEMPT			      ? 1
+				  : (c->kind == SR_IRQ || c->kind == SR_SOFTIRQ) && c->id < 63
+				      ? (uint64_t)2 << c->id
+				      : 0;
+	}
 	for (int i = 0; i < cs->n && best; i++) {
 		struct sr_cand *c = &cs->v[i];
 		struct sr_node w = {node, depth, c->kind, c->id, c->maxcount, s->ncalls, c->total_ns,
@@ -369,6 +393,7 @@ static int follow(struct search *s, int node, struct cset *cs)
 		if (k < 0 || (w.status == SR_GOING && search_node(s, k, c->id)))
 			return -1;
 	}
+	s->won = above;
 	return 0;
 }
 

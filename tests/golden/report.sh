@@ -137,7 +137,49 @@ assert sum(1 for v in s if v >= j["threshold"]) == j["differ"], "differ"
 assert all((x["only_in"] != "") == (x["scores"]["emd"] is None) for x in r), "only_in"
 ' && ok "diff --json is ranked and consistent" || not_ok "diff --json"
 
-# 6. mistakes: exit 2, one line naming the problem
+# 6. darc paths: the disk peak of the O_DIRECT reads goes down the direct-I/O
+#    path to its blocking wait (woken from hardirq); the cache peak down the
+#    page-cache path; the slow zero-byte reads end at the first level in the
+#    timer interrupt. Stored, replayed with other parameters, without the recording.
+golden paths-odirect "$darc" paths "$db" --root vfs_read
+cp "$tmp/zr.db" "$tmp/zr-alone.db"
+golden paths-zeroread "$darc" paths "$tmp/zr-alone.db" --root vfs_read --range 17-19
+"$darc" paths "$db" --root vfs_read --peak 2 --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert len(j) == 1 and j[0]["peak"] == 2, "one peak"
+n = j[0]["nodes"]
+names = [x["name"] for x in n]
+assert names[:3] == ["vfs_read", "ext4_file_read_iter", "iomap_dio_rw"], names
+leaf = n[-1]
+assert leaf["kind"] == "blocked" and leaf["status"] == "root cause found", leaf
+assert "hardirq" in leaf["details"][0]["what"], leaf["details"]
+assert "schedule" in names and "__iomap_dio_rw" in names, names
+' && ok "paths: the disk peak ends in the direct-I/O path's blocking wait, woken from hardirq" ||
+	not_ok "paths: the disk peak"
+"$darc" paths "$db" --root vfs_read --peak 1 --json | python3 -c '
+import json, sys
+n = json.load(sys.stdin)[0]["nodes"]
+names = [x["name"] for x in n]
+assert "filemap_read" in names and "iomap_dio_rw" not in names, names
+' && ok "paths: the cache peak goes down the page-cache path" || not_ok "paths: the cache peak"
+"$darc" paths "$tmp/zr-alone.db" --root vfs_read --range 17-19 --json | python3 -c '
+import json, sys
+n = json.load(sys.stdin)[0]["nodes"]
+assert n[1]["depth"] == 1 and n[1]["kind"] == "irq", n[1]
+assert n[1]["name"] == "interrupt __sysvec_apic_timer_interrupt", n[1]["name"]
+' && ok "paths: slow zero-byte reads end at the first level in the timer interrupt" ||
+	not_ok "paths: the zero-byte reads"
+"$darc" paths "$db" --root vfs_read --peak 2 --maxcount-pct 50 --max-depth 3 >/dev/null
+got=$(sqlite3 "$db" "SELECT count(*), count(DISTINCT params), sum(peak = 2) FROM search")
+[ "$got" = "5|2|3" ] && ok "searches are stored side by side (5 searches, 2 parameter sets)" ||
+	not_ok "table search: $got"
+got=$(sqlite3 "$db" "SELECT status FROM search_path WHERE search_id = (SELECT max(id) FROM search)
+	AND status != '' ORDER BY node LIMIT 1")
+[ "$got" = "maximum depth reached" ] && ok "a replay with --max-depth 3 stops there" ||
+	not_ok "replay with --max-depth 3: $got"
+
+# 7. mistakes: exit 2, one line naming the problem
 bad() {
 	local what=$1
 	shift
@@ -162,5 +204,7 @@ bad "exists and is not a darc database" hist "$tmp/x.dat" --func vfs_read
 bad "cpu-mhz" hist "$db" --func vfs_read --unit cycles
 bad "bad argument 'fast'" diff "$db" "$db" --method fast
 bad "No such file" diff "$db" "$tmp/none.db"
+bad "has 2 peaks, not 3" paths "$db" --root vfs_read --peak 3
+bad "bad argument 'half'" paths "$db" --root vfs_read --mode half
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -109,3 +109,21 @@ INSERT INTO probe_hit VALUES
 INSERT INTO peak VALUES
 	(0, 3, 0, 1, '{"prominence":2.0,"smooth":1}', 1, 11, 11, 1, 0.5, 0.444, 4000, 4000),
 	(0, 3, 0, 1, '{"prominence":2.0,"smooth":1}', 2, 12, 12, 1, 0.5, 0.556, 5000, 5000);
+
+-- darc paths --root read --peak 2: the slow read (call 1, bucket 13) goes down
+-- vfs_read and ext4_file_read_iter to a blocking wait; the TIMER softirq in
+-- the other ext4_file_read_iter call was weighed and lost.
+INSERT INTO search VALUES (1, 'read', 0, 1, 2, 13, 13, 1,
+	'{"max_depth":10,"maxcount_pct":97.0,"min_bucket":6,"mode":"max"}', '2026-11-23T06:00:00Z');
+-- search_id, node, parent, depth, kind, fnode_id, name, maxcount, calls, total_ns, share, status
+INSERT INTO search_path VALUES
+	(1, 0, NULL, 0, 'fnode', 1, 'read', 1, 1, 10000, 1.0, ''),
+	(1, 1, 0, 1, 'fnode', 2, 'vfs_read', 1, 1, 9800, 0.98, ''),
+	(1, 2, 1, 2, 'fnode', 3, 'ext4_file_read_iter', 1, 1, 4500, 0.45, ''),
+	(1, 3, 2, 3, 'blocked', NULL, 'blocked', 1, 1, 2000, 0.2, 'root cause found');
+-- search_id, node, kind, fnode_id, name, maxcount, total_ns, winner
+INSERT INTO search_candidate VALUES
+	(1, 0, 'fnode', 2, 'vfs_read', 1, 9800, 1), (1, 0, 'self', NULL, 'self', 0, 200, 0),
+	(1, 1, 'fnode', 3, 'ext4_file_read_iter', 1, 4500, 1),
+	(1, 1, 'softirq', NULL, 'softirq TIMER', 0, 300, 0), (1, 1, 'self', NULL, 'self', 0, 800, 0),
+	(1, 2, 'blocked', NULL, 'blocked', 1, 2000, 1), (1, 2, 'self', NULL, 'self', 0, 1500, 0);

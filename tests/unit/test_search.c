@@ -239,6 +239,19 @@ START_TEST(test_exogenous)
 }
 END_TEST
 
+/* An exogenous cause tied with a callee is found once, at the first level. */
+START_TEST(test_exogenous_once)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 2700000), a = add(f0, 2, 2650000), b = add(a, 3, 2600000);
+		calls[b].preempt = 1200000; /* as much preempted as its own work: a tie */
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self preemption");
+	ck_assert_int_eq(res.nodes[4].parent, 0);
+}
+END_TEST
+
 /* Blocking is endogenous: the path leads to the function that slept. */
 START_TEST(test_blocked)
 {
@@ -306,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_case_e);
 	tcase_add_test(tc, test_exogenous);
+	tcase_add_test(tc, test_exogenous_once);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_stops);
 	tcase_add_test(tc, test_bad_params);

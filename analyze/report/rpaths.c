@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc paths: for each peak of f0, DARC's search (search.c) on its calls
+ * (rsearch.c), stored, and printed as indented chains with the runners-up,
+ * where interrupts and preemption hit, and who woke a blocked winner.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "rsearch.h"
+#include "show.h"
+
+/* Up to @max rows of @sql (one ?1 binding @arg, optional) as "name (n, 1.2ms)" into @j. */
+static void top_rows(struct rdb *db, const char *sql, const char *arg, int64_t num, json_t *j)
+{
+	sqlite3_stmt *st;
+	char amount[32];
+
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, num);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(
+		    j, json_pack("{ss sI sI ss}", "what", (const char *)sqlite3_column_text(st, 0),
+				 "times", (json_int_t)sqlite3_column_int64(st, 1), "ns",
+				 (json_int_t)sqlite3_column_int64(st, 2), "text",
+				 show_amount(sqlite3_column_double(st, 2), "ns", amount,
+					     sizeof(amount))));
+	sqlite3_finalize(st);
+}
+
+static const char irq_hits_sql[] =
+    "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM irq_interval i"
+    " JOIN sr_sub s ON s.id = i.call_id JOIN call c ON c.id = i.call_id"
+    " JOIN func f ON f.id = c.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
+    " CASE WHEN i.kind = 1 THEN 'softirq ' || coalesce(i.name, '?')"
+    " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
+    " ELSE 'interrupt ' || coalesce(i.name, '?') END"
+    " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+static const char preempt_hits_sql[] =
+    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sched_interval si"
+    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+    " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
+    " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+static const char wakers_sql[] =
+    "SELECT coalesce(t.comm, 'tid ' || w.waker_tid) || ' in ' || x.name ||"
+    " coalesce(' (' || wf.name || ')', ''), count(*), sum(si.t_in - si.t_out)"
+    " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
+    " JOIN call c ON c.id = si.call_id JOIN wakeup w ON w.id = si.wakeup_id"
+    " JOIN wakeup_ctx x ON x.ctx = w.ctx LEFT JOIN task t ON t.tid = w.waker_tid"
+    " LEFT JOIN call wc ON wc.id = w.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+    " WHERE si.kind = 1 AND c.fnode_id = ?1 GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
+
+/* Where an exogenous winner hit, or who woke a blocked one (an array). */
+static json_t *details(struct rdb *db, const struct sr_result *r, int i, const char *name)
+{
+	const struct sr_node *n = &r->nodes[i];
+	json_t *j = json_array();
+
+	if (n->kind == SR_IRQ || n->kind == SR_SOFTIRQ)
+		top_rows(db, irq_hits_sql, name, 0, j);
+	else if (n->kind == SR_PREEMPT)
+		top_rows(db, preempt_hits_sql, NULL, 0, j);
+	else if (n->kind == SR_BLOCKED && n->parent >= 0)
+		top_rows(db, wakers_sql, NULL, r->nodes[n->parent].id, j);
+	return j;
+}
+
+static int by_votes(const void *a, const void *b)
+{
+	const struct sr_cand *x = a, *y = b;
+	return x->maxcount != y->maxcount ? y->maxcount - x->maxcount
+					  : (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+}
+
+/* The candidates weighed at node @i that did not win, most votes first (up to 3). */
+static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct sr_result *r,
+			  int i)
+{
+	struct sr_cand *c = malloc((r->ncands + 1) * sizeof(*c));
+	json_t *j = json_array();
+	int n = 0;
+
+	for (int k = 0; c && k < r->ncands; k++)
+		if (r->cands[k].node == i && !r->cands[k].winner && r->cands[k].maxcount > 0)
+			c[n++] = r->cands[k];
+	if (c)
+		qsort(c, n, sizeof(*c), by_votes);
+	for (int k = 0; k < n && k < 3; k++) {
+		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
+		json_array_append_new(j, json_pack("{ss ss si sf}", "kind", sr_kind_name(c[k].kind),
+						   "name", name, "maxcount", c[k].maxcount,
+						   "total_ns", c[k].total_ns));
+		free(name);
+	}
+	free(c);
+	return j;
+}
+
+/* The search tree as JSON: nodes with their winners' details and runners-up. */
+static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct sr_result *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->nnodes; i++) {
+		const struct sr_node *n = &r->nodes[i];
+		char *name = rsearch_name(db, rs, n->kind, n->id);
+		json_t *o = json_pack("{si si si ss ss si si sf sf ss}", "node", i, "parent",
+				      n->parent, "depth", n->depth, "kind", sr_kind_name(n->kind),
+				      "name", name, "maxcount", n->maxcount, "calls", n->ncalls,
+				      "total_ns", n->total_ns, "share", n->share, "status",
+				      sr_status_name(n->status));
+		if (n->kind == SR_FNODE)
+			json_object_set_new(o, "fnode", json_integer(n->id));
+		json_object_set_new(o, "details", details(db, r, i, name));
+		json_object_set_new(o, "runners_up", runners_up(db, rs, r, i));
+		json_array_append_new(a, o);
+		free(name);
+	}
+	return a;
+}
+
+/* One line per node, indented by depth, its details and runners-up below it. */
+static void tree_text(FILE *out, json_t *nodes)
+{
+	size_t i, k;
+	json_t *n, *x;
+
+	json_array_foreach(nodes, i, n) {
+		int depth = json_integer_value(json_object_get(n, "depth"));
+		const char *status = json_string_value(json_object_get(n, "status"));
+		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s\n", 2 * depth, "",
+			40 - 2 * depth > 8 ? 40 - 2 * depth : 8,
+			json_string_value(json_object_get(n, "name")),
+			100 * json_real_value(json_object_get(n, "share")),
+			json_integer_value(json_object_get(n, "maxcount")),
+			json_integer_value(json_object_get(n, "calls")), *status ? "  " : "",
+			status);
+		json_array_foreach(json_object_get(n, "details"), k, x)
+			fprintf(out, "%*s%s %s, %lld times, %s\n", 2 * depth + 4, "",
+				!strcmp(json_string_value(json_object_get(n, "kind")), "blocked")
+				    ? "woken by"
+				    : "hit",
+				json_string_value(json_object_get(x, "what")),
+				json_integer_value(json_object_get(x, "times")),
+				json_string_value(json_object_get(x, "text")));
+		if (json_array_size(json_object_get(n, "runners_up")))
+			fprintf(out, "%*srunners-up:", 2 * depth + 4, "");
+		json_array_foreach(json_object_get(n, "runners_up"), k, x)
+			fprintf(out, "%s %s %lld", k ? "," : "",
+				json_string_value(json_object_get(x, "name")),
+				json_integer_value(json_object_get(x, "maxcount")));
+		if (json_array_size(json_object_get(n, "runners_up")))
+			fputc('\n', out);
+	}
+}
+
+/* The search's parameters and the calls' filters, as JSON text (caller frees). */
+static char *search_params(const struct ropt *o, const struct sr_params *sp)
+{
+	json_t *j = json_pack("{si sf si ss}", "max_depth", sp->max_depth, "maxcount_pct",
+			      sp->maxcount_pct, "min_bucket", sp->min_bucket, "mode",
+			      sp->mode == SR_SUM ? "sum" : "max");
+	char *s;
+
+	ropt_filters_json(o, j);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	return s;
+}
+
+/* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
+static int one_peak(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		    const char *what, int number, const struct peak *pk, json_t *all,
+		    struct fmt_err *err)
+{
+	struct rsearch rs;
+	struct sr_result r = {0};
+	char *params = search_params(o, sp);
+	int64_t id = 0;
+	int rc = -1;
+
+	if (!params)
+		return fmt_errf(err, NULL, "out of memory");
+	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
+		if (sr_search(&rs.in, sp, &r))
+			fmt_errf(err, NULL, "the search failed (out of memory?)");
+		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
+					&id, err)) {
+			json_array_append_new(
+			    all, json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
+					   number, "lo", pk->lo, "hi", pk->hi, "calls", rs.nroots,
+					   "nodes", tree_json(db, &rs, &r)));
+			rc = 0;
+		}
+	}
+	sr_release(&r);
+	rsearch_release(&rs);
+	free(params);
+	return rc;
+}
+
+/* The text of all the peaks' answers. */
+static void paths_text(FILE *out, const char *what, const struct ropt *o,
+		       const struct sr_params *sp, json_t *all)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(all, i, p) {
+		char a[32], b[32];
+		int lo = json_integer_value(json_object_get(p, "lo"));
+		int hi = json_integer_value(json_object_get(p, "hi"));
+		int number = json_integer_value(json_object_get(p, "peak"));
+		fprintf(out, "%s%s", i ? "\n" : "", what);
+		if (number)
+			fprintf(out, ", peak %d", number);
+		fprintf(out, " (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
+			     " maxcount %g%%, min_bucket %d, mode %s)\n",
+			lo, hi, show_amount(exp2(lo), ropt_unit(o), a, sizeof(a)),
+			show_amount(exp2(hi + 1), ropt_unit(o), b, sizeof(b)),
+			json_integer_value(json_object_get(p, "calls")),
+			json_integer_value(json_object_get(p, "search")), sp->max_depth,
+			sp->maxcount_pct, sp->min_bucket, sp->mode == SR_SUM ? "sum" : "max");
+		tree_text(out, json_object_get(p, "nodes"));
+	}
+}
+
+int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		 int peak, struct fmt_err *err)
+{
+	struct profile p;
+	struct rprofile_info info;
+	struct peak *pk = NULL;
+	json_t *all = json_array();
+	int npk, rc = 0;
+
+	if (rprofile_load(db, &o->sel, &p, &info, err)) {
+		json_decref(all);
+		return -1;
+	}
+	npk = ropt_peaks(o, &p, &pk);
+	if (npk < 0)
+		rc = fmt_errf(err, NULL, "out of memory");
+	else if (peak > npk)
+		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
+			      npk == 1 ? "" : "s", peak);
+	for (int k = 0; !rc && k < npk; k++)
+		if (!peak || peak == k + 1)
+			rc = one_peak(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all, err);
+	if (!rc && o->json)
+		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+	else if (!rc)
+		paths_text(out, info.what, o, sp, all);
+	json_decref(all);
+	free(pk);
+	free(info.what);
+	rprofile_release(&p);
+	return rc;
+}

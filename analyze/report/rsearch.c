@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+#include "rsearch.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "grow.h"
+#include "model.h"
+
+static const char subtree_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS sr_sub(id INTEGER PRIMARY KEY, parent INTEGER);"
+    "DELETE FROM sr_sub;"
+    "WITH RECURSIVE d(id, parent) AS ("
+    "  SELECT id, NULL FROM sr_root"
+    "  UNION ALL SELECT b.id, d.id FROM call_base b JOIN d ON b.parent_id = d.id)"
+    "INSERT OR IGNORE INTO sr_sub SELECT id, parent FROM d";
+
+static const char calls_sql[] =
+    "SELECT s.id, s.parent, c.fnode_id, coalesce(c.incl_ns, 0), c.irq_ns, c.softirq_ns,"
+    " c.preempt_ns, c.blocked_ns FROM sr_sub s JOIN call c ON c.id = s.id ORDER BY s.id";
+
+static const char irqs_sql[] =
+    "SELECT i.call_id, i.kind, i.irq, i.name, i.t_end - i.t_start FROM irq_interval i"
+    " JOIN sr_sub s ON s.id = i.call_id WHERE i.t_end IS NOT NULL ORDER BY i.call_id";
+
+static int fail(struct rdb *db, struct fmt_err *err, const char *what)
+{
+	return fmt_errf(err, rdb_path(db), "cannot read %s: %s", what,
+			sqlite3_errmsg(rdb_sql(db)));
+}
+
+/* Index of call @id in the sorted ids, or -1. */
+static int index_of(const struct rsearch *rs, int64_t id)
+{
+	int lo = 0, hi = rs->in.ncalls - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (rs->ids[mid] == id)
+			return mid;
+		if (rs->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static int load_calls(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	int64_t *parent_ids = NULL;
+	int n = 0, cap = 0, capp = 0, rc;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), calls_sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, err, "the calls");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int c2 = cap, c3 = capp;
+		if (GROW(rs->calls, n, cap, 1024) || GROW(rs->ids, n, c2, 1024) ||
+		    GROW(parent_ids, n, c3, 1024))
+			break;
+		capp = c3;
+		rs->ids[n] = sqlite3_column_int64(st, 0);
+		parent_ids[n] = sqlite3_column_type(st, 1) == SQLITE_NULL
+				    ? -1
+				    : sqlite3_column_int64(st, 1);
+		rs->calls[n] = (struct sr_call){-1, sqlite3_column_int64(st, 2),
+						sqlite3_column_int64(st, 3),
+						sqlite3_column_int64(st, 4),
+						sqlite3_column_int64(st, 5),
+						sqlite3_column_int64(st, 6),
+						sqlite3_column_int64(st, 7)};
+		n++;
+	}
+	sqlite3_finalize(st);
+	rs->in.ncalls = n;
+	for (int i = 0; i < n; i++) {
+		rs->calls[i].parent = parent_ids[i] < 0 ? -1 : index_of(rs, parent_ids[i]);
+		rs->nroots += rs->calls[i].parent < 0;
+	}
+	free(parent_ids);
+	return rc == SQLITE_DONE ? 0 : fail(db, err, "the calls");
+}
+
+/* The source index of interrupt (@kind, @irq, @name), added if new; -1 when out of memory. */
+static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	char label[160];
+
+	if (kind == IRQ_SOFT)
+		snprintf(label, sizeof(label), "softirq %s", name ? name : "?");
+	else if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		snprintf(label, sizeof(label), "irq %lld (%s)", sqlite3_column_int64(st, 2),
+			 name ? name : "?");
+	else
+		snprintf(label, sizeof(label), "interrupt %s", name ? name : "?");
+	for (int i = 0; i < rs->in.nsources; i++)
+		if (!strcmp(rs->sources[i], label))
+			return i;
+	{
+		int c2 = *cap;
+		if (GROW(rs->sources, rs->in.nsources, *cap, 16) ||
+		    GROW(rs->soft, rs->in.nsources, c2, 16))
+			return -1;
+	}
+	rs->sources[rs->in.nsources] = strdup(label);
+	rs->soft[rs->in.nsources] = kind == IRQ_SOFT;
+	return rs->sources[rs->in.nsources] ? rs->in.nsources++ : -1;
+}
+
+static int load_irqs(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	int n = 0, cap = 0, scap = 0, rc;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), irqs_sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, err, "the interrupts");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int call = index_of(rs, sqlite3_column_int64(st, 0));
+		int s = source(rs, &scap, sqlite3_column_int(st, 1), st);
+		if (s < 0 || GROW(rs->irqs, n, cap, 256))
+			break;
+		if (call >= 0)
+			rs->irqs[n++] = (struct sr_irq){call, s, sqlite3_column_int64(st, 4)};
+	}
+	sqlite3_finalize(st);
+	rs->in.nirqs = n;
+	return rc == SQLITE_DONE ? 0 : fail(db, err, "the interrupts");
+}
+
+int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
+		 struct fmt_err *err)
+{
+	int64_t lo_ns = lo > 0 ? (int64_t)1 << lo : INT64_MIN;
+	int64_t hi_ns = hi < 62 ? (int64_t)1 << (hi + 1) : INT64_MAX;
+
+	memset(rs, 0, sizeof(*rs));
+	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)
+		return -1;
+	if (sqlite3_exec(rdb_sql(db), subtree_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail(db, err, "the subtrees");
+	if (load_calls(db, rs, err) || load_irqs(db, rs, err))
+		return -1;
+	rs->in.calls = rs->calls;
+	rs->in.irqs = rs->irqs;
+	rs->in.source_soft = rs->soft;
+	return 0;
+}
+
+void rsearch_release(struct rsearch *rs)
+{
+	for (int i = 0; i < rs->in.nsources; i++)
+		free(rs->sources[i]);
+	free(rs->sources);
+	free(rs->soft);
+	free(rs->calls);
+	free(rs->ids);
+	free(rs->irqs);
+	memset(rs, 0, sizeof(*rs));
+}
+
+char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id)
+{
+	sqlite3_stmt *st;
+	char *name = NULL;
+
+	if ((kind == SR_IRQ || kind == SR_SOFTIRQ) && id >= 0 && id < rs->in.nsources)
+		return strdup(rs->sources[id]);
+	if (kind != SR_FNODE)
+		return strdup(sr_kind_name(kind));
+	if (sqlite3_prepare_v2(rdb_sql(db),
+			       "SELECT f.name FROM fnode n JOIN func f ON f.id = n.func_id"
+			       " WHERE n.id = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			name = strdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	return name ? name : strdup("?");
+}
+
+/* ---- storing ------------------------------------------------------------------ */
+
+static int insert_search(sqlite3 *w, const struct rsel *sel, const char *f0, int peak, int lo,
+			 int hi, int nroots, const char *params, int64_t owner[2])
+{
+	sqlite3_stmt *st;
+	char when[32];
+	time_t now = time(NULL);
+	int rc;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	/* a function's searches are its own; a path's, its fnode's */
+	if (sqlite3_prepare_v2(w,
+			       "INSERT INTO search(f0, owner_kind, owner_id, peak, lo, hi, calls,"
+			       " params, created) VALUES (?1, ?2, CASE ?2 WHEN 0 THEN (SELECT"
+			       " func_id FROM fnode WHERE id = ?3) ELSE ?3 END, ?4, ?5, ?6, ?7, ?8,"
+			       " ?9)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, f0, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, owner[0]);
+	sqlite3_bind_int64(st, 3, owner[1]);
+	if (peak > 0)
+		sqlite3_bind_int(st, 4, peak);
+	sqlite3_bind_int(st, 5, lo);
+	sqlite3_bind_int(st, 6, hi);
+	sqlite3_bind_int(st, 7, nroots);
+	sqlite3_bind_text(st, 8, params, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, when, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	(void)sel;
+	return rc;
+}
+
+static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
+			const struct sr_result *r, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(w, "INSERT INTO search_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int i = 0; i < r->nnodes && !rc; i++) {
+		const struct sr_node *n = &r->nodes[i];
+		char *name = rsearch_name(db, rs, n->kind, n->id);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, i);
+		if (n->parent >= 0)
+			sqlite3_bind_int(st, 3, n->parent);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int(st, 4, n->depth);
+		sqlite3_bind_text(st, 5, sr_kind_name(n->kind), -1, SQLITE_STATIC);
+		if (n->kind == SR_FNODE)
+			sqlite3_bind_int64(st, 6, n->id);
+		else
+			sqlite3_bind_null(st, 6);
+		sqlite3_bind_text(st, 7, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 8, n->maxcount);
+		sqlite3_bind_int(st, 9, n->ncalls);
+		sqlite3_bind_double(st, 10, n->total_ns);
+		sqlite3_bind_double(st, 11, n->share);
+		sqlite3_bind_text(st, 12, sr_status_name(n->status), -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		free(name);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
+			const struct sr_result *r, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(w, "INSERT INTO search_candidate VALUES (?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int i = 0; i < r->ncands && !rc; i++) {
+		const struct sr_cand *c = &r->cands[i];
+		char *name = rsearch_name(db, rs, c->kind, c->id);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, c->node);
+		sqlite3_bind_text(st, 3, sr_kind_name(c->kind), -1, SQLITE_STATIC);
+		if (c->kind == SR_FNODE)
+			sqlite3_bind_int64(st, 4, c->id);
+		else
+			sqlite3_bind_null(st, 4);
+		sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 6, c->maxcount);
+		sqlite3_bind_double(st, 7, c->total_ns);
+		sqlite3_bind_int(st, 8, c->winner);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		free(name);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int rsearch_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
+		  int hi, const char *params, const struct rsearch *rs, const struct sr_result *r,
+		  int64_t *id, struct fmt_err *err)
+{
+	sqlite3 *w = NULL;
+	int64_t owner[2] = {sel->func ? OWNER_FUNC : OWNER_FNODE,
+			    r->nnodes ? r->nodes[0].id : 0};
+	int rc = -1;
+
+	if (sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+	    !insert_search(w, sel, f0, peak, lo, hi, rs->nroots, params, owner)) {
+		*id = sqlite3_last_insert_rowid(w);
+		if (!insert_nodes(w, db, rs, r, *id) && !insert_cands(w, db, rs, r, *id) &&
+		    sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+			rc = 0;
+	}
+	if (rc)
+		fmt_errf(err, rdb_path(db), "cannot store the search: %s", sqlite3_errmsg(w));
+	sqlite3_close(w);
+	return rc;
+}

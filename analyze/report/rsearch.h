@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rsearch: a root-cause search's input read from a darc database (the f0
+ * calls of one peak with their whole subtrees and the interrupts charged to
+ * them), and its result written back (tables search, search_path,
+ * search_candidate), with the names people read.
+ */
+#ifndef DARC_RSEARCH_H
+#define DARC_RSEARCH_H
+
+#include "rdb.h"
+#include "search.h"
+
+struct rsearch {
+	struct sr_input in;  /* what search.c reads (points into the arrays below) */
+	struct sr_call *calls;
+	int64_t *ids;	     /* [ncalls] call.id of each */
+	struct sr_irq *irqs;
+	char **sources;	     /* [nsources] "irq 11 (virtio0-requests)", "softirq TIMER", ... */
+	int *soft;	     /* [nsources] */
+	int nroots;
+};
+
+/*
+ * Load the complete calls of @sel whose value lies in buckets @lo..@hi
+ * (resolution 1: [2^lo, 2^(hi+1)) ns) with their subtrees. 0, or -1 with
+ * @err set. Release with rsearch_release().
+ */
+int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
+		 struct fmt_err *err);
+void rsearch_release(struct rsearch *rs);
+
+/* The name of node or candidate (@kind, @id): a function, a source (caller frees). */
+char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id);
+
+/*
+ * Store @r as a new search of @f0 (the selection's title) over [@lo, @hi]
+ * (@peak: its number, or 0 for a range given) with @params (JSON), in a
+ * transaction on a second, writable connection. Sets *@id. 0, or -1.
+ */
+int rsearch_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
+		  int hi, const char *params, const struct rsearch *rs, const struct sr_result *r,
+		  int64_t *id, struct fmt_err *err);
+
+#endif
