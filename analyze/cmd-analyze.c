@@ -33,7 +33,10 @@ static const char usage_text[] =
 	"schema/README.md for the tables and views. Then print the functions with\n"
 	"the most inclusive latency.\n\n"
 	"  -o, --output DB      database to write (default: RECORDING without its\n"
-	"                       extension, plus .db); replaced atomically\n"
+	"                       extension, plus .db); written to a temporary file and\n"
+	"                       renamed at the end. An existing DB is replaced only\n"
+	"                       when it is a darc database, never the recording itself\n"
+	"  -f, --force          replace an existing DB even if it is not a darc database\n"
 	"  -t, --top N          functions in the summary (default 10)\n"
 	"      --max-depth N    store call rows only for depth < N (the ftree,\n"
 	"                       histograms and totals still count every call)\n"
@@ -215,6 +218,7 @@ int cmd_analyze(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
 		{"top", required_argument, NULL, 't'},
 		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
 		{"json", no_argument, NULL, OPT_JSON},
@@ -228,12 +232,15 @@ int cmd_analyze(int argc, char **argv)
 	char *out = NULL, *end;
 	const char *path;
 	int c, top = 10, rc = EXIT_INPUT;
-	bool json = false, quiet = false;
+	bool json = false, quiet = false, force = false;
 	struct fmt_err err;
 
 	po.progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:t:fqh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			force = true;
+			break;
 		case 'o':
 			free(out);
 			out = strdup(optarg);
@@ -277,6 +284,11 @@ int cmd_analyze(int argc, char **argv)
 	path = argv[optind];
 	if (!out && !(out = default_output(path))) {
 		darc_error("out of memory");
+		goto out;
+	}
+	c = pipeline_check_output(path, out, force, &err);
+	if (c) {
+		darc_error("%s%s", err.msg, c == -2 ? " (--force replaces it)" : "");
 		goto out;
 	}
 	rc = pipeline_run(path, out, &po, quiet ? NULL : &res, &err);

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -845,6 +846,19 @@ static void stop_writer(struct db *db, bool discard)
 }
 
 /* Close SQLite, remove the temporary file (unless renamed), free everything. */
+/* The temporary file being written, for db_signal_cleanup(): one at a time. */
+static char sig_tmp[4096];
+static volatile sig_atomic_t sig_tmp_set;
+
+static void sig_register(const char *tmp)
+{
+	sig_tmp_set = 0;
+	if (tmp && strlen(tmp) < sizeof(sig_tmp)) {
+		memcpy(sig_tmp, tmp, strlen(tmp) + 1);
+		sig_tmp_set = 1;
+	}
+}
+
 static void db_free(struct db *db)
 {
 	struct block *b;
@@ -852,8 +866,10 @@ static void db_free(struct db *db)
 	for (int i = 0; i < ROW_KINDS; i++)
 		sqlite3_finalize(db->insert[i]);
 	sqlite3_close_v2(db->sql);
-	if (db->tmp)
+	if (db->tmp) {
+		sig_register(NULL);
 		unlink(db->tmp);
+	}
 	block_free(db->cur);
 	while ((b = db->head)) {
 		db->head = b->next;
@@ -904,6 +920,7 @@ static int create_tmp(struct db *db, struct fmt_err *err)
 	}
 	/* SQLite opens its own descriptor; closing ours later would drop its locks */
 	close(fd);
+	sig_register(db->tmp);
 	return 0;
 }
 
@@ -1214,6 +1231,7 @@ int db_finish(struct db *db, struct fmt_err *err)
 		fmt_errf(&e, db->path, "cannot rename '%s' to it: %s", db->tmp, strerror(errno));
 		goto out;
 	}
+	sig_register(NULL); /* renamed: a signal now has nothing to remove */
 	free(db->tmp);
 	db->tmp = NULL;
 	/*
@@ -1239,4 +1257,42 @@ void db_abort(struct db *db)
 		return;
 	stop_writer(db, true);
 	db_free(db);
+}
+
+int db_sqlite_header(const char *path)
+{
+	char h[16];
+	FILE *f = fopen(path, "rbe");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	return n == sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+}
+
+int db_is_darc(const char *path)
+{
+	static const char q[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
+				" AND name IN ('recording', 'func', 'fnode', 'hist')";
+	sqlite3 *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = db_sqlite_header(path);
+
+	if (rc <= 0)
+		return rc;
+	rc = 0;
+	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		rc = sqlite3_column_int(st, 0) == 4;
+	sqlite3_finalize(st);
+	sqlite3_close(sql);
+	return rc;
+}
+
+void db_signal_cleanup(void)
+{
+	if (sig_tmp_set)
+		unlink(sig_tmp);
 }

@@ -59,4 +59,19 @@ int db_finish(struct db *db, struct fmt_err *err);
 /* Stop writing, remove the temporary file, free @db. Accepts NULL. */
 void db_abort(struct db *db);
 
+/*
+ * Is @path a database darc wrote (an SQLite file with darc's tables, of any
+ * schema version)? 1 yes, 0 no, -1 cannot tell (unreadable: errno set).
+ */
+int db_is_darc(const char *path);
+
+/* Does @path start with SQLite's header? 1 yes, 0 no, -1 unreadable (errno set). */
+int db_sqlite_header(const char *path);
+
+/*
+ * Remove the temporary file of the database being written, if any: for a
+ * signal handler (async-signal-safe), before the process dies of the signal.
+ */
+void db_signal_cleanup(void);
+
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -303,4 +305,21 @@ void pipeline_result_release(struct pipeline_result *res)
 	ftree_free(res->ft);
 	funcs_free(res->fs);
 	memset(res, 0, sizeof(*res));
+}
+
+int pipeline_check_output(const char *rec, const char *db, bool force, struct fmt_err *err)
+{
+	struct stat in, out;
+
+	if (stat(db, &out) < 0)
+		return errno == ENOENT ? 0 : fmt_errf(err, db, "%s", strerror(errno));
+	if (stat(rec, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+		return fmt_errf(err, db, "is the recording itself: not overwritten");
+	if (!S_ISREG(out.st_mode))
+		return fmt_errf(err, db, "exists and is not a regular file: not replaced");
+	if (!force && db_is_darc(db) != 1) {
+		fmt_errf(err, db, "exists and is not a darc database: not replaced");
+		return -2;
+	}
+	return 0;
 }

@@ -50,6 +50,15 @@ enum {
 int pipeline_run(const char *rec, const char *db, const struct pipeline_opts *o,
 		 struct pipeline_result *res, struct fmt_err *err);
 
+/*
+ * May the database for recording @rec be written at @db? Never over the
+ * recording itself (the same file, also through links), nor over anything
+ * that is not a regular file (a device, a directory), nor over a file that
+ * is not a darc database unless @force. 0, or -1 with @err saying why (-2
+ * for the last: what a force would override).
+ */
+int pipeline_check_output(const char *rec, const char *db, bool force, struct fmt_err *err);
+
 /* Release what pipeline_run() left in @res. Accepts an empty one. */
 void pipeline_result_release(struct pipeline_result *res);
 

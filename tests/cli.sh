@@ -81,6 +81,57 @@ else
 	pass=$((pass + 1))
 fi
 
+# the output never destroys what it is pointed at
+same=$tmp/same.dat
+cp "$sample" "$same"
+expect 2 "^darc: '$same': is the recording itself: not overwritten$" \
+	"$darc" analyze -q -o "$same" "$same"
+ln -s "$same" "$tmp/link.db"
+ln "$same" "$tmp/hard.db"
+expect 2 "is the recording itself" "$darc" analyze -q -o "$tmp/link.db" "$same"
+expect 2 "is the recording itself" "$darc" analyze -q -f -o "$tmp/hard.db" "$same"
+cmp -s "$same" "$sample" && [ -L "$tmp/link.db" ] && pass=$((pass + 1)) ||
+	{ echo "FAIL: the recording was changed"; fail=$((fail + 1)); }
+expect 2 "^darc: '/dev/null': exists and is not a regular file: not replaced$" \
+	"$darc" analyze -q -o /dev/null "$same"
+expect 2 "^darc: '$tmp': exists and is not a regular file" "$darc" analyze -q -o "$tmp" "$same"
+[ -c /dev/null ] && pass=$((pass + 1)) || { echo "FAIL: /dev/null replaced"; fail=$((fail + 1)); }
+echo "notes" >"$tmp/notes.txt"
+expect 2 "^darc: '$tmp/notes.txt': exists and is not a darc database: not replaced \(--force replaces it\)$" \
+	"$darc" analyze -q -o "$tmp/notes.txt" "$same"
+grep -q notes "$tmp/notes.txt" && pass=$((pass + 1)) ||
+	{ echo "FAIL: notes.txt replaced"; fail=$((fail + 1)); }
+expect 0 '' "$darc" analyze -q -f -o "$tmp/notes.txt" "$same"
+expect 0 '' "$darc" analyze -q -o "$tmp/notes.txt" "$same" # a darc database now: replaced
+
+# a signal ends the analysis with the conventional status and no temporary file
+if command -v python3 >/dev/null && command -v trace-cmd >/dev/null; then
+	trace-cmd convert --file-version 6 -i "$here/../samples/vm-zeroread-v7.dat" \
+		-o "$tmp/zr6.dat" >/dev/null 2>&1 &&
+		python3 "$here/bench/repeat-v6.py" "$tmp/zr6.dat" "$tmp/big.dat" 40 >/dev/null
+	for sig in INT TERM HUP; do
+		"$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
+		p=$!
+		for _ in $(seq 200); do
+			ls "$tmp" | grep -q '^sig.db.tmp-' && break
+			sleep 0.01
+		done
+		kill -$sig $p
+		wait $p
+		rc=$?
+		want=$((128 + $(kill -l $sig)))
+		if [ $rc = $want ] && ! ls "$tmp" | grep -q '^sig.db'; then
+			echo "ok: SIG$sig during an analysis: status $rc, no file left"
+			pass=$((pass + 1))
+		else
+			echo "FAIL: SIG$sig during an analysis: status $rc (want $want), left: $(ls "$tmp" | grep sig.db)"
+			fail=$((fail + 1))
+		fi
+	done
+else
+	echo "note: no python3 or trace-cmd: the signal cases are not run"
+fi
+
 # a full stdout is an error, not silent loss
 if [ -w /dev/full ]; then
 	expect 2 "cannot write the output" sh -c '"$0" dump "$1" >/dev/full' "$darc" "$sample"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "hist.h"
 #include "model.h"
 #include "schema.h"
@@ -35,20 +36,6 @@ int rmetric_of(const char *name)
 	return -1;
 }
 
-/* 1 if @path starts with SQLite's header, 0 if not, -1 if unreadable. */
-static int sqlite_header(const char *path)
-{
-	char h[16];
-	FILE *f = fopen(path, "rbe");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(h, 1, sizeof(h), f);
-	fclose(f);
-	return n == sizeof(h) && !memcmp(h, "SQLite format 3", 16);
-}
-
 /* One integer from @q, or @dflt when it yields no row or fails. */
 static int64_t query_int(sqlite3 *sql, const char *q, int64_t dflt)
 {
@@ -66,21 +53,6 @@ static int64_t query_int(sqlite3 *sql, const char *q, int64_t dflt)
 static const char darc_tables_sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
 				      " AND name IN ('recording', 'func', 'fnode', 'hist')";
 
-int rdb_is_darc(const char *path)
-{
-	sqlite3 *sql = NULL;
-	int rc = sqlite_header(path);
-
-	if (rc <= 0)
-		return rc;
-	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-		rc = query_int(sql, darc_tables_sql, 0) == 4;
-	else
-		rc = 0;
-	sqlite3_close(sql);
-	return rc;
-}
-
 struct rdb *rdb_open(const char *path, struct fmt_err *err)
 {
 	struct rdb *db = calloc(1, sizeof(*db));
@@ -90,7 +62,7 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		fmt_errf(err, path, "out of memory");
 		goto fail;
 	}
-	switch (sqlite_header(path)) {
+	switch (db_sqlite_header(path)) {
 	case -1:
 		fmt_errf(err, path, "%s", strerror(errno));
 		goto fail;

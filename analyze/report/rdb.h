@@ -33,12 +33,6 @@ const char *rdb_path(const struct rdb *db);
 /* The recording's source path as stored, or "" (owned by @db). */
 const char *rdb_source(struct rdb *db);
 
-/*
- * Is @path a database darc wrote (an SQLite file with darc's tables, of any
- * schema version)? 1 yes, 0 no, -1 cannot tell (unreadable: errno set).
- */
-int rdb_is_darc(const char *path);
-
 /* The per-call quantity a profile counts. */
 enum rmetric {
 	RM_INCL,

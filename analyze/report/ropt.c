@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "pipeline.h"
 
 const char ropt_help[] =
@@ -288,7 +289,7 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 	char *db;
 	struct rdb *r = NULL;
 
-	switch (rdb_is_darc(path)) {
+	switch (db_is_darc(path)) {
 	case 1:
 		return rdb_open(path, err);
 	case -1:
@@ -307,9 +308,11 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 		fmt_errf(err, path, "out of memory");
 		return NULL;
 	}
-	if (access(db, F_OK) == 0 && rdb_is_darc(db) != 1) {
-		fmt_errf(err, db, "exists and is not a darc database: not replaced (analyze '%s'"
-				  " with darc analyze -o DB, then give DB)", path);
+	if (pipeline_check_output(path, db, false, err)) {
+		/* this command has no -o or --force: say how to get a database */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n,
+			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
 		goto out;
 	}
 	if (db_current(db, path)) {
