@@ -21,6 +21,7 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "pipeline.h"
+#include "summary.h"
 
 static const char usage_text[] =
 	"usage: darc analyze [options] RECORDING\n\n"
@@ -45,13 +46,15 @@ static const char usage_text[] =
 	"                       per 2.8 M calls). A call's children are always\n"
 	"                       indexed\n"
 	"      --json           print the summary as JSON\n"
+	"      --all            the tracer's own functions in the summary too (probe\n"
+	"                       handlers, ftrace: func.overhead; left out by default)\n"
 	"  -q, --quiet          no summary\n"
 	"  -h, --help\n\n"
 	"example:\n"
 	"  darc analyze trace.dat -o trace.db\n"
 	"  sqlite3 trace.db 'select * from slowest_calls limit 10'\n";
 
-enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES };
+enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES, OPT_ALL };
 
 /* Default database name: the recording's name without extension, plus .db. */
 static char *default_output(const char *rec)
@@ -70,150 +73,6 @@ static char *default_output(const char *rec)
 	return out;
 }
 
-/* Per-function totals for the summary, summed over the function's fnodes. */
-struct ftot {
-	int64_t func, calls, incl, excl, children, irq, softirq, preempt, blocked, max;
-};
-
-static int by_incl(const void *a, const void *b)
-{
-	const struct ftot *x = a, *y = b;
-	return x->incl != y->incl ? (x->incl < y->incl ? 1 : -1) : (x->func > y->func) - (x->func < y->func);
-}
-
-struct hist_line {
-	char *p;
-	size_t left;
-};
-
-static int hist_text(void *ctx, int bucket, uint64_t count)
-{
-	struct hist_line *l = ctx;
-	int n = snprintf(l->p, l->left, " %d:%" PRIu64, bucket, count);
-
-	if (n < 0 || (size_t)n >= l->left)
-		return 1;
-	l->p += n;
-	l->left -= n;
-	return 0;
-}
-
-static int hist_json(void *ctx, int bucket, uint64_t count)
-{
-	char k[16];
-
-	snprintf(k, sizeof(k), "%d", bucket);
-	json_object_set_new(ctx, k, json_integer((json_int_t)count));
-	return 0;
-}
-
-static void summary(struct ftree *ft, struct funcs *fs, const char *db, int top, bool json,
-		    int64_t events, double secs)
-{
-	int64_t nf = funcs_count(fs);
-	struct ftot *t = calloc(nf + 1, sizeof(*t));
-	const struct ftree_stats *st = ftree_stats(ft);
-	json_t *o = NULL, *arr = NULL;
-
-	if (!t)
-		return;
-	for (int64_t f = 0; f <= nf; f++)
-		t[f].func = f;
-	for (int i = 0; i < ftree_nnodes(ft); i++) {
-		const struct fnode_rec *n = &ftree_node(ft, i)->rec;
-		struct ftot *x = &t[n->func_id];
-		x->calls += n->calls;
-		x->incl += n->incl_ns;
-		x->excl += n->excl_ns;
-		x->children += n->children_ns;
-		x->irq += n->irq_ns;
-		x->softirq += n->softirq_ns;
-		x->preempt += n->preempt_ns;
-		x->blocked += n->blocked_ns;
-		if (n->max_ns > x->max)
-			x->max = n->max_ns;
-	}
-	qsort(t, nf + 1, sizeof(*t), by_incl);
-	if (json) {
-		o = json_object();
-		arr = json_array();
-		json_object_set_new(o, "database", json_string(db));
-		json_object_set_new(o, "events", json_integer(events));
-		json_object_set_new(o, "seconds", json_real(secs));
-		json_object_set_new(o, "calls", json_integer(st->calls));
-		json_object_set_new(o, "complete", json_integer(st->complete));
-		json_object_set_new(o, "no_entry", json_integer(st->no_entry));
-		json_object_set_new(o, "no_exit", json_integer(st->no_exit));
-		json_object_set_new(o, "gap", json_integer(st->gap));
-		json_object_set_new(o, "clamped", json_integer(st->clamped));
-		json_object_set_new(o, "irq_calls", json_integer(st->irq_calls));
-		json_object_set_new(o, "fnodes", json_integer(ftree_nnodes(ft)));
-		json_object_set_new(o, "functions", json_integer(nf));
-		json_object_set_new(o, "tasks", json_integer(st->tasks));
-		json_object_set_new(o, "irq_intervals", json_integer(st->irq_intervals));
-		json_object_set_new(o, "sched_intervals", json_integer(st->sched_intervals));
-		json_object_set_new(o, "wakeups", json_integer(st->wakeups));
-		json_object_set_new(o, "lost_event_marks", json_integer(st->gaps));
-	} else {
-		printf("%s: %" PRId64 " events in %.2f s: %" PRId64 " calls (%" PRId64
-		       " complete, %" PRId64 " without entry, %" PRId64 " without exit, %" PRId64
-		       " across lost events), %d fnodes, %" PRId64 " functions, %" PRId64
-		       " tasks\n",
-		       db, events, secs, st->calls, st->complete, st->no_entry, st->no_exit, st->gap,
-		       ftree_nnodes(ft), nf, st->tasks);
-		printf("intervals: %" PRId64 " irq, %" PRId64 " off-cpu, %" PRId64 " wake-ups\n\n",
-		       st->irq_intervals, st->sched_intervals, st->wakeups);
-		if (top > 0 && t[0].calls)
-			printf("top functions by total inclusive latency (us):\n");
-	}
-	for (int i = 0; i < top && i <= nf && t[i].calls; i++) {
-		const struct ftot *x = &t[i];
-		const struct func_rec *fr = funcs_get(fs, x->func);
-		const struct hist *h = ftree_func_hist(ft, x->func, METRIC_INCL);
-		if (json) {
-			json_t *f = json_object(), *hb = json_object();
-			json_object_set_new(f, "func", json_string(fr->name));
-			json_object_set_new(f, "calls", json_integer(x->calls));
-			json_object_set_new(f, "incl_ns", json_integer(x->incl));
-			json_object_set_new(f, "excl_ns", json_integer(x->excl));
-			json_object_set_new(f, "children_ns", json_integer(x->children));
-			json_object_set_new(f, "irq_ns", json_integer(x->irq));
-			json_object_set_new(f, "softirq_ns", json_integer(x->softirq));
-			json_object_set_new(f, "preempt_ns", json_integer(x->preempt));
-			json_object_set_new(f, "blocked_ns", json_integer(x->blocked));
-			json_object_set_new(f, "max_ns", json_integer(x->max));
-			if (h) {
-				json_object_set_new(f, "p50_ns", json_integer(hist_quantile(h, .5)));
-				json_object_set_new(f, "p99_ns", json_integer(hist_quantile(h, .99)));
-				hist_each(h, 1, hist_json, hb);
-			}
-			json_object_set_new(f, "hist_log2_ns", hb);
-			json_array_append_new(arr, f);
-		} else {
-			char line[1024];
-			struct hist_line hl = {line, sizeof(line)};
-			line[0] = 0;
-			if (h)
-				hist_each(h, 1, hist_text, &hl);
-			printf("%3d. %-32s %9" PRId64 " calls  total %12.1f  mean %10.1f  max %10.1f\n",
-			       i + 1, fr->name, x->calls, x->incl / 1e3,
-			       x->incl / 1e3 / (x->calls ? x->calls : 1), x->max / 1e3);
-			printf("     excl %.1f  children %.1f  irq %.1f  softirq %.1f  preempt %.1f  "
-			       "blocked %.1f\n",
-			       x->excl / 1e3, x->children / 1e3, x->irq / 1e3, x->softirq / 1e3,
-			       x->preempt / 1e3, x->blocked / 1e3);
-			printf("     log2(ns) buckets:%s\n", line);
-		}
-	}
-	if (json) {
-		json_object_set_new(o, "top", arr);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-		json_decref(o);
-	}
-	free(t);
-}
-
 int cmd_analyze(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -222,6 +81,7 @@ int cmd_analyze(int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"all", no_argument, NULL, OPT_ALL},
 		{"indexes", no_argument, NULL, OPT_INDEXES},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -232,7 +92,7 @@ int cmd_analyze(int argc, char **argv)
 	char *out = NULL, *end;
 	const char *path;
 	int c, top = 10, rc = EXIT_INPUT;
-	bool json = false, quiet = false, force = false;
+	bool json = false, quiet = false, force = false, all = false;
 	struct fmt_err err;
 
 	po.progress = isatty(2);
@@ -261,6 +121,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case OPT_ALL:
+			all = true;
 			break;
 		case OPT_INDEXES:
 			po.indexes = true;
@@ -297,7 +160,11 @@ int cmd_analyze(int argc, char **argv)
 		goto out;
 	}
 	if (!quiet) {
-		summary(res.ft, res.fs, out, top, json, res.events, res.seconds);
+		struct summary_opts so = {top, json, all};
+		const char *hint = summary_no_calls_hint(&res);
+		summary_print(stdout, &res, path, out, &so);
+		if (hint)
+			fprintf(stderr, "darc: note: '%s': %s\n", path, hint);
 		pipeline_result_release(&res);
 	}
 	rc = EXIT_OK;

@@ -102,7 +102,7 @@ static const char *const insert_sql[ROW_KINDS] = {
     [ROW_TASK] = "INSERT INTO task(tid, pid, comm) VALUES (?1, ?2, ?3)"
 		 " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
 		 " comm = coalesce(excluded.comm, comm)",
-    [ROW_FUNC] = "INSERT INTO func(id, name, kind, addr, module) VALUES (?,?,?,?,?)",
+    [ROW_FUNC] = "INSERT INTO func(id, name, kind, addr, module, overhead) VALUES (?,?,?,?,?,?)",
     [ROW_FNODE] = "INSERT INTO fnode(id, parent_id, func_id, depth, calls, incl_ns, excl_ns,"
 		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, max_excl_ns,"
 		  " p50_ns, p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -474,7 +474,7 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 	case ROW_FUNC:
 		return bind_i64(s, 1, r->func.id) | bind_str(s, 2, r->func.name) |
 		       sqlite3_bind_int(s, 3, r->func.kind) | bind_i64(s, 4, r->func.addr) |
-		       bind_str(s, 5, r->func.module);
+		       bind_str(s, 5, r->func.module) | sqlite3_bind_int(s, 6, r->func.overhead);
 	case ROW_FNODE:
 		return bind_fnode(s, &r->fnode);
 	case ROW_HIST:

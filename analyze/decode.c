@@ -170,9 +170,12 @@ static const char *probe_file(const struct decoder *d, const char *sys, const ch
 	return p ? json_string_value(json_object_get(p, "file")) : NULL;
 }
 
+/* Do @a and @b have the same @key (or neither has it)? */
 static bool json_same(const json_t *a, const json_t *b, const char *key)
 {
-	return json_equal(json_object_get(a, key), json_object_get(b, key));
+	json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return (!x && !y) || json_equal(x, y);
 }
 
 /* Does the manifest list a return probe on the function entry probe @p probes? */
@@ -511,7 +514,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 
 		if (event && (!sym || start != addr)) {
 			sym = event; /* a probe off a symbol's start: name it by its event */
-			kind = FUNC_KPROBE;
+			kind = user ? FUNC_UPROBE : FUNC_KPROBE;
 		} else if (!sym || start != addr) {
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 			sym = buf; /* no symbol at this exact address: name it by the address */

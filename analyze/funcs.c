@@ -73,8 +73,26 @@ int64_t funcs_id(struct funcs *fs, int kind, const char *name, int64_t addr, con
 	}
 	r->kind = kind;
 	r->addr = addr;
+	r->overhead = kind == FUNC_KERNEL && funcs_tracer_overhead(name);
 	fs->map[i] = ++fs->n;
 	return fs->n;
+}
+
+int funcs_tracer_overhead(const char *name)
+{
+	static const char *const prefixes[] = {
+	    "kprobe_", "kretprobe_", "aggr_pre_handler", "aggr_post_handler", "pre_handler_kretprobe",
+	    "opt_pre_handler", "uprobe_", "uretprobe_", "handle_swbp", "rethook_", "ftrace_",
+	    "fprobe_", "function_graph_", "prepare_ftrace_return", "trace_graph_", "__trace_graph_",
+	    "trace_buffer_", "trace_event_buffer_", "trace_event_raw_event_", "perf_trace_",
+	    "__traceiter_", "ring_buffer_", "rb_", "tracing_gen_ctx", "tracing_generic_entry_update",
+	    "__trace_bputs", "trace_function", "__trace_stack",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
 }
 
 int64_t funcs_count(const struct funcs *fs)

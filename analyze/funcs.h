@@ -28,6 +28,13 @@ int64_t funcs_count(const struct funcs *fs);
 /* The row of function @id (1-based), or NULL. */
 const struct func_rec *funcs_get(const struct funcs *fs, int64_t id);
 
+/*
+ * Is kernel function @name the tracer's own code (kprobe and uprobe
+ * handlers, the ftrace and ring-buffer machinery)? Its time is the cost of
+ * tracing, not of the workload: summaries leave it out by default.
+ */
+int funcs_tracer_overhead(const char *name);
+
 /* Release the table. Accepts NULL. */
 void funcs_free(struct funcs *fs);
 

@@ -66,6 +66,7 @@ struct func_rec {
 	int kind;	  /* enum func_kind */
 	int64_t addr;	  /* address (kernel or user), or DARC_NULL */
 	const char *module; /* kernel module or user binary, or NULL */
+	int overhead;	  /* the tracer's own code (funcs_tracer_overhead()) */
 };
 
 /* One node of the ftree: a function in the context of its call path. */

@@ -27,6 +27,8 @@ struct run {
 	int max_depth;
 	int64_t calls_stored, events;
 	uint64_t t_first, t_last;
+	struct pipeline_loss *loss;
+	int nloss;
 };
 
 static int put_call(void *ctx, const struct call_rec *c)
@@ -131,6 +133,29 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 	return PIPELINE_OK;
 }
 
+/* Remember where and when events were lost (the event after the loss). 0 or -1. */
+static int note_loss(struct run *run, const struct fmt_event *ev)
+{
+	struct pipeline_loss *l = NULL;
+
+	for (int i = 0; i < run->nloss && !l; i++)
+		if (run->loss[i].cpu == ev->cpu)
+			l = &run->loss[i];
+	if (!l) {
+		void *p = realloc(run->loss, (run->nloss + 1) * sizeof(*run->loss));
+		if (!p)
+			return -1;
+		run->loss = p;
+		l = &run->loss[run->nloss++];
+		*l = (struct pipeline_loss){ev->cpu, 0, 0, ev->ts, ev->ts};
+	}
+	l->marks++;
+	if (ev->missed != FMT_MISSED_UNKNOWN)
+		l->lost += (int64_t)ev->missed;
+	l->last_t = ev->ts;
+	return 0;
+}
+
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
 static int read_events(struct run *run, bool progress, double t0, struct fmt_err *err)
 {
@@ -143,6 +168,10 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 		if (!run->events++)
 			run->t_first = ev.ts;
 		run->t_last = ev.ts;
+		if (ev.missed && note_loss(run, &ev)) {
+			fmt_errf(err, NULL, "out of memory");
+			return PIPELINE_ANALYSIS;
+		}
 		if (decode(run->dec, &ev, &a)) {
 			fmt_errf(err, NULL, "%s", decoder_error(run->dec));
 			return PIPELINE_INPUT;
@@ -257,9 +286,12 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 		if (run->r)
 			count_lost(run->r, &res->lost, &res->lost_marks);
 		res->seconds = now() - t0;
+		res->loss = run->loss;
+		res->nloss = run->nloss;
 	} else {
 		ftree_free(run->ft);
 		funcs_free(run->fs);
+		free(run->loss);
 	}
 	decoder_free(run->dec);
 	fmt_reader_close(run->r);
@@ -304,6 +336,7 @@ void pipeline_result_release(struct pipeline_result *res)
 		return;
 	ftree_free(res->ft);
 	funcs_free(res->fs);
+	free(res->loss);
 	memset(res, 0, sizeof(*res));
 }
 

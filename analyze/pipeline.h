@@ -31,6 +31,13 @@ struct pipeline_result {
 	int64_t calls_stored;
 	uint64_t t_first, t_last; /* first and last event, ns */
 	int64_t lost, lost_marks; /* lost events counted, and pages that said so */
+	struct pipeline_loss {	  /* per CPU with lost events: where and when */
+		int cpu;
+		int64_t marks;	  /* events that came after a loss */
+		int64_t lost;	  /* events lost there, as counted (0: not counted) */
+		uint64_t first_t, last_t; /* the first and last event after a loss */
+	} *loss;
+	int nloss;
 	double seconds;
 };
 

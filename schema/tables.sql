@@ -39,7 +39,8 @@ CREATE TABLE func (
 	name TEXT NOT NULL,
 	kind INTEGER NOT NULL,	-- func_kind.kind
 	addr INTEGER,		-- address (kernel or user)
-	module TEXT		-- kernel module, or user binary; NULL for the kernel proper or unknown
+	module TEXT,		-- kernel module, or user binary; NULL for the kernel proper or unknown
+	overhead INTEGER NOT NULL DEFAULT 0 -- 1: the tracer's own code (probe handlers, ftrace)
 );
 
 -- The calls. View call (below) has one row per call, complete or flagged

@@ -49,4 +49,19 @@ mods=$(sqlite3 "$work/tree.db" "select group_concat(distinct coalesce(f.module, 
 	where f.name in ('run', 'ping')")
 check "run and ping's module is the target's binary, from the manifest" \
 	[ "$mods" = "$(realpath "$target")" ]
+# the uprobe pairs come from the manifest: every hit is a probe_hit row, entries and returns
+roles=$(sqlite3 "$work/tree.db" "select group_concat(role || ':' || n, ' ') from (select role,
+	count(*) n from probe_hit where event like 'darc_uprobes:%' group by role order by role)")
+check "the uprobe pairs' hits are probe_hit rows, each an entry or return ($roles)" \
+	[ "$roles" = "1:$((N + 1)) 2:$((N + 1))" ]
+state_same "after the analysis"
+
+# darc-record's default events alone (scheduling, interrupts, block) hold no calls:
+# darc analyze says what is missing and which option adds it
+"$rec" -q -o "$work/nocalls.dat" -- "$target" 1
+"$darc" analyze -o "$work/nocalls.db" "$work/nocalls.dat" >/dev/null 2>"$work/nocalls.err"
+check "a recording without calls: exit 0" [ $? -eq 0 ]
+check "a recording without calls: one note naming what adds them" \
+	[ "$(wc -l <"$work/nocalls.err")" = 1 ] &&
+	grep -q "no function_graph, system call or paired probe events.*-g FUNC.*-e raw_syscalls" "$work/nocalls.err"
 summary

@@ -32,13 +32,14 @@ INSERT INTO recording VALUES ('fixture.dat', 'trace.dat v7 (zstd)', 'Linux 6.1.0
 INSERT INTO task VALUES (0, 0, '<idle>'), (100, 100, 'fio'), (200, 200, 'kworker/1:2');
 
 INSERT INTO func VALUES
-	(1, 'read', 1, NULL, NULL),
-	(2, 'vfs_read', 0, 0xffffffff81300000, NULL),
-	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4'),
-	(4, 'walk', 0, NULL, NULL),
-	(5, 'handle_irq_event', 0, NULL, NULL),
-	(6, 'submit_bio', 0, 0xffffffff81500000, NULL),
-	(7, 'bio_endio', 0, 0xffffffff81500800, NULL);
+	(1, 'read', 1, NULL, NULL, 0),
+	(2, 'vfs_read', 0, 0xffffffff81300000, NULL, 0),
+	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4', 0),
+	(4, 'walk', 0, NULL, NULL, 0),
+	(5, 'handle_irq_event', 0, NULL, NULL, 0),
+	(6, 'submit_bio', 0, 0xffffffff81500000, NULL, 0),
+	(7, 'bio_endio', 0, 0xffffffff81500800, NULL, 0),
+	(8, 'kprobe_ftrace_handler', 0, 0xffffffff81100000, NULL, 1);
 
 -- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
 -- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags

@@ -286,7 +286,7 @@ START_TEST(test_every_table)
 	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
 			 "0|0|<idle>\n100|99|fio");
 	ck_assert_str_eq(query(target, "SELECT * FROM func ORDER BY id"),
-			 "1|vfs_read|0|-2128394912|NULL\n2|my_probe|3|NULL|/usr/bin/app");
+			 "1|vfs_read|0|-2128394912|NULL|0\n2|my_probe|3|NULL|/usr/bin/app|0");
 	ck_assert_str_eq(query(target, "SELECT * FROM call ORDER BY id"),
 			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0\n"
 			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9");
