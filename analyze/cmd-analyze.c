@@ -52,7 +52,7 @@ static const char usage_text[] =
 	"  -h, --help\n\n"
 	"example:\n"
 	"  darc analyze trace.dat -o trace.db\n"
-	"  sqlite3 trace.db 'select * from slowest_calls limit 10'\n";
+	"  sqlite3 -header trace.db \"SELECT * FROM slowest_calls WHERE func = 'vfs_read' LIMIT 5\"\n";
 
 enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES, OPT_ALL };
 

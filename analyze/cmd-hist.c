@@ -24,7 +24,7 @@ static const char usage_tail[] =
 	"examples:\n"
 	"  darc hist trace.db --func vfs_read\n"
 	"  darc hist trace.dat --func __x64_sys_pread64 --json\n"
-	"  darc hist trace.db --path 'vfs_read>ext4_file_read_iter' --metric excl\n"
+	"  darc hist trace.db --path '__x64_sys_pread64>vfs_read>ext4_file_read_iter' --metric excl\n"
 	"  darc hist trace.db --func vfs_read --interval 500ms\n";
 
 enum { OPT_INTERVAL = ROPT_LAST };
