@@ -223,6 +223,11 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 				      "no_instance", o->no_instance, "events", events(o)));
 	json_object_set_new(m, "graph", graph(o));
 	json_object_set_new(m, "probes", probes(o));
+	if (r->top_before)
+		json_object_set_new(m, "top_buffer",
+				    json_pack("{ss ss sb}", "before", r->top_before, "after",
+					      r->top_after ? r->top_after : "?", "expanded",
+					      r->top_expanded));
 	tgt = json_pack("{so}", "command", o->command ? json_array() : json_null());
 	for (int i = 0; o->command && o->command[i]; i++)
 		json_array_append_new(json_object_get(tgt, "command"), json_string(o->command[i]));

@@ -194,12 +194,25 @@ fail:
 	return -1;
 }
 
+int probe_destroy(struct tracefs_dynevent *dev)
+{
+	/*
+	 * Not forced first: forcing makes libtracefs write 0 to the event's
+	 * enable file at the top level, and that write alone allocates the
+	 * top-level ring buffer on a box where nothing traced yet. Our instances
+	 * are gone by now, so nothing else should have the event enabled.
+	 */
+	if (!tracefs_dynevent_destroy(dev, false))
+		return 0;
+	return tracefs_dynevent_destroy(dev, true);
+}
+
 void probes_destroy(struct rec_opts *o)
 {
 	for (int i = 0; i < o->nprobes; i++) {
 		struct rec_probe *p = &o->probes[i];
 		if (p->created)
-			tracefs_dynevent_destroy(p->dev, true);
+			probe_destroy(p->dev);
 		tracefs_dynevent_free(p->dev);
 		p->dev = NULL;
 		p->created = false;

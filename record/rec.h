@@ -184,6 +184,15 @@ int sess_buffers(struct sess *s, struct sess_buffer **b);
  */
 void sess_restore(struct sess *s);
 
+/*
+ * The top-level buffer_size_kb before darc-record touched anything and now
+ * (both owned by @s; after sess_restore(), "now" is the final state), and
+ * whether it went from unallocated ("7 (expanded: 1408)") to allocated: the
+ * kernel does that on the first use of tracing (on 6.1 any event enabled,
+ * even in an instance), and it cannot be undone.
+ */
+bool sess_top_buffer(struct sess *s, const char **before, const char **now);
+
 /* sess_restore() if not done, remove the undo log, and release @s. Accepts NULL. */
 void sess_free(struct sess *s);
 
@@ -215,6 +224,14 @@ int probes_create(struct rec_opts *o, struct fmt_err *err);
 
 /* Remove the probes darc-record created (and free their handles). */
 void probes_destroy(struct rec_opts *o);
+
+/*
+ * Remove one probe event: not forced first (a forced removal writes the
+ * top-level enable file, which allocates an unallocated top-level buffer),
+ * forced if that fails. 0, or -1 with errno set.
+ */
+struct tracefs_dynevent;
+int probe_destroy(struct tracefs_dynevent *dev);
 
 /* The tracefs group of probe type @t. */
 const char *probe_group(enum rec_probe_type t);
@@ -325,6 +342,9 @@ struct rec_result {
 	int page_size;
 	double cpu_user, cpu_sys; /* darc-record's own CPU time (s) until the stop */
 	char *tgids;		  /* saved_tgids ("TID TGID" lines), or NULL */
+	/* the top-level ring buffer's size before and after (buffer_size_kb) */
+	char *top_before, *top_after;
+	bool top_expanded; /* it was unallocated, and is allocated now */
 };
 
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */

@@ -179,6 +179,22 @@ static const char *wait_end(const struct rec_opts *o, int sfd, struct target *t,
 	}
 }
 
+/* What became of the top-level ring buffer, into @r (for the manifest) and said. */
+static void top_buffer_report(struct sess *s, struct rec_result *r, bool quiet)
+{
+	const char *before, *now;
+
+	r->top_expanded = sess_top_buffer(s, &before, &now);
+	r->top_before = strdup(before);
+	r->top_after = strdup(now);
+	if (r->top_expanded && !quiet)
+		fprintf(stderr,
+			"darc-record: note: the top-level ring buffer was unallocated ('%s' KB per "
+			"CPU) and is allocated now ('%s'), as on any first use of tracing on this "
+			"kernel; it cannot be shrunk back\n",
+			before, now);
+}
+
 int rec_run(struct rec_opts *o)
 {
 	struct rec_caps caps = {0};
@@ -311,6 +327,7 @@ int rec_run(struct rec_opts *o)
 	/* tracefs back as it was before the data is stored (that can take a while) */
 	sess_restore(s);
 	probes_destroy(o);
+	top_buffer_report(s, &r, o->quiet);
 	if (bundle_finish(b, st, &r, o, t, &err))
 		goto fail;
 	if (!o->quiet) {
@@ -363,6 +380,8 @@ out:
 		free(r.buffers[k].cpus);
 	free(r.buffers);
 	free(r.tgids);
+	free(r.top_before);
+	free(r.top_after);
 	free(dir);
 	free(extra);
 	if (sfd >= 0)

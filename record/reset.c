@@ -118,7 +118,7 @@ static int remove_probes(bool force, struct rec_notes *notes)
 			rec_note(notes,
 				 "kept probe %s:%s: darc-record %d is running (--force removes it)",
 				 sys, ev, (int)live);
-		else if (tracefs_dynevent_destroy(all[i], true) && errno != ENOENT)
+		else if (probe_destroy(all[i]) && errno != ENOENT)
 			left += (rec_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
 					  strerror(errno)),
 				 1);

@@ -41,6 +41,8 @@ struct sess {
 	int nsaved;
 	bool graph;   /* function_graph is set in buf[0] */
 	bool removed; /* sess_restore() ran */
+	char *top_before, *top_now; /* top-level buffer_size_kb: at the start, and now */
+	int top_default; /* its "(expanded: N)" while unallocated, else 0 */
 	int undo;     /* the undo log, -1 if it could not be made */
 	char *undo_path;
 };
@@ -139,6 +141,53 @@ static char *trim(char *v)
 	return v;
 }
 
+/* N of a buffer_size_kb of "7 (expanded: N)" (not allocated yet), else 0. */
+static long expanded_default(const char *v)
+{
+	const char *e = v ? strstr(v, "(expanded: ") : NULL;
+
+	return e ? strtol(e + 11, NULL, 10) : 0;
+}
+
+/* The top-level buffer_size_kb as it reads now (caller frees), or NULL. */
+static char *top_size(void)
+{
+	char *v = tracefs_instance_file_read(NULL, "buffer_size_kb", NULL);
+	size_t n = v ? strlen(v) : 0;
+
+	while (n && v[n - 1] == '\n')
+		v[--n] = 0;
+	return v;
+}
+
+/*
+ * After setup: on kernels where resizing any buffer marks the top-level one
+ * as sized (6.1: the instance's buffer_size_kb), an unallocated top-level
+ * buffer is left at its boot size of a few KB for good, and every later
+ * user of it gets that. Give it the size its first use would give it.
+ */
+static void top_fix(struct sess *s)
+{
+	char *now = top_size();
+	char num[32];
+
+	if (s->top_default && now && !expanded_default(now) &&
+	    strtol(now, NULL, 10) < s->top_default) {
+		snprintf(num, sizeof(num), "%d", s->top_default);
+		tracefs_instance_file_write(NULL, "buffer_size_kb", num); /* not undone */
+	}
+	free(now);
+}
+
+bool sess_top_buffer(struct sess *s, const char **before, const char **now)
+{
+	free(s->top_now);
+	s->top_now = top_size();
+	*before = s->top_before ? s->top_before : "?";
+	*now = s->top_now ? s->top_now : "?";
+	return s->top_default && s->top_now && !expanded_default(s->top_now);
+}
+
 /* Write a saved top-level file back; best effort, nothing to report to. */
 static void restore_one(const char *f, char *v)
 {
@@ -157,8 +206,11 @@ static void restore_one(const char *f, char *v)
 	} else if (strstr(f, "/filter")) {
 		tracefs_instance_file_write(NULL, f, strncmp(v, "none", 4) ? trim(v) : "0");
 	} else if (!strcmp(f, "buffer_size_kb")) {
+		/* "7 (expanded: 1408)": never allocated; 7 is no size to set, 1408 is
+		   what the buffer becomes on its first use */
 		char num[32];
-		snprintf(num, sizeof(num), "%ld", strtol(v, NULL, 10));
+		long exp = expanded_default(v);
+		snprintf(num, sizeof(num), "%ld", exp ? exp : strtol(v, NULL, 10));
 		tracefs_instance_file_write(NULL, f, num);
 	} else {
 		tracefs_instance_file_write(NULL, f, trim(v));
@@ -223,6 +275,8 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		goto fail;
 	}
 	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	s->top_before = top_size();
+	s->top_default = (int)expanded_default(s->top_before);
 	for (int i = 0; i < o->nevents; i++)
 		unfiltered |= o->events[i].unfiltered;
 	if (!o->no_instance && c->instances) {
@@ -391,6 +445,7 @@ int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 		return -1;
 	if (s->graph && setup_graph(s, o, err))
 		return -1;
+	top_fix(s);
 	return 0;
 }
 
@@ -545,6 +600,8 @@ void sess_free(struct sess *s)
 		unlink(s->undo_path);
 	}
 	free(s->undo_path);
+	free(s->top_before);
+	free(s->top_now);
 	for (int i = 0; i < s->nown; i++)
 		tracefs_instance_free(s->own[i]);
 	for (int i = 0; i < s->nbuf; i++) {

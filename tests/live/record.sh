@@ -19,7 +19,7 @@ out=$work/cmd.dat
 "$rec" -q -o "$out" -e "$syscalls" -U "$target:run,ping" -- "$target" $N 2>"$work/cmd.err"
 check "darc-record COMMAND exits 0" [ $? -eq 0 ]
 check "the bundle exists" [ -s "$out" ]
-state_same "after a command"
+state_same "after a command" "$out"
 "$darc" info "$out" >"$work/info.txt"
 check "darc info reads the bundle" [ $? -eq 0 ]
 check "darc info shows the manifest" grep -q '^manifest: *{"format":"darc-bundle"' "$work/info.txt"
@@ -50,6 +50,23 @@ else
 	echo "note: trace-cmd is not installed: 'trace-cmd report' checks skipped"
 fi
 
+# 1b. in its own instances darc-record writes no top-level tracefs file but the
+# probe definitions: a top-level write (even a 0 to an event's enable file,
+# which libtracefs makes when it removes a probe by force) allocates the
+# top-level ring buffer of a box where nothing traced yet
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=openat -o "$work/strace.txt" \
+		"$rec" -q -f -o "$work/st.dat" -e "$syscalls" -U "$target:run,ping" -- "$target" 2
+	grep -E 'O_WRONLY|O_RDWR' "$work/strace.txt" | grep -o '"/sys/kernel/tracing/[^"]*"' |
+		grep -v -e '/instances/' -e '/dynamic_events"' -e '/uprobe_events"' \
+			-e '/kprobe_events"' | sort -u >"$work/top-writes.txt"
+	check "instance mode writes no top-level tracefs file: $(tr '\n' ' ' <"$work/top-writes.txt")" \
+		[ ! -s "$work/top-writes.txt" ]
+	state_same "after the strace run" "$work/st.dat"
+else
+	echo "note: no strace: the top-level write check is not run"
+fi
+
 # 2. an existing output is not overwritten, unless --force
 cp "$out" "$work/copy.dat"
 "$rec" -q -o "$out" -e "$syscalls" -- "$target" 1 2>"$work/exists.err"
@@ -58,7 +75,7 @@ check "an existing output: untouched" cmp -s "$out" "$work/copy.dat"
 check "an existing output: the message names it" grep -q "'$out' exists" "$work/exists.err"
 "$rec" -q -f -o "$out" -e "$syscalls" -- "$target" 1
 check "--force overwrites" [ $? -eq 0 ] && ! cmp -s "$out" "$work/copy.dat"
-state_same "after --force"
+state_same "after --force" "$out"
 
 # 3. SIGINT in the middle of a recording
 out=$work/sigint.dat
@@ -83,7 +100,7 @@ if command -v trace-cmd >/dev/null; then
 	trace-cmd report "$out" >/dev/null 2>&1
 	check "SIGINT: trace-cmd report reads the bundle" [ $? -eq 0 ]
 fi
-state_same "after SIGINT"
+state_same "after SIGINT" "$out"
 
 # 4. -p PID with --duration (the process keeps running)
 "$target" 100000 5 &
@@ -100,14 +117,14 @@ check "-p PID: pings recorded" [ "$(nevents "$out" darc_uprobes:ping)" -gt 10 ]
 check "-p PID: stopped by the duration" [ "$(jget "$out" 'm["stop"]["reason"]')" = duration ]
 check "-p PID: its maps are in the manifest" \
 	[ "$(jget "$out" "any('$target' in (p['maps'] or '') for p in m['target']['processes'])")" = True ]
-state_same "after -p"
+state_same "after -p" "$out"
 
 # 5. the top-level buffer (--no-instance): saved and restored
 out=$work/top.dat
 "$rec" -q --no-instance -o "$out" -e "$syscalls" -U "$target:ping" -- "$target" $N
 check "--no-instance: exit 0" [ $? -eq 0 ]
 check "--no-instance: pings recorded" [ "$(nevents "$out" darc_uprobes:ping)" = $N ]
-state_same "after --no-instance"
+state_same "after --no-instance" "$out" no-instance
 
 # 6. kill -9, then --reset puts everything back (instance and top-level runs)
 for mode in "" --no-instance; do

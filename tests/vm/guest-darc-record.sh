@@ -4,7 +4,10 @@
 # O_DIRECT workload twice, once with darc-record and once with trace-cmd
 # (function_graph rooted at __x64_sys_pread64, the pread syscall's entry, kprobes on submit_bio/bio_endio with
 # the bio pointer, block, sched and irq events), and saves the tracefs state
-# before and after darc-record runs. Writes to $OUT:
+# before and after darc-record runs. First, on the freshly booted kernel (its
+# top-level ring buffer not allocated yet: "7 (expanded: 1408)"), a
+# tracepoint-only recording in darc-record's own instances. Writes to $OUT:
+#   state-fresh.txt, tp.dat, tp.log, state-tp.txt   that first recording
 #   darc.dat, darc.log     darc-record's bundle and output
 #   tc.dat, tc.log         trace-cmd's recording of the same workload
 #   state-before.txt, state-after.txt   the tracefs files darc-record touches
@@ -19,9 +22,8 @@ state() {
 	for f in current_tracer tracing_on trace_clock buffer_size_kb set_ftrace_pid \
 		set_event_pid set_graph_function set_graph_notrace max_graph_depth trace_options \
 		kprobe_events uprobe_events set_event set_ftrace_filter set_ftrace_notrace; do
-		# "7 (expanded: 1408)": the kernel allocates the buffers on first
-		# use of tracing, a one-way change of its own, not a setting
-		[ -e "$T/$f" ] && { echo "== $f"; sed 's/ (expanded: [0-9]*)//' "$T/$f" | sort; }
+		# buffer_size_kb as it reads: "7 (expanded: 1408)" on a fresh boot
+		[ -e "$T/$f" ] && { echo "== $f"; sort "$T/$f"; }
 	done
 	echo "== instances"
 	ls $T/instances
@@ -32,6 +34,17 @@ state() {
 vm-workload prepare "$S/cold" 64 cold
 vm-workload prepare "$S/warm" 4 warm
 sync
+
+# the fresh kernel: instance-mode tracepoints only
+state >"$OUT/state-fresh.txt"
+say "darc-record, tracepoints on a fresh kernel"
+if ! darc-record -o "$OUT/tp.dat" -e sched:sched_switch -e raw_syscalls \
+	-- /bin/busybox ls / >"$OUT/tp.log" 2>&1; then
+	cat "$OUT/tp.log"
+	say "darc-record (tracepoints) failed"
+	exit 1
+fi
+state >"$OUT/state-tp.txt"
 
 darc-record --check >"$OUT/check.txt" 2>&1 || true
 state >"$OUT/state-before.txt"

@@ -75,6 +75,35 @@ check "the analysis of trace-cmd's recording adds up" \
 check "darc info shows the manifest" sh -c "'$DARC' info '$V/darc.dat' | grep -q '^manifest:'"
 check "tracefs is as it was before darc-record" diff "$V/state-before.txt" "$V/state-after.txt"
 
+# the fresh kernel's top-level buffer: unallocated before; after darc-record, either
+# as it was or (the kernel forced it) allocated at its default size, and then the
+# manifest and darc-record's output say so. Never left at its boot size.
+fresh=$(sed -n '/^== buffer_size_kb$/{n;p}' "$V/state-fresh.txt")
+after=$(sed -n '/^== buffer_size_kb$/{n;p}' "$V/state-tp.txt")
+default=$(sed -n 's/.*(expanded: \([0-9]*\)).*/\1/p' <<<"$fresh")
+top=$("$DARC" info --json "$V/tp.dat" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["manifest"]["top_buffer"]
+print(t["before"], "|", t["after"], "|", t["expanded"])')
+say "top-level buffer_size_kb: fresh '$fresh', after the recording '$after'; manifest: $top"
+check "a fresh boot's top-level buffer is unallocated" test -n "$default"
+# (the kernel rounds a size up to whole pages: 1408 reads back as 1410)
+as_before_or_default() {
+	[ "$after" = "$fresh" ] ||
+		{ [ "$after" -ge "$default" ] 2>/dev/null && [ "$after" -lt $((default + 16)) ]; }
+}
+check "after an instance-mode recording it is unallocated or at its default ($default)" \
+	as_before_or_default
+if [ "$after" != "$fresh" ]; then
+	check "the manifest says it was allocated" test "$top" = "$fresh | $after | True"
+	check "darc-record said so" grep -q "top-level ring buffer was unallocated" "$V/tp.log"
+else
+	check "the manifest says it was not touched" test "$top" = "$fresh | $fresh | False"
+fi
+check "nothing else of tracefs changed" \
+	diff <(sed '/^== buffer_size_kb$/,+1d' "$V/state-fresh.txt") \
+	<(sed '/^== buffer_size_kb$/,+1d' "$V/state-tp.txt")
+
 # the same calls: the set of (path) of function_graph calls under vfs_read,
 # and the kprobe events, from both recordings
 paths() { # FILE -> sorted distinct fnode paths of kernel functions, and probe counts
