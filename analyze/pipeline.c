@@ -165,9 +165,11 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 	int n;
 
 	while ((n = fmt_reader_next(run->r, &ev, err)) > 0) {
-		if (!run->events++)
+		/* the earliest and latest times (a damaged page may be out of order) */
+		if (!run->events++ || ev.ts < run->t_first)
 			run->t_first = ev.ts;
-		run->t_last = ev.ts;
+		if (ev.ts > run->t_last)
+			run->t_last = ev.ts;
 		if (ev.missed && note_loss(run, &ev)) {
 			fmt_errf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;

@@ -16,8 +16,8 @@ CREATE TABLE recording (
 	kernel TEXT,		-- uname of the recorded machine
 	clock TEXT,		-- trace clock ('local', 'mono', ...)
 	cpus INTEGER,
-	t_first INTEGER,	-- timestamp of the first event, ns
-	t_last INTEGER,		-- timestamp of the last event, ns
+	t_first INTEGER,	-- the earliest event's timestamp, ns
+	t_last INTEGER,		-- the latest event's timestamp, ns
 	events INTEGER,		-- events read
 	lost_events INTEGER,	-- lost events the ring buffers counted, all CPUs
 	lost_marks INTEGER,	-- ring-buffer pages that reported lost events

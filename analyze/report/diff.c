@@ -120,11 +120,15 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	return 0;
 }
 
-/* Too small to rate: few calls and little of the recording's latency, on both sides. */
+/*
+ * Too small to rate on this side: few calls, or little of the recording's
+ * latency (a pair is pruned when both sides are: a millisecond's shift of a
+ * microsecond function moves its profile, not the workload).
+ */
 static bool tiny(const struct dprof *d, const struct dset *s, const struct diff_opts *o)
 {
-	return !d || (d->calls < (uint64_t)o->min_calls &&
-		      (s->total <= 0 || d->lat / s->total < o->min_share));
+	return !d || d->calls < (uint64_t)o->min_calls ||
+	       (s->total > 0 && d->lat / s->total < o->min_share);
 }
 
 static int cmp_score(const void *a, const void *b)

@@ -236,7 +236,7 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 	char sc[32];
 
 	fprintf(out, "A: %s\nB: %s\n", rdb_source(a), rdb_source(b));
-	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls and "
+	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
 		     "under %g%% of the latency on both sides): %d differ\n",
 		r->npairs, cmp_method_name(o->method), o->threshold, r->pruned, o->min_calls,
 		100 * o->min_share, r->above);
