@@ -22,7 +22,8 @@
 #                       host (trace-cmd convert --file-version 6)
 #   vm-preads-v7.dat    O_DIRECT (disk) and cached 4 KiB preads, 200 each; graph
 #                       rooted at __x64_sys_pread64: two latency peaks
-#   vm-preads2-v7.dat   the same workload recorded again, right after
+#   vm-preads2-v7.dat   the same workload recorded again, right after (both
+#                       after one unrecorded run of it)
 # and from a second boot with multi-threaded TCG (DARC_VM_ACCEL=tcg), whose
 # vCPUs really run in parallel (under single-threaded TCG two writers on two
 # vCPUs hardly ever meet at the lock):
@@ -222,7 +223,7 @@ line() {
 	line vm-cpuhog-v7.dat "trace.dat v7 (zstd), 1 MiB reads of a cached 16 MiB file (3 passes) while a forked CPU hog spins, both pinned to CPU 0, so the reads are preempted inside the kernel (preempt=full); no block I/O by design" ""
 	line vm-fsyncread-v7.dat "trace.dat v7 (zstd), eight 16 KiB writes each followed by fsync, then the reads of vm-odirect-v7.dat; function_graph rooted at __x64_sys_pread64 and plain kprobes on submit_bio and bio_endio with no return probe, which also fire in the workload's task before its first pread64 (written data and journal) and in jbd2; not pid-filtered" ""
 	line vm-odirect-v6.dat "trace.dat v6, the same recording as vm-odirect-v7.dat converted on the host" " then \`trace-cmd convert --file-version 6 -i vm-odirect-v7.dat -o vm-odirect-v6.dat\`"
-	line vm-preads-v7.dat "trace.dat v7 (zstd), 200 O_DIRECT random 4 KiB preads of a cold 64 MiB file (disk reads) alternating with 200 buffered 4 KiB preads of a cached 4 MiB file (page cache hits), so pread64's latency histogram has two peaks; function_graph rooted at __x64_sys_pread64 (depth 6); not pid-filtered, so bio completions in interrupt context are kept" ""
+	line vm-preads-v7.dat "trace.dat v7 (zstd), 200 O_DIRECT random 4 KiB preads of a cold 64 MiB file (disk reads) alternating with 200 buffered 4 KiB preads of a cached 4 MiB file (page cache hits), so pread64's latency histogram has two peaks; recorded after one unrecorded run of the same workload (the first pass over the O_DIRECT offsets is slower on the host's storage); function_graph rooted at __x64_sys_pread64 (depth 6); not pid-filtered, so bio completions in interrupt context are kept" ""
 	line vm-preads2-v7.dat "trace.dat v7 (zstd), the workload of vm-preads-v7.dat recorded a second time, right after it in the same boot (same offsets: fixed-seed generator); for comparing two recordings of the same workload" ""
 	line vm-append1-v7.dat "trace.dat v7 (zstd), one writer process (pinned to CPU 0) appending 300 x 4 KiB writes to an ext4 file opened with O_APPEND; function_graph rooted at __x64_sys_write (depth 6); multi-threaded TCG, the baseline for vm-append2-v7.dat" ""
 	line vm-append2-v7.dat "trace.dat v7 (zstd), two writer processes, pinned to CPU 0 and CPU 1, each appending 300 x 4 KiB writes to the same ext4 file opened with O_APPEND (each its own open), started together; they contend for the file's inode lock (down_write in ext4_buffered_write_iter); function_graph rooted at __x64_sys_write (depth 6); multi-threaded TCG, so the two vCPUs run in parallel" ""
