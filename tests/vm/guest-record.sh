@@ -7,7 +7,12 @@
 #
 # WORKLOAD is odirect, zeroread or cpuhog (see workload.c), fsyncread (writes +
 # fsync, then odirect's reads, graph rooted at __x64_sys_pread64 with plain
-# kprobes on submit_bio/bio_endio and no return probes), or fgbench[:N]:
+# kprobes on submit_bio/bio_endio and no return probes), preads (O_DIRECT and
+# cached 4 KiB preads, graph rooted at __x64_sys_pread64, no kprobes; run it
+# twice, or as preads2, for a second recording of the same workload),
+# append1 / append2 (1 or 2 writer processes appending 4 KiB writes to one
+# O_APPEND file, graph rooted at __x64_sys_write, sched events only, no
+# kprobes), or fgbench[:N]:
 # a long zeroread (N reads, default 200000: some 6 M events) for
 # tests/bench/mkrec-vm.sh.  --quick makes shorter runs (for tests).  For each workload W it writes to $OUT:
 #   W.dat   the recording
@@ -59,6 +64,7 @@ set_kprobes() {
 	KP=$1
 	echo >$T/kprobe_events
 	while read -r line; do
+		[ -n "$line" ] || continue
 		echo "$line" >>$T/kprobe_events || { say "cannot add kprobe '$line'"; exit 1; }
 	done <<EOF
 $KP
@@ -86,9 +92,9 @@ cat "$OUT/guest-info.txt"
 
 # --- data files on the scratch ext4 disk ----------------------------------
 if [ "$QUICK" = 1 ]; then
-	N_ODIRECT=32 N_ZERO=2000 N_HOG=2 HOG_MIB=8
+	N_ODIRECT=32 N_ZERO=2000 N_HOG=2 HOG_MIB=8 N_PREADS=50 N_APPEND=50
 else
-	N_ODIRECT=48 N_ZERO=2000 N_HOG=3 HOG_MIB=16
+	N_ODIRECT=48 N_ZERO=2000 N_HOG=3 HOG_MIB=16 N_PREADS=200 N_APPEND=300
 fi
 vm-workload prepare "$S/cold" 64 cold
 vm-workload prepare "$S/warm" 4 warm
@@ -113,7 +119,7 @@ record() {
 		-p function_graph -g "${GRAPH:-vfs_read}" $EVENTS "$@"
 	{
 		echo "kernel $(uname -r); cmdline $(cat /proc/cmdline)"
-		echo "$KP" | sed "s|^|echo '|; s|\$|' >> $T/kprobe_events|"
+		[ -z "$KP" ] || echo "$KP" | sed "s|^|echo '|; s|\$|' >> $T/kprobe_events|"
 		echo "$*"
 	} >"$OUT/$name.cmd"
 	say "$name: $*"
@@ -145,6 +151,34 @@ for w in "$@"; do
 		GRAPH=__x64_sys_pread64 EVENTS="-e kprobes -e block -e sched -e irq" \
 			record fsyncread --max-graph-depth 8 \
 			vm-workload fsyncread "$S/cold" "$S/warm" "$S/written" "$N_ODIRECT"
+		set_kprobes "$KPROBES"
+		;;
+	preads | preads2)
+		# no kprobes; not pid-filtered, for the completions in irq context.
+		# Once, an unrecorded run first: the first pass over the O_DIRECT
+		# offsets (the same each run) is slower on the host's storage than
+		# later ones, which made preads and preads2 differ.
+		if [ -z "${PREADS_WARMED:-}" ]; then
+			vm-workload preads "$S/cold" "$S/warm" "$N_PREADS"
+			PREADS_WARMED=1
+		fi
+		set_kprobes ""
+		GRAPH=__x64_sys_pread64 EVENTS="-e sched -e irq -e block" \
+			record "$w" --max-graph-depth 6 \
+			vm-workload preads "$S/cold" "$S/warm" "$N_PREADS"
+		set_kprobes "$KPROBES"
+		;;
+	append1 | append2)
+		# writers contend for the file's inode lock (down_write in
+		# ext4_buffered_write_iter) when there are two, each pinned to
+		# its own vCPU; that needs vCPUs that really run in parallel
+		# (multi-threaded TCG: DARC_VM_ACCEL=tcg on the host, see
+		# make-samples.sh).  -F -c follows the workload and its forked
+		# writers only.
+		set_kprobes ""
+		GRAPH=__x64_sys_write EVENTS="-e sched" \
+			record "$w" --max-graph-depth 6 -F -c \
+			vm-workload append "$S/appended" "${w#append}" "$N_APPEND" 4096
 		set_kprobes "$KPROBES"
 		;;
 	zeroread)

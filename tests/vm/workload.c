@@ -19,6 +19,17 @@
  *       First 8 buffered 16 KiB writes to OUT (created), each followed by
  *       fsync (so bios are submitted by write and fsync, outside any read),
  *       then what odirect COLD WARM N does.
+ *   vm-workload preads COLD WARM N
+ *       N iterations of: one O_DIRECT 4 KiB pread at a random aligned offset
+ *       of COLD (a disk read), and one buffered 4 KiB pread at a random
+ *       offset of WARM (a page cache hit); odirect without its buffered
+ *       reads of COLD, so pread64's latencies make exactly two groups.
+ *   vm-workload append FILE NPROC N SIZE
+ *       Create (truncate) FILE, fork NPROC writers, writer i pinned to CPU
+ *       i modulo the CPUs this process may use; each opens FILE with
+ *       O_APPEND and, once all are ready, does N writes of SIZE bytes.  With
+ *       more than one writer they contend for the inode lock (i_rwsem) that
+ *       every buffered write to the file takes.  The parent waits for all.
  *   vm-workload zeroread FILE N
  *       N times read(fd, buf, 0) on FILE.
  *   vm-workload cpuhog FILE N CHUNK_KIB
@@ -162,7 +173,8 @@ static int cmd_prepare(int argc, char **argv)
 	return 0;
 }
 
-static void odirect(const char *cold_path, const char *warm_path, long n)
+static void odirect(const char *cold_path, const char *warm_path, long n,
+		    int cold_buffered)
 {
 	int dfd, bfd, wfd;
 	off_t cold_blocks, warm_size;
@@ -189,7 +201,7 @@ static void odirect(const char *cold_path, const char *warm_path, long n)
 		off = (off_t)(rng() % (uint64_t)(warm_size - BLK + 1));
 		if (pread(wfd, buf, BLK, off) != BLK)
 			die("pread", warm_path);
-		if (i % 16 == 15) {
+		if (cold_buffered && i % 16 == 15) {
 			off = (off_t)(rng() % (uint64_t)cold_blocks) * BLK;
 			if (pread(bfd, buf, BLK, off) != BLK)
 				die("buffered pread", cold_path);
@@ -205,7 +217,15 @@ static int cmd_odirect(int argc, char **argv)
 {
 	if (argc != 5)
 		return -1;
-	odirect(argv[2], argv[3], parse_long(argv[4], "count"));
+	odirect(argv[2], argv[3], parse_long(argv[4], "count"), 1);
+	return 0;
+}
+
+static int cmd_preads(int argc, char **argv)
+{
+	if (argc != 5)
+		return -1;
+	odirect(argv[2], argv[3], parse_long(argv[4], "count"), 0);
 	return 0;
 }
 
@@ -227,7 +247,7 @@ static int cmd_fsyncread(int argc, char **argv)
 			die("fsync", argv[4]);
 	}
 	close(fd);
-	odirect(argv[2], argv[3], parse_long(argv[5], "count"));
+	odirect(argv[2], argv[3], parse_long(argv[5], "count"), 1);
 	return 0;
 }
 
@@ -252,14 +272,91 @@ static int cmd_zeroread(int argc, char **argv)
 	return 0;
 }
 
-static void pin_cpu0(void)
+static void pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		die("sched_setaffinity", NULL);
+}
+
+static void pin_cpu0(void)
+{
+	pin_cpu(0);
+}
+
+static int cmd_append(int argc, char **argv)
+{
+	const char *path;
+	long nproc, n, size, i, j;
+	int fd, ready[2], go[2], status, fail = 0, ncpu, cpus[CPU_SETSIZE];
+	cpu_set_t allowed;
+	char *buf, c = 0;
+
+	if (argc != 6)
+		return -1;
+	path = argv[2];
+	nproc = parse_long(argv[3], "number of writers");
+	n = parse_long(argv[4], "count");
+	size = parse_long(argv[5], "write size");
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		die("sched_getaffinity", NULL);
+	for (ncpu = 0, i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &allowed))
+			cpus[ncpu++] = (int)i;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", path);
+	close(fd);
+	if (pipe(ready) < 0 || pipe(go) < 0)
+		die("pipe", NULL);
+	for (i = 0; i < nproc; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork", NULL);
+		if (pid > 0)
+			continue;
+		/* writer i */
+		alarm(60);
+		close(ready[0]);
+		close(go[1]);
+		pin_cpu(cpus[i % ncpu]);
+		buf = aligned_buf(size);
+		memset(buf, 'a' + (int)(i % 26), size);
+		fd = open(path, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			die("open O_APPEND", path);
+		/* ready: close our end (no write, so the recording's only
+		 * write calls are the appends); start: EOF on go */
+		close(ready[1]);
+		if (read(go[0], &c, 1) != 0)
+			_exit(1);
+		for (j = 0; j < n; j++)
+			if (write(fd, buf, size) != size)
+				die("append write", path);
+		close(fd);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	/* EOF once every writer has closed its end of ready */
+	if (read(ready[0], &c, 1) != 0)
+		die("read from ready pipe", NULL);
+	close(go[1]);
+	for (i = 0; i < nproc; i++) {
+		if (wait(&status) < 0)
+			die("wait", NULL);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail = 1;
+	}
+	if (fail) {
+		fprintf(stderr, "vm-workload: a writer failed\n");
+		exit(1);
+	}
+	return 0;
 }
 
 static int cmd_cpuhog(int argc, char **argv)
@@ -326,6 +423,10 @@ int main(int argc, char **argv)
 			r = cmd_odirect(argc, argv);
 		else if (!strcmp(argv[1], "fsyncread"))
 			r = cmd_fsyncread(argc, argv);
+		else if (!strcmp(argv[1], "preads"))
+			r = cmd_preads(argc, argv);
+		else if (!strcmp(argv[1], "append"))
+			r = cmd_append(argc, argv);
 		else if (!strcmp(argv[1], "zeroread"))
 			r = cmd_zeroread(argc, argv);
 		else if (!strcmp(argv[1], "cpuhog"))
@@ -336,6 +437,8 @@ int main(int argc, char **argv)
 			"usage: vm-workload prepare FILE MIB [cold|warm]\n"
 			"       vm-workload odirect COLD WARM N\n"
 			"       vm-workload fsyncread COLD WARM OUT N\n"
+			"       vm-workload preads COLD WARM N\n"
+			"       vm-workload append FILE NPROC N SIZE\n"
 			"       vm-workload zeroread FILE N\n"
 			"       vm-workload cpuhog FILE N CHUNK_KIB\n");
 		return 2;
