@@ -179,7 +179,62 @@ got=$(sqlite3 "$db" "SELECT status FROM search_path WHERE search_id = (SELECT ma
 [ "$got" = "maximum depth reached" ] && ok "a replay with --max-depth 3 stops there" ||
 	not_ok "replay with --max-depth 3: $got"
 
-# 7. mistakes: exit 2, one line naming the problem
+# 7. On the VM-lab recordings made for these commands (samples/README.md):
+#    O_DIRECT + cached preads: two peaks of the read system call, whose ranges
+#    hold the calls trace-cmd's own durations put there; two recordings of that
+#    workload differ nowhere; 1 vs 2 O_APPEND writers: the write path first;
+#    the disk peak's path ends in its blocking wait, the cache peak's in filemap_read.
+if [ -f "$samples/vm-preads-v7.dat" ]; then
+	for s in vm-preads-v7 vm-preads2-v7 vm-append1-v7 vm-append2-v7; do
+		"$darc" analyze -q -o "$tmp/$s.db" "$samples/$s.dat" || not_ok "analyze $s"
+	done
+	trace-cmd report -R "$samples/vm-preads-v7.dat" 2>/dev/null | python3 -c '
+import re, sys, collections
+c = collections.Counter()
+for line in sys.stdin:
+    m = re.search(r"funcgraph_exit: +func=__x64_sys_pread64 .*calltime=([0-9a-f]+) rettime=([0-9a-f]+)", line)
+    if m:
+        c[max(int(m.group(2), 16) - int(m.group(1), 16), 1).bit_length() - 1] += 1
+print(" ".join("%d:%d" % kv for kv in sorted(c.items())))' >"$tmp/preads.tc"
+	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --json | python3 -c '
+import json, sys
+tc = dict(map(int, kv.split(":")) for kv in open(sys.argv[1]).read().split())
+p = json.load(sys.stdin)
+assert len(p) == 2, "%d peaks" % len(p)
+for q in p:
+    want = sum(n for b, n in tc.items() if q["lo"] <= b <= q["hi"])
+    assert q["calls"] == want, (q, want)
+assert p[0]["hi"] < min(b for b in tc if tc[b] and b > p[0]["hi"]) <= p[1]["lo"], p
+assert p[0]["calls"] + p[1]["calls"] == sum(tc.values()) == 400
+' "$tmp/preads.tc" && ok "vm-preads: two peaks of pread64, holding the calls of trace-cmd's durations ($(cat "$tmp/preads.tc"))" ||
+		not_ok "vm-preads: the peaks of pread64 against trace-cmd ($(cat "$tmp/preads.tc"))"
+	"$darc" diff "$tmp/vm-preads-v7.db" "$tmp/vm-preads2-v7.db" >"$tmp/same-work.txt" &&
+		grep -q "nothing differs at or above the threshold" "$tmp/same-work.txt" &&
+		ok "diff of two recordings of the same workload: nothing above the threshold" ||
+		{ not_ok "diff of two recordings of the same workload:"; head -8 "$tmp/same-work.txt"; }
+	"$darc" diff "$tmp/vm-append1-v7.db" "$tmp/vm-append2-v7.db" --kind path --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranked"]
+assert r[0]["key"].startswith("__x64_sys_write > "), r[0]["key"]
+assert "down_write" in r[0]["key"], r[0]["key"]
+' && ok "diff of 1 vs 2 writers: the write path (its down_write) first" ||
+		not_ok "diff of 1 vs 2 writers: not the write path first"
+	"$darc" paths "$tmp/vm-preads-v7.db" --root __x64_sys_pread64 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 2
+cache = [n["name"] for n in a[0]["nodes"]]
+disk = [n["name"] for n in a[1]["nodes"]]
+assert "filemap_read" in cache and "iomap_dio_rw" not in cache, cache
+assert "iomap_dio_rw" in disk and disk[-1] == "blocked", disk
+assert "hardirq" in a[1]["nodes"][-1]["details"][0]["what"]
+' && ok "vm-preads paths: cache peak down filemap_read, disk peak down iomap_dio_rw to its wait" ||
+		not_ok "vm-preads paths"
+else
+	echo "note: no vm-preads sample: the profile checks on VM-lab recordings are not run"
+fi
+
+# 8. mistakes: exit 2, one line naming the problem
 bad() {
 	local what=$1
 	shift
