@@ -17,6 +17,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_peaks(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_paths(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 struct fmt_err;
 /*

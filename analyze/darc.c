@@ -29,6 +29,7 @@ static const struct cmd commands[] = {
 	{"peaks", cmd_peaks, "the peaks of a latency histogram, stored for later commands"},
 	{"diff", cmd_diff, "two recordings' latency profiles compared, most different first"},
 	{"paths", cmd_paths, "the root-cause path of each peak of a function (DARC), stored"},
+	{"explain", cmd_explain, "the slowest functions with several peaks, each peak's root cause"},
 };
 
 void darc_error(const char *fmt, ...)

@@ -42,3 +42,11 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
  */
 int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
 		 int peak, struct fmt_err *err);
+
+/*
+ * darc explain: for the @top functions with the most latency whose profile
+ * has more than one peak (system calls first, the tracer's own left out),
+ * every peak with its root-cause path (report_paths() for each).
+ */
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		   int top, struct fmt_err *err);

@@ -232,19 +232,22 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 	}
 }
 
-int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
-		 int peak, struct fmt_err *err)
+/*
+ * Search every peak of @o's selection (or peak @peak, or the ranges given)
+ * into @all (a JSON array, one object per peak searched); *@what gets the
+ * selection's title (caller frees). 0, or -1 with @err set.
+ */
+static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+			 int peak, json_t *all, char **what, struct fmt_err *err)
 {
 	struct profile p;
 	struct rprofile_info info;
 	struct peak *pk = NULL;
-	json_t *all = json_array();
 	int npk, rc = 0;
 
-	if (rprofile_load(db, &o->sel, &p, &info, err)) {
-		json_decref(all);
+	*what = NULL;
+	if (rprofile_load(db, &o->sel, &p, &info, err))
 		return -1;
-	}
 	npk = ropt_peaks(o, &p, &pk);
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
@@ -254,13 +257,111 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)
 			rc = one_peak(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all, err);
+	*what = info.what;
+	free(pk);
+	rprofile_release(&p);
+	return rc;
+}
+
+int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		 int peak, struct fmt_err *err)
+{
+	json_t *all = json_array();
+	char *what;
+	int rc = paths_collect(db, o, sp, peak, all, &what, err);
+
 	if (!rc && o->json)
 		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
 	else if (!rc)
-		paths_text(out, info.what, o, sp, all);
+		paths_text(out, what, o, sp, all);
 	json_decref(all);
+	free(what);
+	return rc;
+}
+
+/* ---- darc explain -------------------------------------------------------------- */
+
+/*
+ * The functions worth explaining, most latency first, system calls before
+ * the others, the tracer's own left out: up to @max names (caller frees each).
+ */
+static int explain_candidates(struct rdb *db, char **names, int max)
+{
+	static const char q[] =
+	    "SELECT s.func FROM func_summary s JOIN func f ON f.id = s.func_id"
+	    " WHERE NOT f.overhead AND s.calls >= 2 ORDER BY f.kind != 1, s.total_incl_ns DESC"
+	    " LIMIT ?1";
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int(st, 1, max);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		if ((names[n] = strdup((const char *)sqlite3_column_text(st, 0))))
+			n++;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* How many peaks function @name has (-1 on error). */
+static int count_peaks(struct rdb *db, const struct ropt *o, const char *name)
+{
+	struct ropt x = *o;
+	struct profile p;
+	struct rprofile_info info;
+	struct peak *pk = NULL;
+	struct fmt_err err;
+	int n;
+
+	x.sel.func = name;
+	x.sel.fnode = 0;
+	x.sel.path = NULL;
+	if (rprofile_load(db, &x.sel, &p, &info, &err))
+		return -1;
+	n = ropt_peaks(&x, &p, &pk);
 	free(pk);
 	free(info.what);
 	rprofile_release(&p);
+	return n;
+}
+
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		   int top, struct fmt_err *err)
+{
+	char *names[64];
+	int n = explain_candidates(db, names, 64), shown = 0, rc = 0;
+	json_t *all = json_array();
+
+	for (int i = 0; i < n && shown < top && !rc; i++) {
+		struct ropt x = *o;
+		json_t *one = json_array();
+		char *what = NULL;
+		x.sel.func = names[i];
+		x.npeaks = 0; /* every function its own peaks */
+		if (count_peaks(db, o, names[i]) < 2) {
+			json_decref(one);
+			continue;
+		}
+		rc = paths_collect(db, &x, sp, 0, one, &what, err);
+		if (!rc && !o->json) {
+			fprintf(out, "%s== %d. %s\n", shown ? "\n" : "", shown + 1, names[i]);
+			paths_text(out, what, &x, sp, one);
+		}
+		if (!rc)
+			json_array_append_new(all, json_pack("{ss so}", "func", names[i], "peaks", one));
+		else
+			json_decref(one);
+		free(what);
+		shown++;
+	}
+	if (!rc && o->json)
+		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+	else if (!rc && !shown)
+		fprintf(out, "no function with more than one peak among the %d with the most "
+			     "latency\n", n);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	json_decref(all);
 	return rc;
 }

@@ -230,6 +230,13 @@ assert "iomap_dio_rw" in disk and disk[-1] == "blocked", disk
 assert "hardirq" in a[1]["nodes"][-1]["details"][0]["what"]
 ' && ok "vm-preads paths: cache peak down filemap_read, disk peak down iomap_dio_rw to its wait" ||
 		not_ok "vm-preads paths"
+	"$darc" explain "$tmp/vm-preads-v7.db" --top 1 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 1 and a[0]["func"] == "__x64_sys_pread64", a[0]["func"]
+assert [p["peak"] for p in a[0]["peaks"]] == [1, 2]
+assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
+' && ok "explain: the system call first, each peak with its path" || not_ok "explain"
 else
 	echo "note: no vm-preads sample: the profile checks on VM-lab recordings are not run"
 fi
