@@ -10,9 +10,10 @@ cd "$(dirname "$0")"
 build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev libdw-dev
 	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check sqlite3"
 # the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3;
-# the live suites read darc-record's JSON manifest with python3, and watch its writes with strace
+# the live suites read darc-record's JSON manifest with python3, and watch its writes with strace;
+# the SVG plots are rendered in headless chromium
 test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
-	apt-utils python3 strace"
+	apt-utils python3 strace chromium"
 
 install_missing() {
 	local missing=() p

@@ -35,13 +35,15 @@ static const char usage_text[] =
 	"      --min-share P    their recording's latency, on both sides (20, 1)\n"
 	"      --show N         print the N most different pairs side by side (3)\n"
 	"      --json           print JSON: every pair with every method's score\n"
+	"      --svg FILE       plot one pair's two histograms (SVG), the first ranked\n"
+	"      --pair NAME      ... or this function or path\n"
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc diff before.dat after.dat\n"
 	"  darc diff one-writer.db two-writers.db --kind func --method chisquare\n";
 
 enum { OPT_METRIC = 300, OPT_RESOLUTION, OPT_KIND, OPT_MIN_CALLS, OPT_MIN_SHARE, OPT_SHOW,
-       OPT_JSON };
+       OPT_JSON, OPT_SVG, OPT_PAIR };
 
 struct args {
 	struct diff_opts o;
@@ -95,6 +97,12 @@ static int take(struct args *a, int c, const char *arg, struct fmt_err *err)
 	case OPT_JSON:
 		a->json = true;
 		break;
+	case OPT_SVG:
+		a->o.svg = arg;
+		break;
+	case OPT_PAIR:
+		a->o.pair = arg;
+		break;
 	default:
 		return -1;
 	}
@@ -115,6 +123,8 @@ int cmd_diff(int argc, char **argv)
 		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 		{"show", required_argument, NULL, OPT_SHOW},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"svg", required_argument, NULL, OPT_SVG},
+		{"pair", required_argument, NULL, OPT_PAIR},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};

@@ -22,6 +22,8 @@ struct diff_opts {
 	int min_calls;	   /* prune a pair with fewer calls on both sides ... */
 	double min_share;  /* ... and less than this share of its recording's latency */
 	struct peak_params pp; /* for the GROUP methods */
+	const char *svg;   /* write the plot of one pair here, or NULL */
+	const char *pair;  /* that pair's function name or path (NULL: the first ranked) */
 };
 
 /* The default threshold of each method, in percent (see README.md, darc diff). */

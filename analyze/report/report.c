@@ -5,9 +5,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model.h"
 #include "show.h"
+#include "svg.h"
 
 /* What the show functions need to know about @o's profile. */
 static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
@@ -31,6 +33,29 @@ static int put_json(FILE *out, json_t *j, struct fmt_err *err)
 	return rc ? fmt_errf(err, NULL, "cannot write the output") : 0;
 }
 
+/* What svg_hist() needs, for ropt_write_file(). */
+struct hist_svg {
+	const struct profile *p, *q;
+	const struct peak *pk;
+	int npk;
+	const struct show_ctx *c;
+	const char *subtitle; /* or NULL: the calls, resolution and peaks */
+};
+
+static int write_hist_svg(void *ctx, FILE *f)
+{
+	const struct hist_svg *h = ctx;
+	char title[512], sub[256];
+
+	snprintf(title, sizeof(title), "%s (%s)", h->c->what, h->c->recording);
+	snprintf(sub, sizeof(sub), "%s latency, %llu calls, %d bucket%s per octave, %d peak%s",
+		 h->c->metric, (unsigned long long)(h->c->info ? h->c->info->calls : 0),
+		 h->c->resolution, h->c->resolution == 1 ? "" : "s", h->npk,
+		 h->npk == 1 ? "" : "s");
+	return svg_hist(f, h->p, h->q, h->pk, h->npk, title, h->subtitle ? h->subtitle : sub,
+			h->c->unit);
+}
+
 int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
 {
 	struct profile p;
@@ -49,10 +74,31 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 		rc = put_json(out, show_hist_json(&c, &p, pk, npk), err);
 	else
 		show_hist_text(out, &c, &p, pk, npk);
+	if (!rc && o->svg) {
+		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
+		rc = ropt_write_file(o->svg, write_hist_svg, &h, err);
+	}
 	free(pk);
 	free(info.what);
 	rprofile_release(&p);
 	return rc;
+}
+
+struct heat_svg {
+	const struct profile *rows;
+	int nrows;
+	int64_t t0, interval;
+	const struct show_ctx *c;
+};
+
+static int write_heat_svg(void *ctx, FILE *f)
+{
+	const struct heat_svg *h = ctx;
+	char title[512];
+
+	snprintf(title, sizeof(title), "%s (%s): %s latency over time", h->c->what,
+		 h->c->recording, h->c->metric);
+	return svg_heatmap(f, h->rows, h->nrows, h->t0, h->interval, title, h->c->unit);
 }
 
 int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t interval_ns,
@@ -77,6 +123,10 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		rc = put_json(out, show_timelapse_json(&c, rows, nrows, t0, interval_ns), err);
 	else
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
+	if (!rc && o->svg) {
+		struct heat_svg h = {rows, nrows, t0, interval_ns, &c};
+		rc = ropt_write_file(o->svg, write_heat_svg, &h, err);
+	}
 	for (int i = 0; i < nrows; i++)
 		rprofile_release(&rows[i]);
 	free(rows);
@@ -275,6 +325,33 @@ static json_t *pair_json(const struct diff_pair *d)
 	return o;
 }
 
+/* The plot of the pair @o names (or the first ranked): A's bars beside B's. */
+static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
+		    const struct diff_result *r, struct fmt_err *err)
+{
+	const struct diff_pair *d = NULL;
+	char what[512], rec[1024], sub[256];
+
+	for (int k = 0; k < r->npairs && !d; k++)
+		if (!o->pair || !strcmp(r->pairs[k].key, o->pair))
+			d = &r->pairs[k];
+	if (!d)
+		return fmt_errf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
+				o->pair);
+	snprintf(what, sizeof(what), "%s: A (dark) vs B", d->key);
+	snprintf(rec, sizeof(rec), "A %s, B %s", rdb_source(a), rdb_source(b));
+	snprintf(sub, sizeof(sub), "%s latency: A %llu calls, B %llu calls; %s %.1f",
+		 o->metric == RM_EXCL ? "excl" : "incl", (unsigned long long)d->calls_a,
+		 (unsigned long long)d->calls_b, cmp_method_name(o->method), d->score);
+	{
+		struct show_ctx c = {.what = what, .recording = rec,
+				     .metric = o->metric == RM_EXCL ? "excl" : "incl", .unit = "ns",
+				     .resolution = o->resolution};
+		struct hist_svg h = {d->a, d->b, NULL, 0, &c, sub};
+		return ropt_write_file(o->svg, write_hist_svg, &h, err);
+	}
+}
+
 int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
 		bool json, struct fmt_err *err)
 {
@@ -282,6 +359,10 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 	int rc = 0;
 
 	if (diff_run(a, b, o, &r, err)) {
+		diff_release(&r);
+		return -1;
+	}
+	if (o->svg && diff_svg(a, b, o, &r, err)) {
 		diff_release(&r);
 		return -1;
 	}

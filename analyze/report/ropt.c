@@ -32,7 +32,8 @@ const char ropt_help[] =
     "                       (default 2: four times the count)\n"
     "      --smooth W       average W buckets first (odd, default 1: none)\n"
     "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
-    "      --json           print JSON\n";
+    "      --json           print JSON\n"
+    "      --svg FILE       also write the plot to FILE (SVG: a browser shows it)\n";
 
 void ropt_init(struct ropt *o)
 {
@@ -184,6 +185,9 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 	case ROPT_JSON:
 		o->json = true;
 		break;
+	case ROPT_SVG:
+		o->svg = arg;
+		break;
 	default:
 		rc = take_number(o, c, arg);
 	}
@@ -238,6 +242,28 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 							    (json_int_t)o->sel.t_hi));
 	if (o->cycles)
 		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
+}
+
+int ropt_write_file(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx,
+		    struct fmt_err *err)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return fmt_errf(err, path, "path too long");
+	f = fopen(tmp, "we");
+	if (!f)
+		return fmt_errf(err, path, "cannot create '%s': %s", tmp, strerror(errno));
+	rc = fn(ctx, f);
+	rc |= fclose(f);
+	if (rc || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return fmt_errf(err, path, "cannot write it: %s", strerror(e));
+	}
+	return 0;
 }
 
 const char *ropt_unit(const struct ropt *o)

@@ -30,6 +30,7 @@ enum {
 	ROPT_PROMINENCE,
 	ROPT_SMOOTH,
 	ROPT_JSON,
+	ROPT_SVG,
 	ROPT_LAST
 };
 
@@ -48,7 +49,8 @@ enum {
 	    {"peaks", required_argument, NULL, ROPT_PEAKS},                                     \
 	    {"prominence", required_argument, NULL, ROPT_PROMINENCE},                           \
 	    {"smooth", required_argument, NULL, ROPT_SMOOTH},                                   \
-	    {"json", no_argument, NULL, ROPT_JSON}
+	    {"json", no_argument, NULL, ROPT_JSON},                                             \
+	    {"svg", required_argument, NULL, ROPT_SVG}
 
 /* Their help text, for a command's usage. */
 extern const char ropt_help[];
@@ -59,6 +61,7 @@ struct ropt {
 	struct peak *peaks; /* --peaks LO-HI,...: given ranges (owned), else NULL */
 	int npeaks;
 	bool json;
+	const char *svg;    /* --svg FILE: also write a plot there */
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 };
@@ -92,6 +95,14 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
 
 /* Add the calls' filters of @o (task, comm, time_ns, cpu_mhz) to JSON object @j. */
 void ropt_filters_json(const struct ropt *o, json_t *j);
+
+/*
+ * Write @path atomically: @fn(@ctx, f) writes the content into a temporary
+ * file beside it, renamed over @path only when all went well. 0, or -1 with
+ * @err set (and no file left).
+ */
+int ropt_write_file(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx,
+		    struct fmt_err *err);
 
 /* The unit name of @o's values: "ns" or "cycles". */
 const char *ropt_unit(const struct ropt *o);
