@@ -237,6 +237,29 @@ assert len(a) == 1 and a[0]["func"] == "__x64_sys_pread64", a[0]["func"]
 assert [p["peak"] for p in a[0]["peaks"]] == [1, 2]
 assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 ' && ok "explain: the system call first, each peak with its path" || not_ok "explain"
+	# a CPU-bound system call beside a CPU hog (preempt=full): its slow peak
+	# ends at the first level in preemption; stat() of a deep path in the walk
+	cp "$samples/vm-getrandom-v7.dat" "$samples/vm-stat-v7.dat" "$tmp/"
+	"$darc" paths "$tmp/vm-getrandom-v7.dat" --root __x64_sys_getrandom --json \
+		2>/dev/null | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 2, len(a)
+slow = a[-1]["nodes"]
+assert slow[1]["depth"] == 1 and slow[1]["kind"] == "preemption", slow[1]
+assert slow[1]["status"] == "root cause found"
+assert a[0]["nodes"][-1]["kind"] == "self", a[0]["nodes"][-1]
+' && ok "vm-getrandom: the slow peak ends at the first level in preemption" ||
+		not_ok "vm-getrandom paths"
+	"$darc" paths "$tmp/vm-stat-v7.dat" --root __x64_sys_newfstatat --json \
+		2>/dev/null | python3 -c '
+import json, sys
+n = json.load(sys.stdin)[0]["nodes"]
+names = [x["name"] for x in n]
+assert any(x.startswith("link_path_walk") for x in names), names
+assert names[-1] == "self" and names[-2].startswith("link_path_walk"), names
+' && ok "vm-stat: stat() of a deep path ends in the path walk (link_path_walk)" ||
+		not_ok "vm-stat paths"
 else
 	echo "note: no vm-preads sample: the profile checks on VM-lab recordings are not run"
 fi

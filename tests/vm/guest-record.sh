@@ -5,7 +5,8 @@
 #
 #   guest-record.sh [--quick] [--file-version N] [--compression C] WORKLOAD...
 #
-# WORKLOAD is odirect, zeroread or cpuhog (see workload.c), fsyncread (writes +
+# WORKLOAD is odirect, zeroread, cpuhog, getrandom (16 KiB getrandom beside a
+# CPU hog), stat (a deep path) (see workload.c), fsyncread (writes +
 # fsync, then odirect's reads, graph rooted at __x64_sys_pread64 with plain
 # kprobes on submit_bio/bio_endio and no return probes), preads (O_DIRECT and
 # cached 4 KiB preads, graph rooted at __x64_sys_pread64, no kprobes; run it
@@ -179,6 +180,26 @@ for w in "$@"; do
 		GRAPH=__x64_sys_write EVENTS="-e sched" \
 			record "$w" --max-graph-depth 6 -F -c \
 			vm-workload append "$S/appended" "${w#append}" "$N_APPEND" 4096
+		set_kprobes "$KPROBES"
+		;;
+	getrandom)
+		# CPU-bound system calls of 16 KiB beside a CPU hog on CPU 0:
+		# the slow ones are preempted inside the kernel (preempt=full)
+		# (one call first, unrecorded: the first getrandom of a fresh boot
+		# may wait for the entropy pool)
+		vm-workload getrandom 1 16 alone
+		set_kprobes ""
+		GRAPH=__x64_sys_getrandom EVENTS="-e sched" \
+			record getrandom --max-graph-depth 2 -F -c \
+			vm-workload getrandom "${N_GETRANDOM:-1500}" 16384 hog
+		set_kprobes "$KPROBES"
+		;;
+	stat)
+		# stat() of a file 16 directories deep: the path walk
+		set_kprobes ""
+		GRAPH=__x64_sys_newfstatat EVENTS="-e sched -e irq" \
+			record stat --max-graph-depth 6 -F \
+			vm-workload stat "$S/deep" 16 "${N_STAT:-400}"
 		set_kprobes "$KPROBES"
 		;;
 	zeroread)

@@ -32,6 +32,12 @@
  *       every buffered write to the file takes.  The parent waits for all.
  *   vm-workload zeroread FILE N
  *       N times read(fd, buf, 0) on FILE.
+ *   vm-workload getrandom N SIZE hog|alone
+ *       N getrandom(2) calls of SIZE bytes (CPU-bound in the kernel), with
+ *       the CPU hog of cpuhog beside it on CPU 0 ("hog") or not ("alone").
+ *   vm-workload stat DIR DEPTH N
+ *       Make DIR/d0/d1/.../d(DEPTH-1)/ and a file at the end, then N times
+ *       stat() the file: a deep path walk each time.
  *   vm-workload cpuhog FILE N CHUNK_KIB
  *       Pin itself to CPU 0, fork a child that also pins itself to CPU 0 and
  *       spins in user space, then N times read FILE (which should be warm)
@@ -53,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,24 +366,12 @@ static int cmd_append(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_cpuhog(int argc, char **argv)
+/* Pin to CPU 0 and fork a child that spins there too; returns once it runs. */
+static pid_t start_hog(void)
 {
-	const char *path;
-	long n, i, chunk;
-	int fd, pipefd[2], status;
+	int pipefd[2];
 	pid_t hog;
-	char *buf, c = 0;
-
-	if (argc != 5)
-		return -1;
-	path = argv[2];
-	n = parse_long(argv[3], "count");
-	chunk = parse_long(argv[4], "chunk size") * 1024;
-	buf = aligned_buf(chunk);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		die("open", path);
-	file_size(fd, path);
+	char c = 0;
 
 	pin_cpu0();
 	if (pipe(pipefd) < 0)
@@ -400,15 +395,91 @@ static int cmd_cpuhog(int argc, char **argv)
 	if (read(pipefd[0], &c, 1) != 1)
 		die("read from hog pipe", NULL);
 	close(pipefd[0]);
+	return hog;
+}
 
-	for (i = 0; i < n; i++)
-		read_all(fd, path, buf, chunk);
+static void stop_hog(pid_t hog)
+{
+	int status;
 
 	kill(hog, SIGKILL);
 	if (waitpid(hog, &status, 0) < 0)
 		die("waitpid", NULL);
+}
+
+static int cmd_cpuhog(int argc, char **argv)
+{
+	const char *path;
+	long n, i, chunk;
+	int fd;
+	pid_t hog;
+	char *buf;
+
+	if (argc != 5)
+		return -1;
+	path = argv[2];
+	n = parse_long(argv[3], "count");
+	chunk = parse_long(argv[4], "chunk size") * 1024;
+	buf = aligned_buf(chunk);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	file_size(fd, path);
+	hog = start_hog();
+	for (i = 0; i < n; i++)
+		read_all(fd, path, buf, chunk);
+	stop_hog(hog);
 	close(fd);
 	free(buf);
+	return 0;
+}
+
+static int cmd_getrandom(int argc, char **argv)
+{
+	long n, size;
+	char *buf;
+	pid_t hog = 0;
+
+	if (argc != 5)
+		return -1;
+	n = parse_long(argv[2], "count");
+	size = parse_long(argv[3], "size");
+	buf = aligned_buf(size);
+	if (!strcmp(argv[4], "hog"))
+		hog = start_hog();
+	else if (strcmp(argv[4], "alone"))
+		return -1;
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_getrandom, buf, size, 0) != size)
+			die("getrandom", NULL);
+	if (hog)
+		stop_hog(hog);
+	free(buf);
+	return 0;
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	char path[4096];
+	struct stat st;
+	long depth, n;
+	size_t at;
+
+	if (argc != 5)
+		return -1;
+	depth = parse_long(argv[3], "depth");
+	n = parse_long(argv[4], "count");
+	at = snprintf(path, sizeof(path), "%s", argv[2]);
+	for (long d = 0; d < depth && at + 16 < sizeof(path); d++) {
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			die("mkdir", path);
+		at += snprintf(path + at, sizeof(path) - at, "/d%ld", d);
+	}
+	if (close(open(path, O_WRONLY | O_CREAT, 0644)) < 0)
+		die("create", path);
+	for (long i = 0; i < n; i++)
+		if (stat(path, &st) < 0)
+			die("stat", path);
 	return 0;
 }
 
@@ -431,6 +502,10 @@ int main(int argc, char **argv)
 			r = cmd_zeroread(argc, argv);
 		else if (!strcmp(argv[1], "cpuhog"))
 			r = cmd_cpuhog(argc, argv);
+		else if (!strcmp(argv[1], "getrandom"))
+			r = cmd_getrandom(argc, argv);
+		else if (!strcmp(argv[1], "stat"))
+			r = cmd_stat(argc, argv);
 	}
 	if (r < 0) {
 		fprintf(stderr,
@@ -440,7 +515,9 @@ int main(int argc, char **argv)
 			"       vm-workload preads COLD WARM N\n"
 			"       vm-workload append FILE NPROC N SIZE\n"
 			"       vm-workload zeroread FILE N\n"
-			"       vm-workload cpuhog FILE N CHUNK_KIB\n");
+			"       vm-workload cpuhog FILE N CHUNK_KIB\n"
+			"       vm-workload getrandom N SIZE hog|alone\n"
+			"       vm-workload stat DIR DEPTH N\n");
 		return 2;
 	}
 	return 0;
