@@ -228,7 +228,10 @@ disk = [n["name"] for n in a[1]["nodes"]]
 assert "filemap_read" in cache and "iomap_dio_rw" not in cache, cache
 assert "iomap_dio_rw" in disk and disk[-1] == "blocked", disk
 assert "hardirq" in a[1]["nodes"][-1]["details"][0]["what"]
-' && ok "vm-preads paths: cache peak down filemap_read, disk peak down iomap_dio_rw to its wait" ||
+# no left shift: every node counts f0's calls in the peak, chosen by f0's range
+for p in a:
+    assert all(n["calls"] == p["calls"] for n in p["nodes"]), p["calls"]
+' && ok "vm-preads paths: cache peak down filemap_read, disk peak down iomap_dio_rw to its wait; every level counts f0's calls of the peak" ||
 		not_ok "vm-preads paths"
 	"$darc" explain "$tmp/vm-preads-v7.db" --top 1 --json | python3 -c '
 import json, sys
