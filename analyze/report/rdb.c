@@ -87,6 +87,9 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		goto fail;
 	}
 	sqlite3_busy_timeout(db->sql, 2000);
+	/* reports scan the calls: map the file rather than copy it page by page */
+	sqlite3_exec(db->sql, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536", NULL,
+		     NULL, NULL);
 	return db;
 fail:
 	rdb_close(db);
@@ -241,8 +244,10 @@ static int profile_alloc(struct profile *p, int resolution)
 static void profile_cut(struct profile *p, int lo, int n)
 {
 	memmove(p->count, p->count + (lo - p->lo), n * sizeof(*p->count));
-	memmove(p->lat_ns, p->lat_ns + (lo - p->lo), n * sizeof(*p->lat_ns));
-	memmove(p->max_ns, p->max_ns + (lo - p->lo), n * sizeof(*p->max_ns));
+	if (p->lat_ns)
+		memmove(p->lat_ns, p->lat_ns + (lo - p->lo), n * sizeof(*p->lat_ns));
+	if (p->max_ns)
+		memmove(p->max_ns, p->max_ns + (lo - p->lo), n * sizeof(*p->max_ns));
 	p->lo = lo;
 	p->n = n;
 }
@@ -565,6 +570,83 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 	return n;
 }
 
+int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+		       struct rprofile_info *info, struct fmt_err *err)
+{
+	static const char q[] =
+	    "SELECT h.bucket, sum(h.count) FROM hist h WHERE h.metric = ?2 AND h.resolution = ?3"
+	    " AND ((?4 = 0 AND h.owner_kind = 0 AND h.owner_id IN (SELECT id FROM func WHERE name = ?1))"
+	    " OR (?4 = 1 AND h.owner_kind = 1 AND h.owner_id = ?1)"
+	    " OR (?4 = 2 AND h.owner_kind = 1 AND h.owner_id IN (SELECT id FROM fnode_path WHERE"
+	    " path = ?1))) GROUP BY h.bucket";
+	char *path = sel->path ? norm_path(sel->path) : NULL;
+	sqlite3_stmt *st = NULL;
+	int lo, hi, rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	if (sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX ||
+	    (sel->scale > 0 && sel->scale != 1) || sel->metric > RM_EXCL)
+		return rprofile_load(db, sel, p, info, err);
+	memset(info, 0, sizeof(*info));
+	if (!(info->what = sel_what(db, sel, path, err)) || profile_alloc(p, sel->resolution) ||
+	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
+		if (info->what)
+			fmt_errf(err, db->path, "cannot read the histogram");
+		goto out;
+	}
+	if (sel->fnode)
+		sqlite3_bind_int64(st, 1, sel->fnode);
+	else
+		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, sel->metric);
+	sqlite3_bind_int(st, 3, sel->resolution);
+	sqlite3_bind_int(st, 4, sel->func ? 0 : sel->fnode ? 1 : 2);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int b = sqlite3_column_int(st, 0);
+		if (b >= 0 && b < NBUCKETS) {
+			p->count[b] += sqlite3_column_int64(st, 1);
+			info->calls += sqlite3_column_int64(st, 1);
+		}
+	}
+	free(p->lat_ns); /* counts only: midpoints stand for the latency */
+	free(p->max_ns);
+	p->lat_ns = NULL;
+	p->max_ns = NULL;
+	info->t0 = t_first(db);
+	profile_extent(p, &lo, &hi);
+	profile_cut(p, lo, hi - lo + 1);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	free(path);
+	if (rc)
+		rprofile_release(p);
+	return rc;
+}
+
+/*
+ * The calls of a function by latency: an index darc analyze does not build
+ * (it would cost a quarter of its time), made once by the first command that
+ * selects calls by function and range, so that every later one (a replay
+ * with another peak) finds them without reading every call. A read-only
+ * database just goes without.
+ */
+static void ensure_func_index(struct rdb *db)
+{
+	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+				   " AND name IN ('call_func_incl', 'call_func')";
+	sqlite3 *w = NULL;
+
+	if (query_int(db->sql, have, 0))
+		return;
+	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
+		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
+	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(w, "CREATE INDEX IF NOT EXISTS call_func_incl ON call_base(func_id,"
+				" incl_ns)", NULL, NULL, NULL);
+	sqlite3_close(w);
+}
+
 int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
 			 struct fmt_err *err)
 {
@@ -576,10 +658,19 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 	int64_t n = -1;
 
 	where_sql(sel, where, sizeof(where));
-	snprintf(q, sizeof(q),
-		 "INSERT INTO sr_root(id) SELECT c.id FROM call c WHERE %s"
-		 " AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0 AND c.%s >= ?6 AND c.%s < ?7",
-		 where, col[sel->metric], col[sel->metric]);
+	if (sel->func)
+		ensure_func_index(db);
+	if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */
+		snprintf(q, sizeof(q),
+			 "INSERT INTO sr_root(id) SELECT c.id FROM call_base c WHERE %s"
+			 " AND c.incl_ns >= ?6 AND c.incl_ns < ?7 AND NOT EXISTS (SELECT 1 FROM"
+			 " call_extra e WHERE e.id = c.id AND e.flags & 3)",
+			 where);
+	else
+		snprintf(q, sizeof(q),
+			 "INSERT INTO sr_root(id) SELECT c.id FROM call c WHERE %s"
+			 " AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0 AND c.%s >= ?6 AND c.%s < ?7",
+			 where, col[sel->metric], col[sel->metric]);
 	if (sqlite3_exec(db->sql,
 			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY);"
 			 "DELETE FROM sr_root",

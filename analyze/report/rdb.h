@@ -106,6 +106,14 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 			 int64_t *counts, int max);
 
 /*
+ * rprofile_load() from the stored histograms (table hist) when @sel allows
+ * (no task, comm or time filter, ns, incl or excl): counts only (lat_ns and
+ * max_ns NULL), with no scan of the calls. Otherwise rprofile_load().
+ */
+int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+		       struct rprofile_info *info, struct fmt_err *err);
+
+/*
  * Put the ids of @sel's complete calls whose value lies in [@lo, @hi) into
  * the temporary table sr_root(id) of @db (emptied first). Returns how many,
  * or -1 with @err set.

@@ -246,7 +246,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	int npk, rc = 0;
 
 	*what = NULL;
-	if (rprofile_load(db, &o->sel, &p, &info, err))
+	if (rprofile_load_hist(db, &o->sel, &p, &info, err))
 		return -1;
 	npk = ropt_peaks(o, &p, &pk);
 	if (npk < 0)
@@ -317,7 +317,7 @@ static int count_peaks(struct rdb *db, const struct ropt *o, const char *name)
 	x.sel.func = name;
 	x.sel.fnode = 0;
 	x.sel.path = NULL;
-	if (rprofile_load(db, &x.sel, &p, &info, &err))
+	if (rprofile_load_hist(db, &x.sel, &p, &info, &err))
 		return -1;
 	n = ropt_peaks(&x, &p, &pk);
 	free(pk);

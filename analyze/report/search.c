@@ -410,6 +410,20 @@ static int search_node(struct search *s, int node, int64_t fnode)
 	return rc;
 }
 
+/*
+ * Is by_fnode[@k], a root, the first root of its fnode in by_fnode order?
+ * (Calls of one fnode are together there; roots among them are not first.)
+ */
+static bool first_root_of(const struct idx *x, int k)
+{
+	int64_t f = x->in->calls[x->by_fnode[k]].fnode;
+
+	for (int j = k - 1; j >= 0 && x->in->calls[x->by_fnode[j]].fnode == f; j--)
+		if (x->in->calls[x->by_fnode[j]].parent < 0)
+			return false;
+	return true;
+}
+
 int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out)
 {
 	struct idx x;
@@ -432,14 +446,11 @@ int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_re
 	f0.total_ns = s.f0_total;
 	f0.id = x.nroots ? in->calls[x.roots[0]].fnode : 0;
 	rc = add_node(&s, &f0) < 0 ? -1 : 0;
-	/* f0 may be several fnodes (a function on several paths): the roots' own */
-	for (int k = 0; !rc && k < x.nroots; k++) {
-		int64_t f = in->calls[x.roots[k]].fnode;
-		bool seen = false;
-		for (int j = 0; j < k; j++)
-			seen |= in->calls[x.roots[j]].fnode == f;
-		if (!seen)
-			rc = search_node(&s, 0, f);
+	/* f0 may be several fnodes (a function on several paths): each of them */
+	for (int k = 0; !rc && k < in->ncalls; k++) {
+		const struct sr_call *c = &in->calls[x.by_fnode[k]];
+		if (c->parent < 0 && first_root_of(&x, k))
+			rc = search_node(&s, 0, c->fnode);
 	}
 out:
 	free(s.inst);
