@@ -49,14 +49,17 @@ ninja -C build >/dev/null
 
 case $mode in
 demo)
-	sample=samples/vm-zeroread-v7.dat
+	sample=samples/vm-preads-v7.dat
 	echo "== darc analyze $sample -o build/demo.db"
-	./build/analyze/darc analyze --top 5 -o build/demo.db "$sample"
+	./build/analyze/darc analyze --top 3 -o build/demo.db "$sample"
 	echo
-	echo "== the 5 slowest vfs_read calls, from the database"
+	echo "== darc explain build/demo.db --top 1: each latency peak and its root cause"
+	./build/analyze/darc explain build/demo.db --top 1
+	echo
+	echo "== the 3 slowest vfs_read calls, from the database"
 	if command -v sqlite3 >/dev/null; then
 		sqlite3 -header -column build/demo.db "SELECT id, incl_ns, excl_ns, children_ns,
-			irq_ns, preempt_ns, blocked_ns FROM slowest_calls WHERE func = 'vfs_read' LIMIT 5"
+			irq_ns, preempt_ns, blocked_ns FROM slowest_calls WHERE func = 'vfs_read' LIMIT 3"
 	else
 		echo "(install sqlite3 to query build/demo.db)"
 	fi
