@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "grow.h"
+#include "hist.h"
 #include "model.h"
 
 static const char subtree_sql[] =
@@ -133,11 +134,28 @@ static int load_irqs(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
 	return rc == SQLITE_DONE ? 0 : fail(db, err, "the interrupts");
 }
 
+/*
+ * The first ns value of bucket @b at @sel's resolution (and unit: cycles
+ * are ns times sel->scale): where the selection of a peak's calls begins.
+ */
+static int64_t bucket_start(int b, const struct rsel *sel)
+{
+	double scale = sel->scale > 0 ? sel->scale : 1;
+	int64_t v = (int64_t)(exp2((double)b / sel->resolution) / scale) - 2;
+
+	if (v < 1)
+		v = 1;
+	if (scale == 1)
+		while (hist_bucket((uint64_t)v, sel->resolution) < b)
+			v++;
+	return v;
+}
+
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
 		 struct fmt_err *err)
 {
-	int64_t lo_ns = lo > 0 ? (int64_t)1 << lo : INT64_MIN;
-	int64_t hi_ns = hi < 62 ? (int64_t)1 << (hi + 1) : INT64_MAX;
+	int64_t lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
+	int64_t hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 
 	memset(rs, 0, sizeof(*rs));
 	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)

@@ -240,6 +240,17 @@ assert len(a) == 1 and a[0]["func"] == "__x64_sys_pread64", a[0]["func"]
 assert [p["peak"] for p in a[0]["peaks"]] == [1, 2]
 assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 ' && ok "explain: the system call first, each peak with its path" || not_ok "explain"
+	# at a finer resolution, a search takes exactly the calls of each peak
+	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
+		>"$tmp/p3.json"
+	"$darc" paths "$tmp/vm-preads-v7.db" --root __x64_sys_pread64 --resolution 3 --json |
+		python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+a = json.load(sys.stdin)
+assert [(x["lo"], x["hi"], x["calls"]) for x in a] == [(x["lo"], x["hi"], x["calls"]) for x in p], (a, p)
+' "$tmp/p3.json" && ok "paths at resolution 3 search exactly each peak's calls" ||
+		not_ok "paths at resolution 3"
 	# a CPU-bound system call beside a CPU hog (preempt=full): its slow peak
 	# ends at the first level in preemption; stat() of a deep path in the walk
 	cp "$samples/vm-getrandom-v7.dat" "$samples/vm-stat-v7.dat" "$tmp/"
