@@ -171,6 +171,12 @@ static void top_fix(struct sess *s)
 	char *now = top_size();
 	char num[32];
 
+	/* a size darc-record set itself (--no-instance -b) is the user's to have */
+	for (int i = 0; i < s->nsaved; i++)
+		if (!strcmp(s->saved[i].file, "buffer_size_kb")) {
+			free(now);
+			return;
+		}
 	if (s->top_default && now && !expanded_default(now) &&
 	    strtol(now, NULL, 10) < s->top_default) {
 		snprintf(num, sizeof(num), "%d", s->top_default);
