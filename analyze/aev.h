@@ -27,6 +27,13 @@ enum aev_kind {
 	AEV_VECTOR_ENTRY, /* irq_vectors:*_entry (local timer, IPIs): irq (name) */
 	AEV_VECTOR_EXIT,
 	AEV_COMM,	  /* a task's name became known: comm */
+	AEV_BLK_QUEUE,	  /* block_bio_queue: a bio submitted: blk */
+	AEV_BLK_MERGE,	  /* block_bio_backmerge/frontmerge: it joined a request */
+	AEV_BLK_GETRQ,	  /* block_getrq: a request made for it */
+	AEV_BLK_INSERT,	  /* block_rq_insert: the request queued (range) */
+	AEV_BLK_ISSUE,	  /* block_rq_issue: to the device (range) */
+	AEV_BLK_REQUEUE,  /* block_rq_requeue (range) */
+	AEV_BLK_COMPLETE, /* block_rq_complete / block_bio_complete (range) */
 	AEV_KINDS
 };
 
@@ -95,6 +102,13 @@ struct aev {
 			int32_t pid;
 			const char *comm;
 		} comm;
+		struct {
+			int64_t dev, sector;
+			int32_t nr_sector;
+			int32_t error;	 /* completions */
+			int bio_level;	 /* block_bio_complete, not a request's */
+			const char *rwbs; /* "R", "WS", ... */
+		} blk;
 	};
 };
 

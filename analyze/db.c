@@ -71,6 +71,7 @@ enum row_kind {
 	ROW_SCHED,
 	ROW_WAKEUP,
 	ROW_PROBE,
+	ROW_BIO,
 	ROW_RECORDING,
 	ROW_CALL_EXTRA,	 /* not a row kind of its own: the call_extra part of a ROW_CALL */
 	ROW_KINDS
@@ -86,6 +87,7 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_SCHED] = "sched_interval",
     [ROW_WAKEUP] = "wakeup",
     [ROW_PROBE] = "probe_hit",
+    [ROW_BIO] = "bio",
     [ROW_RECORDING] = "recording",
     [ROW_CALL_EXTRA] = "call_extra",
 };
@@ -116,6 +118,9 @@ static const char *const insert_sql[ROW_KINDS] = {
 		   " VALUES (?,?,?,?,?,?,?)",
     [ROW_PROBE] = "INSERT INTO probe_hit(id, t, cpu, task_id, func_id, event, role, ctx, call_id,"
 		  " args) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ROW_BIO] = "INSERT INTO bio(id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert,"
+		" t_issue, t_complete, task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error,"
+		" flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* one row: a second put replaces the first */
     [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
 		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
@@ -143,6 +148,7 @@ struct row {
 		struct sched_rec sched;
 		struct wakeup_rec wakeup;
 		struct probe_rec probe;
+		struct bio_rec bio;
 		struct recording_rec recording;
 	};
 	int kind; /* enum row_kind */
@@ -460,6 +466,26 @@ static int bind_probe(sqlite3_stmt *s, const struct probe_rec *p)
 	       bind_i64(s, 9, p->call_id) | bind_str(s, 10, p->args);
 }
 
+/* A CPU number, or NULL for -1 (not seen). */
+static int bind_cpu(sqlite3_stmt *s, int i, int32_t cpu)
+{
+	return cpu < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, cpu);
+}
+
+static int bind_bio(sqlite3_stmt *s, const struct bio_rec *b)
+{
+	return bind_i64(s, 1, b->id) | bind_i64(s, 2, b->dev) | bind_i64(s, 3, b->sector) |
+	       sqlite3_bind_int(s, 4, b->nr_sector) | bind_str(s, 5, b->op) |
+	       bind_i64(s, 6, b->t_queue) | bind_i64(s, 7, b->t_getrq) |
+	       bind_i64(s, 8, b->t_insert) | bind_i64(s, 9, b->t_issue) |
+	       bind_i64(s, 10, b->t_complete) | bind_i64(s, 11, b->task_id) |
+	       bind_i64(s, 12, b->call_id) | bind_cpu(s, 13, b->queue_cpu) |
+	       bind_cpu(s, 14, b->complete_cpu) |
+	       (b->complete_cpu < 0 ? sqlite3_bind_null(s, 15)
+				    : sqlite3_bind_int(s, 15, b->complete_ctx)) |
+	       sqlite3_bind_int(s, 16, b->error) | sqlite3_bind_int(s, 17, (int)b->flags);
+}
+
 /* Bind every parameter of @r's INSERT; nonzero if a bind failed. */
 static int bind_row(sqlite3_stmt *s, const struct row *r)
 {
@@ -503,6 +529,8 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
 	case ROW_PROBE:
 		return bind_probe(s, &r->probe);
+	case ROW_BIO:
+		return bind_bio(s, &r->bio);
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
 	}
@@ -1142,6 +1170,11 @@ int db_put_probe(struct db *db, const struct probe_rec *p)
 	struct row *r = put(db, ROW_PROBE, p, sizeof(*p));
 
 	return r ? own_str(db, &r->probe.event) | own_str(db, &r->probe.args) : -1;
+}
+
+int db_put_bio(struct db *db, const struct bio_rec *b)
+{
+	return put(db, ROW_BIO, b, sizeof(*b)) ? 0 : -1;
 }
 
 int db_put_recording(struct db *db, const struct recording_rec *rec)

@@ -47,6 +47,7 @@ int db_put_irq(struct db *db, const struct irq_rec *i);
 int db_put_sched(struct db *db, const struct sched_rec *s);
 int db_put_wakeup(struct db *db, const struct wakeup_rec *w);
 int db_put_probe(struct db *db, const struct probe_rec *p);
+int db_put_bio(struct db *db, const struct bio_rec *b);
 int db_put_recording(struct db *db, const struct recording_rec *r);
 
 /*

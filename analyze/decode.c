@@ -390,6 +390,29 @@ static int probe_args(struct etype *t, struct tep_event *e)
 	return 0;
 }
 
+/* The block events darc follows bios through (fields: dev, sector, nr_sector, rwbs, error). */
+static void resolve_block(struct etype *t, struct tep_event *e, const char *name)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} kinds[] = {
+	    {"block_bio_queue", AEV_BLK_QUEUE},	    {"block_bio_backmerge", AEV_BLK_MERGE},
+	    {"block_bio_frontmerge", AEV_BLK_MERGE}, {"block_getrq", AEV_BLK_GETRQ},
+	    {"block_rq_insert", AEV_BLK_INSERT},    {"block_rq_issue", AEV_BLK_ISSUE},
+	    {"block_rq_requeue", AEV_BLK_REQUEUE},  {"block_rq_complete", AEV_BLK_COMPLETE},
+	    {"block_bio_complete", AEV_BLK_COMPLETE},
+	};
+
+	t->f[2] = tep_find_field(e, "nr_sector");
+	t->f[3] = tep_find_field(e, "rwbs");
+	t->f[4] = tep_find_field(e, "error");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(name, kinds[i].name) && t->f[2])
+			t->kind = kinds[i].kind;
+	t->raw = !strcmp(name, "block_bio_complete");
+}
+
 static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 {
 	const char *sys = e->system, *name = e->name;
@@ -448,6 +471,8 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			t->kind = AEV_SOFTIRQ_ENTRY;
 		else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
 			t->kind = AEV_SOFTIRQ_EXIT;
+	} else if (!strcmp(sys, "block") && FIELD(0, "dev") && FIELD(1, "sector")) {
+		resolve_block(t, e, name);
 	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
 		if (ends_with(name, "_entry")) {
 			t->kind = AEV_VECTOR_ENTRY;
@@ -812,6 +837,16 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	case AEV_VECTOR_EXIT:
 		out->irq.irq = num(d, t->f[0], ev);
 		out->irq.name = t->name;
+		break;
+	default:
+		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE) {
+			out->blk.dev = num(d, t->f[0], ev);
+			out->blk.sector = num(d, t->f[1], ev);
+			out->blk.nr_sector = (int32_t)num(d, t->f[2], ev);
+			out->blk.error = t->f[4] ? (int32_t)num(d, t->f[4], ev) : 0;
+			out->blk.bio_level = t->raw; /* block_bio_complete */
+			out->blk.rwbs = str(d, t->f[3], ev, d->buf, sizeof(d->buf));
+		}
 		break;
 	}
 	out->kind = t->kind;

@@ -1280,6 +1280,19 @@ int ftree_each_task(const struct ftree *ft, int (*fn)(void *ctx, int32_t tid), v
 	return 0;
 }
 
+int64_t ftree_current_call(struct ftree *ft, int32_t cpu, int32_t pid, uint8_t flags)
+{
+	struct cpu *c = cpu_get(ft, cpu);
+	struct task *tk = pid ? task_get(ft, pid) : NULL;
+	const struct frame *f = NULL;
+
+	if (c && level_of_flags(flags) > LV_TASK)
+		f = top(&c->irq);
+	else if (tk)
+		f = top(&tk->st);
+	return f ? f->id : DARC_NULL;
+}
+
 const struct ftree_stats *ftree_stats(const struct ftree *ft)
 {
 	return &ft->stats;

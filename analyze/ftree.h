@@ -59,6 +59,13 @@ int64_t ftree_max_func(const struct ftree *ft);
 /* Call @fn with the tid of every task seen; stops at, and returns, a nonzero return. */
 int ftree_each_task(const struct ftree *ft, int (*fn)(void *ctx, int32_t tid), void *ctx);
 
+/*
+ * The call running now on @cpu for an event of task @pid with @flags: the
+ * CPU's innermost irq call in interrupt context, else the task's innermost
+ * open call; DARC_NULL if none.
+ */
+int64_t ftree_current_call(struct ftree *ft, int32_t cpu, int32_t pid, uint8_t flags);
+
 /* Counters for the summary. */
 struct ftree_stats {
 	int64_t calls, complete, no_entry, no_exit, gap, clamped, irq_calls;

@@ -168,6 +168,31 @@ struct probe_rec {
 	const char *args;    /* its fetch args as a JSON object, e.g. {"bio":"0xffff8880..."} */
 };
 
+/* bio.flags */
+enum {
+	BIO_MERGED = 1 << 0,	  /* it joined another bio's request (back or front merge) */
+	BIO_REQUEUED = 1 << 1,	  /* its request went back to the queue once at least */
+	BIO_NO_QUEUE = 1 << 2,	  /* its completion came with no submission seen */
+	BIO_NO_COMPLETE = 1 << 3, /* not completed when the recording ended */
+	BIO_LOST = 1 << 4,	  /* submitted again before it completed: its end was lost */
+};
+
+/* One bio, from its submission to its completion (block tracepoints). */
+struct bio_rec {
+	int64_t id;
+	int64_t dev;	     /* (major << 20) | minor, as the kernel's dev_t */
+	int64_t sector;
+	int32_t nr_sector;
+	char op[12];	     /* rwbs: "R", "WS", "FWS", ... */
+	int64_t t_queue, t_getrq, t_insert, t_issue, t_complete; /* DARC_NULL if not seen */
+	int64_t task_id;     /* the task that submitted it */
+	int64_t call_id;     /* its innermost open call then (the submitting call), or DARC_NULL */
+	int32_t queue_cpu, complete_cpu; /* -1 if not seen */
+	int complete_ctx;    /* CTX_* of the completion */
+	int32_t error;
+	uint32_t flags;	     /* BIO_* */
+};
+
 /* The one row of table recording. */
 struct recording_rec {
 	const char *source;   /* path as given */

@@ -12,6 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include "config.h"
+#include "bio.h"
 #include "db.h"
 #include "decode.h"
 #include "ftree.h"
@@ -29,6 +30,7 @@ struct run {
 	uint64_t t_first, t_last;
 	struct pipeline_loss *loss;
 	int nloss;
+	struct bios *bios;
 };
 
 static int put_call(void *ctx, const struct call_rec *c)
@@ -59,6 +61,11 @@ static int put_wakeup(void *ctx, const struct wakeup_rec *r)
 static int put_probe(void *ctx, const struct probe_rec *r)
 {
 	return db_put_probe(((struct run *)ctx)->db, r);
+}
+
+static int put_bio(void *ctx, const struct bio_rec *b)
+{
+	return db_put_bio(((struct run *)ctx)->db, b);
 }
 
 static int put_task(void *ctx, int32_t tid)
@@ -126,7 +133,8 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 					 syscall_abi_of(fmt_reader_info(run->r)->uname))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
-	if (!run->ft)
+	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
+	if (!run->bios)
 		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
 	if (decoder_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
@@ -182,6 +190,11 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 			fmt_errf(err, run->path, "%s", ftree_error(run->ft));
 			return PIPELINE_ANALYSIS;
 		}
+		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
+		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags))) {
+			fmt_errf(err, run->path, "cannot write a bio");
+			return PIPELINE_ANALYSIS;
+		}
 		if (progress && !(run->events & 0xffff) && now() > next_progress) {
 			next_progress = now() + 0.5;
 			fprintf(stderr, "\rdarc: analyze: %.1f M events, %.1f s", run->events / 1e6,
@@ -194,6 +207,10 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 		return PIPELINE_INPUT;
 	if (ftree_finish(run->ft)) {
 		fmt_errf(err, run->path, "%s", ftree_error(run->ft));
+		return PIPELINE_ANALYSIS;
+	}
+	if (bios_finish(run->bios)) {
+		fmt_errf(err, run->path, "cannot write a bio");
 		return PIPELINE_ANALYSIS;
 	}
 	return PIPELINE_OK;
@@ -296,6 +313,7 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 		free(run->loss);
 	}
 	decoder_free(run->dec);
+	bios_free(run->bios);
 	fmt_reader_close(run->r);
 }
 

@@ -16,4 +16,5 @@ CREATE INDEX sched_interval_task ON sched_interval(task_id, t_out);
 CREATE INDEX sched_interval_call ON sched_interval(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX wakeup_task ON wakeup(task_id, t);
 CREATE INDEX probe_hit_event ON probe_hit(event, t);
+CREATE INDEX bio_call ON bio(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX probe_hit_call ON probe_hit(call_id) WHERE call_id IS NOT NULL;

@@ -286,6 +286,29 @@ CREATE TABLE search_candidate (
 	winner INTEGER NOT NULL	     -- 1 if it won (it is a node of search_path)
 );
 
+-- Every bio, from its submission to its completion (block tracepoints): keyed
+-- by (device, sector), live only between the two; merged bios complete with
+-- the request they joined.
+CREATE TABLE bio (
+	id INTEGER PRIMARY KEY,	-- 1, 2, ... in order of submission (or completion)
+	dev INTEGER NOT NULL,	-- device: major << 20 | minor
+	sector INTEGER NOT NULL,
+	nr_sector INTEGER,	-- 512-byte sectors
+	op TEXT,		-- rwbs: 'R', 'WS', 'FWS', ...
+	t_queue INTEGER,	-- submitted (block_bio_queue); NULL if not seen
+	t_getrq INTEGER,	-- a request made for it (block_getrq)
+	t_insert INTEGER,	-- its request queued (block_rq_insert)
+	t_issue INTEGER,	-- its request sent to the device (block_rq_issue)
+	t_complete INTEGER,	-- completed (block_rq_complete or block_bio_complete)
+	task_id INTEGER,	-- the task that submitted it
+	call_id INTEGER,	-- its innermost open call then: the submitting call
+	queue_cpu INTEGER,	-- CPU of the submission
+	complete_cpu INTEGER,	-- CPU of the completion
+	complete_ctx INTEGER,	-- wakeup_ctx.ctx: the completion's context (hardirq, ...)
+	error INTEGER,		-- the completion's error (0: none)
+	flags INTEGER NOT NULL	-- bio_flag bits
+);
+
 -- Lookup tables: the integer codes above by name, so queries need no C.
 -- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
@@ -330,6 +353,14 @@ CREATE TABLE sched_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning T
 INSERT INTO sched_kind VALUES
 	(0, 'preempted', 'switched out runnable (state R or R+)'),
 	(1, 'blocked', 'switched out sleeping (any other state)');
+
+CREATE TABLE bio_flag (bit INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
+INSERT INTO bio_flag VALUES
+	(1, 'merged', 'it joined another bio''s request (back or front merge)'),
+	(2, 'requeued', 'its request went back to the queue at least once'),
+	(4, 'no_queue', 'its completion came with no submission seen'),
+	(8, 'no_complete', 'not completed when the recording ended'),
+	(16, 'lost', 'submitted again before it completed: its end was lost');
 
 CREATE TABLE probe_role (role INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO probe_role VALUES

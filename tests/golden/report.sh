@@ -240,6 +240,17 @@ assert len(a) == 1 and a[0]["func"] == "__x64_sys_pread64", a[0]["func"]
 assert [p["peak"] for p in a[0]["peaks"]] == [1, 2]
 assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 ' && ok "explain: the system call first, each peak with its path" || not_ok "explain"
+	# bios (issue [7]): each of the 200 O_DIRECT preads submitted one bio, in its
+	# own call tree, completed in hardirq; no bio without its submission
+	got=$(sqlite3 "$tmp/vm-preads-v7.db" "WITH RECURSIVE up(bio, id, parent) AS (
+		SELECT b.id, c.id, c.parent_id FROM bio b JOIN call c ON c.id = b.call_id
+		UNION ALL SELECT up.bio, c.id, c.parent_id FROM up JOIN call c ON c.id = up.parent)
+		SELECT count(DISTINCT up.id) || ' ' || count(*) FROM up JOIN call r ON r.id = up.id
+		JOIN func f ON f.id = r.func_id WHERE up.parent IS NULL AND f.name = '__x64_sys_pread64';
+		SELECT count(*) || ' ' || sum(complete_ctx = 1) || ' ' || sum(flags) FROM bio")
+	[ "$got" = "200 200"$'\n'"200 200 0" ] &&
+		ok "vm-preads bios: 200, each submitted in its own pread64, completed in hardirq" ||
+		not_ok "vm-preads bios: $got"
 	# at a finer resolution, a search takes exactly the calls of each peak
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
 		>"$tmp/p3.json"

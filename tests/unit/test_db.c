@@ -348,6 +348,14 @@ START_TEST(test_codes_match_model)
 	ck_assert_int_eq(PROBE_ENTRY, 1);
 	ck_assert_int_eq(PROBE_RETURN, 2);
 	ck_assert_str_eq(
+	    query(target, "SELECT group_concat(bit || '=' || name, ' ') FROM bio_flag"),
+	    "1=merged 2=requeued 4=no_queue 8=no_complete 16=lost");
+	ck_assert_int_eq(BIO_MERGED, 1);
+	ck_assert_int_eq(BIO_REQUEUED, 2);
+	ck_assert_int_eq(BIO_NO_QUEUE, 4);
+	ck_assert_int_eq(BIO_NO_COMPLETE, 8);
+	ck_assert_int_eq(BIO_LOST, 16);
+	ck_assert_str_eq(
 	    query(target, "SELECT group_concat(kind || '=' || name, ' ') FROM func_kind"),
 	    "0=kernel 1=syscall 2=kprobe 3=uprobe");
 	ck_assert_int_eq(FUNC_KERNEL, 0);
