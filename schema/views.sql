@@ -206,3 +206,26 @@ FROM call c, recording r
 WHERE c.t_entry < r.t_first - 1000000000 OR c.t_entry > r.t_last
 	OR c.t_exit < r.t_first - 1000000000 OR c.t_exit > r.t_last
 	OR c.incl_ns < 0 OR c.incl_ns > r.t_last - r.t_first + 1000000000;
+
+-- Each completed bio with the wait it ended: the sleep of its submitting task
+-- during which it completed (a blocked interval of sched_interval), the
+-- wake-up that ended that sleep, and where the time went, stage by stage:
+-- in the block layer's queue (submission to issue), in the device (issue to
+-- completion), from the completion to the wake-up, and from the wake-up to
+-- the task running again (run delay). NULL where a stage was not seen.
+CREATE VIEW bio_wait AS
+SELECT b.id AS bio_id, b.call_id, b.task_id, s.id AS sched_id, s.wakeup_id,
+	b.t_issue - b.t_queue AS queue_ns,
+	b.t_complete - b.t_issue AS device_ns,
+	w.t - b.t_complete AS wakeup_ns,
+	s.t_in - w.t AS run_delay_ns,
+	s.t_in - s.t_out AS slept_ns,
+	w.ctx AS waker_ctx
+FROM bio b
+LEFT JOIN sched_interval s ON s.id = (
+	SELECT s2.id FROM sched_interval s2
+	WHERE s2.task_id = b.task_id AND s2.kind = 1 AND s2.t_out <= b.t_complete
+		AND (s2.t_in IS NULL OR s2.t_in >= b.t_complete)
+	ORDER BY s2.t_out DESC LIMIT 1)
+LEFT JOIN wakeup w ON w.id = s.wakeup_id
+WHERE b.t_complete IS NOT NULL;

@@ -228,6 +228,8 @@ disk = [n["name"] for n in a[1]["nodes"]]
 assert "filemap_read" in cache and "iomap_dio_rw" not in cache, cache
 assert "iomap_dio_rw" in disk and disk[-1] == "blocked", disk
 assert "hardirq" in a[1]["nodes"][-1]["details"][0]["what"]
+io = a[1]["nodes"][-1]["io"]  # the continuation into the bios that ended the wait
+assert io["bios"] == 200 and io["dominant"] == "device", io
 # no left shift: every node counts f0's calls in the peak, chosen by f0's range
 for p in a:
     assert all(n["calls"] == p["calls"] for n in p["nodes"]), p["calls"]

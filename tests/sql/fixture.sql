@@ -130,10 +130,11 @@ INSERT INTO search_candidate VALUES
 	(1, 2, 'blocked', NULL, 'blocked', 1, 2000, 1), (1, 2, 'self', NULL, 'self', 0, 1500, 0);
 
 -- The bio that ext4_file_read_iter (call 6) submitted at 5600
--- (device 254:0, sector 800): issued at 5700, completed by the virtio irq at
--- 6500 on CPU 0; and the one vfs_read (call 9) submitted at 20500, never completed.
+-- (device 254:0, sector 800): issued at 5700, completed at 9140 by the virtio irq
+-- on idle CPU 1, whose wake-up (9150) ended the sleep of task 100 (7200 .. 9200);
+-- and the one vfs_read (call 9) submitted at 20500, never completed.
 -- id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert, t_issue, t_complete,
 -- task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error, flags
 INSERT INTO bio VALUES
-	(1, 266338304, 800, 8, 'R', 5600, 5610, NULL, 5700, 6500, 100, 6, 0, 0, 1, 0, 0),
+	(1, 266338304, 800, 8, 'R', 5600, 5610, NULL, 5700, 9140, 100, 6, 0, 1, 1, 0, 0),
 	(2, 266338304, 1600, 8, 'R', 20500, 20510, NULL, 20600, NULL, 100, 9, 1, NULL, NULL, 0, 8);
