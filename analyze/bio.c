@@ -10,6 +10,11 @@
 struct bios {
 	int (*put)(void *ctx, const struct bio_rec *b);
 	void *ctx;
+	struct pending {	/* a submit_bio probe's address, for the task's next bio */
+		int32_t pid;
+		char ptr[24];
+	} pend[16];		/* a few tasks at a time; the oldest is forgotten */
+	int npend;
 	struct bio_rec *live; /* submitted, not completed: few at a time */
 	int n, cap;
 	int64_t next_id, written;
@@ -64,11 +69,49 @@ static int find(const struct bios *b, int64_t dev, int64_t sector)
 	return -1;
 }
 
+void bios_probe(struct bios *b, int32_t pid, const char *args)
+{
+	const char *p = args ? strstr(args, "\"bio\":\"0x") : NULL;
+	struct pending *q;
+	size_t n;
+
+	if (!p)
+		return;
+	p += 7;
+	n = strcspn(p, "\"");
+	if (n >= sizeof(q->ptr))
+		return;
+	for (q = b->pend; q < b->pend + b->npend && q->pid != pid; q++)
+		;
+	if (q == b->pend + b->npend) {
+		if (b->npend == 16) /* forget the oldest */
+			memmove(b->pend, b->pend + 1, 15 * sizeof(*q));
+		else
+			b->npend++;
+		q = &b->pend[b->npend - 1];
+	}
+	q->pid = pid;
+	memcpy(q->ptr, p, n);
+	q->ptr[n] = 0;
+}
+
+/* The address a submit_bio probe left for task @pid's next bio, into @ptr. */
+static void take_pending(struct bios *b, int32_t pid, char *ptr, size_t len)
+{
+	for (int i = 0; i < b->npend; i++)
+		if (b->pend[i].pid == pid) {
+			snprintf(ptr, len, "%s", b->pend[i].ptr);
+			b->pend[i] = b->pend[--b->npend];
+			return;
+		}
+}
+
 static int queue(struct bios *b, const struct aev *e, int64_t call)
 {
 	int i = find(b, e->blk.dev, e->blk.sector);
 	struct bio_rec r = fresh(e);
 
+	take_pending(b, e->pid, r.ptr, sizeof(r.ptr));
 	if (i >= 0) { /* submitted again before it completed: its end was lost */
 		b->live[i].flags |= BIO_LOST;
 		if (emit(b, i))

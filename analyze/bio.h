@@ -26,6 +26,13 @@ struct bios *bios_new(int (*put)(void *ctx, const struct bio_rec *b), void *ctx)
  */
 int bios_feed(struct bios *b, const struct aev *e, int64_t call);
 
+/*
+ * A submit_bio probe hit of task @pid with fetch args @args (JSON, e.g.
+ * {"bio":"0xffff..."}): the next bio that task submits gets that address,
+ * a second key to match it with other probes (bio_endio) by.
+ */
+void bios_probe(struct bios *b, int32_t pid, const char *args);
+
 /* Write the bios still open, flagged no_complete. 0 or -1. */
 int bios_finish(struct bios *b);
 

@@ -120,7 +120,7 @@ static const char *const insert_sql[ROW_KINDS] = {
 		  " args) VALUES (?,?,?,?,?,?,?,?,?,?)",
     [ROW_BIO] = "INSERT INTO bio(id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert,"
 		" t_issue, t_complete, task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error,"
-		" flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" flags, ptr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* one row: a second put replaces the first */
     [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
 		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
@@ -483,7 +483,8 @@ static int bind_bio(sqlite3_stmt *s, const struct bio_rec *b)
 	       bind_cpu(s, 14, b->complete_cpu) |
 	       (b->complete_cpu < 0 ? sqlite3_bind_null(s, 15)
 				    : sqlite3_bind_int(s, 15, b->complete_ctx)) |
-	       sqlite3_bind_int(s, 16, b->error) | sqlite3_bind_int(s, 17, (int)b->flags);
+	       sqlite3_bind_int(s, 16, b->error) | sqlite3_bind_int(s, 17, (int)b->flags) |
+	       bind_str(s, 18, b->ptr[0] ? b->ptr : NULL);
 }
 
 /* Bind every parameter of @r's INSERT; nonzero if a bind failed. */

@@ -191,6 +191,7 @@ struct bio_rec {
 	int complete_ctx;    /* CTX_* of the completion */
 	int32_t error;
 	uint32_t flags;	     /* BIO_* */
+	char ptr[24];	     /* the bio's address from a submit_bio probe ("0x..."), or "" */
 };
 
 /* The one row of table recording. */

@@ -190,6 +190,8 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 			fmt_errf(err, run->path, "%s", ftree_error(run->ft));
 			return PIPELINE_ANALYSIS;
 		}
+		if (a.kind == AEV_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
+			bios_probe(run->bios, a.pid, a.probe.args);
 		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
 		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags))) {
 			fmt_errf(err, run->path, "cannot write a bio");

@@ -306,7 +306,8 @@ CREATE TABLE bio (
 	complete_cpu INTEGER,	-- CPU of the completion
 	complete_ctx INTEGER,	-- wakeup_ctx.ctx: the completion's context (hardirq, ...)
 	error INTEGER,		-- the completion's error (0: none)
-	flags INTEGER NOT NULL	-- bio_flag bits
+	flags INTEGER NOT NULL,	-- bio_flag bits
+	ptr TEXT		-- its address ('0x...') from a submit_bio probe just before, or NULL
 );
 
 -- Lookup tables: the integer codes above by name, so queries need no C.

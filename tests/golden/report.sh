@@ -253,6 +253,18 @@ assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 	[ "$got" = "200 200"$'\n'"200 200 0" ] &&
 		ok "vm-preads bios: 200, each submitted in its own pread64, completed in hardirq" ||
 		not_ok "vm-preads bios: $got"
+	# the kprobe pointers give the same links as the tracepoint keys
+	# (vm-fsyncread: plain kprobes on submit_bio and bio_endio with the bio)
+	"$darc" analyze -q -o "$tmp/fs.db" "$samples/vm-fsyncread-v7.dat"
+	got=$(sqlite3 "$tmp/fs.db" "SELECT count(*) || ' ' || sum((SELECT min(e.t) FROM probe_hit e
+		WHERE e.event = 'kprobes:bio_endio' AND json_extract(e.args, '\$.bio') = b.ptr
+		AND e.t >= b.t_queue) BETWEEN b.t_complete AND b.t_complete + 1000000) || ' ' ||
+		(SELECT count(*) FROM probe_hit WHERE event = 'kprobes:submit_bio')
+		FROM bio b WHERE b.ptr IS NOT NULL AND b.t_complete IS NOT NULL")
+	set -- $got
+	[ $# = 3 ] && [ "$1" -gt 50 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] &&
+		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
+		not_ok "vm-fsyncread: pointers and keys ($got)"
 	# at a finer resolution, a search takes exactly the calls of each peak
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
 		>"$tmp/p3.json"

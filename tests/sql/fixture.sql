@@ -136,5 +136,7 @@ INSERT INTO search_candidate VALUES
 -- id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert, t_issue, t_complete,
 -- task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error, flags
 INSERT INTO bio VALUES
-	(1, 266338304, 800, 8, 'R', 5600, 5610, NULL, 5700, 9140, 100, 6, 0, 1, 1, 0, 0),
-	(2, 266338304, 1600, 8, 'R', 20500, 20510, NULL, 20600, NULL, 100, 9, 1, NULL, NULL, 0, 8);
+	(1, 266338304, 800, 8, 'R', 5600, 5610, NULL, 5700, 9140, 100, 6, 0, 1, 1, 0, 0,
+		'0xffff888004a1b000'),
+	(2, 266338304, 1600, 8, 'R', 20500, 20510, NULL, 20600, NULL, 100, 9, 1, NULL, NULL, 0, 8,
+		'0xffff888004a1c800');
