@@ -30,6 +30,7 @@ static const struct cmd commands[] = {
 	{"diff", cmd_diff, "two recordings' latency profiles compared, most different first"},
 	{"paths", cmd_paths, "the root-cause path of each peak of a function (DARC), stored"},
 	{"explain", cmd_explain, "the slowest functions with several peaks, each peak's root cause"},
+	{"waits", cmd_waits, "a task's waits, each followed to the waker's own wait"},
 };
 
 void darc_error(const char *fmt, ...)

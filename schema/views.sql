@@ -229,3 +229,34 @@ LEFT JOIN sched_interval s ON s.id = (
 	ORDER BY s2.t_out DESC LIMIT 1)
 LEFT JOIN wakeup w ON w.id = s.wakeup_id
 WHERE b.t_complete IS NOT NULL;
+
+-- Every off-CPU interval as a wait (RSP): how it ended and why, and, when a
+-- task woke it, the waker's own wait that ended just before (within 1 ms), so
+-- that chains of waits can be followed (view wait_chain, darc waits).
+-- category: 'preempted' (switched out runnable), 'blocking I/O' (a bio the
+-- task submitted completed during it), 'timed out' (woken from the TIMER or
+-- HRTIMER softirq), 'ended by hardware' (woken from another interrupt),
+-- 'waiting on another task' (a task woke it), 'unaccounted' (no wake-up seen).
+-- run_delay_ns: from the wake-up to running again (scheduler delay).
+CREATE VIEW wait AS
+SELECT s.id, s.task_id, s.kind, s.t_out, s.t_in, s.t_in - s.t_out AS ns, s.call_id,
+	w.id AS wakeup_id, w.t AS t_wakeup, w.waker_tid, w.waker_cpu, w.ctx AS waker_ctx,
+	s.t_in - w.t AS run_delay_ns,
+	CASE WHEN s.kind = 1 AND w.ctx = 0 AND w.waker_tid != 0 THEN (
+		SELECT p.id FROM sched_interval p
+		WHERE p.task_id = w.waker_tid AND p.kind = 1 AND p.t_in <= w.t
+			AND p.t_in >= w.t - 1000000
+		ORDER BY p.t_in DESC LIMIT 1) END AS parent_id,
+	CASE
+	WHEN s.kind = 0 THEN 'preempted'
+	WHEN w.id IS NULL THEN 'unaccounted'
+	WHEN EXISTS (SELECT 1 FROM bio b WHERE b.task_id = s.task_id
+		     AND b.t_complete >= s.t_out AND b.t_complete <= w.t) THEN 'blocking I/O'
+	WHEN w.ctx = 2 AND EXISTS (SELECT 1 FROM irq_interval i WHERE i.cpu = w.waker_cpu
+		     AND i.kind = 1 AND i.name IN ('TIMER', 'HRTIMER')
+		     AND i.t_start <= w.t AND (i.t_end IS NULL OR i.t_end >= w.t)) THEN 'timed out'
+	WHEN w.ctx != 0 THEN 'ended by hardware'
+	ELSE 'waiting on another task'
+	END AS category
+FROM sched_interval s
+LEFT JOIN wakeup w ON w.id = s.wakeup_id;

@@ -50,3 +50,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
  */
 int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
 		   int top, struct fmt_err *err);
+
+/* darc waits: the @top longest waits of @task (or inside @call), each with its chain. */
+int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
+		 struct fmt_err *err);

@@ -265,6 +265,20 @@ assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 	[ $# = 3 ] && [ "$1" -gt 50 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] &&
 		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
 		not_ok "vm-fsyncread: pointers and keys ($got)"
+	# wake-up chains: the workload's fsyncs wait on the journal thread, whose
+	# own wait just before was for its bios (two levels, the right categories)
+	pid=$(sqlite3 "$tmp/fs.db" "SELECT tid FROM task WHERE comm = 'vm-workload'")
+	"$darc" waits "$tmp/fs.db" --task "$pid" --top 3 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 3
+for w in a:
+    assert w["category"] == "waiting on another task", w
+    assert w["waker_comm"].startswith("jbd2"), w
+    b = w["behind"]
+    assert b["comm"].startswith("jbd2") and b["category"] == "blocking I/O", b
+' && ok "vm-fsyncread waits: fsync waits on jbd2, whose wait behind it was blocking I/O" ||
+		not_ok "vm-fsyncread waits"
 	# at a finer resolution, a search takes exactly the calls of each peak
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
 		>"$tmp/p3.json"

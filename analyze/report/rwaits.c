@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc waits: a task's (or a call's) longest waits, each with the chain of
+ * waits behind it (view wait: the waker's own wait that ended just before).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "show.h"
+
+#define CHAIN_MAX 8
+
+static const char wait_sql[] =
+    "SELECT w.id, w.task_id, coalesce(t.comm, '?'), w.category, w.ns, w.run_delay_ns,"
+    " w.waker_tid, coalesce(k.comm, ''), w.parent_id, w.t_out"
+    " FROM wait w LEFT JOIN task t ON t.tid = w.task_id LEFT JOIN task k ON k.tid = w.waker_tid"
+    " WHERE w.id = ?1";
+static const char roots_sql[] =
+    "WITH RECURSIVE sub(id) AS (SELECT ?2 WHERE ?2 != 0"
+    " UNION ALL SELECT b.id FROM call_base b JOIN sub ON b.parent_id = sub.id)"
+    " SELECT w.id FROM wait w WHERE w.ns IS NOT NULL AND"
+    " ((?1 != 0 AND w.task_id = ?1) OR (?2 != 0 AND w.call_id IN (SELECT id FROM sub)))"
+    " ORDER BY w.ns DESC LIMIT ?3";
+
+/* Wait @id as JSON, with its chain below it (@depth levels at most). */
+static json_t *wait_json(sqlite3 *sql, int64_t id, int depth)
+{
+	sqlite3_stmt *st;
+	json_t *j = NULL;
+	int64_t parent = 0;
+
+	if (sqlite3_prepare_v2(sql, wait_sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		j = json_pack("{sI sI ss ss sI sI sI ss sI}", "wait", (json_int_t)id, "task",
+			      (json_int_t)sqlite3_column_int64(st, 1), "comm",
+			      (const char *)sqlite3_column_text(st, 2), "category",
+			      (const char *)sqlite3_column_text(st, 3), "ns",
+			      (json_int_t)sqlite3_column_int64(st, 4), "run_delay_ns",
+			      (json_int_t)sqlite3_column_int64(st, 5), "waker",
+			      (json_int_t)sqlite3_column_int64(st, 6), "waker_comm",
+			      (const char *)sqlite3_column_text(st, 7), "t_out",
+			      (json_int_t)sqlite3_column_int64(st, 9));
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+			parent = sqlite3_column_int64(st, 8);
+	}
+	sqlite3_finalize(st);
+	if (j && parent && parent != id && depth > 1) {
+		json_t *p = wait_json(sql, parent, depth - 1);
+		if (p)
+			json_object_set_new(j, "behind", p);
+	}
+	return j;
+}
+
+static void wait_text(FILE *out, json_t *w, int indent)
+{
+	char ns[32], rd[32];
+
+	for (; w; w = json_object_get(w, "behind"), indent += 2) {
+		fprintf(out, "%*s%s %s [%lld] %s, %s", indent, "", indent ? "behind it:" : "",
+			json_string_value(json_object_get(w, "comm")),
+			json_integer_value(json_object_get(w, "task")),
+			json_string_value(json_object_get(w, "category")),
+			show_amount(json_integer_value(json_object_get(w, "ns")), "ns", ns,
+				    sizeof(ns)));
+		if (json_integer_value(json_object_get(w, "waker")))
+			fprintf(out, ", woken by %s [%lld]",
+				json_string_value(json_object_get(w, "waker_comm")),
+				json_integer_value(json_object_get(w, "waker")));
+		fprintf(out, ", run delay %s\n",
+			show_amount(json_integer_value(json_object_get(w, "run_delay_ns")), "ns", rd,
+				    sizeof(rd)));
+	}
+}
+
+int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
+		 struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	json_t *all = json_array();
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), roots_sql, -1, &st, NULL) != SQLITE_OK) {
+		json_decref(all);
+		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+	}
+	sqlite3_bind_int64(st, 1, task);
+	sqlite3_bind_int64(st, 2, call);
+	sqlite3_bind_int(st, 3, top);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *w = wait_json(rdb_sql(db), sqlite3_column_int64(st, 0), CHAIN_MAX);
+		if (w)
+			json_array_append_new(all, w);
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+	} else {
+		size_t i;
+		json_t *w;
+		if (!json_array_size(all))
+			fprintf(out, "no wait of that %s\n", task ? "task" : "call");
+		json_array_foreach(all, i, w) {
+			fprintf(out, "%zu.", i + 1);
+			wait_text(out, w, 0);
+		}
+	}
+	json_decref(all);
+	return rc;
+}
