@@ -54,3 +54,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 /* darc waits: the @top longest waits of @task (or inside @call), each with its chain. */
 int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
 		 struct fmt_err *err);
+
+/* darc io: the @top slowest calls of @func (or call @call) split into layers. */
+int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top, bool json,
+	      struct fmt_err *err);

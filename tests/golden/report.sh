@@ -279,6 +279,15 @@ for w in a:
     assert b["comm"].startswith("jbd2") and b["category"] == "blocking I/O", b
 ' && ok "vm-fsyncread waits: fsync waits on jbd2, whose wait behind it was blocking I/O" ||
 		not_ok "vm-fsyncread waits"
+	# layers (ReLayTracer): every pread64 split into layers adding up to its
+	# latency to the nanosecond; the 200 disk reads have a device part
+	"$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --top 1000 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 400 and all(r["adds_up"] and r["layers_sum_ns"] == r["incl_ns"] for r in a)
+assert sum("device" in r["layers"] for r in a) == 200
+' && ok "vm-preads io: 400 requests, each one's layers add up exactly; 200 with a device part" ||
+		not_ok "vm-preads io layers"
 	# at a finer resolution, a search takes exactly the calls of each peak
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
 		>"$tmp/p3.json"

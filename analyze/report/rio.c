@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc io: per request (one call of a function, a system call say), its
+ * latency split into layers, ReLayTracer's way, exactly: each call's own CPU
+ * time goes to the layer of its function (a function no pattern names takes
+ * its caller's), interrupts and preemption to their own, and each sleep is
+ * split by the bio that ended it into its queue, device, completion-to-wake-up
+ * and run-delay parts (the rest of a sleep is "other wait"). The layers add up
+ * to the request's latency, to the nanosecond.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "report.h"
+#include "show.h"
+
+enum { L_VFS, L_FS, L_CACHE, L_COPY, L_BLOCK, L_DRIVER, L_SCHED, L_OTHER, L_IRQ, L_PREEMPT,
+       L_QUEUE, L_DEVICE, L_WAKE, L_RUNDELAY, L_WAIT, NLAYER };
+
+static const char *const layer_name[NLAYER] = {
+    "vfs",	"fs",	  "page cache", "copy",	    "block",	  "driver",
+    "scheduler", "other", "irq",	"preempted", "block queue", "device",
+    "completion to wake-up", "run delay", "other wait"};
+
+/* The default map: function glob -> layer; the first match wins. */
+static const struct {
+	const char *glob;
+	int layer;
+} default_map[] = {
+    {"__x64_sys_*", L_VFS}, {"ksys_*", L_VFS}, {"vfs_*", L_VFS}, {"rw_verify_area", L_VFS},
+    {"security_*", L_VFS}, {"fsnotify*", L_VFS}, {"*fdget*", L_VFS}, {"ext4_*", L_FS},
+    {"jbd2*", L_FS}, {"iomap_*", L_FS}, {"__iomap_*", L_FS}, {"xfs_*", L_FS}, {"btrfs_*", L_FS},
+    {"filemap_*", L_CACHE}, {"folio_*", L_CACHE}, {"page_cache_*", L_CACHE},
+    {"*readahead*", L_CACHE}, {"workingset_*", L_CACHE}, {"*copy_page_to_iter*", L_COPY},
+    {"*copy_page_from_iter*", L_COPY}, {"_copy_*", L_COPY}, {"copy_user*", L_COPY},
+    {"submit_bio*", L_BLOCK}, {"blk_*", L_BLOCK}, {"__blk_*", L_BLOCK}, {"bio_*", L_BLOCK},
+    {"virtio*", L_DRIVER}, {"virtblk*", L_DRIVER}, {"nvme*", L_DRIVER}, {"scsi*", L_DRIVER},
+    {"*schedule*", L_SCHED}, {"__sched_text_start", L_SCHED}, {"finish_task_switch*", L_SCHED},
+};
+
+static int layer_of(const char *func, int inherited)
+{
+	for (size_t i = 0; i < sizeof(default_map) / sizeof(default_map[0]); i++)
+		if (!fnmatch(default_map[i].glob, func, 0))
+			return default_map[i].layer;
+	return inherited;
+}
+
+static const char subtree_sql[] =
+    "WITH RECURSIVE sub(id, depth) AS (SELECT ?1, 0 UNION ALL"
+    " SELECT b.id, sub.depth + 1 FROM call_base b JOIN sub ON b.parent_id = sub.id)"
+    " SELECT c.id, c.parent_id, f.name, c.excl_ns, c.irq_ns + c.softirq_ns, c.preempt_ns,"
+    " c.blocked_ns FROM sub JOIN call c ON c.id = sub.id JOIN func f ON f.id = c.func_id"
+    " ORDER BY sub.depth, c.id";
+
+/* The sleeps in the call's time with the bio each ended (the last one). */
+static const char sleeps_sql[] =
+    "SELECT s.t_out, s.t_in, b.t_queue, b.t_issue, b.t_complete, w.t"
+    " FROM sched_interval s LEFT JOIN wakeup w ON w.id = s.wakeup_id"
+    " LEFT JOIN bio b ON b.id = (SELECT max(b2.id) FROM bio b2 WHERE b2.task_id = s.task_id"
+    "   AND b2.t_complete >= s.t_out AND b2.t_complete <= coalesce(w.t, s.t_in))"
+    " WHERE s.kind = 1 AND s.task_id = (SELECT task_id FROM call WHERE id = ?1)"
+    " AND s.t_out >= (SELECT t_entry FROM call WHERE id = ?1)"
+    " AND s.t_in <= (SELECT t_exit FROM call WHERE id = ?1)";
+
+/* Overlap of [a, b) with [lo, hi), 0 if either end is unknown. */
+static int64_t overlap(int64_t a, int64_t b, int64_t lo, int64_t hi, bool known)
+{
+	int64_t x = a > lo ? a : lo, y = b < hi ? b : hi;
+
+	return known && y > x ? y - x : 0;
+}
+
+static int64_t col(sqlite3_stmt *st, int i, bool *known)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+		*known = false;
+		return 0;
+	}
+	return sqlite3_column_int64(st, i);
+}
+
+/* Split the calls' sleep time: the stages of the bios that ended the sleeps. */
+static int split_sleeps(sqlite3 *sql, int64_t call, int64_t *l)
+{
+	sqlite3_stmt *st;
+	int64_t blocked = l[L_WAIT];
+
+	if (sqlite3_prepare_v2(sql, sleeps_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, call);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		bool k = true;
+		int64_t out = col(st, 0, &k), in = col(st, 1, &k), part[4];
+		int64_t q = col(st, 2, &k), is = col(st, 3, &k), c = col(st, 4, &k);
+		int64_t w = sqlite3_column_type(st, 5) == SQLITE_NULL ? c : sqlite3_column_int64(st, 5);
+		if (!k)
+			continue; /* no bio ended it: other wait */
+		part[0] = overlap(q, is, out, in, true);
+		part[1] = overlap(is, c, out, in, true);
+		part[2] = overlap(c, w, out, in, true);
+		part[3] = overlap(w, in, out, in, true);
+		for (int i = 0; i < 4; i++) {
+			int64_t v = part[i] < blocked ? part[i] : blocked; /* never more than slept */
+			l[L_QUEUE + i] += v;
+			blocked -= v;
+		}
+	}
+	sqlite3_finalize(st);
+	l[L_WAIT] = blocked;
+	return 0;
+}
+
+/* The layers of call @id into @l (ns); its incl_ns into *incl. 0 or -1. */
+static int layers(sqlite3 *sql, int64_t id, int64_t *l, int64_t *incl)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL;
+	int *lay = NULL, n = 0, cap = 0;
+
+	memset(l, 0, NLAYER * sizeof(*l));
+	*incl = 0;
+	if (sqlite3_prepare_v2(sql, subtree_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t parent = sqlite3_column_int64(st, 1), inherited = L_OTHER;
+		int cap2 = cap;
+		if (GROW(ids, n, cap, 256) || GROW(lay, n, cap2, 256))
+			break;
+		for (int k = n - 1; k >= 0 && n; k--) /* parents come before (by depth) */
+			if (ids[k] == parent) {
+				inherited = lay[k];
+				break;
+			}
+		ids[n] = sqlite3_column_int64(st, 0);
+		lay[n] = layer_of((const char *)sqlite3_column_text(st, 2), (int)inherited);
+		l[lay[n]] += sqlite3_column_int64(st, 3);
+		l[L_IRQ] += sqlite3_column_int64(st, 4);
+		l[L_PREEMPT] += sqlite3_column_int64(st, 5);
+		l[L_WAIT] += sqlite3_column_int64(st, 6);
+		n++;
+	}
+	sqlite3_finalize(st);
+	free(ids);
+	free(lay);
+	*incl = 0;
+	for (int i = 0; i < NLAYER; i++)
+		*incl += l[i];
+	return n ? split_sleeps(sql, id, l) : -1;
+}
+
+static json_t *request_json(sqlite3 *sql, int64_t id, int64_t want)
+{
+	int64_t l[NLAYER], sum;
+	json_t *o, *a = json_object();
+
+	if (layers(sql, id, l, &sum)) {
+		json_decref(a);
+		return NULL;
+	}
+	for (int i = 0; i < NLAYER; i++)
+		if (l[i])
+			json_object_set_new(a, layer_name[i], json_integer(l[i]));
+	o = json_pack("{sI sI sI sb so}", "call", (json_int_t)id, "incl_ns", (json_int_t)want,
+		      "layers_sum_ns", (json_int_t)sum, "adds_up", sum == want, "layers", a);
+	return o;
+}
+
+static void request_text(FILE *out, json_t *r)
+{
+	const char *k;
+	json_t *v;
+	char a[32];
+	double incl = json_integer_value(json_object_get(r, "incl_ns"));
+
+	fprintf(out, "call %lld: %s%s\n", json_integer_value(json_object_get(r, "call")),
+		show_amount(incl, "ns", a, sizeof(a)),
+		json_is_true(json_object_get(r, "adds_up")) ? " (the layers add up exactly)"
+							     : " (the layers do NOT add up)");
+	json_object_foreach(json_object_get(r, "layers"), k, v)
+		fprintf(out, "  %-22s %10s %5.1f%%\n", k,
+			show_amount(json_integer_value(v), "ns", a, sizeof(a)),
+			incl > 0 ? 100 * json_integer_value(v) / incl : 0);
+}
+
+int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top, bool json,
+	      struct fmt_err *err)
+{
+	static const char pick[] =
+	    "SELECT c.id, c.incl_ns FROM call c JOIN func f ON f.id = c.func_id"
+	    " WHERE (?1 != 0 AND c.id = ?1) OR (?1 = 0 AND f.name = ?2 AND c.incl_ns IS NOT NULL"
+	    " AND c.flags & 3 = 0) ORDER BY c.incl_ns DESC LIMIT ?3";
+	sqlite3_stmt *st;
+	json_t *all = json_array();
+	size_t i;
+	json_t *r;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), pick, -1, &st, NULL) != SQLITE_OK) {
+		json_decref(all);
+		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+	}
+	sqlite3_bind_int64(st, 1, call);
+	sqlite3_bind_text(st, 2, func ? func : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, top);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *one = request_json(rdb_sql(db), sqlite3_column_int64(st, 0),
+					   sqlite3_column_int64(st, 1));
+		if (one)
+			json_array_append_new(all, one);
+	}
+	sqlite3_finalize(st);
+	if (!json_array_size(all))
+		rc = fmt_errf(err, rdb_path(db), "no complete call %s", func ? func : "with that id");
+	else if (json)
+		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+	else
+		json_array_foreach(all, i, r) {
+			fprintf(out, "%s", i ? "\n" : "");
+			request_text(out, r);
+		}
+	json_decref(all);
+	return rc;
+}
