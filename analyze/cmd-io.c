@@ -11,7 +11,7 @@
 #include "report.h"
 
 static const char usage_text[] =
-	"usage: darc io [options] DB|RECORDING (--func F | --call ID)\n\n"
+	"usage: darc io [options] DB|RECORDING (--func F | --call ID | --bios | --irqs)\n\n"
 	"The slowest requests (complete calls of F, a system call say, or the call\n"
 	"ID) with their latency split into layers, ReLayTracer's way: each call's\n"
 	"own CPU time to the layer of its function (vfs, fs, page cache, copy, block,\n"
@@ -20,15 +20,34 @@ static const char usage_text[] =
 	"block queue, device, completion to wake-up and run delay (the rest of a\n"
 	"sleep is other wait). The layers add up to the request's latency exactly,\n"
 	"and darc checks that they do.\n\n"
+	"With --bios, per device, biolatency-style log2 histograms of the bios'\n"
+	"queue (submitted to issued), device (issued to completed, once per request\n"
+	"as biolatency: merged bios left out) and total times\n"
+	"with their peaks; with --irqs, ReLayTracer's table of how often and how long\n"
+	"each thread was interrupted, per kind (hardirq, softirq, ...).\n\n"
 	"      --func F         the slowest calls of F\n"
 	"      --call ID        this call (call.id)\n"
-	"      --top N          how many (default 5)\n"
+	"      --bios           histograms of the bio stages per device\n"
+	"      --irqs           interrupt counts and time per thread\n"
+	"      --top N          how many (default 5; --irqs: 20)\n"
 	"      --json           print JSON\n"
 	"  -h, --help\n\n"
 	"examples:\n"
-	"  darc io trace.db --func __x64_sys_pread64 --top 3\n";
+	"  darc io trace.db --func __x64_sys_pread64 --top 3\n"
+	"  darc io trace.db --bios\n"
+	"  darc io trace.db --irqs --json\n";
 
-enum { OPT_FUNC = 300, OPT_CALL, OPT_TOP, OPT_JSON };
+enum { OPT_FUNC = 300, OPT_CALL, OPT_TOP, OPT_JSON, OPT_BIOS, OPT_IRQS };
+
+static int show(struct rdb *db, const char *func, int64_t call, int what, int top, bool json,
+		struct fmt_err *err)
+{
+	if (what == OPT_BIOS)
+		return report_bios(stdout, db, json, err);
+	if (what == OPT_IRQS)
+		return report_irqs(stdout, db, top ? top : 20, json, err);
+	return report_io(stdout, db, func, call, top ? top : 5, json, err);
+}
 
 int cmd_io(int argc, char **argv)
 {
@@ -37,12 +56,14 @@ int cmd_io(int argc, char **argv)
 		{"call", required_argument, NULL, OPT_CALL},
 		{"top", required_argument, NULL, OPT_TOP},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"bios", no_argument, NULL, OPT_BIOS},
+		{"irqs", no_argument, NULL, OPT_IRQS},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *func = NULL;
 	int64_t call = 0;
-	int top = 5, c, rc = EXIT_INPUT;
+	int top = 0, c, rc = EXIT_INPUT, what = 0;
 	bool json = false;
 	char *end;
 	struct fmt_err err = {""};
@@ -68,20 +89,26 @@ int cmd_io(int argc, char **argv)
 			top = v > 1000 ? 1000 : (int)v;
 		} else if (c == OPT_JSON) {
 			json = true;
+		} else if (c == OPT_BIOS || c == OPT_IRQS) {
+			if (what && what != c) {
+				darc_error("--bios and --irqs are two reports: ask for one");
+				return EXIT_INPUT;
+			}
+			what = c;
 		} else {
 			fputs(usage_text, stderr);
 			return EXIT_INPUT;
 		}
 	}
-	if (optind != argc - 1 || !func == !call) {
+	if (optind != argc - 1 || (!!func + !!call + !!what) != 1) {
 		if (optind == argc - 1)
-			darc_error("say which requests: one of --func or --call");
+			darc_error("say what to show: one of --func, --call, --bios or --irqs");
 		else
 			fputs(usage_text, stderr);
 		return EXIT_INPUT;
 	}
 	db = ropt_open_db(argv[optind], "io", &err);
-	if (db && !report_io(stdout, db, func, call, top, json, &err))
+	if (db && !show(db, func, call, what, top, json, &err))
 		rc = EXIT_OK;
 	else
 		darc_error("%s", err.msg);

@@ -292,6 +292,27 @@ static void profile_add(struct profile *p, int64_t v)
 		p->max_ns[b] = v;
 }
 
+int rprofile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped)
+{
+	int lo, hi, rc;
+
+	*skipped = 0;
+	if (profile_alloc(p, resolution)) {
+		rprofile_release(p);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			++*skipped;
+		else
+			profile_add(p, sqlite3_column_int64(st, 0));
+	profile_extent(p, &lo, &hi);
+	profile_cut(p, lo, hi - lo + 1);
+	if (rc != SQLITE_DONE)
+		rprofile_release(p);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Prepare the selection's query: metric value, t_entry, complete, of every selected call. */
 static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const char *path,
 			       int64_t t0, struct fmt_err *err)

@@ -106,6 +106,14 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 			 int64_t *counts, int max);
 
 /*
+ * The profile (in ns, lat_ns and max_ns exact) of the values statement @st
+ * gives in its first column, one per row; rows whose value is NULL are
+ * counted in *@skipped. Release @p with rprofile_release(). 0, or -1 when
+ * SQLite fails or memory runs out.
+ */
+int rprofile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped);
+
+/*
  * rprofile_load() from the stored histograms (table hist) when @sel allows
  * (no task, comm or time filter, ns, incl or excl): counts only (lat_ns and
  * max_ns NULL), with no scan of the calls. Otherwise rprofile_load().

@@ -55,6 +55,12 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
 		 struct fmt_err *err);
 
+/* darc io --bios: per device, log2 histograms of the bios' queue, device and total times. */
+int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err);
+
+/* darc io --irqs: the @top (thread, interrupt kind) pairs by interrupt time. */
+int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *err);
+
 /* darc io: the @top slowest calls of @func (or call @call) split into layers. */
 int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top, bool json,
 	      struct fmt_err *err);

@@ -288,6 +288,24 @@ assert len(a) == 400 and all(r["adds_up"] and r["layers_sum_ns"] == r["incl_ns"]
 assert sum("device" in r["layers"] for r in a) == 200
 ' && ok "vm-preads io: 400 requests, each one's layers add up exactly; 200 with a device part" ||
 		not_ok "vm-preads io layers"
+	# biolatency-style histograms: the device stage, once per request, bucket
+	# for bucket as trace-cmd's own block_rq_issue -> block_rq_complete pairs
+	for d in vm-preads-v7 fs; do
+		rec=$samples/${d/#fs/vm-fsyncread-v7}.dat
+		"$darc" io "$tmp/$d.db" --bios --json >"$tmp/bios.json" &&
+			got=$(python3 "$here/bio-vs-trace-cmd.py" "$rec" "$tmp/bios.json") &&
+			ok "io --bios $d: device stage as trace-cmd's requests ($got)" ||
+			not_ok "io --bios $d: $got"
+	done
+	# the per-thread interrupt table accounts for every interrupt interval
+	got=$("$darc" io "$tmp/fs.db" --irqs --top 1000 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+print(sum(r["count"] for r in a), sum(r["total_ns"] for r in a))')
+	want=$(sqlite3 "$tmp/fs.db" "SELECT count(*) || ' ' || sum(t_end - t_start) FROM irq_interval
+		WHERE t_end IS NOT NULL")
+	[ -n "$got" ] && [ "$got" = "$want" ] && ok "io --irqs: every interrupt interval, per thread ($got)" ||
+		not_ok "io --irqs: $got, want $want"
 	# at a finer resolution, a search takes exactly the calls of each peak
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --resolution 3 --json \
 		>"$tmp/p3.json"
