@@ -61,6 +61,26 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err);
 /* darc io --irqs: the @top (thread, interrupt kind) pairs by interrupt time. */
 int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *err);
 
-/* darc io: the @top slowest calls of @func (or call @call) split into layers. */
-int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top, bool json,
-	      struct fmt_err *err);
+/* A layer map of the user's: function glob -> layer, the first match wins. */
+struct io_rules {
+	struct io_rule {
+		char *glob;
+		int layer;
+	} *r;
+	int n;
+};
+
+/*
+ * Read @path's rules, a line "GLOB LAYER" each ('#' begins a comment; the
+ * layer one of vfs, fs, page cache, copy, block, driver, scheduler, other).
+ * 0, or -1 with @err naming the file and line. io_rules_free() them.
+ */
+int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err);
+void io_rules_free(struct io_rules *rules);
+
+/*
+ * darc io: the @top slowest calls of @func (or call @call) split into
+ * layers, @rules (or NULL) before the default map.
+ */
+int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
+	      int64_t call, int top, bool json, struct fmt_err *err);

@@ -8,6 +8,7 @@
  * and run-delay parts (the rest of a sleep is "other wait"). The layers add up
  * to the request's latency, to the nanosecond.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,82 @@ static const struct {
     {"*schedule*", L_SCHED}, {"__sched_text_start", L_SCHED}, {"finish_task_switch*", L_SCHED},
 };
 
-static int layer_of(const char *func, int inherited)
+/* The layer of @func: the user's rules first, then the default map, else @inherited. */
+static int layer_of(const struct io_rules *rules, const char *func, int inherited)
 {
+	for (int i = 0; rules && i < rules->n; i++)
+		if (!fnmatch(rules->r[i].glob, func, 0))
+			return rules->r[i].layer;
 	for (size_t i = 0; i < sizeof(default_map) / sizeof(default_map[0]); i++)
 		if (!fnmatch(default_map[i].glob, func, 0))
 			return default_map[i].layer;
 	return inherited;
+}
+
+void io_rules_free(struct io_rules *rules)
+{
+	for (int i = 0; i < rules->n; i++)
+		free(rules->r[i].glob);
+	free(rules->r);
+	rules->r = NULL;
+	rules->n = 0;
+}
+
+/* A CPU layer by name ("page cache"), or -1: the others come from the events. */
+static int layer_named(const char *name)
+{
+	for (int i = 0; i <= L_OTHER; i++)
+		if (!strcmp(layer_name[i], name))
+			return i;
+	return -1;
+}
+
+/* One line "GLOB LAYER" (the layer may hold spaces) into @rules; 1 if blank. */
+static int rule_line(char *line, struct io_rules *rules, int *cap)
+{
+	char *glob = line + strspn(line, " \t"), *name;
+	size_t n;
+	int layer;
+
+	line[strcspn(line, "#\n")] = 0;
+	if (!*glob)
+		return 1;
+	name = glob + strcspn(glob, " \t");
+	if (*name)
+		*name++ = 0;
+	name += strspn(name, " \t");
+	for (n = strlen(name); n && (name[n - 1] == ' ' || name[n - 1] == '\t'); n--)
+		name[n - 1] = 0;
+	layer = layer_named(name);
+	if (layer < 0 || GROW(rules->r, rules->n, *cap, 16))
+		return -1;
+	rules->r[rules->n].glob = strdup(glob);
+	rules->r[rules->n].layer = layer;
+	return rules->r[rules->n++].glob ? 0 : -1;
+}
+
+int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int cap = 0, no = 0, rc = 0;
+
+	rules->r = NULL;
+	rules->n = 0;
+	if (!f)
+		return fmt_errf(err, path, "%s", strerror(errno));
+	while (!rc && fgets(line, sizeof(line), f)) {
+		no++;
+		if (rule_line(line, rules, &cap) < 0)
+			rc = fmt_errf(err, path, "line %d: not 'GLOB LAYER' with a layer of vfs, fs, "
+						 "page cache, copy, block, driver, scheduler, other", no);
+	}
+	if (!rc && ferror(f))
+		rc = fmt_errf(err, path, "%s", strerror(errno));
+	fclose(f);
+	if (rc)
+		io_rules_free(rules);
+	return rc;
 }
 
 static const char subtree_sql[] =
@@ -114,7 +185,8 @@ static int split_sleeps(sqlite3 *sql, int64_t call, int64_t *l)
 }
 
 /* The layers of call @id into @l (ns); its incl_ns into *incl. 0 or -1. */
-static int layers(sqlite3 *sql, int64_t id, int64_t *l, int64_t *incl)
+static int layers(sqlite3 *sql, const struct io_rules *rules, int64_t id, int64_t *l,
+		  int64_t *incl)
 {
 	sqlite3_stmt *st;
 	int64_t *ids = NULL;
@@ -136,7 +208,7 @@ static int layers(sqlite3 *sql, int64_t id, int64_t *l, int64_t *incl)
 				break;
 			}
 		ids[n] = sqlite3_column_int64(st, 0);
-		lay[n] = layer_of((const char *)sqlite3_column_text(st, 2), (int)inherited);
+		lay[n] = layer_of(rules, (const char *)sqlite3_column_text(st, 2), (int)inherited);
 		l[lay[n]] += sqlite3_column_int64(st, 3);
 		l[L_IRQ] += sqlite3_column_int64(st, 4);
 		l[L_PREEMPT] += sqlite3_column_int64(st, 5);
@@ -152,12 +224,13 @@ static int layers(sqlite3 *sql, int64_t id, int64_t *l, int64_t *incl)
 	return n ? split_sleeps(sql, id, l) : -1;
 }
 
-static json_t *request_json(sqlite3 *sql, int64_t id, int64_t want)
+static json_t *request_json(sqlite3 *sql, const struct io_rules *rules, int64_t id,
+			    int64_t want)
 {
 	int64_t l[NLAYER], sum;
 	json_t *o, *a = json_object();
 
-	if (layers(sql, id, l, &sum)) {
+	if (layers(sql, rules, id, l, &sum)) {
 		json_decref(a);
 		return NULL;
 	}
@@ -186,8 +259,8 @@ static void request_text(FILE *out, json_t *r)
 			incl > 0 ? 100 * json_integer_value(v) / incl : 0);
 }
 
-int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top, bool json,
-	      struct fmt_err *err)
+int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
+	      int64_t call, int top, bool json, struct fmt_err *err)
 {
 	static const char pick[] =
 	    "SELECT c.id, c.incl_ns FROM call c JOIN func f ON f.id = c.func_id"
@@ -207,7 +280,7 @@ int report_io(FILE *out, struct rdb *db, const char *func, int64_t call, int top
 	sqlite3_bind_text(st, 2, func ? func : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, top);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *one = request_json(rdb_sql(db), sqlite3_column_int64(st, 0),
+		json_t *one = request_json(rdb_sql(db), rules, sqlite3_column_int64(st, 0),
 					   sqlite3_column_int64(st, 1));
 		if (one)
 			json_array_append_new(all, one);

@@ -288,6 +288,24 @@ assert len(a) == 400 and all(r["adds_up"] and r["layers_sum_ns"] == r["incl_ns"]
 assert sum("device" in r["layers"] for r in a) == 200
 ' && ok "vm-preads io: 400 requests, each one's layers add up exactly; 200 with a device part" ||
 		not_ok "vm-preads io layers"
+	# a layer map of the user's comes first: '*' to block takes all CPU time
+	printf '# everything\n*   block  \n' >"$tmp/layers.txt"
+	"$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --top 3 --json >"$tmp/l0.json"
+	"$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --top 3 --json \
+		--layers "$tmp/layers.txt" | python3 -c '
+import json, sys
+cpu = ("vfs", "fs", "page cache", "copy", "block", "driver", "scheduler", "other")
+a, d = json.load(sys.stdin), json.load(open(sys.argv[1]))
+for r, r0 in zip(a, d):
+    assert r["adds_up"] and set(r["layers"]) & set(cpu) == {"block"}, r
+    assert r["layers"]["block"] == sum(r0["layers"].get(k, 0) for k in cpu), (r, r0)
+' "$tmp/l0.json" && ok "io --layers: a map of the user's comes first ('*' block takes all CPU time)" ||
+		not_ok "io --layers"
+	printf 'ext4_* disk\n' >"$tmp/bad-layers.txt"
+	got=$("$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 \
+		--layers "$tmp/bad-layers.txt" 2>&1)
+	[ $? = 2 ] && [[ $got == *bad-layers.txt*"line 1"* ]] && ok "io --layers: a bad line named" ||
+		not_ok "io --layers bad line: $got"
 	# biolatency-style histograms: the device stage, once per request, bucket
 	# for bucket as trace-cmd's own block_rq_issue -> block_rq_complete pairs
 	for d in vm-preads-v7 fs; do
