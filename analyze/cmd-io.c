@@ -36,7 +36,7 @@ static const char usage_text[] =
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc io trace.db --func __x64_sys_pread64 --top 3\n"
-	"  darc io trace.db --func __x64_sys_fsync --layers my-layers.txt\n"
+	"  darc io trace.db --func __x64_sys_pread64 --layers my-layers.txt\n"
 	"  darc io trace.db --bios\n"
 	"  darc io trace.db --irqs --json\n";
 

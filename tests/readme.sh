@@ -25,6 +25,7 @@ cp "$top"/samples/*.dat "$tmp/samples/"
 cp "$top"/samples/*.dat "$tmp/"
 cp "$top/samples/vm-fsyncread-v7.dat" "$tmp/trace.dat"
 cp "$app" "$tmp/app"
+printf '# the layer map of darc io --help\next4_file_* page cache\n' >"$tmp/my-layers.txt"
 can_record=0
 [ "$(id -u)" = 0 ] && [ -n "$rec" ] && "$rec" --check >/dev/null 2>&1 && can_record=1
 pass=0 fail=0 skip=0
