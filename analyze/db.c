@@ -114,8 +114,8 @@ static const char *const insert_sql[ROW_KINDS] = {
 		" call_id) VALUES (?,?,?,?,?,?,?,?,?)",
     [ROW_SCHED] = "INSERT INTO sched_interval(id, task_id, kind, state, cpu_out, cpu_in, t_out,"
 		  " t_in, call_id, wakeup_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-    [ROW_WAKEUP] = "INSERT INTO wakeup(id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id)"
-		   " VALUES (?,?,?,?,?,?,?)",
+    [ROW_WAKEUP] = "INSERT INTO wakeup(id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id,"
+		   " handler) VALUES (?,?,?,?,?,?,?,?)",
     [ROW_PROBE] = "INSERT INTO probe_hit(id, t, cpu, task_id, func_id, event, role, ctx, call_id,"
 		  " args) VALUES (?,?,?,?,?,?,?,?,?,?)",
     [ROW_BIO] = "INSERT INTO bio(id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert,"
@@ -527,7 +527,9 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 	case ROW_WAKEUP:
 		return bind_i64(s, 1, w->id) | bind_i64(s, 2, w->task_id) | bind_i64(s, 3, w->t) |
 		       bind_i64(s, 4, w->waker_tid) | sqlite3_bind_int(s, 5, w->waker_cpu) |
-		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id);
+		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id) |
+		       (w->handler[0] ? sqlite3_bind_text(s, 8, w->handler, -1, SQLITE_TRANSIENT)
+				      : sqlite3_bind_null(s, 8));
 	case ROW_PROBE:
 		return bind_probe(s, &r->probe);
 	case ROW_BIO:

@@ -99,6 +99,7 @@ struct cpu {
 	int episode;	  /* an irq episode is open */
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
+	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
 };
 
 struct ftree {
@@ -769,6 +770,9 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 	w.ctx = ctx_of_level(lv);
 	f = lv > LV_TASK ? top(&c->irq) : waker ? top(&waker->st) : NULL;
 	w.waker_call_id = f ? f->id : DARC_NULL;
+	if (lv == LV_HARD || lv == LV_SOFT)
+		snprintf(w.handler, sizeof(w.handler), "%s",
+			 lv == LV_HARD ? c->hard_name : c->soft_name);
 	/* the wake-up that ends a blocked interval: sched_waking if there is one */
 	if (woken->state == TS_OFF && woken->off_kind == SCHED_BLOCKED &&
 	    (woken->pend.wakeup_id == DARC_NULL ||
@@ -1019,6 +1023,7 @@ static int gap(struct ftree *ft, int32_t cpu)
 	/* an open episode's end is unknown: it is dropped, as its times are */
 	c->episode = 0;
 	c->hard = c->soft = c->nmi = 0;
+	c->hard_name[0] = c->soft_name[0] = 0;
 	c->flag_level = LV_TASK;
 	c->level = LV_TASK;
 	return 0;
@@ -1065,10 +1070,12 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	case AEV_VECTOR_ENTRY:
 		c->hard++;
 		opener = LV_HARD;
+		snprintf(c->hard_name, sizeof(c->hard_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
 	case AEV_SOFTIRQ_ENTRY:
 		c->soft++;
 		opener = LV_SOFT;
+		snprintf(c->soft_name, sizeof(c->soft_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
 	case AEV_FG_ENTRY:
 		/* inside an interrupt's calls, even where the flags show no irq
@@ -1170,11 +1177,13 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	case AEV_VECTOR_EXIT:
 		if (c->hard > 0)
 			c->hard--;
+		c->hard_name[0] = 0;
 		closer = 1;
 		break;
 	case AEV_SOFTIRQ_EXIT:
 		if (c->soft > 0)
 			c->soft--;
+		c->soft_name[0] = 0;
 		closer = 1;
 		break;
 	default:

@@ -144,6 +144,7 @@ struct wakeup_rec {
 	int32_t waker_cpu;
 	int ctx;	    /* CTX_*: the waker's context */
 	int64_t waker_call_id; /* innermost open call of the waker (or irq call), or DARC_NULL */
+	char handler[32];   /* the irq handler or softirq vector running then, or "" */
 };
 
 /* probe_hit.role */

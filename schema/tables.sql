@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -199,7 +199,9 @@ CREATE TABLE wakeup (
 	waker_tid INTEGER,	-- the waking task (0: idle, or an irq on idle)
 	waker_cpu INTEGER,
 	ctx INTEGER NOT NULL,	-- wakeup_ctx.ctx: the waker's context
-	waker_call_id INTEGER	-- innermost open call of the waker (or its irq call)
+	waker_call_id INTEGER,	-- innermost open call of the waker (or its irq call)
+	handler TEXT		-- the irq handler or softirq vector running then ('TIMER',
+				-- 'virtio0-req.0', ...: irq events), or NULL
 );
 
 -- Every probe event (kprobe, kretprobe, uprobe, uretprobe), with its fetch

@@ -7,24 +7,22 @@ device-stage histogram darc printed as JSON. usage: bio-vs-trace-cmd.py
 RECORDING DARC-JSON; exit 0 when every bucket's count is the same."""
 import json
 import re
-import subprocess
 import sys
 from collections import Counter
 
-EV = re.compile(r"\s(\d+)\.(\d{9}): (block_rq_issue|block_rq_complete):\s+(\d+),(\d+) "
-                r"\S+ .*?(\d+) \+ (\d+)")
+from tcreport import events
+
+RQ = re.compile(r"(\d+),(\d+) \S+ .*?(\d+) \+ (\d+)")
 
 
 def trace_cmd_device_buckets(dat):
-    out = subprocess.run(["trace-cmd", "report", "-t", "-i", dat], capture_output=True,
-                         text=True, check=True).stdout
     live, buckets = {}, Counter()
-    for line in out.splitlines():
-        m = EV.search(line)
+    for _, t, ev, rest in events(dat):
+        m = RQ.match(rest) if ev in ("block_rq_issue", "block_rq_complete") else None
         if not m:
             continue
-        t, key = int(m[1]) * 10**9 + int(m[2]), (m[4], m[5], m[6], m[7])
-        if m[3] == "block_rq_issue":
+        key = m.groups()
+        if ev == "block_rq_issue":
             live[key] = t
         elif key in live:
             d = t - live.pop(key)

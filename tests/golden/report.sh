@@ -315,6 +315,14 @@ for r, r0 in zip(a, d):
 			ok "io --bios $d: device stage as trace-cmd's requests ($got)" ||
 			not_ok "io --bios $d: $got"
 	done
+	# 'timed out' waits are exactly those ended by a wake-up inside trace-cmd's
+	# TIMER/HRTIMER softirq (not merely in an interrupt episode that ran one)
+	for d in vm-preads-v7 fs; do
+		rec=$samples/${d/#fs/vm-fsyncread-v7}.dat
+		got=$(python3 "$here/timer-vs-trace-cmd.py" "$rec" "$tmp/$d.db") &&
+			ok "wait 'timed out' $d: as trace-cmd's timer softirqs ($got)" ||
+			not_ok "wait 'timed out' $d: $got"
+	done
 	# the per-thread interrupt table accounts for every interrupt interval
 	got=$("$darc" io "$tmp/fs.db" --irqs --top 1000 --json | python3 -c '
 import json, sys

@@ -95,8 +95,8 @@ INSERT INTO sched_interval VALUES
 	(3, 100, 0, 0, 1, 1, 9600, 10100, 6, NULL),
 	(4, 200, 1, 1, 1, NULL, 26000, NULL, NULL, NULL);
 
--- id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id
-INSERT INTO wakeup VALUES (1, 100, 9150, 0, 1, 1, NULL);
+-- id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id, handler
+INSERT INTO wakeup VALUES (1, 100, 9150, 0, 1, 1, NULL, 'virtio0-req.0');
 
 -- id, t, cpu, task_id, func_id, event, role, ctx, call_id, args
 INSERT INTO probe_hit VALUES

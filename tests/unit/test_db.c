@@ -277,8 +277,8 @@ START_TEST(test_every_table)
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
 
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "3");
-	ck_assert_int_eq(schema_version, 3);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "4");
+	ck_assert_int_eq(schema_version, 4);
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
 			 "0.1.0|{}");
@@ -298,7 +298,7 @@ START_TEST(test_every_table)
 			 "1|3|0|NULL|local_timer|10|17|0|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM sched_interval ORDER BY id"),
 			 "1|100|1|2|1|0|100|200|1|1\n2|100|0|0|0|NULL|300|NULL|NULL|NULL");
-	ck_assert_str_eq(query(target, "SELECT * FROM wakeup"), "1|100|190|0|0|1|2");
+	ck_assert_str_eq(query(target, "SELECT * FROM wakeup"), "1|100|190|0|0|1|2|NULL");
 	ck_assert_str_eq(query(target, "SELECT *, json_extract(args, '$.bio') FROM probe_hit"),
 			 "1|150|1|100|2|kprobes:submit_bio|0|0|1|{\"bio\":\"0xffff888001234500\"}|"
 			 "0xffff888001234500");
