@@ -323,6 +323,32 @@ for r, r0 in zip(a, d):
 			ok "wait 'timed out' $d: as trace-cmd's timer softirqs ($got)" ||
 			not_ok "wait 'timed out' $d: $got"
 	done
+	# a wake-up chain two levels deep (vm-chain: A reads a pipe B writes
+	# after reading a pipe C writes after each 2 ms nanosleep): A's waits
+	# are behind B's, which are behind C's, which time out; C's timer
+	# wake-ups are those trace-cmd shows in the local timer interrupt
+	"$darc" analyze -q -o "$tmp/chain.db" "$samples/vm-chain-v7.dat"
+	a=$(sqlite3 "$tmp/chain.db" "SELECT min(tid) FROM task WHERE comm = 'vm-workload'")
+	"$darc" waits "$tmp/chain.db" --task "$a" --top 1000 --json | python3 -c '
+import json, sys
+a, first = json.load(sys.stdin), int(sys.argv[1])
+def chain(w):
+    out = []
+    while w:
+        out.append((w["task"] - first, w["category"], w.get("waker", 0) - first))
+        w = w.get("behind")
+    return out
+full = [w for w in a if chain(w) == [(0, "waiting on another task", 1),
+        (1, "waiting on another task", 2), (2, "timed out", -first)]]
+assert all(w["category"] == "waiting on another task" for w in a
+           if w["category"] != "preempted"), a  # the last one: waitpid, ended by C
+assert len(full) >= 90, (len(full), [chain(w) for w in a][:5])
+print(len(full))' "$a" >"$tmp/chain.out" &&
+		ok "vm-chain waits: A behind B behind C, C timed out ($(cat "$tmp/chain.out") of 100 rounds)" ||
+		not_ok "vm-chain waits: $(cat "$tmp/chain.out")"
+	got=$(python3 "$here/timer-vs-trace-cmd.py" "$samples/vm-chain-v7.dat" "$tmp/chain.db") &&
+		ok "wait 'timed out' vm-chain: as trace-cmd's local timer interrupts ($got)" ||
+		not_ok "wait 'timed out' vm-chain: $got"
 	# the per-thread interrupt table accounts for every interrupt interval
 	got=$("$darc" io "$tmp/fs.db" --irqs --top 1000 --json | python3 -c '
 import json, sys

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Check the 'timed out' waits of a darc database against trace-cmd: the
 sched_waking events that `trace-cmd report -t` shows inside a TIMER or
-HRTIMER softirq (between its softirq_entry and softirq_exit on that CPU)
-are the timer's wake-ups. Every wait that one of them ended must be 'timed
+HRTIMER softirq (between its softirq_entry and softirq_exit on that CPU) or
+inside the local timer interrupt (local_timer_entry/exit, where expired
+hrtimers run) are the timer's wake-ups. Every wait that one of them ended must be 'timed
 out', and every 'timed out' wait must have been ended by one of them.
 usage: timer-vs-trace-cmd.py RECORDING DB; exit 0 when both hold."""
 import re
@@ -18,7 +19,9 @@ def timer_wakeups(dat):
     for cpu, t, ev, rest in events(dat):
         if ev == "softirq_entry":
             in_timer[cpu] = bool(re.search(r"\[action=(HR)?TIMER\]", rest))
-        elif ev == "softirq_exit":
+        elif ev == "local_timer_entry":
+            in_timer[cpu] = True
+        elif ev in ("softirq_exit", "local_timer_exit"):
             in_timer[cpu] = False
         elif ev == "sched_waking" and in_timer.get(cpu):
             woken.add((int(re.search(r"pid=(\d+)", rest)[1]), t))

@@ -6,7 +6,7 @@
 #   guest-record.sh [--quick] [--file-version N] [--compression C] WORKLOAD...
 #
 # WORKLOAD is odirect, zeroread, cpuhog, getrandom (16 KiB getrandom beside a
-# CPU hog), stat (a deep path) (see workload.c), fsyncread (writes +
+# CPU hog), stat (a deep path), chain (a pipe wake-up chain) (see workload.c), fsyncread (writes +
 # fsync, then odirect's reads, graph rooted at __x64_sys_pread64 with plain
 # kprobes on submit_bio/bio_endio and no return probes), preads (O_DIRECT and
 # cached 4 KiB preads, graph rooted at __x64_sys_pread64, no kprobes; run it
@@ -200,6 +200,17 @@ for w in "$@"; do
 		GRAPH=__x64_sys_newfstatat EVENTS="-e sched -e irq" \
 			record stat --max-graph-depth 6 -F \
 			vm-workload stat "$S/deep" 16 "${N_STAT:-400}"
+		set_kprobes "$KPROBES"
+		;;
+	chain)
+		# three processes over two pipes: the first waits on the second,
+		# which waits on the third, whose 2 ms sleeps time out (a wake-up
+		# chain two levels deep); not pid-filtered, for the timer
+		# interrupts on idle CPUs that end the sleeps
+		set_kprobes ""
+		GRAPH=__x64_sys_read EVENTS="-e sched -e irq -e irq_vectors" \
+			record chain --max-graph-depth 3 \
+			vm-workload chain "${N_CHAIN:-100}" 2000
 		set_kprobes "$KPROBES"
 		;;
 	zeroread)

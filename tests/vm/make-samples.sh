@@ -78,10 +78,11 @@ declare -A RUN=(
 	[vm-append2-v7.dat]=vm-mt/append2
 	[vm-getrandom-v7.dat]=vm/getrandom
 	[vm-stat-v7.dat]=vm/stat
+	[vm-chain-v7.dat]=vm/chain
 )
 NAMES=(vm-odirect-v7.dat vm-zeroread-v7.dat vm-cpuhog-v7.dat vm-fsyncread-v7.dat
 	vm-odirect-v6.dat vm-preads-v7.dat vm-preads2-v7.dat vm-append1-v7.dat
-	vm-append2-v7.dat vm-getrandom-v7.dat vm-stat-v7.dat)
+	vm-append2-v7.dat vm-getrandom-v7.dat vm-stat-v7.dat vm-chain-v7.dat)
 if [ -n "$ONLY" ]; then
 	sel=()
 	for n in "${NAMES[@]}"; do
@@ -149,6 +150,7 @@ declare -A SRC=(
 	[vm-append2-v7.dat]=$WORK/vm-mt/append2.dat
 	[vm-getrandom-v7.dat]=$WORK/vm/getrandom.dat
 	[vm-stat-v7.dat]=$WORK/vm/stat.dat
+	[vm-chain-v7.dat]=$WORK/vm/chain.dat
 )
 # shellcheck disable=SC2054 # the commas are inside values
 declare -A REQ=(
@@ -163,6 +165,7 @@ declare -A REQ=(
 	[vm-append2-v7.dat]=funcgraph,sched_switch,sched_wakeup
 	[vm-getrandom-v7.dat]=funcgraph,sched_switch
 	[vm-stat-v7.dat]=funcgraph,sched_switch,irq
+	[vm-chain-v7.dat]=funcgraph,sched_switch,sched_wakeup,irq,irq_vectors
 )
 
 # Check everything before touching samples/.
@@ -235,6 +238,7 @@ line() {
 	line vm-append2-v7.dat "trace.dat v7 (zstd), two writer processes, pinned to CPU 0 and CPU 1, each appending 300 x 4 KiB writes to the same ext4 file opened with O_APPEND (each its own open), started together; they contend for the file's inode lock (down_write in ext4_buffered_write_iter); function_graph rooted at __x64_sys_write (depth 6); multi-threaded TCG, so the two vCPUs run in parallel" ""
 	line vm-getrandom-v7.dat "trace.dat v7 (zstd), 1500 getrandom(2) calls of 16 KiB (CPU-bound in the kernel) while a forked CPU hog spins, both pinned to CPU 0, so the slow calls are preempted inside the kernel (preempt=full); one unrecorded getrandom first (a fresh boot's first may wait for entropy); function_graph rooted at __x64_sys_getrandom (depth 2)" ""
 	line vm-stat-v7.dat "trace.dat v7 (zstd), 400 stat() calls of a file 16 directories deep on ext4 (the path walk of the DARC dissertation's stat case, on a modern kernel); function_graph rooted at __x64_sys_newfstatat (depth 6)" ""
+	line vm-chain-v7.dat "trace.dat v7 (zstd), a wake-up chain: 100 rounds of three processes over two pipes, the first blocked reading from the second, the second from the third, the third sleeping 2 ms (nanosleep) before each write; function_graph rooted at __x64_sys_read (depth 3), sched, irq and irq_vectors events, not pid-filtered" ""
 } >"$WORK/readme-lines"
 
 readme=$SAMPLES/README.md

@@ -38,6 +38,13 @@
  *   vm-workload stat DIR DEPTH N
  *       Make DIR/d0/d1/.../d(DEPTH-1)/ and a file at the end, then N times
  *       stat() the file: a deep path walk each time.
+ *   vm-workload chain N SLEEP_US
+ *       A chain of three processes over two pipes, N rounds: the third
+ *       sleeps SLEEP_US (nanosleep, ended by a timer) and writes a byte to
+ *       the second, which was blocked reading it and writes a byte to the
+ *       first (this process), blocked reading that.  The first's waits are
+ *       ended by the second, whose waits are ended by the third, whose
+ *       waits time out: a wake-up chain two levels deep.
  *   vm-workload cpuhog FILE N CHUNK_KIB
  *       Pin itself to CPU 0, fork a child that also pins itself to CPU 0 and
  *       spins in user space, then N times read FILE (which should be warm)
@@ -62,6 +69,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLK 4096
@@ -483,6 +491,50 @@ static int cmd_stat(int argc, char **argv)
 	return 0;
 }
 
+/* Read one byte from @in, then write it to @out, @n times; exit. */
+static void relay(int in, int out, long n, long sleep_us)
+{
+	struct timespec ts = {sleep_us / 1000000, sleep_us % 1000000 * 1000};
+	char b = 'x';
+
+	for (long i = 0; i < n; i++) {
+		if (in >= 0 && read(in, &b, 1) != 1)
+			die("read", "pipe");
+		if (in < 0 && nanosleep(&ts, NULL) < 0)
+			die("nanosleep", NULL);
+		if (write(out, &b, 1) != 1)
+			die("write", "pipe");
+	}
+	_exit(0);
+}
+
+static int cmd_chain(int argc, char **argv)
+{
+	int p1[2], p2[2], status;
+	long n, sleep_us;
+	pid_t b, c;
+	char x;
+
+	if (argc != 4)
+		return -1;
+	n = parse_long(argv[2], "count");
+	sleep_us = parse_long(argv[3], "sleep");
+	if (pipe(p1) < 0 || pipe(p2) < 0)
+		die("pipe", NULL);
+	if ((b = fork()) == 0)
+		relay(p2[0], p1[1], n, 0);
+	if ((c = fork()) == 0)
+		relay(-1, p2[1], n, sleep_us);
+	if (b < 0 || c < 0)
+		die("fork", NULL);
+	for (long i = 0; i < n; i++)
+		if (read(p1[0], &x, 1) != 1)
+			die("read", "pipe");
+	if (waitpid(b, &status, 0) < 0 || waitpid(c, &status, 0) < 0)
+		die("waitpid", NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int r = -1;
@@ -506,6 +558,8 @@ int main(int argc, char **argv)
 			r = cmd_getrandom(argc, argv);
 		else if (!strcmp(argv[1], "stat"))
 			r = cmd_stat(argc, argv);
+		else if (!strcmp(argv[1], "chain"))
+			r = cmd_chain(argc, argv);
 	}
 	if (r < 0) {
 		fprintf(stderr,
@@ -517,7 +571,8 @@ int main(int argc, char **argv)
 			"       vm-workload zeroread FILE N\n"
 			"       vm-workload cpuhog FILE N CHUNK_KIB\n"
 			"       vm-workload getrandom N SIZE hog|alone\n"
-			"       vm-workload stat DIR DEPTH N\n");
+			"       vm-workload stat DIR DEPTH N\n"
+			"       vm-workload chain N SLEEP_US\n");
 		return 2;
 	}
 	return 0;
