@@ -265,6 +265,30 @@ assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 	[ $# = 3 ] && [ "$1" -gt 50 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] &&
 		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
 		not_ok "vm-fsyncread: pointers and keys ($got)"
+	# ... and link each bio to the same pread64: the one open when its key was
+	# queued (bio.call_id) is the one its submit_bio pointer was seen in
+	got=$(sqlite3 "$tmp/fs.db" "WITH RECURSIVE up(start, id, parent) AS (
+		SELECT c.id, c.id, c.parent_id FROM call c WHERE c.id IN (SELECT call_id FROM bio
+			UNION SELECT call_id FROM probe_hit WHERE event = 'kprobes:submit_bio')
+		UNION ALL SELECT up.start, c.id, c.parent_id FROM up JOIN call c ON c.id = up.parent),
+		root(start, rid) AS (SELECT start, id FROM up WHERE parent IS NULL)
+		SELECT count(*) || ' ' || sum(rb.rid = rp.rid) || ' ' ||
+			count(DISTINCT CASE WHEN f.name = '__x64_sys_pread64' THEN rb.rid END)
+		FROM bio b JOIN probe_hit p ON p.event = 'kprobes:submit_bio'
+			AND json_extract(p.args, '\$.bio') = b.ptr
+			AND p.t = (SELECT max(q.t) FROM probe_hit q WHERE q.event = 'kprobes:submit_bio'
+				AND json_extract(q.args, '\$.bio') = b.ptr AND q.t <= b.t_queue)
+		JOIN root rb ON rb.start = b.call_id JOIN root rp ON rp.start = p.call_id
+		JOIN call rc ON rc.id = rb.rid JOIN func f ON f.id = rc.func_id")
+	want=$(trace-cmd report -i "$samples/vm-fsyncread-v7.dat" 2>/dev/null | awk '
+		/funcgraph_entry:.*__x64_sys_pread64\(\) \{/ { open[$1] = 1; bio[$1] = 0 }
+		/block_bio_queue:/ && open[$1] && !bio[$1] { bio[$1] = 1; n++ }
+		/funcgraph_exit:.*__x64_sys_pread64/ { open[$1] = 0 }
+		END { print n }')
+	set -- $got
+	[ $# = 3 ] && [ "$1" = "$2" ] && [ "$3" = "$want" ] &&
+		ok "vm-fsyncread: keys and pointers link each bio to the same pread64 ($1 bios, $3 preads as trace-cmd)" ||
+		not_ok "vm-fsyncread: bio to pread64 links ($got; trace-cmd: $want preads with a bio)"
 	# wake-up chains: the workload's fsyncs wait on the journal thread, whose
 	# own wait just before was for its bios (two levels, the right categories)
 	pid=$(sqlite3 "$tmp/fs.db" "SELECT tid FROM task WHERE comm = 'vm-workload'")
