@@ -21,12 +21,15 @@ static const char usage_text[] =
 	"      --task TID       the waits of this task\n"
 	"      --call ID        the waits inside this call (call.id)\n"
 	"      --top N          the N longest (default 10)\n"
+	"      --slack DURATION a waker's own wait belongs to the chain when it\n"
+	"                       ended at most this long before the wake-up\n"
+	"                       (default 1ms; e.g. 200us, 5ms)\n"
 	"      --json           print JSON\n"
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc waits trace.db --task 1234\n";
 
-enum { OPT_TASK = 300, OPT_CALL, OPT_TOP, OPT_JSON };
+enum { OPT_TASK = 300, OPT_CALL, OPT_TOP, OPT_JSON, OPT_SLACK };
 
 int cmd_waits(int argc, char **argv)
 {
@@ -35,11 +38,12 @@ int cmd_waits(int argc, char **argv)
 		{"call", required_argument, NULL, OPT_CALL},
 		{"top", required_argument, NULL, OPT_TOP},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"slack", required_argument, NULL, OPT_SLACK},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	int64_t task = 0, call = 0;
-	int top = 10, c, rc = EXIT_INPUT;
+	struct waits_sel ws = {0, 0, 10, WAITS_SLACK_DEFAULT};
+	int c, rc = EXIT_INPUT;
 	bool json = false;
 	char *end;
 	struct fmt_err err = {""};
@@ -51,6 +55,11 @@ int cmd_waits(int argc, char **argv)
 			return EXIT_OK;
 		} else if (c == OPT_JSON) {
 			json = true;
+		} else if (c == OPT_SLACK) {
+			if (ropt_duration(optarg, &ws.slack_ns) || ws.slack_ns < 0) {
+				darc_error("bad --slack '%s': a duration such as 1ms", optarg);
+				return EXIT_INPUT;
+			}
 		} else if (c == OPT_TASK || c == OPT_CALL || c == OPT_TOP) {
 			long long v = strtoll(optarg, &end, 10);
 			if (*end || v < 1) {
@@ -58,17 +67,17 @@ int cmd_waits(int argc, char **argv)
 				return EXIT_INPUT;
 			}
 			if (c == OPT_TASK)
-				task = v;
+				ws.task = v;
 			else if (c == OPT_CALL)
-				call = v;
+				ws.call = v;
 			else
-				top = v > 1000 ? 1000 : (int)v;
+				ws.top = v > 1000 ? 1000 : (int)v;
 		} else {
 			fputs(usage_text, stderr);
 			return EXIT_INPUT;
 		}
 	}
-	if (optind != argc - 1 || !task == !call) {
+	if (optind != argc - 1 || !ws.task == !ws.call) {
 		if (optind == argc - 1)
 			darc_error("say whose waits: one of --task or --call");
 		else
@@ -76,7 +85,7 @@ int cmd_waits(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	db = ropt_open_db(argv[optind], "waits", &err);
-	if (db && !report_waits(stdout, db, task, call, top, json, &err))
+	if (db && !report_waits(stdout, db, &ws, json, &err))
 		rc = EXIT_OK;
 	else
 		darc_error("%s", err.msg);

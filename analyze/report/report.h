@@ -51,8 +51,16 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
 		   int top, struct fmt_err *err);
 
-/* darc waits: the @top longest waits of @task (or inside @call), each with its chain. */
-int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
+/* Which waits darc waits shows, and how far apart a chain's links may be. */
+struct waits_sel {
+	int64_t task, call; /* the waits of this task, or inside this call */
+	int top;	    /* the longest this many */
+	int64_t slack_ns;   /* a waker's wait ended at most this long before its wake-up */
+};
+#define WAITS_SLACK_DEFAULT 1000000 /* 1 ms, as view wait's parent_id */
+
+/* darc waits: the longest waits @ws selects, each with its chain. */
+int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
 		 struct fmt_err *err);
 
 /* darc io --bios: per device, log2 histograms of the bios' queue, device and total times. */

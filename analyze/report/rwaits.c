@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc waits: a task's (or a call's) longest waits, each with the chain of
- * waits behind it (view wait: the waker's own wait that ended just before).
+ * waits behind it: the waker's own wait that ended within the slack before
+ * the wake-up (view wait's parent_id, with a slack of the user's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,10 @@
 
 static const char wait_sql[] =
     "SELECT w.id, w.task_id, coalesce(t.comm, '?'), w.category, w.ns, w.run_delay_ns,"
-    " w.waker_tid, coalesce(k.comm, ''), w.parent_id, w.t_out"
+    " w.waker_tid, coalesce(k.comm, ''), (SELECT p.id FROM sched_interval p"
+    "   WHERE w.kind = 1 AND w.waker_ctx = 0 AND w.waker_tid != 0 AND p.task_id = w.waker_tid"
+    "   AND p.kind = 1 AND p.t_in <= w.t_wakeup AND p.t_in >= w.t_wakeup - ?2"
+    "   ORDER BY p.t_in DESC LIMIT 1), w.t_out"
     " FROM wait w LEFT JOIN task t ON t.tid = w.task_id LEFT JOIN task k ON k.tid = w.waker_tid"
     " WHERE w.id = ?1";
 static const char roots_sql[] =
@@ -24,7 +28,7 @@ static const char roots_sql[] =
     " ORDER BY w.ns DESC LIMIT ?3";
 
 /* Wait @id as JSON, with its chain below it (@depth levels at most). */
-static json_t *wait_json(sqlite3 *sql, int64_t id, int depth)
+static json_t *wait_json(sqlite3 *sql, int64_t id, int64_t slack, int depth)
 {
 	sqlite3_stmt *st;
 	json_t *j = NULL;
@@ -33,6 +37,7 @@ static json_t *wait_json(sqlite3 *sql, int64_t id, int depth)
 	if (sqlite3_prepare_v2(sql, wait_sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, slack);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		j = json_pack("{sI sI ss ss sI sI sI ss sI}", "wait", (json_int_t)id, "task",
 			      (json_int_t)sqlite3_column_int64(st, 1), "comm",
@@ -48,7 +53,7 @@ static json_t *wait_json(sqlite3 *sql, int64_t id, int depth)
 	}
 	sqlite3_finalize(st);
 	if (j && parent && parent != id && depth > 1) {
-		json_t *p = wait_json(sql, parent, depth - 1);
+		json_t *p = wait_json(sql, parent, slack, depth - 1);
 		if (p)
 			json_object_set_new(j, "behind", p);
 	}
@@ -76,7 +81,7 @@ static void wait_text(FILE *out, json_t *w, int indent)
 	}
 }
 
-int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top, bool json,
+int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
 		 struct fmt_err *err)
 {
 	sqlite3_stmt *st;
@@ -87,11 +92,12 @@ int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top,
 		json_decref(all);
 		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
 	}
-	sqlite3_bind_int64(st, 1, task);
-	sqlite3_bind_int64(st, 2, call);
-	sqlite3_bind_int(st, 3, top);
+	sqlite3_bind_int64(st, 1, ws->task);
+	sqlite3_bind_int64(st, 2, ws->call);
+	sqlite3_bind_int(st, 3, ws->top);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *w = wait_json(rdb_sql(db), sqlite3_column_int64(st, 0), CHAIN_MAX);
+		json_t *w = wait_json(rdb_sql(db), sqlite3_column_int64(st, 0), ws->slack_ns,
+				      CHAIN_MAX);
 		if (w)
 			json_array_append_new(all, w);
 	}
@@ -102,7 +108,7 @@ int report_waits(FILE *out, struct rdb *db, int64_t task, int64_t call, int top,
 		size_t i;
 		json_t *w;
 		if (!json_array_size(all))
-			fprintf(out, "no wait of that %s\n", task ? "task" : "call");
+			fprintf(out, "no wait of that %s\n", ws->task ? "task" : "call");
 		json_array_foreach(all, i, w) {
 			fprintf(out, "%zu.", i + 1);
 			wait_text(out, w, 0);

@@ -370,6 +370,11 @@ assert len(full) >= 90, (len(full), [chain(w) for w in a][:5])
 print(len(full))' "$a" >"$tmp/chain.out" &&
 		ok "vm-chain waits: A behind B behind C, C timed out ($(cat "$tmp/chain.out") of 100 rounds)" ||
 		not_ok "vm-chain waits: $(cat "$tmp/chain.out")"
+	# --slack: a link is the waker's wait ended at most that long before;
+	# B runs for more than a microsecond before it writes, so 1us links nothing
+	n=$("$darc" waits "$tmp/chain.db" --task "$a" --top 1000 --slack 1us --json |
+		python3 -c 'import json, sys; print(sum("behind" in w for w in json.load(sys.stdin)))')
+	[ "$n" = 0 ] && ok "waits --slack 1us: no chains" || not_ok "waits --slack 1us: $n chains"
 	got=$(python3 "$here/timer-vs-trace-cmd.py" "$samples/vm-chain-v7.dat" "$tmp/chain.db") &&
 		ok "wait 'timed out' vm-chain: as trace-cmd's local timer interrupts ($got)" ||
 		not_ok "wait 'timed out' vm-chain: $got"
