@@ -312,6 +312,15 @@ CREATE TABLE bio (
 	ptr TEXT		-- its address ('0x...') from a submit_bio probe just before, or NULL
 );
 
+-- darc io's answers: each request it split, its latency per layer (ns);
+-- the layers of one call add up to its incl_ns exactly.
+CREATE TABLE io_layer (
+	call_id INTEGER NOT NULL, -- the request: a complete call (call.id)
+	layer TEXT NOT NULL,	  -- 'vfs', 'fs', ..., 'device', 'run delay', 'other wait'
+	ns INTEGER NOT NULL,
+	PRIMARY KEY (call_id, layer)
+);
+
 -- Lookup tables: the integer codes above by name, so queries need no C.
 -- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);

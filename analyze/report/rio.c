@@ -259,6 +259,44 @@ static void request_text(FILE *out, json_t *r)
 			incl > 0 ? 100 * json_integer_value(v) / incl : 0);
 }
 
+/* Store the requests @all in table io_layer, replacing their earlier rows. */
+static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
+{
+	sqlite3 *w = NULL;
+	sqlite3_stmt *del = NULL, *ins = NULL;
+	size_t i;
+	json_t *r, *v;
+	const char *k;
+	int bad = 0;
+
+	if (sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
+	    sqlite3_prepare_v2(w, "INSERT INTO io_layer VALUES (?1, ?2, ?3)", -1, &ins, NULL))
+		bad = 1;
+	json_array_foreach(all, i, r) {
+		json_int_t id = json_integer_value(json_object_get(r, "call"));
+		sqlite3_bind_int64(del, 1, id);
+		bad = bad || sqlite3_step(del) != SQLITE_DONE;
+		sqlite3_reset(del);
+		json_object_foreach(json_object_get(r, "layers"), k, v) {
+			sqlite3_bind_int64(ins, 1, id);
+			sqlite3_bind_text(ins, 2, k, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(ins, 3, json_integer_value(v));
+			bad = bad || sqlite3_step(ins) != SQLITE_DONE;
+			sqlite3_reset(ins);
+		}
+	}
+	if (!bad && sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		bad = 1;
+	if (bad)
+		fmt_errf(err, rdb_path(db), "cannot store the layers: %s", sqlite3_errmsg(w));
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	sqlite3_close(w);
+	return bad ? -1 : 0;
+}
+
 int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
 	      int64_t call, int top, bool json, struct fmt_err *err)
 {
@@ -288,6 +326,8 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	sqlite3_finalize(st);
 	if (!json_array_size(all))
 		rc = fmt_errf(err, rdb_path(db), "no complete call %s", func ? func : "with that id");
+	else if (store_layers(db, all, err))
+		rc = -1;
 	else if (json)
 		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
 	else

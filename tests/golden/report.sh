@@ -312,6 +312,11 @@ assert len(a) == 400 and all(r["adds_up"] and r["layers_sum_ns"] == r["incl_ns"]
 assert sum("device" in r["layers"] for r in a) == 200
 ' && ok "vm-preads io: 400 requests, each one's layers add up exactly; 200 with a device part" ||
 		not_ok "vm-preads io layers"
+	got=$(sqlite3 "$tmp/vm-preads-v7.db" "SELECT count(*) || ' ' || sum(s = incl_ns) FROM
+		(SELECT c.incl_ns, sum(l.ns) AS s FROM io_layer l JOIN call c ON c.id = l.call_id
+		GROUP BY l.call_id)")
+	[ "$got" = "400 400" ] && ok "io_layer: the 400 requests stored, each adding up" ||
+		not_ok "io_layer: $got"
 	# a layer map of the user's comes first: '*' to block takes all CPU time
 	printf '# everything\n*   block  \n' >"$tmp/layers.txt"
 	"$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --top 3 --json >"$tmp/l0.json"

@@ -140,3 +140,6 @@ INSERT INTO bio VALUES
 		'0xffff888004a1b000'),
 	(2, 266338304, 1600, 8, 'R', 20500, 20510, NULL, 20600, NULL, 100, 9, 1, NULL, NULL, 0, 8,
 		'0xffff888004a1c800');
+
+-- darc io of call 6 (5000 ns): its layers add up
+INSERT INTO io_layer VALUES (6, 'device', 3000), (6, 'fs', 1500), (6, 'vfs', 500);
