@@ -265,6 +265,23 @@ assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
 	[ $# = 3 ] && [ "$1" -gt 50 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] &&
 		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
 		not_ok "vm-fsyncread: pointers and keys ($got)"
+	# the recording the issue names (kprobes with the bio pointer too): at
+	# resolution 3 the slowest pread64 peak ends in its wait, continued into
+	# the bios that ended it, the device stage named; every pread64 adds up
+	"$darc" paths "$tmp/fs.db" --root __x64_sys_pread64 --resolution 3 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+last = a[-1]["nodes"][-1]
+assert last["name"] == "blocked" and last["io"]["dominant"] == "device", last
+' && ok "vm-fsyncread paths: the disk peak continues into its bios and names the device" ||
+		not_ok "vm-fsyncread paths into the bios"
+	"$darc" io "$tmp/fs.db" --func __x64_sys_pread64 --top 1000 --json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 99 and all(r["adds_up"] for r in a), len(a)
+assert sum("device" in r["layers"] for r in a) == 51
+' && ok "vm-fsyncread io: 99 pread64s add up exactly, the 51 with a bio have a device part" ||
+		not_ok "vm-fsyncread io layers"
 	# ... and link each bio to the same pread64: the one open when its key was
 	# queued (bio.call_id) is the one its submit_bio pointer was seen in
 	got=$(sqlite3 "$tmp/fs.db" "WITH RECURSIVE up(start, id, parent) AS (
