@@ -31,7 +31,7 @@ static const struct cmd commands[] = {
 	{"paths", cmd_paths, "the root-cause path of each peak of a function (DARC), stored"},
 	{"explain", cmd_explain, "the slowest functions with several peaks, each peak's root cause"},
 	{"waits", cmd_waits, "a task's waits, each followed to the waker's own wait"},
-	{"io", cmd_io, "requests split into layers, their I/O included, to the nanosecond"},
+	{"io", cmd_io, "requests split into layers to the ns; bio stage histograms; irqs per thread"},
 };
 
 void darc_error(const char *fmt, ...)
