@@ -151,7 +151,6 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 	for (int i = 0; i < o->nprobes; i++) {
 		struct rec_probe *p = &o->probes[i];
 		const char *g = probe_group(p->type);
-		struct tracefs_dynevent *old;
 
 		for (int k = 0; k < i; k++)
 			if (!strcmp(o->probes[k].event, p->event) &&
@@ -161,11 +160,12 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 					 p->event);
 				goto fail;
 			}
-		old = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE |
-					       TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE,
-					   g, p->event);
-		if (old) {
-			tracefs_dynevent_free(old);
+		/*
+		 * The event's directory, not tracefs_dynevent_get(): that
+		 * crashes in libtracefs 1.6 once a probe of the group exists
+		 * (parsing dynamic_events), as soon as a second -U function.
+		 */
+		if (tracefs_event_file_exists(NULL, g, p->event, "enable")) {
 			fmt_errf(err, NULL,
 				 "probe event %s:%s exists already (left by a killed "
 				 "darc-record? 'darc-record --reset' removes it)",
