@@ -28,6 +28,14 @@ check "darc dump reads every event" [ $? -eq 0 ]
 check "uprobe run: 1 entry" [ "$(nevents "$out" darc_uprobes:run)" = 1 ]
 check "uprobe run__return: 1" [ "$(nevents "$out" darc_uprobes:run__return)" = 1 ]
 check "uprobe ping: $N entries" [ "$(nevents "$out" darc_uprobes:ping)" = $N ]
+# two functions of libc under a perturbed heap: darc-record once crashed in
+# libtracefs's tracefs_dynevent_get() as soon as one probe of the group existed
+libc=$(ldd /bin/echo | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+MALLOC_PERTURB_=135 "$rec" -q -o "$work/libc.dat" -U "$libc:getpid,write" -- /bin/echo hi \
+	>/dev/null 2>"$work/libc.err"
+check "-U LIBC:getpid,write with MALLOC_PERTURB_: exit 0" [ $? -eq 0 ]
+check "-U LIBC:getpid,write: write recorded" [ "$(nevents "$work/libc.dat" darc_uprobes:write)" -ge 1 ]
+state_same "after the libc uprobes" "$work/libc.dat"
 check "uprobe ping__return: $N" [ "$(nevents "$out" darc_uprobes:ping__return)" = $N ]
 check "sys_enter_write: at least $N" [ "$(nevents "$out" syscalls:sys_enter_write)" -ge $N ]
 check "sys_enter_read: at least $N" [ "$(nevents "$out" syscalls:sys_enter_read)" -ge $N ]
