@@ -161,6 +161,7 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(o, "span_ns", json_integer(last - first));
 		json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 		json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
+		json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
 		for (int i = 0; i < nsorted; i++)
 			json_object_set_new(ev_o,
 					    event_label(tep, sorted[i].type, label, sizeof(label)),
@@ -209,6 +210,8 @@ int cmd_info(int argc, char **argv)
 		printf("kernel:       %s\n", info->uname ? info->uname : "(not recorded)");
 		if (info->tracer_version)
 			printf("recorded by:  %s\n", info->tracer_version);
+		if (info->lacks)
+			printf("lacks:        %s (the format does not record them)\n", info->lacks);
 		printf("clock:        %s\n", info->clock);
 		printf("cpus:         %d\n", info->cpus);
 		printf("events:       %" PRIu64 "\n", total);

@@ -124,7 +124,7 @@ static const char *const insert_sql[ROW_KINDS] = {
     /* one row: a second put replaces the first */
     [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
 		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
-		      " darc_version, options) VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		      " darc_version, options, lacks) VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /*
@@ -455,7 +455,7 @@ static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)
 	       bind_i64(s, 6, r->t_first) | bind_i64(s, 7, r->t_last) | bind_i64(s, 8, r->events) |
 	       bind_i64(s, 9, r->lost_events) | bind_i64(s, 10, r->lost_marks) |
 	       bind_str(s, 11, r->manifest) | bind_str(s, 12, r->darc_version) |
-	       bind_str(s, 13, r->options);
+	       bind_str(s, 13, r->options) | bind_str(s, 14, r->lacks);
 }
 
 static int bind_probe(sqlite3_stmt *s, const struct probe_rec *p)

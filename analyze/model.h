@@ -209,6 +209,7 @@ struct recording_rec {
 	const char *manifest; /* JSON, or NULL */
 	const char *darc_version;
 	const char *options;  /* JSON of the analysis options */
+	const char *lacks;    /* what the format cannot tell, or NULL */
 };
 
 #endif

@@ -279,7 +279,8 @@ static int put_recording(struct run *run)
 				   marks,
 				   info->manifest_json,
 				   DARC_VERSION,
-				   opt};
+				   opt,
+				   info->lacks};
 	return db_put_recording(run->db, &rr);
 }
 

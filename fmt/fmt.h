@@ -99,6 +99,8 @@ struct fmt_info {
 	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
 	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
 	bool latency_text;	   /* the file holds text (latency) data only */
+	const char *lacks;	   /* what this format cannot tell, comma-separated
+				      ("kallsyms, lost events"), or NULL */
 };
 
 struct fmt_reader;

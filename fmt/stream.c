@@ -107,6 +107,8 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	const uint8_t *d;
 	int rc;
 
+	if (__builtin_expect(r->be != NULL, 0))
+		return r->be->next(r, ev, err);
 	if (r->cur >= 0) {
 		s = &r->streams[r->cur];
 		rc = stream_advance(r, s, err);

@@ -150,13 +150,20 @@ static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
 {
 	uint64_t n = rd_u64(d);
 	const char *p = (const char *)rd_bytes(d, n);
-	struct fmt_format *f;
-	const char *name, *id, *end;
-	long v;
 
 	if (!p)
 		return FAIL("truncated in the %s event formats (format of %" PRIu64 " bytes)", sys,
 			    n);
+	return fmt_add_format(r, sys, p, n, err);
+}
+
+int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
+		   struct fmt_err *err)
+{
+	struct fmt_format *f;
+	const char *name, *id, *end;
+	long v;
+
 	end = p + (n < 1024 ? n : 1024);
 	name = memmem(p, end - p, "name: ", 6);
 	id = memmem(p, end - p, "\nID: ", 5);
@@ -470,6 +477,15 @@ static int parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *er
 	return 0;
 }
 
+int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	return parse_header_info(r, d, err) || parse_ftrace_formats(r, d, err) ||
+			       parse_event_formats(r, d, err) || parse_kallsyms(r, d, err) ||
+			       parse_printk(r, d, err) || parse_cmdlines(r, d, err)
+		       ? -1
+		       : 0;
+}
+
 static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, const char *clock,
 				     int ncpus, struct fmt_err *err)
 {
@@ -603,9 +619,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	const char *clock = "local";
 	char *clockbuf = NULL;
 
-	if (parse_header_info(r, d, err) || parse_ftrace_formats(r, d, err) ||
-	    parse_event_formats(r, d, err) || parse_kallsyms(r, d, err) ||
-	    parse_printk(r, d, err) || parse_cmdlines(r, d, err))
+	if (fmt_parse_tracing_data(r, d, err))
 		return -1;
 	cpus = rd_u32(d);
 	if (d->bad)
@@ -1112,6 +1126,38 @@ static void split_cpustats(struct fmt_reader *r)
 	}
 }
 
+int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
+{
+	r->format_of_id = malloc(65536 * sizeof(*r->format_of_id));
+	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
+	r->ev_done = calloc(65536, 1);
+	r->tep = tep_alloc();
+	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep)
+		return FAIL("out of memory");
+	memset(r->format_of_id, 0xff, 65536 * sizeof(*r->format_of_id));
+	tep_set_file_bigendian(r->tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									       : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(r->tep, r->info.long_size);
+	tep_set_page_size(r->tep, r->info.page_size);
+	return 0;
+}
+
+/* Not a trace.dat: the first backend that knows the content reads it. */
+static int open_backend(struct fmt_reader *r, struct fmt_err *err)
+{
+	for (int i = 0; fmt_backends[i]; i++) {
+		if (!fmt_backends[i]->probe(r->map, r->file_len))
+			continue;
+		r->be = fmt_backends[i];
+		r->info.format = r->be->name;
+		return r->be->open(r, err);
+	}
+	if (r->file_len < sizeof(MAGIC))
+		return FAIL("too short for a recording (%" PRIu64 " bytes)", r->file_len);
+	return FAIL("not a trace.dat, perf.data or ftrace text file (wrong magic)");
+}
+
 struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_err *err)
 {
 	struct fmt_reader *r = calloc(1, sizeof(*r));
@@ -1139,6 +1185,11 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	r->info.compression_ver = "";
 	if (map_file(r, err))
 		goto fail;
+	if (r->file_len < sizeof(MAGIC) || memcmp(r->map, MAGIC, sizeof(MAGIC))) {
+		if (open_backend(r, err))
+			goto fail;
+		return r;
+	}
 
 	d = file_rd(r);
 	magic = rd_bytes(&d, sizeof(MAGIC));
@@ -1185,20 +1236,8 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	}
 	r->info.page_size = psize;
 
-	r->format_of_id = malloc(65536 * sizeof(*r->format_of_id));
-	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
-	r->ev_done = calloc(65536, 1);
-	r->tep = tep_alloc();
-	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep) {
-		FAIL("out of memory");
+	if (fmt_init_tep(r, err))
 		goto fail;
-	}
-	memset(r->format_of_id, 0xff, 65536 * sizeof(*r->format_of_id));
-	tep_set_file_bigendian(r->tep, endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
-									       : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(r->tep, lsize);
-	tep_set_page_size(r->tep, psize);
 
 	if ((r->info.version == 6 ? parse_v6(r, &d, err) : parse_v7(r, &d, err)))
 		goto fail;
@@ -1227,6 +1266,8 @@ void fmt_reader_close(struct fmt_reader *r)
 {
 	if (!r)
 		return;
+	if (r->be && r->be->close)
+		r->be->close(r);
 	prefetch_stop(r->prefetch);
 	kmod_free(&r->kmods);
 	free(r->streams);

@@ -92,7 +92,31 @@ struct stream {
 	struct fmt_cpu_stats st;
 };
 
+struct fmt_reader;
+
+/*
+ * A reader of another format than trace.dat (fmt_backends[], backends.c),
+ * chosen by content. open() gets the mapped file (r->map, r->file_len) and
+ * fills r->tep, r->info and r->be_priv; it may fill r->formats (through
+ * fmt_add_format()) so that fmt_reader_find_event() works, and r->streams
+ * (one per CPU, only ->buffer, ->index, ->cpu and ->st used) for
+ * fmt_reader_cpu_stats(). next() yields events as fmt_reader_next() does.
+ * close() frees r->be_priv only.
+ */
+struct fmt_backend {
+	const char *name;
+	bool (*probe)(const uint8_t *p, uint64_t len); /* is this file mine? */
+	int (*open)(struct fmt_reader *r, struct fmt_err *err);
+	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+	void (*close)(struct fmt_reader *r);
+};
+
+/* The backends, NULL-terminated (backends.c). */
+extern const struct fmt_backend *const fmt_backends[];
+
 struct fmt_reader {
+	const struct fmt_backend *be; /* NULL for trace.dat */
+	void *be_priv;
 	char *path;
 	unsigned flags; /* FMT_OPEN_* */
 	int fd;
@@ -147,6 +171,27 @@ int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint3
  * common fields are not where the reader takes type and pid from.
  */
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
+
+/*
+ * Allocate the libtraceevent handle and the format tables, for the byte
+ * order, long size and page size already in r->info. 0 or -1.
+ */
+int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err);
+
+/*
+ * Parse the metadata trace.dat v6 and perf.data's HEADER_TRACING_DATA share:
+ * header_page/header_event, ftrace and event formats, kallsyms, printk
+ * formats and cmdlines. 0 or -1.
+ */
+struct rd;
+int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+
+/*
+ * Index the event format text @p (@n bytes, which must outlive the reader) of
+ * system @sys; parsed on first use. Texts without a name or id are skipped.
+ */
+int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
+		   struct fmt_err *err);
 
 /* Prepare the per-CPU streams once the metadata is read. */
 int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err);

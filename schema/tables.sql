@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -23,7 +23,8 @@ CREATE TABLE recording (
 	lost_marks INTEGER,	-- ring-buffer pages that reported lost events
 	manifest TEXT,		-- the recording's manifest (JSON), if it has one
 	darc_version TEXT,	-- darc that wrote this database
-	options TEXT		-- the analysis options (JSON)
+	options TEXT,		-- the analysis options (JSON)
+	lacks TEXT		-- what the format cannot tell (e.g. 'kallsyms, lost events'), NULL if nothing
 );
 
 -- Every task (thread) seen. tid 0 is the idle task.

@@ -41,7 +41,7 @@ expect 2 "^darc: '$tmp/none.dat': cannot open: No such file" "$darc" info "$tmp/
 : >"$tmp/empty.dat"
 expect 2 "^darc: '$tmp/empty.dat': empty file$" "$darc" info "$tmp/empty.dat"
 printf 'hello world, not a trace\n' >"$tmp/text.dat"
-expect 2 "^darc: '$tmp/text.dat': not a trace.dat file" "$darc" info "$tmp/text.dat"
+expect 2 "^darc: '$tmp/text.dat': not a trace.dat, perf.data or ftrace text file" "$darc" info "$tmp/text.dat"
 printf '\027\010\104tracing9\0' >"$tmp/v9.dat"
 expect 2 "unsupported trace.dat version '9'" "$darc" dump "$tmp/v9.dat"
 head -c 100000 "$sample" >"$tmp/cut.dat"

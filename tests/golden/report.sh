@@ -464,9 +464,9 @@ bad "no fnode 999999" peaks "$db" --fnode 999999
 bad "no call path 'x > y'" hist "$db" --path 'x>y'
 bad "bad argument '7'" hist "$db" --func vfs_read --resolution 7
 bad "bad --interval" hist "$db" --func vfs_read --interval soon
-bad "not a trace.dat file" hist "$samples/README.md" --func vfs_read
+bad "not a trace.dat, perf.data or ftrace text file" hist "$samples/README.md" --func vfs_read
 echo hello >"$tmp/x.db"
-bad "too short for a trace.dat file" hist "$tmp/x.db" --func vfs_read
+bad "too short for a recording" hist "$tmp/x.db" --func vfs_read
 cp "$samples/vm-zeroread-v7.dat" "$tmp/x.dat"
 bad "exists and is not a darc database" hist "$tmp/x.dat" --func vfs_read
 bad "cpu-mhz" hist "$db" --func vfs_read --unit cycles

@@ -277,11 +277,11 @@ START_TEST(test_every_table)
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
 
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "4");
-	ck_assert_int_eq(schema_version, 4);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "5");
+	ck_assert_int_eq(schema_version, 5);
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
-			 "0.1.0|{}");
+			 "0.1.0|{}|NULL");
 	/* tid 0 is added by db_finish when the analysis did not */
 	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
 			 "0|0|<idle>\n100|99|fio");

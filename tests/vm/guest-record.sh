@@ -15,7 +15,11 @@
 # O_APPEND file, graph rooted at __x64_sys_write, sched events only, no
 # kprobes), or fgbench[:N]:
 # a long zeroread (N reads, default 200000: some 6 M events) for
-# tests/bench/mkrec-vm.sh.  --quick makes shorter runs (for tests).  For each workload W it writes to $OUT:
+# tests/bench/mkrec-vm.sh, which also records fgappend[:N] (2 writers
+# appending N 4 KiB writes each to one ext4 file, graph rooted at ksys_write,
+# depth unlimited) and fgmix[:N] (N rounds of mixread: O_DIRECT, cached and
+# sequential buffered preads with readahead, graph rooted at
+# __x64_sys_pread64, depth unlimited, block, sched and irq events).  --quick makes shorter runs (for tests).  For each workload W it writes to $OUT:
 #   W.dat   the recording
 #   W.cmd   the exact commands used (kprobe definitions, trace-cmd command)
 #   W.log   trace-cmd's output
@@ -226,6 +230,24 @@ for w in "$@"; do
 		n=${n#:}
 		record fgbench --max-graph-depth 8 -F \
 			vm-workload zeroread "$S/warm" "${n:-200000}"
+		;;
+	fgappend | fgappend:*)
+		n=${w#fgappend}
+		n=${n#:}
+		set_kprobes ""
+		GRAPH=ksys_write EVENTS="-e sched" \
+			record fgappend -F -c \
+			vm-workload append "$S/appended" 2 "${n:-4000}" 4096
+		set_kprobes "$KPROBES"
+		;;
+	fgmix | fgmix:*)
+		n=${w#fgmix}
+		n=${n#:}
+		set_kprobes ""
+		GRAPH=__x64_sys_pread64 EVENTS="-e sched -e irq -e block" \
+			record fgmix \
+			vm-workload mixread "$S/cold" "$S/warm" "${n:-2000}"
+		set_kprobes "$KPROBES"
 		;;
 	*)
 		say "unknown workload $w"
