@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -96,7 +97,7 @@ static const char *const table_name[ROW_KINDS] = {
 static const char *const insert_sql[ROW_KINDS] = {
     /* all the calls of a block in one statement, through the virtual table below */
     [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
-		 " t_entry, incl_ns, children_ns) SELECT * FROM darc_call_rows",
+		 " t_entry, incl_ns, children_ns, last_id) SELECT * FROM darc_call_rows",
     /* likewise the call_extra parts of a block's calls that have them */
     [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
 		       " preempt_ns, blocked_ns, flags) SELECT * FROM darc_extra_rows",
@@ -136,6 +137,7 @@ static const char *const insert_sql[ROW_KINDS] = {
 struct qcall {
 	int64_t id, parent_id, t_entry, incl_ns, children_ns;
 	int32_t task_id, func_id, fnode_id, depth, cpu;
+	uint32_t last_delta; /* last_id - id */
 };
 
 struct row {
@@ -205,6 +207,11 @@ struct db {
 	bool closing;	     /* no more blocks will come */
 	bool discard;	     /* db_abort: drop what is queued */
 	struct fmt_err werr; /* why the writer failed */
+
+	/* DARC_TIMING=1: the writer's CPU seconds by table, printed at the end */
+	bool timing;
+	double cpu_by_kind[ROW_KINDS], cpu_wait;
+	long rows_by_kind[ROW_KINDS];
 
 	atomic_bool failed; /* sticky; also read without the lock */
 	pthread_t writer;
@@ -402,6 +409,7 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	    .fnode_id = q32(c->fnode_id, &bad),
 	    .depth = c->depth,
 	    .cpu = c->cpu,
+	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
 
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
@@ -409,10 +417,11 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	if ((db->cur->ncalls == BLOCK_ROWS || (extra && db->cur->nextras == EXTRA_ROWS)) &&
 	    next_block(db) < 0)
 		return -1;
-	if (bad) {
+	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX) {
 		struct fmt_err e;
 
-		fmt_errf(&e, db->path, "call %" PRId64 ": a task, function or fnode id beyond 32 bits",
+		fmt_errf(&e, db->path,
+			 "call %" PRId64 ": a task, function or fnode id or a subtree beyond 32 bits",
 			 c->id);
 		fail(db, &e);
 		return -1;
@@ -585,7 +594,7 @@ static int calls_connect(sqlite3 *sql, void *aux, int argc, const char *const *a
 {
 	return connect_vt(sql, aux, VT_CALLS,
 			  "CREATE TABLE x(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
-			  " t_entry, incl_ns, children_ns)",
+			  " t_entry, incl_ns, children_ns, last_id)",
 			  vtab);
 }
 
@@ -676,6 +685,8 @@ static int64_t call_column(const struct qcall *c, int col)
 		return c->incl_ns;
 	case 9:
 		return c->children_ns;
+	case 10:
+		return c->id + c->last_delta;
 	}
 	return DARC_NULL;
 }
@@ -791,10 +802,32 @@ static int write_calls(struct db *db)
 	return 0;
 }
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* With DARC_TIMING: charge the CPU time since *@t to table @kind. */
+static void charge(struct db *db, int kind, long rows, double *t)
+{
+	double now;
+
+	if (!db->timing)
+		return;
+	now = thread_cpu();
+	db->cpu_by_kind[kind] += now - *t;
+	db->rows_by_kind[kind] += rows;
+	*t = now;
+}
+
 /* Insert the rows of @b; on failure record why and return -1. */
 static int write_block(struct db *db, struct block *b)
 {
 	sqlite3_stmt *s;
+	double t = db->timing ? thread_cpu() : 0;
 	int rc;
 
 	for (unsigned i = 0; i < b->n; i++) {
@@ -807,17 +840,30 @@ static int write_block(struct db *db, struct block *b)
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
 			return write_failed(db, table_name[r->kind]);
+		charge(db, r->kind, 1, &t);
 	}
 	db->wb = b;
 	rc = write_calls(db);
+	charge(db, ROW_CALL, b->ncalls, &t);
 	if (rc == 0 && b->nextras) {
 		s = db->insert[ROW_CALL_EXTRA];
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		rc = rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL_EXTRA]);
+		charge(db, ROW_CALL_EXTRA, b->nextras, &t);
 	}
 	db->wb = NULL;
 	return rc;
+}
+
+static void print_timing(const struct db *db)
+{
+	for (int k = 0; k < ROW_KINDS; k++)
+		if (db->rows_by_kind[k])
+			fprintf(stderr, "darc: writer: %-14s %9ld rows %7.3f s CPU (%.2f us a row)\n",
+				table_name[k], db->rows_by_kind[k], db->cpu_by_kind[k],
+				db->cpu_by_kind[k] * 1e6 / db->rows_by_kind[k]);
+	fprintf(stderr, "darc: writer: whole thread %.3f s CPU\n", thread_cpu());
 }
 
 /* The writer thread: write queued blocks until closing and the queue is empty. */
@@ -851,6 +897,8 @@ static void *writer_main(void *arg)
 		pthread_cond_signal(&db->space);
 		pthread_mutex_unlock(&db->lock);
 	}
+	if (db->timing)
+		print_timing(db);
 	return NULL;
 }
 
@@ -1023,6 +1071,7 @@ struct db *db_create(const char *path, struct fmt_err *err)
 		goto out;
 	}
 	db->nblocks = 1;
+	db->timing = getenv("DARC_TIMING") != NULL;
 	if (pthread_create(&db->writer, NULL, writer_main, db)) {
 		fmt_errf(err, path, "cannot start the writer thread");
 		goto out;

@@ -32,6 +32,7 @@ enum { LV_TASK = 0, LV_SOFT = 1, LV_HARD = 2, LV_NMI = 3 };
 
 struct frame {
 	int64_t id, func_id;
+	int64_t last_id;    /* the largest id of a call in its subtree so far */
 	int fnode;	    /* index into nodes */
 	int kind;	    /* enum frame_kind */
 	uint64_t key;	    /* address or syscall number */
@@ -322,7 +323,7 @@ static struct frame *push(struct ftree *ft, struct stack *s, const struct frame 
 		return NULL;
 	f = &s->f[s->n++];
 	memcpy(f, fr, offsetof(struct frame, npre)); /* the rest is set below, or by detach() */
-	f->id = ++ft->next_call;
+	f->id = f->last_id = ++ft->next_call;
 	s->nfg += f->kind == FR_FG;
 	/* remember the parent's last segments: function_graph's calltime, known
 	   at the exit, may put them inside this call */
@@ -385,6 +386,7 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 	c.task_id = tid;
 	c.func_id = f->func_id;
 	c.parent_id = parent_id;
+	c.last_id = f->last_id;
 	c.fnode_id = f->fnode + 1;
 	c.interrupted_id = f->interrupted_id;
 	c.depth = depth;
@@ -422,6 +424,8 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 			c.flags |= CALL_CLAMPED;
 		}
 	}
+	if (parent && f->last_id > parent->last_id)
+		parent->last_id = f->last_id;
 	if (parent) {
 		if (c.incl_ns != DARC_NULL)
 			parent->children += c.incl_ns;
@@ -489,6 +493,8 @@ static int detach(struct ftree *ft, struct stack *s)
 		return fail(ft, "out of memory");
 	f->det_parent = s->n - 2;
 	f->det_parent_id = s->n > 1 ? s->f[s->n - 2].id : DARC_NULL;
+	if (s->n > 1 && f->last_id > s->f[s->n - 2].last_id)
+		s->f[s->n - 2].last_id = f->last_id; /* its subtree is complete */
 	f->det_depth = s->n - 1;
 	f->npost = 0;
 	for (int i = 0; i < s->nlog && f->npost < 4; i++) {

@@ -38,6 +38,8 @@ struct call_rec {
 	int64_t task_id;	/* tid of the task (for irq calls: the interrupted task, or 0) */
 	int64_t func_id;
 	int64_t parent_id;	/* enclosing call, or DARC_NULL for a root */
+	int64_t last_id;	/* the largest id in its subtree (its own if a leaf):
+				   the descendants are among ids id + 1 .. last_id */
 	int64_t fnode_id;
 	int64_t interrupted_id; /* irq calls: the task call they interrupted, or DARC_NULL */
 	int32_t depth;		/* 0 for a root */

@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -63,16 +63,15 @@ CREATE TABLE call_base (
 	cpu INTEGER,		-- CPU of the entry (of the exit if no entry)
 	t_entry INTEGER,	-- ns; NULL if the entry was not recorded
 	incl_ns INTEGER,	-- t_exit - t_entry; NULL if either is unknown
-	children_ns INTEGER	-- sum of the children's incl_ns
+	children_ns INTEGER,	-- sum of the children's incl_ns
+	last_id INTEGER NOT NULL -- the largest id in the call's subtree (its own for a leaf)
 );
-
--- The children of a call (roots have none to find: partial, and cheaper).
--- Unlike the other indexes it exists during the load: the calls come in
--- order of entry, so a call's parent is nearly always a recent one and each
--- entry goes near the end of the index, on the writer thread while the
--- analysis runs (1.55 s instead of 1.7 s for 3.1 M calls in function_graph
--- trees, where sorting 2.9 M entries at the end took 0.58 s).
-CREATE INDEX call_parent ON call_base(parent_id) WHERE parent_id IS NOT NULL;
+-- No index on parent_id: ids follow the order of entry, so a call's
+-- descendants are among the ids id + 1 .. last_id, a range of rowids. The
+-- children of call X: WHERE id BETWEEN X.id + 1 AND X.last_id AND parent_id =
+-- X.id. (Keeping an index up to date cost 0.22 s of the 0.52 s SQLite spent
+-- on 935 K calls of function_graph trees; call-indexes.sql has it, for
+-- --indexes.)
 
 -- What only some calls have. A call without a row here has t_exit = t_entry
 -- + incl_ns, no interrupted call, flags 0, and irq_ns, softirq_ns,
@@ -92,7 +91,7 @@ CREATE TABLE call_extra (
 -- are taken out (time on CPU in the function itself); NULL when incl_ns is.
 CREATE VIEW call(id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu,
 	t_entry, t_exit, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns,
-	blocked_ns, flags) AS
+	blocked_ns, flags, last_id) AS
 SELECT b.id, b.task_id, b.func_id, b.parent_id, b.fnode_id, x.interrupted_id, b.depth, b.cpu,
 	b.t_entry,
 	CASE WHEN x.id IS NULL THEN b.t_entry + b.incl_ns ELSE x.t_exit END,
@@ -101,7 +100,7 @@ SELECT b.id, b.task_id, b.func_id, b.parent_id, b.fnode_id, x.interrupted_id, b.
 		ELSE x.irq_ns + x.softirq_ns + x.preempt_ns + x.blocked_ns END,
 	b.children_ns,
 	coalesce(x.irq_ns, 0), coalesce(x.softirq_ns, 0), coalesce(x.preempt_ns, 0),
-	coalesce(x.blocked_ns, 0), coalesce(x.flags, 0)
+	coalesce(x.blocked_ns, 0), coalesce(x.flags, 0), b.last_id
 FROM call_base b
 LEFT JOIN call_extra x ON x.id = b.id;
 
@@ -115,7 +114,8 @@ BEGIN
 	SELECT RAISE(ABORT, 'call: t_exit is not t_entry + incl_ns')
 	WHERE NEW.incl_ns IS NOT NULL AND NEW.t_exit IS NOT NEW.t_entry + NEW.incl_ns;
 	INSERT INTO call_base VALUES (NEW.id, NEW.task_id, NEW.func_id, NEW.parent_id,
-		NEW.fnode_id, NEW.depth, NEW.cpu, NEW.t_entry, NEW.incl_ns, NEW.children_ns);
+		NEW.fnode_id, NEW.depth, NEW.cpu, NEW.t_entry, NEW.incl_ns, NEW.children_ns,
+		coalesce(NEW.last_id, NEW.id));
 	INSERT INTO call_extra
 	SELECT NEW.id, NEW.t_exit, NEW.interrupted_id, NEW.irq_ns, NEW.softirq_ns,
 		NEW.preempt_ns, NEW.blocked_ns, NEW.flags

@@ -154,6 +154,15 @@ LEFT JOIN (SELECT parent_id, sum(incl_ns) AS incl_ns, count(*) - count(incl_ns) 
 WHERE c.incl_ns IS NOT NULL AND c.flags & 68 = 0
 	AND (c.children_ns IS NOT coalesce(s.incl_ns, 0) OR coalesce(s.unknown, 0) > 0);
 
+-- Calls outside their parent's range of ids (call_base.last_id), or whose
+-- range does not hold their own id.
+CREATE VIEW subtree_violations AS
+SELECT c.id, c.parent_id, c.last_id, p.id + 1 AS range_first, p.last_id AS range_last
+FROM call_base c
+LEFT JOIN call_base p ON p.id = c.parent_id
+WHERE c.last_id < c.id
+	OR (c.parent_id IS NOT NULL AND (p.id IS NULL OR c.id <= p.id OR c.last_id > p.last_id));
+
 -- Fnodes whose counts and sums differ from those of their call rows (complete:
 -- incl_ns known and neither no_entry nor no_exit). (Not a bug when the
 -- analysis was told to store only some calls.)

@@ -120,8 +120,9 @@ int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err)
 }
 
 static const char subtree_sql[] =
-    "WITH RECURSIVE sub(id, depth) AS (SELECT ?1, 0 UNION ALL"
-    " SELECT b.id, sub.depth + 1 FROM call_base b JOIN sub ON b.parent_id = sub.id)"
+    "WITH RECURSIVE sub(id, last_id, depth) AS (SELECT id, last_id, 0 FROM call_base"
+    " WHERE id = ?1 UNION ALL SELECT b.id, b.last_id, sub.depth + 1 FROM sub JOIN call_base b"
+    " ON b.id BETWEEN sub.id + 1 AND sub.last_id AND b.parent_id = sub.id)"
     " SELECT c.id, c.parent_id, f.name, c.excl_ns, c.irq_ns + c.softirq_ns, c.preempt_ns,"
     " c.blocked_ns FROM sub JOIN call c ON c.id = sub.id JOIN func f ON f.id = c.func_id"
     " ORDER BY sub.depth, c.id";

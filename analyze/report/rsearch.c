@@ -15,9 +15,10 @@
 static const char subtree_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS sr_sub(id INTEGER PRIMARY KEY, parent INTEGER);"
     "DELETE FROM sr_sub;"
-    "WITH RECURSIVE d(id, parent) AS ("
-    "  SELECT id, NULL FROM sr_root"
-    "  UNION ALL SELECT b.id, d.id FROM call_base b JOIN d ON b.parent_id = d.id)"
+    "WITH RECURSIVE d(id, last_id, parent) AS ("
+    "  SELECT b.id, b.last_id, NULL FROM sr_root r JOIN call_base b ON b.id = r.id"
+    "  UNION ALL SELECT b.id, b.last_id, d.id FROM d JOIN call_base b"
+    "  ON b.id BETWEEN d.id + 1 AND d.last_id AND b.parent_id = d.id)"
     "INSERT OR IGNORE INTO sr_sub SELECT id, parent FROM d";
 
 static const char calls_sql[] =

@@ -21,8 +21,9 @@ static const char wait_sql[] =
     " FROM wait w LEFT JOIN task t ON t.tid = w.task_id LEFT JOIN task k ON k.tid = w.waker_tid"
     " WHERE w.id = ?1";
 static const char roots_sql[] =
-    "WITH RECURSIVE sub(id) AS (SELECT ?2 WHERE ?2 != 0"
-    " UNION ALL SELECT b.id FROM call_base b JOIN sub ON b.parent_id = sub.id)"
+    "WITH RECURSIVE sub(id, last_id) AS (SELECT id, last_id FROM call_base WHERE id = ?2"
+    " UNION ALL SELECT b.id, b.last_id FROM sub JOIN call_base b"
+    " ON b.id BETWEEN sub.id + 1 AND sub.last_id AND b.parent_id = sub.id)"
     " SELECT w.id FROM wait w WHERE w.ns IS NOT NULL AND"
     " ((?1 != 0 AND w.task_id = ?1) OR (?2 != 0 AND w.call_id IN (SELECT id FROM sub)))"
     " ORDER BY w.ns DESC LIMIT ?3";

@@ -98,6 +98,8 @@ static int put_tree(struct db *db, struct gen *g)
 		    .flags = 0,
 		};
 	}
+	for (int d = 0; d < depth; d++)
+		c[d].last_id = c[depth - 1].id;
 	/* from the innermost out: each call holds its child plus its own time */
 	for (int d = depth - 1; d >= 0; d--) {
 		struct call_rec *x = &c[d];

@@ -26,7 +26,7 @@ if ! "$darc" analyze -q -o "$db" "$file" 2>"$tmp/err"; then
 	exit 1
 fi
 fail=0
-for v in identity_violations children_violations fnode_violations hist_violations time_violations; do
+for v in identity_violations children_violations subtree_violations fnode_violations hist_violations time_violations; do
 	n=$(sqlite3 "$db" "SELECT count(*) FROM $v")
 	if [ "$n" != 0 ]; then
 		echo "FAIL: $name: $v has $n rows:"
