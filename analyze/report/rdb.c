@@ -88,7 +88,7 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 	}
 	sqlite3_busy_timeout(db->sql, 2000);
 	/* reports scan the calls: map the file rather than copy it page by page */
-	sqlite3_exec(db->sql, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536", NULL,
+	sqlite3_exec(db->sql, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY", NULL,
 		     NULL, NULL);
 	return db;
 fail:

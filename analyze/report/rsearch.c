@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,18 @@
 #include "hist.h"
 #include "model.h"
 
-static const char subtree_sql[] =
+/* sr_sub: the roots (sr_root) first, as roots; then their descendants */
+static const char sub_init_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS sr_sub(id INTEGER PRIMARY KEY, parent INTEGER);"
     "DELETE FROM sr_sub;"
-    "WITH RECURSIVE d(id, last_id, parent) AS ("
-    "  SELECT b.id, b.last_id, NULL FROM sr_root r JOIN call_base b ON b.id = r.id"
-    "  UNION ALL SELECT b.id, b.last_id, d.id FROM d JOIN call_base b"
-    "  ON b.id BETWEEN d.id + 1 AND d.last_id AND b.parent_id = d.id)"
-    "INSERT OR IGNORE INTO sr_sub SELECT id, parent FROM d";
+    "INSERT INTO sr_sub SELECT id, NULL FROM sr_root";
+static const char roots_sql[] =
+    "SELECT b.id, b.last_id, b.task_id FROM sr_root r JOIN call_base b ON b.id = r.id";
+/* a root's range of ids: its descendants, and other tasks' calls and interrupts */
+static const char range_sql[] =
+    "SELECT id, parent_id FROM call_base WHERE id BETWEEN ?1 + 1 AND ?2 AND task_id = ?3"
+    " AND parent_id IS NOT NULL";
+static const char sub_add_sql[] = "INSERT OR IGNORE INTO sr_sub VALUES (?1, ?2)";
 
 static const char calls_sql[] =
     "SELECT s.id, s.parent, c.fnode_id, coalesce(c.incl_ns, 0), c.irq_ns, c.softirq_ns,"
@@ -152,6 +157,80 @@ static int64_t bucket_start(int b, const struct rsel *sel)
 	return v;
 }
 
+/* Is @id among the sorted @ids[0..n)? */
+static bool among(const int64_t *ids, int n, int64_t id)
+{
+	int lo = 0, hi = n - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (ids[mid] == id)
+			return true;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * Add the descendants of root @id to sr_sub: one pass over its range of ids,
+ * keeping a call whose parent is kept (parents come first). @buf holds the
+ * subtree's ids so far, in order.
+ */
+static int add_subtree(sqlite3_stmt *range, sqlite3_stmt *add, int64_t id, int64_t last,
+		       int64_t task, int64_t **buf, int *cap)
+{
+	int n = 0, rc;
+
+	(*buf)[n++] = id;
+	sqlite3_bind_int64(range, 1, id);
+	sqlite3_bind_int64(range, 2, last);
+	sqlite3_bind_int64(range, 3, task);
+	while ((rc = sqlite3_step(range)) == SQLITE_ROW) {
+		int64_t c = sqlite3_column_int64(range, 0), p = sqlite3_column_int64(range, 1);
+
+		if (!among(*buf, n, p))
+			continue;
+		if (GROW(*buf, n, *cap, 1024))
+			return SQLITE_NOMEM;
+		(*buf)[n++] = c;
+		sqlite3_bind_int64(add, 1, c);
+		sqlite3_bind_int64(add, 2, p);
+		sqlite3_step(add);
+		if (sqlite3_reset(add) != SQLITE_OK)
+			return sqlite3_reset(add);
+	}
+	sqlite3_reset(range);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* sr_sub: every call under the roots in sr_root, each with its parent. */
+static int fill_subtrees(struct rdb *db, struct fmt_err *err)
+{
+	sqlite3 *sql = rdb_sql(db);
+	sqlite3_stmt *roots = NULL, *range = NULL, *add = NULL;
+	int64_t *buf = malloc(1024 * sizeof(*buf));
+	int cap = 1024, rc = SQLITE_NOMEM;
+
+	if (buf && sqlite3_exec(sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, roots_sql, -1, &roots, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, range_sql, -1, &range, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, sub_add_sql, -1, &add, NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(roots)) == SQLITE_ROW &&
+		       (rc = add_subtree(range, add, sqlite3_column_int64(roots, 0),
+					 sqlite3_column_int64(roots, 1),
+					 sqlite3_column_int64(roots, 2), &buf, &cap)) == SQLITE_OK)
+			;
+	}
+	sqlite3_finalize(roots);
+	sqlite3_finalize(range);
+	sqlite3_finalize(add);
+	free(buf);
+	return rc == SQLITE_DONE ? 0 : fail(db, err, "the subtrees");
+}
+
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
 		 struct fmt_err *err)
 {
@@ -161,8 +240,8 @@ int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct 
 	memset(rs, 0, sizeof(*rs));
 	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)
 		return -1;
-	if (sqlite3_exec(rdb_sql(db), subtree_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, err, "the subtrees");
+	if (fill_subtrees(db, err))
+		return -1;
 	if (load_calls(db, rs, err) || load_irqs(db, rs, err))
 		return -1;
 	rs->in.calls = rs->calls;
