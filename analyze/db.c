@@ -37,6 +37,7 @@
 #define BLOCK_ROWS 4096	       /* calls in a block */
 #define OTHER_ROWS 1024	       /* rows of the other tables in a block */
 #define EXTRA_ROWS 512	       /* calls with a call_extra part in a block */
+#define HIST_ROWS 2048	       /* histogram buckets in a block */
 #define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
 #define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
@@ -109,8 +110,9 @@ static const char *const insert_sql[ROW_KINDS] = {
     [ROW_FNODE] = "INSERT INTO fnode(id, parent_id, func_id, depth, calls, incl_ns, excl_ns,"
 		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, max_excl_ns,"
 		  " p50_ns, p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    /* and the buckets of the histograms, through a third one */
     [ROW_HIST] = "INSERT INTO hist(owner_kind, owner_id, metric, resolution, bucket, count)"
-		 " VALUES (?,?,?,?,?,?)",
+		 " SELECT * FROM darc_hist_rows",
     [ROW_IRQ] = "INSERT INTO irq_interval(id, cpu, kind, irq, name, t_start, t_end, task_id,"
 		" call_id) VALUES (?,?,?,?,?,?,?,?,?)",
     [ROW_SCHED] = "INSERT INTO sched_interval(id, task_id, kind, state, cpu_out, cpu_in, t_out,"
@@ -165,11 +167,12 @@ struct chunk {
 
 struct block {
 	struct block *next;		 /* in the queue or the free list */
-	unsigned n, ncalls, nextras;	 /* rows, calls and extras used */
+	unsigned n, ncalls, nextras, nhists; /* rows, calls, extras and buckets used */
 	struct chunk *chunks;		 /* newest first */
 	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
 	struct qcall calls[BLOCK_ROWS];	 /* in order */
 	struct call_rec extras[EXTRA_ROWS]; /* the calls with a call_extra part */
+	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
 
 struct db {
@@ -256,7 +259,7 @@ static struct block *block_new(void)
 
 	if (b) {
 		b->next = NULL;
-		b->n = b->ncalls = b->nextras = 0;
+		b->n = b->ncalls = b->nextras = b->nhists = 0;
 		b->chunks = NULL;
 	}
 	return b;
@@ -280,7 +283,7 @@ static void block_reset(struct block *b)
 		c = next;
 	}
 	b->chunks = keep;
-	b->n = b->ncalls = b->nextras = 0;
+	b->n = b->ncalls = b->nextras = b->nhists = 0;
 	b->next = NULL;
 }
 
@@ -513,11 +516,6 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		       bind_str(s, 5, r->func.module) | sqlite3_bind_int(s, 6, r->func.overhead);
 	case ROW_FNODE:
 		return bind_fnode(s, &r->fnode);
-	case ROW_HIST:
-		return sqlite3_bind_int(s, 1, r->hist.owner_kind) |
-		       bind_i64(s, 2, r->hist.owner_id) | sqlite3_bind_int(s, 3, r->hist.metric) |
-		       sqlite3_bind_int(s, 4, r->hist.resolution) |
-		       sqlite3_bind_int(s, 5, r->hist.bucket) | bind_i64(s, 6, r->hist.count);
 	case ROW_IRQ:
 		return bind_i64(s, 1, i->id) | sqlite3_bind_int(s, 2, i->cpu) |
 		       sqlite3_bind_int(s, 3, i->kind) | bind_i64(s, 4, i->irq) |
@@ -546,7 +544,7 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
 	}
-	return SQLITE_MISUSE; /* ROW_CALL goes through darc_call_rows and darc_extra_rows */
+	return SQLITE_MISUSE; /* calls and buckets go through the virtual tables below */
 }
 
 /*
@@ -556,7 +554,7 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
  * whole run of calls. It saves, per row, a statement's start and end and a
  * sqlite3_bind_int64 per column (the calls are nearly all of the rows).
  */
-enum { VT_CALLS, VT_EXTRAS };
+enum { VT_CALLS, VT_EXTRAS, VT_HISTS };
 
 struct rows_vtab {
 	sqlite3_vtab base;
@@ -604,6 +602,14 @@ static int extras_connect(sqlite3 *sql, void *aux, int argc, const char *const *
 	return connect_vt(sql, aux, VT_EXTRAS,
 			  "CREATE TABLE x(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
 			  " preempt_ns, blocked_ns, flags)",
+			  vtab);
+}
+
+static int hists_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **vtab, char **errmsg)
+{
+	return connect_vt(sql, aux, VT_HISTS,
+			  "CREATE TABLE x(owner_kind, owner_id, metric, resolution, bucket, count)",
 			  vtab);
 }
 
@@ -658,7 +664,11 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
-	return c->i >= (c->which == VT_CALLS ? c->db->hi : (int)c->db->wb->nextras);
+	const struct block *b = c->db->wb;
+
+	if (c->which == VT_CALLS)
+		return c->i >= c->db->hi;
+	return c->i >= (int)(c->which == VT_EXTRAS ? b->nextras : b->nhists);
 }
 
 /* Column @col of darc_call_rows, in the order of its declaration. */
@@ -715,6 +725,15 @@ static int64_t extra_column(const struct call_rec *c, int col)
 	return DARC_NULL;
 }
 
+/* Column @col of darc_hist_rows. */
+static int64_t hist_column(const struct hist_rec *h, int col)
+{
+	const int64_t v[] = {h->owner_kind, h->owner_id, h->metric, h->resolution, h->bucket,
+			     h->count};
+
+	return col >= 0 && col < 6 ? v[col] : DARC_NULL;
+}
+
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct rows_cursor *rc = (struct rows_cursor *)cur;
@@ -723,6 +742,8 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 
 	if (rc->which == VT_EXTRAS)
 		v = extra_column(&db->wb->extras[rc->i], col);
+	else if (rc->which == VT_HISTS)
+		v = hist_column(&db->wb->hists[rc->i], col);
 	else if (col == 0 && db->append)
 		v = DARC_NULL; /* SQLite gives the next id, and appends without searching */
 	else
@@ -751,6 +772,7 @@ static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 
 static const sqlite3_module calls_module = ROWS_MODULE(calls_connect);
 static const sqlite3_module extras_module = ROWS_MODULE(extras_connect);
+static const sqlite3_module hists_module = ROWS_MODULE(hists_connect);
 
 /* Record why @table could not be written, from the connection's last error. */
 static int write_failed(struct db *db, const char *table)
@@ -823,6 +845,17 @@ static void charge(struct db *db, int kind, long rows, double *t)
 	*t = now;
 }
 
+/* The @n rows of @kind in the block, through their virtual table. 0 or -1. */
+static int write_all(struct db *db, int kind, long n, double *t)
+{
+	sqlite3_stmt *s = db->insert[kind];
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	charge(db, kind, n, t);
+	return rc == SQLITE_DONE ? 0 : write_failed(db, table_name[kind]);
+}
+
 /* Insert the rows of @b; on failure record why and return -1. */
 static int write_block(struct db *db, struct block *b)
 {
@@ -845,13 +878,10 @@ static int write_block(struct db *db, struct block *b)
 	db->wb = b;
 	rc = write_calls(db);
 	charge(db, ROW_CALL, b->ncalls, &t);
-	if (rc == 0 && b->nextras) {
-		s = db->insert[ROW_CALL_EXTRA];
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		rc = rc == SQLITE_DONE ? 0 : write_failed(db, table_name[ROW_CALL_EXTRA]);
-		charge(db, ROW_CALL_EXTRA, b->nextras, &t);
-	}
+	if (rc == 0 && b->nextras)
+		rc = write_all(db, ROW_CALL_EXTRA, b->nextras, &t);
+	if (rc == 0 && b->nhists)
+		rc = write_all(db, ROW_HIST, b->nhists, &t);
 	db->wb = NULL;
 	return rc;
 }
@@ -1055,6 +1085,8 @@ struct db *db_create(const char *path, struct fmt_err *err)
 	if (sqlite3_create_module_v2(db->sql, "darc_call_rows", &calls_module, db, NULL) !=
 		SQLITE_OK ||
 	    sqlite3_create_module_v2(db->sql, "darc_extra_rows", &extras_module, db, NULL) !=
+		SQLITE_OK ||
+	    sqlite3_create_module_v2(db->sql, "darc_hist_rows", &hists_module, db, NULL) !=
 		SQLITE_OK) {
 		sql_errf(db, err, "cannot register the call rows");
 		goto out;
@@ -1197,7 +1229,12 @@ int db_put_fnode(struct db *db, const struct fnode_rec *n)
 
 int db_put_hist(struct db *db, const struct hist_rec *h)
 {
-	return put(db, ROW_HIST, h, sizeof(*h)) ? 0 : -1;
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+		return -1;
+	if (db->cur->nhists == HIST_ROWS && next_block(db) < 0)
+		return -1;
+	db->cur->hists[db->cur->nhists++] = *h;
+	return 0;
 }
 
 int db_put_irq(struct db *db, const struct irq_rec *i)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Analysis benchmark: darc analyze (full database written) against trace-cmd
-# report and trace-cmd report --profile, in one run, on the bench recording
-# (v7, made or reused by mkrec.sh); and darc analyze's peak RSS on the 1x
-# recording and on one 4 times as large (see below; NO_X4=1 skips it). When
-# OUT_DIR/bench-fg-v7.dat exists (mkrec-vm.sh: function_graph in the VM lab,
-# so call trees, not only roots), the same comparison on it too.
+# Analysis benchmark, in one run: darc analyze (full database written)
+# against trace-cmd report and trace-cmd report --profile on the tracepoint
+# bench recording (v7, made or reused by mkrec.sh) and on the two
+# function_graph recordings mkrec-vm.sh makes in the VM lab (two writers
+# appending to one ext4 file; mixed cached, O_DIRECT and readahead reads),
+# with where darc's time goes (DARC_TIMING) and SQLite's own floor for the
+# same rows (sqlite-wall.c); parse rates (darc info); darc analyze's peak RSS
+# at 1x and 4x the events (NO_X4=1 skips it).
 #
 # usage: bench-analyze.sh [DARC [OUT_DIR]]
 set -euo pipefail
@@ -63,41 +65,75 @@ compare() {
 }
 
 echo "analysis benchmark, $(date -u '+%Y-%m-%d %H:%M') UTC, Linux $(uname -r), $(nproc) CPUs"
+echo
+echo "tracepoint bench (raw_syscalls, sched, irq: flat calls, made by mkrec.sh):"
 compare "$out/bench-v7.dat"
 n1=$n
 
-# the same on the function_graph recording (call trees), when it has been
-# made (tests/bench/mkrec-vm.sh: the VM lab, several minutes)
-if [[ -s $out/bench-fg-v7.dat ]]; then
-	echo
-	echo "function_graph recording (made in the VM lab by mkrec-vm.sh):"
-	INDEXES=0 compare "$out/bench-fg-v7.dat"
-else
-	echo
-	echo "(no $out/bench-fg-v7.dat: tests/bench/mkrec-vm.sh makes it, for a run on call trees)"
-fi
+# the function_graph recordings (deep call trees), made in the VM lab by
+# mkrec-vm.sh (a few minutes; skipped, and said so, when the lab cannot run)
+rc=0
+bash "$bench_dir/mkrec-vm.sh" "$out" >"$out/mkrec-vm.log" 2>&1 || rc=$?
+[[ $rc == 0 || $rc == 77 ]] || die "mkrec-vm.sh failed: $(tail -n 1 "$out/mkrec-vm.log")"
+for fg in bench-fgappend-v7.dat bench-fgmix-v7.dat; do
+	if [[ -s $out/$fg ]]; then
+		echo
+		echo "function_graph recording $fg (VM lab, mkrec-vm.sh):"
+		INDEXES=0 compare "$out/$fg"
+		# where darc's time goes: the writer thread's CPU by table, SQLite's own floor
+		DARC_TIMING=1 "$darc" analyze -q -o "$out/bench.db" "$out/$fg" 2>&1 >/dev/null |
+			sed 's/^darc: /  /'
+		build_c "$out/sqlite-wall" "$bench_dir/sqlite-wall.c" -Wno-unused-parameter -lsqlite3
+		"$out/sqlite-wall" "$out/bench.db" "$out/wall.db" | sed 's/^/  /'
+	else
+		echo
+		echo "(no $out/$fg: the VM lab could not make it, see $out/mkrec-vm.log)"
+	fi
+done
 n=$n1
 
-# memory: 1x against 4x. The 4x recording is the v6 bench file repeated four
-# times, each copy shifted in time (repeat-v6.py): no root or tracefs needed.
-# (Absolute time stamps inside pages are not shifted, so a few hundred calls
-# see time run backwards and come out flagged 'clamped'.)
+# parse rates: darc info (every event read and merged in time order, nothing decoded)
+echo
+echo "parse rates (darc info, best of 3):"
+for f in bench-v7.dat bench-v6.dat bench-fgappend-v7.dat bench-fgmix-v7.dat; do
+	[[ -s $out/$f ]] || continue
+	n=$("$darc" info "$out/$f" | awk '/^events:/ { print $2 }')
+	RUNS=3 measure "darc info $f" "$darc" info "$out/$f"
+done
+n=$n1
+
+# peak_rss FILE: darc analyze's peak RSS (KiB) and wall seconds on FILE
+peak_rss() {
+	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$darc" analyze -q -o "$out/bench4.db" "$1" >/dev/null ||
+		die "darc analyze $1 failed"
+	rm -f "$out/bench4.db"
+	read -r w m <"$out/time.txt"
+	echo "$m $w $("$darc" info "$1" | awk '/^events:/ { print $2 }')"
+}
+# rss_line NAME FILE1 FILE4: peak RSS at 1x and 4x the events
+rss_line() {
+	local a b
+	read -r m1 w1 e1 <<<"$(peak_rss "$2")"
+	read -r m4 w4 e4 <<<"$(peak_rss "$3")"
+	echo "peak RSS, $1: 1x ($e1 events) $m1 KiB in $w1 s; 4x ($e4 events) $m4 KiB in $w4 s:" \
+		"$(awk -v a="$m1" -v b="$m4" 'BEGIN { printf "%.2fx", b / a }') the memory for" \
+		"$(awk -v a="$e1" -v b="$e4" 'BEGIN { printf "%.1fx", b / a }') the events"
+}
+
+# memory: 1x against 4x. The tracepoint 4x recording is the v6 bench file
+# repeated four times, each copy shifted in time (repeat-v6.py): no root or
+# tracefs needed. (Absolute time stamps inside pages are not shifted, so a
+# few hundred calls see time run backwards and come out flagged 'clamped'.)
+# The function_graph one is a VM-lab recording of 4 times the appends.
 if [[ ${NO_X4:-0} != 1 ]]; then
+	echo
 	need_cmd python3
 	x4=$out/bench-x4-v6.dat
 	if [[ ! -s $x4 ]]; then
 		python3 "$bench_dir/repeat-v6.py" "$out/bench-v6.dat" "$x4" 4 >/dev/null ||
 			die "cannot make the 4x recording"
 	fi
-	n4=$("$darc" info "$x4" | awk '/^events:/ { print $2 }')
-	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$darc" analyze -q -o "$out/bench4.db" "$x4" >/dev/null
-	read -r w4 m4 <"$out/time.txt"
-	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$darc" analyze -q -o "$out/bench.db" \
-		"$out/bench-v6.dat" >/dev/null
-	read -r w1 m1 <"$out/time.txt"
-	rm -f "$out/bench4.db"
-	echo
-	echo "peak RSS (v6): 1x ($n events) $m1 KiB in $w1 s; 4x ($n4 events) $m4 KiB in $w4 s:" \
-		"$(awk -v a="$m1" -v b="$m4" 'BEGIN { printf "%.2fx", b / a }') the memory for" \
-		"$(awk -v a="$n" -v b="$n4" 'BEGIN { printf "%.1fx", b / a }') the events"
+	rss_line "tracepoints (v6)" "$out/bench-v6.dat" "$x4"
+	[[ -s $out/bench-fgappend4-v7.dat ]] &&
+		rss_line "function_graph appends" "$out/bench-fgappend-v7.dat" "$out/bench-fgappend4-v7.dat"
 fi
