@@ -14,14 +14,7 @@
 #include "pipeline.h"
 
 const char ropt_help[] =
-    "which calls (one of):\n"
-    "      --func F         a function (kernel function, system call, probe, user function)\n"
-    "      --fnode ID       one node of the ftree (SELECT * FROM hot_paths shows them)\n"
-    "      --path 'a>b>c'   the function at the end of a call path from a root\n"
-    "  and of them:\n"
-    "      --task TID       one task's calls;  --comm NAME  the calls of tasks named NAME\n"
-    "      --time LO-HI     calls entered in this window, from the recording's first\n"
-    "                       event (e.g. 0.5-2, 100ms-1.5s; s without a unit)\n"
+    "which calls (one of):\n" ROPT_HELP_CALLS
     "how:\n"
     "      --metric M       incl (default), excl, irq, softirq, preempt, blocked: the\n"
     "                       latency, or one part of it (schema/README.md, view call)\n"
