@@ -209,10 +209,17 @@ int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
 	       bool need_selection, struct fmt_err *err)
 {
+	return ropt_parse_short(argc, argv, "h", opts, o, own, ctx, need_selection, err);
+}
+
+int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
+		     void *ctx, bool need_selection, struct fmt_err *err)
+{
 	int c, rc;
 
 	err->msg[0] = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		if (c == 'h')
 			return ROPT_HELP;
 		if (c == '?' || c == ':')

@@ -103,6 +103,11 @@ int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
 	       bool need_selection, struct fmt_err *err);
 
+/* ropt_parse() with short options @shortopts (which must have "h"), e.g. "ho:". */
+int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
+		     void *ctx, bool need_selection, struct fmt_err *err);
+
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
 
