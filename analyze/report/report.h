@@ -124,9 +124,9 @@ struct export_opts {
  * darc export: the complete calls @o selects (the subtrees of its function,
  * fnode or call path; of its task or comm; entered in its time window) to
  * @out as folded stacks (one line per distinct stack and its weight summed in
- * SQL) or as Trace Event Format JSON (a B and an E event per call, from a
- * stack per thread, read in the order of call.id; off-CPU and interrupt
- * intervals as X events on tracks of their own). Memory grows with the
+ * SQL) or as Trace Event Format JSON (a B and an E event per call, read
+ * thread by thread in the order of entry, the E events from a stack; off-CPU
+ * and interrupt intervals as X events on tracks of their own). Memory grows with the
  * functions, fnodes and tasks, not with the calls.
  */
 int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,

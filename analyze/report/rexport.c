@@ -4,9 +4,10 @@
  * (flamegraph.pl, speedscope): the weights are summed in SQL per (task,
  * fnode), so only the fnode tree and the function names are held. Trace
  * Event Format JSON (Perfetto, chrome://tracing, speedscope): the calls are
- * read in the order of call.id (their order of entry: a plain scan, no sort)
- * and each thread's open calls wait on a stack of their own for their E
- * event; the intervals follow, as X events.
+ * read thread by thread in the order of entry (SQLite sorts them, spilling
+ * to temporary files, or reads index call_task_entry when there is one) and
+ * the thread's open calls wait on a stack for their E event; the intervals
+ * follow, as X events.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -490,40 +491,53 @@ static void read_call(sqlite3_stmt *st, struct ccall *k)
 		k->ns[i] = sqlite3_column_int64(st, 8 + i);
 }
 
-static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+/*
+ * The calls of the tasks' threads (@irq false: ordered by task and entry) or
+ * of the CPUs' irq threads (ordered by CPU and entry), so that one thread's
+ * stack is open at a time: an E is written when a later call begins after
+ * its exit, or when the thread ends.
+ */
+static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner,
+			bool irq)
 {
 	char q[1024];
 	sqlite3_stmt *st;
+	struct track *t = NULL;
+	int64_t tkey = 0;
 	int rc;
 
 	snprintf(q, sizeof(q),
 		 "SELECT c.id, c.task_id, c.func_id, c.cpu, c.t_entry, c.t_exit, c.flags,"
 		 " coalesce(c.parent_id, 0), c.incl_ns, c.excl_ns, c.children_ns, c.irq_ns,"
 		 " c.softirq_ns, c.preempt_ns, c.blocked_ns, " COMPLETE " FROM call c"
-		 " WHERE %%s%s ORDER BY c.id",
-		 owner ? " AND c.fnode_id IN sel_fnode" : "");
+		 " WHERE c.flags & 56 %s 0 AND %%s%s ORDER BY c.%s, c.t_entry, c.depth, c.id",
+		 irq ? "!=" : "=", owner ? " AND c.fnode_id IN sel_fnode" : "",
+		 irq ? "cpu" : "task_id");
 	if (!(st = prepare(c, db, o, q, "c.task_id", "c.t_entry")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ccall k;
-		struct track *t;
+		int64_t key;
 		if (!sqlite3_column_int(st, 15)) {
 			c->incomplete++; /* no time to show it at: left out */
 			continue;
 		}
 		read_call(st, &k);
-		t = k.flags & (8 | 16 | 32) ? irq_track(c, k.cpu)
-					    : task_track(c, sqlite3_column_int64(st, 1));
+		key = irq ? k.cpu : sqlite3_column_int64(st, 1);
+		if (!t || key != tkey) { /* the next thread: close the last (irq_track() may move it) */
+			if (t)
+				pop_until(c, t, INT64_MAX, 0);
+			t = irq ? irq_track(c, key) : task_track(c, key);
+			tkey = key;
+		}
 		if (t && push_call(c, t, &k, sqlite3_column_int64(st, 7))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
 	}
 	sqlite3_finalize(st);
-	for (int i = 0; i < c->ntask; i++)
-		pop_until(c, &c->task[i], INT64_MAX, 0);
-	for (int i = 0; i < c->nirq; i++)
-		pop_until(c, &c->irq[i], INT64_MAX, 0);
+	if (t)
+		pop_until(c, t, INT64_MAX, 0);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -645,7 +659,7 @@ static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool o
 		goto out;
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	if (chrome_calls(&c, db, o, owner) || chrome_off_cpu(&c, db, o, owner) ||
+	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) || chrome_off_cpu(&c, db, o, owner) ||
 	    chrome_irqs(&c, db, o, owner)) {
 		fmt_errf(err, c.n.path, "cannot read the calls: %s", sqlite3_errmsg(c.n.sql));
 		goto out;
