@@ -102,6 +102,10 @@ static int check(struct args *a, struct fmt_err *err)
 		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
 	if (a->x.off_cpu && !a->metric_given)
 		a->x.metric = XM_BLOCKED;
+	if (a->x.off_cpu && a->x.metric != XM_BLOCKED && a->x.metric != XM_PREEMPT &&
+	    a->x.metric != XM_OFFCPU)
+		return fmt_errf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+				export_metric_name(a->x.metric));
 	return 0;
 }
 
