@@ -21,14 +21,14 @@
 static const struct {
 	const char *name, *call, *fnode; /* per call (view call c), per fnode (table fnode f) */
 } metrics[XM_METRICS] = {
-	[XM_EXCL] = {"excl", "c.excl_ns", "f.excl_ns"},
-	[XM_INCL] = {"incl", "c.incl_ns - c.children_ns", "f.incl_ns - f.children_ns"},
-	[XM_CALLS] = {"calls", "1", "f.calls"},
-	[XM_IRQ] = {"irq", "c.irq_ns", "f.irq_ns"},
-	[XM_SOFTIRQ] = {"softirq", "c.softirq_ns", "f.softirq_ns"},
-	[XM_PREEMPT] = {"preempt", "c.preempt_ns", "f.preempt_ns"},
-	[XM_BLOCKED] = {"blocked", "c.blocked_ns", "f.blocked_ns"},
-	[XM_OFFCPU] = {"offcpu", "c.preempt_ns + c.blocked_ns", "f.preempt_ns + f.blocked_ns"},
+    [XM_EXCL] = {"excl", "c.excl_ns", "f.excl_ns"},
+    [XM_INCL] = {"incl", "c.incl_ns - c.children_ns", "f.incl_ns - f.children_ns"},
+    [XM_CALLS] = {"calls", "1", "f.calls"},
+    [XM_IRQ] = {"irq", "c.irq_ns", "f.irq_ns"},
+    [XM_SOFTIRQ] = {"softirq", "c.softirq_ns", "f.softirq_ns"},
+    [XM_PREEMPT] = {"preempt", "c.preempt_ns", "f.preempt_ns"},
+    [XM_BLOCKED] = {"blocked", "c.blocked_ns", "f.blocked_ns"},
+    [XM_OFFCPU] = {"offcpu", "c.preempt_ns + c.blocked_ns", "f.preempt_ns + f.blocked_ns"},
 };
 
 const char *export_metric_name(int m)
@@ -227,7 +227,8 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 
 	if (x->off_cpu && x->metric != XM_BLOCKED && x->metric != XM_PREEMPT &&
 	    x->metric != XM_OFFCPU)
-		return fmt_errf(err, n.path, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+		return fmt_errf(err, n.path,
+				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(x->metric));
 	folded_sql(o, x, owner, q, sizeof(q));
 	if (load_funcs(&n, folded_frame) || load_fnodes(&n) ||
@@ -248,8 +249,9 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 			fprintf(out, ";[%s]", sqlite3_column_text(st, 2));
 		fprintf(out, " %" PRId64 "\n", w);
 	}
-	rc = rc == SQLITE_DONE ? 0 : fmt_errf(err, n.path, "cannot read the stacks: %s",
-					      sqlite3_errmsg(n.sql));
+	rc = rc == SQLITE_DONE
+		 ? 0
+		 : fmt_errf(err, n.path, "cannot read the stacks: %s", sqlite3_errmsg(n.sql));
 out:
 	sqlite3_finalize(st);
 	names_release(&n);
@@ -356,15 +358,17 @@ static void call_event(struct chrome *c, struct track *t, const struct ccall *k,
 	fprintf(c->out,
 		"{\"ph\":\"%c\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%s,\"cat\":\"call\","
 		"\"name\":%s,\"args\":{\"call\":%" PRId64 ",\"cpu\":%" PRId64,
-		begin ? 'B' : 'E', t->pid, t->tid, usec((begin ? k->t_entry : k->t_exit) - c->t0, ts, 32),
-		func_name(&c->n, k->func), k->id, k->cpu);
+		begin ? 'B' : 'E', t->pid, t->tid,
+		usec((begin ? k->t_entry : k->t_exit) - c->t0, ts, 32), func_name(&c->n, k->func),
+		k->id, k->cpu);
 	for (int i = 0; i < 7; i++)
 		fprintf(c->out, ",\"%s\":%" PRId64, part_name[i], k->ns[i]);
 	if (k->flags) {
 		fputs(",\"flags\":\"", c->out);
 		for (int b = 0, sep = 0; b < 8; b++)
 			if (k->flags & (1 << b))
-				fprintf(c->out, "%s%s", sep++ ? "|" : "", c->flag[b] ? c->flag[b] : "?");
+				fprintf(c->out, "%s%s", sep++ ? "|" : "",
+					c->flag[b] ? c->flag[b] : "?");
 		fputc('"', c->out);
 	}
 	fputs("}}", c->out);
@@ -464,8 +468,8 @@ static int load_flags(struct chrome *c)
 }
 
 /* Prepare @q (with a %s for the filters on @task_col and @time_col) and bind @o's filters. */
-static sqlite3_stmt *prepare(struct chrome *c, struct rdb *db, const struct ropt *o,
-			     const char *q, const char *task_col, const char *time_col)
+static sqlite3_stmt *prepare(struct chrome *c, struct rdb *db, const struct ropt *o, const char *q,
+			     const char *task_col, const char *time_col)
 {
 	char filter[320], sql[1536];
 	sqlite3_stmt *st;
@@ -526,7 +530,8 @@ static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, 
 		}
 		read_call(st, &k);
 		key = irq ? k.cpu : sqlite3_column_int64(st, 1);
-		if (!t || key != tkey) { /* the next thread: close the last (irq_track() may move it) */
+		if (!t ||
+		    key != tkey) { /* the next thread: close the last (irq_track() may move it) */
 			if (t)
 				pop_until(c, t, INT64_MAX, 0);
 			t = irq ? irq_track(c, key) : task_track(c, key);
@@ -596,13 +601,14 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 	sqlite3_stmt *st;
 	int rc;
 
-	snprintf(q, sizeof(q),
-		 "SELECT i.cpu, k.name || coalesce(' ' || i.irq, '') || coalesce(' ' || i.name, ''),"
-		 " i.t_start, i.t_end, i.task_id, coalesce(i.call_id, 0), k.name"
-		 " FROM irq_interval i JOIN irq_kind k USING (kind) WHERE i.t_end IS NOT NULL AND"
-		 " %%s%s ORDER BY i.cpu, i.t_start",
-		 owner ? " AND i.call_id IN (SELECT id FROM call_base WHERE fnode_id IN sel_fnode)"
-		       : "");
+	snprintf(
+	    q, sizeof(q),
+	    "SELECT i.cpu, k.name || coalesce(' ' || i.irq, '') || coalesce(' ' || i.name, ''),"
+	    " i.t_start, i.t_end, i.task_id, coalesce(i.call_id, 0), k.name"
+	    " FROM irq_interval i JOIN irq_kind k USING (kind) WHERE i.t_end IS NOT NULL AND"
+	    " %%s%s ORDER BY i.cpu, i.t_start",
+	    owner ? " AND i.call_id IN (SELECT id FROM call_base WHERE fnode_id IN sel_fnode)"
+		  : "");
 	if (!(st = prepare(c, db, o, q, "i.task_id", "i.t_start")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -650,8 +656,10 @@ static void chrome_release(struct chrome *c)
 static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
 			 struct fmt_err *err)
 {
-	struct chrome c = {.out = out, .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
-			   .t0 = rdb_t_first(db), .first = true};
+	struct chrome c = {.out = out,
+			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
+			   .t0 = rdb_t_first(db),
+			   .first = true};
 	char *src = json_text(rdb_source(db));
 	int rc = -1;
 
@@ -661,8 +669,8 @@ static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool o
 		goto out;
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) || chrome_off_cpu(&c, db, o, owner) ||
-	    chrome_irqs(&c, db, o, owner)) {
+	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) ||
+	    chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)) {
 		fmt_errf(err, c.n.path, "cannot read the calls: %s", sqlite3_errmsg(c.n.sql));
 		goto out;
 	}
