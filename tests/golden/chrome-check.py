@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a darc export --chrome file against the database it came from.
 
-usage: chrome-check.py JSON DB
+usage: chrome-check.py [--subset] JSON DB
 
 - the file is valid JSON (json.load), an object with traceEvents;
 - per thread (pid, tid), B and E events nest: each E closes the B on top of
@@ -12,6 +12,8 @@ usage: chrome-check.py JSON DB
   timestamps read as decimals, not floats), its args its columns;
 - the X events of the off-CPU and interrupt tracks are the database's
   intervals, durations exact.
+With --subset (an export of some calls: --func, --comm, --time), every call
+and interval in the file must be the database's, but not every one be there.
 Prints one line of counts; exit 1 with the first problems on failure.
 """
 import collections
@@ -46,7 +48,8 @@ def ns(us):  # a ts or dur in us (Decimal) -> integer ns
 
 
 def main():
-    path, dbpath = sys.argv[1], sys.argv[2]
+    subset = sys.argv[1] == "--subset"
+    path, dbpath = sys.argv[1 + subset], sys.argv[2 + subset]
     with open(path, encoding="utf-8") as f:
         j = json.load(f, parse_float=D)
     assert isinstance(j, dict) and isinstance(j["traceEvents"], list), "no traceEvents"
@@ -102,7 +105,8 @@ def main():
         cid, tid, pid, cpu, te, tx, flags, name = row[:8]
         calls += 1
         if cid not in seen:
-            bad("call %d (%s) missing" % (cid, name))
+            if not subset:
+                bad("call %d (%s) missing" % (cid, name))
             continue
         key, b, e, args, ename = seen.pop(cid)
         want = (SYNTH, SYNTH + 2 * cpu + 1) if flags & 56 else (pid, tid)
@@ -128,6 +132,9 @@ def main():
     for cpu, a, b in db.execute("SELECT cpu, t_start, t_end FROM irq_interval"
                                 " WHERE t_end IS NOT NULL"):
         want[("irq", SYNTH + 2 * cpu, a, b - a)] += 1
+    if subset:
+        want &= xs
+        calls = len(j["traceEvents"]) and sum(1 for e in j["traceEvents"] if e["ph"] == "B")
     if xs != want:
         bad("intervals: %d in the file, %d in the database; e.g. %s"
             % (sum(xs.values()), sum(want.values()), list((xs - want) + (want - xs))[:3]))

@@ -121,6 +121,19 @@ for s in vm-fsyncread-v7 vm-odirect-v7 vm-cpuhog-v7 vm-preads-v7 vm-chain-v7 hos
 		not_ok "$s --chrome: $out"
 	fi
 done
+# some calls: those in the file are the database's, and nest
+host=$tmp/host-tracepoints-v7.db
+for sel in "$db --time 100ms-110ms" "$db --func ext4_file_read_iter --time 90ms-120ms" \
+	"$host --comm storm" "$host --task $(sqlite3 "$host" "SELECT tid FROM task WHERE comm = 'dd' AND tid IN (SELECT task_id FROM call_base) LIMIT 1")"; do
+	# shellcheck disable=SC2086
+	"$darc" export $sel --chrome -o "$tmp/sel.json" || not_ok "--chrome $sel: exit $?"
+	if out=$(python3 "$here/chrome-check.py" --subset "$tmp/sel.json" "${sel%% *}" 2>&1) &&
+		! grep -q "^0 calls" <<<"$out"; then
+		ok "--chrome ${sel#* }: $out"
+	else
+		not_ok "--chrome ${sel#* }: $out"
+	fi
+done
 "$darc" export "$db" --chrome --comm vm-workload --func vfs_read >"$tmp/sub.json"
 python3 - "$tmp/sub.json" "$db" <<'PY' && ok "--chrome --comm --func: only the subtrees of vfs_read, nested" || not_ok "--chrome --comm --func"
 import json, sqlite3, sys
