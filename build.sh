@@ -12,9 +12,10 @@ build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev li
 # the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3;
 # the live suites read darc-record's JSON manifest with python3, and watch its writes with strace;
 # the SVG plots are rendered in headless chromium; darc export's files are opened in
-# speedscope (from the npm registry: npm) there
+# speedscope there, from the npm registry (Debian's npm, unless an npm is on PATH already,
+# e.g. nodesource's nodejs, which Debian's npm would conflict with)
 test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
-	apt-utils python3 strace chromium npm"
+	apt-utils python3 strace chromium"
 speedscope=speedscope@1.25.0 # tests/golden/speedscope.sh's, into build/npm
 
 install_missing() {
@@ -37,7 +38,10 @@ install_missing() {
 mode=${1:-build}
 case $mode in
 build | demo) install_missing $build_pkgs ;;
-test) install_missing $build_pkgs $test_pkgs ;;
+test)
+	install_missing $build_pkgs $test_pkgs
+	command -v npm >/dev/null || install_missing npm
+	;;
 *)
 	echo "usage: build.sh [build|demo|test]" >&2
 	exit 2
