@@ -11,9 +11,12 @@ build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev li
 	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check sqlite3"
 # the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3;
 # the live suites read darc-record's JSON manifest with python3, and watch its writes with strace;
-# the SVG plots are rendered in headless chromium
+# the SVG plots are rendered in headless chromium; darc export's files are opened in
+# speedscope there, from the npm registry (Debian's npm, unless an npm is on PATH already,
+# e.g. nodesource's nodejs, which Debian's npm would conflict with)
 test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
 	apt-utils python3 strace chromium"
+speedscope=speedscope@1.25.0 # tests/golden/speedscope.sh's, into build/npm
 
 install_missing() {
 	local missing=() p
@@ -35,7 +38,10 @@ install_missing() {
 mode=${1:-build}
 case $mode in
 build | demo) install_missing $build_pkgs ;;
-test) install_missing $build_pkgs $test_pkgs ;;
+test)
+	install_missing $build_pkgs $test_pkgs
+	command -v npm >/dev/null || install_missing npm
+	;;
 *)
 	echo "usage: build.sh [build|demo|test]" >&2
 	exit 2
@@ -66,6 +72,10 @@ demo)
 	;;
 test)
 	rc=0
+	if [ ! -f build/npm/node_modules/speedscope/dist/release/index.html ]; then
+		npm install --prefix build/npm --no-audit --no-fund --loglevel=error "$speedscope" >&2 ||
+			echo "build.sh: npm install $speedscope failed (the speedscope test will say)" >&2
+	fi
 	meson test -C build --print-errorlogs --num-processes 2 || rc=$?
 	log=build/meson-logs/testlog.txt
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)

@@ -20,6 +20,7 @@ int cmd_paths(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_waits(int argc, char **argv);
 int cmd_io(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 struct fmt_err;
 /*

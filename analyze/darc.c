@@ -32,6 +32,7 @@ static const struct cmd commands[] = {
 	{"explain", cmd_explain, "the slowest functions with several peaks, each peak's root cause"},
 	{"waits", cmd_waits, "a task's waits, each followed to the waker's own wait"},
 	{"io", cmd_io, "requests split into layers to the ns; bio stage histograms; irqs per thread"},
+	{"export", cmd_export, "folded stacks (flame graphs) or Trace Event JSON (Perfetto, speedscope)"},
 };
 
 void darc_error(const char *fmt, ...)

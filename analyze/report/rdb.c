@@ -156,24 +156,43 @@ static char *norm_path(const char *in)
 	return out;
 }
 
+void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "(?2 = 0 OR %s = ?2)"
+		 " AND (?3 IS NULL OR %s IN (SELECT tid FROM task WHERE comm = ?3))"
+		 " AND (?4 IS NULL OR %s >= ?4) AND (?5 IS NULL OR %s < ?5)",
+		 task_col, task_col, time_col, time_col);
+}
+
 /* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
 static void where_sql(const struct rsel *sel, char *buf, size_t n)
 {
 	const char *owner = sel->func	 ? "c.func_id IN (SELECT id FROM func WHERE name = ?1)"
 			    : sel->fnode ? "c.fnode_id = ?1"
 					 : "c.fnode_id IN (SELECT id FROM fnode_path WHERE path = ?1)";
+	char filter[320];
 
-	snprintf(buf, n,
-		 "%s AND (?2 = 0 OR c.task_id = ?2)"
-		 " AND (?3 IS NULL OR c.task_id IN (SELECT tid FROM task WHERE comm = ?3))"
-		 " AND (?4 IS NULL OR c.t_entry >= ?4) AND (?5 IS NULL OR c.t_entry < ?5)",
-		 owner);
+	rdb_filter_sql("c.task_id", "c.t_entry", filter, sizeof(filter));
+	snprintf(buf, n, "%s AND %s", owner, filter);
 }
 
-/* The recording's first event, ns (0 if unknown). */
-static int64_t t_first(struct rdb *db)
+int64_t rdb_t_first(struct rdb *db)
 {
 	return query_int(db->sql, "SELECT t_first FROM recording", 0);
+}
+
+int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
+{
+	int rc = sqlite3_bind_int64(st, 2, sel->task);
+
+	rc |= sel->comm ? sqlite3_bind_text(st, 3, sel->comm, -1, SQLITE_TRANSIENT)
+			: sqlite3_bind_null(st, 3);
+	rc |= sel->t_lo != INT64_MIN ? sqlite3_bind_int64(st, 4, t0 + sel->t_lo)
+				     : sqlite3_bind_null(st, 4);
+	rc |= sel->t_hi != INT64_MAX ? sqlite3_bind_int64(st, 5, t0 + sel->t_hi)
+				     : sqlite3_bind_null(st, 5);
+	return rc;
 }
 
 static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, int64_t t0)
@@ -182,14 +201,7 @@ static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, 
 		 : sel->fnode ? sqlite3_bind_int64(st, 1, sel->fnode)
 			      : sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
 
-	rc |= sqlite3_bind_int64(st, 2, sel->task);
-	rc |= sel->comm ? sqlite3_bind_text(st, 3, sel->comm, -1, SQLITE_TRANSIENT)
-			: sqlite3_bind_null(st, 3);
-	rc |= sel->t_lo != INT64_MIN ? sqlite3_bind_int64(st, 4, t0 + sel->t_lo)
-				     : sqlite3_bind_null(st, 4);
-	rc |= sel->t_hi != INT64_MAX ? sqlite3_bind_int64(st, 5, t0 + sel->t_hi)
-				     : sqlite3_bind_null(st, 5);
-	return rc;
+	return rc | rdb_bind_filters(st, sel, t0);
 }
 
 /* A title for the selection (caller frees), or NULL with @err set if it names nothing. */
@@ -353,7 +365,7 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
 	} else if (sel->path && !path) {
 		fmt_errf(err, db->path, "out of memory");
 	} else if ((info->what = sel_what(db, sel, path, err))) {
-		info->t0 = t_first(db);
+		info->t0 = rdb_t_first(db);
 		st = sel_query(db, sel, path, info->t0, err);
 	}
 	free(path);
@@ -633,7 +645,7 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 	free(p->max_ns);
 	p->lat_ns = NULL;
 	p->max_ns = NULL;
-	info->t0 = t_first(db);
+	info->t0 = rdb_t_first(db);
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
 	rc = 0;
@@ -697,12 +709,53 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 			 "DELETE FROM sr_root",
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
-	    bind_sel(st, sel, path, t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
+	    bind_sel(st, sel, path, rdb_t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
 	    sqlite3_bind_int64(st, 7, hi) || sqlite3_step(st) != SQLITE_DONE)
 		fmt_errf(err, db->path, "cannot select the calls: %s", sqlite3_errmsg(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
+	free(path);
+	return n;
+}
+
+int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+{
+	static const char q[] =
+	    "INSERT INTO sel_fnode(id) WITH RECURSIVE sub(id) AS ("
+	    " SELECT id FROM fnode WHERE (?2 = 0 AND func_id IN (SELECT id FROM func WHERE name = ?1))"
+	    " OR (?2 = 1 AND id = ?1) OR (?2 = 2 AND id IN (SELECT id FROM fnode_path WHERE path = ?1))"
+	    " UNION SELECT f.id FROM fnode f JOIN sub ON f.parent_id = sub.id) SELECT id FROM sub";
+	char *path = sel->path ? norm_path(sel->path) : NULL, *what = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	if (sel->path && !path) {
+		fmt_errf(err, db->path, "out of memory");
+		goto out;
+	}
+	if (!(what = sel_what(db, sel, path, err)))
+		goto out;
+	if (sqlite3_exec(db->sql,
+			 "CREATE TEMP TABLE IF NOT EXISTS sel_fnode(id INTEGER PRIMARY KEY);"
+			 "DELETE FROM sel_fnode",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
+		fmt_errf(err, db->path, "cannot select the fnodes: %s", sqlite3_errmsg(db->sql));
+		goto out;
+	}
+	if (sel->fnode)
+		sqlite3_bind_int64(st, 1, sel->fnode);
+	else
+		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, sel->func ? 0 : sel->fnode ? 1 : 2);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fmt_errf(err, db->path, "cannot select the fnodes: %s", sqlite3_errmsg(db->sql));
+	else
+		n = sqlite3_changes(db->sql);
+out:
+	sqlite3_finalize(st);
+	free(what);
 	free(path);
 	return n;
 }

@@ -129,6 +129,26 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
 			 struct fmt_err *err);
 
+/* The recording's first event, ns (0 if unknown): where --time LO-HI counts from. */
+int64_t rdb_t_first(struct rdb *db);
+
+/*
+ * The task and time filters of a selection as SQL, for a query whose task id
+ * is column @task_col and whose time is @time_col: "(?2 = 0 OR ...)" over
+ * parameters ?2 (task), ?3 (comm), ?4 and ?5 (time range, ns), which
+ * rdb_bind_filters() binds from @sel (@t0: rdb_t_first()). 0 or an SQLite error.
+ */
+void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_t n);
+int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
+
+/*
+ * The fnodes of @sel's function, fnode or call path and every fnode below
+ * them (their subtrees, each once), into the temporary table sel_fnode(id)
+ * of @db (emptied first). Returns how many, or -1 with @err set (as
+ * rprofile_load(): "no function 'x'" when the selection names nothing).
+ */
+int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err);
+
 /* Free what rprofile_load() allocated in @p; @p is empty again. */
 void rprofile_release(struct profile *p);
 

@@ -92,3 +92,42 @@ void io_rules_free(struct io_rules *rules);
  */
 int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
 	      int64_t call, int top, bool json, struct fmt_err *err);
+
+/* What darc export writes. */
+enum { EXPORT_FOLDED, EXPORT_CHROME };
+/* --folded's weights: a part of each call's latency (schema/README.md, view call), or a count. */
+enum export_metric {
+	XM_EXCL,    /* excl_ns: the call's own CPU time (the default) */
+	XM_INCL,    /* incl_ns - children_ns: so that a frame's width is its incl_ns */
+	XM_CALLS,   /* 1 per complete call */
+	XM_IRQ,     /* irq_ns */
+	XM_SOFTIRQ, /* softirq_ns */
+	XM_PREEMPT, /* preempt_ns */
+	XM_BLOCKED, /* blocked_ns */
+	XM_OFFCPU,  /* preempt_ns + blocked_ns */
+	XM_METRICS
+};
+const char *export_metric_name(int m); /* "excl", ... */
+int export_metric_of(const char *name); /* -1 if unknown */
+/* --folded's root frame. */
+enum { EXPORT_ROOT_NONE, EXPORT_ROOT_COMM, EXPORT_ROOT_TID };
+
+struct export_opts {
+	int format;	/* EXPORT_FOLDED or EXPORT_CHROME */
+	int metric;	/* --folded: enum export_metric */
+	bool off_cpu;	/* --folded: off-CPU stacks (sched_interval), the wait's kind last */
+	int root;	/* --folded: EXPORT_ROOT_*: a first frame naming the task */
+};
+#define EXPORT_OPTS_INIT {EXPORT_FOLDED, XM_EXCL, false, EXPORT_ROOT_NONE}
+
+/*
+ * darc export: the complete calls @o selects (the subtrees of its function,
+ * fnode or call path; of its task or comm; entered in its time window) to
+ * @out as folded stacks (one line per distinct stack and its weight summed in
+ * SQL) or as Trace Event Format JSON (a B and an E event per call, read
+ * thread by thread in the order of entry, the E events from a stack; off-CPU
+ * and interrupt intervals as X events on tracks of their own). Memory grows with the
+ * functions, fnodes and tasks, not with the calls.
+ */
+int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
+		  struct fmt_err *err);

@@ -14,14 +14,7 @@
 #include "pipeline.h"
 
 const char ropt_help[] =
-    "which calls (one of):\n"
-    "      --func F         a function (kernel function, system call, probe, user function)\n"
-    "      --fnode ID       one node of the ftree (SELECT * FROM hot_paths shows them)\n"
-    "      --path 'a>b>c'   the function at the end of a call path from a root\n"
-    "  and of them:\n"
-    "      --task TID       one task's calls;  --comm NAME  the calls of tasks named NAME\n"
-    "      --time LO-HI     calls entered in this window, from the recording's first\n"
-    "                       event (e.g. 0.5-2, 100ms-1.5s; s without a unit)\n"
+    "which calls (one of):\n" ROPT_HELP_CALLS
     "how:\n"
     "      --metric M       incl (default), excl, irq, softirq, preempt, blocked: the\n"
     "                       latency, or one part of it (schema/README.md, view call)\n"
@@ -216,10 +209,17 @@ int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
 	       bool need_selection, struct fmt_err *err)
 {
+	return ropt_parse_short(argc, argv, "h", opts, o, own, ctx, need_selection, err);
+}
+
+int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
+		     void *ctx, bool need_selection, struct fmt_err *err)
+{
 	int c, rc;
 
 	err->msg[0] = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		if (c == 'h')
 			return ROPT_HELP;
 		if (c == '?' || c == ':')

@@ -34,16 +34,19 @@ enum {
 	ROPT_LAST
 };
 
-/* The entries of struct option for the shared options, to copy into a command's table. */
-#define ROPT_OPTIONS                                                                            \
+/* The entries of struct option for the options that choose calls (see ROPT_HELP_CALLS). */
+#define ROPT_CALL_OPTIONS                                                                       \
 	{"func", required_argument, NULL, ROPT_FUNC},                                           \
 	    {"fnode", required_argument, NULL, ROPT_FNODE},                                     \
 	    {"path", required_argument, NULL, ROPT_PATH},                                       \
-	    {"metric", required_argument, NULL, ROPT_METRIC},                                   \
-	    {"resolution", required_argument, NULL, ROPT_RESOLUTION},                           \
 	    {"task", required_argument, NULL, ROPT_TASK},                                       \
 	    {"comm", required_argument, NULL, ROPT_COMM},                                       \
-	    {"time", required_argument, NULL, ROPT_TIME},                                       \
+	    {"time", required_argument, NULL, ROPT_TIME}
+
+/* The entries of struct option for the shared options, to copy into a command's table. */
+#define ROPT_OPTIONS                                                                            \
+	ROPT_CALL_OPTIONS, {"metric", required_argument, NULL, ROPT_METRIC},                    \
+	    {"resolution", required_argument, NULL, ROPT_RESOLUTION},                           \
 	    {"unit", required_argument, NULL, ROPT_UNIT},                                       \
 	    {"cpu-mhz", required_argument, NULL, ROPT_CPU_MHZ},                                 \
 	    {"peaks", required_argument, NULL, ROPT_PEAKS},                                     \
@@ -51,6 +54,16 @@ enum {
 	    {"smooth", required_argument, NULL, ROPT_SMOOTH},                                   \
 	    {"json", no_argument, NULL, ROPT_JSON},                                             \
 	    {"svg", required_argument, NULL, ROPT_SVG}
+
+/* The help lines of ROPT_CALL_OPTIONS, under a command's own heading. */
+#define ROPT_HELP_CALLS                                                                         \
+	"      --func F         a function (kernel function, system call, probe, user function)\n" \
+	"      --fnode ID       one node of the ftree (SELECT * FROM hot_paths shows them)\n"      \
+	"      --path 'a>b>c'   the function at the end of a call path from a root\n"            \
+	"  and of them:\n"                                                                      \
+	"      --task TID       one task's calls;  --comm NAME  the calls of tasks named NAME\n" \
+	"      --time LO-HI     calls entered in this window, from the recording's first\n"      \
+	"                       event (e.g. 0.5-2, 100ms-1.5s; s without a unit)\n"
 
 /* Their help text, for a command's usage. */
 extern const char ropt_help[];
@@ -89,6 +102,11 @@ enum { ROPT_OK = 0, ROPT_HELP = 1, ROPT_USAGE = 2, ROPT_BAD = 3 };
 int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
 	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
 	       bool need_selection, struct fmt_err *err);
+
+/* ropt_parse() with short options @shortopts (which must have "h"), e.g. "ho:". */
+int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
+		     void *ctx, bool need_selection, struct fmt_err *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);

@@ -67,44 +67,7 @@ if [ -z "$browser" ]; then
 	exit 1
 fi
 pngcheck() { # PNG: not blank, and dark bar pixels (#264653) present
-	python3 - "$1" <<'PY'
-import struct, sys, zlib
-d = open(sys.argv[1], "rb").read()
-assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, w = 8, b"", 0
-while pos < len(d):
-    n, t = struct.unpack(">I4s", d[pos:pos + 8])
-    c = d[pos + 8:pos + 8 + n]
-    if t == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", c[:10])
-        assert depth == 8 and ctype in (2, 6), (depth, ctype)
-        bpp = 3 if ctype == 2 else 4
-    elif t == b"IDAT":
-        idat += c
-    pos += 12 + n
-raw, stride, prev, rows = zlib.decompress(idat), w * bpp, None, []
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b = prev[i] if prev else 0
-        c = prev[i - bpp] if prev and i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line)
-    prev = line
-px = [tuple(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)]
-nonwhite = sum(1 for p in px if p != (255, 255, 255))
-bar = sum(1 for p in px if abs(p[0] - 0x26) < 12 and abs(p[1] - 0x46) < 12 and abs(p[2] - 0x53) < 12)
-assert nonwhite > 0.02 * len(px), "blank: %d of %d pixels not white" % (nonwhite, len(px))
-assert bar > 500, "no bar drawn: %d bar pixels" % bar
-print("%d of %d pixels drawn, %d in the bars' colour" % (nonwhite, len(px), bar))
-PY
+	python3 "$here/png.py" "$1" --colour 264653 --min-colour-px 500
 }
 for p in hist diff; do
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \

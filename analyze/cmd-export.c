@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc export: the calls as folded stacks (flame graphs) or as Trace Event
+ * Format JSON (timelines), for the tools people already use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report.h"
+
+static const char usage_head[] =
+    "usage: darc export [options] DB|RECORDING (--folded | --chrome) [-o FILE]\n\n"
+    "The calls of a darc database in the formats of other tools. Given a\n"
+    "recording, darc analyzes it into RECORDING.db first (and reuses that).\n\n"
+    "  --folded   folded stacks, one line per call path: 'root;child;leaf WEIGHT',\n"
+    "             for flamegraph.pl, speedscope (https://speedscope.app, or\n"
+    "             'npm install -g speedscope'), inferno, ... The weight of a path\n"
+    "             is summed over its complete calls (fnode table, or the calls\n"
+    "             when --task, --comm, --time or --root ask for them):\n"
+    "      --metric M   excl (default): the calls' own CPU time, excl_ns;\n"
+    "                   incl: incl_ns - children_ns, so each frame is as wide as its\n"
+    "                   incl_ns; calls: how many; irq, softirq, preempt, blocked:\n"
+    "                   that part of the latency; offcpu: preempt + blocked\n"
+    "      --off-cpu    off-CPU stacks: the sleeps (sched_interval) of each call\n"
+    "                   path, each path ending in a frame naming the wait's kind\n"
+    "                   ([blocking I/O], [timed out], ...; view wait); --metric\n"
+    "                   blocked (default), preempt or offcpu\n"
+    "      --root R     a first frame naming the task: comm, or tid (comm-tid);\n"
+    "                   none (default)\n"
+    "  --chrome   Trace Event Format JSON, for Perfetto (https://ui.perfetto.dev),\n"
+    "             chrome://tracing and speedscope: a B and an E event per complete\n"
+    "             call on its task's thread (ts in us, ns as decimals, from the\n"
+    "             recording's first event), its latency parts, flags and id as\n"
+    "             args; each task's off-CPU intervals on a thread of its own, and\n"
+    "             each CPU's interrupts in a process 'interrupts'\n"
+    "  -o FILE    write FILE (whole, or not at all) instead of stdout\n"
+    "Calls whose entry or exit the recording lacks are left out (their time is\n"
+    "unknown).\n\n"
+    "which calls (default all; the subtrees of):\n" ROPT_HELP_CALLS;
+static const char usage_tail[] =
+    "  -h, --help\n\n"
+    "view:\n"
+    "    darc export run.db --folded | flamegraph.pl > fg.svg\n"
+    "    darc export run.db --chrome -o run.json; then open it in ui.perfetto.dev\n"
+    "    darc export run.db --folded > run.folded; speedscope run.folded (or drop\n"
+    "    run.folded or run.json on https://speedscope.app)\n\n"
+    "examples:\n"
+    "  darc export trace.db --folded -o trace.folded\n"
+    "  darc export trace.db --folded --metric incl --root comm --func __x64_sys_pread64\n"
+    "  darc export trace.db --folded --off-cpu\n"
+    "  darc export trace.dat --chrome --time 0-100ms -o trace.json\n";
+
+enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_METRIC, OPT_OFF_CPU, OPT_ROOT };
+
+struct args {
+	struct export_opts x;
+	const char *out;
+	bool metric_given;
+	int formats;
+};
+
+static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+{
+	struct args *a = ctx;
+
+	switch (c) {
+	case OPT_FOLDED:
+	case OPT_CHROME:
+		a->x.format = c == OPT_FOLDED ? EXPORT_FOLDED : EXPORT_CHROME;
+		a->formats++;
+		return 0;
+	case OPT_METRIC:
+		a->metric_given = true;
+		if ((a->x.metric = export_metric_of(arg)) >= 0)
+			return 0;
+		return fmt_errf(err, NULL,
+				"bad --metric '%s': excl, incl, calls, irq, softirq, preempt,"
+				" blocked or offcpu",
+				arg);
+	case OPT_OFF_CPU:
+		a->x.off_cpu = true;
+		return 0;
+	case OPT_ROOT:
+		a->x.root = !strcmp(arg, "none")   ? EXPORT_ROOT_NONE
+			    : !strcmp(arg, "comm") ? EXPORT_ROOT_COMM
+			    : !strcmp(arg, "tid")  ? EXPORT_ROOT_TID
+						   : -1;
+		return a->x.root >= 0 ? 0
+				      : fmt_errf(err, NULL, "bad --root '%s': none, comm or tid", arg);
+	case 'o':
+		a->out = arg;
+		return 0;
+	}
+	return -1;
+}
+
+/* What is left to check once the options are read. 0 or -1 with @err set. */
+static int check(struct args *a, struct fmt_err *err)
+{
+	if (a->formats != 1)
+		return fmt_errf(err, NULL, "say what to write: --folded or --chrome");
+	if (a->x.format == EXPORT_CHROME && (a->metric_given || a->x.off_cpu || a->x.root))
+		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
+	if (a->x.off_cpu && !a->metric_given)
+		a->x.metric = XM_BLOCKED;
+	if (a->x.off_cpu && a->x.metric != XM_BLOCKED && a->x.metric != XM_PREEMPT &&
+	    a->x.metric != XM_OFFCPU)
+		return fmt_errf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+				export_metric_name(a->x.metric));
+	return 0;
+}
+
+struct job {
+	struct rdb *db;
+	const struct ropt *o;
+	const struct export_opts *x;
+	struct fmt_err err;
+	int rc;
+};
+
+static int write_export(void *ctx, FILE *f)
+{
+	struct job *j = ctx;
+
+	j->rc = report_export(f, j->db, j->o, j->x, &j->err);
+	return j->rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		ROPT_CALL_OPTIONS,
+		{"folded", no_argument, NULL, OPT_FOLDED},
+		{"chrome", no_argument, NULL, OPT_CHROME},
+		{"metric", required_argument, NULL, OPT_METRIC},
+		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+		{"root", required_argument, NULL, OPT_ROOT},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct args a = {.x = EXPORT_OPTS_INIT};
+	struct ropt o;
+	struct job j = {.o = &o, .x = &a.x};
+	int rc;
+
+	ropt_init(&o);
+	rc = ropt_parse_short(argc, argv, "ho:", opts, &o, own_option, &a, false, &j.err);
+	if (rc == ROPT_OK && check(&a, &j.err))
+		rc = ROPT_BAD;
+	if (rc == ROPT_OK && optind != argc - 1)
+		rc = ROPT_USAGE;
+	if (rc != ROPT_OK) {
+		ropt_release(&o);
+		return cmd_usage(rc, &j.err, usage_head, "", usage_tail);
+	}
+	j.db = ropt_open_db(argv[optind], "export", &j.err);
+	if (!j.db)
+		rc = -1;
+	else if (a.out) {
+		struct fmt_err werr;
+		rc = ropt_write_file(a.out, write_export, &j, &werr);
+		if (rc && !j.rc)
+			j.err = werr; /* the export went well, the file did not */
+	} else
+		rc = report_export(stdout, j.db, &o, &a.x, &j.err);
+	if (rc)
+		darc_error("%s", j.err.msg);
+	rdb_close(j.db);
+	ropt_release(&o);
+	return rc ? EXIT_INPUT : EXIT_OK;
+}
