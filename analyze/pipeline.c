@@ -320,6 +320,17 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 	fmt_reader_close(run->r);
 }
 
+/* DARC_TIMING=1: the wall seconds since @t0 at the end of stage @what, on stderr. */
+static void timing(const char *what, double t0)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("DARC_TIMING") != NULL;
+	if (on)
+		fprintf(stderr, "darc: %-30s at %.3f s\n", what, now() - t0);
+}
+
 int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
 		 struct pipeline_result *res, struct fmt_err *err)
 {
@@ -339,14 +350,17 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 	if (rc == PIPELINE_OK) {
 		db_set_call_indexes(run.db, o->indexes);
 		rc = read_events(&run, o->progress, t0, err);
+		timing("events read, calls built", t0);
 	}
 	if (rc == PIPELINE_OK && (put_tree(&run) || put_recording(&run)))
 		rc = writer_failed(&run, dbpath, err);
+	timing("ftree and histograms queued", t0);
 	if (rc == PIPELINE_OK) {
 		/* the rest of the rows, the indexes, and the rename */
 		if (db_finish(run.db, err))
 			rc = PIPELINE_ANALYSIS;
 		run.db = NULL;
+		timing("database finished", t0);
 	}
 	db_abort(run.db);
 	finish_run(&run, rc == PIPELINE_OK ? res : NULL, t0);
