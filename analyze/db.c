@@ -1312,16 +1312,34 @@ void db_set_call_indexes(struct db *db, bool on)
 	db->call_indexes = on;
 }
 
+/* With DARC_TIMING: the wall time since the last step of db_finish(). */
+static void step_done(const struct db *db, const char *what, double *t)
+{
+	struct timespec ts;
+	double now;
+
+	if (!db->timing)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec + ts.tv_nsec / 1e9;
+	if (*t)
+		fprintf(stderr, "darc: finish: %-24s %.3f s\n", what, now - *t);
+	*t = now;
+}
+
 int db_finish(struct db *db, struct fmt_err *err)
 {
 	struct fmt_err e;
 	char *dir = NULL;
+	double t = 0;
 	int ret = -1;
 
 	if (!db)
 		return fmt_errf(err, NULL, "no database to finish");
+	step_done(db, "", &t);
 	window_flush(db, db->win_next + WINDOW); /* a failure is in db->failed */
 	stop_writer(db, false);
+	step_done(db, "the writer's last blocks", &t);
 	if (atomic_load(&db->failed)) {
 		e = db->werr;
 		goto out;
@@ -1335,8 +1353,10 @@ int db_finish(struct db *db, struct fmt_err *err)
 		 "cannot write to table task", &e) < 0 ||
 	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
 	    (db->call_indexes &&
-	     exec(db, schema_call_indexes_sql, "cannot create the indexes", &e) < 0) ||
-	    exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
+	     exec(db, schema_call_indexes_sql, "cannot create the indexes", &e) < 0))
+		goto out;
+	step_done(db, "indexes", &t);
+	if (exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
 	    exec(db, "COMMIT", "cannot commit", &e) < 0)
 		goto out;
 	if (sqlite3_close(db->sql) != SQLITE_OK) {
@@ -1344,11 +1364,13 @@ int db_finish(struct db *db, struct fmt_err *err)
 		goto out;
 	}
 	db->sql = NULL;
+	step_done(db, "ANALYZE, commit, close", &t);
 	/* synchronous=OFF never synced: make the file durable before it gets its name */
 	if (sync_path(db->tmp, false) < 0) {
 		fmt_errf(&e, db->path, "cannot sync '%s': %s", db->tmp, strerror(errno));
 		goto out;
 	}
+	step_done(db, "fsync", &t);
 	if (rename(db->tmp, db->path) < 0) {
 		fmt_errf(&e, db->path, "cannot rename '%s' to it: %s", db->tmp, strerror(errno));
 		goto out;

@@ -9,7 +9,6 @@
 CREATE INDEX fnode_parent ON fnode(parent_id);
 CREATE INDEX fnode_func ON fnode(func_id);
 CREATE INDEX func_name ON func(name);
-CREATE INDEX hist_by_owner ON hist(owner_kind, owner_id);
 CREATE INDEX irq_interval_cpu ON irq_interval(cpu, t_start);
 CREATE INDEX irq_interval_call ON irq_interval(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX sched_interval_task ON sched_interval(task_id, t_out);

@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -162,8 +162,11 @@ CREATE TABLE hist (
 	metric INTEGER NOT NULL, -- hist_metric.metric: 0 incl_ns, 1 excl_ns
 	resolution INTEGER NOT NULL, -- buckets per octave, 1..4
 	bucket INTEGER NOT NULL,
-	count INTEGER NOT NULL
-);
+	count INTEGER NOT NULL,
+	-- stored in the order of its key (written in that order): an owner's
+	-- buckets are together, with no index to build after the load
+	PRIMARY KEY (owner_kind, owner_id, metric, resolution, bucket)
+) WITHOUT ROWID;
 
 -- The intervals a CPU spent in interrupt context (outermost level only).
 CREATE TABLE irq_interval (
