@@ -130,6 +130,7 @@ struct perf {
 	uint64_t seq, limit, next_flush, max_ts;
 	bool eof;
 	uint64_t missed_any; /* lost events of no known CPU, for the next event */
+	bool lost_seen; /* a LOST record was read */
 	bool have_tracing;
 	int nraw; /* tracepoint attrs that sample RAW */
 	char *host, *osrelease, *arch, *version, *cmdline;
@@ -197,11 +198,13 @@ static int add_id(struct fmt_reader *r, struct perf *p, uint64_t id, int attr,
 static int add_attr(struct fmt_reader *r, struct perf *p, struct rd *d, uint64_t n,
 		    struct fmt_err *err)
 {
-	struct rd a = rd_init(rd_bytes(d, n), n, false);
+	const uint8_t *b = rd_bytes(d, n);
+	struct rd a;
 	struct pattr *t;
 
-	if (d->bad || n < ATTR_MIN_BYTES)
+	if (!b || n < ATTR_MIN_BYTES)
 		return FAIL("bad event attr of %" PRIu64 " bytes", n);
+	a = rd_init(b, n, false);
 	if (p->nattrs >= 65536)
 		return FAIL("more than 65536 event attrs");
 	if (GROW(p->attrs, p->nattrs, p->attrs_cap, 16))
@@ -384,11 +387,13 @@ static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, st
 	case F_ARCH:
 		s = &p->arch;
 		break;
-	case F_NRCPUS:
-		r->info.cpus = rd_u32(&d); /* available; then online */
-		if (d.bad || r->info.cpus > PERF_MAX_CPUS)
-			return FAIL("bad HEADER_NRCPUS (%d cpus)", r->info.cpus);
+	case F_NRCPUS: {
+		uint32_t n = rd_u32(&d); /* available; then online */
+		if (d.bad || n > PERF_MAX_CPUS)
+			return FAIL("bad HEADER_NRCPUS (%u cpus)", n);
+		r->info.cpus = (int)n;
 		return 0;
+	}
 	case F_CMDLINE: {
 		uint32_t n = rd_u32(&d);
 		free(p->cmdline);
@@ -571,6 +576,19 @@ static const struct pattr *sample_attr(struct fmt_reader *r, struct perf *p, str
 	return attr_of_id(r, p, id, rc->off, err);
 }
 
+/* The { u32 cpu, res } of a sample or trailer; (u32)-1 is no CPU. */
+static int read_cpu(struct fmt_reader *r, struct rd *d, struct qent *e, uint64_t off,
+		    struct fmt_err *err)
+{
+	uint32_t cpu = rd_u32(d);
+
+	rd_u32(d);
+	if (cpu >= PERF_MAX_CPUS && cpu != UINT32_MAX)
+		return FAIL("record at offset %" PRIu64 " on absurd cpu %u", off, cpu);
+	e->cpu = cpu == UINT32_MAX ? -1 : (int32_t)cpu;
+	return 0;
+}
+
 /* PERF_RECORD_SAMPLE: a tracepoint's raw record is queued as an event. */
 static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
 {
@@ -589,10 +607,8 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct f
 	if (st & S_TIME)
 		e.ts = rd_u64(&d);
 	rd_bytes(&d, 8 * (!!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID)));
-	if (st & S_CPU) {
-		e.cpu = (int32_t)rd_u32(&d);
-		rd_u32(&d);
-	}
+	if (st & S_CPU && read_cpu(r, &d, &e, rc->off, err))
+		return -1;
 	if (st & S_PERIOD)
 		rd_u64(&d);
 	if (st & S_READ)
@@ -607,8 +623,6 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct f
 		return FAIL("tracepoint sample at offset %" PRIu64 " is truncated or has a raw "
 			    "record of %u bytes",
 			    rc->off, n);
-	if (e.cpu >= PERF_MAX_CPUS)
-		return FAIL("sample at offset %" PRIu64 " on absurd cpu %d", rc->off, e.cpu);
 	e.n = n;
 	return q_push(r, p, e, err);
 }
@@ -645,11 +659,26 @@ static int64_t trailer(struct fmt_reader *r, struct perf *p, struct rec *rc, str
 	if (a->sample_type & S_TIME)
 		e->ts = rd_u64(&d);
 	rd_bytes(&d, 8 * (!!(a->sample_type & S_ID) + !!(a->sample_type & S_STREAM_ID)));
-	if (a->sample_type & S_CPU)
-		e->cpu = (int32_t)rd_u32(&d);
-	if (e->cpu >= PERF_MAX_CPUS)
-		return FAIL("record at offset %" PRIu64 " on absurd cpu %d", rc->off, e->cpu);
+	if (a->sample_type & S_CPU && read_cpu(r, &d, e, rc->off, err))
+		return -1;
 	return (int64_t)tb;
+}
+
+/*
+ * Whether a lost record adds to the count. The kernel's LOST records say
+ * where records were dropped. perf record ends with LOST_SAMPLES records of
+ * time 0 holding each event's total of lost samples (PERF_FORMAT_LOST, with
+ * a CPU that need not be where they were lost): the same losses again, so
+ * they count only when no LOST record did.
+ */
+static bool lost_counts(struct perf *p, uint32_t type, struct qent *e)
+{
+	if (type == REC_LOST)
+		p->lost_seen = true;
+	if (type == REC_LOST || e->ts)
+		return true;
+	e->cpu = -1; /* perf's index of the counter, not where they were lost */
+	return !p->lost_seen;
 }
 
 /* COMM, FORK, LOST and LOST_SAMPLES: queued to take effect in time order. */
@@ -681,6 +710,8 @@ static int task_or_lost(struct fmt_reader *r, struct perf *p, struct rec *rc, st
 		e.n = rd_u64(&d);
 		if (d.bad)
 			return FAIL("bad LOST record at offset %" PRIu64, rc->off);
+		if (!lost_counts(p, rc->type, &e))
+			return 0;
 	}
 	return q_push(r, p, e, err);
 }
@@ -774,7 +805,10 @@ static void task_record(struct fmt_reader *r, struct qent *e)
 		tep_override_comm(r->tep, comm, (int)tid);
 }
 
-/* Account lost events to their CPU's next event. */
+/*
+ * Account lost events to their CPU's next event; with no CPU known (perf's
+ * closing totals), to the next event of any CPU and to cpu 0's statistics.
+ */
 static int lost(struct fmt_reader *r, struct perf *p, struct qent *e, struct fmt_err *err)
 {
 	struct stream *s = cpu_stream(r, e->cpu < 0 ? 0 : e->cpu, err);

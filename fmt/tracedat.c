@@ -191,6 +191,37 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 	return 0;
 }
 
+/*
+ * libtraceevent 1.7 folds the operands of '/' and '%' in a print fmt while
+ * parsing it and divides by zero (SIGFPE) when the divisor is not a number,
+ * as in a damaged format (found by fuzzing the perf.data reader). Refuse a
+ * format whose divisor is not a field (REC->), a nonzero number or a sizeof
+ * (parentheses skipped), outside the format string: no kernel format has one.
+ */
+static bool divisors_ok(const char *text, size_t len)
+{
+	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
+	bool str = false;
+
+	for (; p && p < end; p++) {
+		const char *q = p + 1;
+		if (str) {
+			p += *p == '\\';
+			str = *p != '"';
+			continue;
+		}
+		str = *p == '"';
+		if (*p != '/' && *p != '%')
+			continue;
+		while (q < end && (*q == ' ' || *q == '('))
+			q++;
+		if (!((end - q >= 5 && !memcmp(q, "REC->", 5)) ||
+		      (end - q >= 6 && !memcmp(q, "sizeof", 6)) || (q < end && *q >= '1' && *q <= '9')))
+			return false;
+	}
+	return true;
+}
+
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
@@ -203,7 +234,8 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	i = r->format_of_id[id];
 	if (i < 0)
 		return NULL;
-	if (tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
+	if (!divisors_ok(r->formats[i].text, r->formats[i].len) ||
+	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
 		return NULL;
 	ev = tep_find_event(r->tep, id);
 	if (!ev)
@@ -328,7 +360,8 @@ static int keep_lines(char *s, int (*ok)(const char *line, size_t len))
 		if (ok(in, len)) {
 			memmove(out, in, len);
 			out += len;
-			*out++ = '\n';
+			if (in[len] == '\n') /* a last line without one: no room */
+				*out++ = '\n';
 		} else if (len) {
 			dropped++;
 		}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""darc dump against perf script, event for event, on every perf sample.
+
+Usage: perf-vs-perfscript.py DARC [FILE...]   (default: samples/*.perf.data)
+
+Both print each event with its print format; per event the time (ns), cpu,
+pid, task name, event name and fields must agree, in the same order. Lost
+events: the sum of darc's 'EVENTS DROPPED' counts must equal the sum of
+perf's PERF_RECORD_LOST counts (perf script --show-lost-events), or when
+there are none, of perf record's closing PERF_RECORD_LOST_SAMPLES totals;
+darc dump's 'EVENTS DROPPED' marks may only show fewer (a loss after a CPU's
+last event has no event to mark). Exits 77
+when perf is not installed, 1 on any difference.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+DARC_RE = re.compile(r'^\s*(.*)-(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}): (\S+): ?(.*)$')
+PERF_RE = re.compile(r'^\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\S+):\s?(.*)$')
+LOST_D = re.compile(r'^CPU:(\d+) \[(\d+) EVENTS DROPPED\]$')
+LOST_P = re.compile(r'PERF_RECORD_LOST lost (\d+)')
+LOST_S = re.compile(r'PERF_RECORD_LOST_SAMPLES: .*lost samples :(\d+)')
+
+
+def norm(m, perf):
+    comm, pid, cpu, sec, ns, name, fields = m.groups()
+    if perf:
+        name = name.split(':', 1)[-1]
+    if comm in ('<idle>', 'swapper') and pid == '0':
+        comm = 'swapper'
+    return (int(sec) * 10**9 + int(ns), int(cpu), int(pid), comm, name,
+            ' '.join(fields.split()))
+
+
+def darc_events(darc, f):
+    out = subprocess.run([darc, 'dump', '--pretty', f], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    evs, lost = [], 0
+    for line in out[1:]:
+        m = LOST_D.match(line)
+        if m:
+            lost += int(m.group(2))
+            continue
+        m = DARC_RE.match(line)
+        if not m:
+            raise SystemExit(f'FAIL: {f}: darc line not understood: {line}')
+        evs.append(norm(m, False))
+    return evs, lost
+
+
+def perf_events(f):
+    out = subprocess.run(['perf', 'script', '-i', f, '--ns', '--show-lost-events',
+                          '-F', 'comm,tid,cpu,time,event,trace'],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    evs, lost = [], 0
+    for line in out:
+        m = LOST_P.search(line)
+        if m:
+            lost += int(m.group(1))
+            continue
+        m = PERF_RE.match(line)
+        if not m:
+            raise SystemExit(f'FAIL: {f}: perf script line not understood: {line}')
+        evs.append(norm(m, True))
+    if not lost:
+        dump = subprocess.run(['perf', 'script', '-i', f, '-D'], capture_output=True,
+                              text=True, check=True).stdout.splitlines()
+        lost = sum(int(m.group(1)) for m in map(LOST_S.search, dump) if m)
+    return evs, lost
+
+
+def darc_lost(darc, f):
+    out = subprocess.run([darc, 'info', f], capture_output=True, text=True,
+                         check=True).stdout
+    return sum(int(n) for n in re.findall(r' lost (\d+) in ', out))
+
+
+def compare(darc, f):
+    d, dmarks = darc_events(darc, f)
+    dl = darc_lost(darc, f)
+    p, pl = perf_events(f)
+    bad = [i for i, (a, b) in enumerate(zip(d, p)) if a != b]
+    name = os.path.basename(f)
+    if bad or len(d) != len(p) or dl != pl or dmarks > dl:
+        print(f'FAIL: {name}: darc {len(d)} events, perf script {len(p)}; '
+              f'{len(bad)} differ; lost darc {dl} ({dmarks} marked), perf {pl}')
+        for i in bad[:5]:
+            print(f'  #{i}\n    darc: {d[i]}\n    perf: {p[i]}')
+        return False
+    print(f'ok: {name}: {len(d)} events agree with perf script '
+          f'(time, cpu, pid, comm, event, fields); {dl} lost on both, '
+          f'{dmarks} of them marked on a next event')
+    return True
+
+
+def main():
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    darc = os.path.realpath(sys.argv[1])
+    top = os.path.join(os.path.dirname(os.path.realpath(__file__)), '..', '..')
+    files = sys.argv[2:] or sorted(glob.glob(os.path.join(top, 'samples', '*.perf.data')))
+    if not shutil.which('perf'):
+        print('skip: perf is not installed')
+        return 77
+    if not files:
+        print('skip: no perf samples')
+        return 77
+    ok = sum(compare(darc, f) for f in files)
+    print(f'{ok} passed, {len(files) - ok} failed')
+    return 0 if ok == len(files) else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
