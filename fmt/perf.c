@@ -309,12 +309,14 @@ static int check_attrs(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 	return 0;
 }
 
-/* The attr of sample id @id, or NULL (error filled). */
+/* The attr of sample id @id (0: the first), or NULL (error filled). */
 static const struct pattr *attr_of_id(struct fmt_reader *r, struct perf *p, uint64_t id,
 				      uint64_t off, struct fmt_err *err)
 {
 	struct idmap key = {id, 0}, *m;
 
+	if (!id)
+		return &p->attrs[0]; /* records perf record made itself, as perf reads them */
 	m = bsearch(&key, p->ids, p->nids, sizeof(*p->ids), id_cmp);
 	if (!m) {
 		FAIL("record at offset %" PRIu64 " has the unknown sample id %" PRIu64, off, id);

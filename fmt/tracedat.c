@@ -13,6 +13,7 @@
 
 #include "fmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -222,6 +223,68 @@ static bool divisors_ok(const char *text, size_t len)
 	return true;
 }
 
+/*
+ * The name a "field:TYPE NAME[N];" line of a format declares, at @p (after
+ * "field:"), up to @end; its length in *@n, or NULL if there is none.
+ */
+static const char *field_name(const char *p, const char *end, size_t *n)
+{
+	const char *semi = memchr(p, ';', end - p), *q;
+
+	if (!semi)
+		return NULL;
+	q = semi;
+	if (q > p && q[-1] == ']')
+		while (q > p && *q != '[')
+			q--;
+	*n = 0;
+	while (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) {
+		q--;
+		(*n)++;
+	}
+	return *n ? q : NULL;
+}
+
+/*
+ * Screens for what crashes libtraceevent 1.7's format parser (found by
+ * fuzzing) and the kernel never writes: a control character (its tokenizer
+ * returns no token, then compares it), and a REC->NAME in the print fmt that
+ * is no field of the format.
+ */
+static bool format_ok(const char *text, size_t len)
+{
+	const char *end = text + len, *pf = memmem(text, len, "print fmt:", 10), *p;
+	const char *names[256];
+	size_t lens[256];
+	int n = 0;
+
+	for (p = text; p < end && *p; p++)
+		if ((unsigned char)*p < ' ' && *p != '\t' && *p != '\n')
+			return false;
+	if (!pf)
+		return true;
+	for (p = text; (p = memmem(p, pf - p, "field:", 6)); p += 6) {
+		if (n == 256)
+			return false;
+		names[n] = field_name(p + 6, pf, &lens[n]);
+		if (!names[n])
+			return false;
+		n++;
+	}
+	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
+		const char *q = p += 5;
+		int i;
+		while (q < end && (isalnum((unsigned char)*q) || *q == '_'))
+			q++;
+		for (i = 0; i < n && (lens[i] != (size_t)(q - p) || memcmp(names[i], p, lens[i]));
+		     i++)
+			;
+		if (i == n)
+			return false;
+	}
+	return true;
+}
+
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
@@ -235,6 +298,7 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	if (i < 0)
 		return NULL;
 	if (!divisors_ok(r->formats[i].text, r->formats[i].len) ||
+	    !format_ok(r->formats[i].text, r->formats[i].len) ||
 	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
 		return NULL;
 	ev = tep_find_event(r->tep, id);

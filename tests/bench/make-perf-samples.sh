@@ -33,7 +33,7 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 	rec_lost 4 "$s/host-lost.perf.data"
 	[ "$(lost "$s/host-lost.perf.data")" -ge 1 ] 2>/dev/null && break
 done
-rm -f "$s"/host-*.perf.data.old # perf record keeps the previous file so
+rm -f "$s"/host-*.perf.data.old # perf record keeps the previous file as FILE.old
 chmod 644 "$s"/host-*.perf.data
 ver=$(perf --version)
 host="this project's dev host ($(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r), $(nproc) CPUs), $ver"
