@@ -161,8 +161,11 @@ static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct
 	rc->size = rd_u16(&d);
 	if (d.bad)
 		return FAIL("truncated record header at offset %" PRIu64, p->pos);
-	if (rc->size < 8 || rc->size > left)
-		return FAIL("bad record size %u at offset %" PRIu64 " (%" PRIu64 " bytes left)",
+	if (rc->size < 8)
+		return FAIL("bad record size %u at offset %" PRIu64, rc->size, p->pos);
+	if (rc->size > left)
+		return FAIL("truncated: record of %u bytes at offset %" PRIu64 ", %" PRIu64
+			    " bytes left",
 			    rc->size, p->pos, left);
 	rc->body = rd_init(r->map + p->pos + 8, rc->size - 8, false);
 	rc->extra = NULL;

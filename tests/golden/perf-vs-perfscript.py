@@ -10,7 +10,9 @@ perf's PERF_RECORD_LOST counts (perf script --show-lost-events), or when
 there are none, of perf record's closing PERF_RECORD_LOST_SAMPLES totals;
 darc dump's 'EVENTS DROPPED' marks may only show fewer (a loss after a CPU's
 last event has no event to mark). Exits 77
-when perf is not installed, 1 on any difference.
+when perf is not installed, 1 on any difference. Also: the recordings in
+REFUSE (no tracepoints) and damaged copies of every sample (byte-swapped
+magic, cut at 1/8 .. 7/8) must be refused with one line naming the file.
 """
 import glob
 import os
@@ -18,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 DARC_RE = re.compile(r'^\s*(.*)-(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}): (\S+): ?(.*)$')
 PERF_RE = re.compile(r'^\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\S+):\s?(.*)$')
@@ -97,6 +100,38 @@ def compare(darc, f):
     return True
 
 
+# Recordings darc must refuse, and what its one-line message must say.
+REFUSE = {'host-cpuclock.perf.data': 'no tracing data (HEADER_TRACING_DATA)'}
+
+
+def refuse(darc, f, want):
+    """darc dump fails on f with exit 2 and one line naming f and want."""
+    r = subprocess.run([darc, 'dump', f], capture_output=True, text=True)
+    lines = r.stderr.splitlines()
+    ok = r.returncode == 2 and len(lines) == 1 and f in lines[0] and want in lines[0]
+    print(f'{"ok" if ok else "FAIL"}: {os.path.basename(f)} refused: {r.stderr.strip()!r}')
+    return ok
+
+
+def damaged(darc, files, tmp):
+    """Cut and byte-swapped copies: refused with one line, never a crash."""
+    ok = True
+    for f in files:
+        b = open(f, 'rb').read()
+        cases = [('be', b'2ELIFREP' + b[8:], 'big-endian perf.data is not supported')]
+        cases += [(f'cut{n}', b[:len(b) * n // 8], 'truncated') for n in range(1, 8)]
+        for tag, data, want in cases:
+            g = os.path.join(tmp, f'{tag}-{os.path.basename(f)}')
+            open(g, 'wb').write(data)
+            r = subprocess.run([darc, 'dump', g], capture_output=True, text=True)
+            if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or g not in r.stderr:
+                print(f'FAIL: {tag} copy of {os.path.basename(f)}: exit {r.returncode}, '
+                      f'{r.stderr.strip()!r}')
+                ok = False
+    print(f'{"ok" if ok else "FAIL"}: byte-swapped and cut copies refused with one line each')
+    return ok
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
@@ -109,9 +144,15 @@ def main():
     if not files:
         print('skip: no perf samples')
         return 77
-    ok = sum(compare(darc, f) for f in files)
-    print(f'{ok} passed, {len(files) - ok} failed')
-    return 0 if ok == len(files) else 1
+    good = [f for f in files if os.path.basename(f) not in REFUSE]
+    ok = sum(compare(darc, f) for f in good)
+    ok += sum(refuse(darc, f, REFUSE[os.path.basename(f)]) for f in files
+              if os.path.basename(f) in REFUSE)
+    with tempfile.TemporaryDirectory() as tmp:
+        ok += damaged(darc, good, tmp)
+    n = len(files) + 1
+    print(f'{ok} passed, {n - ok} failed')
+    return 0 if ok == n else 1
 
 
 if __name__ == '__main__':
