@@ -3,6 +3,12 @@
 
 Usage: perf-vs-perfscript.py DARC [FILE...]   (default: samples/*.perf.data)
 
+Also darc analyze against perf script: perf probe makes an entry event NAME
+and a return event NAME__return; each return is paired, per thread, with the
+latest unpaired entry of the same name in perf script's output, and those
+calls (function, thread, entry time, duration in ns) must be exactly darc
+analyze's calls of these functions.
+
 Both print each event with its print format; per event the time (ns), cpu,
 pid, task name, event name and fields must agree, in the same order. Lost
 events: the sum of darc's 'EVENTS DROPPED' counts must equal the sum of
@@ -18,6 +24,7 @@ import glob
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -100,6 +107,57 @@ def compare(darc, f):
     return True
 
 
+LINE = re.compile(r'^\s*(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):')
+
+
+def perf_calls(f):
+    out = subprocess.run(['perf', 'script', '-i', f, '--ns', '-F', 'tid,time,event'],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    open_, calls = {}, []
+    for line in out:
+        m = LINE.match(line)
+        if not m:
+            raise SystemExit(f'FAIL: {f}: perf script line not understood: {line}')
+        tid, ts, ev = int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3)), m.group(4)
+        name = ev.split(':', 1)[-1]
+        if name.endswith('__return'):
+            stack = open_.get((tid, name[:-8]))
+            if stack:
+                t0 = stack.pop()
+                calls.append((name[:-8], tid, t0, ts - t0))
+        else:
+            open_.setdefault((tid, name), []).append(ts)
+    return sorted(calls)
+
+
+def darc_calls(darc, f, names):
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, 'a.db')
+        subprocess.run([darc, 'analyze', '-o', db, f], capture_output=True, check=True)
+        con = sqlite3.connect(db)
+        rows = con.execute('SELECT f.name, c.task_id, c.t_entry, c.incl_ns FROM call c '
+                           'JOIN func f ON f.id = c.func_id').fetchall()
+        con.close()
+    return sorted(r for r in rows if r[0] in names)
+
+
+def calls(darc, f):
+    """darc analyze's probe calls are the entry/return pairs of perf script."""
+    p = perf_calls(f)
+    if not p:
+        return True
+    d = darc_calls(darc, f, {c[0] for c in p})
+    name = os.path.basename(f)
+    if p == d:
+        print(f'ok: {name}: darc analyze has the {len(p)} calls paired from perf script '
+              f'({", ".join(sorted({c[0] for c in p}))}): same thread, entry time, duration')
+        return True
+    print(f'FAIL: {name}: {len(p)} calls paired from perf script, {len(d)} in darc')
+    for x, y in [(x, y) for x, y in zip(p, d) if x != y][:5]:
+        print(f'  perf {x}\n  darc {y}')
+    return False
+
+
 # Recordings darc must refuse, and what its one-line message must say.
 REFUSE = {'host-cpuclock.perf.data': 'no tracing data (HEADER_TRACING_DATA)'}
 
@@ -145,7 +203,7 @@ def main():
         print('skip: no perf samples')
         return 77
     good = [f for f in files if os.path.basename(f) not in REFUSE]
-    ok = sum(compare(darc, f) for f in good)
+    ok = sum(compare(darc, f) and calls(darc, f) for f in good)
     ok += sum(refuse(darc, f, REFUSE[os.path.basename(f)]) for f in files
               if os.path.basename(f) in REFUSE)
     with tempfile.TemporaryDirectory() as tmp:
