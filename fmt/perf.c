@@ -308,7 +308,8 @@ static int check_attrs(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 	if (!p->same_type && p->id_pos < 0)
 		return FAIL("events sample different fields without sample ids in one place: "
 			    "their records cannot be told apart");
-	qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
+	if (p->nids)
+		qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
 	return 0;
 }
 
@@ -320,7 +321,7 @@ static const struct pattr *attr_of_id(struct fmt_reader *r, struct perf *p, uint
 
 	if (!id)
 		return &p->attrs[0]; /* records perf record made itself, as perf reads them */
-	m = bsearch(&key, p->ids, p->nids, sizeof(*p->ids), id_cmp);
+	m = p->nids ? bsearch(&key, p->ids, p->nids, sizeof(*p->ids), id_cmp) : NULL;
 	if (!m) {
 		FAIL("record at offset %" PRIu64 " has the unknown sample id %" PRIu64, off, id);
 		return NULL;
