@@ -10,6 +10,7 @@ formats, three cmdlines). Each is written in file mode and in pipe mode, so
 the fuzzer spends its time in the reader rather than in copying metadata.
 """
 import os
+import shutil
 import struct
 import sys
 
@@ -96,6 +97,8 @@ def parse(b):
             if fid in KEEP_FEATS:
                 feats[fid] = b[off:off + size]
     ids = {u64(a, 8) for a, _ in attrs if u32(a, 0) == 2}
+    if F_TRACING not in feats:
+        return None  # no tracepoints: a seed of the refusal is the file itself
     feats[F_TRACING] = small_tracing(feats[F_TRACING], ids)
     return attrs, recs, feats
 
@@ -145,6 +148,9 @@ def main():
         if b[:8] != b'PERFILE2' or u64(b, 8) != 104:
             continue
         parts = parse(b)
+        if not parts:
+            shutil.copy(f, outdir)
+            continue
         name = os.path.basename(f).replace('.perf.data', '')
         open(os.path.join(outdir, name + '-small.perf.data'), 'wb').write(file_mode(*parts))
         open(os.path.join(outdir, name + '-small-pipe.perf.data'), 'wb').write(pipe_mode(*parts))

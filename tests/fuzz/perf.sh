@@ -24,7 +24,9 @@ if ! "$cc" -g -O1 -D_GNU_SOURCE -std=gnu11 -fsanitize=fuzzer,address,undefined \
 	echo "FAIL: cannot build the fuzz target"
 	exit 1
 fi
-# seeds: the samples cut small (perf-seeds.py), in file and pipe mode
+# seeds: the samples cut small (perf-seeds.py), in file and pipe mode, and
+# the inputs that crashed the reader once (perf-regress/, each fixed)
+cp "$src"/tests/fuzz/perf-regress/* "$out/corpus/" || exit 1
 if ! python3 "$src/tests/fuzz/perf-seeds.py" "$out/corpus" "$src"/samples/*.perf.data; then
 	echo "FAIL: cannot make the seeds"
 	exit 1
