@@ -18,13 +18,16 @@ darc dump's 'EVENTS DROPPED' marks may only show fewer (a loss after a CPU's
 last event has no event to mark). Exits 77
 when perf is not installed, 1 on any difference. Also: the recordings in
 REFUSE (no tracepoints) and damaged copies of every sample (byte-swapped
-magic, cut at 1/8 .. 7/8) must be refused with one line naming the file.
+magic, cut at 1/8 .. 7/8) must be refused with one line naming the file,
+and a copy of each file-mode sample with every round's records reversed
+must read exactly as the sample does.
 """
 import glob
 import os
 import re
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
@@ -171,6 +174,48 @@ def refuse(darc, f, want):
     return ok
 
 
+def reversed_rounds(b):
+    """A file-mode perf.data with each round's records in reverse order.
+
+    A LOST record stays right before the record after it: the kernel gives
+    it that record's time, and only the file order says which comes first.
+    """
+    doff, dsize = struct.unpack_from('<QQ', b, 40)
+    out, rnd, o, glue = [], [], doff, b''
+    while o < doff + dsize:
+        typ, size = struct.unpack_from('<I2xH', b, o)
+        if typ == 2:  # LOST
+            glue += b[o:o + size]
+            o += size
+            continue
+        rnd.append(glue + b[o:o + size])
+        glue = b''
+        if typ == 68:  # FINISHED_ROUND
+            out += rnd[-2::-1] + rnd[-1:]
+            rnd = []
+        o += size
+    rnd.append(glue)
+    return b[:doff] + b''.join(out + rnd[::-1]) + b[doff + dsize:]
+
+
+def unordered(darc, files, tmp):
+    """Within a round records may come in any order: darc sorts them."""
+    ok = True
+    for f in files:
+        b = open(f, 'rb').read()
+        if struct.unpack_from('<Q', b, 8)[0] != 104:
+            continue  # pipe mode
+        g = os.path.join(tmp, 'rev-' + os.path.basename(f))
+        open(g, 'wb').write(reversed_rounds(b))
+        want = subprocess.run([darc, 'dump', f], capture_output=True, text=True).stdout
+        got = subprocess.run([darc, 'dump', g], capture_output=True, text=True).stdout
+        if got != want:
+            print(f'FAIL: {os.path.basename(f)} with its rounds reversed reads differently')
+            ok = False
+    print(f'{"ok" if ok else "FAIL"}: file-mode samples with each round reversed read the same')
+    return ok
+
+
 def damaged(darc, files, tmp):
     """Cut and byte-swapped copies: refused with one line, never a crash."""
     ok = True
@@ -208,7 +253,8 @@ def main():
               if os.path.basename(f) in REFUSE)
     with tempfile.TemporaryDirectory() as tmp:
         ok += damaged(darc, good, tmp)
-    n = len(files) + 1
+        ok += unordered(darc, good, tmp)
+    n = len(files) + 2
     print(f'{ok} passed, {n - ok} failed')
     return 0 if ok == n else 1
 
