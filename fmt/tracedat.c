@@ -193,13 +193,14 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 }
 
 /*
- * libtraceevent 1.7 folds the operands of '/' and '%' in a print fmt while
- * parsing it and divides by zero (SIGFPE) when the divisor is not a number,
- * as in a damaged format (found by fuzzing the perf.data reader). Refuse a
- * format whose divisor is not a field (REC->), a nonzero number or a sizeof
- * (parentheses skipped), outside the format string: no kernel format has one.
+ * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
+ * (outside its strings) and no kernel format has (found by fuzzing the
+ * perf.data reader): a character its tokenizer makes no token of ('$', '@',
+ * '#', '`', '\\'), and a '/' or '%' whose divisor is not a field (REC->), a
+ * nonzero number or a sizeof (parentheses skipped): the parser folds the
+ * operands and divides by zero (SIGFPE).
  */
-static bool divisors_ok(const char *text, size_t len)
+static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
 	bool str = false;
@@ -207,11 +208,15 @@ static bool divisors_ok(const char *text, size_t len)
 	for (; p && p < end; p++) {
 		const char *q = p + 1;
 		if (str) {
-			p += *p == '\\';
-			str = *p != '"';
+			if (*p == '\\' && p + 1 < end)
+				p++; /* an escaped character */
+			else
+				str = *p != '"';
 			continue;
 		}
 		str = *p == '"';
+		if (*p && strchr("$@#`\\", *p))
+			return false;
 		if (*p != '/' && *p != '%')
 			continue;
 		while (q < end && (*q == ' ' || *q == '('))
@@ -247,8 +252,8 @@ static const char *field_name(const char *p, const char *end, size_t *n)
 
 /*
  * Screens for what crashes libtraceevent 1.7's format parser (found by
- * fuzzing) and the kernel never writes: a control character (its tokenizer
- * returns no token, then compares it), and a REC->NAME in the print fmt that
+ * fuzzing) and the kernel never writes: a control character or a byte
+ * past ASCII (its tokenizer returns no token, then compares it), and a REC->NAME in the print fmt that
  * is no field of the format.
  */
 static bool format_ok(const char *text, size_t len)
@@ -259,7 +264,8 @@ static bool format_ok(const char *text, size_t len)
 	int n = 0;
 
 	for (p = text; p < end && *p; p++)
-		if ((unsigned char)*p < ' ' && *p != '\t' && *p != '\n')
+		if (((unsigned char)*p < ' ' && *p != '\t' && *p != '\n') ||
+		    (unsigned char)*p >= 0x7f)
 			return false;
 	if (!pf)
 		return true;
@@ -297,7 +303,7 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	i = r->format_of_id[id];
 	if (i < 0)
 		return NULL;
-	if (!divisors_ok(r->formats[i].text, r->formats[i].len) ||
+	if (!print_args_ok(r->formats[i].text, r->formats[i].len) ||
 	    !format_ok(r->formats[i].text, r->formats[i].len) ||
 	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
 		return NULL;
