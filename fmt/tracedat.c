@@ -13,6 +13,7 @@
 
 #include "fmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -191,6 +192,105 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 	return 0;
 }
 
+/*
+ * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
+ * (outside its strings) and no kernel format has (found by fuzzing the
+ * perf.data reader): a character its tokenizer makes no token of ('$', '@',
+ * '#', '`', '\\'), and a '/' or '%' whose divisor is not a field (REC->), a
+ * nonzero number or a sizeof (parentheses skipped): the parser folds the
+ * operands and divides by zero (SIGFPE).
+ */
+static bool print_args_ok(const char *text, size_t len)
+{
+	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
+	bool str = false;
+
+	for (; p && p < end; p++) {
+		const char *q = p + 1;
+		if (str) {
+			if (*p == '\\' && p + 1 < end)
+				p++; /* an escaped character */
+			else
+				str = *p != '"';
+			continue;
+		}
+		str = *p == '"';
+		if (*p && strchr("$@#`\\", *p))
+			return false;
+		if (*p != '/' && *p != '%')
+			continue;
+		while (q < end && (*q == ' ' || *q == '('))
+			q++;
+		if (!((end - q >= 5 && !memcmp(q, "REC->", 5)) ||
+		      (end - q >= 6 && !memcmp(q, "sizeof", 6)) || (q < end && *q >= '1' && *q <= '9')))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The name a "field:TYPE NAME[N];" line of a format declares, at @p (after
+ * "field:"), up to @end; its length in *@n, or NULL if there is none.
+ */
+static const char *field_name(const char *p, const char *end, size_t *n)
+{
+	const char *semi = memchr(p, ';', end - p), *q;
+
+	if (!semi)
+		return NULL;
+	q = semi;
+	if (q > p && q[-1] == ']')
+		while (q > p && *q != '[')
+			q--;
+	*n = 0;
+	while (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) {
+		q--;
+		(*n)++;
+	}
+	return *n ? q : NULL;
+}
+
+/*
+ * Screens for what crashes libtraceevent 1.7's format parser (found by
+ * fuzzing) and the kernel never writes: a control character or a byte
+ * past ASCII (its tokenizer returns no token, then compares it), and a REC->NAME in the print fmt that
+ * is no field of the format.
+ */
+static bool format_ok(const char *text, size_t len)
+{
+	const char *end = text + len, *pf = memmem(text, len, "print fmt:", 10), *p;
+	const char *names[256];
+	size_t lens[256];
+	int n = 0;
+
+	for (p = text; p < end && *p; p++)
+		if (((unsigned char)*p < ' ' && *p != '\t' && *p != '\n') ||
+		    (unsigned char)*p >= 0x7f)
+			return false;
+	if (!pf)
+		return true;
+	for (p = text; (p = memmem(p, pf - p, "field:", 6)); p += 6) {
+		if (n == 256)
+			return false;
+		names[n] = field_name(p + 6, pf, &lens[n]);
+		if (!names[n])
+			return false;
+		n++;
+	}
+	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
+		const char *q = p += 5;
+		int i;
+		while (q < end && (isalnum((unsigned char)*q) || *q == '_'))
+			q++;
+		for (i = 0; i < n && (lens[i] != (size_t)(q - p) || memcmp(names[i], p, lens[i]));
+		     i++)
+			;
+		if (i == n)
+			return false;
+	}
+	return true;
+}
+
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
@@ -203,7 +303,9 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	i = r->format_of_id[id];
 	if (i < 0)
 		return NULL;
-	if (tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
+	if (!print_args_ok(r->formats[i].text, r->formats[i].len) ||
+	    !format_ok(r->formats[i].text, r->formats[i].len) ||
+	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
 		return NULL;
 	ev = tep_find_event(r->tep, id);
 	if (!ev)
@@ -328,7 +430,8 @@ static int keep_lines(char *s, int (*ok)(const char *line, size_t len))
 		if (ok(in, len)) {
 			memmove(out, in, len);
 			out += len;
-			*out++ = '\n';
+			if (in[len] == '\n') /* a last line without one: no room */
+				*out++ = '\n';
 		} else if (len) {
 			dropped++;
 		}
