@@ -2,6 +2,9 @@
 /* The readers of formats other than trace.dat, tried in this order. */
 #include "tracedat.h"
 
+extern const struct fmt_backend fmt_text_backend;
+
 const struct fmt_backend *const fmt_backends[] = {
+	&fmt_text_backend,
 	NULL,
 };

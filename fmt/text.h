@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to fmt/: the ftrace text reader (text.c) and its line grammar
+ * (text-line.c).
+ *
+ * Two families of lines are understood:
+ *
+ *  - the function_graph tracer's own output (`cat trace`, `trace_pipe`), with
+ *    any of its optional columns: absolute time (funcgraph-abstime), CPU,
+ *    task (funcgraph-proc), the latency flags (latency-format), overhead mark
+ *    and duration, then "|" and the indented call, "}" or a comment;
+ *  - `trace-cmd report` lines: "COMM-PID [CPU] TIME: EVENT: FIELDS", with -l
+ *    ("COMM-PID CPUflags TIME: ...") and -t (ns times); the FIELDS of
+ *    funcgraph_entry and funcgraph_exit are the graph columns above.
+ */
+#ifndef DARC_TEXT_H
+#define DARC_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tline_kind {
+	TL_BLANK,	/* empty line */
+	TL_HEADER,	/* "# ..." and trace-cmd's "cpus=N", "version = N" */
+	TL_SEP,		/* " -----...": around a context-switch marker */
+	TL_SWITCH,	/* " 1)  comm-1 => comm-2": the task on a CPU changed */
+	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]" */
+	TL_ANNOT,	/* "##### CPU 1 buffer started ####" */
+	TL_IRQ_MARK,	/* "==========>" or "<==========" (irq entered / left) */
+	TL_ENTRY,	/* "func() {" */
+	TL_LEAF,	/* "func();" with its duration */
+	TL_EXIT,	/* "}" with the duration, maybe "} /+ func +/" */
+	TL_COMMENT,	/* "/+ text +/": trace_printk, or "/+ event: fields +/" */
+	TL_EVENT,	/* trace-cmd report: any other event line */
+};
+
+/* A span of the line (not NUL-terminated). */
+struct tspan {
+	const char *p;
+	int n;
+};
+
+/* One parsed line; the spans point into the line. */
+struct tline {
+	enum tline_kind kind;
+	int cpu;	    /* -1 when the line does not say */
+	int pid;	    /* -1 when the line does not say */
+	struct tspan comm;  /* of pid, maybe truncated (funcgraph-proc: 7 chars) */
+	bool has_ts;
+	uint64_t ts;	    /* ns */
+	int ts_prec;	    /* ns the printed time is precise to */
+	bool has_lat;	    /* latency flags printed */
+	uint8_t flags;	    /* FMT_FLAG_* from the latency flags */
+	uint8_t preempt;    /* preempt count from the latency flags */
+	bool has_dur;
+	uint64_t dur;	    /* ns */
+	int dur_prec;	    /* ns the printed duration is precise to */
+	int depth;	    /* graph lines: the call depth (from the indent) */
+	struct tspan name;  /* function (entry, leaf, tail of exit) or event name */
+	struct tspan mod;   /* "[ext4]" after a function name, without brackets */
+	struct tspan text;  /* comment text, or an event's fields */
+	bool irq_in;	    /* TL_IRQ_MARK: "==========>" (else "<==========") */
+	int prev_pid, next_pid; /* TL_SWITCH */
+	struct tspan prev_comm, next_comm;
+	uint64_t lost;	    /* TL_LOST */
+};
+
+/*
+ * Parse line @p (@n bytes, no newline) into @t. Returns 0, or -1 with @why
+ * set to a static description of what is wrong.
+ */
+int tline_parse(const char *p, int n, struct tline *t, const char **why);
+
+/* A number ("123", "-4"); false when @s is not exactly one. */
+bool tspan_int(struct tspan s, long long *v);
+
+/* The value of "key=value" in @fields (up to the next space), or an empty span. */
+struct tspan tfield(struct tspan fields, const char *key);
+
+#endif
