@@ -49,6 +49,7 @@
 #define TEXT_MAX_CPUS 4096
 #define PROBE_BYTES 65536
 #define PROBE_LINES 8
+#define PROBE_LINE_MAX 4096 /* bytes the probe looks at for trace-cmd's first event */
 
 /* One synthesised event. */
 struct tev {
@@ -124,7 +125,7 @@ struct text {
 	uint64_t unknown_exits; /* exits whose function the text does not say */
 	uint64_t irq_marks, annotations;
 	int line;
-	char lacks[256];
+	char lacks[512];
 };
 
 /* ---- the arena and events ----------------------------------------------- */
@@ -641,12 +642,16 @@ static int fg_exit(struct text *x, const struct tline *l, int cpu, int32_t pid, 
 }
 
 /*
- * "}": the task's open call at this depth is the one that returns. Its
- * calltime is taken as its entry's time (the kernel takes calltime just
- * before it writes the entry; an interrupt may come between the return and
- * the exit event, but hardly between calltime and the entry), rettime as
- * calltime + duration, and the exit event comes no earlier than that. An
- * exit without its entry returns at its own time.
+ * "}": the task's open call at this depth is the one that returns. The
+ * kernel takes calltime before it writes the entry event and rettime before
+ * the exit event, and the text gives their difference: so calltime is the
+ * entry's time, or earlier where the exit's time minus the duration says
+ * so (the entry event was delayed), and rettime is calltime + duration.
+ * Taking the exit's time alone fails where the task was preempted or
+ * interrupted between the return and the exit event: in vm-odirect-v7.dat
+ * a mutex_unlock of 421 us has its exit event 4.8 ms after its return.
+ * Without printed times only the entry's time is known. An exit without its
+ * entry returns at its own time.
  */
 static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		      int32_t pid, uint64_t t, struct fmt_err *err)
@@ -661,6 +666,8 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 		if (s->f[i].depth == l->depth) {
 			func = s->f[i].func;
 			ret = s->f[i].t + l->dur;
+			if (x->abs_times && ret > t)
+				ret = t; /* the return came before its exit event */
 			s->n = i;
 			break;
 		}
@@ -758,11 +765,18 @@ static const struct tline *infer_irq(struct text *x, const struct tline *l, int 
 	struct tcpu *c = &x->cpus[cpu];
 	bool in;
 
-	if (c->irq_depth < 0 && l->kind == TL_ENTRY && (c->irq_mark || irq_entry_func(l->name)))
-		c->irq_depth = l->depth;
+	bool leaf = false;
+
+	if (c->irq_depth < 0 && (l->kind == TL_ENTRY || l->kind == TL_LEAF) &&
+	    (c->irq_mark || irq_entry_func(l->name))) {
+		if (l->kind == TL_ENTRY)
+			c->irq_depth = l->depth;
+		else
+			leaf = true;
+	}
 	if (l->kind == TL_ENTRY || l->kind == TL_LEAF)
 		c->irq_mark = false;
-	in = c->irq_depth >= 0;
+	in = c->irq_depth >= 0 || leaf;
 	if (in && l->kind == TL_EXIT && l->depth <= c->irq_depth)
 		c->irq_depth = -1;
 	if (!in)
@@ -942,7 +956,7 @@ static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
 	r->info.nbuffers = 1;
 	b = &r->info.buffers[0];
 	b->name = strdup("");
-	b->clock = strdup("unknown");
+	b->clock = strdup("local");
 	b->cpu_ids = calloc(n ? n : 1, sizeof(*b->cpu_ids));
 	b->bytes = calloc(n ? n : 1, sizeof(*b->bytes));
 	if (!b->name || !b->clock || !b->cpu_ids || !b->bytes)
@@ -956,17 +970,29 @@ static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
 		r->info.cpus = i + 1;
 	}
 	r->nstreams = n;
-	r->info.clock = "unknown";
+	/*
+	 * The text does not say which clock; calltime and rettime are made on
+	 * the printed times, so they share the events' clock, which is what
+	 * "local" tells the analysis (lacks says the clock is assumed).
+	 */
+	r->info.clock = "local";
 	return 0;
 }
 
 static void make_lacks(struct text *x, struct fmt_reader *r)
 {
-	snprintf(x->lacks, sizeof(x->lacks), "kallsyms (function addresses are made up)%s%s%s%s",
+	char unknown[96] = "";
+
+	if (x->unknown_exits)
+		snprintf(unknown, sizeof(unknown),
+			 ", the function of %" PRIu64 " returns without their call ([unknown])",
+			 x->unknown_exits);
+	snprintf(x->lacks, sizeof(x->lacks),
+		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s",
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
-		 ", lost events unless printed, fields of events other than sched/irq");
+		 ", lost events unless printed, fields of events other than sched/irq", unknown);
 	r->info.lacks = x->lacks;
 }
 
@@ -1068,9 +1094,40 @@ static void text_close(struct fmt_reader *r)
 }
 
 /*
- * Is this ftrace text? The first lines that are not blank or headers must
- * all be lines of the grammar, and one of them a call, return, comment or
- * event; a file with a "# tracer:" header must name function_graph.
+ * A first line that names the format: "# tracer: function_graph" (@mine set
+ * to 1) or another tracer (0); trace-cmd report's "cpus=N" is taken (1) when
+ * a report line follows. False when the line says nothing either way.
+ */
+static bool header_says(const char *p, const char *e, const char *end, int *mine)
+{
+	const char *nl;
+	struct tline l;
+	const char *why;
+
+	if (e - p >= 10 && !memcmp(p, "# tracer: ", 10)) {
+		*mine = e - p >= 24 && !memcmp(p + 10, "function_graph", 14) &&
+			(e - p == 24 || p[24] == ' ' || p[24] == '\r');
+		return true;
+	}
+	if (e - p < 6 || memcmp(p, "cpus=", 5) || tline_parse(p, (int)(e - p), &l, &why) ||
+	    l.kind != TL_HEADER)
+		return false;
+	/* the next line: trace-cmd report's first event */
+	if (e >= end)
+		return false;
+	nl = e + 1;
+	e = memchr(nl, '\n', end - nl < PROBE_LINE_MAX ? end - nl : PROBE_LINE_MAX);
+	*mine = e && !tline_parse(nl, (int)(e - nl), &l, &why) && l.kind != TL_HEADER &&
+		l.kind != TL_BLANK;
+	return *mine;
+}
+
+/*
+ * Is this ftrace text? A first line "# tracer: function_graph" says so (and
+ * any other tracer says not); so does "cpus=N" before a trace-cmd report
+ * line. Without them (trace_pipe, a pasted excerpt), the first lines that
+ * are not blank or headers must all be lines of the grammar, and one of
+ * them a call, return, comment or event.
  */
 static bool text_probe(const uint8_t *p8, uint64_t len)
 {
@@ -1085,9 +1142,8 @@ static bool text_probe(const uint8_t *p8, uint64_t len)
 
 		if (!nl && end < (const char *)p8 + len)
 			break; /* a line cut by the probe's window */
-		if (e - p >= 10 && !memcmp(p, "# tracer: ", 10) &&
-		    (e - p < 24 || memcmp(p + 10, "function_graph", 14)))
-			return false;
+		if (!good && header_says(p, e, end, &events))
+			return events > 0;
 		if (tline_parse(p, (int)(e - p), &l, &why))
 			return false;
 		if (l.kind != TL_BLANK && l.kind != TL_HEADER)
