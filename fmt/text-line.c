@@ -94,10 +94,14 @@ static bool decimal(struct cur *c, int scale, bool need_frac, uint64_t *v, int *
 
 bool tspan_int(struct tspan s, long long *v)
 {
-	struct cur c = {s.p, s.p + s.n};
-	bool neg = eat(&c, "-");
+	struct cur c;
+	bool neg;
 	uint64_t u;
 
+	if (!s.p || s.n <= 0)
+		return false;
+	c = (struct cur){s.p, s.p + s.n};
+	neg = eat(&c, "-");
 	if (!digits(&c, &u, NULL) || c.p != c.end || u > 0x7fffffffULL)
 		return false;
 	*v = neg ? -(long long)u : (long long)u;

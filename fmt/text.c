@@ -230,7 +230,9 @@ static uint32_t hash_name(struct tspan a, struct tspan b)
 
 static bool same(const char *s, struct tspan t)
 {
-	return s ? (int)strlen(s) == t.n && !memcmp(s, t.p, t.n) : t.n == 0;
+	if (!s || !*s)
+		return t.n == 0;
+	return (int)strlen(s) == t.n && !memcmp(s, t.p, t.n);
 }
 
 static int rehash(struct text *x)
@@ -1025,7 +1027,8 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 		return -1;
 	if (register_funcs(r, x, err) || make_info(r, x, err))
 		return -1;
-	qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
+	if (x->nev)
+		qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
 	register_comms(r, x);
 	make_lacks(x, r);
 	return 0;
