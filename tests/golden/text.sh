@@ -50,6 +50,17 @@ compare "$tmp/dat.db" "$st/preads-report.txt" us
 compare "$tmp/dat.db" "$st/preads-abstime.txt" us
 compare "$tmp/dat.db" "$st/preads-default.txt" none
 compare "$tmp/dat.db" "$st/preads-lat.txt" none
+# trace_pipe prints what trace does, without the header
+grep -v '^#' "$st/preads-default.txt" >"$tmp/preads-pipe.txt"
+compare "$tmp/dat.db" "$tmp/preads-pipe.txt" none
+
+# the comparison can fail: another trace's text is not this one
+"$darc" analyze -q -f -o "$tmp/other.db" "$here/text/report-opts.txt" &&
+	if python3 "$here/text-vs-dat.py" "$tmp/dat.db" "$tmp/other.db" us >/dev/null; then
+		not_ok "text-vs-dat.py takes another trace for preads.dat"
+	else
+		ok "text-vs-dat.py tells another trace from preads.dat"
+	fi
 
 # 2. trace-cmd report of the other VM recordings
 if command -v trace-cmd >/dev/null; then
