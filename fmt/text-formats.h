@@ -6,12 +6,9 @@
 #ifndef DARC_TEXT_FORMATS_H
 #define DARC_TEXT_FORMATS_H
 
-#define TF_COMMON                                                                          \
-	"format:\n"                                                                        \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"             \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"             \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"     \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#include "text.h"
+
+#define TF_COMMON TF_COMMON_TEXT
 
 enum {
 	TF_ID_PRINT = 5,

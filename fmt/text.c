@@ -44,7 +44,8 @@
 #include "text.h"
 #include "tracedat.h"
 
-#define TEXT_FUNC_BASE 0xffffffffa0000000ULL /* made-up address of function 0 */
+#define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no
+						     kernel code lives there */
 #define TEXT_PID_UNKNOWN 0x40000000	     /* above any pid_max */
 #define TEXT_MAX_CPUS 4096
 #define PROBE_BYTES 65536
@@ -94,12 +95,21 @@ struct tfunc {
 	char *mod;
 };
 
-/* A dynamically numbered event (irq_vectors, or kept by name). */
+enum dyn_kind { DYN_NAMED, DYN_VECTOR, DYN_PROBE };
+
+/* A dynamically numbered event (irq_vectors, a probe, or kept by name). */
 struct tdyn {
 	char *name;
-	char *text; /* its format */
+	char *text;	       /* its format */
 	int id;
-	bool vector;
+	enum dyn_kind kind;
+	struct tprobe *layout; /* DYN_PROBE: the fields of its first line */
+};
+
+/* A probed address and the function it is taken for. */
+struct tsite {
+	uint64_t addr;
+	uint32_t func;
 };
 
 struct text {
@@ -119,6 +129,8 @@ struct text {
 	uint32_t nslots;
 	struct tdyn *dyn;
 	int ndyn, dyn_cap;
+	struct tsite *sites;
+	int nsites, sites_cap;
 	bool abs_times;	      /* the text prints times */
 	bool any_proc, any_lat, any_switch;
 	uint64_t base;	      /* where the CPU clocks start without printed times */
@@ -330,36 +342,98 @@ static struct tstack *stack_of(struct text *x, int32_t pid)
 
 /* ---- dynamic formats ------------------------------------------------------ */
 
-/* The id of event @name, registering a format for it if it is new. */
-static int dyn_id(struct fmt_reader *r, struct text *x, struct tspan name, bool vector,
-		  struct fmt_err *err)
+/* The format text of a new dynamic event; its length in @len. */
+static char *dyn_format(const char *name, int id, enum dyn_kind kind, const struct tprobe *layout,
+			int *len)
 {
+	char *text = NULL;
+
+	if (kind == DYN_PROBE)
+		return tprobe_format(name, id, layout, len);
+	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
+				  : asprintf(&text, TF_NAMED_FMT, name, id);
+	return *len < 0 ? NULL : text;
+}
+
+/*
+ * The event @name (of @kind; a probe's fields as in @layout), registering a
+ * format for it if it is new; NULL with @err filled on failure.
+ */
+static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan name,
+			      enum dyn_kind kind, const struct tprobe *layout, struct fmt_err *err)
+{
+	static const char *const sys[] = {"text", "irq_vectors", "kprobes"};
 	struct tdyn *d;
-	char nm[64];
 	int len;
 
 	for (int i = 0; i < x->ndyn; i++)
 		if (same(x->dyn[i].name, name))
-			return x->dyn[i].id;
-	if (x->ndyn >= 60000)
-		return FAIL("line %d: too many different events", x->line);
+			return &x->dyn[i];
+	if (x->ndyn >= 60000 || name.n > 63)
+		return FAIL("line %d: too many different events, or a name too long", x->line),
+		       NULL;
 	if (GROW(x->dyn, x->ndyn, x->dyn_cap, 32))
-		return FAIL("out of memory");
-	snprintf(nm, sizeof(nm), "%.*s", name.n, name.p);
+		return FAIL("out of memory"), NULL;
 	d = &x->dyn[x->ndyn];
-	d->id = TF_ID_DYNAMIC + x->ndyn;
-	d->vector = vector;
-	d->name = strdup(nm);
-	len = vector ? asprintf(&d->text, TF_VECTOR_FMT, nm, d->id)
-		     : asprintf(&d->text, TF_NAMED_FMT, nm, d->id);
-	if (!d->name || len < 0) {
+	*d = (struct tdyn){.id = TF_ID_DYNAMIC + x->ndyn, .kind = kind};
+	d->name = strndup(name.p, name.n);
+	if (kind == DYN_PROBE && (d->layout = malloc(sizeof(*layout))))
+		*d->layout = *layout;
+	d->text = d->name ? dyn_format(d->name, d->id, kind, layout, &len) : NULL;
+	if (!d->text || (kind == DYN_PROBE && !d->layout)) {
 		free(d->name);
-		return FAIL("out of memory");
+		free(d->text);
+		free(d->layout);
+		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_add_format(r, vector ? "irq_vectors" : "text", d->text, len, err))
+	if (fmt_add_format(r, sys[kind], d->text, len, err))
+		return NULL;
+	return d;
+}
+
+/*
+ * The address a probe at @addr (event @name) is given: a kprobe named after
+ * its function ("p:vfs_read vfs_read") takes that function's made-up
+ * address, so that it and the graph's calls are one function, and a return
+ * probe of the same address follows it; other addresses name a function
+ * after the event.
+ */
+static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t *out)
+{
+	long f;
+
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].addr == addr)
+			return *out = func_addr(x->sites[i].func), 0;
+	f = func_index(x, name, (struct tspan){NULL, 0});
+	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
 		return -1;
-	return d->id;
+	x->sites[x->nsites++] = (struct tsite){addr, (uint32_t)f};
+	*out = func_addr((uint32_t)f);
+	return 0;
+}
+
+/* A kprobe or kretprobe line "(ADDR) args": its record. */
+static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
+		     struct fmt_err *err)
+{
+	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
+	uint64_t ip;
+	uint8_t *rec;
+	int size;
+
+	if (!d)
+		return -1;
+	size = d->kind == DYN_PROBE && d->layout->ret == a->ret ? tprobe_size(d->layout, a) : -1;
+	if (size < 0)
+		return FAIL("line %d: probe %.*s's fields differ from its first line's", x->line,
+			    name.n, name.p);
+	if (probe_addr(x, a->ip, name, &ip) || !(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+		return FAIL("out of memory");
+	tprobe_fill(rec, d->layout, a, ip, a->ret_ip);
+	return 0;
 }
 
 /* ---- events from printed fields ------------------------------------------ */
@@ -521,6 +595,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	uint8_t *rec = NULL;
 	long long a, b, c;
 	struct tspan s;
+	struct tprobe probe;
 
 #define IS(n) same(n, name)
 	if (IS("sched_switch")) {
@@ -576,17 +651,25 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 		put32(rec, 8, (int32_t)a);
 	} else if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
 		   !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &a)) {
-		int id = dyn_id(r, x, name, true, err);
-		if (id < 0)
+		struct tdyn *d = dyn_event(r, x, name, DYN_VECTOR, NULL, err);
+		if (!d)
 			return -1;
-		if (!(rec = new_record(x, id, cpu, pid, l, t, 12)))
+		if (d->kind != DYN_VECTOR)
+			return FAIL("line %d: %.*s is another kind of event here", x->line,
+				    name.n, name.p);
+		if (!(rec = new_record(x, d->id, cpu, pid, l, t, 12)))
 			return FAIL("out of memory");
 		put32(rec, 8, (int32_t)a);
+	} else if (f.n && f.p[0] == '(' && !tprobe_parse(f, &probe)) {
+		return add_probe(r, x, l, cpu, pid, t, name, &probe, err);
 	} else {
-		int id = dyn_id(r, x, name, false, err);
-		if (id < 0)
+		struct tdyn *d = dyn_event(r, x, name, DYN_NAMED, NULL, err);
+		if (!d)
 			return -1;
-		if (!new_record_str(x, id, cpu, pid, l, t, 8, 12, f))
+		if (d->kind != DYN_NAMED)
+			return FAIL("line %d: %.*s is another kind of event here", x->line,
+				    name.n, name.p);
+		if (!new_record_str(x, d->id, cpu, pid, l, t, 8, 12, f))
 			return FAIL("out of memory");
 	}
 #undef IS
@@ -994,7 +1077,8 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
-		 ", lost events unless printed, fields of events other than sched/irq", unknown);
+		 ", lost events unless printed, fields of events other than sched, irq and kprobes",
+		 unknown);
 	r->info.lacks = x->lacks;
 }
 
@@ -1090,8 +1174,10 @@ static void text_close(struct fmt_reader *r)
 	for (int i = 0; i < x->ndyn; i++) {
 		free(x->dyn[i].name);
 		free(x->dyn[i].text);
+		free(x->dyn[i].layout);
 	}
 	free(x->dyn);
+	free(x->sites);
 	free(x);
 	r->be_priv = NULL;
 }

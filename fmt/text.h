@@ -72,6 +72,44 @@ struct tline {
  */
 int tline_parse(const char *p, int n, struct tline *t, const char **why);
 
+/* The common fields of every format the reader registers. */
+#define TF_COMMON_TEXT                                                                     \
+	"format:\n"                                                                        \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"             \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"     \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* A kprobe's or kretprobe's printed fields (text-probe.c); spans point into the line. */
+#define TPROBE_MAX_ARGS 16
+enum { TPROBE_HEX, TPROBE_DEC, TPROBE_STR };
+struct tprobe {
+	bool ret;		/* "(FUNC <- RET)": a return probe */
+	uint64_t ip, ret_ip;	/* the probed address (or function), its caller */
+	int nargs;
+	struct tspan name[TPROBE_MAX_ARGS];
+	char kind[TPROBE_MAX_ARGS]; /* TPROBE_*: "0x1f", "-3", "\"str\"" */
+	uint64_t num[TPROBE_MAX_ARGS];
+	struct tspan str[TPROBE_MAX_ARGS];
+};
+
+/* Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0". 0, or -1 if it is not one. */
+int tprobe_parse(struct tspan fields, struct tprobe *a);
+
+/*
+ * The format text (malloc'd, @len bytes) of probe event @name with id @id,
+ * its fields as in @a (the kernel's layout: __probe_ip, or __probe_func and
+ * __probe_ret_ip, then the args). NULL when out of memory.
+ */
+char *tprobe_format(const char *name, int id, const struct tprobe *a, int *len);
+
+/* Bytes of the record of @a in the format made from @layout; -1 if @a does not fit it. */
+int tprobe_size(const struct tprobe *layout, const struct tprobe *a);
+
+/* Write @a's fields (after the common ones) into @rec, zeroed and tprobe_size() long. */
+void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe *a,
+		 uint64_t ip, uint64_t ret_ip);
+
 /* A number ("123", "-4"); false when @s is not exactly one. */
 bool tspan_int(struct tspan s, long long *v);
 
