@@ -10,23 +10,18 @@
 
 #include "fmt.h"
 
-/* A cursor over one line. */
-struct cur {
-	const char *p, *end;
-};
-
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-static void skip_spaces(struct cur *c)
+static void skip_spaces(struct tcur *c)
 {
 	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
 		c->p++;
 }
 
-static int count_spaces(struct cur *c)
+static int count_spaces(struct tcur *c)
 {
 	const char *s = c->p;
 
@@ -34,18 +29,8 @@ static int count_spaces(struct cur *c)
 	return (int)(c->p - s);
 }
 
-static bool eat(struct cur *c, const char *s)
-{
-	size_t n = strlen(s);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n))
-		return false;
-	c->p += n;
-	return true;
-}
-
 /* Digits into @v (at most 18, so no overflow); false if none. */
-static bool digits(struct cur *c, uint64_t *v, int *ndig)
+static bool digits(struct tcur *c, uint64_t *v, int *ndig)
 {
 	int n = 0;
 
@@ -73,7 +58,7 @@ static uint64_t pow10u(int n)
  * the precision of the digits printed in @prec; FRAC may be absent when
  * @need_frac is false.
  */
-static bool decimal(struct cur *c, int scale, bool need_frac, uint64_t *v, int *prec)
+static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int *prec)
 {
 	uint64_t ip, fp = 0;
 	int nd = 0, ni;
@@ -94,14 +79,14 @@ static bool decimal(struct cur *c, int scale, bool need_frac, uint64_t *v, int *
 
 bool tspan_int(struct tspan s, long long *v)
 {
-	struct cur c;
+	struct tcur c;
 	bool neg;
 	uint64_t u;
 
 	if (!s.p || s.n <= 0)
 		return false;
-	c = (struct cur){s.p, s.p + s.n};
-	neg = eat(&c, "-");
+	c = (struct tcur){s.p, s.p + s.n};
+	neg = tcur_eat(&c, "-");
 	if (!digits(&c, &u, NULL) || c.p != c.end || u > 0x7fffffffULL)
 		return false;
 	*v = neg ? -(long long)u : (long long)u;
@@ -202,7 +187,7 @@ static bool func_name(const char *s, const char *e, struct tline *t)
 }
 
 /* A trailing " (N)": trace-cmd's fgraph:depth option. */
-static void depth_suffix(struct cur *c, struct tline *t)
+static void depth_suffix(struct tcur *c, struct tline *t)
 {
 	const char *e = c->end;
 	long long v;
@@ -224,13 +209,13 @@ static void depth_suffix(struct cur *c, struct tline *t)
 }
 
 /* After "|": the indent, then "}", "func() {", "func();" or a comment. */
-static int graph_body(struct cur *c, struct tline *t, const char **why)
+static int graph_body(struct tcur *c, struct tline *t, const char **why)
 {
 	int sp = count_spaces(c);
 	const char *e;
 
 	t->depth = sp >= 2 ? (sp - 2) / 2 : 0;
-	if (eat(c, "/*")) {
+	if (tcur_eat(c, "/*")) {
 		while (c->end > c->p && c->end[-1] == ' ')
 			c->end--;
 		if (c->end - c->p < 2 || memcmp(c->end - 2, "*/", 2))
@@ -246,12 +231,12 @@ static int graph_body(struct cur *c, struct tline *t, const char **why)
 	depth_suffix(c, t);
 	while (c->end > c->p && c->end[-1] == ' ')
 		c->end--;
-	if (eat(c, "}")) {
+	if (tcur_eat(c, "}")) {
 		t->kind = TL_EXIT;
 		skip_spaces(c);
 		if (c->p == c->end)
 			return 0;
-		if (!eat(c, "/*") || c->end - c->p < 3 || memcmp(c->end - 2, "*/", 2))
+		if (!tcur_eat(c, "/*") || c->end - c->p < 3 || memcmp(c->end - 2, "*/", 2))
 			return *why = "unexpected text after '}'", -1;
 		e = c->end - 2;
 		skip_spaces(c);
@@ -272,14 +257,14 @@ static int graph_body(struct cur *c, struct tline *t, const char **why)
 }
 
 /* "[+!#*@$ ]DUR us  |" or just "|"; then the body. */
-static int graph_columns(struct cur *c, struct tline *t, const char **why)
+static int graph_columns(struct tcur *c, struct tline *t, const char **why)
 {
 	skip_spaces(c);
-	if (eat(c, "==========>") || eat(c, "<==========")) {
+	if (tcur_eat(c, "==========>") || tcur_eat(c, "<==========")) {
 		t->kind = TL_IRQ_MARK;
 		t->irq_in = c->p[-1] == '>';
 		skip_spaces(c);
-		if (!eat(c, "|"))
+		if (!tcur_eat(c, "|"))
 			return *why = "'|' expected after the irq marker", -1;
 		skip_spaces(c);
 		return c->p == c->end ? 0 : (*why = "text after the irq marker", -1);
@@ -289,12 +274,12 @@ static int graph_columns(struct cur *c, struct tline *t, const char **why)
 		skip_spaces(c);
 	}
 	if (c->p < c->end && is_digit(*c->p)) {
-		if (!decimal(c, 3, false, &t->dur, &t->dur_prec) || !eat(c, " us"))
+		if (!decimal(c, 3, false, &t->dur, &t->dur_prec) || !tcur_eat(c, " us"))
 			return *why = "bad duration (\"123.456 us\" expected)", -1;
 		t->has_dur = true;
 		skip_spaces(c);
 	}
-	if (!eat(c, "|"))
+	if (!tcur_eat(c, "|"))
 		return *why = "'|' expected before the function column", -1;
 	return graph_body(c, t, why);
 }
@@ -307,7 +292,7 @@ static const char *trim_end(const char *s, const char *e)
 }
 
 /* A field ending in " |" (proc or latency flags) starting at @c; end at '|'. */
-static const char *bar_field(struct cur *c)
+static const char *bar_field(struct tcur *c)
 {
 	const char *q = c->p;
 
@@ -320,7 +305,7 @@ static const char *bar_field(struct cur *c)
  * The optional task and latency columns of the graph form, each "... |";
  * anything else (a duration, an irq marker, the bar itself) is left alone.
  */
-static void proc_lat(struct cur *c, struct tline *t)
+static void proc_lat(struct tcur *c, struct tline *t)
 {
 	for (int i = 0; i < 2; i++) {
 		const char *s, *e;
@@ -342,7 +327,7 @@ static void proc_lat(struct cur *c, struct tline *t)
 }
 
 /* " 1)  comm-1  =>  comm-2" */
-static bool switch_line(struct cur *c, struct tline *t)
+static bool switch_line(struct tcur *c, struct tline *t)
 {
 	const char *arrow = NULL;
 
@@ -355,15 +340,15 @@ static bool switch_line(struct cur *c, struct tline *t)
 }
 
 /* The graph form: [TIME |] [CPU)] [task |] [flags |] [DUR us] | body */
-static int graph_line(struct cur *c, struct tline *t, const char **why)
+static int graph_line(struct tcur *c, struct tline *t, const char **why)
 {
-	struct cur save;
+	struct tcur save;
 	uint64_t v;
 	int prec;
 
 	skip_spaces(c);
 	save = *c;
-	if (decimal(c, 9, true, &v, &prec) && (skip_spaces(c), eat(c, "|"))) {
+	if (decimal(c, 9, true, &v, &prec) && (skip_spaces(c), tcur_eat(c, "|"))) {
 		t->has_ts = true;
 		t->ts = v;
 		t->ts_prec = prec;
@@ -372,7 +357,7 @@ static int graph_line(struct cur *c, struct tline *t, const char **why)
 	}
 	skip_spaces(c);
 	save = *c;
-	if (digits(c, &v, NULL) && eat(c, ")") && v < 65536) {
+	if (digits(c, &v, NULL) && tcur_eat(c, ")") && v < 65536) {
 		t->cpu = (int)v;
 		if (!t->has_ts && switch_line(c, t))
 			return 0;
@@ -434,10 +419,10 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
 }
 
 /* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
-static int report_line(struct cur *c, const char *colon, struct tline *t, const char **why)
+static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
 {
 	const char *ts = colon, *q, *s = c->p;
-	struct cur tc;
+	struct tcur tc;
 	int prec;
 
 	while (ts > s && (is_digit(ts[-1]) || ts[-1] == '.'))
@@ -450,7 +435,7 @@ static int report_line(struct cur *c, const char *colon, struct tline *t, const 
 		return *why = "\"[CPU]\" expected before the time", -1;
 	if (!comm_pid(s, q, &t->comm, &t->pid))
 		return *why = "\"COMM-PID\" expected at the start", -1;
-	tc = (struct cur){ts, colon};
+	tc = (struct tcur){ts, colon};
 	if (!decimal(&tc, 9, true, &t->ts, &prec) || tc.p != colon)
 		return *why = "bad time", -1;
 	t->has_ts = true;
@@ -500,9 +485,9 @@ static const char *report_colon(const char *p, const char *end)
 }
 
 /* Lines that are not events: headers, separators, lost events, annotations. */
-static bool special_line(struct cur *c, struct tline *t)
+static bool special_line(struct tcur *c, struct tline *t)
 {
-	struct cur s = *c;
+	struct tcur s = *c;
 	uint64_t v;
 
 	skip_spaces(&s);
@@ -516,17 +501,17 @@ static bool special_line(struct cur *c, struct tline *t)
 		skip_spaces(&s);
 		return s.p == s.end && (t->kind = TL_SEP, true);
 	}
-	if (eat(&s, "##### CPU ") && digits(&s, &v, NULL) && v < 65536)
+	if (tcur_eat(&s, "##### CPU ") && digits(&s, &v, NULL) && v < 65536)
 		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
-	if (eat(&s, "cpus=") && digits(&s, &v, NULL) && s.p == s.end)
+	if (tcur_eat(&s, "cpus=") && digits(&s, &v, NULL) && s.p == s.end)
 		return t->kind = TL_HEADER, true;
-	if (eat(&s, "version = ") && digits(&s, &v, NULL) && s.p == s.end)
+	if (tcur_eat(&s, "version = ") && digits(&s, &v, NULL) && s.p == s.end)
 		return t->kind = TL_HEADER, true;
 	s = *c;
 	skip_spaces(&s);
-	if (eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && eat(&s, " [LOST ")) {
+	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [LOST ")) {
 		t->cpu = (int)v;
-		if (!digits(&s, &t->lost, NULL) || !eat(&s, " EVENTS]"))
+		if (!digits(&s, &t->lost, NULL) || !tcur_eat(&s, " EVENTS]"))
 			return false;
 		return t->kind = TL_LOST, true;
 	}
@@ -535,7 +520,7 @@ static bool special_line(struct cur *c, struct tline *t)
 
 int tline_parse(const char *p, int n, struct tline *t, const char **why)
 {
-	struct cur c = {p, p + n};
+	struct tcur c = {p, p + n};
 	const char *colon;
 
 	memset(t, 0, sizeof(*t));

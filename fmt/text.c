@@ -596,6 +596,8 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	long long a, b, c;
 	struct tspan s;
 	struct tprobe probe;
+	const struct tblock_event *be;
+	struct tblock blk;
 
 #define IS(n) same(n, name)
 	if (IS("sched_switch")) {
@@ -649,6 +651,12 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 				       cpu, pid, l, t, 12)))
 			return FAIL("out of memory");
 		put32(rec, 8, (int32_t)a);
+	} else if ((be = tblock_find(name))) {
+		if (tblock_parse(be, f, &blk))
+			return FAIL("line %d: cannot read %s's fields", x->line, be->name);
+		if (!(rec = new_record(x, be->id, cpu, pid, l, t, tblock_size(be, &blk))))
+			return FAIL("out of memory");
+		tblock_fill(rec, be, &blk);
 	} else if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
 		   !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &a)) {
 		struct tdyn *d = dyn_event(r, x, name, DYN_VECTOR, NULL, err);
@@ -1020,8 +1028,15 @@ static int add_formats(struct fmt_reader *r, struct fmt_err *err)
 #undef F
 	};
 
+	const struct tblock_event *b;
+	int nb;
+
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
+			return -1;
+	b = tblock_events(&nb);
+	for (int i = 0; i < nb; i++)
+		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
 			return -1;
 	return 0;
 }
@@ -1077,7 +1092,8 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
-		 ", lost events unless printed, fields of events other than sched, irq and kprobes",
+		 ", lost events unless printed, fields of events other than sched, irq, block and "
+		 "kprobes",
 		 unknown);
 	r->info.lacks = x->lacks;
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum tline_kind {
 	TL_BLANK,	/* empty line */
@@ -40,6 +41,22 @@ struct tspan {
 	const char *p;
 	int n;
 };
+
+/* A cursor over part of a line. */
+struct tcur {
+	const char *p, *end;
+};
+
+/* Consume @s if the text at @c starts with it. */
+static inline bool tcur_eat(struct tcur *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n))
+		return false;
+	c->p += n;
+	return true;
+}
 
 /* One parsed line; the spans point into the line. */
 struct tline {
@@ -109,6 +126,37 @@ int tprobe_size(const struct tprobe *layout, const struct tprobe *a);
 /* Write @a's fields (after the common ones) into @rec, zeroed and tprobe_size() long. */
 void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe *a,
 		 uint64_t ip, uint64_t ret_ip);
+
+/* A block event the reader knows the fields of (text-block.c), in its 6.1 format. */
+struct tblock_event {
+	const char *name;
+	int id;
+	int shape;
+	const char *format; /* the format text */
+	size_t format_len;
+};
+
+/* A block event's printed fields; spans point into the line. */
+struct tblock {
+	uint32_t dev; /* (major << 20) | minor */
+	uint64_t sector;
+	uint32_t nr_sector, bytes;
+	int32_t error;
+	struct tspan rwbs, cmd, tail; /* tail: comm, or the error's digits */
+};
+
+/* All the block events known, @n of them. */
+const struct tblock_event *tblock_events(int *n);
+
+/* The block event named @name, or NULL. */
+const struct tblock_event *tblock_find(struct tspan name);
+
+/* Parse @e's printed fields. 0, or -1 if they are not of its shape. */
+int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tblock *b);
+
+/* Bytes of the record, and its fields written into @rec (zeroed, that long). */
+int tblock_size(const struct tblock_event *e, const struct tblock *b);
+void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b);
 
 /* A number ("123", "-4"); false when @s is not exactly one. */
 bool tspan_int(struct tspan s, long long *v);

@@ -16,6 +16,9 @@
 #   - the incl_ns histograms, bucket by bucket, of every function and fnode
 #     (a bucket could differ only for a call of 10 ms or more within 100 ns
 #     of a bucket edge: none in the samples; such a difference would fail).
+# Always: the probe hits, and the bios (all, queued, completed, with a
+# submit_bio pointer); with times, their total queue-to-completion time
+# within 1 %.
 # With times (ns-flags, us): each fnode's blocked, preempt, irq, softirq and
 # excl time within TOL per call (1 us for ns-flags, 25 us for us) or 2 % of
 # its incl_ns. Without times those parts are not knowable and are only
@@ -57,13 +60,16 @@ def load(db):
             "SELECT owner_kind, owner_id, metric, resolution, bucket, count FROM hist"):
         owner = names[oid] if kind == 0 else path(oid)
         hist[(kind, owner, metric, res, b)] = n
-    return nodes, tol, funcs, hist
+    bios = c.execute("SELECT count(*), count(t_queue), count(t_complete), count(ptr), "
+                     "coalesce(sum(t_complete - t_queue), 0) FROM bio").fetchone()
+    hits = c.execute("SELECT count(*) FROM probe_hit").fetchone()[0]
+    return nodes, tol, funcs, hist, bios, hits
 
 
 def main():
     bdb, tdb, kind = sys.argv[1:4]
-    b, tol, bf, bh = load(bdb)
-    t, _, tf, th = load(tdb)
+    b, tol, bf, bh, bb, bp = load(bdb)
+    t, _, tf, th, tb, tp = load(tdb)
     bad = []
     if set(b) != set(t):
         bad.append(f"fnode paths differ: only in the trace.dat {sorted(set(b) - set(t))[:3]}, "
@@ -80,6 +86,12 @@ def main():
     fdiff = [f for f in set(bf) | set(tf) if bf.get(f, (0, 0))[0] != tf.get(f, (0, 0))[0]]
     if fdiff:
         bad.append(f"{len(fdiff)} functions with other call counts, e.g. {sorted(fdiff)[0]}")
+    if bp != tp:
+        bad.append(f"probe hits: {bp} vs {tp}")
+    if bb[:4] != tb[:4]:
+        bad.append(f"bios (all, queued, completed, with a pointer): {bb[:4]} vs {tb[:4]}")
+    if kind != "none" and abs(bb[4] - tb[4]) > 0.01 * bb[4]:
+        bad.append(f"bios' total queue-to-completion time: {bb[4]} vs {tb[4]} ns")
     maxd = max([abs((b[p][4] or 0) - (t[p][4] or 0)) for p in both] or [0])
     keys0 = {k for k in set(bh) | set(th) if k[2] == 0}
     h0 = sorted(k for k in keys0 if bh.get(k, 0) != th.get(k, 0))
@@ -105,7 +117,8 @@ def main():
                     bad.append(f"{p}: {name} {b[p][5 + i]} vs {t[p][5 + i]} "
                                f"(allowed {allow:.0f} ns)")
     print(f"{kind}: {len(both)} fnodes, {sum(r[3] for r in b.values())} calls, "
-          f"{len(bf)} functions: paths and calls equal: {not bad[:2]}; max |d incl_ns| per "
+          f"{len(bf)} functions, {bp} probe hits, {bb[0]} bios: paths and calls equal: "
+          f"{not bad[:2]}; max |d incl_ns| per "
           f"fnode {maxd} ns; incl hist buckets {len(keys0)} differ {len(h0)}; excl hist "
           f"buckets {len(keys1)} differ {len(h1)}; largest part differences: " +
           ", ".join(f"{k} {v[0]} ns" for k, v in sorted(worst.items())))
