@@ -587,101 +587,205 @@ static bool ends(struct tspan s, const char *suffix)
 	return s.n > n && !memcmp(s.p + s.n - n, suffix, n);
 }
 
+/* Where an event's record goes: the line, its CPU, task and time, its name and fields. */
+struct at {
+	struct fmt_reader *r;
+	struct text *x;
+	const struct tline *l;
+	int cpu;
+	int32_t pid;
+	uint64_t t;
+	struct tspan name, f;
+	struct fmt_err *err;
+};
+
+#define AT_FAIL(a, ...) fmt_errf((a)->err, (a)->r->path, __VA_ARGS__)
+
+/* A zeroed record of @size bytes for event @type, or NULL (memory). */
+static uint8_t *at_record(struct at *a, int type, uint32_t size)
+{
+	return new_record(a->x, type, a->cpu, a->pid, a->l, a->t, size);
+}
+
+static int bad_fields(struct at *a)
+{
+	return AT_FAIL(a, "line %d: cannot read %.*s's fields", a->x->line, a->name.n, a->name.p);
+}
+
+static int no_memory(struct at *a)
+{
+	return AT_FAIL(a, "out of memory");
+}
+
+static int ev_switch(struct at *a)
+{
+	struct sw w;
+	uint8_t *rec;
+
+	if (!parse_switch(a->f, &w))
+		return bad_fields(a);
+	if (!(rec = at_record(a, TF_ID_SWITCH, 64)))
+		return no_memory(a);
+	put_str(rec, 8, w.pc, 16);
+	put32(rec, 24, (int32_t)w.pp);
+	put32(rec, 28, (int32_t)w.pprio);
+	put64(rec, 32, (uint64_t)w.pstate);
+	put_str(rec, 40, w.nc, 16);
+	put32(rec, 56, (int32_t)w.np);
+	put32(rec, 60, (int32_t)w.nprio);
+	note_comm(a->x, w.pc, w.pp, 2);
+	note_comm(a->x, w.nc, w.np, 2);
+	return 0;
+}
+
+static int ev_wake(struct at *a)
+{
+	int id = same("sched_wakeup", a->name)	 ? TF_ID_WAKEUP
+		 : same("sched_waking", a->name) ? TF_ID_WAKING
+						 : TF_ID_WAKEUP_NEW;
+	long long pid, prio, cpu;
+	struct tspan comm;
+	uint8_t *rec;
+
+	if (!parse_wake(a->f, &comm, &pid, &prio, &cpu))
+		return bad_fields(a);
+	if (!(rec = at_record(a, id, 36)))
+		return no_memory(a);
+	put_str(rec, 8, comm, 16);
+	put32(rec, 24, (int32_t)pid);
+	put32(rec, 28, (int32_t)prio);
+	put32(rec, 32, (int32_t)cpu);
+	note_comm(a->x, comm, pid, 2);
+	return 0;
+}
+
+static int ev_irq_entry(struct at *a)
+{
+	long long irq;
+	uint8_t *rec;
+
+	if (!field_int(a->f, "irq", &irq))
+		return bad_fields(a);
+	rec = new_record_str(a->x, TF_ID_IRQ_ENTRY, a->cpu, a->pid, a->l, a->t, 12, 16,
+			     tfield(a->f, "name"));
+	if (!rec)
+		return no_memory(a);
+	put32(rec, 8, (int32_t)irq);
+	return 0;
+}
+
+static int ev_irq_exit(struct at *a)
+{
+	struct tspan ret = tfield(a->f, "ret");
+	long long irq;
+	uint8_t *rec;
+
+	if (!field_int(a->f, "irq", &irq) || !ret.n)
+		return bad_fields(a);
+	if (!(rec = at_record(a, TF_ID_IRQ_EXIT, 16)))
+		return no_memory(a);
+	put32(rec, 8, (int32_t)irq);
+	put32(rec, 12, same("handled", ret));
+	return 0;
+}
+
+static int ev_softirq(struct at *a)
+{
+	long long vec;
+	uint8_t *rec;
+
+	if (!tspan_int(tfield(a->f, "vec"), &vec))
+		return bad_fields(a);
+	rec = at_record(a, same("softirq_entry", a->name) ? TF_ID_SOFTIRQ_ENTRY : TF_ID_SOFTIRQ_EXIT,
+			12);
+	if (!rec)
+		return no_memory(a);
+	put32(rec, 8, (int32_t)vec);
+	return 0;
+}
+
+static int ev_block(struct at *a, const struct tblock_event *be)
+{
+	struct tblock b;
+	uint8_t *rec;
+
+	if (tblock_parse(be, a->f, &b))
+		return bad_fields(a);
+	if (!(rec = at_record(a, be->id, (uint32_t)tblock_size(be, &b))))
+		return no_memory(a);
+	tblock_fill(rec, be, &b);
+	return 0;
+}
+
+/* A dynamic event of @kind for this line's name, or NULL with the error set. */
+static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
+{
+	struct tdyn *d = dyn_event(a->r, a->x, a->name, kind, NULL, a->err);
+
+	if (d && d->kind != kind) {
+		AT_FAIL(a, "line %d: %.*s is another kind of event here", a->x->line, a->name.n,
+			a->name.p);
+		return NULL;
+	}
+	return d;
+}
+
+/* An irq_vectors event ("local_timer_entry: vector=236"). */
+static int ev_vector(struct at *a, long long vector)
+{
+	struct tdyn *d = at_dyn(a, DYN_VECTOR);
+	uint8_t *rec;
+
+	if (!d)
+		return -1;
+	if (!(rec = at_record(a, d->id, 12)))
+		return no_memory(a);
+	put32(rec, 8, (int32_t)vector);
+	return 0;
+}
+
+/* Any other event: kept by name, its fields as one string. */
+static int ev_named(struct at *a)
+{
+	struct tdyn *d = at_dyn(a, DYN_NAMED);
+
+	if (!d)
+		return -1;
+	if (!new_record_str(a->x, d->id, a->cpu, a->pid, a->l, a->t, 8, 12, a->f))
+		return no_memory(a);
+	return 0;
+}
+
 /* An event line (report) or comment "name: fields"; @name and @f are its parts. */
 static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct tspan name, struct tspan f,
 		     struct fmt_err *err)
 {
-	uint8_t *rec = NULL;
-	long long a, b, c;
-	struct tspan s;
-	struct tprobe probe;
+	static const struct {
+		const char *name;
+		int (*fn)(struct at *a);
+	} known[] = {
+		{"sched_switch", ev_switch},	     {"sched_wakeup", ev_wake},
+		{"sched_waking", ev_wake},	     {"sched_wakeup_new", ev_wake},
+		{"irq_handler_entry", ev_irq_entry}, {"irq_handler_exit", ev_irq_exit},
+		{"softirq_entry", ev_softirq},	     {"softirq_exit", ev_softirq},
+	};
+	struct at a = {r, x, l, cpu, pid, t, name, f, err};
 	const struct tblock_event *be;
-	struct tblock blk;
+	struct tprobe probe;
+	long long v;
 
-#define IS(n) same(n, name)
-	if (IS("sched_switch")) {
-		struct sw w;
-		if (!parse_switch(f, &w))
-			return FAIL("line %d: cannot read sched_switch's fields", x->line);
-		if (!(rec = new_record(x, TF_ID_SWITCH, cpu, pid, l, t, 64)))
-			return FAIL("out of memory");
-		put_str(rec, 8, w.pc, 16);
-		put32(rec, 24, (int32_t)w.pp);
-		put32(rec, 28, (int32_t)w.pprio);
-		put64(rec, 32, (uint64_t)w.pstate);
-		put_str(rec, 40, w.nc, 16);
-		put32(rec, 56, (int32_t)w.np);
-		put32(rec, 60, (int32_t)w.nprio);
-		note_comm(x, w.pc, w.pp, 2);
-		note_comm(x, w.nc, w.np, 2);
-	} else if (IS("sched_wakeup") || IS("sched_waking") || IS("sched_wakeup_new")) {
-		int id = IS("sched_wakeup") ? TF_ID_WAKEUP
-			 : IS("sched_waking") ? TF_ID_WAKING : TF_ID_WAKEUP_NEW;
-		if (!parse_wake(f, &s, &a, &b, &c))
-			return FAIL("line %d: cannot read %.*s's fields", x->line, name.n, name.p);
-		if (!(rec = new_record(x, id, cpu, pid, l, t, 36)))
-			return FAIL("out of memory");
-		put_str(rec, 8, s, 16);
-		put32(rec, 24, (int32_t)a);
-		put32(rec, 28, (int32_t)b);
-		put32(rec, 32, (int32_t)c);
-		note_comm(x, s, a, 2);
-	} else if (IS("irq_handler_entry")) {
-		if (!field_int(f, "irq", &a))
-			return FAIL("line %d: cannot read irq_handler_entry's fields", x->line);
-		s = tfield(f, "name");
-		if (!(rec = new_record_str(x, TF_ID_IRQ_ENTRY, cpu, pid, l, t, 12, 16, s)))
-			return FAIL("out of memory");
-		put32(rec, 8, (int32_t)a);
-	} else if (IS("irq_handler_exit")) {
-		s = tfield(f, "ret");
-		if (!field_int(f, "irq", &a) || !s.n)
-			return FAIL("line %d: cannot read irq_handler_exit's fields", x->line);
-		if (!(rec = new_record(x, TF_ID_IRQ_EXIT, cpu, pid, l, t, 16)))
-			return FAIL("out of memory");
-		put32(rec, 8, (int32_t)a);
-		put32(rec, 12, same("handled", s));
-	} else if (IS("softirq_entry") || IS("softirq_exit")) {
-		s = tfield(f, "vec");
-		if (!tspan_int(s, &a))
-			return FAIL("line %d: cannot read %.*s's fields", x->line, name.n, name.p);
-		if (!(rec = new_record(x, IS("softirq_entry") ? TF_ID_SOFTIRQ_ENTRY
-							      : TF_ID_SOFTIRQ_EXIT,
-				       cpu, pid, l, t, 12)))
-			return FAIL("out of memory");
-		put32(rec, 8, (int32_t)a);
-	} else if ((be = tblock_find(name))) {
-		if (tblock_parse(be, f, &blk))
-			return FAIL("line %d: cannot read %s's fields", x->line, be->name);
-		if (!(rec = new_record(x, be->id, cpu, pid, l, t, tblock_size(be, &blk))))
-			return FAIL("out of memory");
-		tblock_fill(rec, be, &blk);
-	} else if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
-		   !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &a)) {
-		struct tdyn *d = dyn_event(r, x, name, DYN_VECTOR, NULL, err);
-		if (!d)
-			return -1;
-		if (d->kind != DYN_VECTOR)
-			return FAIL("line %d: %.*s is another kind of event here", x->line,
-				    name.n, name.p);
-		if (!(rec = new_record(x, d->id, cpu, pid, l, t, 12)))
-			return FAIL("out of memory");
-		put32(rec, 8, (int32_t)a);
-	} else if (f.n && f.p[0] == '(' && !tprobe_parse(f, &probe)) {
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (same(known[i].name, name))
+			return known[i].fn(&a);
+	if ((be = tblock_find(name)))
+		return ev_block(&a, be);
+	if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
+	    !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &v))
+		return ev_vector(&a, v);
+	if (f.n && f.p[0] == '(' && !tprobe_parse(f, &probe))
 		return add_probe(r, x, l, cpu, pid, t, name, &probe, err);
-	} else {
-		struct tdyn *d = dyn_event(r, x, name, DYN_NAMED, NULL, err);
-		if (!d)
-			return -1;
-		if (d->kind != DYN_NAMED)
-			return FAIL("line %d: %.*s is another kind of event here", x->line,
-				    name.n, name.p);
-		if (!new_record_str(x, d->id, cpu, pid, l, t, 8, 12, f))
-			return FAIL("out of memory");
-	}
-#undef IS
-	return 0;
+	return ev_named(&a);
 }
 
 /* A comment: "event: fields" is an event, anything else a trace_printk. */
