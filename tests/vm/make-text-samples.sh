@@ -5,8 +5,9 @@
 # text and once as trace.dat (trace-cmd extract of the same buffer); on the
 # host `trace-cmd report` of that trace.dat gives the report forms.
 #
-#   make-text-samples.sh [N]     N preads of each kind (default 40)
+#   make-text-samples.sh [--out DIR] [N]   N preads of each kind (default 40)
 #
+# --out DIR writes there instead of samples/text (tests/vm/fresh-text.sh).
 # Writes samples/text/preads.dat, preads-{default,abstime,lat}.txt,
 # preads-report.txt (trace-cmd report) and preads-report-lt.txt
 # (trace-cmd report -l -t), and preads.cmd (the guest's settings).
@@ -15,12 +16,17 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+out=$top/samples/text
+if [ "${1:-}" = --out ]; then
+	out=${2:?--out needs a directory}
+	shift 2
+fi
 n=${1:-40}
-tc=$(command -v trace-cmd) || { echo "make-text-samples: trace-cmd is needed" >&2; exit 1; }
+tc=$(command -v trace-cmd) || { echo "make-text-samples: trace-cmd is needed" >&2; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$here/vm.sh" --out "$work/r" --add "$tc" --timeout 300 --script "$here/guest-text.sh" -- "$n"
-out=$top/samples/text
+"$here/vm.sh" --out "$work/r" --add "$tc" --timeout 300 --script "$here/guest-text.sh" -- "$n" ||
+	exit $?
 mkdir -p "$out"
 for f in preads.dat preads.cmd preads-default.txt preads-abstime.txt preads-lat.txt; do
 	cp "$work/r/$f" "$out/$f"
