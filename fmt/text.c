@@ -123,6 +123,8 @@ struct text {
 	int ncpus_alloc;
 	struct tstack *stacks;
 	int nstacks, stacks_cap;
+	uint32_t *stack_slots; /* hash of stacks by pid: index + 1, 0 empty */
+	uint32_t nstack_slots;
 	struct tfunc *funcs;
 	int nfuncs, funcs_cap;
 	uint32_t *func_slots; /* hash of funcs: index + 1, 0 empty */
@@ -323,21 +325,47 @@ static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *
 
 /* ---- tasks' open calls -------------------------------------------------- */
 
+static uint32_t pid_slot(int32_t pid, uint32_t nslots)
+{
+	return (uint32_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
+}
+
+/* Index the stacks by pid again, in a table twice as large. */
+static int stacks_rehash(struct text *x)
+{
+	uint32_t n = x->nstack_slots ? 2 * x->nstack_slots : 256;
+	uint32_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < x->nstacks; i++) {
+		uint32_t k = pid_slot(x->stacks[i].pid, n);
+		while (t[k])
+			k = (k + 1) & (n - 1);
+		t[k] = i + 1;
+	}
+	free(x->stack_slots);
+	x->stack_slots = t;
+	x->nstack_slots = n;
+	return 0;
+}
+
+/* Task @pid's stack (and name), made if new; NULL when out of memory. */
 static struct tstack *stack_of(struct text *x, int32_t pid)
 {
-	for (int i = x->nstacks - 1; i >= 0; i--)
-		if (x->stacks[i].pid == pid) {
-			if (i != x->nstacks - 1) { /* keep the busy ones at the end */
-				struct tstack s = x->stacks[i];
-				x->stacks[i] = x->stacks[x->nstacks - 1];
-				x->stacks[x->nstacks - 1] = s;
-			}
-			return &x->stacks[x->nstacks - 1];
-		}
+	uint32_t k;
+
+	if (2 * (x->nstacks + 1) > (int)x->nstack_slots && stacks_rehash(x))
+		return NULL;
+	for (k = pid_slot(pid, x->nstack_slots); x->stack_slots[k];
+	     k = (k + 1) & (x->nstack_slots - 1))
+		if (x->stacks[x->stack_slots[k] - 1].pid == pid)
+			return &x->stacks[x->stack_slots[k] - 1];
 	if (GROW(x->stacks, x->nstacks, x->stacks_cap, 64))
 		return NULL;
 	x->stacks[x->nstacks] = (struct tstack){.pid = pid};
-	return &x->stacks[x->nstacks++];
+	x->stack_slots[k] = ++x->nstacks;
+	return &x->stacks[x->nstacks - 1];
 }
 
 /* ---- dynamic formats ------------------------------------------------------ */
@@ -1285,6 +1313,7 @@ static void text_close(struct fmt_reader *r)
 	for (int i = 0; i < x->nstacks; i++)
 		free(x->stacks[i].f);
 	free(x->stacks);
+	free(x->stack_slots);
 	for (int i = 0; i < x->nfuncs; i++) {
 		free(x->funcs[i].name);
 		free(x->funcs[i].mod);
