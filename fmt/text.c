@@ -249,22 +249,39 @@ static bool same(const char *s, struct tspan t)
 	return (int)strlen(s) == t.n && !memcmp(s, t.p, t.n);
 }
 
+/*
+ * An open-addressing index of @count items (value index + 1, 0 empty) in
+ * @n slots, item i at hash(ctx, i); NULL when out of memory.
+ */
+static uint32_t *index_items(uint32_t n, int count, uint32_t (*hash)(const void *ctx, int i),
+			     const void *ctx)
+{
+	uint32_t *t = calloc(n, sizeof(*t));
+
+	for (int i = 0; t && i < count; i++) {
+		uint32_t k = hash(ctx, i) & (n - 1);
+		while (t[k])
+			k = (k + 1) & (n - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	return t;
+}
+
+static uint32_t func_hash(const void *ctx, int i)
+{
+	const struct tfunc *f = &((const struct text *)ctx)->funcs[i];
+
+	return hash_name((struct tspan){f->name, (int)strlen(f->name)},
+			 (struct tspan){f->mod, f->mod ? (int)strlen(f->mod) : 0});
+}
+
 static int rehash(struct text *x)
 {
 	uint32_t n = x->nslots ? x->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
+	uint32_t *s = index_items(n, x->nfuncs, func_hash, x);
 
 	if (!s)
 		return -1;
-	for (int i = 0; i < x->nfuncs; i++) {
-		struct tfunc *f = &x->funcs[i];
-		struct tspan a = {f->name, (int)strlen(f->name)};
-		struct tspan b = {f->mod, f->mod ? (int)strlen(f->mod) : 0};
-		uint32_t k = hash_name(a, b) & (n - 1);
-		while (s[k])
-			k = (k + 1) & (n - 1);
-		s[k] = i + 1;
-	}
 	free(x->func_slots);
 	x->func_slots = s;
 	x->nslots = n;
@@ -325,25 +342,24 @@ static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *
 
 /* ---- tasks' open calls -------------------------------------------------- */
 
-static uint32_t pid_slot(int32_t pid, uint32_t nslots)
+static uint32_t pid_hash(int32_t pid)
 {
-	return (uint32_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
+	return (uint32_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32);
+}
+
+static uint32_t stack_hash(const void *ctx, int i)
+{
+	return pid_hash(((const struct text *)ctx)->stacks[i].pid);
 }
 
 /* Index the stacks by pid again, in a table twice as large. */
 static int stacks_rehash(struct text *x)
 {
 	uint32_t n = x->nstack_slots ? 2 * x->nstack_slots : 256;
-	uint32_t *t = calloc(n, sizeof(*t));
+	uint32_t *t = index_items(n, x->nstacks, stack_hash, x);
 
 	if (!t)
 		return -1;
-	for (int i = 0; i < x->nstacks; i++) {
-		uint32_t k = pid_slot(x->stacks[i].pid, n);
-		while (t[k])
-			k = (k + 1) & (n - 1);
-		t[k] = i + 1;
-	}
 	free(x->stack_slots);
 	x->stack_slots = t;
 	x->nstack_slots = n;
@@ -357,7 +373,7 @@ static struct tstack *stack_of(struct text *x, int32_t pid)
 
 	if (2 * (x->nstacks + 1) > (int)x->nstack_slots && stacks_rehash(x))
 		return NULL;
-	for (k = pid_slot(pid, x->nstack_slots); x->stack_slots[k];
+	for (k = pid_hash(pid) & (x->nstack_slots - 1); x->stack_slots[k];
 	     k = (k + 1) & (x->nstack_slots - 1))
 		if (x->stacks[x->stack_slots[k] - 1].pid == pid)
 			return &x->stacks[x->stack_slots[k] - 1];
