@@ -5,30 +5,38 @@
  *
  * The whole text is read at open. Each line becomes the binary records the
  * kernel would have written, in the layout of the 6.1 formats registered
- * here (text-formats.h): funcgraph_entry and funcgraph_exit (a leaf line
- * "func();" gives both), sched_switch, sched_wakeup(_new), sched_waking,
- * irq_handler_entry/exit, softirq_entry/exit and irq_vectors' X_entry and X_exit
- * from their printed fields; any other event is kept by name with its
- * printed fields as one string ("text" system); trace_printk comments
- * become ftrace print events. Function names get made-up addresses,
- * registered with libtraceevent, so they resolve as kallsyms would.
+ * here (text-formats.h, text-block.c, text-probe.c): funcgraph_entry and
+ * funcgraph_exit (a leaf line "func();" gives both), and from their printed
+ * fields sched_switch, sched_wakeup(_new), sched_waking, irq_handler_entry
+ * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit, the
+ * block events bios are followed through, and kprobes and kretprobes; any
+ * other event is kept by name with its printed fields as one string
+ * ("text" system); trace_printk comments become ftrace print events.
+ * Function names get made-up addresses, registered with libtraceevent, so
+ * they resolve as kallsyms would; a kprobe named after its function takes
+ * that function's address.
  *
  * Times. Where the text prints a time (funcgraph-abstime, trace-cmd report)
  * it is used, made monotonic per CPU (a printed time is rounded to the us
- * unless trace-cmd report -t). A leaf's exit is its entry time plus its
- * duration; an exit "}" is at its printed time, and calltime is that minus
- * the duration, so every call's inclusive time is its printed duration.
- * Where no time is printed (the default `cat trace`), each CPU gets a clock
- * of its own that starts at the same origin and advances by the durations
- * of leaf calls, an exit being at its entry time plus its duration: the
- * inclusive times are still the printed durations, but gaps between calls,
- * and so blocked, preempted and irq times, and the order of events across
- * CPUs are unknown (info.lacks says "absolute times").
+ * unless trace-cmd report -t). A call's calltime is its entry's time (or
+ * earlier, see graph_exit()) and its rettime calltime plus its printed
+ * duration, so every call's inclusive time is its printed duration (to the
+ * ns below 10 ms). Where no time is printed (the default `cat trace`), each
+ * CPU gets a clock of its own that starts at the same origin and advances by
+ * the durations of leaf calls, an exit being at its entry time plus its
+ * duration: the inclusive times are still the printed durations, but gaps
+ * between calls, and so blocked, preempted and irq times, and the order of
+ * events across CPUs are unknown (info.lacks says "absolute times").
  *
  * Tasks. Without the task column (funcgraph-proc) a CPU's task is known
  * from the context-switch markers " 1)  a-12 => b-34 ": the lines before a
  * CPU's first marker belong to the task it switches away from. A CPU that
  * never switches gets the made-up pid TEXT_PID_UNKNOWN + cpu.
+ *
+ * Irq context. Without the latency flags (latency-format, trace-cmd report
+ * -l) the hardirq flag is inferred from the irq entry functions and the
+ * "==========>" markers (infer_irq()), as the analysis needs it to put an
+ * interrupt's calls on the CPU rather than in the interrupted task.
  */
 #include "fmt.h"
 
