@@ -202,9 +202,12 @@ int cmd_info(int argc, char **argv)
 		json_decref(o);
 	} else {
 		printf("file:         %s\n", info->path);
-		printf("format:       %s v%d, %s-endian, %d-byte long, %d-byte pages\n",
-		       info->format, info->version, info->big_endian ? "big" : "little",
-		       info->long_size, info->page_size);
+		if (info->version) /* a binary format */
+			printf("format:       %s v%d, %s-endian, %d-byte long, %d-byte pages\n",
+			       info->format, info->version, info->big_endian ? "big" : "little",
+			       info->long_size, info->page_size);
+		else
+			printf("format:       %s\n", info->format);
 		printf("compression:  %s%s%s\n", info->compression,
 		       *info->compression_ver ? " " : "", info->compression_ver);
 		printf("kernel:       %s\n", info->uname ? info->uname : "(not recorded)");

@@ -64,7 +64,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: darc <command> [options] [args]\n\n"
 		   "darc finds the root causes of latency peaks in Linux traces.\n"
-		   "Recordings: trace.dat (trace-cmd v6/v7) and darc bundles.\n\n"
+		   "Recordings: trace.dat (trace-cmd v6/v7), darc bundles and ftrace text\n"
+		   "(function_graph output of cat trace or trace-cmd report).\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The block events darc follows bios through, as ftrace prints them, read
+ * back into records in their 6.1 layout (see text.h). Four shapes:
+ *
+ *   bio       "MAJ,MIN RWBS SECTOR + NR [COMM]"            (queue, merges, getrq)
+ *   rq        "MAJ,MIN RWBS BYTES (CMD) SECTOR + NR [COMM]" (rq_issue, insert, merge)
+ *   rq_done   "MAJ,MIN RWBS (CMD) SECTOR + NR [ERROR]"     (rq_complete, rq_error)
+ *   bio_done  "MAJ,MIN RWBS SECTOR + NR [ERROR]"           (bio_complete)
+ */
+#include "text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum shape { SH_BIO, SH_RQ, SH_RQ_DONE, SH_BIO_DONE };
+
+#define DEVFMT                                                                             \
+	"((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1)))"
+#define F_DEV "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"                       \
+	      "\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"                   \
+	      "\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+
+#define FMT_BIO(NAME, ID)                                                                  \
+	"name: " NAME "\nID: " ID "\n" TF_COMMON_TEXT F_DEV                                \
+	"\tfield:char rwbs[8];\toffset:28;\tsize:8;\tsigned:1;\n"                           \
+	"\tfield:char comm[16];\toffset:36;\tsize:16;\tsigned:1;\n\n"                       \
+	"print fmt: \"%d,%d %s %llu + %u [%s]\", " DEVFMT ", REC->rwbs, "                  \
+	"(unsigned long long)REC->sector, REC->nr_sector, REC->comm\n"
+
+#define FMT_RQ(NAME, ID)                                                                   \
+	"name: " NAME "\nID: " ID "\n" TF_COMMON_TEXT F_DEV                                \
+	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n"                     \
+	"\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:1;\n"                           \
+	"\tfield:char comm[16];\toffset:40;\tsize:16;\tsigned:1;\n"                         \
+	"\tfield:__data_loc char[] cmd;\toffset:56;\tsize:4;\tsigned:1;\n\n"                \
+	"print fmt: \"%d,%d %s %u (%s) %llu + %u [%s]\", " DEVFMT ", REC->rwbs, "          \
+	"REC->bytes, __get_str(cmd), (unsigned long long)REC->sector, REC->nr_sector, "     \
+	"REC->comm\n"
+
+#define FMT_RQ_DONE(NAME, ID)                                                              \
+	"name: " NAME "\nID: " ID "\n" TF_COMMON_TEXT F_DEV                                \
+	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n"                              \
+	"\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:1;\n"                           \
+	"\tfield:__data_loc char[] cmd;\toffset:40;\tsize:4;\tsigned:1;\n\n"                \
+	"print fmt: \"%d,%d %s (%s) %llu + %u [%d]\", " DEVFMT ", REC->rwbs, "             \
+	"__get_str(cmd), (unsigned long long)REC->sector, REC->nr_sector, REC->error\n"
+
+#define FMT_BIO_DONE(NAME, ID)                                                             \
+	"name: " NAME "\nID: " ID "\n" TF_COMMON_TEXT F_DEV                                \
+	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n"                              \
+	"\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:1;\n\n"                         \
+	"print fmt: \"%d,%d %s %llu + %u [%d]\", " DEVFMT ", REC->rwbs, "                  \
+	"(unsigned long long)REC->sector, REC->nr_sector, REC->error\n"
+
+#define EV(NAME, ID, SHAPE, FMT) {NAME, ID, SHAPE, FMT(NAME, #ID), sizeof(FMT(NAME, #ID)) - 1}
+
+static const struct tblock_event events[] = {
+	EV("block_bio_queue", 1055, SH_BIO, FMT_BIO),
+	EV("block_bio_backmerge", 1057, SH_BIO, FMT_BIO),
+	EV("block_bio_frontmerge", 1056, SH_BIO, FMT_BIO),
+	EV("block_bio_bounce", 1058, SH_BIO, FMT_BIO),
+	EV("block_getrq", 1054, SH_BIO, FMT_BIO),
+	EV("block_rq_issue", 1061, SH_RQ, FMT_RQ),
+	EV("block_rq_insert", 1062, SH_RQ, FMT_RQ),
+	EV("block_rq_merge", 1060, SH_RQ, FMT_RQ),
+	EV("block_rq_complete", 1064, SH_RQ_DONE, FMT_RQ_DONE),
+	EV("block_rq_error", 1063, SH_RQ_DONE, FMT_RQ_DONE),
+	EV("block_bio_complete", 1059, SH_BIO_DONE, FMT_BIO_DONE),
+};
+
+const struct tblock_event *tblock_events(int *n)
+{
+	*n = (int)(sizeof(events) / sizeof(events[0]));
+	return events;
+}
+
+const struct tblock_event *tblock_find(struct tspan name)
+{
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if ((int)strlen(events[i].name) == name.n && !memcmp(events[i].name, name.p, name.n))
+			return &events[i];
+	return NULL;
+}
+
+/* An unsigned number (up to 20 digits, the whole u64 range) followed by @stop. */
+static bool num(struct tcur *c, uint64_t *v, char stop)
+{
+	const char *s = c->p;
+	uint64_t u = 0;
+
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && c->p - s < 20) {
+		uint64_t d = (uint64_t)(*c->p - '0');
+		if (u > (UINT64_MAX - d) / 10)
+			return false;
+		u = u * 10 + d;
+		c->p++;
+	}
+	if (c->p == s || c->p >= c->end || *c->p != stop)
+		return false;
+	c->p++;
+	*v = u;
+	return true;
+}
+
+/* A word up to the next @stop (not included in it), then past @stop. */
+static bool word(struct tcur *c, struct tspan *w, char stop)
+{
+	const char *e = memchr(c->p, stop, c->end - c->p);
+
+	if (!e)
+		return false;
+	*w = (struct tspan){c->p, (int)(e - c->p)};
+	c->p = e + 1;
+	return true;
+}
+
+/* "[" TEXT "]" ending the fields: a comm, or an error number. */
+static bool tail(struct tcur *c, struct tspan *w)
+{
+	if (!tcur_eat(c, "[") || c->end - c->p < 1 || c->end[-1] != ']')
+		return false;
+	*w = (struct tspan){c->p, (int)(c->end - 1 - c->p)};
+	c->p = c->end;
+	return true;
+}
+
+int tblock_parse(const struct tblock_event *e, struct tspan f, struct tblock *b)
+{
+	struct tcur c = {f.p, f.p + f.n};
+	uint64_t maj, min, v;
+	long long err;
+
+	memset(b, 0, sizeof(*b));
+	if (!f.p || !num(&c, &maj, ',') || !num(&c, &min, ' ') || maj > 4095 || min > 0xfffff ||
+	    !word(&c, &b->rwbs, ' '))
+		return -1;
+	b->dev = (uint32_t)(maj << 20 | min);
+	if (e->shape == SH_RQ) {
+		if (!num(&c, &v, ' ') || v > UINT32_MAX)
+			return -1;
+		b->bytes = (uint32_t)v;
+	}
+	if ((e->shape == SH_RQ || e->shape == SH_RQ_DONE) &&
+	    (!tcur_eat(&c, "(") || !word(&c, &b->cmd, ')') || !tcur_eat(&c, " ")))
+		return -1;
+	if (!num(&c, &b->sector, ' ') || !tcur_eat(&c, "+ ") || !num(&c, &v, ' ') || v > UINT32_MAX ||
+	    !tail(&c, &b->tail))
+		return -1;
+	b->nr_sector = (uint32_t)v;
+	if (e->shape == SH_RQ_DONE || e->shape == SH_BIO_DONE) {
+		if (!tspan_int(b->tail, &err))
+			return -1;
+		b->error = (int32_t)err;
+	}
+	return 0;
+}
+
+int tblock_size(const struct tblock_event *e, const struct tblock *b)
+{
+	int cmd = (b->cmd.n > 64 ? 64 : b->cmd.n) + 1;
+
+	switch (e->shape) {
+	case SH_BIO:
+		return 52;
+	case SH_RQ:
+		return 60 + cmd;
+	case SH_RQ_DONE:
+		return 44 + cmd;
+	default:
+		return 40;
+	}
+}
+
+static void put(uint8_t *rec, int off, const void *v, size_t n)
+{
+	memcpy(rec + off, v, n);
+}
+
+/* A string field of @max bytes (NUL-terminated, cut if need be). */
+static void put_str(uint8_t *rec, int off, struct tspan s, int max)
+{
+	if (s.n > 0)
+		memcpy(rec + off, s.p, s.n < max - 1 ? s.n : max - 1);
+}
+
+/* The __data_loc string at @loc, its bytes at @data. */
+static void put_loc(uint8_t *rec, int loc, int data, struct tspan s)
+{
+	int n = s.n > 64 ? 64 : s.n;
+	uint32_t dl = (uint32_t)(n + 1) << 16 | (uint32_t)data;
+
+	put(rec, loc, &dl, 4);
+	if (n > 0)
+		memcpy(rec + data, s.p, n);
+}
+
+void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b)
+{
+	put(rec, 8, &b->dev, 4);
+	put(rec, 16, &b->sector, 8);
+	put(rec, 24, &b->nr_sector, 4);
+	switch (e->shape) {
+	case SH_BIO:
+		put_str(rec, 28, b->rwbs, 8);
+		put_str(rec, 36, b->tail, 16);
+		break;
+	case SH_RQ:
+		put(rec, 28, &b->bytes, 4);
+		put_str(rec, 32, b->rwbs, 8);
+		put_str(rec, 40, b->tail, 16);
+		put_loc(rec, 56, 60, b->cmd);
+		break;
+	case SH_RQ_DONE:
+		put(rec, 28, &b->error, 4);
+		put_str(rec, 32, b->rwbs, 8);
+		put_loc(rec, 40, 44, b->cmd);
+		break;
+	default:
+		put(rec, 28, &b->error, 4);
+		put_str(rec, 32, b->rwbs, 8);
+		break;
+	}
+}

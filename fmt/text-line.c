@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The line grammar of ftrace's function_graph text and of `trace-cmd report`
+ * (see text.h). Strict: a line that fits none of the known shapes is an
+ * error, so that a file that is not a trace is not taken for one.
+ */
+#include "text.h"
+
+#include <string.h>
+
+#include "fmt.h"
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void skip_spaces(struct tcur *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
+		c->p++;
+}
+
+static int count_spaces(struct tcur *c)
+{
+	const char *s = c->p;
+
+	skip_spaces(c);
+	return (int)(c->p - s);
+}
+
+/* Digits into @v (at most 18, so no overflow); false if none. */
+static bool digits(struct tcur *c, uint64_t *v, int *ndig)
+{
+	int n = 0;
+
+	*v = 0;
+	while (c->p < c->end && is_digit(*c->p) && n < 18) {
+		*v = *v * 10 + (uint64_t)(*c->p++ - '0');
+		n++;
+	}
+	if (ndig)
+		*ndig = n;
+	return n > 0 && !(c->p < c->end && is_digit(*c->p));
+}
+
+static uint64_t pow10u(int n)
+{
+	uint64_t v = 1;
+
+	while (n-- > 0)
+		v *= 10;
+	return v;
+}
+
+/*
+ * "SEC.FRAC" scaled to units of 10^-@scale ("1.5" with scale 3 is 1500), with
+ * the precision of the digits printed in @prec; FRAC may be absent when
+ * @need_frac is false.
+ */
+static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int *prec)
+{
+	uint64_t ip, fp = 0;
+	int nd = 0, ni;
+
+	if (!digits(c, &ip, &ni) || ni > 12)
+		return false;
+	if (c->p < c->end && *c->p == '.') {
+		c->p++;
+		if (!digits(c, &fp, &nd) || nd > scale)
+			return false;
+	} else if (need_frac) {
+		return false;
+	}
+	*v = ip * pow10u(scale) + fp * pow10u(scale - nd);
+	*prec = (int)pow10u(scale - nd);
+	return true;
+}
+
+bool tspan_int(struct tspan s, long long *v)
+{
+	struct tcur c;
+	bool neg;
+	uint64_t u;
+
+	if (!s.p || s.n <= 0)
+		return false;
+	c = (struct tcur){s.p, s.p + s.n};
+	neg = tcur_eat(&c, "-");
+	if (!digits(&c, &u, NULL) || c.p != c.end || u > 0x7fffffffULL)
+		return false;
+	*v = neg ? -(long long)u : (long long)u;
+	return true;
+}
+
+struct tspan tfield(struct tspan f, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = f.p, *end = f.p + f.n;
+
+	while (p + n < end) {
+		if ((p == f.p || p[-1] == ' ') && !memcmp(p, key, n) && p[n] == '=') {
+			const char *v = p + n + 1, *e = v;
+			while (e < end && *e != ' ')
+				e++;
+			return (struct tspan){v, (int)(e - v)};
+		}
+		p++;
+	}
+	return (struct tspan){NULL, 0};
+}
+
+/* "comm-pid" (the last '-' starts the pid) within [s, e), trimmed. */
+static bool comm_pid(const char *s, const char *e, struct tspan *comm, int *pid)
+{
+	const char *dash;
+	long long v;
+
+	while (s < e && *s == ' ')
+		s++;
+	while (e > s && e[-1] == ' ')
+		e--;
+	for (dash = e - 1; dash > s && *dash != '-'; dash--)
+		;
+	if (dash <= s || !tspan_int((struct tspan){dash + 1, (int)(e - dash - 1)}, &v) || v < 0)
+		return false;
+	*comm = (struct tspan){s, (int)(dash - s)};
+	*pid = (int)v;
+	return true;
+}
+
+/*
+ * The latency flags "dNhs" + preempt count (+ migrate-disable), e.g. "d.h1."
+ * or "0...1." glued to the CPU in `trace-cmd report -l`.
+ */
+static bool lat_flags(const char *s, int n, struct tline *t)
+{
+	uint8_t f = 0;
+
+	if (n < 4 || n > 6)
+		return false;
+	switch (s[0]) {
+	case 'd': case 'D': f |= FMT_FLAG_IRQS_OFF; break;
+	case 'X': case '.': break;
+	default: return false;
+	}
+	switch (s[1]) {
+	case 'N': case 'n': case 'p': case 'B': case 'L': case 'b': f |= FMT_FLAG_NEED_RESCHED; break;
+	case '.': break;
+	default: return false;
+	}
+	switch (s[2]) {
+	case 'h': f |= FMT_FLAG_HARDIRQ; break;
+	case 's': f |= FMT_FLAG_SOFTIRQ; break;
+	case 'H': f |= FMT_FLAG_HARDIRQ | FMT_FLAG_SOFTIRQ; break;
+	case 'z': f |= FMT_FLAG_NMI; break;
+	case 'Z': f |= FMT_FLAG_NMI | FMT_FLAG_HARDIRQ; break;
+	case '.': break;
+	default: return false;
+	}
+	for (int i = 3; i < n; i++)
+		if (!(s[i] == '.' || is_digit(s[i]) || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	t->has_lat = true;
+	t->flags = f;
+	t->preempt = s[3] == '.' ? 0 : is_digit(s[3]) ? s[3] - '0' : s[3] - 'a' + 10;
+	return true;
+}
+
+/* "name" or "name [mod]" up to @e. */
+static bool func_name(const char *s, const char *e, struct tline *t)
+{
+	const char *b = memchr(s, '[', e - s);
+
+	if (b && b > s + 1 && b[-1] == ' ' && e[-1] == ']' && e - b > 2) {
+		t->mod = (struct tspan){b + 1, (int)(e - b - 2)};
+		e = b - 1;
+	}
+	if (e <= s)
+		return false;
+	for (const char *q = s; q < e; q++)
+		if (*q == ' ' || *q == '(' || *q == ')' || *q == '{' || *q == '}' || *q == ';' ||
+		    (unsigned char)*q < 0x20)
+			return false;
+	t->name = (struct tspan){s, (int)(e - s)};
+	return true;
+}
+
+/* A trailing " (N)": trace-cmd's fgraph:depth option. */
+static void depth_suffix(struct tcur *c, struct tline *t)
+{
+	const char *e = c->end;
+	long long v;
+
+	if (e - c->p < 4 || e[-1] != ')')
+		return;
+	for (const char *o = e - 2; o > c->p; o--) {
+		if (*o == '(') {
+			if (o[-1] == ' ' && tspan_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) &&
+			    v >= 0 && v < 100000) {
+				t->depth = (int)v;
+				c->end = o - 1;
+			}
+			return;
+		}
+		if (!is_digit(*o))
+			return;
+	}
+}
+
+/* After "|": the indent, then "}", "func() {", "func();" or a comment. */
+static int graph_body(struct tcur *c, struct tline *t, const char **why)
+{
+	int sp = count_spaces(c);
+	const char *e;
+
+	t->depth = sp >= 2 ? (sp - 2) / 2 : 0;
+	if (tcur_eat(c, "/*")) {
+		while (c->end > c->p && c->end[-1] == ' ')
+			c->end--;
+		if (c->end - c->p < 2 || memcmp(c->end - 2, "*/", 2))
+			return *why = "comment without its end", -1;
+		t->kind = TL_COMMENT;
+		t->text = (struct tspan){c->p, (int)(c->end - 2 - c->p)};
+		while (t->text.n && t->text.p[0] == ' ')
+			t->text.p++, t->text.n--;
+		while (t->text.n && t->text.p[t->text.n - 1] == ' ')
+			t->text.n--;
+		return 0;
+	}
+	depth_suffix(c, t);
+	while (c->end > c->p && c->end[-1] == ' ')
+		c->end--;
+	if (tcur_eat(c, "}")) {
+		t->kind = TL_EXIT;
+		skip_spaces(c);
+		if (c->p == c->end)
+			return 0;
+		if (!tcur_eat(c, "/*") || c->end - c->p < 3 || memcmp(c->end - 2, "*/", 2))
+			return *why = "unexpected text after '}'", -1;
+		e = c->end - 2;
+		skip_spaces(c);
+		while (e > c->p && e[-1] == ' ')
+			e--;
+		return func_name(c->p, e, t) ? 0 : (*why = "bad function name after '}'", -1);
+	}
+	if (c->end - c->p > 4 && !memcmp(c->end - 4, "() {", 4)) {
+		t->kind = TL_ENTRY;
+		e = c->end - 4;
+	} else if (c->end - c->p > 3 && !memcmp(c->end - 3, "();", 3)) {
+		t->kind = TL_LEAF;
+		e = c->end - 3;
+	} else {
+		return *why = "neither a call, a return nor a comment after '|'", -1;
+	}
+	return func_name(c->p, e, t) ? 0 : (*why = "bad function name", -1);
+}
+
+/* "[+!#*@$ ]DUR us  |" or just "|"; then the body. */
+static int graph_columns(struct tcur *c, struct tline *t, const char **why)
+{
+	skip_spaces(c);
+	if (tcur_eat(c, "==========>") || tcur_eat(c, "<==========")) {
+		t->kind = TL_IRQ_MARK;
+		t->irq_in = c->p[-1] == '>';
+		skip_spaces(c);
+		if (!tcur_eat(c, "|"))
+			return *why = "'|' expected after the irq marker", -1;
+		skip_spaces(c);
+		return c->p == c->end ? 0 : (*why = "text after the irq marker", -1);
+	}
+	if (c->p < c->end && strchr("+!#*@$", *c->p)) {
+		c->p++;
+		skip_spaces(c);
+	}
+	if (c->p < c->end && is_digit(*c->p)) {
+		if (!decimal(c, 3, false, &t->dur, &t->dur_prec) || !tcur_eat(c, " us"))
+			return *why = "bad duration (\"123.456 us\" expected)", -1;
+		t->has_dur = true;
+		skip_spaces(c);
+	}
+	if (!tcur_eat(c, "|"))
+		return *why = "'|' expected before the function column", -1;
+	return graph_body(c, t, why);
+}
+
+static const char *trim_end(const char *s, const char *e)
+{
+	while (e > s && e[-1] == ' ')
+		e--;
+	return e;
+}
+
+/* A field ending in " |" (proc or latency flags) starting at @c; end at '|'. */
+static const char *bar_field(struct tcur *c)
+{
+	const char *q = c->p;
+
+	while (q + 1 < c->end && !(q[0] == ' ' && q[1] == '|'))
+		q++;
+	return q + 1 < c->end ? q : NULL;
+}
+
+/*
+ * The optional task and latency columns of the graph form, each "... |";
+ * anything else (a duration, an irq marker, the bar itself) is left alone.
+ */
+static void proc_lat(struct tcur *c, struct tline *t)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *s, *e;
+
+		skip_spaces(c);
+		s = c->p;
+		if (s >= c->end || *s == '|')
+			return;
+		e = bar_field(c);
+		if (!e)
+			return;
+		if (t->pid < 0 && !t->has_lat && comm_pid(s, e, &t->comm, &t->pid)) {
+		} else if (!t->has_lat && lat_flags(s, (int)(trim_end(s, e) - s), t)) {
+		} else {
+			return;
+		}
+		c->p = e + 2;
+	}
+}
+
+/* " 1)  comm-1  =>  comm-2" */
+static bool switch_line(struct tcur *c, struct tline *t)
+{
+	const char *arrow = NULL;
+
+	for (const char *q = c->p; q + 4 <= c->end; q++)
+		if (!memcmp(q, " => ", 4))
+			arrow = q;
+	return arrow && comm_pid(c->p, arrow, &t->prev_comm, &t->prev_pid) &&
+	       comm_pid(arrow + 4, c->end, &t->next_comm, &t->next_pid) &&
+	       (t->kind = TL_SWITCH, true);
+}
+
+/* The graph form: [TIME |] [CPU)] [task |] [flags |] [DUR us] | body */
+static int graph_line(struct tcur *c, struct tline *t, const char **why)
+{
+	struct tcur save;
+	uint64_t v;
+	int prec;
+
+	skip_spaces(c);
+	save = *c;
+	if (decimal(c, 9, true, &v, &prec) && (skip_spaces(c), tcur_eat(c, "|"))) {
+		t->has_ts = true;
+		t->ts = v;
+		t->ts_prec = prec;
+	} else {
+		*c = save;
+	}
+	skip_spaces(c);
+	save = *c;
+	if (digits(c, &v, NULL) && tcur_eat(c, ")") && v < 65536) {
+		t->cpu = (int)v;
+		if (!t->has_ts && switch_line(c, t))
+			return 0;
+	} else {
+		*c = save;
+	}
+	proc_lat(c, t);
+	return graph_columns(c, t, why);
+}
+
+/* "[N]" ending at @e (the ']' is e[-1]); its start in @o. */
+static bool bracket_cpu(const char *s, const char *e, const char **o, struct tline *t)
+{
+	const char *b = e - 1;
+	long long v;
+
+	while (b > s && b[-1] != '[')
+		b--;
+	if (b <= s || !tspan_int((struct tspan){b, (int)(e - 1 - b)}, &v) || v < 0 || v > 65535)
+		return false;
+	t->cpu = (int)v;
+	*o = b - 1;
+	return true;
+}
+
+/*
+ * The CPU (and latency flags) before a report line's time, which starts at
+ * *@q: "[001]", "[001] d..1." or "1d..1." (trace-cmd report -l). Moves *@q
+ * to the start of the CPU field. 0 or -1.
+ */
+static int cpu_field(const char *s, const char **q, struct tline *t)
+{
+	const char *tok = *q, *e = *q;
+	long long v;
+
+	while (tok > s && tok[-1] != ' ' && tok[-1] != ']')
+		tok--;
+	if (tok > s && tok[-1] == ']') {
+		if (tok < e && !lat_flags(tok, (int)(e - tok), t))
+			return -1;
+		return bracket_cpu(s, tok, q, t) ? 0 : -1;
+	}
+	if (tok < e && is_digit(*tok)) {
+		const char *d = tok;
+		while (d < e && is_digit(*d))
+			d++;
+		if (!tspan_int((struct tspan){tok, (int)(d - tok)}, &v) || v > 65535 ||
+		    !lat_flags(d, (int)(e - d), t))
+			return -1;
+		t->cpu = (int)v;
+		*q = tok;
+		return 0;
+	}
+	if (!lat_flags(tok, (int)(e - tok), t))
+		return -1;
+	while (tok > s && tok[-1] == ' ')
+		tok--;
+	return tok > s && tok[-1] == ']' && bracket_cpu(s, tok, q, t) ? 0 : -1;
+}
+
+/* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
+static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
+{
+	const char *ts = colon, *q, *s = c->p;
+	struct tcur tc;
+	int prec;
+
+	while (ts > s && (is_digit(ts[-1]) || ts[-1] == '.'))
+		ts--;
+	q = ts;
+	while (q > s && q[-1] == ' ')
+		q--;
+	/* the CPU: "[001]", maybe then flags, or "1dNh2." glued */
+	if (cpu_field(s, &q, t))
+		return *why = "\"[CPU]\" expected before the time", -1;
+	if (!comm_pid(s, q, &t->comm, &t->pid))
+		return *why = "\"COMM-PID\" expected at the start", -1;
+	tc = (struct tcur){ts, colon};
+	if (!decimal(&tc, 9, true, &t->ts, &prec) || tc.p != colon)
+		return *why = "bad time", -1;
+	t->has_ts = true;
+	t->ts_prec = prec;
+	c->p = colon + 1;
+	skip_spaces(c);
+	q = c->p;
+	while (q < c->end && *q != ':' && *q != ' ')
+		q++;
+	if (q == c->p || q >= c->end || *q != ':')
+		return *why = "\"EVENT:\" expected after the time", -1;
+	t->name = (struct tspan){c->p, (int)(q - c->p)};
+	c->p = q + 1;
+	if (t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) {
+		t->name = (struct tspan){NULL, 0};
+		if (graph_columns(c, t, why))
+			return -1;
+		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
+			: (*why = "funcgraph_entry without a call", -1);
+	}
+	if (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14)) {
+		t->name = (struct tspan){NULL, 0};
+		if (graph_columns(c, t, why))
+			return -1;
+		return t->kind == TL_EXIT ? 0 : (*why = "funcgraph_exit without '}'", -1);
+	}
+	skip_spaces(c);
+	t->kind = TL_EVENT;
+	t->text = (struct tspan){c->p, (int)(c->end - c->p)};
+	return 0;
+}
+
+/* The first "DIGITS.DIGITS:" that follows a space: a report line's time. */
+static const char *report_colon(const char *p, const char *end)
+{
+	for (const char *q = p; q < end; q++) {
+		const char *d = q;
+		bool dot = false;
+		if (*q != ' ' || q + 1 >= end || !is_digit(q[1]))
+			continue;
+		for (d = q + 1; d < end && (is_digit(*d) || (*d == '.' && !dot)); d++)
+			dot |= *d == '.';
+		if (dot && d < end && *d == ':' && d[-1] != '.')
+			return d;
+	}
+	return NULL;
+}
+
+/* Lines that are not events: headers, separators, lost events, annotations. */
+static bool special_line(struct tcur *c, struct tline *t)
+{
+	struct tcur s = *c;
+	uint64_t v;
+
+	skip_spaces(&s);
+	if (s.p == s.end)
+		return t->kind = TL_BLANK, true;
+	if (*s.p == '#' && !(s.end - s.p >= 5 && !memcmp(s.p, "#####", 5)))
+		return t->kind = TL_HEADER, true;
+	if (s.end - s.p >= 10 && !memcmp(s.p, "----------", 10)) {
+		while (s.p < s.end && *s.p == '-')
+			s.p++;
+		skip_spaces(&s);
+		return s.p == s.end && (t->kind = TL_SEP, true);
+	}
+	if (tcur_eat(&s, "##### CPU ") && digits(&s, &v, NULL) && v < 65536)
+		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
+	if (tcur_eat(&s, "cpus=") && digits(&s, &v, NULL) && s.p == s.end)
+		return t->kind = TL_HEADER, true;
+	if (tcur_eat(&s, "version = ") && digits(&s, &v, NULL) && s.p == s.end)
+		return t->kind = TL_HEADER, true;
+	s = *c;
+	skip_spaces(&s);
+	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [LOST ")) {
+		t->cpu = (int)v;
+		if (!digits(&s, &t->lost, NULL) || !tcur_eat(&s, " EVENTS]"))
+			return false;
+		return t->kind = TL_LOST, true;
+	}
+	return false;
+}
+
+int tline_parse(const char *p, int n, struct tline *t, const char **why)
+{
+	struct tcur c = {p, p + n};
+	const char *colon;
+
+	memset(t, 0, sizeof(*t));
+	t->cpu = t->pid = -1;
+	*why = NULL;
+	while (c.end > c.p && (c.end[-1] == '\r' || c.end[-1] == ' '))
+		c.end--;
+	for (const char *q = c.p; q < c.end; q++)
+		if (*q == 0)
+			return *why = "NUL byte in the line", -1;
+	if (special_line(&c, t))
+		return 0;
+	colon = report_colon(c.p, c.end);
+	if (colon && !memchr(c.p, '|', colon - c.p))
+		return report_line(&c, colon, t, why);
+	return graph_line(&c, t, why);
+}

@@ -1,0 +1,1425 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ftrace text reader: function_graph output as `cat trace`,
+ * `trace_pipe` or `trace-cmd report` print it (line grammar: text-line.c).
+ *
+ * The whole text is read at open. Each line becomes the binary records the
+ * kernel would have written, in the layout of the 6.1 formats registered
+ * here (text-formats.h, text-block.c, text-probe.c): funcgraph_entry and
+ * funcgraph_exit (a leaf line "func();" gives both), and from their printed
+ * fields sched_switch, sched_wakeup(_new), sched_waking, irq_handler_entry
+ * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit, the
+ * block events bios are followed through, and kprobes and kretprobes; any
+ * other event is kept by name with its printed fields as one string
+ * ("text" system); trace_printk comments become ftrace print events.
+ * Function names get made-up addresses, registered with libtraceevent, so
+ * they resolve as kallsyms would; a kprobe named after its function takes
+ * that function's address.
+ *
+ * Times. Where the text prints a time (funcgraph-abstime, trace-cmd report)
+ * it is used, made monotonic per CPU (a printed time is rounded to the us
+ * unless trace-cmd report -t). A call's calltime is its entry's time (or
+ * earlier, see graph_exit()) and its rettime calltime plus its printed
+ * duration, so every call's inclusive time is its printed duration (to the
+ * ns below 10 ms). Where no time is printed (the default `cat trace`), each
+ * CPU gets a clock of its own that starts at the same origin and advances by
+ * the durations of leaf calls, an exit being at its entry time plus its
+ * duration: the inclusive times are still the printed durations, but gaps
+ * between calls, and so blocked, preempted and irq times, and the order of
+ * events across CPUs are unknown (info.lacks says "absolute times").
+ *
+ * Tasks. Without the task column (funcgraph-proc) a CPU's task is known
+ * from the context-switch markers " 1)  a-12 => b-34 ": the lines before a
+ * CPU's first marker belong to the task it switches away from. A CPU that
+ * never switches gets the made-up pid TEXT_PID_UNKNOWN + cpu.
+ *
+ * Irq context. Without the latency flags (latency-format, trace-cmd report
+ * -l) the hardirq flag is inferred from the irq entry functions and the
+ * "==========>" markers (infer_irq()), as the analysis needs it to put an
+ * interrupt's calls on the CPU rather than in the interrupted task.
+ */
+#include "fmt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "grow.h"
+#include "text-formats.h"
+#include "text.h"
+#include "tracedat.h"
+
+#define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no
+						     kernel code lives there */
+#define TEXT_PID_UNKNOWN 0x40000000	     /* above any pid_max */
+#define TEXT_MAX_CPUS 4096
+#define PROBE_BYTES 65536
+#define PROBE_LINES 8
+#define PROBE_LINE_MAX 4096 /* bytes the probe looks at for trace-cmd's first event */
+
+/* One synthesised event. */
+struct tev {
+	uint64_t ts;
+	uint64_t off;	 /* of its record in the arena */
+	uint64_t missed; /* lost events before it on its CPU */
+	uint32_t seq;	 /* order in the text */
+	uint16_t size;
+	uint16_t cpu;
+};
+
+/* An open call of a task, for its exit to find. */
+struct tframe {
+	int depth;
+	uint32_t func;
+	uint64_t t;
+};
+
+/* A task: its open calls, and the best name the text gives it. */
+struct tstack {
+	int32_t pid;
+	int n, cap;
+	struct tframe *f;
+	char comm[16];
+	int comm_rank; /* 0 none, 1 a task column (maybe cut), 2 an event's field */
+};
+
+struct tcpu {
+	bool seen;
+	int32_t pid;	    /* the task on it now, -1 unknown */
+	int32_t first_prev; /* the task its first switch marker leaves, -1 none */
+	uint64_t now;	    /* its clock */
+	uint64_t pending;   /* lost events not yet given to an event */
+	int irq_depth;	    /* without printed flags: depth of the irq entry
+			       function being run (hardirq context), -1 none */
+	bool irq_mark;	    /* a "==========>" came: the next call is an irq's */
+};
+
+/* A function: name (and module) and its made-up address TEXT_FUNC_BASE + 16 * index. */
+struct tfunc {
+	char *name;
+	char *mod;
+};
+
+enum dyn_kind { DYN_NAMED, DYN_VECTOR, DYN_PROBE };
+
+/* A dynamically numbered event (irq_vectors, a probe, or kept by name). */
+struct tdyn {
+	char *name;
+	char *text;	       /* its format */
+	int id;
+	enum dyn_kind kind;
+	struct tprobe *layout; /* DYN_PROBE: the fields of its first line */
+};
+
+/* A probed address and the function it is taken for. */
+struct tsite {
+	uint64_t addr;
+	uint32_t func;
+};
+
+struct text {
+	/* records */
+	uint8_t *arena;
+	uint64_t arena_len, arena_cap;
+	struct tev *ev;
+	int nev, ev_cap, next;
+	/* state while reading */
+	struct tcpu *cpus;
+	int ncpus_alloc;
+	struct tstack *stacks;
+	int nstacks, stacks_cap;
+	uint32_t *stack_slots; /* hash of stacks by pid: index + 1, 0 empty */
+	uint32_t nstack_slots;
+	struct tfunc *funcs;
+	int nfuncs, funcs_cap;
+	uint32_t *func_slots; /* hash of funcs: index + 1, 0 empty */
+	uint32_t nslots;
+	struct tdyn *dyn;
+	int ndyn, dyn_cap;
+	struct tsite *sites;
+	int nsites, sites_cap;
+	bool abs_times;	      /* the text prints times */
+	bool any_proc, any_lat, any_switch;
+	uint64_t base;	      /* where the CPU clocks start without printed times */
+	uint64_t unknown_exits; /* exits whose function the text does not say */
+	uint64_t irq_marks, annotations;
+	int line;
+	char lacks[512];
+};
+
+/* ---- the arena and events ----------------------------------------------- */
+
+static int arena_room(struct text *x, uint64_t n)
+{
+	uint64_t cap = x->arena_cap ? x->arena_cap : 1 << 16;
+	uint8_t *p;
+
+	if (x->arena_len + n <= x->arena_cap)
+		return 0;
+	while (cap < x->arena_len + n)
+		cap *= 2;
+	p = realloc(x->arena, cap);
+	if (!p)
+		return -1;
+	x->arena = p;
+	x->arena_cap = cap;
+	return 0;
+}
+
+/*
+ * Start a record of @size bytes (zeroed) with its common fields; returns it,
+ * or NULL when out of memory. The event is added at time @ts on @cpu.
+ */
+static uint8_t *new_record(struct text *x, int type, int cpu, int32_t pid, const struct tline *l,
+			   uint64_t ts, uint32_t size)
+{
+	struct tcpu *c = &x->cpus[cpu];
+	struct tev *e;
+	uint8_t *rec;
+	uint16_t t16 = (uint16_t)type;
+
+	size = (size + 7) & ~7U;
+	if (arena_room(x, size) || GROW(x->ev, x->nev, x->ev_cap, 1024))
+		return NULL;
+	rec = x->arena + x->arena_len;
+	memset(rec, 0, size);
+	memcpy(rec, &t16, 2);
+	rec[2] = l->has_lat ? l->flags : 0;
+	rec[3] = l->has_lat ? l->preempt : 0;
+	memcpy(rec + 4, &pid, 4);
+	e = &x->ev[x->nev];
+	*e = (struct tev){ts, x->arena_len, c->pending, (uint32_t)x->nev, (uint16_t)size,
+			  (uint16_t)cpu};
+	c->pending = 0;
+	x->nev++;
+	x->arena_len += size;
+	if (ts > c->now)
+		c->now = ts;
+	return rec;
+}
+
+static void put32(uint8_t *rec, int off, int32_t v)
+{
+	memcpy(rec + off, &v, 4);
+}
+
+static void put64(uint8_t *rec, int off, uint64_t v)
+{
+	memcpy(rec + off, &v, 8);
+}
+
+static void put_str(uint8_t *rec, int off, struct tspan s, int max)
+{
+	int n = s.n < max - 1 ? s.n : max - 1;
+
+	if (n > 0)
+		memcpy(rec + off, s.p, n);
+}
+
+/* A record whose last field is the __data_loc string @s at @loc, data at @data_off. */
+static uint8_t *new_record_str(struct text *x, int type, int cpu, int32_t pid,
+			       const struct tline *l, uint64_t ts, int loc, int data_off,
+			       struct tspan s)
+{
+	int n = s.n > 4000 ? 4000 : s.n;
+	uint8_t *rec = new_record(x, type, cpu, pid, l, ts, data_off + n + 1);
+	uint32_t dl = (uint32_t)(n + 1) << 16 | (uint32_t)data_off;
+
+	if (!rec)
+		return NULL;
+	memcpy(rec + loc, &dl, 4);
+	if (n > 0)
+		memcpy(rec + data_off, s.p, n);
+	return rec;
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+static uint32_t hash_name(struct tspan a, struct tspan b)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < a.n; i++)
+		h = (h ^ (uint8_t)a.p[i]) * 16777619u;
+	h = (h ^ '[') * 16777619u;
+	for (int i = 0; i < b.n; i++)
+		h = (h ^ (uint8_t)b.p[i]) * 16777619u;
+	return h;
+}
+
+static bool same(const char *s, struct tspan t)
+{
+	if (!s || !*s)
+		return t.n == 0;
+	return (int)strlen(s) == t.n && !memcmp(s, t.p, t.n);
+}
+
+/*
+ * An open-addressing index of @count items (value index + 1, 0 empty) in
+ * @n slots, item i at hash(ctx, i); NULL when out of memory.
+ */
+static uint32_t *index_items(uint32_t n, int count, uint32_t (*hash)(const void *ctx, int i),
+			     const void *ctx)
+{
+	uint32_t *t = calloc(n, sizeof(*t));
+
+	for (int i = 0; t && i < count; i++) {
+		uint32_t k = hash(ctx, i) & (n - 1);
+		while (t[k])
+			k = (k + 1) & (n - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	return t;
+}
+
+static uint32_t func_hash(const void *ctx, int i)
+{
+	const struct tfunc *f = &((const struct text *)ctx)->funcs[i];
+
+	return hash_name((struct tspan){f->name, (int)strlen(f->name)},
+			 (struct tspan){f->mod, f->mod ? (int)strlen(f->mod) : 0});
+}
+
+static int rehash(struct text *x)
+{
+	uint32_t n = x->nslots ? x->nslots * 2 : 1024;
+	uint32_t *s = index_items(n, x->nfuncs, func_hash, x);
+
+	if (!s)
+		return -1;
+	free(x->func_slots);
+	x->func_slots = s;
+	x->nslots = n;
+	return 0;
+}
+
+/* The index of function @name in module @mod (empty for the kernel), added if new; -1 on memory. */
+static long func_index(struct text *x, struct tspan name, struct tspan mod)
+{
+	uint32_t k;
+	struct tfunc *f;
+
+	if (2 * (x->nfuncs + 1) > (int)x->nslots && rehash(x))
+		return -1;
+	for (k = hash_name(name, mod) & (x->nslots - 1); x->func_slots[k];
+	     k = (k + 1) & (x->nslots - 1)) {
+		f = &x->funcs[x->func_slots[k] - 1];
+		if (same(f->name, name) && same(f->mod, mod))
+			return x->func_slots[k] - 1;
+	}
+	if (GROW(x->funcs, x->nfuncs, x->funcs_cap, 256))
+		return -1;
+	f = &x->funcs[x->nfuncs];
+	f->name = strndup(name.p, name.n);
+	f->mod = mod.n ? strndup(mod.p, mod.n) : NULL;
+	if (!f->name || (mod.n && !f->mod)) {
+		free(f->name);
+		free(f->mod);
+		return -1;
+	}
+	x->func_slots[k] = ++x->nfuncs;
+	return x->nfuncs - 1;
+}
+
+static uint64_t func_addr(uint32_t i)
+{
+	return TEXT_FUNC_BASE + 16ULL * i;
+}
+
+/* Tell libtraceevent (and the module map) the functions, once all are known. */
+static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+{
+	for (int i = 0; i < x->nfuncs; i++) {
+		struct tfunc *f = &x->funcs[i];
+		char line[600];
+
+		if (tep_register_function(r->tep, f->name, func_addr(i), f->mod))
+			return FAIL("out of memory");
+		if (!f->mod)
+			continue;
+		snprintf(line, sizeof(line), "%" PRIx64 " t %.256s\t[%.256s]\n", func_addr(i),
+			 f->name, f->mod);
+		if (kmod_parse(&r->kmods, line))
+			return FAIL("out of memory");
+	}
+	return 0;
+}
+
+/* ---- tasks' open calls -------------------------------------------------- */
+
+static uint32_t pid_hash(int32_t pid)
+{
+	return (uint32_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32);
+}
+
+static uint32_t stack_hash(const void *ctx, int i)
+{
+	return pid_hash(((const struct text *)ctx)->stacks[i].pid);
+}
+
+/* Index the stacks by pid again, in a table twice as large. */
+static int stacks_rehash(struct text *x)
+{
+	uint32_t n = x->nstack_slots ? 2 * x->nstack_slots : 256;
+	uint32_t *t = index_items(n, x->nstacks, stack_hash, x);
+
+	if (!t)
+		return -1;
+	free(x->stack_slots);
+	x->stack_slots = t;
+	x->nstack_slots = n;
+	return 0;
+}
+
+/* Task @pid's stack (and name), made if new; NULL when out of memory. */
+static struct tstack *stack_of(struct text *x, int32_t pid)
+{
+	uint32_t k;
+
+	if (2 * (x->nstacks + 1) > (int)x->nstack_slots && stacks_rehash(x))
+		return NULL;
+	for (k = pid_hash(pid) & (x->nstack_slots - 1); x->stack_slots[k];
+	     k = (k + 1) & (x->nstack_slots - 1))
+		if (x->stacks[x->stack_slots[k] - 1].pid == pid)
+			return &x->stacks[x->stack_slots[k] - 1];
+	if (GROW(x->stacks, x->nstacks, x->stacks_cap, 64))
+		return NULL;
+	x->stacks[x->nstacks] = (struct tstack){.pid = pid};
+	x->stack_slots[k] = ++x->nstacks;
+	return &x->stacks[x->nstacks - 1];
+}
+
+/* ---- dynamic formats ------------------------------------------------------ */
+
+/* The format text of a new dynamic event; its length in @len. */
+static char *dyn_format(const char *name, int id, enum dyn_kind kind, const struct tprobe *layout,
+			int *len)
+{
+	char *text = NULL;
+
+	if (kind == DYN_PROBE)
+		return tprobe_format(name, id, layout, len);
+	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
+				  : asprintf(&text, TF_NAMED_FMT, name, id);
+	return *len < 0 ? NULL : text;
+}
+
+/*
+ * The event @name (of @kind; a probe's fields as in @layout), registering a
+ * format for it if it is new; NULL with @err filled on failure.
+ */
+static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan name,
+			      enum dyn_kind kind, const struct tprobe *layout, struct fmt_err *err)
+{
+	static const char *const sys[] = {"text", "irq_vectors", "kprobes"};
+	struct tdyn *d;
+	int len;
+
+	for (int i = 0; i < x->ndyn; i++)
+		if (same(x->dyn[i].name, name))
+			return &x->dyn[i];
+	if (x->ndyn >= 60000 || name.n > 63)
+		return FAIL("line %d: too many different events, or a name too long", x->line),
+		       NULL;
+	if (GROW(x->dyn, x->ndyn, x->dyn_cap, 32))
+		return FAIL("out of memory"), NULL;
+	d = &x->dyn[x->ndyn];
+	*d = (struct tdyn){.id = TF_ID_DYNAMIC + x->ndyn, .kind = kind};
+	d->name = strndup(name.p, name.n);
+	if (kind == DYN_PROBE && (d->layout = malloc(sizeof(*layout))))
+		*d->layout = *layout;
+	d->text = d->name ? dyn_format(d->name, d->id, kind, layout, &len) : NULL;
+	if (!d->text || (kind == DYN_PROBE && !d->layout)) {
+		free(d->name);
+		free(d->text);
+		free(d->layout);
+		return FAIL("out of memory"), NULL;
+	}
+	x->ndyn++;
+	if (fmt_add_format(r, sys[kind], d->text, len, err))
+		return NULL;
+	return d;
+}
+
+/*
+ * The address a probe at @addr (event @name) is given: a kprobe named after
+ * its function ("p:vfs_read vfs_read") takes that function's made-up
+ * address, so that it and the graph's calls are one function, and a return
+ * probe of the same address follows it; other addresses name a function
+ * after the event.
+ */
+static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t *out)
+{
+	long f;
+
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].addr == addr)
+			return *out = func_addr(x->sites[i].func), 0;
+	f = func_index(x, name, (struct tspan){NULL, 0});
+	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
+		return -1;
+	x->sites[x->nsites++] = (struct tsite){addr, (uint32_t)f};
+	*out = func_addr((uint32_t)f);
+	return 0;
+}
+
+/* A kprobe or kretprobe line "(ADDR) args": its record. */
+static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
+		     struct fmt_err *err)
+{
+	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
+	uint64_t ip;
+	uint8_t *rec;
+	int size;
+
+	if (!d)
+		return -1;
+	size = d->kind == DYN_PROBE && d->layout->ret == a->ret ? tprobe_size(d->layout, a) : -1;
+	if (size < 0)
+		return FAIL("line %d: probe %.*s's fields differ from its first line's", x->line,
+			    name.n, name.p);
+	if (probe_addr(x, a->ip, name, &ip) || !(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+		return FAIL("out of memory");
+	tprobe_fill(rec, d->layout, a, ip, a->ret_ip);
+	return 0;
+}
+
+/* ---- events from printed fields ------------------------------------------ */
+
+/* The text between @a and @b in @f ("prev_comm=" ... " prev_pid="), or an empty span. */
+static struct tspan between(struct tspan f, const char *a, const char *b)
+{
+	const char *end = f.p + f.n, *s, *e;
+	size_t na = strlen(a);
+
+	s = f.n ? memmem(f.p, f.n, a, na) : NULL;
+	if (!s)
+		return (struct tspan){NULL, 0};
+	s += na;
+	e = memmem(s, end - s, b, strlen(b));
+	return e ? (struct tspan){s, (int)(e - s)} : (struct tspan){NULL, 0};
+}
+
+static bool field_int(struct tspan f, const char *key, long long *v)
+{
+	return tspan_int(tfield(f, key), v);
+}
+
+/*
+ * "S", "D|W", "R+": prev_state's letters to the kernel's bits. The kernel
+ * prints bit i as "SDTtXZPI"[i] (and "+" for a preempted task); trace-cmd's
+ * sched plugin (libtraceevent 1.7) as "SDTtZXxW"[i], newer ones as the kernel.
+ */
+static bool task_state(struct tspan s, const char *letters, long long *v)
+{
+	*v = 0;
+	if (s.n && s.p[s.n - 1] == '+') {
+		*v |= 0x100;
+		s.n--;
+	}
+	if (s.n == 1 && s.p[0] == 'R')
+		return true;
+	for (int i = 0; i < s.n; i++) {
+		const char *l = strchr(letters, s.p[i]);
+		if (s.p[i] == '|')
+			continue;
+		if (!s.p[i] || !l)
+			return false;
+		*v |= 1LL << (l - letters);
+	}
+	return s.n > 0;
+}
+
+/* "comm:pid [prio]" (trace-cmd's sched plugin); @rest gets what follows. */
+static bool tc_task(struct tspan s, struct tspan *comm, long long *pid, long long *prio,
+		    struct tspan *rest)
+{
+	const char *br = s.n ? memmem(s.p, s.n, " [", 2) : NULL, *colon, *close;
+
+	if (!br)
+		return false;
+	for (colon = br - 1; colon > s.p && *colon != ':'; colon--)
+		;
+	close = memchr(br, ']', s.p + s.n - br);
+	if (colon <= s.p || !close ||
+	    !tspan_int((struct tspan){colon + 1, (int)(br - colon - 1)}, pid) ||
+	    !tspan_int((struct tspan){br + 2, (int)(close - br - 2)}, prio))
+		return false;
+	*comm = (struct tspan){s.p, (int)(colon - s.p)};
+	*rest = (struct tspan){close + 1, (int)(s.p + s.n - close - 1)};
+	while (rest->n && rest->p[0] == ' ')
+		rest->p++, rest->n--;
+	return true;
+}
+
+struct sw {
+	struct tspan pc, nc;
+	long long pp, pprio, pstate, np, nprio;
+};
+
+/* sched_switch's fields, as the kernel or trace-cmd print them. */
+static bool parse_switch(struct tspan f, struct sw *s)
+{
+	const char *arrow = f.n ? memmem(f.p, f.n, " ==> ", 5) : NULL;
+	struct tspan l, r, st, rest;
+
+	if (!arrow)
+		return false;
+	l = (struct tspan){f.p, (int)(arrow - f.p)};
+	r = (struct tspan){arrow + 5, (int)(f.p + f.n - arrow - 5)};
+	if (l.n > 10 && !memcmp(l.p, "prev_comm=", 10)) {
+		s->pc = between(l, "prev_comm=", " prev_pid=");
+		s->nc = between(r, "next_comm=", " next_pid=");
+		return s->pc.p && s->nc.p && field_int(l, "prev_pid", &s->pp) &&
+		       field_int(l, "prev_prio", &s->pprio) &&
+		       task_state(tfield(l, "prev_state"), "SDTtXZPI", &s->pstate) &&
+		       field_int(r, "next_pid", &s->np) && field_int(r, "next_prio", &s->nprio);
+	}
+	return tc_task(l, &s->pc, &s->pp, &s->pprio, &st) &&
+	       (task_state(st, "SDTtZXxW", &s->pstate) ||
+		task_state(st, "SDTtXZPI", &s->pstate)) &&
+	       tc_task(r, &s->nc, &s->np, &s->nprio, &rest);
+}
+
+/* sched_wakeup/waking's fields: "comm=X pid=N prio=N target_cpu=N" or "X:N [N] CPU:N". */
+static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long long *prio,
+		       long long *cpu)
+{
+	struct tspan rest;
+
+	if (f.n > 5 && !memcmp(f.p, "comm=", 5)) {
+		*comm = between(f, "comm=", " pid=");
+		return comm->p && field_int(f, "pid", pid) && field_int(f, "prio", prio) &&
+		       field_int(f, "target_cpu", cpu);
+	}
+	if (!tc_task(f, comm, pid, prio, &rest))
+		return false;
+	if (rest.n > 4 && !memcmp(rest.p, "CPU:", 4)) {
+		struct tspan c = {rest.p + 4, 0};
+		while (c.n < rest.n - 4 && c.p[c.n] != ' ')
+			c.n++;
+		return tspan_int(c, cpu);
+	}
+	*cpu = -1;
+	return true;
+}
+
+/* Remember name @c of task @pid unless a better kind of name is known (@rank). */
+static void note_comm(struct text *x, struct tspan c, long long pid, int rank)
+{
+	struct tstack *s;
+
+	if (pid <= 0 || pid >= TEXT_PID_UNKNOWN || c.n <= 0 || c.n > 15)
+		return;
+	s = stack_of(x, (int32_t)pid);
+	if (!s || s->comm_rank > rank)
+		return; /* else the newer name: exec changes it */
+	memcpy(s->comm, c.p, c.n);
+	s->comm[c.n] = 0;
+	s->comm_rank = rank;
+}
+
+/* Tell libtraceevent the tasks' names. */
+static void register_comms(struct fmt_reader *r, struct text *x)
+{
+	for (int i = 0; i < x->nstacks; i++)
+		if (x->stacks[i].comm_rank)
+			tep_register_comm(r->tep, x->stacks[i].comm, x->stacks[i].pid);
+}
+
+/* Ends in @suffix? */
+static bool ends(struct tspan s, const char *suffix)
+{
+	int n = (int)strlen(suffix);
+
+	return s.n > n && !memcmp(s.p + s.n - n, suffix, n);
+}
+
+/* Where an event's record goes: the line, its CPU, task and time, its name and fields. */
+struct at {
+	struct fmt_reader *r;
+	struct text *x;
+	const struct tline *l;
+	int cpu;
+	int32_t pid;
+	uint64_t t;
+	struct tspan name, f;
+	struct fmt_err *err;
+};
+
+#define AT_FAIL(a, ...) fmt_errf((a)->err, (a)->r->path, __VA_ARGS__)
+
+/* A zeroed record of @size bytes for event @type, or NULL (memory). */
+static uint8_t *at_record(struct at *a, int type, uint32_t size)
+{
+	return new_record(a->x, type, a->cpu, a->pid, a->l, a->t, size);
+}
+
+static int bad_fields(struct at *a)
+{
+	return AT_FAIL(a, "line %d: cannot read %.*s's fields", a->x->line, a->name.n, a->name.p);
+}
+
+static int no_memory(struct at *a)
+{
+	return AT_FAIL(a, "out of memory");
+}
+
+static int ev_switch(struct at *a)
+{
+	struct sw w;
+	uint8_t *rec;
+
+	if (!parse_switch(a->f, &w))
+		return bad_fields(a);
+	if (!(rec = at_record(a, TF_ID_SWITCH, 64)))
+		return no_memory(a);
+	put_str(rec, 8, w.pc, 16);
+	put32(rec, 24, (int32_t)w.pp);
+	put32(rec, 28, (int32_t)w.pprio);
+	put64(rec, 32, (uint64_t)w.pstate);
+	put_str(rec, 40, w.nc, 16);
+	put32(rec, 56, (int32_t)w.np);
+	put32(rec, 60, (int32_t)w.nprio);
+	note_comm(a->x, w.pc, w.pp, 2);
+	note_comm(a->x, w.nc, w.np, 2);
+	return 0;
+}
+
+static int ev_wake(struct at *a)
+{
+	int id = same("sched_wakeup", a->name)	 ? TF_ID_WAKEUP
+		 : same("sched_waking", a->name) ? TF_ID_WAKING
+						 : TF_ID_WAKEUP_NEW;
+	long long pid, prio, cpu;
+	struct tspan comm;
+	uint8_t *rec;
+
+	if (!parse_wake(a->f, &comm, &pid, &prio, &cpu))
+		return bad_fields(a);
+	if (!(rec = at_record(a, id, 36)))
+		return no_memory(a);
+	put_str(rec, 8, comm, 16);
+	put32(rec, 24, (int32_t)pid);
+	put32(rec, 28, (int32_t)prio);
+	put32(rec, 32, (int32_t)cpu);
+	note_comm(a->x, comm, pid, 2);
+	return 0;
+}
+
+static int ev_irq_entry(struct at *a)
+{
+	long long irq;
+	uint8_t *rec;
+
+	if (!field_int(a->f, "irq", &irq))
+		return bad_fields(a);
+	rec = new_record_str(a->x, TF_ID_IRQ_ENTRY, a->cpu, a->pid, a->l, a->t, 12, 16,
+			     tfield(a->f, "name"));
+	if (!rec)
+		return no_memory(a);
+	put32(rec, 8, (int32_t)irq);
+	return 0;
+}
+
+static int ev_irq_exit(struct at *a)
+{
+	struct tspan ret = tfield(a->f, "ret");
+	long long irq;
+	uint8_t *rec;
+
+	if (!field_int(a->f, "irq", &irq) || !ret.n)
+		return bad_fields(a);
+	if (!(rec = at_record(a, TF_ID_IRQ_EXIT, 16)))
+		return no_memory(a);
+	put32(rec, 8, (int32_t)irq);
+	put32(rec, 12, same("handled", ret));
+	return 0;
+}
+
+static int ev_softirq(struct at *a)
+{
+	long long vec;
+	uint8_t *rec;
+
+	if (!tspan_int(tfield(a->f, "vec"), &vec))
+		return bad_fields(a);
+	rec = at_record(a, same("softirq_entry", a->name) ? TF_ID_SOFTIRQ_ENTRY : TF_ID_SOFTIRQ_EXIT,
+			12);
+	if (!rec)
+		return no_memory(a);
+	put32(rec, 8, (int32_t)vec);
+	return 0;
+}
+
+static int ev_block(struct at *a, const struct tblock_event *be)
+{
+	struct tblock b;
+	uint8_t *rec;
+
+	if (tblock_parse(be, a->f, &b))
+		return bad_fields(a);
+	if (!(rec = at_record(a, be->id, (uint32_t)tblock_size(be, &b))))
+		return no_memory(a);
+	tblock_fill(rec, be, &b);
+	return 0;
+}
+
+/* A dynamic event of @kind for this line's name, or NULL with the error set. */
+static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
+{
+	struct tdyn *d = dyn_event(a->r, a->x, a->name, kind, NULL, a->err);
+
+	if (d && d->kind != kind) {
+		AT_FAIL(a, "line %d: %.*s is another kind of event here", a->x->line, a->name.n,
+			a->name.p);
+		return NULL;
+	}
+	return d;
+}
+
+/* An irq_vectors event ("local_timer_entry: vector=236"). */
+static int ev_vector(struct at *a, long long vector)
+{
+	struct tdyn *d = at_dyn(a, DYN_VECTOR);
+	uint8_t *rec;
+
+	if (!d)
+		return -1;
+	if (!(rec = at_record(a, d->id, 12)))
+		return no_memory(a);
+	put32(rec, 8, (int32_t)vector);
+	return 0;
+}
+
+/* Any other event: kept by name, its fields as one string. */
+static int ev_named(struct at *a)
+{
+	struct tdyn *d = at_dyn(a, DYN_NAMED);
+
+	if (!d)
+		return -1;
+	if (!new_record_str(a->x, d->id, a->cpu, a->pid, a->l, a->t, 8, 12, a->f))
+		return no_memory(a);
+	return 0;
+}
+
+/* An event line (report) or comment "name: fields"; @name and @f are its parts. */
+static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		     int32_t pid, uint64_t t, struct tspan name, struct tspan f,
+		     struct fmt_err *err)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct at *a);
+	} known[] = {
+		{"sched_switch", ev_switch},	     {"sched_wakeup", ev_wake},
+		{"sched_waking", ev_wake},	     {"sched_wakeup_new", ev_wake},
+		{"irq_handler_entry", ev_irq_entry}, {"irq_handler_exit", ev_irq_exit},
+		{"softirq_entry", ev_softirq},	     {"softirq_exit", ev_softirq},
+	};
+	struct at a = {r, x, l, cpu, pid, t, name, f, err};
+	const struct tblock_event *be;
+	struct tprobe probe;
+	long long v;
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (same(known[i].name, name))
+			return known[i].fn(&a);
+	if ((be = tblock_find(name)))
+		return ev_block(&a, be);
+	if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
+	    !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &v))
+		return ev_vector(&a, v);
+	if (f.n && f.p[0] == '(' && !tprobe_parse(f, &probe))
+		return add_probe(r, x, l, cpu, pid, t, name, &probe, err);
+	return ev_named(&a);
+}
+
+/* A comment: "event: fields" is an event, anything else a trace_printk. */
+static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		       int32_t pid, uint64_t t, struct fmt_err *err)
+{
+	struct tspan c = l->text;
+	int i = 0;
+	uint8_t *rec;
+
+	while (i < c.n && (c.p[i] == '_' || (c.p[i] >= 'a' && c.p[i] <= 'z') ||
+			   (c.p[i] >= 'A' && c.p[i] <= 'Z') || (c.p[i] >= '0' && c.p[i] <= '9')))
+		i++;
+	if (i > 0 && i + 1 < c.n && c.p[i] == ':' && c.p[i + 1] == ' ')
+		return add_event(r, x, l, cpu, pid, t, (struct tspan){c.p, i},
+				 (struct tspan){c.p + i + 2, c.n - i - 2}, err);
+	rec = new_record(x, TF_ID_PRINT, cpu, pid, l, t, 16 + (c.n > 4000 ? 4000 : c.n) + 1);
+	if (!rec)
+		return FAIL("out of memory");
+	memcpy(rec + 16, c.p, c.n > 4000 ? 4000 : c.n);
+	return 0;
+}
+
+/* ---- graph lines ------------------------------------------------------------ */
+
+static int fg_entry(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
+		    uint32_t func)
+{
+	uint8_t *rec = new_record(x, TF_ID_FG_ENTRY, cpu, pid, l, t, 20);
+
+	if (!rec)
+		return -1;
+	put64(rec, 8, func_addr(func));
+	put32(rec, 16, l->depth);
+	return 0;
+}
+
+/* An exit event at @t of a call that returned at @ret after @dur ns. */
+static int fg_exit(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
+		   uint64_t ret, uint64_t dur, uint32_t func)
+{
+	uint8_t *rec = new_record(x, TF_ID_FG_EXIT, cpu, pid, l, t, 40);
+
+	if (!rec)
+		return -1;
+	put64(rec, 8, func_addr(func));
+	put32(rec, 16, l->depth);
+	put64(rec, 24, ret > dur ? ret - dur : 0);
+	put64(rec, 32, ret);
+	return 0;
+}
+
+/*
+ * "}": the task's open call at this depth is the one that returns. The
+ * kernel takes calltime before it writes the entry event and rettime before
+ * the exit event, and the text gives their difference: so calltime is the
+ * entry's time, or earlier where the exit's time minus the duration says
+ * so (the entry event was delayed), and rettime is calltime + duration.
+ * Taking the exit's time alone fails where the task was preempted or
+ * interrupted between the return and the exit event: in vm-odirect-v7.dat
+ * a mutex_unlock of 421 us has its exit event 4.8 ms after its return.
+ * Without printed times only the entry's time is known. An exit without its
+ * entry returns at its own time.
+ */
+static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		      int32_t pid, uint64_t t, struct fmt_err *err)
+{
+	struct tstack *s = stack_of(x, pid);
+	long func = -1;
+	uint64_t ret = t;
+
+	if (!s)
+		return FAIL("out of memory");
+	for (int i = s->n - 1; i >= 0; i--)
+		if (s->f[i].depth == l->depth) {
+			func = s->f[i].func;
+			ret = s->f[i].t + l->dur;
+			if (x->abs_times && ret > t)
+				ret = t; /* the return came before its exit event */
+			s->n = i;
+			break;
+		}
+	if (l->name.n) /* "} /+ func +/" */
+		func = func_index(x, l->name, l->mod);
+	else if (func < 0) {
+		func = func_index(x, (struct tspan){"[unknown]", 9}, (struct tspan){NULL, 0});
+		x->unknown_exits++;
+	}
+	if (func < 0 || fg_exit(x, l, cpu, pid, ret > t ? ret : t, ret, l->dur, (uint32_t)func))
+		return FAIL("out of memory");
+	return 0;
+}
+
+static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		      int32_t pid, uint64_t t, struct fmt_err *err)
+{
+	long func = func_index(x, l->name, l->mod);
+	struct tstack *s;
+
+	if (func < 0 || fg_entry(x, l, cpu, pid, t, (uint32_t)func))
+		return FAIL("out of memory");
+	if (l->kind == TL_LEAF)
+		return fg_exit(x, l, cpu, pid, t + l->dur, t + l->dur, l->dur, (uint32_t)func)
+			       ? FAIL("out of memory") : 0;
+	s = stack_of(x, pid);
+	if (!s || GROW(s->f, s->n, s->cap, 16))
+		return FAIL("out of memory");
+	s->f[s->n++] = (struct tframe){l->depth, (uint32_t)func, t};
+	return 0;
+}
+
+/* ---- lines ------------------------------------------------------------------ */
+
+static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_err *err)
+{
+	if (cpu < 0)
+		cpu = 0; /* no CPU column: one CPU */
+	if (cpu >= TEXT_MAX_CPUS)
+		return FAIL("line %d: CPU %d out of range", x->line, cpu);
+	if (cpu >= x->ncpus_alloc) {
+		int n = cpu + 8;
+		struct tcpu *p = realloc(x->cpus, n * sizeof(*p));
+		if (!p)
+			return FAIL("out of memory");
+		for (int i = x->ncpus_alloc; i < n; i++)
+			p[i] = (struct tcpu){false, -1, -1, x->base, 0, -1, false};
+		x->cpus = p;
+		x->ncpus_alloc = n;
+	}
+	x->cpus[cpu].seen = true;
+	return cpu;
+}
+
+/* The task of a line on @cpu. */
+static int32_t line_pid(struct text *x, const struct tline *l, int cpu)
+{
+	struct tcpu *c = &x->cpus[cpu];
+
+	if (l->pid >= 0)
+		return l->pid;
+	if (c->pid >= 0)
+		return c->pid;
+	if (c->first_prev >= 0)
+		return c->first_prev;
+	return TEXT_PID_UNKNOWN + cpu;
+}
+
+static bool is_event_line(enum tline_kind k)
+{
+	return k == TL_ENTRY || k == TL_LEAF || k == TL_EXIT || k == TL_COMMENT || k == TL_EVENT;
+}
+
+/* Functions that start an interrupt's handling (entered in hardirq context). */
+static bool irq_entry_func(struct tspan n)
+{
+	static const char *const pre[] = {"__sysvec_", "sysvec_", "__common_interrupt",
+					  "common_interrupt", "__do_IRQ", "do_IRQ", "irq_exit_rcu",
+					  "irq_exit"};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (n.n >= (int)strlen(pre[i]) && !memcmp(n.p, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Without printed flags, guess the hardirq context the kernel's flags would
+ * show: from the entry of an irq entry function (or the call after a
+ * "==========>" marker) to its return. Returns @l, or @copy with the flag.
+ */
+static const struct tline *infer_irq(struct text *x, const struct tline *l, int cpu,
+				     struct tline *copy)
+{
+	struct tcpu *c = &x->cpus[cpu];
+	bool in;
+
+	bool leaf = false;
+
+	if (c->irq_depth < 0 && (l->kind == TL_ENTRY || l->kind == TL_LEAF) &&
+	    (c->irq_mark || irq_entry_func(l->name))) {
+		if (l->kind == TL_ENTRY)
+			c->irq_depth = l->depth;
+		else
+			leaf = true;
+	}
+	if (l->kind == TL_ENTRY || l->kind == TL_LEAF)
+		c->irq_mark = false;
+	in = c->irq_depth >= 0 || leaf;
+	if (in && l->kind == TL_EXIT && l->depth <= c->irq_depth)
+		c->irq_depth = -1;
+	if (!in)
+		return l;
+	*copy = *l;
+	copy->has_lat = true;
+	copy->flags = FMT_FLAG_IRQS_OFF | FMT_FLAG_HARDIRQ;
+	copy->preempt = 1;
+	return copy;
+}
+
+/* Make the events of one parsed line. */
+static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l,
+		     struct fmt_err *err)
+{
+	struct tline copy;
+	int cpu;
+	int32_t pid;
+	uint64_t t;
+
+	switch (l->kind) {
+	case TL_BLANK: case TL_HEADER: case TL_SEP:
+		return 0;
+	case TL_ANNOT:
+		x->annotations++;
+		return 0;
+	default:
+		break;
+	}
+	cpu = cpu_index(r, x, l->cpu, err);
+	if (cpu < 0)
+		return -1;
+	if (l->kind == TL_IRQ_MARK) {
+		x->irq_marks++;
+		x->cpus[cpu].irq_mark = l->irq_in;
+		return 0;
+	}
+	if (l->kind == TL_LOST) {
+		x->cpus[cpu].pending += l->lost;
+		return 0;
+	}
+	if (l->kind == TL_SWITCH) {
+		x->cpus[cpu].pid = l->next_pid;
+		note_comm(x, l->prev_comm, l->prev_pid, 1);
+		note_comm(x, l->next_comm, l->next_pid, 1);
+		return 0;
+	}
+	pid = line_pid(x, l, cpu);
+	if (l->pid >= 0)
+		note_comm(x, l->comm, l->pid, 1);
+	t = x->cpus[cpu].now;
+	if (l->has_ts && l->ts > t)
+		t = l->ts;
+	if (!x->any_lat)
+		l = infer_irq(x, l, cpu, &copy);
+	switch (l->kind) {
+	case TL_ENTRY:
+	case TL_LEAF:
+		return graph_call(r, x, l, cpu, pid, t, err);
+	case TL_EXIT:
+		return graph_exit(r, x, l, cpu, pid, t, err);
+	case TL_COMMENT:
+		return add_comment(r, x, l, cpu, pid, t, err);
+	case TL_EVENT:
+		return add_event(r, x, l, cpu, pid, t, l->name, l->text, err);
+	default:
+		return 0;
+	}
+}
+
+/* Check what a parsed line means in its context. */
+static int check_line(struct text *x, const struct tline *l, struct fmt_err *err,
+		      struct fmt_reader *r)
+{
+	if ((l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_dur)
+		return FAIL("line %d: a %s without its duration", x->line,
+			    l->kind == TL_LEAF ? "call" : "return");
+	if (is_event_line(l->kind) && x->abs_times && !l->has_ts && l->kind != TL_EVENT)
+		return FAIL("line %d: no time, where other lines have one", x->line);
+	return 0;
+}
+
+/* Call @fn on every line of the text, parsed; stops at an error. */
+static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
+		     int (*fn)(struct fmt_reader *r, struct text *x, const struct tline *l,
+			       struct fmt_err *err))
+{
+	const char *p = (const char *)r->map, *end = p + r->file_len;
+	struct tline l;
+	const char *why;
+
+	x->line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *e = nl ? nl : end;
+
+		x->line++;
+		if (e - p > 1 << 20)
+			return FAIL("line %d: longer than 1 MiB", x->line);
+		if (tline_parse(p, (int)(e - p), &l, &why))
+			return FAIL("line %d: %s", x->line, why);
+		if (check_line(x, &l, err, r) || fn(r, x, &l, err))
+			return -1;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* First pass: what the text prints, each CPU's first task, the longest duration. */
+static int survey_line(struct fmt_reader *r, struct text *x, const struct tline *l,
+		       struct fmt_err *err)
+{
+	int cpu;
+
+	if (is_event_line(l->kind) && l->has_ts)
+		x->abs_times = true;
+	if (l->has_dur && l->dur > x->base)
+		x->base = l->dur;
+	x->any_proc |= l->pid >= 0 && l->kind != TL_SWITCH;
+	x->any_lat |= l->has_lat;
+	if (l->kind != TL_SWITCH)
+		return 0;
+	x->any_switch = true;
+	cpu = cpu_index(r, x, l->cpu, err);
+	if (cpu < 0)
+		return -1;
+	if (x->cpus[cpu].first_prev < 0)
+		x->cpus[cpu].first_prev = l->prev_pid;
+	return 0;
+}
+
+/* ---- the backend ------------------------------------------------------------- */
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct tev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int add_formats(struct fmt_reader *r, struct fmt_err *err)
+{
+	static const struct {
+		const char *sys, *text;
+		size_t len;
+	} f[] = {
+#define F(sys, v) {sys, v, sizeof(v) - 1}
+		F("ftrace", tf_print),	    F("ftrace", tf_fg_exit),   F("ftrace", tf_fg_entry),
+		F("sched", tf_switch),	    F("sched", tf_wakeup),     F("sched", tf_wakeup_new),
+		F("sched", tf_waking),	    F("irq", tf_softirq_exit), F("irq", tf_softirq_entry),
+		F("irq", tf_irq_exit),	    F("irq", tf_irq_entry),
+#undef F
+	};
+
+	const struct tblock_event *b;
+	int nb;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
+			return -1;
+	b = tblock_events(&nb);
+	for (int i = 0; i < nb; i++)
+		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
+			return -1;
+	return 0;
+}
+
+/* One buffer, one stream per CPU that has lines. */
+static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+{
+	struct fmt_buffer *b;
+	int n = 0;
+
+	for (int i = 0; i < x->ncpus_alloc; i++)
+		n += x->cpus[i].seen;
+	r->info.buffers = calloc(1, sizeof(*r->info.buffers));
+	r->streams = calloc(n ? n : 1, sizeof(*r->streams));
+	if (!r->info.buffers || !r->streams)
+		return FAIL("out of memory");
+	r->info.nbuffers = 1;
+	b = &r->info.buffers[0];
+	b->name = strdup("");
+	b->clock = strdup("local");
+	b->cpu_ids = calloc(n ? n : 1, sizeof(*b->cpu_ids));
+	b->bytes = calloc(n ? n : 1, sizeof(*b->bytes));
+	if (!b->name || !b->clock || !b->cpu_ids || !b->bytes)
+		return FAIL("out of memory");
+	for (int i = 0; i < x->ncpus_alloc; i++) {
+		if (!x->cpus[i].seen)
+			continue;
+		b->cpu_ids[b->ncpus] = i;
+		r->streams[b->ncpus] = (struct stream){.buffer = 0, .cpu = i, .index = b->ncpus};
+		b->ncpus++;
+		r->info.cpus = i + 1;
+	}
+	r->nstreams = n;
+	/*
+	 * The text does not say which clock; calltime and rettime are made on
+	 * the printed times, so they share the events' clock, which is what
+	 * "local" tells the analysis (lacks says the clock is assumed).
+	 */
+	r->info.clock = "local";
+	return 0;
+}
+
+static void make_lacks(struct text *x, struct fmt_reader *r)
+{
+	char unknown[96] = "";
+
+	if (x->unknown_exits)
+		snprintf(unknown, sizeof(unknown),
+			 ", the function of %" PRIu64 " returns without their call ([unknown])",
+			 x->unknown_exits);
+	snprintf(x->lacks, sizeof(x->lacks),
+		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s",
+		 x->abs_times ? "" : ", absolute times (built from durations)",
+		 x->any_proc || x->any_switch ? "" : ", task ids",
+		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
+		 ", lost events unless printed, fields of events other than sched, irq, block and "
+		 "kprobes",
+		 unknown);
+	r->info.lacks = x->lacks;
+}
+
+static struct stream *stream_of(struct fmt_reader *r, int cpu)
+{
+	for (int i = 0; i < r->nstreams; i++)
+		if (r->streams[i].cpu == cpu)
+			return &r->streams[i];
+	return NULL;
+}
+
+static int text_open(struct fmt_reader *r, struct fmt_err *err)
+{
+	struct text *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return FAIL("out of memory");
+	r->be_priv = x;
+	r->info.long_size = 8;
+	r->info.page_size = 4096;
+	if (fmt_init_tep(r, err) || add_formats(r, err))
+		return -1;
+	if (each_line(r, x, err, survey_line))
+		return -1;
+	/* without printed times, clocks start where the longest call fits before */
+	x->base = x->abs_times ? 0 : x->base + 1000000;
+	for (int i = 0; i < x->ncpus_alloc; i++)
+		x->cpus[i].now = x->base;
+	if (each_line(r, x, err, take_line))
+		return -1;
+	if (register_funcs(r, x, err) || make_info(r, x, err))
+		return -1;
+	if (x->nev)
+		qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
+	register_comms(r, x);
+	make_lacks(x, r);
+	return 0;
+}
+
+static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+{
+	struct text *x = r->be_priv;
+	const struct tev *e;
+	const uint8_t *d;
+	struct stream *s;
+
+	if (x->next >= x->nev)
+		return 0;
+	e = &x->ev[x->next++];
+	d = x->arena + e->off;
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = e->ts;
+	ev->data = d;
+	ev->size = e->size;
+	ev->cpu = e->cpu;
+	memcpy(&ev->type, d, 2);
+	memcpy(&ev->pid, d + 4, 4);
+	ev->flags = d[2];
+	ev->preempt = d[3];
+	ev->event = fmt_event_format(r, ev->type);
+	if (!ev->event)
+		return FAIL("event %d: its format does not parse", ev->type);
+	ev->missed = e->missed;
+	s = stream_of(r, e->cpu);
+	if (s) {
+		s->st.events++;
+		if (e->missed) {
+			s->st.lost += e->missed;
+			s->st.lost_marks++;
+		}
+	}
+	return 1;
+}
+
+static void text_close(struct fmt_reader *r)
+{
+	struct text *x = r->be_priv;
+
+	if (!x)
+		return;
+	free(x->arena);
+	free(x->ev);
+	free(x->cpus);
+	for (int i = 0; i < x->nstacks; i++)
+		free(x->stacks[i].f);
+	free(x->stacks);
+	free(x->stack_slots);
+	for (int i = 0; i < x->nfuncs; i++) {
+		free(x->funcs[i].name);
+		free(x->funcs[i].mod);
+	}
+	free(x->funcs);
+	free(x->func_slots);
+	for (int i = 0; i < x->ndyn; i++) {
+		free(x->dyn[i].name);
+		free(x->dyn[i].text);
+		free(x->dyn[i].layout);
+	}
+	free(x->dyn);
+	free(x->sites);
+	free(x);
+	r->be_priv = NULL;
+}
+
+/*
+ * A first line that names the format: "# tracer: function_graph" (@mine set
+ * to 1) or another tracer (0); trace-cmd report's "cpus=N" is taken (1) when
+ * a report line follows. False when the line says nothing either way.
+ */
+static bool header_says(const char *p, const char *e, const char *end, int *mine)
+{
+	const char *nl;
+	struct tline l;
+	const char *why;
+
+	if (e - p >= 10 && !memcmp(p, "# tracer: ", 10)) {
+		*mine = e - p >= 24 && !memcmp(p + 10, "function_graph", 14) &&
+			(e - p == 24 || p[24] == ' ' || p[24] == '\r');
+		return true;
+	}
+	if (e - p < 6 || memcmp(p, "cpus=", 5) || tline_parse(p, (int)(e - p), &l, &why) ||
+	    l.kind != TL_HEADER)
+		return false;
+	/* the next line: trace-cmd report's first event */
+	if (e >= end)
+		return false;
+	nl = e + 1;
+	e = memchr(nl, '\n', end - nl < PROBE_LINE_MAX ? end - nl : PROBE_LINE_MAX);
+	*mine = e && !tline_parse(nl, (int)(e - nl), &l, &why) && l.kind != TL_HEADER &&
+		l.kind != TL_BLANK;
+	return *mine;
+}
+
+/*
+ * Is this ftrace text? A first line "# tracer: function_graph" says so (and
+ * any other tracer says not); so does "cpus=N" before a trace-cmd report
+ * line. Without them (trace_pipe, a pasted excerpt), the first lines that
+ * are not blank or headers must all be lines of the grammar, and one of
+ * them a call, return, comment or event.
+ */
+static bool text_probe(const uint8_t *p8, uint64_t len)
+{
+	const char *p = (const char *)p8, *end = p + (len < PROBE_BYTES ? len : PROBE_BYTES);
+	int good = 0, events = 0;
+	struct tline l;
+	const char *why;
+
+	while (p < end && good < PROBE_LINES) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *e = nl ? nl : end;
+
+		if (!nl && end < (const char *)p8 + len)
+			break; /* a line cut by the probe's window */
+		if (!good && header_says(p, e, end, &events))
+			return events > 0;
+		if (tline_parse(p, (int)(e - p), &l, &why))
+			return false;
+		if (l.kind != TL_BLANK && l.kind != TL_HEADER)
+			good++;
+		events += is_event_line(l.kind) || l.kind == TL_SWITCH;
+		p = nl ? nl + 1 : end;
+	}
+	return events > 0;
+}
+
+const struct fmt_backend fmt_text_backend = {
+	.name = "ftrace text",
+	.probe = text_probe,
+	.open = text_open,
+	.next = text_next,
+	.close = text_close,
+};

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to fmt/: the ftrace text reader (text.c) and its line grammar
+ * (text-line.c).
+ *
+ * Two families of lines are understood:
+ *
+ *  - the function_graph tracer's own output (`cat trace`, `trace_pipe`), with
+ *    any of its optional columns: absolute time (funcgraph-abstime), CPU,
+ *    task (funcgraph-proc), the latency flags (latency-format), overhead mark
+ *    and duration, then "|" and the indented call, "}" or a comment;
+ *  - `trace-cmd report` lines: "COMM-PID [CPU] TIME: EVENT: FIELDS", with -l
+ *    ("COMM-PID CPUflags TIME: ...") and -t (ns times); the FIELDS of
+ *    funcgraph_entry and funcgraph_exit are the graph columns above.
+ */
+#ifndef DARC_TEXT_H
+#define DARC_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum tline_kind {
+	TL_BLANK,	/* empty line */
+	TL_HEADER,	/* "# ..." and trace-cmd's "cpus=N", "version = N" */
+	TL_SEP,		/* " -----...": around a context-switch marker */
+	TL_SWITCH,	/* " 1)  comm-1 => comm-2": the task on a CPU changed */
+	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]" */
+	TL_ANNOT,	/* "##### CPU 1 buffer started ####" */
+	TL_IRQ_MARK,	/* "==========>" or "<==========" (irq entered / left) */
+	TL_ENTRY,	/* "func() {" */
+	TL_LEAF,	/* "func();" with its duration */
+	TL_EXIT,	/* "}" with the duration, maybe "} /+ func +/" */
+	TL_COMMENT,	/* "/+ text +/": trace_printk, or "/+ event: fields +/" */
+	TL_EVENT,	/* trace-cmd report: any other event line */
+};
+
+/* A span of the line (not NUL-terminated). */
+struct tspan {
+	const char *p;
+	int n;
+};
+
+/* A cursor over part of a line. */
+struct tcur {
+	const char *p, *end;
+};
+
+/* Consume @s if the text at @c starts with it. */
+static inline bool tcur_eat(struct tcur *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+/* One parsed line; the spans point into the line. */
+struct tline {
+	enum tline_kind kind;
+	int cpu;	    /* -1 when the line does not say */
+	int pid;	    /* -1 when the line does not say */
+	struct tspan comm;  /* of pid, maybe truncated (funcgraph-proc: 7 chars) */
+	bool has_ts;
+	uint64_t ts;	    /* ns */
+	int ts_prec;	    /* ns the printed time is precise to */
+	bool has_lat;	    /* latency flags printed */
+	uint8_t flags;	    /* FMT_FLAG_* from the latency flags */
+	uint8_t preempt;    /* preempt count from the latency flags */
+	bool has_dur;
+	uint64_t dur;	    /* ns */
+	int dur_prec;	    /* ns the printed duration is precise to */
+	int depth;	    /* graph lines: the call depth (from the indent) */
+	struct tspan name;  /* function (entry, leaf, tail of exit) or event name */
+	struct tspan mod;   /* "[ext4]" after a function name, without brackets */
+	struct tspan text;  /* comment text, or an event's fields */
+	bool irq_in;	    /* TL_IRQ_MARK: "==========>" (else "<==========") */
+	int prev_pid, next_pid; /* TL_SWITCH */
+	struct tspan prev_comm, next_comm;
+	uint64_t lost;	    /* TL_LOST */
+};
+
+/*
+ * Parse line @p (@n bytes, no newline) into @t. Returns 0, or -1 with @why
+ * set to a static description of what is wrong.
+ */
+int tline_parse(const char *p, int n, struct tline *t, const char **why);
+
+/* The common fields of every format the reader registers. */
+#define TF_COMMON_TEXT                                                                     \
+	"format:\n"                                                                        \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"             \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"     \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* A kprobe's or kretprobe's printed fields (text-probe.c); spans point into the line. */
+#define TPROBE_MAX_ARGS 16
+enum { TPROBE_HEX, TPROBE_DEC, TPROBE_STR };
+struct tprobe {
+	bool ret;		/* "(FUNC <- RET)": a return probe */
+	uint64_t ip, ret_ip;	/* the probed address (or function), its caller */
+	int nargs;
+	struct tspan name[TPROBE_MAX_ARGS];
+	char kind[TPROBE_MAX_ARGS]; /* TPROBE_*: "0x1f", "-3", "\"str\"" */
+	uint64_t num[TPROBE_MAX_ARGS];
+	struct tspan str[TPROBE_MAX_ARGS];
+};
+
+/* Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0". 0, or -1 if it is not one. */
+int tprobe_parse(struct tspan fields, struct tprobe *a);
+
+/*
+ * The format text (malloc'd, @len bytes) of probe event @name with id @id,
+ * its fields as in @a (the kernel's layout: __probe_ip, or __probe_func and
+ * __probe_ret_ip, then the args). NULL when out of memory.
+ */
+char *tprobe_format(const char *name, int id, const struct tprobe *a, int *len);
+
+/* Bytes of the record of @a in the format made from @layout; -1 if @a does not fit it. */
+int tprobe_size(const struct tprobe *layout, const struct tprobe *a);
+
+/* Write @a's fields (after the common ones) into @rec, zeroed and tprobe_size() long. */
+void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe *a,
+		 uint64_t ip, uint64_t ret_ip);
+
+/* A block event the reader knows the fields of (text-block.c), in its 6.1 format. */
+struct tblock_event {
+	const char *name;
+	int id;
+	int shape;
+	const char *format; /* the format text */
+	size_t format_len;
+};
+
+/* A block event's printed fields; spans point into the line. */
+struct tblock {
+	uint32_t dev; /* (major << 20) | minor */
+	uint64_t sector;
+	uint32_t nr_sector, bytes;
+	int32_t error;
+	struct tspan rwbs, cmd, tail; /* tail: comm, or the error's digits */
+};
+
+/* All the block events known, @n of them. */
+const struct tblock_event *tblock_events(int *n);
+
+/* The block event named @name, or NULL. */
+const struct tblock_event *tblock_find(struct tspan name);
+
+/* Parse @e's printed fields. 0, or -1 if they are not of its shape. */
+int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tblock *b);
+
+/* Bytes of the record, and its fields written into @rec (zeroed, that long). */
+int tblock_size(const struct tblock_event *e, const struct tblock *b);
+void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b);
+
+/* A number ("123", "-4"); false when @s is not exactly one. */
+bool tspan_int(struct tspan s, long long *v);
+
+/* The value of "key=value" in @fields (up to the next space), or an empty span. */
+struct tspan tfield(struct tspan fields, const char *key);
+
+#endif

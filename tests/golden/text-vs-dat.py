@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+# text-vs-dat.py BIN.db TEXT.db KIND: darc analyze of a trace.dat (BIN) and
+# of the text of the SAME trace (TEXT) must give the same analysis, to the
+# precision the text prints. Helper of tests/golden/text.sh.
+#
+# KIND says what the text prints:
+#   ns-flags  times in ns and the latency flags (trace-cmd report -l -t)
+#   us        times rounded to the us, no flags (trace-cmd report, funcgraph-abstime)
+#   none      no times at all (the default `cat trace`, latency-format)
+#
+# Always exact (durations are printed in ns below 10 ms; a call of 10 ms or
+# more is printed to 10 ns or coarser, which the tolerance allows):
+#   - the ftree: the same fnode paths, and the same call count on each;
+#   - per function and per fnode: calls, and incl_ns within the precision
+#     the durations are printed to;
+#   - the incl_ns histograms, bucket by bucket, of every function and fnode
+#     (a bucket could differ only for a call of 10 ms or more within 100 ns
+#     of a bucket edge: none in the samples; such a difference would fail).
+# Always: the probe hits, and the bios (all, queued, completed, with a
+# submit_bio pointer); with times, their total queue-to-completion time
+# within 1 %.
+# With times (ns-flags, us): each fnode's blocked, preempt, irq, softirq and
+# excl time within TOL per call (1 us for ns-flags, 25 us for us) or 2 % of
+# its incl_ns. Without times those parts are not knowable and are only
+# printed, as are the excl histograms' differing buckets.
+import sqlite3
+import sys
+
+
+def prec(ns):
+    """What a printed duration of ns is precise to (trace_print_graph_duration)."""
+    return 1 if ns < 10**7 else 10 if ns < 10**8 else 100 if ns < 10**9 else 1000
+
+
+def load(db):
+    c = sqlite3.connect(db)
+    names = dict(c.execute("SELECT id, name FROM func"))
+    cols = "id, parent_id, func_id, calls, incl_ns, excl_ns, irq_ns, softirq_ns, " \
+           "preempt_ns, blocked_ns"
+    rows = {r[0]: r for r in c.execute(f"SELECT {cols} FROM fnode")}
+    paths = {}
+
+    def path(i):
+        if i not in paths:
+            r = rows[i]
+            paths[i] = (path(r[1]) + "/" if r[1] is not None else "") + names[r[2]]
+        return paths[i]
+
+    nodes = {path(i): r for i, r in rows.items()}
+    tol = {}
+    for fnode, incl in c.execute("SELECT fnode_id, incl_ns FROM call WHERE incl_ns IS NOT NULL"):
+        tol[path(fnode)] = tol.get(path(fnode), 0) + prec(incl)
+    funcs = {}
+    for name, n, incl in c.execute(
+            "SELECT f.name, sum(n.calls), sum(n.incl_ns) FROM fnode n JOIN func f "
+            "ON f.id = n.func_id GROUP BY f.name"):
+        funcs[name] = (n, incl or 0)
+    hist = {}
+    for kind, oid, metric, res, b, n in c.execute(
+            "SELECT owner_kind, owner_id, metric, resolution, bucket, count FROM hist"):
+        owner = names[oid] if kind == 0 else path(oid)
+        hist[(kind, owner, metric, res, b)] = n
+    bios = c.execute("SELECT count(*), count(t_queue), count(t_complete), count(ptr), "
+                     "coalesce(sum(t_complete - t_queue), 0) FROM bio").fetchone()
+    hits = c.execute("SELECT count(*) FROM probe_hit").fetchone()[0]
+    return nodes, tol, funcs, hist, bios, hits
+
+
+def main():
+    bdb, tdb, kind = sys.argv[1:4]
+    b, tol, bf, bh, bb, bp = load(bdb)
+    t, _, tf, th, tb, tp = load(tdb)
+    bad = []
+    if set(b) != set(t):
+        bad.append(f"fnode paths differ: only in the trace.dat {sorted(set(b) - set(t))[:3]}, "
+                   f"only in the text {sorted(set(t) - set(b))[:3]}")
+    both = sorted(set(b) & set(t))
+    calls = [p for p in both if b[p][3] != t[p][3]]
+    if calls:
+        bad.append(f"{len(calls)} fnodes with other call counts, e.g. {calls[0]}: "
+                   f"{b[calls[0]][3]} vs {t[calls[0]][3]}")
+    incl = [p for p in both if abs((b[p][4] or 0) - (t[p][4] or 0)) > tol.get(p, 0)]
+    if incl:
+        bad.append(f"{len(incl)} fnodes with incl_ns beyond the printed precision, e.g. "
+                   f"{incl[0]}: {b[incl[0]][4]} vs {t[incl[0]][4]}")
+    fdiff = [f for f in set(bf) | set(tf) if bf.get(f, (0, 0))[0] != tf.get(f, (0, 0))[0]]
+    if fdiff:
+        bad.append(f"{len(fdiff)} functions with other call counts, e.g. {sorted(fdiff)[0]}")
+    if bp != tp:
+        bad.append(f"probe hits: {bp} vs {tp}")
+    if bb[:4] != tb[:4]:
+        bad.append(f"bios (all, queued, completed, with a pointer): {bb[:4]} vs {tb[:4]}")
+    if kind != "none" and abs(bb[4] - tb[4]) > 0.01 * bb[4]:
+        bad.append(f"bios' total queue-to-completion time: {bb[4]} vs {tb[4]} ns")
+    maxd = max([abs((b[p][4] or 0) - (t[p][4] or 0)) for p in both] or [0])
+    keys0 = {k for k in set(bh) | set(th) if k[2] == 0}
+    h0 = sorted(k for k in keys0 if bh.get(k, 0) != th.get(k, 0))
+    if h0:
+        bad.append(f"{len(h0)} of {len(keys0)} incl_ns histogram buckets differ, e.g. {h0[0]}: "
+                   f"{bh.get(h0[0], 0)} vs {th.get(h0[0], 0)}")
+    keys1 = {k for k in set(bh) | set(th) if k[2] == 1}
+    h1 = [k for k in keys1 if bh.get(k, 0) != th.get(k, 0)]
+    parts = ["excl", "irq", "softirq", "preempt", "blocked"]
+    worst = {}
+    for p in both:
+        for i, name in enumerate(parts):
+            d = abs((b[p][5 + i] or 0) - (t[p][5 + i] or 0))
+            if d > worst.get(name, (0, ""))[0]:
+                worst[name] = (d, p)
+    if kind in ("ns-flags", "us"):
+        per_call = 1000 if kind == "ns-flags" else 25000
+        for p in both:
+            allow = max(per_call * b[p][3], 0.02 * (b[p][4] or 0))
+            for i, name in enumerate(parts):
+                d = abs((b[p][5 + i] or 0) - (t[p][5 + i] or 0))
+                if d > allow:
+                    bad.append(f"{p}: {name} {b[p][5 + i]} vs {t[p][5 + i]} "
+                               f"(allowed {allow:.0f} ns)")
+    print(f"{kind}: {len(both)} fnodes, {sum(r[3] for r in b.values())} calls, "
+          f"{len(bf)} functions, {bp} probe hits, {bb[0]} bios: paths and calls equal: "
+          f"{not bad[:2]}; max |d incl_ns| per "
+          f"fnode {maxd} ns; incl hist buckets {len(keys0)} differ {len(h0)}; excl hist "
+          f"buckets {len(keys1)} differ {len(h1)}; largest part differences: " +
+          ", ".join(f"{k} {v[0]} ns" for k, v in sorted(worst.items())))
+    for m in bad[:20]:
+        print("  FAIL:", m)
+    return 1 if bad else 0
+
+
+sys.exit(main())

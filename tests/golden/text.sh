@@ -1,0 +1,156 @@
+#!/bin/bash
+# The ftrace text reader (issue 14, part 2), on committed samples:
+#
+# 1. samples/text/: ONE function_graph trace of the VM lab saved as trace.dat
+#    and as text five ways (tests/vm/make-text-samples.sh). darc analyze of
+#    each text must give the trace.dat's analysis to the printed precision
+#    (text-vs-dat.py: ftree paths and calls, incl_ns, incl histograms bucket
+#    by bucket; with printed times also excl/irq/softirq/preempt/blocked).
+# 2. The same on `trace-cmd report` (-l -t, and plain) of every samples/vm-*
+#    recording, where trace-cmd is installed (else those checks are skipped).
+# 3. darc info says "format: ftrace text" and what the text lacks; darc dump
+#    reads the texts; the event counts equal the trace.dat's.
+# 4. Hand-made texts of every construct (tests/golden/text/*.txt) dump as
+#    tests/golden/expected/text-*.dump; bad input gets "FILE: line N: ..."
+#    and a non-zero exit, and other files are not taken for text.
+#
+# Usage: text.sh DARC [--update]   (--update rewrites the expected dumps)
+set -u
+darc=${1:?usage: text.sh DARC [--update]}
+darc=$(realpath "$darc") || exit 1
+update=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+st=$top/samples/text
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 pass=0 skip=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+not_ok() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# compare BIN.db TEXT KIND: analyze TEXT, compare with BIN.db
+compare() {
+	local db=$1 text=$2 kind=$3 name
+	name=$(basename "$text")
+	if ! "$darc" analyze -q -f -o "$tmp/t.db" "$text" 2>"$tmp/err"; then
+		not_ok "darc analyze $name: $(cat "$tmp/err")"
+		return
+	fi
+	if out=$(python3 "$here/text-vs-dat.py" "$db" "$tmp/t.db" "$kind"); then
+		ok "$name as $kind: $out"
+	else
+		not_ok "$name as $kind: $out"
+	fi
+}
+
+# 1. the VM lab's trace, as trace.dat and as text
+"$darc" analyze -q -f -o "$tmp/dat.db" "$st/preads.dat" || not_ok "darc analyze preads.dat"
+compare "$tmp/dat.db" "$st/preads-report-lt.txt" ns-flags
+compare "$tmp/dat.db" "$st/preads-report.txt" us
+compare "$tmp/dat.db" "$st/preads-abstime.txt" us
+compare "$tmp/dat.db" "$st/preads-default.txt" none
+compare "$tmp/dat.db" "$st/preads-lat.txt" none
+# trace_pipe prints what trace does, without the header
+grep -v '^#' "$st/preads-default.txt" >"$tmp/preads-pipe.txt"
+compare "$tmp/dat.db" "$tmp/preads-pipe.txt" none
+
+# the comparison can fail: another trace's text is not this one
+"$darc" analyze -q -f -o "$tmp/other.db" "$here/text/report-opts.txt" &&
+	if python3 "$here/text-vs-dat.py" "$tmp/dat.db" "$tmp/other.db" us >/dev/null; then
+		not_ok "text-vs-dat.py takes another trace for preads.dat"
+	else
+		ok "text-vs-dat.py tells another trace from preads.dat"
+	fi
+
+# 2. trace-cmd report of the other VM recordings
+if command -v trace-cmd >/dev/null; then
+	for f in "$top"/samples/vm-*-v7.dat; do
+		n=$(basename "$f" .dat)
+		"$darc" analyze -q -f -o "$tmp/$n.db" "$f" || { not_ok "darc analyze $n"; continue; }
+		trace-cmd report -l -t "$f" >"$tmp/$n-lt.txt" 2>/dev/null
+		compare "$tmp/$n.db" "$tmp/$n-lt.txt" ns-flags
+		trace-cmd report "$f" >"$tmp/$n.txt" 2>/dev/null
+		compare "$tmp/$n.db" "$tmp/$n.txt" us
+	done
+else
+	echo "skip: trace-cmd is not installed: no report texts of samples/vm-*.dat"
+	skip=$((skip + 1))
+fi
+
+# 3. darc info and darc dump on the texts
+counts() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }' | sort; }
+counts "$st/preads.dat" >"$tmp/want"
+for t in "$st"/preads-*.txt; do
+	n=$(basename "$t")
+	info=$("$darc" info "$t" 2>&1)
+	if grep -qx 'format:       ftrace text' <<<"$info" &&
+		grep -q '^lacks:        kallsyms' <<<"$info"; then
+		ok "darc info $n: format and lacks"
+	else
+		not_ok "darc info $n: $(head -5 <<<"$info")"
+	fi
+	# softirq_raise is kept by name only (system "text"); everything else as recorded
+	counts "$t" | sed 's/text:softirq_raise/irq:softirq_raise/' | sort >"$tmp/got"
+	if diff -q "$tmp/want" "$tmp/got" >/dev/null; then
+		ok "$n: the trace.dat's events, by name and count"
+	else
+		not_ok "$n: events by name differ: $(diff "$tmp/want" "$tmp/got" | head -4 | tr '\n' ' ')"
+	fi
+	lines=$("$darc" dump "$t" | grep -vc '^cpus=')
+	total=$("$darc" info "$t" | awk '/^events:/ { print $2 }')
+	[ "$lines" = "$total" ] && ok "darc dump $n: $lines events" ||
+		not_ok "darc dump $n: $lines lines for $total events"
+done
+grep -q '^lacks:.*absolute times' <(cd "$st" && "$darc" info preads-default.txt) &&
+	ok "cat trace without funcgraph-abstime lacks absolute times" ||
+	not_ok "preads-default.txt does not say it lacks absolute times"
+grep -q '^lacks:.*irq context flags' <(cd "$st" && "$darc" info preads-lat.txt) &&
+	not_ok "preads-lat.txt (latency-format) says it lacks irq flags" ||
+	ok "latency-format text has the irq flags"
+
+# 4. hand-made constructs, and bad input
+for t in "$here"/text/*.txt; do
+	n=$(basename "$t" .txt)
+	exp=$here/expected/text-$n.dump
+	act=$( (cd "$here/text" && "$darc" dump "$n.txt" && "$darc" info "$n.txt") 2>&1)
+	[ "$update" = --update ] && printf '%s\n' "$act" >"$exp"
+	if [ -f "$exp" ] && [ "$act" = "$(cat "$exp")" ]; then
+		ok "text/$n.txt dumps as expected/text-$n.dump"
+	else
+		not_ok "text/$n.txt: dump differs from expected/text-$n.dump"
+		diff <(printf '%s\n' "$act") "$exp" | head -10
+	fi
+done
+
+# bad FILE LINE TEXT: darc dump of TEXT fails with "'FILE': line LINE: ..."
+bad() {
+	local line=$1
+	shift
+	printf '%s\n' "$@" >"$tmp/bad.txt"
+	out=$("$darc" dump "$tmp/bad.txt" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
+		grep -q "^darc: '$tmp/bad.txt': line $line: " <<<"$out"; then
+		ok "bad input, line $line: $out"
+	else
+		not_ok "bad input, line $line: exit $rc, '$out'"
+	fi
+}
+hdr='# tracer: function_graph'
+bad 3 "$hdr" ' 0)   1.000 us    |  a();' ' 0)   hello world'
+bad 2 "$hdr" ' 0)               |  a();'
+bad 3 "$hdr" ' 0)               |  a() {' ' 0)   1.5 ms   |  }'
+bad 2 "$hdr" ' 0)               |  /* not closed'
+bad 3 'cpus=1' '  bash-1 [000] 1.0: funcgraph_entry:     |  a() {' '  bash-1 [000] 1.1: sched_switch: nonsense'
+bad 2 'cpus=2' '  bash-1 [000] 1.000: sched_wakeup: comm=x pid=y'
+bad 3 "$hdr" '  123.5 |  0)   1.000 us    |  a();' '  0)   1.000 us    |  b();'
+for f in "$top/README.md" "$top/samples/README.md" "$here/text-vs-dat.py" /bin/sh; do
+	out=$("$darc" info "$f" 2>&1)
+	rc=$?
+	[ "$rc" -ne 0 ] && grep -q "not a trace.dat, perf.data or ftrace text file" <<<"$out" &&
+		ok "$(basename "$f") is not taken for a recording" ||
+		not_ok "$(basename "$f"): exit $rc, $out"
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

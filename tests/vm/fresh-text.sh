@@ -1,0 +1,33 @@
+#!/bin/bash
+# fresh-text.sh DARC: a NEW function_graph trace of the VM lab (make-text-
+# samples.sh --out, 20 preads of each kind), saved as trace.dat and as the
+# five texts; darc analyze of each text must give the trace.dat's analysis
+# (tests/golden/text-vs-dat.py), as tests/golden/text.sh checks on the
+# committed samples/text/. Exit 0 pass, 1 fail, 77 skip (the lab or
+# trace-cmd cannot run here).
+set -u
+darc=$(realpath "${1:?usage: fresh-text.sh DARC}") || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$here/make-text-samples.sh" --out "$tmp" 20 >"$tmp/make.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	tail -20 "$tmp/make.log"
+	[ "$rc" -eq 77 ] && { echo "skip: the VM lab or trace-cmd cannot run here"; exit 77; }
+	echo "FAIL: make-text-samples.sh failed ($rc)"
+	exit 1
+fi
+fail=0
+"$darc" analyze -q -f -o "$tmp/dat.db" "$tmp/preads.dat" || exit 1
+for v in report-lt:ns-flags report:us abstime:us default:none lat:none; do
+	t=$tmp/preads-${v%%:*}.txt
+	if "$darc" analyze -q -f -o "$tmp/t.db" "$t" &&
+		out=$(python3 "$here/../golden/text-vs-dat.py" "$tmp/dat.db" "$tmp/t.db" "${v##*:}"); then
+		echo "ok: fresh $(basename "$t"): $out"
+	else
+		echo "FAIL: fresh $(basename "$t"): ${out:-darc analyze failed}"
+		fail=1
+	fi
+done
+exit $fail
