@@ -7,7 +7,9 @@
  * the reader wrote must agree with the format it registered) and closed.
  * Built and run by text.sh (clang -fsanitize=fuzzer,address,undefined).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -36,10 +36,10 @@ fi
 # 2. the target: the reader with the sanitizers and coverage
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 flags="$flags -fno-omit-frame-pointer -D_GNU_SOURCE -std=gnu11"
-srcs="tracedat.c stream.c prefetch.c decomp.c kmod.c backends.c text.c text-line.c text-probe.c text-block.c"
+# every reader in fmt/ (backends.c names them all), not the writer
+srcs=$(ls "$src"/fmt/*.c | grep -v writer.c)
 # shellcheck disable=SC2086 # word splitting of the lists is wanted
-if ! "$cc" $flags -I"$build" -I"$src/fmt" "$here/fuzz-text.c" \
-	$(for f in $srcs; do echo "$src/fmt/$f"; done) \
+if ! "$cc" $flags -I"$build" -I"$src/fmt" "$here/fuzz-text.c" $srcs \
 	$(pkg-config --cflags --libs libtraceevent libzstd zlib) -lpthread \
 	-o "$work/fuzz-text" 2>"$work/build.log"; then
 	cat "$work/build.log"
