@@ -196,9 +196,11 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), and a '/' or '%' whose divisor is not a field (REC->), a
- * nonzero number or a sizeof (parentheses skipped): the parser folds the
- * operands and divides by zero (SIGFPE).
+ * '#', '`', '\\'), "]->" (a member of an indexed element), and a '/' or '%'
+ * whose divisor is not a field (REC->), a nonzero number or a sizeof
+ * (parentheses skipped): the parser folds the operands and divides by zero
+ * (SIGFPE). These are screens, not a grammar: libtraceevent's parser still
+ * trusts the print fmt.
  */
 static bool print_args_ok(const char *text, size_t len)
 {
@@ -215,7 +217,8 @@ static bool print_args_ok(const char *text, size_t len)
 			continue;
 		}
 		str = *p == '"';
-		if (*p && strchr("$@#`\\", *p))
+		if ((*p && strchr("$@#`\\", *p)) ||
+		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
 			return false;
 		if (*p != '/' && *p != '%')
 			continue;

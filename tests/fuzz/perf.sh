@@ -26,7 +26,7 @@ if ! "$cc" -g -O1 -D_GNU_SOURCE -std=gnu11 -fsanitize=fuzzer,address,undefined \
 fi
 # seeds: the samples cut small (perf-seeds.py), in file and pipe mode, and
 # the inputs that crashed the reader once (perf-regress/, each fixed)
-cp "$src"/tests/fuzz/perf-regress/* "$out/corpus/" || exit 1
+cp "$src"/tests/fuzz/perf-regress/crash-* "$out/corpus/" || exit 1
 if ! python3 "$src/tests/fuzz/perf-seeds.py" "$out/corpus" "$src"/samples/*.perf.data; then
 	echo "FAIL: cannot make the seeds"
 	exit 1
