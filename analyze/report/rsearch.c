@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,21 +39,27 @@ static int fail(struct rdb *db, struct fmt_err *err, const char *what)
 			sqlite3_errmsg(rdb_sql(db)));
 }
 
-/* Index of call @id in the sorted ids, or -1. */
-static int index_of(const struct rsearch *rs, int64_t id)
+/* Index of @id in the sorted @ids[0..n), or -1. */
+static int find_id(const int64_t *ids, int n, int64_t id)
 {
-	int lo = 0, hi = rs->in.ncalls - 1;
+	int lo = 0, hi = n - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		if (rs->ids[mid] == id)
+		if (ids[mid] == id)
 			return mid;
-		if (rs->ids[mid] < id)
+		if (ids[mid] < id)
 			lo = mid + 1;
 		else
 			hi = mid - 1;
 	}
 	return -1;
+}
+
+/* Index of call @id in the sorted ids, or -1. */
+static int index_of(const struct rsearch *rs, int64_t id)
+{
+	return find_id(rs->ids, rs->in.ncalls, id);
 }
 
 static int load_calls(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
@@ -157,23 +162,6 @@ static int64_t bucket_start(int b, const struct rsel *sel)
 	return v;
 }
 
-/* Is @id among the sorted @ids[0..n)? */
-static bool among(const int64_t *ids, int n, int64_t id)
-{
-	int lo = 0, hi = n - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		if (ids[mid] == id)
-			return true;
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return false;
-}
-
 /*
  * Add the descendants of root @id to sr_sub: one pass over its range of ids,
  * keeping a call whose parent is kept (parents come first). @buf holds the
@@ -191,7 +179,7 @@ static int add_subtree(sqlite3_stmt *range, sqlite3_stmt *add, int64_t id, int64
 	while ((rc = sqlite3_step(range)) == SQLITE_ROW) {
 		int64_t c = sqlite3_column_int64(range, 0), p = sqlite3_column_int64(range, 1);
 
-		if (!among(*buf, n, p))
+		if (find_id(*buf, n, p) < 0)
 			continue;
 		if (GROW(*buf, n, *cap, 1024))
 			return SQLITE_NOMEM;
