@@ -18,7 +18,7 @@ struct etype {
 	int resolved;
 	int kind; /* enum aev_kind */
 	int raw;  /* raw_syscalls */
-	int user; /* uprobes */
+	int user; /* uprobes: by group name, or once an event's address is a user one */
 	const char *file; /* uprobes: the binary, if a darc manifest says */
 	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
 	const char *name; /* vectors: the vector's name */
@@ -485,6 +485,14 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 #undef FIELD
 }
 
+/* Is @addr in user space? On 64-bit kernels the kernel has the top half of
+   the address space (x86_64, arm64, riscv64, powerpc64); on 32-bit ones
+   there is no such rule, and the uprobe group name has to say it. */
+static bool user_addr(const struct decoder *d, uint64_t addr)
+{
+	return tep_get_long_size(d->tep) == 8 && !(addr >> 63);
+}
+
 /* The function id of kernel address @addr (symbol from kallsyms, or the address). */
 static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
 		     const char *file, const char **name, int *irq)
@@ -785,6 +793,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		const char *name;
 		int irq;
 		out->probe.addr = (uint64_t)num(d, t->f[0], ev);
+		if (!t->user && user_addr(d, out->probe.addr))
+			t->user = 1; /* a uprobe in a group not named so (perf probe -x: probe_BINARY) */
 		out->probe.func_id =
 		    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
 		if (out->probe.func_id < 0)

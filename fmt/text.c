@@ -448,12 +448,16 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
  * The address a probe at @addr (event @name) is given: a kprobe named after
  * its function ("p:vfs_read vfs_read") takes that function's made-up
  * address, so that it and the graph's calls are one function, and a return
- * probe of the same address follows it; other addresses name a function
- * after the event.
+ * probe of the same address follows it; other kernel addresses name a
+ * function after the event. A uprobe's address, in the bottom half, is
+ * kept: no kernel symbol names it, and the analysis knows it by it.
  */
 static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t *out)
 {
 	long f;
+
+	if (!(addr >> 63))
+		return *out = addr, 0;
 
 	for (int i = 0; i < x->nsites; i++)
 		if (x->sites[i].addr == addr)

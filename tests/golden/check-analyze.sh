@@ -42,8 +42,11 @@ fi
 
 # function_graph durations: darc's incl_ns of complete kernel-function calls,
 # trace-cmd's printed "N.NNN us" (rettime - calltime), as two sorted lists
+# (a kprobe pair on a function's start is a kernel-function call too: not these)
 sqlite3 "$db" "SELECT c.incl_ns FROM call c JOIN func f ON f.id = c.func_id
-	WHERE f.kind = 0 AND c.incl_ns IS NOT NULL" | sort -n >"$tmp/darc.dur"
+	WHERE f.kind = 0 AND c.incl_ns IS NOT NULL
+	AND NOT EXISTS (SELECT 1 FROM probe_hit p WHERE p.call_id = c.id AND p.role = 1)" |
+	sort -n >"$tmp/darc.dur"
 trace-cmd report "$file" 2>/dev/null | grep -E 'funcgraph_(entry|exit):' |
 	grep -oE '[0-9]+\.[0-9]{3} us' | sed 's/ us//; s/\.//; s/^0*\([0-9]\)/\1/' |
 	sort -n >"$tmp/tc.dur"

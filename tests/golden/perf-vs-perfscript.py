@@ -175,27 +175,35 @@ def refuse(darc, f, want):
 
 
 def reversed_rounds(b):
-    """A file-mode perf.data with each round's records in reverse order.
+    """A file-mode perf.data with each round's samples in reverse order.
 
-    A LOST record stays right before the record after it: the kernel gives
-    it that record's time, and only the file order says which comes first.
+    The other records stay where they are: perf synthesizes the FORK and
+    COMM records of the tasks it finds at start with the same time (0), and
+    only the file order says which comes first. A LOST record stays right
+    before the record after it: the kernel gives it that record's time, and
+    only the file order says which comes first.
     """
     doff, dsize = struct.unpack_from('<QQ', b, 40)
     out, rnd, o, glue = [], [], doff, b''
+
+    def flush():
+        samples = [r for t, r in rnd if t == 9][::-1]
+        out.extend(samples.pop(0) if t == 9 else r for t, r in rnd)
+
     while o < doff + dsize:
         typ, size = struct.unpack_from('<I2xH', b, o)
         if typ == 2:  # LOST
             glue += b[o:o + size]
             o += size
             continue
-        rnd.append(glue + b[o:o + size])
+        rnd.append((typ, glue + b[o:o + size]))
         glue = b''
         if typ == 68:  # FINISHED_ROUND
-            out += rnd[-2::-1] + rnd[-1:]
+            flush()
             rnd = []
         o += size
-    rnd.append(glue)
-    return b[:doff] + b''.join(out + rnd[::-1]) + b[doff + dsize:]
+    flush()
+    return b[:doff] + b''.join(out) + glue + b[doff + dsize:]
 
 
 def unordered(darc, files, tmp):
