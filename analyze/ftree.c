@@ -74,6 +74,10 @@ struct stack {
 	int ndet, capdet;
 	struct seg log[NLOG]; /* the last segments charged, a ring */
 	int nlog, logpos;
+	/* the off-CPU interval just ended, held until the task's next event:
+	   a late exit event may move its time from frame held_frame (pop()) */
+	struct sched_rec *held;
+	int held_frame;
 };
 
 enum tstate { TS_RUNNING, TS_OFF };
@@ -468,8 +472,13 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 		flags |= CALL_CLAMPED;
 	}
 	/* segments charged after the call returned belong to its parent */
-	if (t_exit != DARC_NULL)
+	if (t_exit != DARC_NULL) {
 		move_after(s, s->n - 1, s->n - 2, t_exit);
+		if (s->held && s->held_frame == s->n - 1 && t_exit <= s->held->t_out) {
+			s->held->call_id = parent ? parent->id : DARC_NULL;
+			s->held_frame = s->n - 2;
+		}
+	}
 	if (detached_child(s, f->id))
 		f->flags |= CALL_GAP;
 	s->nfg -= f->kind == FR_FG;
@@ -692,6 +701,23 @@ static int set_level(struct ftree *ft, struct cpu *c, int32_t cpu, int lv, int64
 
 /* ---- scheduling ------------------------------------------------------------ */
 
+static int emit_sched(struct ftree *ft, struct task *tk)
+{
+	tk->pend.id = ++ft->next_sched;
+	ft->stats.sched_intervals++;
+	return ft->sink.sched(ft->sink.ctx, &tk->pend) ? fail(ft, "cannot write a sched interval")
+						       : 0;
+}
+
+/* Write @tk's held off-CPU interval, if any. */
+static int release(struct ftree *ft, struct task *tk)
+{
+	if (!tk->st.held)
+		return 0;
+	tk->st.held = NULL;
+	return emit_sched(ft, tk);
+}
+
 static int sched_out(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
@@ -702,6 +728,8 @@ static int sched_out(struct ftree *ft, const struct aev *e)
 	tk = task_get(ft, e->sw.prev_pid);
 	if (!tk)
 		return fail(ft, "out of memory");
+	if (release(ft, tk))
+		return -1;
 	f = top(&tk->st);
 	tk->state = TS_OFF;
 	tk->off_kind = (e->sw.prev_state & 0xff) ? SCHED_BLOCKED : SCHED_PREEMPTED;
@@ -719,14 +747,6 @@ static int sched_out(struct ftree *ft, const struct aev *e)
 	return 0;
 }
 
-static int emit_sched(struct ftree *ft, struct task *tk)
-{
-	tk->pend.id = ++ft->next_sched;
-	ft->stats.sched_intervals++;
-	return ft->sink.sched(ft->sink.ctx, &tk->pend) ? fail(ft, "cannot write a sched interval")
-						       : 0;
-}
-
 static int sched_in(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
@@ -737,12 +757,19 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 	if (!tk)
 		return fail(ft, "out of memory");
 	if (tk->state == TS_OFF) {
+		struct frame *f = top(&tk->st);
+
 		charge(&tk->st, tk->off_kind == SCHED_BLOCKED ? CAT_BLOCKED : CAT_PREEMPT,
 		       tk->pend.t_out, e->t);
+		/* the call charged: the sched_switch event fires inside the
+		   tracepoint's own calls, which return before the switch */
+		tk->pend.call_id = f ? f->id : DARC_NULL;
 		tk->pend.cpu_in = e->cpu;
 		tk->pend.t_in = e->t;
-		if (emit_sched(ft, tk))
+		if (release(ft, tk))
 			return -1;
+		tk->st.held = &tk->pend;
+		tk->st.held_frame = tk->st.n - 1;
 	}
 	tk->state = TS_RUNNING;
 	tk->last_cpu = e->cpu;
@@ -1208,6 +1235,9 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		c->flag_level = c->level;
 		c->last_irq_t = t_close;
 	}
+	/* 4. the task's next event has come: its held off-CPU interval is final */
+	if (tk && !(e->kind == AEV_SWITCH && e->sw.next_pid == tk->tid) && release(ft, tk))
+		return -1;
 	return 0;
 }
 
@@ -1230,6 +1260,8 @@ int ftree_finish(struct ftree *ft)
 		struct task *tk = ft->tasks[k];
 		if (!tk)
 			continue;
+		if (release(ft, tk))
+			return -1;
 		if (tk->state == TS_OFF) {
 			tk->state = TS_RUNNING;
 			if (emit_sched(ft, tk))

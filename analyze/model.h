@@ -130,7 +130,7 @@ struct sched_rec {
 	int32_t cpu_out;    /* CPU it left */
 	int32_t cpu_in;	    /* CPU it came back on, -1 if it did not */
 	int64_t t_out, t_in; /* t_in DARC_NULL if it did not come back */
-	int64_t call_id;    /* innermost open call at switch-out, or DARC_NULL */
+	int64_t call_id;    /* the call charged: innermost open at switch-in (at switch-out if none yet), or DARC_NULL */
 	int64_t wakeup_id;  /* the wake-up that ended a blocked interval, or DARC_NULL */
 };
 

@@ -191,7 +191,7 @@ CREATE TABLE sched_interval (
 	cpu_in INTEGER,		-- CPU it came back on; NULL if it did not
 	t_out INTEGER,
 	t_in INTEGER,		-- NULL if it did not come back
-	call_id INTEGER,	-- innermost open call at switch-out, NULL if none
+	call_id INTEGER,	-- the call charged: innermost open at switch-in (or out), NULL if none
 	wakeup_id INTEGER	-- wakeup.id that ended a blocked interval
 );
 

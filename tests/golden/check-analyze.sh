@@ -34,6 +34,18 @@ for v in identity_violations children_violations subtree_violations fnode_violat
 		fail=1
 	fi
 done
+# each call's blocked and preempted time is the sum of the sched intervals
+# that name it (but for calls clamped where the clock went backwards)
+n=$(sqlite3 "$db" "WITH s AS (SELECT call_id, sum(CASE kind WHEN 1 THEN t_in - t_out END) b,
+		sum(CASE kind WHEN 0 THEN t_in - t_out END) p FROM sched_interval
+		WHERE call_id IS NOT NULL AND t_in IS NOT NULL GROUP BY call_id)
+	SELECT count(*) FROM call c LEFT JOIN s ON s.call_id = c.id
+	WHERE c.flags & 64 = 0 AND (c.blocked_ns != coalesce(s.b, 0)
+		OR c.preempt_ns != coalesce(s.p, 0))")
+if [ "$n" != 0 ]; then
+	echo "FAIL: $name: $n calls whose blocked_ns or preempt_ns is not their sched intervals' sum"
+	fail=1
+fi
 calls=$(sqlite3 "$db" "SELECT count(*) FROM call")
 if [ "$calls" -eq 0 ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM func")" -ne 0 ]; then
 	echo "FAIL: $name: functions but no calls"
