@@ -196,7 +196,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), "]->" (a member of an indexed element), and a '/' or '%'
+ * '#', '`', '\\'), "]->" (a member of an indexed element), a lone '='
+ * (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
  * (SIGFPE). These are screens, not a grammar: libtraceevent's parser still
@@ -219,6 +220,9 @@ static bool print_args_ok(const char *text, size_t len)
 		str = *p == '"';
 		if ((*p && strchr("$@#`\\", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
+			return false;
+		/* an assignment: only ==, !=, <= and >= are the kernel's */
+		if (*p == '=' && !strchr("=!<>", p[-1]) && !(q < end && *q == '='))
 			return false;
 		if (*p != '/' && *p != '%')
 			continue;
