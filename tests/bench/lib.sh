@@ -202,3 +202,22 @@ tf_stats() {
 			END { print cpu, o + 0, c + 0, x + 0, e + 0 }' "$d/stats"
 	done
 }
+# tf_no_loss STATS_FILE: writes tf_stats there; dies if any CPU lost events.
+tf_no_loss() {
+	local lost
+	tf_stats >"$1"
+	lost=$(awk '{ n += $2 + $3 + $4 } END { print n + 0 }' "$1")
+	[[ $lost -eq 0 ]] || die "events were lost (per-CPU overrun/dropped: $(tr '\n' ';' <"$1"))"
+}
+# tc_extract KALLSYMS OUT LOG [OPTION...]: trace-cmd extract of the top
+# buffer to OUT, with /proc/kallsyms replaced by KALLSYMS for trace-cmd only
+# (a bind mount in a private mount namespace).
+tc_extract() {
+	local ks=$1 out=$2 log=$3
+	shift 3
+	# shellcheck disable=SC2016 # $1.. are expanded by the inner bash
+	unshare -m --propagation private bash -c \
+		'mount --bind "$1" /proc/kallsyms && shift 2 && exec trace-cmd extract "$@" -o "$0"' \
+		"$out" "$ks" _ "$@" >"$log" 2>&1 ||
+		die "trace-cmd extract failed: $(tail -n 1 "$log")"
+}

@@ -84,15 +84,8 @@ workload
 echo 0 >"$T/tracing_on"
 tf_disable
 
-tf_stats >"$work/stats"
-lost=$(awk '{ n += $2 + $3 + $4 } END { print n + 0 }' "$work/stats")
-[[ $lost -eq 0 ]] || die "events were lost (per-CPU overrun/dropped: $(tr '\n' ';' <"$work/stats"))"
-
-# shellcheck disable=SC2016 # $1 and $2 are expanded by the inner bash
-unshare -m --propagation private bash -c \
-	'mount --bind "$1" /proc/kallsyms && exec trace-cmd extract --compression zstd -o "$2"' \
-	_ "$work/kallsyms" "$work/$v7_name" >"$work/extract.log" 2>&1 ||
-	die "trace-cmd extract failed: $(tail -n 1 "$work/extract.log")"
+tf_no_loss "$work/stats"
+tc_extract "$work/kallsyms" "$work/$v7_name" "$work/extract.log" --compression zstd
 tf_restore
 
 is_v7_zstd "$work/$v7_name" || die "trace-cmd extract did not write a zstd-compressed v7 file"

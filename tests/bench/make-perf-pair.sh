@@ -59,14 +59,8 @@ echo 1 >"$T/tracing_on"
 perf record -q -a -o "$work/$perf_name" "${perf_ev[@]}" -- sh -c "$w"
 echo 0 >"$T/tracing_on"
 tf_disable
-tf_stats >"$work/stats"
-lost=$(awk '{ n += $2 + $3 + $4 } END { print n + 0 }' "$work/stats")
-[[ $lost -eq 0 ]] || die "ftrace lost events (per-CPU overrun/dropped: $(tr '\n' ';' <"$work/stats"))"
-# shellcheck disable=SC2016 # $1 and $2 are expanded by the inner bash
-unshare -m --propagation private bash -c \
-	'mount --bind "$1" /proc/kallsyms && exec trace-cmd extract -o "$2"' \
-	_ "$work/kallsyms" "$work/$tc_name" >"$work/extract.log" 2>&1 ||
-	die "trace-cmd extract failed: $(tail -n 1 "$work/extract.log")"
+tf_no_loss "$work/stats"
+tc_extract "$work/kallsyms" "$work/$tc_name" "$work/extract.log"
 
 chmod 644 "$work/$perf_name" "$work/$tc_name"
 mv -f "$work/$perf_name" "$work/$tc_name" "$out_dir/"
