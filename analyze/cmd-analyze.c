@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "ftree.h"
 #include "funcs.h"
+#include "db.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -33,10 +34,12 @@ static const char usage_text[] =
 	"irq_interval, sched_interval, wakeup, task, func, recording. See\n"
 	"schema/README.md for the tables and views. Then print the functions with\n"
 	"the most inclusive latency.\n\n"
-	"  -o, --output DB      database to write (default: RECORDING without its\n"
-	"                       extension, plus .db); written to a temporary file and\n"
-	"                       renamed at the end. An existing DB is replaced only\n"
-	"                       when it is a darc database, never the recording itself\n"
+	"  -o, --output DB      database to write (default: beside RECORDING, its name\n"
+	"                       without the extension plus .db: dir/x.dat -> dir/x.db,\n"
+	"                       where every command looks for it); written to a\n"
+	"                       temporary file and renamed at the end. An existing DB\n"
+	"                       is replaced only when it is a darc database, never a\n"
+	"                       file the command reads nor one that is not regular\n"
 	"  -f, --force          replace an existing DB even if it is not a darc database\n"
 	"  -t, --top N          functions in the summary (default 10)\n"
 	"      --max-depth N    store call rows only for depth < N (the ftree,\n"
@@ -55,23 +58,6 @@ static const char usage_text[] =
 	"  sqlite3 -header trace.db \"SELECT * FROM slowest_calls WHERE func = 'vfs_read' LIMIT 5\"\n";
 
 enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES, OPT_ALL };
-
-/* Default database name: the recording's name without extension, plus .db. */
-static char *default_output(const char *rec)
-{
-	const char *base = strrchr(rec, '/');
-	const char *dot;
-	char *out;
-	size_t n;
-
-	base = base ? base + 1 : rec;
-	dot = strrchr(base, '.');
-	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-	out = malloc(n + 4);
-	if (out)
-		snprintf(out, n + 4, "%.*s.db", (int)n, base);
-	return out;
-}
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -145,15 +131,16 @@ int cmd_analyze(int argc, char **argv)
 		goto out;
 	}
 	path = argv[optind];
-	if (!out && !(out = default_output(path))) {
+	if (!out && !(out = pipeline_db_path(path))) {
 		darc_error("out of memory");
 		goto out;
 	}
-	c = pipeline_check_output(path, out, force, &err);
-	if (c) {
-		darc_error("%s%s", err.msg, c == -2 ? " (--force replaces it)" : "");
+	wfile_note_input(path);
+	if (db_check_output(out, force, &err)) {
+		darc_error("%s", err.msg);
 		goto out;
 	}
+	po.force = force;
 	rc = pipeline_run(path, out, &po, quiet ? NULL : &res, &err);
 	if (rc != PIPELINE_OK) {
 		darc_error("%s", err.msg);

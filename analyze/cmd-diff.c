@@ -37,13 +37,14 @@ static const char usage_text[] =
 	"      --json           print JSON: every pair with every method's score\n"
 	"      --svg FILE       plot one pair's two histograms (SVG), the first ranked\n"
 	"      --pair NAME      ... or this function or path\n"
+	"      --force          replace FILE even if it is not an SVG plot\n"
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc diff before.dat after.dat\n"
 	"  darc diff one-writer.db two-writers.db --kind func --method chisquare\n";
 
 enum { OPT_METRIC = 300, OPT_RESOLUTION, OPT_KIND, OPT_MIN_CALLS, OPT_MIN_SHARE, OPT_SHOW,
-       OPT_JSON, OPT_SVG, OPT_PAIR };
+       OPT_JSON, OPT_SVG, OPT_PAIR, OPT_FORCE };
 
 struct args {
 	struct diff_opts o;
@@ -103,6 +104,9 @@ static int take(struct args *a, int c, const char *arg, struct fmt_err *err)
 	case OPT_PAIR:
 		a->o.pair = arg;
 		break;
+	case OPT_FORCE:
+		a->o.force = true;
+		break;
 	default:
 		return -1;
 	}
@@ -125,6 +129,7 @@ int cmd_diff(int argc, char **argv)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"svg", required_argument, NULL, OPT_SVG},
 		{"pair", required_argument, NULL, OPT_PAIR},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};

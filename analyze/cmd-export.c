@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "report.h"
+#include "wfile.h"
 
 static const char usage_head[] =
     "usage: darc export [options] DB|RECORDING (--folded | --chrome) [-o FILE]\n\n"
@@ -137,6 +138,7 @@ int cmd_export(int argc, char **argv)
 		{"metric", required_argument, NULL, OPT_METRIC},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 		{"root", required_argument, NULL, OPT_ROOT},
+		{"force", no_argument, NULL, ROPT_FORCE},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -161,9 +163,10 @@ int cmd_export(int argc, char **argv)
 		rc = -1;
 	else if (a.out) {
 		struct fmt_err werr;
-		rc = ropt_write_file(a.out, write_export, &j, &werr);
-		if (rc && !j.rc)
-			j.err = werr; /* the export went well, the file did not */
+		rc = wfile_write(a.out, a.x.format == EXPORT_FOLDED ? &wfile_folded : &wfile_json,
+				 o.force, write_export, &j, &werr);
+		if (rc == -1 || (rc && !j.rc))
+			j.err = werr; /* the file failed (not the export), or never opened */
 	} else
 		rc = report_export(stdout, j.db, &o, &a.x, &j.err);
 	if (rc)

@@ -18,6 +18,7 @@ static const char usage_head[] =
 	"Given a recording, darc analyzes it into RECORDING.db first (and reuses\n"
 	"that while it is newer than the recording).\n\n";
 static const char usage_tail[] =
+	ROPT_HELP_PLOT
 	"      --interval D     one histogram per time window of D (e.g. 100ms, 2s):\n"
 	"                       OSprof's time-lapse profile, shows periodic behaviour\n"
 	"  -h, --help\n\n"
@@ -42,6 +43,7 @@ int cmd_hist(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		ROPT_OPTIONS,
+		ROPT_PLOT_OPTIONS,
 		{"interval", required_argument, NULL, OPT_INTERVAL},
 		{"help", no_argument, NULL, 'h'},
 		{0},

@@ -4,7 +4,6 @@
  * its exit status, and main fails if stdout could not be written.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "config.h"
 #include "db.h"
 #include "ropt.h"
+#include "wfile.h"
 
 struct cmd {
 	const char *name;
@@ -73,28 +73,12 @@ static void usage(FILE *f)
 		   "exit status: 0 success, 1 analysis failed, 2 bad usage or input\n");
 }
 
-/*
- * SIGINT, SIGTERM, SIGHUP: remove the database being written (nothing
- * half-written is left looking complete), then die of the signal, so the
- * caller sees the conventional status.
- */
-static void on_signal(int sig)
-{
-	db_signal_cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int main(int argc, char **argv)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	int rc;
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction sa = {.sa_handler = on_signal};
-		sigemptyset(&sa.sa_mask);
-		sigaction(sigs[i], &sa, NULL);
-	}
+	/* a file being written is removed if a signal ends darc (wfile.h) */
+	wfile_catch_signals();
 
 	if (argc < 2) {
 		usage(stderr);

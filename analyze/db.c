@@ -178,7 +178,8 @@ struct block {
 struct db {
 	bool call_indexes; /* build schema/call-indexes.sql too */
 	char *path; /* the target */
-	char *tmp;  /* the file being written, renamed to path at the end */
+	struct wfile *wf; /* the file being written, renamed to path at the end */
+	const char *tmp;  /* its name */
 	sqlite3 *sql;
 	sqlite3_stmt *insert[ROW_KINDS];
 	struct block *cur;			  /* the producer's block, NULL once handed over */
@@ -247,8 +248,11 @@ static void sql_errf(struct db *db, struct fmt_err *err, const char *what)
 {
 	int e = sqlite3_system_errno(db->sql);
 
+	/* SQLite keeps no errno for a full disk (ENOSPC) */
+	if (!e && sqlite3_errcode(db->sql) == SQLITE_FULL)
+		e = ENOSPC;
 	if (e)
-		fmt_errf(err, db->path, "%s: %s (%s)", what, sqlite3_errmsg(db->sql), strerror(e));
+		fmt_errf(err, db->path, "%s: %s", what, strerror(e));
 	else
 		fmt_errf(err, db->path, "%s: %s", what, sqlite3_errmsg(db->sql));
 }
@@ -955,19 +959,6 @@ static void stop_writer(struct db *db, bool discard)
 }
 
 /* Close SQLite, remove the temporary file (unless renamed), free everything. */
-/* The temporary file being written, for db_signal_cleanup(): one at a time. */
-static char sig_tmp[4096];
-static volatile sig_atomic_t sig_tmp_set;
-
-static void sig_register(const char *tmp)
-{
-	sig_tmp_set = 0;
-	if (tmp && strlen(tmp) < sizeof(sig_tmp)) {
-		memcpy(sig_tmp, tmp, strlen(tmp) + 1);
-		sig_tmp_set = 1;
-	}
-}
-
 static void db_free(struct db *db)
 {
 	struct block *b;
@@ -975,10 +966,7 @@ static void db_free(struct db *db)
 	for (int i = 0; i < ROW_KINDS; i++)
 		sqlite3_finalize(db->insert[i]);
 	sqlite3_close_v2(db->sql);
-	if (db->tmp) {
-		sig_register(NULL);
-		unlink(db->tmp);
-	}
+	wfile_abort(db->wf); /* unless renamed: then NULL */
 	block_free(db->cur);
 	while ((b = db->head)) {
 		db->head = b->next;
@@ -996,41 +984,27 @@ static void db_free(struct db *db)
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
-	free(db->tmp);
 	free(db);
 }
 
-/* Create the temporary file next to the target: "PATH.tmp-PID", made unique. */
-static int create_tmp(struct db *db, struct fmt_err *err)
-{
-	size_t size = strlen(db->path) + 40;
-	struct stat st;
-	int fd = -1;
+const struct wfile_kind db_kind = {"a darc database", db_is_darc};
 
-	if (stat(db->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return fmt_errf(err, db->path, "cannot create the database: Is a directory");
-	db->tmp = malloc(size);
-	if (!db->tmp)
-		return fmt_errf(err, db->path, "out of memory");
-	for (int i = 0; fd < 0 && i < 100; i++) {
-		if (i == 0)
-			snprintf(db->tmp, size, "%s.tmp-%d", db->path, (int)getpid());
-		else
-			snprintf(db->tmp, size, "%s.tmp-%d-%d", db->path, (int)getpid(), i);
-		fd = open(db->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		fmt_errf(err, db->path, "cannot create '%s': %s", db->tmp, strerror(errno));
-		free(db->tmp); /* not ours: never unlink it */
-		db->tmp = NULL;
+int db_check_output(const char *path, bool force, struct fmt_err *err)
+{
+	return wfile_check(path, &db_kind, force, err);
+}
+
+/*
+ * The temporary file beside the target (wfile). SQLite opens it by name, so
+ * our descriptor is closed first: closing it later would drop SQLite's locks.
+ */
+static int create_tmp(struct db *db, bool force, struct fmt_err *err)
+{
+	db->wf = wfile_create(db->path, &db_kind, force, err);
+	if (!db->wf)
 		return -1;
-	}
-	/* SQLite opens its own descriptor; closing ours later would drop its locks */
-	close(fd);
-	sig_register(db->tmp);
-	return 0;
+	db->tmp = wfile_tmp(db->wf);
+	return wfile_close_fd(db->wf, err);
 }
 
 /* Run @sql on the connection; on failure fill @err with "@what: why". */
@@ -1042,7 +1016,7 @@ static int exec(struct db *db, const char *sql, const char *what, struct fmt_err
 	return -1;
 }
 
-struct db *db_create(const char *path, struct fmt_err *err)
+struct db *db_create(const char *path, bool force, struct fmt_err *err)
 {
 	struct db *db = calloc(1, sizeof(*db));
 	int ret = -1;
@@ -1066,10 +1040,11 @@ struct db *db_create(const char *path, struct fmt_err *err)
 		goto out;
 	}
 	db->mutex_ready = true;
-	if (create_tmp(db, err) < 0)
+	if (create_tmp(db, force, err) < 0)
 		goto out;
 	/* one thread at a time uses the connection: no SQLite mutexes needed */
-	if (sqlite3_open_v2(db->tmp, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	if (sqlite3_open_v2(db->tmp, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+			    NULL) !=
 	    SQLITE_OK) {
 		if (!db->sql)
 			fmt_errf(err, path, "cannot open '%s': out of memory", db->tmp);
@@ -1279,34 +1254,6 @@ int db_put_recording(struct db *db, const struct recording_rec *rec)
 	       own_str(db, &c->options);
 }
 
-/* fsync @path (a file, or a directory when @dir). */
-static int sync_path(const char *path, bool dir)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = fsync(fd);
-	/* some filesystems cannot sync a directory: nothing more to do there */
-	if (ret < 0 && dir && (errno == EINVAL || errno == EBADF))
-		ret = 0;
-	close(fd);
-	return ret;
-}
-
-/* The directory part of @path ("." if none); caller frees. */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, slash - path);
-}
-
 void db_set_call_indexes(struct db *db, bool on)
 {
 	db->call_indexes = on;
@@ -1330,9 +1277,8 @@ static void step_done(const struct db *db, const char *what, double *t)
 int db_finish(struct db *db, struct fmt_err *err)
 {
 	struct fmt_err e;
-	char *dir = NULL;
 	double t = 0;
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (!db)
 		return fmt_errf(err, NULL, "no database to finish");
@@ -1365,34 +1311,24 @@ int db_finish(struct db *db, struct fmt_err *err)
 	}
 	db->sql = NULL;
 	step_done(db, "ANALYZE, commit, close", &t);
-	/* synchronous=OFF never synced: make the file durable before it gets its name */
-	if (sync_path(db->tmp, false) < 0) {
-		fmt_errf(&e, db->path, "cannot sync '%s': %s", db->tmp, strerror(errno));
-		goto out;
-	}
-	step_done(db, "fsync", &t);
-	if (rename(db->tmp, db->path) < 0) {
-		fmt_errf(&e, db->path, "cannot rename '%s' to it: %s", db->tmp, strerror(errno));
-		goto out;
-	}
-	sig_register(NULL); /* renamed: a signal now has nothing to remove */
-	free(db->tmp);
+	/* synchronous=OFF never synced: wfile_commit() syncs before the rename */
+	rc = wfile_commit(db->wf, &e);
+	db->wf = NULL; /* committed or removed */
 	db->tmp = NULL;
-	/*
-	 * Best effort: the database is complete and has its name, so failing now
-	 * would break "no target written on error"; only the name's durability
-	 * across a crash is in doubt.
-	 */
-	dir = dir_of(db->path);
-	if (dir)
-		sync_path(dir, true);
+	if (rc < 0)
+		goto out;
+	step_done(db, "fsync, rename", &t);
 	ret = 0;
 out:
 	if (ret < 0 && err)
 		*err = e;
-	free(dir);
 	db_free(db);
 	return ret;
+}
+
+bool db_failed(const struct db *db)
+{
+	return db && atomic_load(&((struct db *)db)->failed);
 }
 
 void db_abort(struct db *db)
@@ -1433,10 +1369,4 @@ int db_is_darc(const char *path)
 	sqlite3_finalize(st);
 	sqlite3_close(sql);
 	return rc;
-}
-
-void db_signal_cleanup(void)
-{
-	if (sig_tmp_set)
-		unlink(sig_tmp);
 }

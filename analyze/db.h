@@ -15,15 +15,21 @@
 
 #include "fmt.h"
 #include "model.h"
+#include "wfile.h"
 
 struct db;
 
 /*
  * Create the database that will become @path: a temporary file in the same
- * directory with the schema (the .sql files of schema/) applied. Returns NULL and fills
- * @err (naming @path) on failure. Finish with db_finish() or db_abort().
+ * directory (wfile: never over an input, a non-regular file or, without
+ * @force, a file that is not a darc database) with the schema (the .sql
+ * files of schema/) applied. Returns NULL and fills @err (naming @path) on
+ * failure. Finish with db_finish() or db_abort().
  */
-struct db *db_create(const char *path, struct fmt_err *err);
+struct db *db_create(const char *path, bool force, struct fmt_err *err);
+
+/* What db_create() checks of @path first: wfile_check() as a darc database. */
+int db_check_output(const char *path, bool force, struct fmt_err *err);
 
 /*
  * Also build the optional indexes on the calls (schema/call-indexes.sql)
@@ -57,6 +63,9 @@ int db_put_recording(struct db *db, const struct recording_rec *r);
  */
 int db_finish(struct db *db, struct fmt_err *err);
 
+/* Has the writer failed (db_finish() says why)? */
+bool db_failed(const struct db *db);
+
 /* Stop writing, remove the temporary file, free @db. Accepts NULL. */
 void db_abort(struct db *db);
 
@@ -68,11 +77,5 @@ int db_is_darc(const char *path);
 
 /* Does @path start with SQLite's header? 1 yes, 0 no, -1 unreadable (errno set). */
 int db_sqlite_header(const char *path);
-
-/*
- * Remove the temporary file of the database being written, if any: for a
- * signal handler (async-signal-safe), before the process dies of the signal.
- */
-void db_signal_cleanup(void);
 
 #endif

@@ -24,7 +24,7 @@ struct run {
 	struct funcs *fs;
 	struct decoder *dec;
 	struct ftree *ft;
-	const char *path;
+	const char *path, *dbpath;
 	int max_depth;
 	int64_t calls_stored, events;
 	uint64_t t_first, t_last;
@@ -164,6 +164,29 @@ static int note_loss(struct run *run, const struct fmt_event *ev)
 	return 0;
 }
 
+/* The writer failed: db_finish() says why, and leaves no database. */
+static int writer_failed(struct run *run, struct fmt_err *err)
+{
+	if (!db_finish(run->db, err)) {
+		fmt_errf(err, run->dbpath, "cannot write the database");
+		unlink(run->dbpath);
+	}
+	run->db = NULL;
+	return PIPELINE_ANALYSIS;
+}
+
+/*
+ * A stage failed at @what (on the recording's account): when it was the
+ * database that failed underneath (a full disk), say that instead.
+ */
+static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
+{
+	if (db_failed(run->db))
+		return writer_failed(run, err);
+	fmt_errf(err, run->path, "%s", what);
+	return PIPELINE_ANALYSIS;
+}
+
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
 static int read_events(struct run *run, bool progress, double t0, struct fmt_err *err)
 {
@@ -186,17 +209,13 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 			fmt_errf(err, NULL, "%s", decoder_error(run->dec));
 			return PIPELINE_INPUT;
 		}
-		if (ftree_feed(run->ft, &a)) {
-			fmt_errf(err, run->path, "%s", ftree_error(run->ft));
-			return PIPELINE_ANALYSIS;
-		}
+		if (ftree_feed(run->ft, &a))
+			return stage_failed(run, ftree_error(run->ft), err);
 		if (a.kind == AEV_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
 			bios_probe(run->bios, a.pid, a.probe.args);
 		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
-		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags))) {
-			fmt_errf(err, run->path, "cannot write a bio");
-			return PIPELINE_ANALYSIS;
-		}
+		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags)))
+			return stage_failed(run, "cannot write a bio", err);
 		if (progress && !(run->events & 0xffff) && now() > next_progress) {
 			next_progress = now() + 0.5;
 			fprintf(stderr, "\rdarc: analyze: %.1f M events, %.1f s", run->events / 1e6,
@@ -207,14 +226,10 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 		fprintf(stderr, "\r\033[K");
 	if (n < 0)
 		return PIPELINE_INPUT;
-	if (ftree_finish(run->ft)) {
-		fmt_errf(err, run->path, "%s", ftree_error(run->ft));
-		return PIPELINE_ANALYSIS;
-	}
-	if (bios_finish(run->bios)) {
-		fmt_errf(err, run->path, "cannot write a bio");
-		return PIPELINE_ANALYSIS;
-	}
+	if (ftree_finish(run->ft))
+		return stage_failed(run, ftree_error(run->ft), err);
+	if (bios_finish(run->bios))
+		return stage_failed(run, "cannot write a bio", err);
 	return PIPELINE_OK;
 }
 
@@ -284,17 +299,6 @@ static int put_recording(struct run *run)
 	return db_put_recording(run->db, &rr);
 }
 
-/* The writer failed: db_finish() says why, and leaves no database. */
-static int writer_failed(struct run *run, const char *dbpath, struct fmt_err *err)
-{
-	if (!db_finish(run->db, err)) {
-		fmt_errf(err, dbpath, "cannot write the database");
-		unlink(dbpath);
-	}
-	run->db = NULL;
-	return PIPELINE_ANALYSIS;
-}
-
 /* Hand the stages to @res, or free them. */
 static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 {
@@ -335,7 +339,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		 struct pipeline_result *res, struct fmt_err *err)
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
-	struct run run = {.path = rec};
+	struct run run = {.path = rec, .dbpath = dbpath};
 	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
 	double t0 = now();
 	int rc;
@@ -345,7 +349,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 	if (res)
 		memset(res, 0, sizeof(*res));
 	rc = open_stages(&run, &sink, err);
-	if (rc == PIPELINE_OK && !(run.db = db_create(dbpath, err)))
+	if (rc == PIPELINE_OK && !(run.db = db_create(dbpath, o->force, err)))
 		rc = PIPELINE_INPUT; /* the output cannot be made: a usage error */
 	if (rc == PIPELINE_OK) {
 		db_set_call_indexes(run.db, o->indexes);
@@ -353,7 +357,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		timing("events read, calls built", t0);
 	}
 	if (rc == PIPELINE_OK && (put_tree(&run) || put_recording(&run)))
-		rc = writer_failed(&run, dbpath, err);
+		rc = writer_failed(&run, err);
 	timing("ftree and histograms queued", t0);
 	if (rc == PIPELINE_OK) {
 		/* the rest of the rows, the indexes, and the rename */
@@ -377,19 +381,14 @@ void pipeline_result_release(struct pipeline_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-int pipeline_check_output(const char *rec, const char *db, bool force, struct fmt_err *err)
+char *pipeline_db_path(const char *rec)
 {
-	struct stat in, out;
+	const char *slash = strrchr(rec, '/'), *dot = strrchr(rec, '.');
+	const char *base = slash ? slash + 1 : rec;
+	size_t n = dot && dot > base ? (size_t)(dot - rec) : strlen(rec);
+	char *out = malloc(n + 4);
 
-	if (stat(db, &out) < 0)
-		return errno == ENOENT ? 0 : fmt_errf(err, db, "%s", strerror(errno));
-	if (stat(rec, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-		return fmt_errf(err, db, "is the recording itself: not overwritten");
-	if (!S_ISREG(out.st_mode))
-		return fmt_errf(err, db, "exists and is not a regular file: not replaced");
-	if (!force && db_is_darc(db) != 1) {
-		fmt_errf(err, db, "exists and is not a darc database: not replaced");
-		return -2;
-	}
-	return 0;
+	if (out)
+		snprintf(out, n + 4, "%.*s.db", (int)n, rec);
+	return out;
 }

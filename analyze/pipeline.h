@@ -20,8 +20,9 @@ struct pipeline_opts {
 	int max_depth;	 /* store call rows only for depth < this; -1: all */
 	bool indexes;	 /* also build schema/call-indexes.sql */
 	bool progress;	 /* a progress line on stderr (a terminal) */
+	bool force;	 /* replace an existing file that is not a darc database */
 };
-#define PIPELINE_OPTS_INIT {-1, false, false}
+#define PIPELINE_OPTS_INIT {-1, false, false, false}
 
 /* What a run leaves for a summary. Release with pipeline_result_release(). */
 struct pipeline_result {
@@ -58,13 +59,11 @@ int pipeline_run(const char *rec, const char *db, const struct pipeline_opts *o,
 		 struct pipeline_result *res, struct fmt_err *err);
 
 /*
- * May the database for recording @rec be written at @db? Never over the
- * recording itself (the same file, also through links), nor over anything
- * that is not a regular file (a device, a directory), nor over a file that
- * is not a darc database unless @force. 0, or -1 with @err saying why (-2
- * for the last: what a force would override).
+ * Where the database of recording @rec goes unless the user names it: beside
+ * the recording, its name without the extension plus ".db" (dir/x.dat ->
+ * dir/x.db; dir/x -> dir/x.db). Caller frees; NULL when out of memory.
  */
-int pipeline_check_output(const char *rec, const char *db, bool force, struct fmt_err *err);
+char *pipeline_db_path(const char *rec);
 
 /* Release what pipeline_run() left in @res. Accepts an empty one. */
 void pipeline_result_release(struct pipeline_result *res);

@@ -32,6 +32,7 @@
 #include "prefetch.h"
 #include "rd.h"
 #include "tracedat.h"
+#include "wfile.h"
 
 /* Bounds on what the file may make us allocate. */
 #define MAX_META_BYTES (1ULL << 30)  /* one metadata section, decompressed */
@@ -1290,6 +1291,7 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 		goto fail;
 	}
 	r->info.path = r->path;
+	wfile_note_input(path); /* never overwritten by this process (wfile.h) */
 	r->info.format = "trace.dat";
 	r->info.compression = "none";
 	r->info.compression_ver = "";

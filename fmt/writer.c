@@ -32,6 +32,7 @@
 #include "config.h"
 #include "grow.h"
 #include "tracedat.h"
+#include "wfile.h"
 
 #ifdef HAVE_ZSTD
 #include <zstd.h>
@@ -56,7 +57,7 @@ struct wformat {
 
 struct fmt_writer {
 	char *path; /* destination */
-	char *tmp;  /* the file being written */
+	struct wfile *wf; /* the file being written (renamed to path at the end) */
 	int fd;
 	uint64_t off; /* end of what is written */
 	int page_size, long_size, level, chunk_pages;
@@ -250,27 +251,15 @@ static uint64_t put_section(struct fmt_writer *w, uint16_t id, uint32_t sid, boo
 
 /* ---- create / free ------------------------------------------------------- */
 
-static int open_tmp(struct fmt_writer *w, struct fmt_err *err)
-{
-	static unsigned counter;
-	size_t n = strlen(w->path) + 48;
+/* A bundle is never written over an existing file without --force. */
+const struct wfile_kind fmt_writer_kind = {"a trace.dat file", NULL};
 
-	w->tmp = malloc(n);
-	if (!w->tmp)
-		return WFAIL("out of memory");
-	for (int i = 0; i < 100; i++) {
-		snprintf(w->tmp, n, "%s.tmp.%d.%u", w->path, (int)getpid(),
-			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-		w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (w->fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (w->fd < 0) {
-		int e = errno;
-		free(w->tmp);
-		w->tmp = NULL;
-		return WFAIL("cannot create a temporary file next to it: %s", strerror(e));
-	}
+static int open_tmp(struct fmt_writer *w, bool force, struct fmt_err *err)
+{
+	w->wf = wfile_create(w->path, &fmt_writer_kind, force, err);
+	if (!w->wf)
+		return -1;
+	w->fd = wfile_fd(w->wf);
 	return 0;
 }
 
@@ -325,7 +314,7 @@ struct fmt_writer *fmt_writer_create(const char *path, const struct fmt_writer_p
 		WFAIL("out of memory");
 		goto fail;
 	}
-	if (open_tmp(w, err))
+	if (open_tmp(w, p.force, err))
 		goto fail;
 	db_put(&h, MAGIC, sizeof(MAGIC));
 	db_str(&h, "7");
@@ -354,10 +343,7 @@ void fmt_writer_free(struct fmt_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp && !w->finished)
-		unlink(w->tmp);
+	wfile_abort(w->wf); /* NULL once finished; closes the descriptor */
 #ifdef HAVE_ZSTD
 	ZSTD_freeCCtx(w->cctx);
 #endif
@@ -374,7 +360,6 @@ void fmt_writer_free(struct fmt_writer *w)
 	db_free(&w->strings);
 	free(w->in);
 	free(w->out);
-	free(w->tmp);
 	free(w->path);
 	free(w);
 }
@@ -803,6 +788,7 @@ int fmt_writer_finish(struct fmt_writer *w, struct fmt_err *err)
 {
 	uint64_t at;
 	uint32_t sid;
+	int rc;
 
 	if (check_open(w, false, err))
 		return -1;
@@ -817,15 +803,11 @@ int fmt_writer_finish(struct fmt_writer *w, struct fmt_err *err)
 	at = put_section(w, FMT_OPT_STRINGS, sid, w->compress, w->strings.p, w->strings.len, err);
 	if (!at)
 		return -1;
-	if (fsync(w->fd) < 0)
-		return WFAIL("cannot flush to disk: %s", strerror(errno));
-	if (close(w->fd) < 0) {
-		w->fd = -1;
-		return WFAIL("cannot close: %s", strerror(errno));
-	}
 	w->fd = -1;
-	if (rename(w->tmp, w->path) < 0)
-		return WFAIL("cannot rename '%s' to it: %s", w->tmp, strerror(errno));
+	rc = wfile_commit(w->wf, err); /* fsync, rename; removes the file on failure */
+	w->wf = NULL;
+	if (rc)
+		return -1;
 	w->finished = true;
 	return 0;
 }

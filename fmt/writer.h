@@ -26,8 +26,12 @@
 #include <stdint.h>
 
 #include "fmt.h"
+#include "wfile.h"
 
 struct fmt_writer;
+
+/* What fmt_writer_create() writes, for wfile_check() before a long recording. */
+extern const struct wfile_kind fmt_writer_kind;
 
 /* How to write the file. Zero fields take the defaults. */
 struct fmt_writer_params {
@@ -36,6 +40,7 @@ struct fmt_writer_params {
 	const char *compression; /* "zstd" (default when built with zstd) or "none" */
 	int level;		 /* zstd level; default 3 */
 	int chunk_pages;	 /* pages per compressed data chunk; default 10 (as trace-cmd) */
+	bool force;		 /* replace an existing file (never an input: wfile.h) */
 };
 
 /* One CPU's data for fmt_writer_add_buffer(). */

@@ -189,12 +189,12 @@ static int add_options(struct bundle *b, struct sess_buffer *bufs, int nbuf, str
 	return 0;
 }
 
-struct bundle *bundle_begin(const char *path, struct sess_buffer *bufs, int nbuf,
+struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bufs, int nbuf,
 			    const char *extra_cmdlines, struct rec_result *r, int page_size,
 			    struct fmt_err *err)
 {
 	struct bundle *b = calloc(1, sizeof(*b));
-	struct fmt_writer_params prm = {.page_size = page_size};
+	struct fmt_writer_params prm = {.page_size = page_size, .force = force};
 	int hp = 0, he = 0;
 	char *page = NULL, *event = NULL, *kallsyms = NULL;
 	size_t klen;

@@ -446,6 +446,12 @@ int main(int argc, char **argv)
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	/*
+	 * A broken pipe (stderr to a closed pipe) must not end the recording
+	 * before tracefs is restored and the bundle written: writes fail with
+	 * EPIPE instead. The command gets the disposition darc-record was given.
+	 */
+	rec_sigpipe = signal(SIGPIPE, SIG_IGN);
 	/* held until the recording loop reads them: a signal never interrupts the setup */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -275,6 +275,9 @@ void stream_free(struct stream *s);
 
 /* ---- target.c ---- */
 
+/* SIGPIPE's disposition as darc-record was started (it ignores it): the command's. */
+extern void (*rec_sigpipe)(int);
+
 struct target;
 
 /*
@@ -362,7 +365,7 @@ struct bundle;
  * buffers and CPUs laid out). Nothing is in place under @path until
  * bundle_finish().
  */
-struct bundle *bundle_begin(const char *path, struct sess_buffer *bufs, int nbuf,
+struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bufs, int nbuf,
 			    const char *extra_cmdlines, struct rec_result *r, int page_size,
 			    struct fmt_err *err);
 

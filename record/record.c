@@ -29,6 +29,7 @@
 #include <tracefs.h>
 
 #include "rec.h"
+#include "writer.h"
 
 #define TICK_MS 100 /* how often targets are checked and their maps snapshotted */
 
@@ -211,15 +212,17 @@ int rec_run(struct rec_opts *o)
 	char *dir = NULL, *extra = NULL;
 	bool touched = false;
 	sigset_t mask;
-	struct stat sb;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "darc-record: must run as root: tracefs needs it\n");
 		return REC_FAILED;
 	}
-	if (!o->force && !lstat(o->output, &sb)) {
-		fprintf(stderr, "darc-record: '%s' exists: not overwriting it (--force to)\n",
-			o->output);
+	/* the bundle never replaces a probed binary, nor (without --force) anything */
+	for (int i = 0; i < o->nprobes; i++)
+		if (o->probes[i].file)
+			wfile_note_input(o->probes[i].file);
+	if (wfile_check(o->output, &fmt_writer_kind, o->force, &err)) {
+		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_USAGE;
 	}
 	if (caps_probe(&caps, &err)) {
@@ -321,7 +324,7 @@ int rec_run(struct rec_opts *o)
 			goto fail;
 	sess_quiesce(s);
 	extra = target_cmdlines(t);
-	b = bundle_begin(o->output, bufs, nbuf, extra, &r, r.page_size, &err);
+	b = bundle_begin(o->output, o->force, bufs, nbuf, extra, &r, r.page_size, &err);
 	if (!b)
 		goto fail;
 	/* tracefs back as it was before the data is stored (that can take a while) */

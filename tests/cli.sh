@@ -84,17 +84,17 @@ fi
 # the output never destroys what it is pointed at
 same=$tmp/same.dat
 cp "$sample" "$same"
-expect 2 "^darc: '$same': is the recording itself: not overwritten$" \
+expect 2 "^darc: '$same': is a file this command reads: not overwritten$" \
 	"$darc" analyze -q -o "$same" "$same"
 ln -s "$same" "$tmp/link.db"
 ln "$same" "$tmp/hard.db"
-expect 2 "is the recording itself" "$darc" analyze -q -o "$tmp/link.db" "$same"
-expect 2 "is the recording itself" "$darc" analyze -q -f -o "$tmp/hard.db" "$same"
+expect 2 "is a file this command reads" "$darc" analyze -q -o "$tmp/link.db" "$same"
+expect 2 "is a file this command reads" "$darc" analyze -q -f -o "$tmp/hard.db" "$same"
 cmp -s "$same" "$sample" && [ -L "$tmp/link.db" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: the recording was changed"; fail=$((fail + 1)); }
 expect 2 "^darc: '/dev/null': exists and is not a regular file: not replaced$" \
 	"$darc" analyze -q -o /dev/null "$same"
-expect 2 "^darc: '$tmp': exists and is not a regular file" "$darc" analyze -q -o "$tmp" "$same"
+expect 2 "^darc: '$tmp': is a directory: not replaced" "$darc" analyze -q -o "$tmp" "$same"
 [ -c /dev/null ] && pass=$((pass + 1)) || { echo "FAIL: /dev/null replaced"; fail=$((fail + 1)); }
 echo "notes" >"$tmp/notes.txt"
 expect 2 "^darc: '$tmp/notes.txt': exists and is not a darc database: not replaced \(--force replaces it\)$" \
@@ -109,6 +109,7 @@ if command -v python3 >/dev/null && command -v trace-cmd >/dev/null; then
 	trace-cmd convert --file-version 6 -i "$here/../samples/vm-zeroread-v7.dat" \
 		-o "$tmp/zr6.dat" >/dev/null 2>&1 &&
 		python3 "$here/bench/repeat-v6.py" "$tmp/zr6.dat" "$tmp/big.dat" 40 >/dev/null
+	set -m # else a background job starts with SIGINT ignored (and darc keeps it so)
 	for sig in INT TERM HUP; do
 		"$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
 		p=$!
@@ -128,6 +129,7 @@ if command -v python3 >/dev/null && command -v trace-cmd >/dev/null; then
 			fail=$((fail + 1))
 		fi
 	done
+	set +m
 else
 	echo "note: no python3 or trace-cmd: the signal cases are not run"
 fi

@@ -24,6 +24,7 @@ struct diff_opts {
 	struct peak_params pp; /* for the GROUP methods */
 	const char *svg;   /* write the plot of one pair here, or NULL */
 	const char *pair;  /* that pair's function name or path (NULL: the first ranked) */
+	bool force;	   /* replace svg even if it is not an SVG plot */
 };
 
 /* The default threshold of each method, in percent (see README.md, darc diff). */

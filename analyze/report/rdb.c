@@ -10,6 +10,7 @@
 #include "hist.h"
 #include "model.h"
 #include "schema.h"
+#include "wfile.h"
 
 #define NBUCKETS (64 * 4 + 1) /* every bucket of a 64-bit ns value at resolution 4 */
 #define MAX_WINDOWS 100000
@@ -18,6 +19,7 @@ struct rdb {
 	sqlite3 *sql;
 	char *path;
 	char *source;
+	bool side; /* read-only: results go to temp tables of sql (rdb_store()) */
 };
 
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
@@ -62,6 +64,7 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		fmt_errf(err, path, "out of memory");
 		goto fail;
 	}
+	wfile_note_input(path);
 	switch (db_sqlite_header(path)) {
 	case -1:
 		fmt_errf(err, path, "%s", strerror(errno));
@@ -556,26 +559,121 @@ static int peak_rows(sqlite3 *w, const char *sql, const int64_t key[4], const ch
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* The tables darc stores results in after the analysis (schema/tables.sql). */
+static const char *const result_tables[] = {"peak", "search", "search_path", "search_candidate",
+					    "io_layer"};
+
+/*
+ * The database cannot be written: give the read connection temp tables of
+ * the same names and contents, which shadow the stored ones for this run
+ * (nothing reads them through a view), and say once that nothing is stored.
+ */
+static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
+{
+	static const char q[] = "SELECT substr(sql, 14) FROM main.sqlite_schema"
+				" WHERE type = 'table' AND name = ?1 AND sql LIKE 'CREATE TABLE %'";
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
+		return fmt_errf(err, db->path, "cannot read the schema: %s", sqlite3_errmsg(db->sql));
+	for (size_t i = 0; i < sizeof(result_tables) / sizeof(*result_tables) && !rc; i++) {
+		char *sql = NULL;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, result_tables[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			continue; /* an older schema without it: nothing to shadow */
+		sql = sqlite3_mprintf("CREATE TEMP TABLE %s; INSERT INTO temp.\"%w\" SELECT * FROM"
+				      " main.\"%w\"", (const char *)sqlite3_column_text(st, 0),
+				      result_tables[i], result_tables[i]);
+		if (!sql || sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+			rc = fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
+				      sqlite3_errmsg(db->sql));
+		sqlite3_free(sql);
+	}
+	sqlite3_finalize(st);
+	if (!rc) {
+		db->side = true;
+		fprintf(stderr, "darc: '%s' is read-only: results are kept for this run only, not"
+				" stored\n", db->path);
+	}
+	return rc;
+}
+
+/* Did the writable connection fail because the database (or its directory) is read-only? */
+static bool read_only(sqlite3 *w)
+{
+	int e = w ? sqlite3_errcode(w) & 0xff : SQLITE_CANTOPEN;
+
+	return e == SQLITE_READONLY || e == SQLITE_CANTOPEN || e == SQLITE_PERM ||
+	       e == SQLITE_AUTH || (w && sqlite3_db_readonly(w, "main") == 1);
+}
+
+/* @fn in one transaction on @w: 0, or -1 (rolled back). */
+static int store_on(sqlite3 *w, const char *begin, const char *commit, const char *rollback,
+		    int (*fn)(sqlite3 *w, void *ctx), void *ctx)
+{
+	if (sqlite3_exec(w, begin, NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	if (!fn(w, ctx) && sqlite3_exec(w, commit, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	sqlite3_exec(w, rollback, NULL, NULL, NULL);
+	return -1;
+}
+
+int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
+	      struct fmt_err *err)
+{
+	sqlite3 *w = NULL;
+	int rc = -1;
+
+	if (!db->side) {
+		if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+		    sqlite3_db_readonly(w, "main") == 0 &&
+		    !store_on(w, "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", fn, ctx))
+			rc = 0;
+		else if (!read_only(w)) {
+			int e = sqlite3_system_errno(w);
+			fmt_errf(err, db->path, "cannot store the %s: %s", what,
+				 e ? strerror(e) : sqlite3_errmsg(w));
+		} else if (!side_tables(db, what, err))
+			rc = 1; /* below, on the side */
+		sqlite3_close(w);
+		if (rc <= 0)
+			return rc;
+	}
+	if (store_on(db->sql, "SAVEPOINT store", "RELEASE store", "ROLLBACK TO store; RELEASE store",
+		     fn, ctx))
+		return fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
+				sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+struct peaks_job {
+	int64_t key[4];
+	const char *params;
+	const struct peak *pk;
+	int npk;
+};
+
+static int put_peaks(sqlite3 *w, void *ctx)
+{
+	struct peaks_job *j = ctx;
+
+	return peak_rows(w, peak_delete_sql, j->key, j->params, NULL, 0) ||
+	       peak_rows(w, peak_insert_sql, j->key, j->params, j->pk, j->npk);
+}
+
 int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
 		    const struct peak *pk, int npk, struct fmt_err *err)
 {
-	sqlite3 *w = NULL;
-	int64_t key[4] = {0, 0, sel->metric, sel->resolution};
-	int kind, rc = -1;
+	struct peaks_job j = {{0, 0, sel->metric, sel->resolution}, params, pk, npk};
+	int kind;
 
-	if (sel_owner(db, sel, &kind, &key[1]))
+	if (sel_owner(db, sel, &kind, &j.key[1]))
 		return fmt_errf(err, db->path, "cannot store the peaks: no owner for them");
-	key[0] = kind;
-	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-	    !peak_rows(w, peak_delete_sql, key, params, NULL, 0) &&
-	    !peak_rows(w, peak_insert_sql, key, params, pk, npk) &&
-	    sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
-		rc = 0;
-	else
-		fmt_errf(err, db->path, "cannot store the peaks: %s", sqlite3_errmsg(w));
-	sqlite3_close(w);
-	return rc;
+	j.key[0] = kind;
+	return rdb_store(db, "peaks", put_peaks, &j, err);
 }
 
 int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char **names,

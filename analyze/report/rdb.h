@@ -94,6 +94,16 @@ int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_
  * metric, resolution and params. Opens the database for writing for this.
  * 0, or -1 with @err set (a read-only database, say).
  */
+/*
+ * Store results (@what, for messages: "peaks") by @fn(@w, @ctx) in one
+ * transaction: in the database when it can be written, else in temporary
+ * tables that shadow the stored ones for the rest of the run (a read-only
+ * database: other media, another owner), said once on stderr. @fn returns 0
+ * or nonzero. 0, or -1 with @err set.
+ */
+int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
+	      struct fmt_err *err);
+
 int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
 		    const struct peak *pk, int npk, struct fmt_err *err);
 

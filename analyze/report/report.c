@@ -10,6 +10,7 @@
 #include "model.h"
 #include "show.h"
 #include "svg.h"
+#include "wfile.h"
 
 /* What the show functions need to know about @o's profile. */
 static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
@@ -33,7 +34,7 @@ static int put_json(FILE *out, json_t *j, struct fmt_err *err)
 	return rc ? fmt_errf(err, NULL, "cannot write the output") : 0;
 }
 
-/* What svg_hist() needs, for ropt_write_file(). */
+/* What svg_hist() needs, for ropt_write_svg(). */
 struct hist_svg {
 	const struct profile *p, *q;
 	const struct peak *pk;
@@ -76,7 +77,7 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 		show_hist_text(out, &c, &p, pk, npk);
 	if (!rc && o->svg) {
 		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
-		rc = ropt_write_file(o->svg, write_hist_svg, &h, err);
+		rc = ropt_write_svg(o, write_hist_svg, &h, err);
 	}
 	free(pk);
 	free(info.what);
@@ -125,7 +126,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
 	if (!rc && o->svg) {
 		struct heat_svg h = {rows, nrows, t0, interval_ns, &c};
-		rc = ropt_write_file(o->svg, write_heat_svg, &h, err);
+		rc = ropt_write_svg(o, write_heat_svg, &h, err);
 	}
 	for (int i = 0; i < nrows; i++)
 		rprofile_release(&rows[i]);
@@ -348,7 +349,7 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 				     .metric = o->metric == RM_EXCL ? "excl" : "incl", .unit = "ns",
 				     .resolution = o->resolution};
 		struct hist_svg h = {d->a, d->b, NULL, 0, &c, sub};
-		return ropt_write_file(o->svg, write_hist_svg, &h, err);
+		return wfile_write(o->svg, &wfile_svg, o->force, write_hist_svg, &h, err);
 	}
 }
 

@@ -260,25 +260,22 @@ static void request_text(FILE *out, json_t *r)
 			incl > 0 ? 100 * json_integer_value(v) / incl : 0);
 }
 
-/* Store the requests @all in table io_layer, replacing their earlier rows. */
-static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
+/* The requests @ctx (a JSON array) into table io_layer, replacing their earlier rows. */
+static int put_layers(sqlite3 *w, void *ctx)
 {
-	sqlite3 *w = NULL;
+	json_t *all = ctx, *r, *v;
 	sqlite3_stmt *del = NULL, *ins = NULL;
-	size_t i;
-	json_t *r, *v;
 	const char *k;
-	int bad = 0;
+	size_t i;
+	int bad = sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
+		  sqlite3_prepare_v2(w, "INSERT INTO io_layer VALUES (?1, ?2, ?3)", -1, &ins, NULL);
 
-	if (sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
-	    sqlite3_prepare_v2(w, "INSERT INTO io_layer VALUES (?1, ?2, ?3)", -1, &ins, NULL))
-		bad = 1;
 	json_array_foreach(all, i, r) {
 		json_int_t id = json_integer_value(json_object_get(r, "call"));
+		if (bad)
+			break;
 		sqlite3_bind_int64(del, 1, id);
-		bad = bad || sqlite3_step(del) != SQLITE_DONE;
+		bad = sqlite3_step(del) != SQLITE_DONE;
 		sqlite3_reset(del);
 		json_object_foreach(json_object_get(r, "layers"), k, v) {
 			sqlite3_bind_int64(ins, 1, id);
@@ -288,14 +285,14 @@ static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
 			sqlite3_reset(ins);
 		}
 	}
-	if (!bad && sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		bad = 1;
-	if (bad)
-		fmt_errf(err, rdb_path(db), "cannot store the layers: %s", sqlite3_errmsg(w));
 	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
-	sqlite3_close(w);
-	return bad ? -1 : 0;
+	return bad;
+}
+
+static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
+{
+	return rdb_store(db, "layers", put_layers, all, err);
 }
 
 int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,

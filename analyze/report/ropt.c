@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "pipeline.h"
+#include "wfile.h"
 
 const char ropt_help[] =
     "which calls (one of):\n" ROPT_HELP_CALLS
@@ -25,8 +26,7 @@ const char ropt_help[] =
     "                       (default 2: four times the count)\n"
     "      --smooth W       average W buckets first (odd, default 1: none)\n"
     "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
-    "      --json           print JSON\n"
-    "      --svg FILE       also write the plot to FILE (SVG: a browser shows it)\n";
+    "      --json           print JSON\n";
 
 void ropt_init(struct ropt *o)
 {
@@ -181,6 +181,9 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 	case ROPT_SVG:
 		o->svg = arg;
 		break;
+	case ROPT_FORCE:
+		o->force = true;
+		break;
 	default:
 		rc = take_number(o, c, arg);
 	}
@@ -244,26 +247,10 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
 }
 
-int ropt_write_file(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx,
-		    struct fmt_err *err)
+int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
+		   struct fmt_err *err)
 {
-	char tmp[4096];
-	FILE *f;
-	int rc;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return fmt_errf(err, path, "path too long");
-	f = fopen(tmp, "we");
-	if (!f)
-		return fmt_errf(err, path, "cannot create '%s': %s", tmp, strerror(errno));
-	rc = fn(ctx, f);
-	rc |= fclose(f);
-	if (rc || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return fmt_errf(err, path, "cannot write it: %s", strerror(e));
-	}
-	return 0;
+	return wfile_write(o->svg, &wfile_svg, o->force, fn, ctx, err);
 }
 
 const char *ropt_unit(const struct ropt *o)
@@ -281,18 +268,6 @@ int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
 	memcpy(*pk, o->peaks, o->npeaks * sizeof(**pk));
 	profile_peak_stats(p, *pk, o->npeaks);
 	return o->npeaks;
-}
-
-/* RECORDING without its extension, plus .db, beside it (caller frees). */
-static char *db_beside(const char *rec)
-{
-	const char *slash = strrchr(rec, '/'), *dot = strrchr(rec, '.');
-	size_t n = dot && (!slash || dot > slash + 1) ? (size_t)(dot - rec) : strlen(rec);
-	char *out = malloc(n + 4);
-
-	if (out)
-		snprintf(out, n + 4, "%.*s.db", (int)n, rec);
-	return out;
 }
 
 /* Is the database @db newer than @rec and readable by this darc? */
@@ -329,12 +304,13 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 			return NULL;
 		fmt_reader_close(r);
 	}
-	db = db_beside(path);
+	db = pipeline_db_path(path);
 	if (!db) {
 		fmt_errf(err, path, "out of memory");
 		return NULL;
 	}
-	if (pipeline_check_output(path, db, false, err)) {
+	wfile_note_input(path);
+	if (db_check_output(db, false, err)) {
 		/* this command has no -o or --force: say how to get a database */
 		size_t n = strlen(err->msg);
 		snprintf(err->msg + n, sizeof(err->msg) - n,

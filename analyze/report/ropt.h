@@ -31,6 +31,7 @@ enum {
 	ROPT_SMOOTH,
 	ROPT_JSON,
 	ROPT_SVG,
+	ROPT_FORCE,
 	ROPT_LAST
 };
 
@@ -52,8 +53,15 @@ enum {
 	    {"peaks", required_argument, NULL, ROPT_PEAKS},                                     \
 	    {"prominence", required_argument, NULL, ROPT_PROMINENCE},                           \
 	    {"smooth", required_argument, NULL, ROPT_SMOOTH},                                   \
-	    {"json", no_argument, NULL, ROPT_JSON},                                             \
-	    {"svg", required_argument, NULL, ROPT_SVG}
+	    {"json", no_argument, NULL, ROPT_JSON}
+
+/* The plot's options (darc hist), after ROPT_OPTIONS; help in ROPT_HELP_PLOT. */
+#define ROPT_PLOT_OPTIONS                                                                       \
+	{"svg", required_argument, NULL, ROPT_SVG}, {"force", no_argument, NULL, ROPT_FORCE}
+#define ROPT_HELP_PLOT                                                                          \
+	"      --svg FILE       also write the plot to FILE (SVG: a browser shows it)\n"           \
+	"      --force          replace FILE even if it is not an SVG plot (never a\n"            \
+	"                       file the command reads)\n"
 
 /* The help lines of ROPT_CALL_OPTIONS, under a command's own heading. */
 #define ROPT_HELP_CALLS                                                                         \
@@ -75,6 +83,7 @@ struct ropt {
 	int npeaks;
 	bool json;
 	const char *svg;    /* --svg FILE: also write a plot there */
+	bool force;	    /* --force: replace a file of another kind there */
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 };
@@ -115,12 +124,12 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
 void ropt_filters_json(const struct ropt *o, json_t *j);
 
 /*
- * Write @path atomically: @fn(@ctx, f) writes the content into a temporary
- * file beside it, renamed over @path only when all went well. 0, or -1 with
- * @err set (and no file left).
+ * Write the plot of --svg through @fn(@ctx, f), whole or not at all
+ * (wfile_write(): never over an input, --force for a file that is not an
+ * SVG). 0, or -1 with @err set.
  */
-int ropt_write_file(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx,
-		    struct fmt_err *err);
+int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
+		   struct fmt_err *err);
 
 /* The unit name of @o's values: "ns" or "cycles". */
 const char *ropt_unit(const struct ropt *o);

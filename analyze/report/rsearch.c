@@ -375,25 +375,34 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	return rc;
 }
 
+struct search_job {
+	struct rdb *db;
+	const struct rsel *sel;
+	const char *f0, *params;
+	int peak, lo, hi;
+	const struct rsearch *rs;
+	const struct sr_result *r;
+	int64_t *id;
+};
+
+static int put_search(sqlite3 *w, void *ctx)
+{
+	const struct search_job *j = ctx;
+	int64_t owner[2] = {j->sel->func ? OWNER_FUNC : OWNER_FNODE,
+			    j->r->nnodes ? j->r->nodes[0].id : 0};
+
+	if (insert_search(w, j->sel, j->f0, j->peak, j->lo, j->hi, j->rs->nroots, j->params, owner))
+		return -1;
+	*j->id = sqlite3_last_insert_rowid(w);
+	return insert_nodes(w, j->db, j->rs, j->r, *j->id) ||
+	       insert_cands(w, j->db, j->rs, j->r, *j->id);
+}
+
 int rsearch_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
 		  int hi, const char *params, const struct rsearch *rs, const struct sr_result *r,
 		  int64_t *id, struct fmt_err *err)
 {
-	sqlite3 *w = NULL;
-	int64_t owner[2] = {sel->func ? OWNER_FUNC : OWNER_FNODE,
-			    r->nnodes ? r->nodes[0].id : 0};
-	int rc = -1;
+	struct search_job j = {db, sel, f0, params, peak, lo, hi, rs, r, id};
 
-	if (sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-	    sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-	    !insert_search(w, sel, f0, peak, lo, hi, rs->nroots, params, owner)) {
-		*id = sqlite3_last_insert_rowid(w);
-		if (!insert_nodes(w, db, rs, r, *id) && !insert_cands(w, db, rs, r, *id) &&
-		    sqlite3_exec(w, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
-			rc = 0;
-	}
-	if (rc)
-		fmt_errf(err, rdb_path(db), "cannot store the search: %s", sqlite3_errmsg(w));
-	sqlite3_close(w);
-	return rc;
+	return rdb_store(db, "search", put_search, &j, err);
 }

@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	g.left = rows;
 	t0 = now(CLOCK_MONOTONIC);
 	cpu0 = now(CLOCK_THREAD_CPUTIME_ID);
-	db = db_create(path, &err);
+	db = db_create(path, false, &err);
 	if (!db) {
 		fprintf(stderr, "bench-db: %s\n", err.msg);
 		return 1;

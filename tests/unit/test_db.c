@@ -96,7 +96,7 @@ static const char *query(const char *path, const char *sql)
 static struct db *create(void)
 {
 	struct fmt_err err;
-	struct db *db = db_create(target, &err);
+	struct db *db = db_create(target, false, &err);
 
 	ck_assert_msg(db, "%s", err.msg);
 	return db;
@@ -539,7 +539,7 @@ START_TEST(test_bad_target)
 	struct db *db;
 
 	snprintf(p, sizeof(p), "%s/missing/out.db", dir);
-	db = db_create(p, &err);
+	db = db_create(p, false, &err);
 	ck_assert_ptr_null(db);
 	ck_assert_msg(strstr(err.msg, p) && strstr(err.msg, "No such file or directory"), "%s",
 		      err.msg);
@@ -547,16 +547,16 @@ START_TEST(test_bad_target)
 
 	/* a directory in the way */
 	ck_assert_int_eq(mkdir(target, 0700), 0);
-	db = db_create(target, &err);
+	db = db_create(target, false, &err);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "Is a directory"), "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "is a directory"), "%s", err.msg);
 	ck_assert_int_eq(rmdir(target), 0);
 	ck_assert_str_eq(dir_list(), "");
 
 	/* a directory it may not write (root may write anywhere: nothing to test) */
 	if (geteuid() != 0) {
 		ck_assert_int_eq(chmod(dir, 0500), 0);
-		db = db_create(target, &err);
+		db = db_create(target, false, &err);
 		ck_assert_ptr_null(db);
 		ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "Permission denied"), "%s",
 			      err.msg);
@@ -571,6 +571,7 @@ START_TEST(test_abort)
 {
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
+	struct fmt_err err;
 	FILE *f;
 
 	for (int i = 0; i < 30000; i++) {
@@ -584,7 +585,11 @@ START_TEST(test_abort)
 	f = fopen(target, "w");
 	fputs("old", f);
 	fclose(f);
-	db = create();
+	/* not a darc database: kept, unless forced */
+	ck_assert_ptr_null(db_create(target, false, &err));
+	ck_assert_msg(strstr(err.msg, "not a darc database"), "%s", err.msg);
+	db = db_create(target, true, &err);
+	ck_assert_msg(db, "%s", err.msg);
 	ck_assert_int_eq(db_put_call(db, &c), 0);
 	db_abort(db);
 	ck_assert_str_eq(dir_list(), "out.db");
@@ -593,7 +598,8 @@ START_TEST(test_abort)
 	fclose(f);
 
 	/* and db_finish replaces it */
-	db = create();
+	db = db_create(target, true, &err);
+	ck_assert_msg(db, "%s", err.msg);
 	ck_assert_int_eq(db_put_call(db, &c), 0);
 	finish(db);
 	ck_assert_str_eq(query(target, "SELECT count(*) FROM call"), "1");

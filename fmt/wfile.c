@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * wfile: every file darc and darc-record write goes through here (see
+ * wfile.h for the rules). The checks are made on the target's inode, so a
+ * second name or a link to an input is refused as the input itself.
+ */
+#include "wfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- inputs ------------------------------------------------------------ */
+
+#define MAX_INPUTS 32
+
+static struct {
+	dev_t dev;
+	ino_t ino;
+} inputs[MAX_INPUTS];
+static int ninputs;
+
+void wfile_note_input(const char *path)
+{
+	struct stat st;
+
+	if (ninputs == MAX_INPUTS || stat(path, &st) < 0)
+		return;
+	for (int i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+			return;
+	inputs[ninputs].dev = st.st_dev;
+	inputs[ninputs++].ino = st.st_ino;
+}
+
+static bool is_input(const struct stat *st)
+{
+	for (int i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* ---- kinds --------------------------------------------------------------- */
+
+/* The first bytes of @path (NUL-terminated in @buf); their count, or -1. */
+static ssize_t head(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+static const char *skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static int is_svg(const char *path)
+{
+	char b[1024];
+	const char *p;
+
+	if (head(path, b, sizeof(b)) < 0)
+		return 0;
+	p = skip_space(b);
+	return (!strncmp(p, "<?xml", 5) || !strncmp(p, "<svg", 4)) && strstr(p, "<svg");
+}
+
+static int is_json(const char *path)
+{
+	char b[64];
+	const char *p;
+
+	if (head(path, b, sizeof(b)) < 0)
+		return 0;
+	p = skip_space(b);
+	return *p == '{' || *p == '[';
+}
+
+/* Folded stacks: every whole line "frame;frame;... COUNT". */
+static int is_folded(const char *path)
+{
+	char b[4096];
+	char *line, *nl;
+	ssize_t n = head(path, b, sizeof(b));
+	int lines = 0;
+
+	if (n <= 0 || memchr(b, 0, (size_t)n))
+		return 0;
+	for (line = b; (nl = strchr(line, '\n')); line = nl + 1) {
+		char *sp;
+		*nl = 0;
+		sp = strrchr(line, ' ');
+		if (line[0] == '#' || line[0] == ' ' || !sp || sp == line || !sp[1] ||
+		    strspn(sp + 1, "0123456789") != strlen(sp + 1))
+			return 0;
+		lines++;
+	}
+	return lines > 0;
+}
+
+const struct wfile_kind wfile_svg = {"an SVG plot", is_svg};
+const struct wfile_kind wfile_json = {"a JSON file", is_json};
+const struct wfile_kind wfile_folded = {"a folded-stacks file", is_folded};
+
+/* ---- the check ----------------------------------------------------------- */
+
+int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct fmt_err *err)
+{
+	struct stat st;
+
+	if (!*path)
+		return fmt_errf(err, path, "an empty file name");
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0; /* a dangling link is replaced by the rename, not followed */
+		return fmt_errf(err, path, "cannot write it: %s", strerror(errno));
+	}
+	if (is_input(&st))
+		return fmt_errf(err, path, "is a file this command reads: not overwritten");
+	if (S_ISDIR(st.st_mode))
+		return fmt_errf(err, path, "is a directory: not replaced");
+	if (!S_ISREG(st.st_mode))
+		return fmt_errf(err, path, "exists and is not a regular file: not replaced");
+	if (force || st.st_size == 0 || (kind->is && kind->is(path) == 1))
+		return 0;
+	if (kind->is)
+		fmt_errf(err, path, "exists and is not %s: not replaced (--force replaces it)",
+			 kind->name);
+	else
+		fmt_errf(err, path, "exists: not replaced (--force replaces it)");
+	return -2;
+}
+
+/* ---- temporary files and signals ----------------------------------------- */
+
+#define SLOTS 8
+
+static struct {
+	volatile sig_atomic_t set;
+	char path[PATH_MAX];
+} slots[SLOTS];
+
+static int slot_take(const char *tmp)
+{
+	if (strlen(tmp) >= PATH_MAX)
+		return -1;
+	for (int i = 0; i < SLOTS; i++)
+		if (!slots[i].set) {
+			memcpy(slots[i].path, tmp, strlen(tmp) + 1);
+			slots[i].set = 1;
+			return i;
+		}
+	return -1;
+}
+
+void wfile_signal_cleanup(void)
+{
+	for (int i = 0; i < SLOTS; i++)
+		if (slots[i].set)
+			unlink(slots[i].path);
+}
+
+static void on_signal(int sig)
+{
+	wfile_signal_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void wfile_catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa = {.sa_handler = on_signal};
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+			continue;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+struct wfile {
+	char *path, *tmp;
+	int fd, slot;
+};
+
+/* The target's directory ("." for a bare name) and base name, split in @buf. */
+static void split(const char *path, char *buf, size_t size, const char **dir, const char **base)
+{
+	char *slash;
+
+	snprintf(buf, size, "%s", path);
+	slash = strrchr(buf, '/');
+	if (!slash) {
+		*dir = ".";
+		*base = buf;
+	} else {
+		*slash = 0;
+		*dir = slash == buf ? "/" : buf;
+		*base = slash + 1;
+	}
+}
+
+/* "BASE.tmp-PID[-...]" -> PID, or 0 if @name is not a temporary of @base. */
+static pid_t tmp_owner(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	char *end;
+	long pid;
+
+	if (strncmp(name, base, n) || strncmp(name + n, ".tmp-", 5))
+		return 0;
+	errno = 0;
+	pid = strtol(name + n + 5, &end, 10);
+	if (errno || end == name + n + 5 || pid <= 0 || pid > INT_MAX || (*end && *end != '-'))
+		return 0;
+	return (pid_t)pid;
+}
+
+/*
+ * Remove the temporary files of @path that a process which no longer runs
+ * left (killed by SIGKILL, or crashed), and say so: ours only, regular files.
+ */
+static void sweep_stale(const char *path)
+{
+	char buf[PATH_MAX], prefix[PATH_MAX];
+	const char *dir, *base;
+	struct dirent *e;
+	DIR *d;
+
+	split(path, buf, sizeof(buf), &dir, &base);
+	if (!*base || !(d = opendir(dir)))
+		return;
+	/* as the user named it: "x.db.tmp-1", "out/x.db.tmp-1", "/x.db.tmp-1" */
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(path) - strlen(base)), path);
+	while ((e = readdir(d))) {
+		pid_t pid = tmp_owner(e->d_name, base);
+		struct stat st;
+		if (!pid || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			fprintf(stderr, "%s: removed '%s%s', left by process %d that no longer runs\n",
+				program_invocation_short_name, prefix, e->d_name, (int)pid);
+	}
+	closedir(d);
+}
+
+/* Create "PATH.tmp-PID" (or "-N" after it) exclusively, never through a link. */
+static int open_tmp(struct wfile *w, struct fmt_err *err)
+{
+	size_t size = strlen(w->path) + 40;
+
+	w->tmp = malloc(size);
+	if (!w->tmp)
+		return fmt_errf(err, w->path, "out of memory");
+	for (int i = 0; w->fd < 0 && i < 100; i++) {
+		if (i == 0)
+			snprintf(w->tmp, size, "%s.tmp-%d", w->path, (int)getpid());
+		else
+			snprintf(w->tmp, size, "%s.tmp-%d-%d", w->path, (int)getpid(), i);
+		w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (w->fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (w->fd < 0) {
+		fmt_errf(err, w->path, "cannot create '%s': %s", w->tmp, strerror(errno));
+		free(w->tmp); /* not ours: never unlink it */
+		w->tmp = NULL;
+		return -1;
+	}
+	w->slot = slot_take(w->tmp);
+	return 0;
+}
+
+struct wfile *wfile_create(const char *path, const struct wfile_kind *kind, bool force,
+			   struct fmt_err *err)
+{
+	struct wfile *w;
+
+	if (wfile_check(path, kind, force, err))
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		fmt_errf(err, path, "out of memory");
+		return NULL;
+	}
+	w->fd = -1;
+	w->slot = -1;
+	sweep_stale(path);
+	if (open_tmp(w, err)) {
+		free(w->path);
+		free(w);
+		return NULL;
+	}
+	/* for tests/golden/write-file.sh: stop while the file is being written */
+	if (getenv("DARC_TEST_WFILE_STOP"))
+		raise(SIGSTOP);
+	return w;
+}
+
+int wfile_fd(const struct wfile *w)
+{
+	return w->fd;
+}
+
+const char *wfile_tmp(const struct wfile *w)
+{
+	return w->tmp;
+}
+
+int wfile_close_fd(struct wfile *w, struct fmt_err *err)
+{
+	int rc = w->fd >= 0 ? close(w->fd) : 0;
+
+	w->fd = -1;
+	return rc < 0 ? fmt_errf(err, w->path, "cannot write it: %s", strerror(errno)) : 0;
+}
+
+static void wfile_free(struct wfile *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->slot >= 0)
+		slots[w->slot].set = 0;
+	free(w->tmp);
+	free(w->path);
+	free(w);
+}
+
+void wfile_abort(struct wfile *w)
+{
+	if (!w)
+		return;
+	if (w->tmp)
+		unlink(w->tmp);
+	wfile_free(w);
+}
+
+/* fsync @path (a directory's entries with @dir); best effort for directories. */
+static int sync_path(const char *path, bool dir)
+{
+	int fd = open(path, (dir ? O_RDONLY | O_DIRECTORY : O_RDWR) | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int wfile_commit(struct wfile *w, struct fmt_err *err)
+{
+	char buf[PATH_MAX];
+	const char *dir, *base;
+	int rc = -1;
+
+	if (w->fd >= 0 ? fsync(w->fd) < 0 : sync_path(w->tmp, false) < 0)
+		fmt_errf(err, w->path, "cannot write it: %s", strerror(errno));
+	else if (wfile_close_fd(w, err) == 0) {
+		if (rename(w->tmp, w->path) < 0)
+			fmt_errf(err, w->path, "cannot rename '%s' to it: %s", w->tmp,
+				 strerror(errno));
+		else
+			rc = 0;
+	}
+	if (rc) {
+		wfile_abort(w);
+		return -1;
+	}
+	/* the file is whole and named: the name's durability is best effort */
+	split(w->path, buf, sizeof(buf), &dir, &base);
+	sync_path(dir, true);
+	free(w->tmp);
+	w->tmp = NULL;
+	wfile_free(w);
+	return 0;
+}
+
+int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
+		int (*fn)(void *ctx, FILE *f), void *ctx, struct fmt_err *err)
+{
+	struct wfile *w;
+	FILE *f;
+	int rc, e;
+
+	if (!strcmp(path, "-"))
+		return fn(ctx, stdout) ? -1 : 0;
+	w = wfile_create(path, kind, force, err);
+	if (!w)
+		return -1;
+	f = fdopen(dup(w->fd), "w");
+	if (!f) {
+		fmt_errf(err, path, "cannot write it: %s", strerror(errno));
+		wfile_abort(w);
+		return -1;
+	}
+	rc = fn(ctx, f) ? -2 : 0;
+	if (fflush(f) || ferror(f) || fclose(f)) {
+		e = errno ? errno : EIO;
+		rc = -1;
+	} else
+		f = NULL;
+	if (f)
+		fclose(f);
+	if (rc) {
+		if (rc == -1)
+			fmt_errf(err, path, "cannot write it: %s", strerror(e));
+		else
+			fmt_errf(err, path, "cannot write it");
+		wfile_abort(w);
+		return rc;
+	}
+	return wfile_commit(w, err);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wfile: the one way darc and darc-record write a file (a database, an
+ * export, a plot, a bundle). A file is written whole or not at all:
+ *
+ *   - never over a file this process reads (wfile_note_input(); the same
+ *     inode, whatever the name or link leads to it),
+ *   - never over what is not a regular file (a device, a FIFO, a
+ *     directory), and never over a regular file of another kind unless the
+ *     command was given --force (an empty file is of every kind),
+ *   - into a temporary file "PATH.tmp-PID" beside the target, created with
+ *     O_EXCL|O_NOFOLLOW (a planted link is refused, never followed),
+ *     fsynced and renamed to PATH at the end,
+ *   - removed when the process dies of SIGINT, SIGTERM, SIGHUP or SIGPIPE
+ *     (wfile_catch_signals()); a temporary file of a process that no longer
+ *     runs (SIGKILL, a crash) is removed, and said, by the next write of
+ *     the same target.
+ *
+ * "-" is standard output for wfile_write() (a stream, not a file: none of
+ * the above applies).
+ */
+#ifndef DARC_WFILE_H
+#define DARC_WFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fmt.h"
+
+/* What a writer makes: its name for messages, and a test of an existing file. */
+struct wfile_kind {
+	const char *name; /* "a darc database", "an SVG plot", ... */
+	/* 1 if @path holds a file of this kind (replaced without --force); NULL: none is */
+	int (*is)(const char *path);
+};
+
+extern const struct wfile_kind wfile_svg, wfile_json, wfile_folded;
+
+/* A file the process reads: no wfile may replace it. Silently ignores errors. */
+void wfile_note_input(const char *path);
+
+/*
+ * May @path be written as @kind?  0: yes (it does not exist, or may be
+ * replaced); -1: never (an input, not a regular file, ...); -2: only with
+ * --force (a file of another kind). @err names @path and why.
+ */
+int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct fmt_err *err);
+
+struct wfile;
+
+/* wfile_check(), then the temporary file, open read-write. NULL with @err set. */
+struct wfile *wfile_create(const char *path, const struct wfile_kind *kind, bool force,
+			   struct fmt_err *err);
+int wfile_fd(const struct wfile *w);
+const char *wfile_tmp(const struct wfile *w);
+/* Close the descriptor early (the caller reopens the temporary file by name). */
+int wfile_close_fd(struct wfile *w, struct fmt_err *err);
+/* fsync, close, rename to the target, fsync its directory; frees @w. 0 or -1 + @err. */
+int wfile_commit(struct wfile *w, struct fmt_err *err);
+/* Remove the temporary file; frees @w. NULL is fine. */
+void wfile_abort(struct wfile *w);
+
+/*
+ * Write @path whole through @fn (which returns nonzero on failure, having
+ * said why in its own context); "-" writes to stdout. 0; -1 with @err when
+ * the file could not be written (a full disk: @err says so); -2 when @fn
+ * failed on a sound file (@err only says "cannot write it": @fn knows why).
+ */
+int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
+		int (*fn)(void *ctx, FILE *f), void *ctx, struct fmt_err *err);
+
+/*
+ * Remove the temporary files on SIGINT, SIGTERM, SIGHUP and SIGPIPE, then
+ * die of the signal (the caller's exit status stays the conventional one).
+ * Signals with a handler of their own are left alone.
+ */
+void wfile_catch_signals(void);
+/* The removal itself, async-signal-safe (for a program's own handler). */
+void wfile_signal_cleanup(void);
+
+#endif
