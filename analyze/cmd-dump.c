@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "fmt.h"
+#include "vis.h"
 
 static const char usage_text[] =
 	"usage: darc dump [--pretty] [--usec] [-n COUNT] FILE\n\n"
@@ -102,8 +103,8 @@ int cmd_dump(int argc, char **argv)
 		else if (ev.missed)
 			printf("CPU:%d [%" PRIu64 " EVENTS DROPPED]\n", ev.cpu, ev.missed);
 		bname = info->buffers[ev.buffer].name;
-		printf("%s%s%16s-%-5d [%03d] ", bname, *bname ? ": " : "",
-		       tep_data_comm_from_pid(tep, ev.pid), ev.pid, ev.cpu);
+		printf("%s%s%16s-%-5d [%03d] ", vis(bname), *bname ? ": " : "",
+		       vis(tep_data_comm_from_pid(tep, ev.pid)), ev.pid, ev.cpu);
 		if (usec)
 			printf("%5" PRIu64 ".%06" PRIu64 ": ", ev.ts / 1000000000,
 			       (ev.ts % 1000000000) / 1000);
@@ -123,7 +124,8 @@ int cmd_dump(int argc, char **argv)
 		trace_seq_printf(&seq, pretty ? "%s: " : "%s:", ev.event->name);
 		tep_print_event(tep, &seq, &rec, "%s", pretty ? TEP_PRINT_INFO : TEP_PRINT_INFO_RAW);
 		trace_seq_terminate(&seq);
-		fwrite(seq.buffer, 1, seq.len, stdout);
+		/* names and string fields come from the recording; one line per event */
+		vis_put(stdout, seq.buffer, 0);
 		putchar('\n');
 	}
 	rc = EXIT_OK;

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "fmt.h"
+#include "vis.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -201,21 +202,21 @@ int cmd_info(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
-		printf("file:         %s\n", info->path);
+		printf("file:         %s\n", vis(info->path));
 		if (info->version) /* a binary format */
 			printf("format:       %s v%d, %s-endian, %d-byte long, %d-byte pages\n",
 			       info->format, info->version, info->big_endian ? "big" : "little",
 			       info->long_size, info->page_size);
 		else
 			printf("format:       %s\n", info->format);
-		printf("compression:  %s%s%s\n", info->compression,
-		       *info->compression_ver ? " " : "", info->compression_ver);
-		printf("kernel:       %s\n", info->uname ? info->uname : "(not recorded)");
+		printf("compression:  %s%s%s\n", vis(info->compression),
+		       *info->compression_ver ? " " : "", vis(info->compression_ver));
+		printf("kernel:       %s\n", info->uname ? vis(info->uname) : "(not recorded)");
 		if (info->tracer_version)
-			printf("recorded by:  %s\n", info->tracer_version);
+			printf("recorded by:  %s\n", vis(info->tracer_version));
 		if (info->lacks)
 			printf("lacks:        %s (the format does not record them)\n", info->lacks);
-		printf("clock:        %s\n", info->clock);
+		printf("clock:        %s\n", vis(info->clock));
 		printf("cpus:         %d\n", info->cpus);
 		printf("events:       %" PRIu64 "\n", total);
 		if (total)
@@ -226,8 +227,8 @@ int cmd_info(int argc, char **argv)
 		for (int b = 0; b < info->nbuffers; b++) {
 			const struct fmt_buffer *fb = &info->buffers[b];
 			printf("buffer:       %s%s%s, %d cpus, clock %s\n",
-			       *fb->name ? "'" : "", *fb->name ? fb->name : "top", *fb->name ? "'" : "",
-			       fb->ncpus, fb->clock);
+			       *fb->name ? "'" : "", *fb->name ? vis(fb->name) : "top",
+			       *fb->name ? "'" : "", fb->ncpus, vis(fb->clock));
 			for (int i = 0; i < fb->ncpus; i++) {
 				const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
 				int64_t ov = stats_overrun(fb->cpustats, fb->cpu_ids[i]);
@@ -242,11 +243,11 @@ int cmd_info(int argc, char **argv)
 			}
 		}
 		if (info->manifest_json)
-			printf("manifest:     %s\n", info->manifest_json);
+			printf("manifest:     %s\n", vis(info->manifest_json));
 		printf("events by name:\n");
 		for (int i = 0; i < nsorted; i++)
 			printf("  %12" PRIu64 "  %s\n", sorted[i].n,
-			       event_label(tep, sorted[i].type, label, sizeof(label)));
+			       vis(event_label(tep, sorted[i].type, label, sizeof(label))));
 	}
 	rc = EXIT_OK;
 out:

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "db.h"
 #include "ropt.h"
+#include "vis.h"
 #include "wfile.h"
 
 struct cmd {
@@ -37,13 +38,16 @@ static const struct cmd commands[] = {
 
 void darc_error(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
 	fflush(stdout);
-	fputs("darc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* messages quote names from recordings: escaped, and one line whatever they hold */
+	fputs("darc: ", stderr);
+	vis_put(stderr, msg, 0);
 	fputc('\n', stderr);
 }
 

@@ -9,6 +9,7 @@
 
 #include "ftree.h"
 #include "funcs.h"
+#include "vis.h"
 
 /* One function's totals over the subtrees of its outermost fnodes. */
 struct ftot {
@@ -154,7 +155,7 @@ static void func_text(FILE *out, int rank, const struct ftot *x, const struct fu
 	if (h)
 		hist_each(h, 1, hist_text, &hl);
 	fprintf(out, "%3d. %-32s %9" PRId64 " calls  total %12.1f  mean %10.1f  max %10.1f\n", rank,
-		fr->name, x->calls, x->incl / 1e3, x->incl / 1e3 / (x->calls ? x->calls : 1),
+		vis(fr->name), x->calls, x->incl / 1e3, x->incl / 1e3 / (x->calls ? x->calls : 1),
 		x->max / 1e3);
 	fprintf(out, "     self %.1f  callees %.1f  irq %.1f  softirq %.1f  preempt %.1f  "
 		     "blocked %.1f\n",
@@ -232,8 +233,8 @@ static void head_text(FILE *out, const struct pipeline_result *res, const char *
 	fprintf(out, "%s: %" PRId64 " events in %.2f s: %" PRId64 " calls (%" PRId64
 		     " complete, %" PRId64 " without entry, %" PRId64 " without exit, %" PRId64
 		     " across lost events), %d fnodes, %" PRId64 " functions, %" PRId64 " tasks\n",
-		db, res->events, res->seconds, st->calls, st->complete, st->no_entry, st->no_exit,
-		st->gap, ftree_nnodes(res->ft), funcs_count(res->fs), st->tasks);
+		vis(db), res->events, res->seconds, st->calls, st->complete, st->no_entry,
+		st->no_exit, st->gap, ftree_nnodes(res->ft), funcs_count(res->fs), st->tasks);
 	fprintf(out, "intervals: %" PRId64 " irq, %" PRId64 " off-cpu, %" PRId64 " wake-ups, %" PRId64
 		     " probe hits\n",
 		st->irq_intervals, st->sched_intervals, st->wakeups, st->probe_hits);

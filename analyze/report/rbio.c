@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "show.h"
+#include "vis.h"
 
 static const struct {
 	const char *name, *expr, *which;
@@ -131,8 +132,8 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 		json_array_foreach(all, i, r)
 			fprintf(out, "%8lld %-16s %-8s %8lld %10s %10s %8lld\n",
 				json_integer_value(json_object_get(r, "tid")),
-				json_string_value(json_object_get(r, "comm")),
-				json_string_value(json_object_get(r, "kind")),
+				vis(json_string_value(json_object_get(r, "comm"))),
+				vis(json_string_value(json_object_get(r, "kind"))),
 				json_integer_value(json_object_get(r, "count")),
 				show_amount(json_integer_value(json_object_get(r, "total_ns")), "ns", a,
 					    sizeof(a)),

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "show.h"
 #include "svg.h"
+#include "vis.h"
 #include "wfile.h"
 
 /* What the show functions need to know about @o's profile. */
@@ -174,7 +175,7 @@ static void explain_text(FILE *out, struct rdb *db, const struct show_ctx *c,
 		if (!n)
 			fprintf(out, " no function was called as often (within 5%%)");
 		for (int i = 0; i < n; i++) {
-			fprintf(out, "%s %s (%lld)", i ? "," : " as often:", names[i],
+			fprintf(out, "%s %s (%lld)", i ? "," : " as often:", vis(names[i]),
 				(long long)counts[i]);
 			free(names[i]);
 		}
@@ -212,8 +213,8 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 	else if (o->json)
 		rc = put_json(out, show_peaks_json(&c, &p, pk, npk), err);
 	else {
-		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", c.what, c.metric,
-			c.unit, (unsigned long long)info.calls, c.recording);
+		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(c.what),
+			c.metric, c.unit, (unsigned long long)info.calls, vis(c.recording));
 		show_peaks_text(out, &c, pk, npk);
 		if (explain)
 			explain_text(out, db, &c, pk, npk);
@@ -286,7 +287,7 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 {
 	char sc[32];
 
-	fprintf(out, "A: %s\nB: %s\n", rdb_source(a), rdb_source(b));
+	fprintf(out, "A: %s\nB: %s\n", vis(rdb_source(a)), vis(rdb_source(b)));
 	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
 		     "under %g%% of the latency on both sides): %d differ\n",
 		r->npairs, cmp_method_name(o->method), o->threshold, r->pruned, o->min_calls,
@@ -301,11 +302,12 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 			kind_name(d->kind));
 		side_text(out, d->calls_a, d->lat_a);
 		side_text(out, d->calls_b, d->lat_b);
-		fprintf(out, "  %s%s\n", d->key, !d->a ? " (only in B)" : !d->b ? " (only in A)" : "");
+		fprintf(out, "  %s%s\n", vis(d->key),
+			!d->a ? " (only in B)" : !d->b ? " (only in A)" : "");
 	}
 	for (int k = 0; k < r->npairs && k < show && k < r->above; k++) {
 		fprintf(out, "\n%d. %s %s: %s %s\n", k + 1, kind_name(r->pairs[k].kind),
-			r->pairs[k].key, cmp_method_name(o->method),
+			vis(r->pairs[k].key), cmp_method_name(o->method),
 			score_text(r->pairs[k].score, sc, sizeof(sc)));
 		side_by_side(out, &r->pairs[k]);
 	}

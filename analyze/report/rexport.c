@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "vis.h"
 
 #define SYNTH 4194304 /* PID_MAX_LIMIT: the ids of darc's own tracks start here */
 #define COMPLETE "c.incl_ns IS NOT NULL AND c.flags & 3 = 0"
@@ -49,7 +50,7 @@ int export_metric_of(const char *name)
 struct names {
 	sqlite3 *sql;
 	const char *path; /* the database, for messages */
-	char **func;	  /* by func.id: the name as a folded frame or a JSON string */
+	char **func;	  /* by func.id: the name as stored (folded) or as a JSON string */
 	int64_t nfunc;
 	int64_t *parent; /* by fnode.id: parent fnode (0 for a root), and its function */
 	int64_t *fn_func;
@@ -81,17 +82,10 @@ static int64_t one_int(sqlite3 *sql, const char *q)
 	return v;
 }
 
-/* A function's name as one frame of a folded stack (caller frees). */
-static char *folded_frame(const char *s)
+/* A function's name as stored (caller frees): folded stacks escape it as they print it. */
+static char *stored_name(const char *s)
 {
-	char *f = strdup(s ? s : "?");
-
-	for (char *p = f; p && *p; p++)
-		if (*p == ';')
-			*p = ':';
-		else if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	return f;
+	return strdup(s ? s : "?");
 }
 
 /* @s as a JSON string with its quotes (caller frees); bytes that are not UTF-8 become '?'. */
@@ -178,8 +172,11 @@ static int print_path(FILE *out, struct names *n, int64_t id)
 	}
 	if (!depth)
 		fputs("?", out);
-	while (depth--)
-		fprintf(out, "%s%s", func_name(n, n->fn_func[n->stack[depth]]), depth ? ";" : "");
+	while (depth--) {
+		vis_put(out, func_name(n, n->fn_func[n->stack[depth]]), VIS_FOLDED);
+		if (depth)
+			fputc(';', out);
+	}
 	return 0;
 }
 
@@ -187,10 +184,10 @@ static int print_path(FILE *out, struct names *n, int64_t id)
 static void folded_sql(const struct ropt *o, const struct export_opts *x, bool owner, char *q,
 		       size_t n)
 {
-	static const char *const root[] = {
-	    [EXPORT_ROOT_NONE] = "NULL",
-	    [EXPORT_ROOT_COMM] = "replace(coalesce(t.comm, '?'), ';', ':')",
-	    [EXPORT_ROOT_TID] = "replace(coalesce(t.comm, '?'), ';', ':') || '-' || c.task_id"};
+	static const char *const root[] = {[EXPORT_ROOT_NONE] = "NULL",
+					   [EXPORT_ROOT_COMM] = "coalesce(t.comm, '?')",
+					   [EXPORT_ROOT_TID] =
+					       "coalesce(t.comm, '?') || '-' || c.task_id"};
 	static const char *const kinds[XM_METRICS] = {
 	    [XM_PREEMPT] = "w.kind = 0", [XM_BLOCKED] = "w.kind = 1", [XM_OFFCPU] = "1"};
 	const struct rsel *s = &o->sel;
@@ -231,7 +228,7 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(x->metric));
 	folded_sql(o, x, owner, q, sizeof(q));
-	if (load_funcs(&n, folded_frame) || load_fnodes(&n) ||
+	if (load_funcs(&n, stored_name) || load_fnodes(&n) ||
 	    sqlite3_prepare_v2(n.sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    (sqlite3_bind_parameter_count(st) && rdb_bind_filters(st, &o->sel, rdb_t_first(db)))) {
 		fmt_errf(err, n.path, "cannot read the stacks: %s", sqlite3_errmsg(n.sql));
@@ -241,12 +238,17 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 		int64_t w = sqlite3_column_int64(st, 3);
 		if (w <= 0)
 			continue;
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			fprintf(out, "%s;", sqlite3_column_text(st, 0));
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			vis_put(out, (const char *)sqlite3_column_text(st, 0), VIS_FOLDED);
+			fputc(';', out);
+		}
 		if (print_path(out, &n, sqlite3_column_int64(st, 1)))
 			break;
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			fprintf(out, ";[%s]", sqlite3_column_text(st, 2));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			fputs(";[", out);
+			vis_put(out, (const char *)sqlite3_column_text(st, 2), VIS_FOLDED);
+			fputc(']', out);
+		}
 		fprintf(out, " %" PRId64 "\n", w);
 	}
 	rc = rc == SQLITE_DONE

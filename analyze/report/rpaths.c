@@ -12,6 +12,7 @@
 #include "report.h"
 #include "rsearch.h"
 #include "show.h"
+#include "vis.h"
 
 /* Up to @max rows of @sql (one ?1 binding @arg, optional) as "name (n, 1.2ms)" into @j. */
 static void top_rows(struct rdb *db, const char *sql, const char *arg, int64_t num, json_t *j)
@@ -200,7 +201,7 @@ static void tree_text(FILE *out, json_t *nodes)
 		const char *status = json_string_value(json_object_get(n, "status"));
 		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s\n", 2 * depth, "",
 			40 - 2 * depth > 8 ? 40 - 2 * depth : 8,
-			json_string_value(json_object_get(n, "name")),
+			vis(json_string_value(json_object_get(n, "name"))),
 			100 * json_real_value(json_object_get(n, "share")),
 			json_integer_value(json_object_get(n, "maxcount")),
 			json_integer_value(json_object_get(n, "calls")), *status ? "  " : "",
@@ -210,16 +211,16 @@ static void tree_text(FILE *out, json_t *nodes)
 				!strcmp(json_string_value(json_object_get(n, "kind")), "blocked")
 				    ? "woken by"
 				    : "hit",
-				json_string_value(json_object_get(x, "what")),
+				vis(json_string_value(json_object_get(x, "what"))),
 				json_integer_value(json_object_get(x, "times")),
-				json_string_value(json_object_get(x, "text")));
+				vis(json_string_value(json_object_get(x, "text"))));
 		if ((x = json_object_get(n, "io")))
 			io_text(out, x, 2 * depth + 4);
 		if (json_array_size(json_object_get(n, "runners_up")))
 			fprintf(out, "%*srunners-up:", 2 * depth + 4, "");
 		json_array_foreach(json_object_get(n, "runners_up"), k, x)
 			fprintf(out, "%s %s %lld", k ? "," : "",
-				json_string_value(json_object_get(x, "name")),
+				vis(json_string_value(json_object_get(x, "name"))),
 				json_integer_value(json_object_get(x, "maxcount")));
 		if (json_array_size(json_object_get(n, "runners_up")))
 			fputc('\n', out);
@@ -283,7 +284,7 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 		int lo = json_integer_value(json_object_get(p, "lo"));
 		int hi = json_integer_value(json_object_get(p, "hi"));
 		int number = json_integer_value(json_object_get(p, "peak"));
-		fprintf(out, "%s%s", i ? "\n" : "", what);
+		fprintf(out, "%s%s", i ? "\n" : "", vis(what));
 		if (number)
 			fprintf(out, ", peak %d", number);
 		fprintf(out, " (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
@@ -410,7 +411,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		}
 		rc = paths_collect(db, &x, sp, 0, one, &what, err);
 		if (!rc && !o->json) {
-			fprintf(out, "%s== %d. %s\n", shown ? "\n" : "", shown + 1, names[i]);
+			fprintf(out, "%s== %d. %s\n", shown ? "\n" : "", shown + 1, vis(names[i]));
 			paths_text(out, what, &x, sp, one);
 		}
 		if (!rc)

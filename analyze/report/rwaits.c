@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "show.h"
+#include "vis.h"
 
 #define CHAIN_MAX 8
 
@@ -67,14 +68,14 @@ static void wait_text(FILE *out, json_t *w, int indent)
 
 	for (; w; w = json_object_get(w, "behind"), indent += 2) {
 		fprintf(out, "%*s%s %s [%lld] %s, %s", indent, "", indent ? "behind it:" : "",
-			json_string_value(json_object_get(w, "comm")),
+			vis(json_string_value(json_object_get(w, "comm"))),
 			json_integer_value(json_object_get(w, "task")),
-			json_string_value(json_object_get(w, "category")),
+			vis(json_string_value(json_object_get(w, "category"))),
 			show_amount(json_integer_value(json_object_get(w, "ns")), "ns", ns,
 				    sizeof(ns)));
 		if (json_integer_value(json_object_get(w, "waker")))
 			fprintf(out, ", woken by %s [%lld]",
-				json_string_value(json_object_get(w, "waker_comm")),
+				vis(json_string_value(json_object_get(w, "waker_comm"))),
 				json_integer_value(json_object_get(w, "waker")));
 		fprintf(out, ", run delay %s\n",
 			show_amount(json_integer_value(json_object_get(w, "run_delay_ns")), "ns", rd,

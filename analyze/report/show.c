@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "vis.h"
 #define BAR 40 /* width of the distribution column */
 
 void show_bucket_range(int b, int resolution, uint64_t *lo, uint64_t *hi)
@@ -46,11 +47,11 @@ static int peak_of(const struct peak *pk, int npk, int b)
 
 static void title(FILE *out, const struct show_ctx *c)
 {
-	fprintf(out, "%s: %s latency (%s), %" PRIu64 " calls", c->what, c->metric, c->unit,
+	fprintf(out, "%s: %s latency (%s), %" PRIu64 " calls", vis(c->what), c->metric, c->unit,
 		c->info->calls);
 	if (c->info->skipped)
 		fprintf(out, " (%" PRIu64 " incomplete left out)", c->info->skipped);
-	fprintf(out, "; recording %s\n", c->recording);
+	fprintf(out, "; recording %s\n", vis(c->recording));
 }
 
 /* One bucket's line: peak number, range, count, shares, mean, bar. */
@@ -197,8 +198,8 @@ void show_timelapse_text(FILE *out, const struct show_ctx *c, const struct profi
 {
 	const struct profile *r0 = nrows ? &rows[0] : NULL;
 
-	fprintf(out, "%s: %s latency (%s) per %.3g s window; counts per log2 bucket\n", c->what,
-		c->metric, c->unit, interval / 1e9);
+	fprintf(out, "%s: %s latency (%s) per %.3g s window; counts per log2 bucket\n",
+		vis(c->what), c->metric, c->unit, interval / 1e9);
 	fprintf(out, "%10s", "t (s)");
 	for (int i = 0; r0 && i < r0->n; i++)
 		fprintf(out, " %6d", r0->lo + i);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "show.h"
+#include "vis.h"
 
 #define W 860		 /* the picture */
 #define H 440
@@ -19,10 +20,10 @@
 static const char *const peak_fill[2] = {"#f4a261", "#2a9d8f"};
 static const char *const bar_fill[2] = {"#264653", "#e76f51"};
 
-/* @s with XML's special characters escaped. */
+/* @s with XML's special characters escaped, and control characters (which XML forbids) too. */
 static void text(FILE *out, const char *s)
 {
-	for (; s && *s; s++)
+	for (s = s ? vis(s) : ""; *s; s++)
 		switch (*s) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of fmt/: the trace.dat reader on hand-built files. */
+/* Unit tests of fmt/: the trace.dat reader on hand-built files, and vis (names escaped). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "fmt.h"
 #include "rd.h"
 #include "tdat.h"
+#include "vis.h"
 
 static char path[64];
 
@@ -304,6 +305,101 @@ START_TEST(test_truncated_everywhere)
 }
 END_TEST
 
+/* vis_put(@s, @flags) as a string (caller frees). */
+static char *put(const char *s, unsigned flags)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	ck_assert_ptr_nonnull(f);
+	vis_put(f, s, flags);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_vis_escapes)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"vfs_read", "vfs_read"},
+	    {"\x1b]0;title\a", "\\e]0;title\\a"},	/* OSC: retitles a terminal */
+	    {"a\r\nb\t\b\v\f", "a\\r\\nb\\t\\b\\v\\f"}, /* CR LF forge lines */
+	    {"\x01\x1f\x7f", "\\x01\\x1f\\x7f"},	/* other C0, DEL */
+	    {"back\\slash", "back\\\\slash"},		/* unambiguous: the escape doubles */
+	    {"\2332J", "\\x9b2J"},			/* C1 CSI as one byte */
+	    {"\302\2332J", "\\xc2\\x9b2J"},		/* C1 CSI as UTF-8 */
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+	    {"\xc3", "\\xc3"},				  /* cut sequence at the end */
+	    {"\xc3(", "\\xc3("},			  /* bad continuation */
+	    {"\xc0\xaf", "\\xc0\\xaf"},			  /* overlong '/' */
+	    {"\xed\xa0\x80", "\\xed\\xa0\\x80"},	  /* surrogate */
+	    {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"}, /* above U+10FFFF */
+	    {"a;b 12", "a;b 12"},			  /* only folded stacks care */
+	    {"", ""},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = put(cases[i].in, 0);
+		ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: '%s', want '%s'", i, got,
+			      cases[i].out);
+		ck_assert_str_eq(vis(cases[i].in), cases[i].out);
+		free(got);
+	}
+}
+END_TEST
+
+START_TEST(test_vis_folded)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"a;b", "a\\x3bb"},		      /* ';' separates frames */
+	    {"kworker 12", "kworker\\x2012"}, /* would read as a second count */
+	    {"ver 1.5", "ver\\x201.5"},
+	    {"a 12b", "a 12b"}, /* not a count: kept */
+	    {"a 1 b", "a 1 b"},
+	    {"trailing ", "trailing "},
+	    {"\x1b[1m\n", "\\e[1m\\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = put(cases[i].in, VIS_FOLDED);
+		ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: '%s', want '%s'", i, got,
+			      cases[i].out);
+		free(got);
+	}
+}
+END_TEST
+
+/* vis() gives plain names back as they are, and 8 escaped ones live at once. */
+START_TEST(test_vis_ring)
+{
+	const char *plain = "do_sys_open", *got[8];
+	char in[8][16], want[16];
+
+	ck_assert_ptr_eq(vis(plain), plain);
+	ck_assert_str_eq(vis(NULL), "(null)");
+	for (int i = 0; i < 8; i++) {
+		snprintf(in[i], sizeof(in[i]), "n%d\a", i);
+		got[i] = vis(in[i]);
+	}
+	for (int i = 0; i < 8; i++) {
+		snprintf(want, sizeof(want), "n%d\\a", i);
+		ck_assert_str_eq(got[i], want);
+	}
+	{ /* a long name grows its buffer */
+		char *big = malloc(100001);
+		memset(big, '\x1b', 100000);
+		big[100000] = 0;
+		ck_assert_uint_eq(strlen(vis(big)), 200000);
+		free(big);
+	}
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -320,6 +416,11 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_truncated_everywhere);
 	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("vis");
+	tcase_add_test(tc, test_vis_escapes);
+	tcase_add_test(tc, test_vis_folded);
+	tcase_add_test(tc, test_vis_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }
