@@ -167,8 +167,9 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 		 */
 		if (tracefs_event_file_exists(NULL, g, p->event, "enable")) {
 			fmt_errf(err, NULL,
-				 "probe event %s:%s exists already (left by a killed "
-				 "darc-record? 'darc-record --reset' removes it)",
+				 "probe event %s:%s exists already: a darc-record running "
+				 "has it (the probe groups are shared), or a killed one left "
+				 "it ('darc-record --reset' removes it then)",
 				 g, p->event);
 			goto fail;
 		}

@@ -13,6 +13,7 @@
  *   manifest.c  the bundle's JSON manifest (jansson)
  *   bundle.c    metadata from tracefs + page files -> trace.dat v7 (fmt/writer)
  *   reset.c     --reset: remove what a killed darc-record left
+ *   lock.c      the top-level lock: one user of the top-level buffer at a time
  *
  * Nothing but main.c and record.c prints or exits: the rest returns -1 with a
  * one-line message in a struct fmt_err (fmt.h), or adds notes to a list.
@@ -210,6 +211,21 @@ void sess_note_dir(struct sess *s, const char *dir);
  */
 int sess_undo(const char *path, struct rec_notes *notes);
 
+/* Does undo log @path hold top-level files (not only page files)? */
+bool sess_undo_has_top(const char *path);
+
+/* ---- lock.c ---- */
+
+#define REC_LOCK_PATH REC_UNDO_DIR "/darc-record.lock"
+
+/*
+ * Take the top-level lock for this process, as @role ("recording in the
+ * top-level buffer"). 0: taken, *fd holds it until closed or the process
+ * ends (however it ends); 1: another process holds it, @who says which
+ * ("darc-record session PID (started TIME, ROLE)"); -1: @err.
+ */
+int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err);
+
 /* ---- probes.c ---- */
 
 /*
@@ -394,6 +410,15 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
  * of things that could not be removed.
  */
 int rec_reset(bool force, struct rec_notes *notes);
+
+/* Is @pid a running darc-record (not this one)? */
+bool rec_alive(pid_t pid);
+
+/*
+ * Warn in @notes of the top-level changes that killed darc-records left
+ * (their undo logs), which a recording in the top-level buffer starts from.
+ */
+void rec_leftovers(struct rec_notes *notes);
 
 /* ---- record.c ---- */
 

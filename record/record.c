@@ -2,12 +2,13 @@
 /*
  * One recording, start to finish:
  *
- *   check the kernel -> create probes -> fork the command (held) -> set up
- *   the instances -> start the per-CPU readers -> tracing on, release the
- *   command -> wait for the command, the pids, --duration or a signal, with
- *   a status line a second on a terminal -> tracing off, drain the readers
- *   -> read the metadata -> restore tracefs, remove probes -> store the
- *   page files in the bundle and put it in place.
+ *   check the kernel -> create the instances (or take the top-level lock)
+ *   -> create probes -> fork the command (held) -> set up the instances ->
+ *   start the per-CPU readers -> tracing on, release the command -> wait
+ *   for the command, the pids, --duration or a signal, with a status line a
+ *   second on a terminal -> tracing off, drain the readers -> read the
+ *   metadata -> restore tracefs, remove probes -> store the page files in
+ *   the bundle and put it in place.
  *
  * Every way out after tracefs was touched goes through the same teardown,
  * so tracefs is restored whether the recording worked or not; a failed
@@ -259,16 +260,17 @@ int rec_run(struct rec_opts *o)
 	if (!dir)
 		goto fail;
 	touched = true;
-	if (probes_create(o, &err))
-		goto fail;
-	t = target_create(o->command, o->pids, o->npids, &err);
-	if (!t)
-		goto fail;
+	/* the session first: it takes the top-level lock before anything is made */
 	s = sess_create(o, &caps, &notes, &err);
 	if (!s)
 		goto fail;
 	sess_note_dir(s, dir);
 	print_notes(&notes, "");
+	if (probes_create(o, &err))
+		goto fail;
+	t = target_create(o->command, o->pids, o->npids, &err);
+	if (!t)
+		goto fail;
 	if (sess_setup(s, o, &err))
 		goto fail;
 	{

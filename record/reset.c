@@ -4,7 +4,9 @@
  * crash) left behind: its instances (darc-PID, darc-PID-all), its probes
  * (groups darc_kprobes, darc_uprobes), and, from its undo log, the
  * top-level settings it changed and its page files. What belongs to a
- * darc-record that is still running is kept unless forced.
+ * darc-record that is still running is kept unless forced; so are a killed
+ * one's top-level settings while another darc-record holds the top level
+ * (lock.c), since that one found them there and writes them back at its end.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +21,7 @@
 
 #include "rec.h"
 
-/* Is @pid a running darc-record? */
-static bool recorder_alive(pid_t pid)
+bool rec_alive(pid_t pid)
 {
 	char path[64], comm[64] = "";
 	FILE *f;
@@ -50,7 +51,7 @@ static int remove_instance(const char *name, bool force, struct rec_notes *notes
 	struct tracefs_instance *inst;
 	int rc = 0;
 
-	if (!force && recorder_alive(owner(name))) {
+	if (!force && rec_alive(owner(name))) {
 		rec_note(notes,
 			 "kept instance '%s': darc-record %d is running (--force removes it)", name,
 			 (int)owner(name));
@@ -83,7 +84,7 @@ static pid_t any_recorder(void)
 	pid_t found = 0;
 
 	while (d && !found && (e = readdir(d)))
-		if (recorder_alive(atoi(e->d_name)))
+		if (rec_alive(atoi(e->d_name)))
 			found = atoi(e->d_name);
 	if (d)
 		closedir(d);
@@ -133,25 +134,89 @@ static int remove_probes(bool force, struct rec_notes *notes)
 	return left;
 }
 
+/* The undo logs in @g, with their owners' pids in *@pids (caller frees both); 0 if none. */
+static size_t undo_logs(glob_t *g, pid_t **pids)
+{
+	*pids = NULL;
+	if (glob(REC_UNDO_DIR "/darc-record.*.undo", 0, NULL, g))
+		return 0;
+	*pids = calloc(g->gl_pathc, sizeof(**pids));
+	for (size_t i = 0; *pids && i < g->gl_pathc; i++)
+		(*pids)[i] = owner(strrchr(g->gl_pathv[i], '/') + 1);
+	if (!*pids)
+		globfree(g);
+	return *pids ? g->gl_pathc : 0;
+}
+
+void rec_leftovers(struct rec_notes *notes)
+{
+	glob_t g;
+	pid_t *pids;
+	size_t n = undo_logs(&g, &pids);
+
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] != getpid() && !rec_alive(pids[i]) && sess_undo_has_top(g.gl_pathv[i]))
+			rec_note(notes,
+				 "warning: the top-level tracefs settings of darc-record %d, which "
+				 "was killed, are still there: this recording starts from them and "
+				 "puts them back at its end; 'darc-record --reset' after it undoes "
+				 "them",
+				 (int)pids[i]);
+	if (n)
+		globfree(&g);
+	free(pids);
+}
+
+/*
+ * Replay the undo logs of dead darc-records: their top-level settings and
+ * page files. The top-level lock is held meanwhile, so no recording starts
+ * in the top level halfway.
+ */
+static int replay_logs(bool force, struct rec_notes *notes)
+{
+	char who[256];
+	struct fmt_err err;
+	int lock = -1, left = 0;
+	int busy = lock_top("running --reset", &lock, who, sizeof(who), &err);
+	glob_t g;
+	pid_t *pids;
+	size_t n = undo_logs(&g, &pids);
+
+	if (busy < 0) { /* nobody can say who uses the top level: leave it */
+		rec_note(notes, "%s", err.msg);
+		snprintf(who, sizeof(who), "whoever holds %s", REC_LOCK_PATH);
+		left++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *path = g.gl_pathv[i];
+
+		if (!force && rec_alive(pids[i]))
+			rec_note(notes, "kept '%s': darc-record %d is running", path, (int)pids[i]);
+		else if (!force && busy && sess_undo_has_top(path))
+			rec_note(
+			    notes,
+			    "kept the top-level changes of darc-record %d (killed; '%s'): %s "
+			    "holds the top level, and puts back what it found there at its end; "
+			    "'darc-record --reset' after that undoes them",
+			    (int)pids[i], path, who);
+		else
+			left += sess_undo(path, notes);
+	}
+	if (n)
+		globfree(&g);
+	free(pids);
+	if (lock >= 0)
+		close(lock);
+	return left;
+}
+
 int rec_reset(bool force, struct rec_notes *notes)
 {
 	/* a basic regular expression: libtracefs compiles it without REG_EXTENDED */
 	char **names = tracefs_instances("^" REC_INSTANCE_PREFIX "[0-9][0-9]*\\(-all\\)\\{0,1\\}$");
-	int left = 0;
-	glob_t g;
-
 	/* the top level and the page files first: the logs say what was changed */
-	if (!glob(REC_UNDO_DIR "/darc-record.*.undo", 0, NULL, &g)) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-			if (!force && recorder_alive(owner(base)))
-				rec_note(notes, "kept '%s': darc-record %d is running",
-					 g.gl_pathv[i], (int)owner(base));
-			else
-				left += sess_undo(g.gl_pathv[i], notes);
-		}
-		globfree(&g);
-	}
+	int left = replay_logs(force, notes);
+
 	for (int i = 0; names && names[i]; i++)
 		left += remove_instance(names[i], force, notes);
 	tracefs_list_free(names);

@@ -8,11 +8,16 @@
  *
  * Every top-level file is read before its first write and written back, in
  * reverse order, when the session is freed; instances are simply removed.
+ * A session that uses the top level holds the top-level lock (lock.c) from
+ * before its first write there until after its last.
  *
  * For the case where darc-record is killed (kill -9) an undo log,
  * /run/darc-record.PID.undo, holds the saved top-level values and the page
  * file directory as NUL-separated (key, value) pairs; 'darc-record --reset'
  * replays the logs of dead recorders (sess_undo()). A clean exit removes it.
+ * Keys are tracefs file names, relative to wherever tracefs is mounted when
+ * the log is replayed; the page file directory is an absolute path, since
+ * --reset runs from any directory.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -45,6 +50,7 @@ struct sess {
 	int top_default; /* its "(expanded: N)" while unallocated, else 0 */
 	int undo;     /* the undo log, -1 if it could not be made */
 	char *undo_path;
+	int lock; /* the top-level lock (lock.c) while the top level is used, else -1 */
 };
 
 /* Append (@key, @value) to the undo log. */
@@ -67,7 +73,12 @@ static void log_undo(struct sess *s, const char *key, const char *value)
 
 void sess_note_dir(struct sess *s, const char *dir)
 {
-	log_undo(s, REC_UNDO_DIR_KEY, dir);
+	char *abs = realpath(dir, NULL);
+
+	/* a directory that is not there (no realpath) leaves nothing to remove */
+	if (abs)
+		log_undo(s, REC_UNDO_DIR_KEY, abs);
+	free(abs);
 }
 
 static const char *where(struct tracefs_instance *inst)
@@ -249,6 +260,27 @@ static struct tracefs_instance *make_instance(struct sess *s, const char *suffix
 	return inst;
 }
 
+/*
+ * The top level is one session's at a time (lock.c). Taken, it warns of
+ * what killed sessions left there: this one starts from that.
+ */
+static int take_top(struct sess *s, struct rec_notes *notes, struct fmt_err *err)
+{
+	char who[256];
+	int rc = lock_top("recording in the top-level buffer", &s->lock, who, sizeof(who), err);
+
+	if (rc > 0)
+		return fmt_errf(err, NULL,
+				"tracefs is in use by %s: two recordings in the top-level buffer "
+				"would undo each other's settings; wait for it to end (its lock, "
+				"%s, is released when it exits, even by kill -9)",
+				who, REC_LOCK_PATH);
+	if (rc < 0)
+		return -1;
+	rec_leftovers(notes);
+	return 0;
+}
+
 static bool instance_has_tracer(struct tracefs_instance *inst, const char *tracer)
 {
 	char *t = tracefs_instance_file_read(inst, "available_tracers", NULL);
@@ -275,6 +307,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		return NULL;
 	}
 	s->undo = -1;
+	s->lock = -1;
 	if (asprintf(&s->undo_path, REC_UNDO_DIR "/darc-record.%d.undo", (int)getpid()) < 0) {
 		s->undo_path = NULL;
 		fmt_errf(err, NULL, "out of memory");
@@ -301,6 +334,9 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		rec_note(notes, "this kernel has no tracefs instances: recording in the top-level "
 				"buffer (restored on exit)");
 	}
+	/* before anything is written at the top level */
+	if (!main && take_top(s, notes, err))
+		goto fail;
 	s->graph = graph;
 	s->buf[0] = (struct sess_buffer){.name = "", .inst = main, .pid_filtered = true};
 	s->nbuf = 1;
@@ -527,60 +563,98 @@ void sess_restore(struct sess *s)
 /* Remove the page files of a killed recording, and their directory. */
 static int remove_page_dir(const char *dir, struct rec_notes *notes)
 {
-	DIR *d = opendir(dir);
+	DIR *d;
 	struct dirent *e;
 
+	if (dir[0] != '/') { /* an older darc-record's log: relative to what? */
+		rec_note(notes, "cannot remove the page files in '%s': not an absolute path", dir);
+		return 1;
+	}
+	d = opendir(dir);
 	while (d && (e = readdir(d)))
 		if (!strncmp(e->d_name, "buffer", 6))
 			unlinkat(dirfd(d), e->d_name, 0);
 	if (d)
 		closedir(d);
-	if (rmdir(dir) && errno != ENOENT) {
+	if (!rmdir(dir)) {
+		rec_note(notes, "removed the page files in '%s'", dir);
+	} else if (errno == ENOENT) {
+		rec_note(notes, "the page files in '%s' are gone already", dir);
+	} else {
 		rec_note(notes, "cannot remove '%s': %s", dir, strerror(errno));
 		return 1;
 	}
-	rec_note(notes, "removed the page files in '%s'", dir);
 	return 0;
 }
 
-int sess_undo(const char *path, struct rec_notes *notes)
+/*
+ * Read undo log @path: *buf holds it, (*kv)[2i] and (*kv)[2i+1] are the
+ * key and value of pair i (both freed by the caller). Returns the number of
+ * pairs, or -1 if it cannot be read.
+ */
+static long read_log(const char *path, char **buf, char ***kv)
 {
 	FILE *f = fopen(path, "re");
-	char *buf = NULL, **kv = NULL;
 	size_t len = 0, cap = 0, n = 0, got;
-	int left = 0;
 
-	if (!f) {
-		rec_note(notes, "cannot read '%s': %s", path, strerror(errno));
-		return 1;
-	}
+	*buf = NULL;
+	*kv = NULL;
+	if (!f)
+		return -1;
 	for (;;) {
 		if (cap - len < 4096) {
-			char *p = realloc(buf, 2 * cap + 4096);
+			char *p = realloc(*buf, 2 * cap + 4096);
 			if (!p)
 				break;
-			buf = p;
+			*buf = p;
 			cap = 2 * cap + 4096;
 		}
-		got = fread(buf + len, 1, cap - len, f);
+		got = fread(*buf + len, 1, cap - len, f);
 		if (!got)
 			break;
 		len += got;
 	}
 	fclose(f);
-	if (buf)
-		buf[len] = 0; /* the loop left room */
+	if (*buf)
+		(*buf)[len] = 0; /* the loop left room */
 	/* (key, value) pairs, NUL-terminated each */
-	for (size_t i = 0; buf && i < len; i += strlen(buf + i) + 1) {
-		void *p = realloc(kv, (n + 1) * sizeof(*kv));
+	for (size_t i = 0; *buf && i < len; i += strlen(*buf + i) + 1) {
+		void *p = realloc(*kv, (n + 1) * sizeof(**kv));
 		if (!p)
 			break;
-		kv = p;
-		kv[n++] = buf + i;
+		*kv = p;
+		(*kv)[n++] = *buf + i;
 	}
-	for (size_t i = n & ~(size_t)1; i >= 2; i -= 2) {
-		const char *key = kv[i - 2];
-		char *val = kv[i - 1];
+	return (long)(n / 2);
+}
+
+bool sess_undo_has_top(const char *path)
+{
+	char *buf, **kv;
+	long n = read_log(path, &buf, &kv);
+	bool top = false;
+
+	for (long i = 0; i < n; i++)
+		top |= strcmp(kv[2 * i], REC_UNDO_DIR_KEY) != 0;
+	free(kv);
+	free(buf);
+	return top;
+}
+
+int sess_undo(const char *path, struct rec_notes *notes)
+{
+	char *buf, **kv;
+	long n = read_log(path, &buf, &kv);
+	int left = 0;
+
+	if (n < 0) {
+		rec_note(notes, "cannot read '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	/* newest first, as sess_restore() */
+	for (long i = n - 1; i >= 0; i--) {
+		const char *key = kv[2 * i];
+		char *val = kv[2 * i + 1];
 
 		if (!strcmp(key, REC_UNDO_DIR_KEY)) {
 			left += remove_page_dir(val, notes);
@@ -601,6 +675,8 @@ void sess_free(struct sess *s)
 	if (!s)
 		return;
 	sess_restore(s);
+	if (s->lock >= 0) /* after the last top-level write */
+		close(s->lock);
 	if (s->undo >= 0) {
 		close(s->undo);
 		unlink(s->undo_path);
