@@ -1,8 +1,10 @@
 #!/bin/bash
 # build.sh: install what is missing (Debian 12, as root), build darc, and
 #   build.sh demo   run darc on a bundled sample recording
-#   build.sh test   run every test suite (unit, golden, fuzz, vm)
-#   build.sh        just build
+#   build.sh test       run every test suite (unit, golden, fuzz, live, vm), then
+#                       build.sh sanitize's
+#   build.sh sanitize   run them (but fuzz) on a build with ASan + UBSan in ./build-san
+#   build.sh            just build
 # The build goes to ./build (meson + ninja).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -38,15 +40,50 @@ install_missing() {
 mode=${1:-build}
 case $mode in
 build | demo) install_missing $build_pkgs ;;
-test)
+test | sanitize)
 	install_missing $build_pkgs $test_pkgs
 	command -v npm >/dev/null || install_missing npm
 	;;
 *)
-	echo "usage: build.sh [build|demo|test]" >&2
+	echo "usage: build.sh [build|demo|test|sanitize]" >&2
 	exit 2
 	;;
 esac
+
+# suites DIR [SETUP]: meson test in build directory DIR (with test setup SETUP), and a
+# line "N passed, N failed, N skipped" for it; the counts add up in passed/failed/skipped
+passed=0 failed=0 skipped=0
+suites() {
+	local dir=$1 setup=${2:-} rc=0 log ok bad skip
+	if [ ! -f "$dir/npm/node_modules/speedscope/dist/release/index.html" ]; then
+		npm install --prefix "$dir/npm" --no-audit --no-fund --loglevel=error "$speedscope" >&2 ||
+			echo "build.sh: npm install $speedscope failed (the speedscope test will say)" >&2
+	fi
+	meson test -C "$dir" ${setup:+--setup "$setup"} --print-errorlogs --num-processes 2 || rc=$?
+	log=$dir/meson-logs/testlog${setup:+-$setup}.txt
+	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+	bad=$(sed -n 's/^\(Fail\|Timeout\|Unexpected Pass\): *\([0-9]*\).*/\2/p' "$log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+	echo "$dir${setup:+ ($setup)}: ${ok:-0} passed, ${bad:-0} failed, ${skip:-0} skipped"
+	passed=$((passed + ${ok:-0})) failed=$((failed + ${bad:-0})) skipped=$((skipped + ${skip:-0}))
+	return $rc
+}
+
+# The same suites on darc built with ASan and UBSan (-fno-sanitize-recover: any
+# undefined behaviour ends the process), each test under tests/sanitize.sh, which
+# fails it on any report. gcc's two runtimes are linked statically, into one: as
+# two shared libraries UBSan ignores log_path and reports on stderr, where a
+# script that checks only darc's output would never see it.
+sanitize() {
+	if [ ! -f build-san/build.ninja ]; then
+		meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
+			-Dc_args='-fno-omit-frame-pointer -fno-sanitize-recover=all' \
+			-Dc_link_args='-static-libasan -static-libubsan' >/dev/null || return
+	fi
+	ninja -C build-san >/dev/null || return
+	suites build-san sanitize
+}
 
 if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
@@ -72,17 +109,12 @@ demo)
 	;;
 test)
 	rc=0
-	if [ ! -f build/npm/node_modules/speedscope/dist/release/index.html ]; then
-		npm install --prefix build/npm --no-audit --no-fund --loglevel=error "$speedscope" >&2 ||
-			echo "build.sh: npm install $speedscope failed (the speedscope test will say)" >&2
-	fi
-	meson test -C build --print-errorlogs --num-processes 2 || rc=$?
-	log=build/meson-logs/testlog.txt
-	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-	bad=$(sed -n 's/^\(Fail\|Timeout\|Unexpected Pass\): *\([0-9]*\).*/\2/p' "$log" |
-		awk '{ s += $1 } END { print s + 0 }')
-	skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-	echo "${ok:-0} passed, ${bad:-0} failed, ${skip:-0} skipped"
+	suites build || rc=$?
+	sanitize || rc=$?
+	echo "$passed passed, $failed failed, $skipped skipped"
 	exit $rc
+	;;
+sanitize)
+	sanitize
 	;;
 esac

@@ -46,6 +46,18 @@ static pid_t owner(const char *name)
 	return (pid_t)strtol(p, NULL, 10);
 }
 
+/* Is @name darc-record's: "darc-PID" or "darc-PID-all"? */
+static bool own_instance(const char *name)
+{
+	size_t n = strlen(REC_INSTANCE_PREFIX);
+	const char *p = name + n;
+
+	if (strncmp(name, REC_INSTANCE_PREFIX, n) || *p < '0' || *p > '9')
+		return false;
+	p += strspn(p, "0123456789");
+	return !*p || !strcmp(p, "-all");
+}
+
 static int remove_instance(const char *name, bool force, struct rec_notes *notes)
 {
 	struct tracefs_instance *inst;
@@ -212,13 +224,14 @@ static int replay_logs(bool force, struct rec_notes *notes)
 
 int rec_reset(bool force, struct rec_notes *notes)
 {
-	/* a basic regular expression: libtracefs compiles it without REG_EXTENDED */
-	char **names = tracefs_instances("^" REC_INSTANCE_PREFIX "[0-9][0-9]*\\(-all\\)\\{0,1\\}$");
+	/* all of them, matched here: libtracefs 1.6 never frees the regex it is given */
+	char **names = tracefs_instances(NULL);
 	/* the top level and the page files first: the logs say what was changed */
 	int left = replay_logs(force, notes);
 
 	for (int i = 0; names && names[i]; i++)
-		left += remove_instance(names[i], force, notes);
+		if (own_instance(names[i]))
+			left += remove_instance(names[i], force, notes);
 	tracefs_list_free(names);
 	left += remove_probes(force, notes);
 	if (!notes->n)

@@ -117,7 +117,8 @@ static int index_irqs(struct idx *x)
 	x->irqs = malloc((x->in->nirqs + 1) * sizeof(*x->irqs));
 	if (!x->irqs)
 		return -1;
-	memcpy(x->irqs, x->in->irqs, x->in->nirqs * sizeof(*x->irqs));
+	if (x->in->nirqs) /* in->irqs may be NULL then: UB for memcpy even at 0 bytes */
+		memcpy(x->irqs, x->in->irqs, x->in->nirqs * sizeof(*x->irqs));
 	qsort(x->irqs, x->in->nirqs, sizeof(*x->irqs), cmp_irq);
 	for (int k = 0, i = 0; i <= n; i++) {
 		while (k < x->in->nirqs && x->irqs[k].call < i)

@@ -63,7 +63,9 @@ fi
 # which libtracefs makes when it removes a probe by force) allocates the
 # top-level ring buffer of a box where nothing traced yet
 if command -v strace >/dev/null; then
-	strace -f -qq -e trace=openat -o "$work/strace.txt" \
+	# (in a sanitizer build: LeakSanitizer cannot stop a traced process's threads)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq -e trace=openat -o "$work/strace.txt" \
 		"$rec" -q -f -o "$work/st.dat" -e "$syscalls" -U "$target:run,ping" -- "$target" 2
 	grep -E 'O_WRONLY|O_RDWR' "$work/strace.txt" | grep -o '"/sys/kernel/tracing/[^"]*"' |
 		grep -v -e '/instances/' -e '/dynamic_events"' -e '/uprobe_events"' \

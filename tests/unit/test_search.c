@@ -17,10 +17,11 @@ static int ncalls, nirqs;
 static const int soft[4] = {0, 1, 0, 0}; /* source 1 is a softirq vector */
 static struct sr_result res;
 
+/* Also called between a test's searches: the last result is freed, not dropped. */
 static void setup(void)
 {
 	ncalls = nirqs = 0;
-	memset(&res, 0, sizeof(res));
+	sr_release(&res);
 }
 
 static void teardown(void)

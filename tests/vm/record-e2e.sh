@@ -74,6 +74,11 @@ check "the analysis of trace-cmd's recording adds up" \
 	bash "$TOP/tests/golden/check-analyze.sh" "$DARC" "$V/tc.dat"
 check "darc info shows the manifest" sh -c "'$DARC' info '$V/darc.dat' | grep -q '^manifest:'"
 check "tracefs is as it was before darc-record" diff "$V/state-before.txt" "$V/state-after.txt"
+# a sanitizer build's darc-record reports on its stderr in the guest, out of
+# tests/sanitize.sh's reach (and --check's status is not looked at)
+no_reports() { ! grep -E '^==[0-9]+==|: runtime error: ' "$@"; }
+check "no sanitizer report from darc-record in the guest" \
+	no_reports "$V/tp.log" "$V/darc.log" "$V/check.txt"
 
 # the fresh kernel's top-level buffer: unallocated before; after darc-record, either
 # as it was or (the kernel forced it) allocated at its default size, and then the
