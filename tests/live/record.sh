@@ -82,7 +82,7 @@ cp "$out" "$work/copy.dat"
 "$rec" -q -o "$out" -e "$syscalls" -- "$target" 1 2>"$work/exists.err"
 check "an existing output: exit 2" [ $? -eq 2 ]
 check "an existing output: untouched" cmp -s "$out" "$work/copy.dat"
-check "an existing output: the message names it" grep -q "'$out' exists" "$work/exists.err"
+check "an existing output: the message names it" grep -q "'$out': exists: not replaced (--force replaces it)" "$work/exists.err"
 "$rec" -q -f -o "$out" -e "$syscalls" -- "$target" 1
 check "--force overwrites" [ $? -eq 0 ] && ! cmp -s "$out" "$work/copy.dat"
 state_same "after --force" "$out"
