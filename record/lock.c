@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,13 @@ static void describe(int fd, pid_t pid, char *who, size_t n)
 	}
 }
 
+void rec_run_dir(void)
+{
+	/* every init system makes /run; a bare initramfs (the VM lab's) may not.
+	 * EEXIST as a rule; another failure is said by the open that follows */
+	mkdir(REC_UNDO_DIR, 0755);
+}
+
 int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err)
 {
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* the whole file */
@@ -67,6 +75,7 @@ int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err
 	struct tm tm;
 	int len;
 
+	rec_run_dir();
 	*fd = open(REC_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (*fd < 0)
 		return fmt_errf(err, REC_LOCK_PATH,

@@ -217,6 +217,8 @@ bool sess_undo_has_top(const char *path);
 /* ---- lock.c ---- */
 
 #define REC_LOCK_PATH REC_UNDO_DIR "/darc-record.lock"
+/* Make REC_UNDO_DIR if the system has none (errors are left to the open after it). */
+void rec_run_dir(void);
 
 /*
  * Take the top-level lock for this process, as @role ("recording in the

@@ -313,6 +313,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		fmt_errf(err, NULL, "out of memory");
 		goto fail;
 	}
+	rec_run_dir();
 	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	s->top_before = top_size();
 	s->top_default = (int)expanded_default(s->top_before);

@@ -289,6 +289,7 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 {
 	char *db;
 	struct rdb *r = NULL;
+	int n;
 
 	switch (db_is_darc(path)) {
 	case 1:
@@ -310,10 +311,12 @@ struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err
 		return NULL;
 	}
 	wfile_note_input(path);
-	if (db_check_output(db, false, err)) {
+	if ((n = db_check_output(db, false, err))) {
 		/* this command has no -o or --force: say how to get a database */
-		size_t n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - n,
+		if (n == -2)
+			fmt_errf(err, db, "exists and is not a darc database: not replaced");
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
 			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
 		goto out;
 	}

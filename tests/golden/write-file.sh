@@ -249,5 +249,51 @@ for row in "${writers[@]}"; do
 	no_dir "$name" "$cmd"
 done
 
+# The database a report command makes beside a recording it is given: the
+# same mechanism, with the output named by the rule (dir/x.dat -> dir/x.db).
+implicit="$darc peaks $tmp/imp/x.dat --func vfs_read"
+mkdir "$tmp/imp"
+cp "$tmp/rec.dat" "$tmp/imp/x.dat"
+mkfifo "$tmp/imp/x.db"
+run "$implicit" -
+check "implicit database: a FIFO in its place is refused" one_line_naming "$tmp/imp/x.db" "not a regular file"
+rm "$tmp/imp/x.db"
+printf 'notes I keep\n' >"$tmp/imp/x.db"
+run "$implicit" -
+check "implicit database: a file of another kind is kept" grep -q "notes I keep" "$tmp/imp/x.db"
+check "implicit database: ... and the error says how to go on" \
+	one_line_naming "$tmp/imp/x.db" "not a darc database: not replaced .*darc analyze -o DB"
+rm "$tmp/imp/x.db"
+printf 'victim\n' >"$tmp/victim"
+# shellcheck disable=SC2086
+bash -c 'ln -s "$1" "$2.tmp-$$" && shift 2 && exec "$@"' - "$tmp/victim" "$tmp/imp/x.db" \
+	$implicit >/dev/null 2>&1
+check "implicit database: a planted link at the temporary name is not followed" \
+	eval '[ "$(cat "$tmp/victim")" = victim ] && [ -s "$tmp/imp/x.db" ]'
+rm -f "$tmp/imp/x.db" "$tmp/imp/x.db".tmp-*
+dead=$(bash -c 'echo $$')
+printf 'half\n' >"$tmp/imp/x.db.tmp-$dead"
+run "$implicit" -
+check "implicit database: a stale temporary file is removed, and said" \
+	eval '[ ! -e "$tmp/imp/x.db.tmp-$dead" ] && grep -q "removed .*x.db.tmp-$dead" "$tmp/err"'
+rm -f "$tmp/imp/x.db"
+set -m
+DARC_TEST_WFILE_STOP=1 $implicit >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(ps -o state= -p $pid 2>/dev/null | tr -d ' ')" = T ] && break
+	sleep 0.1
+done
+kill -s TERM $pid
+kill -s CONT $pid
+rc=147
+while [ $rc -eq 147 ]; do
+	wait $pid 2>/dev/null
+	rc=$?
+done
+set +m
+check "implicit database: SIGTERM while writing leaves nothing" \
+	eval '[ $rc -eq 143 ] && [ ! -e "$tmp/imp/x.db" ] && no_temp "$tmp/imp/x.db"'
+
 echo "write-file: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
