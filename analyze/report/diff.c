@@ -92,7 +92,7 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	int rc;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), profiles_sql, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	sqlite3_bind_int(st, 1, metric);
 	sqlite3_bind_int(st, 2, resolution);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -71,7 +71,7 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 
 	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT DISTINCT dev FROM bio ORDER BY dev", -1, &st,
 			       NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW)
 		for (int s = 0; !rc && s < 3; s++, n++) {
 			if (!json && n)
@@ -80,7 +80,7 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 		}
 	sqlite3_finalize(st);
 	if (rc)
-		rc = fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		rc = fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	else if (!n)
 		rc = fmt_errf(err, rdb_path(db), "no bios (record block events: block_bio_queue, "
 						 "block_rq_issue, block_rq_complete)");
@@ -108,7 +108,7 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 
 	if (sqlite3_prepare_v2(rdb_sql(db), irqs_sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	}
 	sqlite3_bind_int(st, 1, top);
 	while (sqlite3_step(st) == SQLITE_ROW)

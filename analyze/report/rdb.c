@@ -55,6 +55,20 @@ static int64_t query_int(sqlite3 *sql, const char *q, int64_t dflt)
 static const char darc_tables_sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
 				      " AND name IN ('recording', 'func', 'fnode', 'hist')";
 
+const char *rdb_why(sqlite3 *s)
+{
+	int e = s ? sqlite3_system_errno(s) : 0;
+
+	/* SQLite keeps no errno for a full disk; "not an error" would say nothing */
+	if (!e && s && sqlite3_errcode(s) == SQLITE_FULL)
+		e = ENOSPC;
+	if (e)
+		return strerror(e);
+	if (s && sqlite3_errcode(s) == SQLITE_OK)
+		return "failed (SQLite gave no reason)";
+	return sqlite3_errmsg(s);
+}
+
 struct rdb *rdb_open(const char *path, struct fmt_err *err)
 {
 	struct rdb *db = calloc(1, sizeof(*db));
@@ -74,7 +88,7 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		goto fail;
 	}
 	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fmt_errf(err, path, "cannot open: %s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, path, "cannot open: %s", rdb_why(db->sql));
 		goto fail;
 	}
 	if (query_int(db->sql, darc_tables_sql, 0) != 4) {
@@ -222,7 +236,7 @@ static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
 	else
 		snprintf(q, sizeof(q), "SELECT path FROM fnode_path WHERE path = ?1 LIMIT 1");
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
 		return NULL;
 	}
 	if (sel->fnode)
@@ -343,11 +357,11 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const cha
 		 " FROM call c WHERE %s ORDER BY c.t_entry",
 		 col[sel->metric], where);
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
 		return NULL;
 	}
 	if (bind_sel(st, sel, path, t0)) {
-		fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -403,7 +417,7 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		rprofile_release(p);
-		return fmt_errf(err, db->path, "%s", sqlite3_errmsg(db->sql));
+		return fmt_errf(err, db->path, "%s", rdb_why(db->sql));
 	}
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
@@ -576,7 +590,7 @@ static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, db->path, "cannot read the schema: %s", sqlite3_errmsg(db->sql));
+		return fmt_errf(err, db->path, "cannot read the schema: %s", rdb_why(db->sql));
 	for (size_t i = 0; i < sizeof(result_tables) / sizeof(*result_tables) && !rc; i++) {
 		char *sql = NULL;
 		sqlite3_reset(st);
@@ -588,7 +602,7 @@ static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
 				      result_tables[i], result_tables[i]);
 		if (!sql || sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
 			rc = fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
-				      sqlite3_errmsg(db->sql));
+				      rdb_why(db->sql));
 		sqlite3_free(sql);
 	}
 	sqlite3_finalize(st);
@@ -633,9 +647,7 @@ int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx)
 		    !store_on(w, "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", fn, ctx))
 			rc = 0;
 		else if (!read_only(w)) {
-			int e = sqlite3_system_errno(w);
-			fmt_errf(err, db->path, "cannot store the %s: %s", what,
-				 e ? strerror(e) : sqlite3_errmsg(w));
+			fmt_errf(err, db->path, "cannot store the %s: %s", what, rdb_why(w));
 		} else if (!side_tables(db, what, err))
 			rc = 1; /* below, on the side */
 		sqlite3_close(w);
@@ -645,7 +657,7 @@ int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx)
 	if (store_on(db->sql, "SAVEPOINT store", "RELEASE store", "ROLLBACK TO store; RELEASE store",
 		     fn, ctx))
 		return fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
-				sqlite3_errmsg(db->sql));
+				rdb_why(db->sql));
 	return 0;
 }
 
@@ -809,7 +821,7 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    bind_sel(st, sel, path, rdb_t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
 	    sqlite3_bind_int64(st, 7, hi) || sqlite3_step(st) != SQLITE_DONE)
-		fmt_errf(err, db->path, "cannot select the calls: %s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
@@ -839,7 +851,7 @@ int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err
 			 "DELETE FROM sel_fnode",
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "cannot select the fnodes: %s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
 		goto out;
 	}
 	if (sel->fnode)
@@ -848,7 +860,7 @@ int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err
 		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, sel->func ? 0 : sel->fnode ? 1 : 2);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		fmt_errf(err, db->path, "cannot select the fnodes: %s", sqlite3_errmsg(db->sql));
+		fmt_errf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 out:

@@ -94,6 +94,9 @@ int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_
  * metric, resolution and params. Opens the database for writing for this.
  * 0, or -1 with @err set (a read-only database, say).
  */
+/* Why SQLite connection @s failed, for a message: an errno's text, or SQLite's; never "not an error". */
+const char *rdb_why(sqlite3 *s);
+
 /*
  * Store results (@what, for messages: "peaks") by @fn(@w, @ctx) in one
  * transaction: in the database when it can be written, else in temporary

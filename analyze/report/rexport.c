@@ -231,7 +231,7 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 	if (load_funcs(&n, stored_name) || load_fnodes(&n) ||
 	    sqlite3_prepare_v2(n.sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    (sqlite3_bind_parameter_count(st) && rdb_bind_filters(st, &o->sel, rdb_t_first(db)))) {
-		fmt_errf(err, n.path, "cannot read the stacks: %s", sqlite3_errmsg(n.sql));
+		fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -253,7 +253,7 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 	}
 	rc = rc == SQLITE_DONE
 		 ? 0
-		 : fmt_errf(err, n.path, "cannot read the stacks: %s", sqlite3_errmsg(n.sql));
+		 : fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 out:
 	sqlite3_finalize(st);
 	names_release(&n);
@@ -667,13 +667,13 @@ static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool o
 
 	if (!src || load_funcs(&c.n, json_text) || load_tasks(&c) || load_flags(&c)) {
 		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
-			 sqlite3_errmsg(c.n.sql));
+			 rdb_why(c.n.sql));
 		goto out;
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
 	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) ||
 	    chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)) {
-		fmt_errf(err, c.n.path, "cannot read the calls: %s", sqlite3_errmsg(c.n.sql));
+		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
 		goto out;
 	}
 	fprintf(out,

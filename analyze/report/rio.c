@@ -310,7 +310,7 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 
 	if (sqlite3_prepare_v2(rdb_sql(db), pick, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	}
 	sqlite3_bind_int64(st, 1, call);
 	sqlite3_bind_text(st, 2, func ? func : "", -1, SQLITE_TRANSIENT);

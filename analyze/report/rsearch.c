@@ -36,7 +36,7 @@ static const char irqs_sql[] =
 static int fail(struct rdb *db, struct fmt_err *err, const char *what)
 {
 	return fmt_errf(err, rdb_path(db), "cannot read %s: %s", what,
-			sqlite3_errmsg(rdb_sql(db)));
+			rdb_why(rdb_sql(db)));
 }
 
 /* Index of @id in the sorted @ids[0..n), or -1. */

@@ -92,7 +92,7 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 
 	if (sqlite3_prepare_v2(rdb_sql(db), roots_sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", sqlite3_errmsg(rdb_sql(db)));
+		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	}
 	sqlite3_bind_int64(st, 1, ws->task);
 	sqlite3_bind_int64(st, 2, ws->call);
