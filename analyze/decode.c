@@ -493,6 +493,28 @@ static bool user_addr(const struct decoder *d, uint64_t addr)
 	return tep_get_long_size(d->tep) == 8 && !(addr >> 63);
 }
 
+/*
+ * Is @addr, @off bytes past symbol @sym at @start, that function's entry as
+ * the kernel reports it? function_graph records a function at its ftrace
+ * call site: the symbol's start on most kernels, but past an endbr64 (x86
+ * IBT, +4) or a bti and patchable NOPs (arm64, +4 or +8): the kernel itself
+ * prints the symbol there (%ps), as trace-cmd does. So every function_graph
+ * address names its symbol below. A probe (@event) is the function only
+ * just past that preamble (a kprobe on "submit_bio" sits after endbr64), and
+ * only when its event is named after the function; else it is its own place.
+ */
+static bool entry_of(const char *sym, uint64_t start, uint64_t addr, const char *event)
+{
+	const char *e;
+
+	if (!event)
+		return true;
+	if (addr - start > 8)
+		return false;
+	e = strchr(event, ':');
+	return strstr(e ? e + 1 : event, sym) != NULL;
+}
+
 /* The function id of kernel address @addr (symbol from kallsyms, or the address). */
 static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
 		     const char *file, const char **name, int *irq)
@@ -542,10 +564,13 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
 		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
 		char buf[64];
+		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
 		int kind = user ? FUNC_UPROBE : FUNC_KERNEL;
 
-		if (event && (!sym || start != addr)) {
+		if (sym && start != addr && entry_of(sym, start, addr, event))
+			addr_of = start; /* the function itself, seen past its entry preamble */
+		else if (event && (!sym || start != addr)) {
 			sym = event; /* a probe off a symbol's start: name it by its event */
 			kind = user ? FUNC_UPROBE : FUNC_KPROBE;
 		} else if (!sym || start != addr) {
@@ -553,7 +578,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 			sym = buf; /* no symbol at this exact address: name it by the address */
 		}
 		d->addr_keys[i] = addr;
-		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr,
+		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr_of,
 					  user ? file : fmt_reader_func_module(d->r, start));
 		if (d->addr_ids[i] < 0) {
 			d->addr_ids[i] = 0;
