@@ -72,6 +72,12 @@ struct aev {
 			int64_t calltime, rettime; /* exit only; DARC_NULL if absent or implausible */
 			int irq_entry;		   /* the function is an interrupt entry point */
 			int bad_time;		   /* exit: its calltime/rettime were implausible */
+			int64_t retval;		   /* exit: the return value (funcgraph-retval),
+						      DARC_NULL if not recorded */
+			const char *args;	   /* entry: its arguments as a JSON object
+						      (funcgraph-args), or NULL */
+			const char *retaddr;	   /* entry: where it returns to, "caller+0x1c"
+						      (funcgraph-retaddr), or NULL */
 		} fg;
 		struct {
 			int64_t func_id;
@@ -84,6 +90,7 @@ struct aev {
 			int64_t func_id;
 			int64_t nr; /* syscall number: pairs enter and exit */
 			int raw;    /* 1 from raw_syscalls, 0 from syscalls:sys_*_NAME */
+			int64_t ret; /* exit: its return value, DARC_NULL if not recorded */
 		} sys;
 		struct {
 			int32_t prev_pid, next_pid;

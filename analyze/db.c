@@ -75,6 +75,7 @@ enum row_kind {
 	ROW_PROBE,
 	ROW_BIO,
 	ROW_RECORDING,
+	ROW_CALL_VALUE,	 /* a call's return value, arguments, return address */
 	ROW_CALL_EXTRA,	 /* not a row kind of its own: the call_extra part of a ROW_CALL */
 	ROW_KINDS
 };
@@ -91,6 +92,7 @@ static const char *const table_name[ROW_KINDS] = {
     [ROW_PROBE] = "probe_hit",
     [ROW_BIO] = "bio",
     [ROW_RECORDING] = "recording",
+    [ROW_CALL_VALUE] = "call_value",
     [ROW_CALL_EXTRA] = "call_extra",
 };
 
@@ -124,6 +126,7 @@ static const char *const insert_sql[ROW_KINDS] = {
     [ROW_BIO] = "INSERT INTO bio(id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert,"
 		" t_issue, t_complete, task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error,"
 		" flags, ptr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ROW_CALL_VALUE] = "INSERT INTO call_value(id, retval, args, retaddr) VALUES (?,?,?,?)",
     /* one row: a second put replaces the first */
     [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
 		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
@@ -142,8 +145,16 @@ struct qcall {
 	uint32_t last_delta; /* last_id - id */
 };
 
+/* What call_value holds of a call (only a few recordings have it). */
+struct value_rec {
+	int64_t id;
+	int64_t retval; /* DARC_NULL if not recorded */
+	const char *args, *retaddr;
+};
+
 struct row {
 	union {
+		struct value_rec value;
 		struct task_rec task;
 		struct func_rec func;
 		struct fnode_rec fnode;
@@ -547,6 +558,9 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 		return bind_bio(s, &r->bio);
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
+	case ROW_CALL_VALUE:
+		return bind_i64(s, 1, r->value.id) | bind_i64(s, 2, r->value.retval) |
+		       bind_str(s, 3, r->value.args) | bind_str(s, 4, r->value.retaddr);
 	}
 	return SQLITE_MISUSE; /* calls and buckets go through the virtual tables below */
 }
@@ -1158,15 +1172,31 @@ static int window_advance(struct db *db)
 	return 0;
 }
 
+/*
+ * The call_value row of @c, if it has one: written now, while its strings
+ * live (call_value's rows need no order). 0, or -1 once failed.
+ */
+static int put_value_row(struct db *db, const struct call_rec *c)
+{
+	struct value_rec v = {c->id, c->has_retval ? c->retval : DARC_NULL, c->args, c->retaddr};
+	struct row *r;
+
+	if (!c->has_retval && !c->args && !c->retaddr)
+		return 0;
+	r = put(db, ROW_CALL_VALUE, &v, sizeof(v));
+	return r ? own_str(db, &r->value.args) | own_str(db, &r->value.retaddr) : -1;
+}
+
 int db_put_call(struct db *db, const struct call_rec *c)
 {
 	long k = window_slot(db, c->id);
 
-	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed) || put_value_row(db, c))
 		return -1;
 	if (k < 0) /* too late for the window, or the same id again: SQLite will judge */
 		return put_call_row(db, c);
 	db->win[k] = *c;
+	db->win[k].args = db->win[k].retaddr = NULL; /* written above; they do not live */
 	db->win_state[k] = SLOT_CALL;
 	return window_advance(db);
 }

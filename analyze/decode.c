@@ -64,7 +64,8 @@ struct decoder {
 	int returns_unlisted; /* of them, not in a darc manifest */
 	uint64_t *ret_keys;   /* open addressing, 0 = empty */
 	int64_t nret, ret_slots;
-	char *args_json;      /* the last probe's args, handed out by decode() */
+	char *args_json;      /* the last probe's (or entry's) args, handed out by decode() */
+	char retaddr[160];    /* the last entry's return address */
 	char buf[128];
 };
 
@@ -421,11 +422,16 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 	t->kind = AEV_OTHER;
 #define FIELD(i, n) (t->f[i] = tep_find_field(e, n))
 	if (!strcmp(sys, "ftrace")) {
-		if (!strcmp(name, "funcgraph_entry") && FIELD(0, "func") && FIELD(1, "depth"))
+		/* fgraph_retaddr_entry: an entry with its return address (funcgraph-retaddr) */
+		if ((!strcmp(name, "funcgraph_entry") || !strcmp(name, "fgraph_retaddr_entry")) &&
+		    FIELD(0, "func") && FIELD(1, "depth")) {
+			FIELD(2, "args"); /* funcgraph-args: the argument registers */
+			FIELD(3, "retaddr");
 			t->kind = AEV_FG_ENTRY;
-		else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
+		} else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "calltime");
 			FIELD(3, "rettime");
+			FIELD(4, "retval"); /* funcgraph-retval */
 			t->kind = AEV_FG_EXIT;
 		}
 	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
@@ -438,12 +444,14 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 	} else if (!strcmp(sys, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
 			t->kind = AEV_SYS_ENTER;
-		else if (!strcmp(name, "sys_exit") && FIELD(0, "id"))
+		else if (!strcmp(name, "sys_exit") && FIELD(0, "id") && (FIELD(1, "ret"), 1))
 			t->kind = AEV_SYS_EXIT;
 		t->raw = 1;
 	} else if (!strcmp(sys, "syscalls") && FIELD(0, "__syscall_nr")) {
 		int enter = starts_with(name, "sys_enter_");
 		if (enter || starts_with(name, "sys_exit_")) {
+			if (!enter)
+				FIELD(1, "ret");
 			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
 			t->func_id = syscall_id(d, name + (enter ? 10 : 9), DARC_NULL);
 		}
@@ -742,6 +750,103 @@ static const char *probe_args_json(struct decoder *d, const struct etype *t,
 	return d->args_json;
 }
 
+/*
+ * A return value as the kernel prints it (funcgraph-retval): an error code
+ * (-4095..-1) as that negative number, also where a function returned a
+ * 32-bit int and the register's upper half is zero (print_graph_retval()
+ * sign-extends it); anything else as the register's @size bytes.
+ */
+static int64_t fg_retval(uint64_t v, int size)
+{
+	int64_t low = (int32_t)(uint32_t)v;
+
+	if ((size == 4 || !(v >> 32)) && low < 0 && low >= -4095)
+		return low;
+	return (int64_t)v;
+}
+
+/*
+ * funcgraph-args: the argument registers the entry saved, as a JSON object,
+ * named and printed as the recording says the function's parameters are
+ * (a number where it printed one signed, else "0x..", several registers
+ * of a struct as "0x1:0x2"), else "arg1".."argN", each "0x..". NULL with no
+ * registers, or where the function has no parameters; -1 when out of memory.
+ */
+static int fg_args_json(struct decoder *d, const struct tep_format_field *f,
+			const struct fmt_event *ev, uint64_t func, const char **out)
+{
+	int lsize = tep_get_long_size(d->tep) == 4 ? 4 : 8;
+	int nslots = f->offset < (int)ev->size ? ((int)ev->size - f->offset) / lsize : 0;
+	const struct fmt_param *p;
+	int np, slot = 0;
+	json_t *o;
+
+	*out = NULL;
+	if (nslots > 16)
+		nslots = 16; /* the kernel saves 6 (x86) or 8 (arm64) */
+	if (!nslots)
+		return 0;
+	if (!fmt_reader_func_params(d->r, func, &p, &np)) {
+		p = NULL;
+		np = nslots;
+	}
+	if (!np)
+		return 0;
+	o = json_object();
+	for (int i = 0; o && i < np && slot < nslots; i++) {
+		struct tep_format_field one = *f;
+		char name[64], val[160];
+		int len = 0, k = p ? p[i].slots : 1;
+		json_t *v;
+
+		one.size = lsize;
+		if (p && p[i].name[0])
+			snprintf(name, sizeof(name), "%s", p[i].name);
+		else
+			snprintf(name, sizeof(name), "arg%d", i + 1);
+		for (; k > 0 && slot < nslots && len < (int)sizeof(val) - 24; k--, slot++) {
+			one.offset = f->offset + slot * lsize;
+			len += snprintf(val + len, sizeof(val) - len, "%s0x%" PRIx64, len ? ":" : "",
+					(uint64_t)num(d, &one, ev));
+		}
+		one.offset = f->offset + (slot - 1) * lsize;
+		one.flags |= TEP_FIELD_IS_SIGNED;
+		v = p && p[i].kind == 'd' && p[i].slots == 1 ? json_integer(num(d, &one, ev))
+							     : json_string(val);
+		json_object_set_new(o, name, v);
+	}
+	free(d->args_json);
+	d->args_json = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+			 : NULL;
+	json_decref(o);
+	*out = d->args_json;
+	return *out ? 0 : -1;
+}
+
+/* Where a call returns to (funcgraph-retaddr), "caller+0x1c", in @d's buffer. */
+static const char *fg_retaddr(struct decoder *d, uint64_t addr)
+{
+	const char *sym = tep_find_function(d->tep, addr);
+	unsigned long long start = sym ? tep_find_function_address(d->tep, addr) : addr;
+
+	if (!sym)
+		snprintf(d->retaddr, sizeof(d->retaddr), "0x%" PRIx64, addr);
+	else if (start == addr)
+		snprintf(d->retaddr, sizeof(d->retaddr), "%s", sym);
+	else
+		snprintf(d->retaddr, sizeof(d->retaddr), "%s+0x%llx", sym, addr - start);
+	return d->retaddr;
+}
+
+/* An entry's arguments and return address, where it has them. 0, or -1 when out of memory. */
+static int fg_entry_values(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+			   struct aev *out)
+{
+	if (t->f[3])
+		out->fg.retaddr = fg_retaddr(d, (uint64_t)num(d, t->f[3], ev));
+	return t->f[2] ? fg_args_json(d, t->f[2], ev, out->fg.addr, &out->fg.args) : 0;
+}
+
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 {
 	struct tep_format_field **func = calloc(65536, sizeof(*func));
@@ -807,9 +912,18 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
 		if (out->fg.func_id < 0)
 			return -1;
+		out->fg.bad_time = 0;
+		out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
+		out->fg.args = out->fg.retaddr = NULL;
+		if (t->kind == AEV_FG_ENTRY) {
+			if (fg_entry_values(d, t, ev, out))
+				return -1;
+			break;
+		}
 		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
 		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
-		out->fg.bad_time = 0;
+		if (t->f[4])
+			out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
 		if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
 			return -1;
 		break;
@@ -836,6 +950,7 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		v = num(d, t->f[0], ev);
 		out->sys.nr = v;
 		out->sys.raw = t->raw;
+		out->sys.ret = t->kind == AEV_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
 		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
 		if (out->sys.func_id < 0)
 			return -1;

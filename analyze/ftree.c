@@ -45,6 +45,8 @@ struct frame {
 	int64_t cat[NCAT];
 	int64_t interrupted_id;
 	uint32_t flags;
+	int64_t retval;	    /* the return value, once its exit says, else DARC_NULL */
+	char *args, *retaddr; /* owned: what its entry said (freed when it is written) */
 	/* push() sets what follows; detach() the det_ and post fields */
 	int npre;
 	struct seg_copy {
@@ -376,6 +378,14 @@ static int account(struct ftree *ft, const struct call_rec *c)
  * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
  * extra @flags, and write it.
  */
+/* Free what frame @f owns (it has been written, or is dropped). */
+static void frame_release(struct frame *f)
+{
+	free(f->args);
+	free(f->retaddr);
+	f->args = f->retaddr = NULL;
+}
+
 /*
  * Write the call of frame @f, which ends at @t_exit (DARC_NULL: unknown),
  * whose parent is @parent (NULL for a root), at @depth.
@@ -384,6 +394,7 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 		      int depth, int64_t t_exit, uint32_t flags, int32_t tid)
 {
 	struct call_rec c;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
 	c.id = f->id;
@@ -445,9 +456,14 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 		ft->stats.clamped++;
 	if (c.flags & (CALL_HARDIRQ | CALL_SOFTIRQ | CALL_NMI))
 		ft->stats.irq_calls++;
-	if (account(ft, &c))
-		return -1;
-	return ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
+	c.has_retval = f->retval != DARC_NULL;
+	c.retval = f->retval;
+	c.args = f->args;
+	c.retaddr = f->retaddr;
+	rc = account(ft, &c) ? -1
+	     : ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
+	frame_release(f);
+	return rc;
 }
 
 /*
@@ -552,6 +568,7 @@ static int finish_detached(struct ftree *ft, struct stack *s, int k, const struc
 	int64_t ct = fg_calltime(ft, e, f.t_entry, &f.flags);
 
 	s->det[k] = s->det[--s->ndet];
+	f.retval = e->fg.retval;
 	if (detached_child(s, f.id))
 		f.flags |= CALL_GAP;
 	if (f.det_parent >= 0 && f.det_parent < s->n && s->f[f.det_parent].id == f.det_parent_id)
@@ -836,6 +853,7 @@ static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int ki
 	fr->cpu = cpu;
 	fr->t_entry = t;
 	fr->interrupted_id = DARC_NULL;
+	fr->retval = DARC_NULL;
 	return 0;
 }
 
@@ -881,7 +899,11 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int 
 	else if (level == LV_NMI)
 		fr.flags |= CALL_NMI;
 	fr.interrupted_id = interrupted;
-	f = push(ft, s, &fr);
+	fr.args = e->fg.args ? strdup(e->fg.args) : NULL;
+	fr.retaddr = e->fg.retaddr ? strdup(e->fg.retaddr) : NULL;
+	f = (!e->fg.args || fr.args) && (!e->fg.retaddr || fr.retaddr) ? push(ft, s, &fr) : NULL;
+	if (!f)
+		frame_release(&fr);
 	return f ? 0 : fail(ft, "out of memory");
 }
 
@@ -916,12 +938,14 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		} else if (ct != DARC_NULL && i == s->n - 1) {
 			f->t_entry = ct;
 		}
+		f->retval = e->fg.retval;
 		return close_to(ft, s, i, t_exit, tid);
 	}
 	ct = fg_calltime(ft, e, DARC_NULL, &flags);
 	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu))
 		return -1;
 	fr.flags |= flags;
+	fr.retval = e->fg.retval;
 	fr.fg_depth = e->fg.depth;
 	fr.level = level;
 	if (level == LV_HARD)
@@ -1023,6 +1047,7 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 	if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr) {
 		tk->closed_sys_nr = e->sys.nr;
 		tk->closed_sys_raw = e->sys.raw;
+		s->f[i].retval = e->sys.ret;
 		return close_to(ft, s, i, e->t, tk->tid);
 	}
 	if (i < 0 && tk->closed_sys_nr == e->sys.nr && tk->closed_sys_raw != e->sys.raw) {
@@ -1032,6 +1057,7 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 	if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu))
 		return -1;
 	fr.sys_raw = e->sys.raw;
+	fr.retval = e->sys.ret;
 	return lone_exit(ft, s, &fr, e->t, tk->tid);
 }
 
@@ -1345,21 +1371,29 @@ const struct ftree_stats *ftree_stats(const struct ftree *ft)
 	return &ft->stats;
 }
 
+/* Free a stack's frames (and what the frames not yet written own). */
+static void stack_free(struct stack *s)
+{
+	for (int i = 0; i < s->n; i++)
+		frame_release(&s->f[i]);
+	for (int i = 0; i < s->ndet; i++)
+		frame_release(&s->det[i]);
+	free(s->f);
+	free(s->det);
+}
+
 void ftree_free(struct ftree *ft)
 {
 	if (!ft)
 		return;
 	for (int k = 0; k < ft->ntask_slots; k++)
 		if (ft->tasks[k]) {
-			free(ft->tasks[k]->st.det);
-			free(ft->tasks[k]->st.f);
+			stack_free(&ft->tasks[k]->st);
 			free(ft->tasks[k]);
 		}
 	free(ft->tasks);
-	for (int k = 0; k < ft->ncpus; k++) {
-		free(ft->cpus[k].irq.f);
-		free(ft->cpus[k].irq.det);
-	}
+	for (int k = 0; k < ft->ncpus; k++)
+		stack_free(&ft->cpus[k].irq);
 	free(ft->cpus);
 	for (int i = 0; i < ft->nnodes; i++) {
 		hist_release(&ft->nodes[i].incl);

@@ -8,6 +8,7 @@
 #ifndef DARC_MODEL_H
 #define DARC_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define DARC_NULL INT64_MIN
@@ -54,6 +55,13 @@ struct call_rec {
 	int64_t preempt_ns;	/* off CPU, runnable (switched out in state R/R+) */
 	int64_t blocked_ns;	/* off CPU, sleeping */
 	uint32_t flags;		/* CALL_* */
+	/* what the recording says the call was given and gave back (table call_value) */
+	bool has_retval;	/* the return value is recorded: */
+	int64_t retval;		/* funcgraph-retval (an error code as the kernel prints it,
+				   -4095..-1), or a system call's return */
+	const char *args;	/* its arguments, a JSON object (funcgraph-args), or NULL */
+	const char *retaddr;	/* where it returned to, "caller+0x1c" (funcgraph-retaddr),
+				   or NULL */
 };
 
 struct task_rec {

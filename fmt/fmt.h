@@ -133,6 +133,24 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err);
  */
 const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr);
 
+/*
+ * A function's parameter as the recording names it: ftrace text prints the
+ * arguments function_graph saved (funcgraph-args) with the names and types
+ * the kernel's BTF gives; a trace.dat keeps only the argument registers.
+ */
+struct fmt_param {
+	const char *name; /* "" where the text printed no name */
+	int slots;	  /* argument registers it takes (a struct may take two) */
+	char kind;	  /* 'd' printed as a signed number, 'x' in hex */
+};
+
+/*
+ * Does the recording name the parameters of the function at @addr? Then
+ * true, with the @n of them in *@p (owned by the reader; *@n may be 0).
+ */
+bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
+			    const struct fmt_param **p, int *n);
+
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);
 

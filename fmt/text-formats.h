@@ -14,6 +14,7 @@ enum {
 	TF_ID_PRINT = 5,
 	TF_ID_FG_EXIT = 10,
 	TF_ID_FG_ENTRY = 11,
+	TF_ID_FG_RETADDR = 12,
 	TF_ID_SOFTIRQ_EXIT = 149,
 	TF_ID_SOFTIRQ_ENTRY = 150,
 	TF_ID_IRQ_EXIT = 151,
@@ -22,6 +23,8 @@ enum {
 	TF_ID_WAKEUP_NEW = 320,
 	TF_ID_WAKEUP = 321,
 	TF_ID_WAKING = 322,
+	TF_ID_SYS_EXIT = 442,
+	TF_ID_SYS_ENTER = 443,
 	TF_ID_DYNAMIC = 2000, /* irq_vectors and name-only events, numbered on */
 };
 
@@ -43,6 +46,49 @@ static const char tf_fg_entry[] = "name: funcgraph_entry\nID: 11\n" TF_COMMON
 	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"--> %ps (%d)\", (void *)REC->func, REC->depth\n";
+
+/*
+ * With the options of current kernels (kernel/trace/trace_entries.h): the
+ * exit with the return value (funcgraph-retval, CONFIG_FUNCTION_GRAPH_RETVAL,
+ * 6.5+), the entry with the saved argument registers (funcgraph-args, 6.15+:
+ * FTRACE_REGS_MAX_ARGS of them follow when the option is on), and the entry
+ * with the return address (funcgraph-retaddr, 6.13+), in their latest layout.
+ */
+static const char tf_fg_exit_retval[] = "name: funcgraph_exit\nID: 10\n" TF_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long retval;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int overrun;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long long calltime;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long long rettime;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"<-- %ps (%u) (start: %llx  end: %llx) over: %u retval: %lx\", "
+	"(void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth, REC->retval\n";
+
+static const char tf_fg_entry_args[] = "name: funcgraph_entry\nID: 11\n" TF_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long depth;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"--> %ps (%lu)\", (void *)REC->func, REC->depth\n";
+
+static const char tf_fg_retaddr[] = "name: fgraph_retaddr_entry\nID: 12\n" TF_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long depth;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long retaddr;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long args[];\toffset:32;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"--> %ps (%lu) <- %ps\", (void *)REC->func, REC->depth, "
+	"(void *)REC->retaddr\n";
+
+/* raw_syscalls, with the ids of a 6.18 kernel (x86-64) */
+static const char tf_sys_exit[] = "name: sys_exit\nID: 442\n" TF_COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+
+static const char tf_sys_enter[] = "name: sys_enter\nID: 443\n" TF_COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], "
+	"REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
 
 #define TF_STATES                                                                          \
 	"(0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | "  \

@@ -186,32 +186,181 @@ static bool func_name(const char *s, const char *e, struct tline *t)
 	return true;
 }
 
-/* A trailing " (N)": trace-cmd's fgraph:depth option. */
-static void depth_suffix(struct tcur *c, struct tline *t)
+/* "0x1f" (or bare hex digits without @prefix) exactly filling [s, e). */
+static bool hex_span(const char *s, const char *e, bool prefix, uint64_t *v)
 {
-	const char *e = c->end;
-	long long v;
+	if (prefix) {
+		if (e - s < 3 || s[0] != '0' || s[1] != 'x')
+			return false;
+		s += 2;
+	}
+	return thex(s, e, v);
+}
 
-	if (e - c->p < 4 || e[-1] != ')')
-		return;
-	for (const char *o = e - 2; o > c->p; o--) {
-		if (*o == '(') {
-			if (o[-1] == ' ' && tspan_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) &&
-			    v >= 0 && v < 100000) {
-				t->depth = (int)v;
-				c->end = o - 1;
-			}
-			return;
+/* A return value: "0x1f", or a decimal ("-22") as its 64-bit register. */
+static bool ret_value(const char *s, const char *e, uint64_t *v)
+{
+	int64_t d;
+
+	if (hex_span(s, e, true, v))
+		return true;
+	if (!tdec(s, e, &d))
+		return false;
+	*v = (uint64_t)d;
+	return true;
+}
+
+/* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
+static bool caller(const char *s, const char *e, struct tline *t)
+{
+	const char *plus, *slash;
+	uint64_t size;
+
+	plus = memchr(s, '+', e - s);
+	t->ret_off = 0;
+	if (plus) {
+		slash = memchr(plus, '/', e - plus);
+		if (!hex_span(plus + 1, slash ? slash : e, true, &t->ret_off) ||
+		    (slash && !hex_span(slash + 1, e, true, &size)))
+			return false;
+		e = plus;
+	}
+	if (e == s)
+		return false;
+	for (const char *q = s; q < e; q++)
+		if (*q == '(' || *q == ')' || *q == '[' || *q == ']' || (unsigned char)*q <= ' ')
+			return false;
+	t->ret_to = (struct tspan){s, (int)(e - s)};
+	return true;
+}
+
+/*
+ * "<-caller+0x1c/0x80" (the kernel's %pS) or "<-caller" (trace-cmd): where
+ * a call returns to.
+ */
+static bool ret_to(const char *s, const char *e, struct tline *t)
+{
+	return e - s >= 3 && !memcmp(s, "<-", 2) && caller(s + 2, e, t);
+}
+
+static const char *token_end(const char *s, const char *e)
+{
+	while (s < e && *s != ' ')
+		s++;
+	return s;
+}
+
+/*
+ * The items of a comment after a call: "<-caller+0x1c/0x80" (maybe with
+ * its "[mod]") and "ret=VALUE"; after "}" the function's name comes first
+ * ("} /+ func ret=-22 +/", funcgraph-tail or funcgraph-retval).
+ */
+static bool comment_items(const char *s, const char *e, struct tline *t, bool exit)
+{
+	const char *name = NULL, *name_end = NULL, *q;
+	bool after_ret_to = false, items = false;
+
+	for (; s < e; s = q) {
+		while (s < e && *s == ' ')
+			s++;
+		if (s == e)
+			break;
+		q = token_end(s, e);
+		if (!exit && !t->ret_to.n && ret_to(s, q, t)) {
+			after_ret_to = items = true;
+			continue;
 		}
-		if (!is_digit(*o))
-			return;
+		if (after_ret_to && *s == '[' && q[-1] == ']') { /* the caller's module */
+			after_ret_to = false;
+			continue;
+		}
+		after_ret_to = false;
+		if (q - s > 4 && !memcmp(s, "ret=", 4) && !t->has_ret && ret_value(s + 4, q, &t->ret)) {
+			t->has_ret = items = true;
+			continue;
+		}
+		if (!exit || items) /* the name comes first */
+			return false;
+		if (!name)
+			name = s;
+		name_end = q;
+	}
+	return !name || func_name(name, name_end, t);
+}
+
+/*
+ * Take off the end of @c what may follow a call's "{", ";" or "}": the
+ * kernel's comments, and trace-cmd's " (N)" (fgraph:depth) and " (ret=X)".
+ * The comments' texts go to @com (at most @max); their number is returned,
+ * or -1 with @why set.
+ */
+static int strip_tail(struct tcur *c, struct tline *t, struct tspan *com, int max,
+		      const char **why)
+{
+	int n = 0;
+
+	for (;;) {
+		const char *e, *o;
+		long long v;
+
+		while (c->end > c->p && c->end[-1] == ' ')
+			c->end--;
+		e = c->end;
+		if (e - c->p >= 4 && !memcmp(e - 2, "*/", 2)) {
+			for (o = e - 3; o >= c->p && memcmp(o, "/*", 2); o--)
+				;
+			if (o < c->p || o + 2 > e - 2)
+				return *why = "comment without its start", -1;
+			if (n == max)
+				return *why = "too many comments after the call", -1;
+			com[n++] = (struct tspan){o + 2, (int)(e - 2 - (o + 2))};
+			c->end = o;
+			continue;
+		}
+		if (e - c->p < 4 || e[-1] != ')')
+			return n;
+		for (o = e - 2; o > c->p && *o != '('; o--)
+			;
+		if (o <= c->p || o[-1] != ' ')
+			return n;
+		if (e - o > 5 && !memcmp(o + 1, "ret=", 4) && !t->has_ret &&
+		    ret_value(o + 5, e - 1, &t->ret)) {
+			t->has_ret = true;
+		} else if (tspan_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) && v >= 0 &&
+			   v < 100000) {
+			t->depth = (int)v;
+		} else {
+			return n;
+		}
+		c->end = o - 1;
 	}
 }
 
-/* After "|": the indent, then "}", "func() {", "func();" or a comment. */
+/* "NAME(ARGS)" in [s, e): the name, and the arguments' span (balanced parentheses). */
+static bool call_name_args(const char *s, const char *e, struct tline *t)
+{
+	const char *o = memchr(s, '(', e - s);
+	int open = 0;
+
+	if (!o || e[-1] != ')' || !func_name(s, o, t))
+		return false;
+	for (const char *q = o; q < e; q++) {
+		open += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+		if (open < 0 || (open == 0 && q < e - 1) || (unsigned char)*q < 0x20)
+			return false;
+	}
+	t->args = (struct tspan){o + 1, (int)(e - 1 - (o + 1))};
+	return true;
+}
+
+/*
+ * After "|": the indent, then "}", "func(ARGS) {", "func(ARGS);" or a
+ * comment, each with what the options print after it (see text.h).
+ */
 static int graph_body(struct tcur *c, struct tline *t, const char **why)
 {
-	int sp = count_spaces(c);
+	int sp = count_spaces(c), n, m;
+	struct tspan com[2];
 	const char *e;
 
 	t->depth = sp >= 2 ? (sp - 2) / 2 : 0;
@@ -228,32 +377,39 @@ static int graph_body(struct tcur *c, struct tline *t, const char **why)
 			t->text.n--;
 		return 0;
 	}
-	depth_suffix(c, t);
-	while (c->end > c->p && c->end[-1] == ' ')
-		c->end--;
+	n = strip_tail(c, t, com, 2, why);
+	if (n < 0)
+		return -1;
 	if (tcur_eat(c, "}")) {
 		t->kind = TL_EXIT;
 		skip_spaces(c);
-		if (c->p == c->end)
-			return 0;
-		if (!tcur_eat(c, "/*") || c->end - c->p < 3 || memcmp(c->end - 2, "*/", 2))
+		if (c->p != c->end || n > 1)
 			return *why = "unexpected text after '}'", -1;
-		e = c->end - 2;
-		skip_spaces(c);
-		while (e > c->p && e[-1] == ' ')
-			e--;
-		return func_name(c->p, e, t) ? 0 : (*why = "bad function name after '}'", -1);
+		return n == 0 || comment_items(com[0].p, com[0].p + com[0].n, t, true)
+			       ? 0 : (*why = "bad function name after '}'", -1);
 	}
-	if (c->end - c->p > 4 && !memcmp(c->end - 4, "() {", 4)) {
+	e = c->end;
+	if (e - c->p > 2 && !memcmp(e - 2, " {", 2)) {
 		t->kind = TL_ENTRY;
-		e = c->end - 4;
-	} else if (c->end - c->p > 3 && !memcmp(c->end - 3, "();", 3)) {
+		c->end -= 2;
+		/* trace-cmd: "func() /+ <-caller +/ {" */
+		m = strip_tail(c, t, com + n, 2 - n, why);
+		if (m < 0)
+			return -1;
+		n += m;
+		e = c->end;
+	} else if (e - c->p > 1 && e[-1] == ';') {
 		t->kind = TL_LEAF;
-		e = c->end - 3;
+		e--;
 	} else {
 		return *why = "neither a call, a return nor a comment after '|'", -1;
 	}
-	return func_name(c->p, e, t) ? 0 : (*why = "bad function name", -1);
+	if (!call_name_args(c->p, e, t))
+		return *why = "bad function name", -1;
+	for (int i = 0; i < n; i++)
+		if (!comment_items(com[i].p, com[i].p + com[i].n, t, false))
+			return *why = "unexpected comment after the call", -1;
+	return 0;
 }
 
 /* "[+!#*@$ ]DUR us  |" or just "|"; then the body. */
@@ -418,6 +574,26 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
 	return tok > s && tok[-1] == ']' && bracket_cpu(s, tok, q, t) ? 0 : -1;
 }
 
+/*
+ * fgraph_retaddr_entry in its print format, "--> func (2) <- caller" (what
+ * trace-cmd prints where it has no handler for it): an entry.
+ */
+static bool retaddr_fields(struct tcur *c, struct tline *t)
+{
+	const char *o, *arrow;
+	long long v;
+
+	skip_spaces(c);
+	o = c->p + 1 < c->end ? memchr(c->p + 1, '(', c->end - c->p - 1) : NULL;
+	arrow = o ? memmem(o, c->end - o, ") <- ", 5) : NULL;
+	if (!arrow || o[-1] != ' ' || !func_name(c->p, o - 1, t) ||
+	    !tspan_int((struct tspan){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 || v >= 100000)
+		return false;
+	t->kind = TL_ENTRY;
+	t->depth = (int)v;
+	return caller(arrow + 5, c->end, t);
+}
+
 /* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
 static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
 {
@@ -455,6 +631,16 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
 			: (*why = "funcgraph_entry without a call", -1);
+	}
+	if (t->name.n == 20 && !memcmp(t->name.p, "fgraph_retaddr_entry", 20)) {
+		t->name = (struct tspan){NULL, 0};
+		skip_spaces(c);
+		if (tcur_eat(c, "-->")) /* no handler in trace-cmd: its print format */
+			return retaddr_fields(c, t) ? 0 : (*why = "bad fgraph_retaddr_entry fields", -1);
+		if (graph_columns(c, t, why))
+			return -1;
+		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
+			: (*why = "fgraph_retaddr_entry without a call", -1);
 	}
 	if (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14)) {
 		t->name = (struct tspan){NULL, 0};
@@ -537,4 +723,79 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why)
 	if (colon && !memchr(c.p, '|', colon - c.p))
 		return report_line(&c, colon, t, why);
 	return graph_line(&c, t, why);
+}
+
+/* One value of funcgraph-args at *@p: 0x1f, ?0x1f, -3, (STRUCT)[0x1:0x2], or bare hex. */
+static bool targ_value(const char **p, const char *end, bool named, struct targs *a)
+{
+	const char *s = *p, *e = s;
+	int i = a->n;
+	int64_t d;
+
+	while (e < end && !(e + 1 < end && e[0] == ',' && e[1] == ' '))
+		e++;
+	*p = e;
+	if (*s == '(') { /* a type the kernel prints as its registers */
+		const char *q = memchr(s, ')', e - s);
+		if (!q || q + 1 >= e || q[1] != '[' || e[-1] != ']')
+			return false;
+		a->a[i].kind = 'w';
+		for (s = q + 2; s < e - 1; s++) {
+			const char *v = s;
+			while (s < e - 1 && *s != ':')
+				s++;
+			if (s - v == 3 && !memcmp(v, "...", 3) && s == e - 1)
+				break;
+			if (a->nslots == TARGS_MAX || !hex_span(v, s, true, &a->v[a->nslots]))
+				return false;
+			a->nslots++;
+			a->a[i].slots++;
+		}
+		return a->a[i].slots > 0;
+	}
+	if (a->nslots == TARGS_MAX)
+		return false;
+	a->a[i].slots = 1;
+	a->a[i].kind = 'x';
+	if (*s == '?') /* a type BTF does not tell */
+		s++;
+	if (hex_span(s, e, true, &a->v[a->nslots]) ||
+	    (!named && hex_span(s, e, false, &a->v[a->nslots])))
+		return a->nslots++, true;
+	if (!named || !tdec(s, e, &d))
+		return false;
+	a->a[i].kind = 'd';
+	a->v[a->nslots++] = (uint64_t)d;
+	return true;
+}
+
+int targs_parse(struct tspan sp, struct targs *a)
+{
+	const char *p = sp.p, *end = sp.p + sp.n;
+
+	memset(a, 0, sizeof(*a));
+	while (p < end) {
+		const char *q = p;
+
+		if (a->n && !(end - p > 2 && p[0] == ',' && p[1] == ' '))
+			return -1;
+		p += a->n ? 2 : 0;
+		if (end - p == 3 && !memcmp(p, "...", 3)) /* beyond the saved registers */
+			return 0;
+		if (a->n == TARGS_MAX)
+			return -1;
+		for (q = p; q < end && (*q == '_' || is_digit(*q) || (*q >= 'a' && *q <= 'z') ||
+					(*q >= 'A' && *q <= 'Z'));
+		     q++)
+			;
+		a->a[a->n].name = (struct tspan){p, 0};
+		if (q < end && *q == '=') {
+			a->a[a->n].name.n = (int)(q - p);
+			p = q + 1;
+		}
+		if (p == end || !targ_value(&p, end, q < end && *q == '=', a))
+			return -1;
+		a->n++;
+	}
+	return 0;
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool hex_u64(const char *s, const char *e, uint64_t *v)
+bool thex(const char *s, const char *e, uint64_t *v)
 {
 	*v = 0;
 	if (s >= e || e - s > 16)
@@ -27,7 +27,7 @@ static bool hex_u64(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-static bool dec_i64(const char *s, const char *e, int64_t *v)
+bool tdec(const char *s, const char *e, int64_t *v)
 {
 	bool neg = s < e && *s == '-';
 	uint64_t u = 0;
@@ -67,16 +67,18 @@ static int one_arg(const char **p, const char *end, struct tprobe *a)
 		a->str[i] = (struct tspan){v + 1, (int)(ve - v - 1)};
 		ve++;
 	} else {
+		if (v >= end) /* "name=": no value */
+			return -1;
 		ve = memchr(v, ' ', end - v);
 		ve = ve ? ve : end;
 		if (ve - v > 2 && v[0] == '0' && v[1] == 'x') {
 			a->kind[i] = TPROBE_HEX;
-			if (!hex_u64(v + 2, ve, &a->num[i]))
+			if (!thex(v + 2, ve, &a->num[i]))
 				return -1;
 		} else {
 			int64_t d;
 			a->kind[i] = TPROBE_DEC;
-			if (!dec_i64(v, ve, &d))
+			if (!tdec(v, ve, &d))
 				return -1;
 			a->num[i] = (uint64_t)d;
 		}
@@ -101,9 +103,9 @@ int tprobe_parse(struct tspan f, struct tprobe *a)
 	arrow = memmem(p, close - p, " <- ", 4);
 	if (arrow) {
 		a->ret = true;
-		if (!hex_u64(p + 1, arrow, &a->ip) || !hex_u64(arrow + 4, close, &a->ret_ip))
+		if (!thex(p + 1, arrow, &a->ip) || !thex(arrow + 4, close, &a->ret_ip))
 			return -1;
-	} else if (!hex_u64(p + 1, close, &a->ip)) {
+	} else if (!thex(p + 1, close, &a->ip)) {
 		return -1;
 	}
 	p = close + 1;

@@ -8,13 +8,23 @@
  * here (text-formats.h, text-block.c, text-probe.c): funcgraph_entry and
  * funcgraph_exit (a leaf line "func();" gives both), and from their printed
  * fields sched_switch, sched_wakeup(_new), sched_waking, irq_handler_entry
- * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit, the
- * block events bios are followed through, and kprobes and kretprobes; any
+ * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit,
+ * raw_syscalls' sys_enter and sys_exit, the block events bios are followed
+ * through, and kprobes and kretprobes; any
  * other event is kept by name with its printed fields as one string
  * ("text" system); trace_printk comments become ftrace print events.
  * Function names get made-up addresses, registered with libtraceevent, so
  * they resolve as kallsyms would; a kprobe named after its function takes
  * that function's address.
+ *
+ * Options of current kernels. A text that prints return values
+ * (funcgraph-retval) gets the exit format with retval, one that prints
+ * arguments (funcgraph-args) the entry format with the saved registers,
+ * with the values printed (the names and how they were printed are kept per
+ * function, for fmt_reader_func_params()), and an entry that says where it
+ * returns to (funcgraph-retaddr) becomes an fgraph_retaddr_entry, its
+ * return address the caller's second made-up address (TEXT_CALLER_BASE,
+ * with room for any offset) plus the printed offset.
  *
  * Times. Where the text prints a time (funcgraph-abstime, trace-cmd report)
  * it is used, made monotonic per CPU (a printed time is rounded to the us
@@ -54,6 +64,9 @@
 
 #define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no
 						     kernel code lives there */
+#define TEXT_CALLER_BASE 0xfffff80000000000ULL /* made-up address of function i as a
+						       caller: + (i << TEXT_CALLER_SHIFT) */
+#define TEXT_CALLER_SHIFT 24			     /* 16 MiB: more than any function */
 #define TEXT_PID_UNKNOWN 0x40000000	     /* above any pid_max */
 #define TEXT_MAX_CPUS 4096
 #define PROBE_BYTES 65536
@@ -101,6 +114,10 @@ struct tcpu {
 struct tfunc {
 	char *name;
 	char *mod;
+	bool caller;		   /* a call returns into it: give it a caller address */
+	bool params_set;	   /* its arguments were printed (maybe as "()") */
+	int nparams;
+	struct fmt_param *params; /* their names and kinds */
 };
 
 enum dyn_kind { DYN_NAMED, DYN_VECTOR, DYN_PROBE };
@@ -142,6 +159,9 @@ struct text {
 	struct tsite *sites;
 	int nsites, sites_cap;
 	bool abs_times;	      /* the text prints times */
+	bool any_ret, any_args, any_retaddr; /* it prints return values, arguments,
+						return addresses */
+	bool any_sys;	      /* raw_syscalls' formats are added */
 	bool any_proc, any_lat, any_switch;
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
@@ -313,7 +333,7 @@ static long func_index(struct text *x, struct tspan name, struct tspan mod)
 	if (GROW(x->funcs, x->nfuncs, x->funcs_cap, 256))
 		return -1;
 	f = &x->funcs[x->nfuncs];
-	f->name = strndup(name.p, name.n);
+	*f = (struct tfunc){.name = strndup(name.p, name.n)};
 	f->mod = mod.n ? strndup(mod.p, mod.n) : NULL;
 	if (!f->name || (mod.n && !f->mod)) {
 		free(f->name);
@@ -329,14 +349,25 @@ static uint64_t func_addr(uint32_t i)
 	return TEXT_FUNC_BASE + 16ULL * i;
 }
 
+/* Function @i as a caller: return addresses are this plus their offset. */
+static uint64_t caller_addr(uint32_t i)
+{
+	return TEXT_CALLER_BASE + ((uint64_t)i << TEXT_CALLER_SHIFT);
+}
+
 /* Tell libtraceevent (and the module map) the functions, once all are known. */
 static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *err)
 {
+	/* libtraceevent finds an address inside a function only below the next
+	   one: the last caller address needs an end after it */
+	if (x->any_retaddr && tep_register_function(r->tep, "_etext", caller_addr(x->nfuncs), NULL))
+		return FAIL("out of memory");
 	for (int i = 0; i < x->nfuncs; i++) {
 		struct tfunc *f = &x->funcs[i];
 		char line[600];
 
-		if (tep_register_function(r->tep, f->name, func_addr(i), f->mod))
+		if (tep_register_function(r->tep, f->name, func_addr(i), f->mod) ||
+		    (f->caller && tep_register_function(r->tep, f->name, caller_addr(i), f->mod)))
 			return FAIL("out of memory");
 		if (!f->mod)
 			continue;
@@ -773,6 +804,58 @@ static int ev_block(struct at *a, const struct tblock_event *be)
 	return 0;
 }
 
+/*
+ * raw_syscalls' sys_enter, "NR 257 (ffffff9c, 7ffd5c3e1f20, 0, 0, 0, 0)", and
+ * sys_exit, "NR 257 = -13" (their print formats): the system call and what
+ * it returned. Their formats are added with the first of them.
+ */
+static int ev_syscall(struct at *a)
+{
+	bool enter = same("sys_enter", a->name);
+	const char *p = a->f.p, *end = p + a->f.n, *q;
+	int64_t nr, ret = 0;
+	uint64_t args[6] = {0};
+	uint8_t *rec;
+	int n = 0;
+
+	if (a->f.n < 4 || memcmp(p, "NR ", 3))
+		return bad_fields(a);
+	for (q = p += 3; q < end && *q != ' '; q++)
+		;
+	if (!tdec(p, q, &nr))
+		return bad_fields(a);
+	if (!enter && !(end - q > 3 && !memcmp(q, " = ", 3) && tdec(q + 3, end, &ret)))
+		return bad_fields(a);
+	if (enter) {
+		if (end - q < 3 || memcmp(q, " (", 2) || end[-1] != ')')
+			return bad_fields(a);
+		for (p = q + 2; p < end - 1 && n < 6; n++, p = q + 2) {
+			for (q = p; q < end - 1 && *q != ','; q++)
+				;
+			if (!thex(p, q, &args[n]))
+				return bad_fields(a);
+		}
+		if (n != 6 || q != end - 1)
+			return bad_fields(a);
+	}
+	if (!a->x->any_sys) {
+		a->x->any_sys = true;
+		if (fmt_add_format(a->r, "raw_syscalls", tf_sys_exit, sizeof(tf_sys_exit) - 1,
+				   a->err) ||
+		    fmt_add_format(a->r, "raw_syscalls", tf_sys_enter, sizeof(tf_sys_enter) - 1,
+				   a->err))
+			return -1;
+	}
+	if (!(rec = at_record(a, enter ? TF_ID_SYS_ENTER : TF_ID_SYS_EXIT, enter ? 64 : 24)))
+		return no_memory(a);
+	memcpy(rec + 8, &nr, 8);
+	if (enter)
+		memcpy(rec + 16, args, sizeof(args));
+	else
+		memcpy(rec + 16, &ret, 8);
+	return 0;
+}
+
 /* A dynamic event of @kind for this line's name, or NULL with the error set. */
 static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 {
@@ -825,6 +908,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 		{"sched_waking", ev_wake},	     {"sched_wakeup_new", ev_wake},
 		{"irq_handler_entry", ev_irq_entry}, {"irq_handler_exit", ev_irq_exit},
 		{"softirq_entry", ev_softirq},	     {"softirq_exit", ev_softirq},
+		{"sys_enter", ev_syscall},	     {"sys_exit", ev_syscall},
 	};
 	struct at a = {r, x, l, cpu, pid, t, name, f, err};
 	const struct tblock_event *be;
@@ -867,30 +951,90 @@ static int add_comment(struct fmt_reader *r, struct text *x, const struct tline 
 
 /* ---- graph lines ------------------------------------------------------------ */
 
-static int fg_entry(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
-		    uint32_t func)
-{
-	uint8_t *rec = new_record(x, TF_ID_FG_ENTRY, cpu, pid, l, t, 20);
+/* The kernel's struct ftrace_graph_ent_entry and its kin: where args[] starts. */
+enum { FG_ARGS_OFF = 24, FG_RETADDR_ARGS_OFF = 32, FG_EXIT_SIZE = 40, FG_EXIT_RET_SIZE = 48 };
 
-	if (!rec)
+/*
+ * Keep how function @f's arguments were printed (the first time: the kernel
+ * prints a function's alike every time). 0, or -1 when out of memory.
+ */
+static int note_params(struct tfunc *f, const struct targs *ta)
+{
+	if (f->params_set)
+		return 0;
+	f->params_set = true;
+	if (!ta->n)
+		return 0;
+	f->params = calloc(ta->n, sizeof(*f->params));
+	if (!f->params)
 		return -1;
-	put64(rec, 8, func_addr(func));
-	put32(rec, 16, l->depth);
+	for (int i = 0; i < ta->n; i++) {
+		char *name = strndup(ta->a[i].name.p, ta->a[i].name.n);
+		if (!name)
+			return -1;
+		f->params[i] = (struct fmt_param){name, ta->a[i].slots, ta->a[i].kind};
+		f->nparams++;
+	}
 	return 0;
 }
 
-/* An exit event at @t of a call that returned at @ret after @dur ns. */
+/*
+ * The entry record of line @l (function @func): funcgraph_entry (with the
+ * argument registers where the text prints arguments), or
+ * fgraph_retaddr_entry where the line says where the call returns to.
+ */
+static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		    int32_t pid, uint64_t t, uint32_t func, struct fmt_err *err)
+{
+	struct targs ta = {0};
+	int off = l->ret_to.n ? FG_RETADDR_ARGS_OFF : x->any_args ? FG_ARGS_OFF : 20;
+	uint8_t *rec;
+
+	if (x->any_args && l->args.n && targs_parse(l->args, &ta))
+		return FAIL("line %d: cannot read the call's arguments", x->line);
+	if (x->any_args && note_params(&x->funcs[func], &ta))
+		return FAIL("out of memory");
+	rec = new_record(x, l->ret_to.n ? TF_ID_FG_RETADDR : TF_ID_FG_ENTRY, cpu, pid, l, t,
+			 off + (x->any_args ? 8 * TARGS_MAX : 0));
+	if (!rec)
+		return FAIL("out of memory");
+	put64(rec, 8, func_addr(func));
+	if (off == 20) { /* the 6.1 layout: an int depth */
+		put32(rec, 16, l->depth);
+		return 0;
+	}
+	put64(rec, 16, (uint64_t)l->depth);
+	if (l->ret_to.n) {
+		long c = func_index(x, l->ret_to, (struct tspan){NULL, 0});
+		if (c < 0)
+			return FAIL("out of memory");
+		if ((uint64_t)c >= (0 - TEXT_CALLER_BASE) >> TEXT_CALLER_SHIFT ||
+		    l->ret_off >> TEXT_CALLER_SHIFT)
+			return FAIL("line %d: too many callers, or an offset too large", x->line);
+		x->funcs[c].caller = true;
+		put64(rec, 24, caller_addr((uint32_t)c) + l->ret_off);
+	}
+	for (int i = 0; i < ta.nslots; i++)
+		put64(rec, off + 8 * i, ta.v[i]);
+	return 0;
+}
+
+/* An exit event at @t of a call that returned at @ret after @dur ns (its value in @l). */
 static int fg_exit(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
 		   uint64_t ret, uint64_t dur, uint32_t func)
 {
-	uint8_t *rec = new_record(x, TF_ID_FG_EXIT, cpu, pid, l, t, 40);
+	uint8_t *rec = new_record(x, TF_ID_FG_EXIT, cpu, pid, l, t,
+				  x->any_ret ? FG_EXIT_RET_SIZE : FG_EXIT_SIZE);
+	int at = x->any_ret ? 8 : 0; /* the fields after retval move by it */
 
 	if (!rec)
 		return -1;
 	put64(rec, 8, func_addr(func));
-	put32(rec, 16, l->depth);
-	put64(rec, 24, ret > dur ? ret - dur : 0);
-	put64(rec, 32, ret);
+	if (x->any_ret)
+		put64(rec, 16, l->ret);
+	put32(rec, 16 + at, l->depth);
+	put64(rec, 24 + at, ret > dur ? ret - dur : 0);
+	put64(rec, 32 + at, ret);
 	return 0;
 }
 
@@ -941,8 +1085,10 @@ static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *
 	long func = func_index(x, l->name, l->mod);
 	struct tstack *s;
 
-	if (func < 0 || fg_entry(x, l, cpu, pid, t, (uint32_t)func))
+	if (func < 0)
 		return FAIL("out of memory");
+	if (fg_entry(r, x, l, cpu, pid, t, (uint32_t)func, err))
+		return -1;
 	if (l->kind == TL_LEAF)
 		return fg_exit(x, l, cpu, pid, t + l->dur, t + l->dur, l->dur, (uint32_t)func)
 			       ? FAIL("out of memory") : 0;
@@ -1083,6 +1229,9 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 	t = x->cpus[cpu].now;
 	if (l->has_ts && l->ts > t)
 		t = l->ts;
+	if (x->any_ret && (l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_ret)
+		return FAIL("line %d: a return without its value, where other returns have one",
+			    x->line);
 	if (!x->any_lat)
 		l = infer_irq(x, l, cpu, &copy);
 	switch (l->kind) {
@@ -1150,6 +1299,9 @@ static int survey_line(struct fmt_reader *r, struct text *x, const struct tline 
 		x->base = l->dur;
 	x->any_proc |= l->pid >= 0 && l->kind != TL_SWITCH;
 	x->any_lat |= l->has_lat;
+	x->any_ret |= l->has_ret;
+	x->any_args |= (l->kind == TL_ENTRY || l->kind == TL_LEAF) && l->args.n;
+	x->any_retaddr |= l->ret_to.n > 0;
 	if (l->kind != TL_SWITCH)
 		return 0;
 	x->any_switch = true;
@@ -1174,26 +1326,32 @@ static int cmp_ev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int add_formats(struct fmt_reader *r, struct fmt_err *err)
+/* The formats of the events made, function_graph's as the text's options need. */
+static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_err *err)
 {
+#define F(sys, v) {sys, v, sizeof(v) - 1}
 	static const struct {
 		const char *sys, *text;
 		size_t len;
 	} f[] = {
-#define F(sys, v) {sys, v, sizeof(v) - 1}
-		F("ftrace", tf_print),	    F("ftrace", tf_fg_exit),   F("ftrace", tf_fg_entry),
-		F("sched", tf_switch),	    F("sched", tf_wakeup),     F("sched", tf_wakeup_new),
-		F("sched", tf_waking),	    F("irq", tf_softirq_exit), F("irq", tf_softirq_entry),
-		F("irq", tf_irq_exit),	    F("irq", tf_irq_entry),
+		F("ftrace", tf_print),	    F("sched", tf_switch),     F("sched", tf_wakeup),
+		F("sched", tf_wakeup_new),  F("sched", tf_waking),     F("irq", tf_softirq_exit),
+		F("irq", tf_softirq_entry), F("irq", tf_irq_exit),     F("irq", tf_irq_entry),
+	}, exits[] = {F("ftrace", tf_fg_exit), F("ftrace", tf_fg_exit_retval)},
+	   entries[] = {F("ftrace", tf_fg_entry), F("ftrace", tf_fg_entry_args)},
+	   retaddr = F("ftrace", tf_fg_retaddr);
 #undef F
-	};
-
 	const struct tblock_event *b;
 	int nb;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
 			return -1;
+	if (fmt_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
+	    fmt_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
+			   err) ||
+	    (x->any_retaddr && fmt_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
+		return -1;
 	b = tblock_events(&nb);
 	for (int i = 0; i < nb; i++)
 		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
@@ -1252,8 +1410,8 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
-		 ", lost events unless printed, fields of events other than sched, irq, block and "
-		 "kprobes",
+		 ", lost events unless printed, fields of events other than sched, irq, raw_syscalls, "
+		 "block and kprobes",
 		 unknown);
 	r->info.lacks = x->lacks;
 }
@@ -1275,9 +1433,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	r->be_priv = x;
 	r->info.long_size = 8;
 	r->info.page_size = 4096;
-	if (fmt_init_tep(r, err) || add_formats(r, err))
-		return -1;
-	if (each_line(r, x, err, survey_line))
+	if (fmt_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
 		return -1;
 	/* without printed times, clocks start where the longest call fits before */
 	x->base = x->abs_times ? 0 : x->base + 1000000;
@@ -1345,6 +1501,9 @@ static void text_close(struct fmt_reader *r)
 	for (int i = 0; i < x->nfuncs; i++) {
 		free(x->funcs[i].name);
 		free(x->funcs[i].mod);
+		for (int k = 0; k < x->funcs[i].nparams; k++)
+			free((char *)x->funcs[i].params[k].name);
+		free(x->funcs[i].params);
 	}
 	free(x->funcs);
 	free(x->func_slots);
@@ -1420,10 +1579,26 @@ static bool text_probe(const uint8_t *p8, uint64_t len)
 	return events > 0;
 }
 
+/* The parameters of the function at made-up address @addr, as its calls printed them. */
+static bool text_func_params(const struct fmt_reader *r, uint64_t addr,
+			     const struct fmt_param **p, int *n)
+{
+	const struct text *x = r->be_priv;
+	uint64_t i = (addr - TEXT_FUNC_BASE) / 16;
+
+	if (!x || addr < TEXT_FUNC_BASE || addr % 16 || i >= (uint64_t)x->nfuncs ||
+	    !x->funcs[i].params_set)
+		return false;
+	*p = x->funcs[i].params;
+	*n = x->funcs[i].nparams;
+	return true;
+}
+
 const struct fmt_backend fmt_text_backend = {
 	.name = "ftrace text",
 	.probe = text_probe,
 	.open = text_open,
 	.next = text_next,
 	.close = text_close,
+	.func_params = text_func_params,
 };

@@ -12,6 +12,12 @@
  *  - `trace-cmd report` lines: "COMM-PID [CPU] TIME: EVENT: FIELDS", with -l
  *    ("COMM-PID CPUflags TIME: ...") and -t (ns times); the FIELDS of
  *    funcgraph_entry and funcgraph_exit are the graph columns above.
+ *
+ * The options of current kernels add to a call's line, in either family:
+ * its arguments between the parentheses (funcgraph-args), where it returns
+ * to ("<-caller+0x1c/0x80", funcgraph-retaddr) and its return value
+ * ("ret=-22", "ret=0x0"; funcgraph-retval), in comments after "{", ";" or
+ * "}" (the kernel) or in trace-cmd's " /+ <-caller +/" and " (ret=...)".
  */
 #ifndef DARC_TEXT_H
 #define DARC_TEXT_H
@@ -78,6 +84,11 @@ struct tline {
 	struct tspan mod;   /* "[ext4]" after a function name, without brackets */
 	struct tspan text;  /* comment text, or an event's fields */
 	bool irq_in;	    /* TL_IRQ_MARK: "==========>" (else "<==========") */
+	struct tspan args;  /* entry or leaf: between its parentheses (funcgraph-args) */
+	struct tspan ret_to; /* entry or leaf: the function it returns to, or empty */
+	uint64_t ret_off;   /* and the offset in it, 0 where not printed */
+	bool has_ret;	    /* leaf or exit: the return value is printed */
+	uint64_t ret;	    /* it, as the 64-bit register ("-22" is 2^64 - 22) */
 	int prev_pid, next_pid; /* TL_SWITCH */
 	struct tspan prev_comm, next_comm;
 	uint64_t lost;	    /* TL_LOST */
@@ -157,6 +168,31 @@ int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tbloc
 /* Bytes of the record, and its fields written into @rec (zeroed, that long). */
 int tblock_size(const struct tblock_event *e, const struct tblock *b);
 void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b);
+
+/*
+ * A call's arguments as funcgraph-args prints them: "fd=3, buf=0x7ffd1000,
+ * n=0x10", with "?0x.." for a type the kernel does not know, "(STRUCT)[0x1:
+ * 0x2]" for one passed in several registers and "..." past the last
+ * register; trace-cmd without BTF prints bare hex values without names.
+ */
+#define TARGS_MAX 6 /* the registers the kernel saves (FTRACE_REGS_MAX_ARGS) */
+struct targs {
+	int n;			/* arguments */
+	int nslots;		/* registers they fill, in order */
+	uint64_t v[TARGS_MAX];	/* the registers' values */
+	struct {
+		struct tspan name; /* empty where not printed */
+		char kind;	   /* 'd' signed decimal, 'x' hex, 'w' several registers */
+		int slots;
+	} a[TARGS_MAX];
+};
+
+/* Parse @s (what is between the parentheses) into @a. 0, or -1 if it is not that. */
+int targs_parse(struct tspan s, struct targs *a);
+
+/* Hex digits (at most 16, no "0x") or a decimal (maybe negative) exactly filling [s, e). */
+bool thex(const char *s, const char *e, uint64_t *v);
+bool tdec(const char *s, const char *e, int64_t *v);
 
 /* A number ("123", "-4"); false when @s is not exactly one. */
 bool tspan_int(struct tspan s, long long *v);

@@ -538,6 +538,14 @@ const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr)
 	return kmod_find(&r->kmods, addr);
 }
 
+bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
+			    const struct fmt_param **p, int *n)
+{
+	*p = NULL;
+	*n = 0;
+	return r->be && r->be->func_params && r->be->func_params(r, addr, p, n);
+}
+
 int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 {
 	struct rd d;

@@ -109,6 +109,9 @@ struct fmt_backend {
 	int (*open)(struct fmt_reader *r, struct fmt_err *err);
 	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
 	void (*close)(struct fmt_reader *r);
+	/* optional: fmt_reader_func_params() */
+	bool (*func_params)(const struct fmt_reader *r, uint64_t addr,
+			    const struct fmt_param **p, int *n);
 };
 
 /* The backends, NULL-terminated (backends.c). */

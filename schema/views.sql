@@ -39,6 +39,19 @@ LEFT JOIN fnode_path p ON p.id = c.fnode_id
 WHERE c.incl_ns IS NOT NULL
 ORDER BY f.name, c.incl_ns DESC, c.id;
 
+-- The calls that returned an error code (-4095..-1: a system call's return,
+-- or a kernel function's under funcgraph-retval), with the code's name.
+CREATE VIEW call_error AS
+SELECT c.id, c.task_id, f.name AS func, k.name AS kind, v.retval,
+	'-' || coalesce(e.name, -v.retval) AS error, c.t_entry, c.incl_ns
+FROM call_value v
+JOIN call_base c ON c.id = v.id
+JOIN func f ON f.id = c.func_id
+LEFT JOIN func_kind k ON k.kind = f.kind
+LEFT JOIN errno_name e ON e.code = -v.retval
+WHERE v.retval BETWEEN -4095 AND -1
+ORDER BY v.id;
+
 -- The fnodes by total inclusive time, with their path and decomposition.
 CREATE VIEW hot_paths AS
 SELECT n.id AS fnode_id, p.path, p.func, n.depth, n.calls, n.incomplete, n.incl_ns,

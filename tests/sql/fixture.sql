@@ -55,6 +55,16 @@ INSERT INTO call VALUES
 	(9, 100, 2, 8, 2, NULL, 1, 1, 20100, 21900, 1800, 1800, 0, 0, 0, 0, 0, 0, 9),
 	(10, 100, 1, NULL, 1, NULL, 0, 1, 30000, NULL, NULL, NULL, 0, 0, 0, 0, 0, 2, 10);
 
+-- What the calls returned (the reads, and vfs_read under funcgraph-retval), the
+-- arguments and return address of the first vfs_read (funcgraph-args and
+-- -retaddr): the second read found nothing to read, -EAGAIN.
+INSERT INTO call_value VALUES
+	(1, 4096, NULL, NULL),
+	(2, 4096, '{"file":"0xffff888004a12300","buf":"0x7ffd1000","count":"0x1000","pos":"0xffffc90000637e98"}',
+		'ksys_read+0x73'),
+	(8, -11, NULL, NULL),
+	(9, -11, NULL, NULL);
+
 -- id, parent_id, func_id, depth, calls, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,
 -- preempt_ns, blocked_ns, max_ns, max_excl_ns, p50_ns, p90_ns, p99_ns, incomplete
 INSERT INTO fnode VALUES

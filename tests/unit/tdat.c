@@ -2,6 +2,7 @@
 #include "tdat.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char header_page[] =
@@ -55,22 +56,49 @@ void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed)
 		memcpy(p->data + TDAT_PAGE - 8, &missed, 8); /* moved in tdat_write */
 }
 
+void tdat_append(struct tdat_page *p, uint64_t ts, const void *rec, size_t len)
+{
+	uint8_t *e = p->data + 16 + p->used;
+	uint64_t delta = ts - p->last;
+	uint32_t words = (uint32_t)(len + 3) / 4, hdr;
+
+	if (words > 28) /* type_len 1..28 holds the size; the tests need no larger */
+		abort();
+	if (delta >> 27) { /* type_len 30: a time extend, the high bits in array[0] */
+		uint32_t hi = (uint32_t)(delta >> 27);
+		hdr = 30 | (uint32_t)(delta & ((1 << 27) - 1)) << 5;
+		memcpy(e, &hdr, 4);
+		memcpy(e + 4, &hi, 4);
+		e += 8;
+		p->used += 8;
+		delta = 0;
+	}
+	hdr = words | (uint32_t)delta << 5; /* type_len: the data's 4-byte words */
+	memcpy(e, &hdr, 4);
+	memset(e + 4, 0, 4 * words);
+	memcpy(e + 4, rec, len);
+	p->used += 4 + 4 * words;
+	p->last = ts;
+	if (p->used > TDAT_PAGE - 16 - 8) /* room for a lost-events count */
+		abort();
+}
+
+void tdat_event(struct tdat *t, int cpu, uint64_t ts, const void *rec, size_t len)
+{
+	tdat_append(&t->pages[cpu][t->npages[cpu] - 1], ts, rec, len);
+}
+
 void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value)
 {
-	struct tdat_page *p = &t->pages[cpu][t->npages[cpu] - 1];
-	uint8_t *e = p->data + 16 + p->used;
-	uint32_t delta = (uint32_t)(ts - p->last);
-	uint32_t hdr = 3 | (delta << 5); /* type_len 3: 12 bytes of data */
+	uint8_t rec[12];
 	uint16_t type = TDAT_TICK_ID;
 
-	memcpy(e, &hdr, 4);
-	memcpy(e + 4, &type, 2);
-	e[6] = flags;
-	e[7] = 0;
-	memcpy(e + 8, &pid, 4);
-	memcpy(e + 12, &value, 4);
-	p->used += 16;
-	p->last = ts;
+	memcpy(rec, &type, 2);
+	rec[2] = flags;
+	rec[3] = 0;
+	memcpy(rec + 4, &pid, 4);
+	memcpy(rec + 8, &value, 4);
+	tdat_event(t, cpu, ts, rec, sizeof(rec));
 }
 
 static void put(FILE *f, const void *p, size_t n)
@@ -86,6 +114,20 @@ static void put64(FILE *f, uint64_t v)
 static void put32(FILE *f, uint32_t v)
 {
 	put(f, &v, 4);
+}
+
+/* A count, then each format of the NULL-terminated list @v with its size. */
+static void put_formats(FILE *f, const char *const *v)
+{
+	uint32_t n = 0;
+
+	while (v && v[n])
+		n++;
+	put32(f, n);
+	for (uint32_t i = 0; i < n; i++) {
+		put64(f, strlen(v[i]));
+		put(f, v[i], strlen(v[i]));
+	}
 }
 
 long tdat_write(const struct tdat *t, const char *path)
@@ -105,12 +147,16 @@ long tdat_write(const struct tdat *t, const char *path)
 	put(f, "header_event", 13);
 	put64(f, sizeof(header_event) - 1);
 	put(f, header_event, sizeof(header_event) - 1);
-	put32(f, 0); /* ftrace formats */
-	put32(f, 1); /* systems */
+	put_formats(f, t->ftrace_formats); /* ftrace formats */
+	put32(f, t->sys ? 2 : 1); /* systems */
 	put(f, "test", 5);
 	put32(f, 1);
 	put64(f, sizeof(tick_format) - 1);
 	put(f, tick_format, sizeof(tick_format) - 1);
+	if (t->sys) {
+		put(f, t->sys, strlen(t->sys) + 1);
+		put_formats(f, t->sys_formats);
+	}
 	put32(f, t->kallsyms ? (uint32_t)strlen(t->kallsyms) : 0); /* kallsyms */
 	if (t->kallsyms)
 		put(f, t->kallsyms, strlen(t->kallsyms));

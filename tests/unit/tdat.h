@@ -26,6 +26,11 @@ struct tdat {
 	int npages[TDAT_MAXCPU];
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */
+	/* more formats besides test:tick, NULL-terminated lists (or NULL for none):
+	   the ftrace ones (funcgraph_entry, ...), and those of system "sys" */
+	const char *const *ftrace_formats;
+	const char *sys;
+	const char *const *sys_formats;
 };
 
 /* Start a recording of @ncpus CPUs (no pages yet). */
@@ -36,6 +41,14 @@ void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed);
 
 /* Append a test:tick event (pid, flags, value) at absolute time @ts to @cpu's page. */
 void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value);
+
+/*
+ * Append a record of @len bytes (common fields first, of any format) at
+ * absolute time @ts to page @p, with a time extend where the gap needs one;
+ * tdat_event() to @cpu's last page.
+ */
+void tdat_append(struct tdat_page *p, uint64_t ts, const void *rec, size_t len);
+void tdat_event(struct tdat *t, int cpu, uint64_t ts, const void *rec, size_t len);
 
 /* Write the file to @path; returns its size, or -1. */
 long tdat_write(const struct tdat *t, const char *path);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of fmt/: the trace.dat reader on hand-built files, and vis (names escaped). */
+/*
+ * Unit tests of fmt/: the trace.dat reader on hand-built files, the ftree
+ * text grammar of function_graph's options, and vis (names escaped).
+ */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #include "fmt.h"
 #include "rd.h"
 #include "tdat.h"
+#include "text-formats.h"
+#include "text.h"
 #include "vis.h"
 
 static char path[64];
@@ -400,6 +405,221 @@ START_TEST(test_vis_ring)
 }
 END_TEST
 
+/* Parse @line, which must be fine; @t gets it. */
+static void parse_ok(const char *line, struct tline *t)
+{
+	const char *why;
+
+	ck_assert_msg(!tline_parse(line, (int)strlen(line), t, &why), "%s: %s", line, why);
+}
+
+static bool span_is(struct tspan s, const char *want)
+{
+	return s.n == (int)strlen(want) && !memcmp(s.p, want, s.n);
+}
+
+/*
+ * funcgraph-retval, -args and -retaddr as the kernel prints them
+ * (print_graph_entry_nested(), print_graph_retval() in
+ * kernel/trace/trace_functions_graph.c) and as trace-cmd report does: the
+ * call, its depth and duration stay what they are without the options.
+ */
+START_TEST(test_text_fgraph_options)
+{
+	static const struct {
+		const char *line;
+		int kind, depth;
+		const char *name, *args, *ret_to;
+		uint64_t ret_off, ret;
+		bool has_ret;
+	} ok[] = {
+	    /* the kernel: entry with its return address, leaf, exit with funcgraph-tail/-retval */
+	    {" 0)               |  do_sys_openat2(dfd=-100, filename=0x7ffd5c3e1f20) { "
+	     "/* <-__x64_sys_openat+0x55/0xa0 */",
+	     TL_ENTRY, 0, "do_sys_openat2", "dfd=-100, filename=0x7ffd5c3e1f20",
+	     "__x64_sys_openat", 0x55, 0, false},
+	    {" 1)   0.412 us    |    kmalloc(s=0xffff888100051e00, x=(STRUCT)[0x1:0x2], ...); "
+	     "/* <-getname_flags+0x34/0x1d0 [foo] ret=0xffff888104a2c000 */",
+	     TL_LEAF, 1, "kmalloc", "s=0xffff888100051e00, x=(STRUCT)[0x1:0x2], ...",
+	     "getname_flags", 0x34, 0xffff888104a2c000ULL, true},
+	    {" 0)   0.250 us    |      may_open(); /* ret=-13 */", TL_LEAF, 2, "may_open", "", "",
+	     0, (uint64_t)-13, true},
+	    {" 0)   1.200 us    |    } /* path_openat [ext4] ret=0xfffffffffffffff3 */", TL_EXIT, 1,
+	     "path_openat", "", "", 0, 0xfffffffffffffff3ULL, true},
+	    {" 0)   1.200 us    |    } /* path_openat */", TL_EXIT, 1, "path_openat", "", "", 0, 0,
+	     false},
+	    /* trace-cmd report (3.4): "/+ <-caller +/" before "{", " (ret=...)" last */
+	    {"  w-42 [000] 1.000001: fgraph_retaddr_entry:     |  f(a=1) /* <-g */ {", TL_ENTRY, 0,
+	     "f", "a=1", "g", 0, 0, false},
+	    {"  w-42 [000] 1.000001: funcgraph_entry:  0.4 us |    f(ffff, 3); (3) /* <-g */ "
+	     "(ret=-22)",
+	     TL_LEAF, 3, "f", "ffff, 3", "g", 0, (uint64_t)-22, true},
+	    {"  w-42 [000] 1.000001: funcgraph_exit:  0.4 us |  } /* f */ (0) (ret=0x10)", TL_EXIT, 0,
+	     "f", "", "", 0, 0x10, true},
+	    /* trace-cmd 3.1 knows no fgraph_retaddr_entry: its print format */
+	    {"  w-42 [000] 1.000001: fgraph_retaddr_entry: --> f (2) <- g", TL_ENTRY, 2, "f", "",
+	     "g", 0, 0, false},
+	};
+	static const char *const bad[] = {
+	    " 0)   0.412 us    |  f(a=1; /* ret=0x0 */",	 /* the parentheses unbalanced */
+	    " 0)   0.412 us    |  f(); /* ret=0x0 ret=0x1 */",	 /* two values */
+	    " 0)   0.412 us    |  f(); /* ret=zero */",		 /* not a number */
+	    " 0)   0.412 us    |  f(); /* <-g+0xq/0x1 */",	 /* a bad offset */
+	    " 0)   0.412 us    |  f() x;",			 /* text between ) and ; */
+	    " 0)   1.200 us    |  } /* f ret=0x0 g */",		 /* a name after the value */
+	    " 0)               |  f() { /* a */ /* b */ /* c */", /* comments enough */
+	    "  w-42 [000] 1.000001: fgraph_retaddr_entry: --> f <- g",
+	};
+	struct tline t;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		parse_ok(ok[i].line, &t);
+		ck_assert_msg(t.kind == ok[i].kind && t.depth == ok[i].depth, "%s", ok[i].line);
+		ck_assert_msg(span_is(t.name, ok[i].name), "name of %s", ok[i].line);
+		ck_assert_msg(span_is(t.args, ok[i].args), "args of %s", ok[i].line);
+		ck_assert_msg(span_is(t.ret_to, ok[i].ret_to) && t.ret_off == ok[i].ret_off,
+			      "return address of %s", ok[i].line);
+		ck_assert_msg(t.has_ret == ok[i].has_ret && t.ret == ok[i].ret, "ret of %s",
+			      ok[i].line);
+	}
+	/* the duration is the call's, not the options' */
+	parse_ok(" 1)   0.412 us    |    f(a=1); /* ret=0x5 */", &t);
+	ck_assert(t.has_dur && t.dur == 412);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(tline_parse(bad[i], (int)strlen(bad[i]), &t, &why), "taken: %s",
+			      bad[i]);
+}
+END_TEST
+
+/* funcgraph-args' values: names, kinds and the registers they fill. */
+START_TEST(test_text_fgraph_args)
+{
+	struct targs a;
+	struct tspan s;
+
+	s = (struct tspan){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
+	s.n = (int)strlen(s.p);
+	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(a.n, 4);
+	ck_assert_int_eq(a.nslots, 5);
+	ck_assert(span_is(a.a[0].name, "dfd") && a.a[0].kind == 'd' && a.v[0] == (uint64_t)-100);
+	ck_assert(span_is(a.a[1].name, "how") && a.a[1].kind == 'x' &&
+		  a.v[1] == 0xffffc90000637e98ULL);
+	ck_assert(a.a[2].kind == 'x' && a.v[2] == 5);
+	ck_assert(a.a[3].kind == 'w' && a.a[3].slots == 2 && a.v[3] == 1 && a.v[4] == 2);
+	/* trace-cmd without BTF: bare hex, no names */
+	s = (struct tspan){"ffff888104a2c000, 10", 20};
+	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert(a.n == 2 && a.a[0].name.n == 0 && a.v[0] == 0xffff888104a2c000ULL &&
+		  a.v[1] == 0x10);
+	/* a name with a bare number is signed decimal; more than 6 registers is wrong */
+	s = (struct tspan){"a=10, b=zz", 10};
+	ck_assert_int_eq(targs_parse(s, &a), -1);
+	s = (struct tspan){"a=1, b=2, c=3, d=4, e=5, f=(STRUCT)[0x1:0x2]", 0};
+	s.n = (int)strlen(s.p);
+	ck_assert_int_eq(targs_parse(s, &a), -1);
+	s = (struct tspan){"a=1,b=2", 7};
+	ck_assert_int_eq(targs_parse(s, &a), -1);
+}
+END_TEST
+
+/* A text with the options: the event formats they need, and the functions' parameters. */
+START_TEST(test_text_fgraph_records)
+{
+	static const char text[] =
+	    "# tracer: function_graph\n"
+	    " 0)               |  f(fd=3, buf=0x7ffd1000) { /* <-g+0x1c/0x80 */\n"
+	    " 0)   0.100 us    |    h(); /* <-f+0x10/0x40 ret=0x0 */\n"
+	    " 0)   1.000 us    |  } /* f ret=-11 */\n";
+	FILE *f = fopen(path, "w");
+	struct fmt_reader *r;
+	struct fmt_event ev;
+	struct fmt_err err;
+	const struct fmt_param *p;
+	unsigned long long v;
+	int n = 0, np;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		const char *name = ev.event->name;
+		n++;
+		if (!strcmp(name, "fgraph_retaddr_entry") && ev.size >= 32 + 48) {
+			/* f's: its arguments in the registers the kernel saves */
+			tep_read_number_field(tep_find_field(ev.event, "func"), ev.data, &v);
+			ck_assert(fmt_reader_func_params(r, v, &p, &np));
+			tep_read_number_field(tep_find_field(ev.event, "retaddr"), ev.data, &v);
+			if (np == 2) {
+				ck_assert_str_eq(p[0].name, "fd");
+				ck_assert(p[0].kind == 'd' && p[1].kind == 'x' && p[1].slots == 1);
+				ck_assert_str_eq(tep_find_function(fmt_reader_tep(r), v), "g");
+				ck_assert_uint_eq(v - tep_find_function_address(fmt_reader_tep(r), v),
+						  0x1c);
+			} else {
+				ck_assert_int_eq(np, 0); /* h() */
+			}
+		} else if (!strcmp(name, "funcgraph_exit")) {
+			tep_read_number_field(tep_find_field(ev.event, "retval"), ev.data, &v);
+			ck_assert(v == 0 || v == (unsigned long long)-11);
+		} else {
+			ck_abort_msg("unexpected event %s of %u bytes", name, ev.size);
+		}
+	}
+	ck_assert_int_eq(n, 4);
+	fmt_reader_close(r);
+}
+END_TEST
+
+/* A trace.dat with the options' layouts: the reader hands their fields over as recorded. */
+START_TEST(test_tracedat_fgraph_fields)
+{
+	static struct tdat t;
+	static const char *const ftrace[] = {tf_fg_exit_retval, tf_fg_retaddr, NULL};
+	uint8_t rec[80] = {0}, ex[48] = {0};
+	uint16_t type = TF_ID_FG_RETADDR;
+	uint64_t func = 0xffffffff81200000ULL, retaddr = 0xffffffff81000040ULL, retval = -22;
+	struct fmt_event ev;
+	struct fmt_err err;
+	struct fmt_reader *r;
+	unsigned long long v;
+
+	tdat_init(&t, 1);
+	t.kallsyms = "ffffffff81000000 T caller\nffffffff81200000 T vfs_read\n";
+	t.ftrace_formats = ftrace;
+	tdat_page(&t, 0, 10, 0);
+	memcpy(rec, &type, 2);
+	memcpy(rec + 8, &func, 8);
+	memcpy(rec + 24, &retaddr, 8);
+	for (int i = 0; i < 6; i++)
+		rec[32 + 8 * i] = (uint8_t)(i + 1);
+	tdat_event(&t, 0, 10, rec, sizeof(rec));
+	type = TF_ID_FG_EXIT;
+	memcpy(ex, &type, 2);
+	memcpy(ex + 8, &func, 8);
+	memcpy(ex + 16, &retval, 8);
+	tdat_event(&t, 0, 20, ex, sizeof(ex));
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	ck_assert_int_eq(fmt_reader_next(r, &ev, &err), 1);
+	ck_assert_str_eq(ev.event->name, "fgraph_retaddr_entry");
+	ck_assert_uint_eq(ev.size, sizeof(rec));
+	ck_assert_int_eq(tep_find_field(ev.event, "args")->offset, 32);
+	tep_read_number_field(tep_find_field(ev.event, "retaddr"), ev.data, &v);
+	ck_assert_uint_eq(v, retaddr);
+	ck_assert_uint_eq(((const uint8_t *)ev.data)[32 + 8 * 5], 6);
+	ck_assert(!fmt_reader_func_params(r, func, &(const struct fmt_param *){0}, &(int){0}));
+	ck_assert_int_eq(fmt_reader_next(r, &ev, &err), 1);
+	tep_read_number_field(tep_find_field(ev.event, "retval"), ev.data, &v);
+	ck_assert_uint_eq(v, retval);
+	fmt_reader_close(r);
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -415,7 +635,14 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_corrupt_event_length);
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_truncated_everywhere);
+	tcase_add_test(tc, test_tracedat_fgraph_fields);
 	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("text");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_text_fgraph_options);
+	tcase_add_test(tc, test_text_fgraph_args);
+	tcase_add_test(tc, test_text_fgraph_records);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vis");
 	tcase_add_test(tc, test_vis_escapes);

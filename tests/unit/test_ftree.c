@@ -22,10 +22,18 @@ static struct wakeup_rec wakes[MAXREC];
 static struct probe_rec probes[MAXREC];
 static int ncalls, nirqs, nscheds, nwakes, nprobes;
 
+/* the calls' strings: the sink's copies (ftree frees its own once written) */
+static char *call_args[MAXREC], *call_retaddr[MAXREC];
+
 static int on_call(void *ctx, const struct call_rec *c)
 {
 	ck_assert_int_lt(ncalls, MAXREC);
-	calls[ncalls++] = *c;
+	call_args[ncalls] = c->args ? strdup(c->args) : NULL;
+	call_retaddr[ncalls] = c->retaddr ? strdup(c->retaddr) : NULL;
+	calls[ncalls] = *c;
+	calls[ncalls].args = call_args[ncalls];
+	calls[ncalls].retaddr = call_retaddr[ncalls];
+	ncalls++;
 	return 0;
 }
 
@@ -71,6 +79,10 @@ static void setup(void)
 static void teardown(void)
 {
 	ftree_free(ft);
+	for (int i = 0; i < ncalls; i++) {
+		free(call_args[i]);
+		free(call_retaddr[i]);
+	}
 }
 
 /* ---- building events ---- */
@@ -99,6 +111,7 @@ static void sys(int enter, int64_t t, int cpu, int pid, int nr, int raw)
 	e.sys.nr = nr;
 	e.sys.func_id = 100 + nr;
 	e.sys.raw = raw;
+	e.sys.ret = DARC_NULL;
 	feed(e);
 }
 
@@ -112,6 +125,7 @@ static void fg(int entry, int64_t t, int cpu, int pid, uint8_t flags, int func, 
 	e.fg.depth = depth;
 	e.fg.calltime = calltime;
 	e.fg.rettime = rettime;
+	e.fg.retval = DARC_NULL;
 	feed(e);
 }
 
@@ -704,6 +718,79 @@ START_TEST(test_syscall_names)
 }
 END_TEST
 
+/* function_graph's funcgraph-args/-retaddr entry and funcgraph-retval exit */
+static void fg_values(int entry, int64_t t, int func, int depth, const char *args,
+		      const char *retaddr, int64_t retval)
+{
+	struct aev e = ev(entry ? AEV_FG_ENTRY : AEV_FG_EXIT, t, 0, 10, 0);
+
+	e.fg.func_id = func;
+	e.fg.addr = 0x1000 + func;
+	e.fg.name = "f";
+	e.fg.depth = depth;
+	e.fg.calltime = e.fg.rettime = DARC_NULL;
+	if (!entry)
+		e.fg.calltime = t - 10, e.fg.rettime = t;
+	e.fg.args = args;
+	e.fg.retaddr = retaddr;
+	e.fg.retval = retval;
+	feed(e);
+}
+
+/*
+ * What a call was given and gave back reaches its row however it ends: at
+ * its exit, after a late exit (detached), without an entry, never, and a
+ * system call's return.
+ */
+START_TEST(test_call_values)
+{
+	struct aev e = ev(AEV_SYS_EXIT, 300, 0, 10, 0);
+	const struct call_rec *c;
+	char args[] = "{\"fd\":3}";
+
+	sys(1, 100, 0, 10, 0, 1);
+	fg_values(1, 110, 1, 0, args, "caller+0x1c", DARC_NULL);
+	args[6] = '4'; /* the decoder's buffer is reused: the call kept its copy */
+	fg_values(0, 200, 1, 0, NULL, NULL, -5);
+	e.sys.nr = 0;
+	e.sys.func_id = 100;
+	e.sys.raw = 1;
+	e.sys.ret = -11;
+	feed(e);
+	fg_values(1, 400, 2, 0, "{\"a\":\"0x1\"}", NULL, DARC_NULL);
+	fg_values(1, 420, 3, 0, NULL, "x+0x2", DARC_NULL); /* 2 returned: its exit comes late */
+	fg_values(0, 430, 3, 0, NULL, NULL, 0);
+	fg_values(0, 440, 2, 0, NULL, NULL, 7);
+	fg_values(0, 500, 4, 0, NULL, NULL, 9); /* no entry */
+	fg_values(1, 600, 5, 0, "{}", "y+0x3", DARC_NULL); /* no exit */
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 6);
+
+	c = call_of(1);
+	ck_assert(c->has_retval);
+	ck_assert_int_eq(c->retval, -5);
+	ck_assert_str_eq(c->args, "{\"fd\":3}");
+	ck_assert_str_eq(c->retaddr, "caller+0x1c");
+	c = call_of(100);
+	ck_assert(c->has_retval);
+	ck_assert_int_eq(c->retval, -11);
+	ck_assert_ptr_null(c->args);
+	c = call_of(2);
+	ck_assert(c->has_retval && c->retval == 7);
+	ck_assert_str_eq(c->args, "{\"a\":\"0x1\"}");
+	ck_assert_ptr_null(c->retaddr);
+	c = call_of(3);
+	ck_assert(c->has_retval && c->retval == 0);
+	ck_assert_str_eq(c->retaddr, "x+0x2");
+	c = call_of(4);
+	ck_assert(c->has_retval && c->retval == 9 && (c->flags & CALL_NO_ENTRY));
+	c = call_of(5);
+	ck_assert(!c->has_retval && (c->flags & CALL_NO_EXIT));
+	ck_assert_str_eq(c->args, "{}");
+	ck_assert_str_eq(c->retaddr, "y+0x3");
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -728,6 +815,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_probe_pair);
 	tcase_add_test(tc, test_implausible_calltime);
 	tcase_add_test(tc, test_bad_time_exit);
+	tcase_add_test(tc, test_call_values);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fmt.h"
+#include "tdat.h"
 #include "tracedat.h"
 #include "writer.h"
 
@@ -58,45 +59,14 @@ static const char marker_format[] = "name: print\nID: 5\nformat:\n" COMMON_FIELD
 
 /* ---- hand-made ring-buffer pages ----------------------------------------- */
 
-struct page {
-	uint8_t d[PAGE];
-	size_t used;   /* bytes after the 16-byte header */
-	uint64_t last; /* time of the last event */
-};
-
-static void page_start(struct page *p, uint64_t ts)
+static void page_start(struct tdat_page *p, uint64_t ts)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->d, &ts, 8);
+	memcpy(p->data, &ts, 8);
 	p->last = ts;
 }
 
-/* Append one event of @len payload bytes (common fields included) at time @ts. */
-static void page_event(struct page *p, uint64_t ts, const void *payload, size_t len)
-{
-	uint64_t delta = ts - p->last;
-	uint8_t *e = p->d + 16 + p->used;
-	uint32_t hdr, words = (len + 3) / 4;
-
-	if (delta >> 27) { /* a time extend: type_len 30, the high bits in array[0] */
-		uint32_t hi = delta >> 27;
-		hdr = 30 | (uint32_t)(delta & ((1 << 27) - 1)) << 5;
-		memcpy(e, &hdr, 4);
-		memcpy(e + 4, &hi, 4);
-		e += 8;
-		p->used += 8;
-		delta = 0;
-	}
-	ck_assert_uint_le(words, 28);
-	hdr = words | (uint32_t)delta << 5;
-	memcpy(e, &hdr, 4);
-	memcpy(e + 4, payload, len);
-	p->used += 4 + 4 * words;
-	p->last = ts;
-	ck_assert_uint_le(p->used, PAGE - 16 - 8);
-}
-
-static void page_tick(struct page *p, uint64_t ts, int pid, int value)
+static void page_tick(struct tdat_page *p, uint64_t ts, int pid, int value)
 {
 	uint8_t b[12] = {0};
 	uint16_t type = 300;
@@ -104,10 +74,10 @@ static void page_tick(struct page *p, uint64_t ts, int pid, int value)
 	memcpy(b, &type, 2);
 	memcpy(b + 4, &pid, 4);
 	memcpy(b + 8, &value, 4);
-	page_event(p, ts, b, sizeof(b));
+	tdat_append(p, ts, b, sizeof(b));
 }
 
-static void page_name(struct page *p, uint64_t ts, int pid, const char *comm, uint64_t addr)
+static void page_name(struct tdat_page *p, uint64_t ts, int pid, const char *comm, uint64_t addr)
 {
 	uint8_t b[32] = {0};
 	uint16_t type = 301;
@@ -117,20 +87,20 @@ static void page_name(struct page *p, uint64_t ts, int pid, const char *comm, ui
 	memcpy(b + 4, &pid, 4);
 	strncpy((char *)b + 8, comm, 15);
 	memcpy(b + 24, &addr, 8);
-	page_event(p, ts, b, sizeof(b));
+	tdat_append(p, ts, b, sizeof(b));
 }
 
 /* Set the commit word; @missed > 0 stores a lost-event count after the data. */
-static void page_end(struct page *p, long missed)
+static void page_end(struct tdat_page *p, long missed)
 {
 	uint64_t commit = p->used;
 
 	if (missed) {
 		commit |= 1ULL << 31;
 		commit |= 1ULL << 30;
-		memcpy(p->d + 16 + p->used, &missed, 8);
+		memcpy(p->data + 16 + p->used, &missed, 8);
 	}
-	memcpy(p->d + 8, &commit, 8);
+	memcpy(p->data + 8, &commit, 8);
 }
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -153,7 +123,7 @@ static void teardown(void)
 }
 
 /* A file of @n pages (and @tail stray bytes), open for reading at offset 0. */
-static int page_file(const struct page *pages, int n, int tail)
+static int page_file(const struct tdat_page *pages, int n, int tail)
 {
 	char p[128];
 	static int seq;
@@ -163,9 +133,9 @@ static int page_file(const struct page *pages, int n, int tail)
 	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
 	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(write(fd, pages[i].d, PAGE), PAGE);
+		ck_assert_int_eq(write(fd, pages[i].data, PAGE), PAGE);
 	if (tail)
-		ck_assert_int_eq(write(fd, pages[0].d, tail), tail);
+		ck_assert_int_eq(write(fd, pages[0].data, tail), tail);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
 	return fd;
 }
@@ -203,7 +173,7 @@ static void add_meta(struct fmt_writer *w)
 }
 
 /* The events every test writes: cpu 0 two pages (the second after 5 lost), cpu 1 one. */
-static struct page cpu0[2], cpu1[1];
+static struct tdat_page cpu0[2], cpu1[1];
 
 static void make_pages(void)
 {
