@@ -270,9 +270,11 @@ static bool comment_items(const char *s, const char *e, struct tline *t, bool ex
 			after_ret_to = items = true;
 			continue;
 		}
-		if (after_ret_to && *s == '[' && q[-1] == ']') { /* the caller's module */
-			after_ret_to = false;
-			continue;
+		/* the caller's module, its address (the sym-addr option) */
+		if (after_ret_to && ((*s == '[' && q[-1] == ']') || (*s == '<' && q[-1] == '>'))) {
+			uint64_t a;
+			if (*s == '[' || hex_span(s + 1, q - 1, false, &a))
+				continue;
 		}
 		after_ret_to = false;
 		if (q - s > 4 && !memcmp(s, "ret=", 4) && !t->has_ret && ret_value(s + 4, q, &t->ret)) {

@@ -225,6 +225,30 @@ static int layers(sqlite3 *sql, const struct io_rules *rules, int64_t id, int64_
 	return n ? split_sleeps(sql, id, l) : -1;
 }
 
+/*
+ * What call @id returned, into @o: "retval" (the number; table call_value)
+ * and, for an error code, "error" (its name, "-EAGAIN"). Nothing if not recorded.
+ */
+static void returned_json(sqlite3 *sql, int64_t id, json_t *o)
+{
+	static const char q[] =
+	    "SELECT v.retval, CASE WHEN v.retval BETWEEN -4095 AND -1 THEN"
+	    " '-' || coalesce(e.name, -v.retval) END FROM call_value v"
+	    " LEFT JOIN errno_name e ON e.code = -v.retval WHERE v.id = ?1 AND v.retval IS NOT NULL";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(sql, q, -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		json_object_set_new(o, "retval", json_integer(sqlite3_column_int64(st, 0)));
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			json_object_set_new(o, "error",
+					    json_string((const char *)sqlite3_column_text(st, 1)));
+	}
+	sqlite3_finalize(st);
+}
+
 static json_t *request_json(sqlite3 *sql, const struct io_rules *rules, int64_t id,
 			    int64_t want)
 {
@@ -240,6 +264,8 @@ static json_t *request_json(sqlite3 *sql, const struct io_rules *rules, int64_t 
 			json_object_set_new(a, layer_name[i], json_integer(l[i]));
 	o = json_pack("{sI sI sI sb so}", "call", (json_int_t)id, "incl_ns", (json_int_t)want,
 		      "layers_sum_ns", (json_int_t)sum, "adds_up", sum == want, "layers", a);
+	if (o)
+		returned_json(sql, id, o);
 	return o;
 }
 
@@ -249,9 +275,15 @@ static void request_text(FILE *out, json_t *r)
 	json_t *v;
 	char a[32];
 	double incl = json_integer_value(json_object_get(r, "incl_ns"));
+	json_t *ret = json_object_get(r, "retval"), *error = json_object_get(r, "error");
 
-	fprintf(out, "call %lld: %s%s\n", json_integer_value(json_object_get(r, "call")),
-		show_amount(incl, "ns", a, sizeof(a)),
+	fprintf(out, "call %lld: %s", json_integer_value(json_object_get(r, "call")),
+		show_amount(incl, "ns", a, sizeof(a)));
+	if (error) /* the error code's name; the number in JSON */
+		fprintf(out, ", returned %s", json_string_value(error));
+	else if (ret)
+		fprintf(out, ", returned %lld", json_integer_value(ret));
+	fprintf(out, "%s\n",
 		json_is_true(json_object_get(r, "adds_up")) ? " (the layers add up exactly)"
 							     : " (the layers do NOT add up)");
 	json_object_foreach(json_object_get(r, "layers"), k, v)

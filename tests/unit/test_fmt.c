@@ -444,6 +444,9 @@ START_TEST(test_text_fgraph_options)
 	     "getname_flags", 0x34, 0xffff888104a2c000ULL, true},
 	    {" 0)   0.250 us    |      may_open(); /* ret=-13 */", TL_LEAF, 2, "may_open", "", "",
 	     0, (uint64_t)-13, true},
+	    /* with the sym-addr option: the return address's own */
+	    {" 0)               |  f() { /* <-g+0x1c/0x80 [m] <ffffffffc0400a1c> */", TL_ENTRY, 0,
+	     "f", "", "g", 0x1c, 0, false},
 	    {" 0)   1.200 us    |    } /* path_openat [ext4] ret=0xfffffffffffffff3 */", TL_EXIT, 1,
 	     "path_openat", "", "", 0, 0xfffffffffffffff3ULL, true},
 	    {" 0)   1.200 us    |    } /* path_openat */", TL_EXIT, 1, "path_openat", "", "", 0, 0,
