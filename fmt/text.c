@@ -995,7 +995,8 @@ static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l,
 	if (x->any_args && note_params(&x->funcs[func], &ta))
 		return FAIL("out of memory");
 	rec = new_record(x, l->ret_to.n ? TF_ID_FG_RETADDR : TF_ID_FG_ENTRY, cpu, pid, l, t,
-			 off + (x->any_args ? 8 * TARGS_MAX : 0));
+			 off + (x->any_args ? 8 * (ta.nslots > TARGS_X86 ? ta.nslots : TARGS_X86)
+					    : 0));
 	if (!rec)
 		return FAIL("out of memory");
 	put64(rec, 8, func_addr(func));

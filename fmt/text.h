@@ -175,7 +175,8 @@ void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock
  * 0x2]" for one passed in several registers and "..." past the last
  * register; trace-cmd without BTF prints bare hex values without names.
  */
-#define TARGS_MAX 6 /* the registers the kernel saves (FTRACE_REGS_MAX_ARGS) */
+#define TARGS_MAX 8  /* the registers a kernel saves at most (FTRACE_REGS_MAX_ARGS: arm64's) */
+#define TARGS_X86 6  /* x86's: what an entry has room for at least */
 struct targs {
 	int n;			/* arguments */
 	int nslots;		/* registers they fill, in order */

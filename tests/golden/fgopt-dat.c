@@ -66,7 +66,7 @@ struct fev {
 	uint64_t func;
 	int depth;
 	uint64_t ret_to; /* entries: the return address */
-	uint64_t args[TARGS_MAX];
+	uint64_t args[TARGS_X86];
 	uint64_t retval; /* exits */
 };
 
@@ -134,7 +134,7 @@ static size_t entry_rec(const struct fev *e, int o, uint8_t *rec)
 	n = 24;
 	if (o & RETADDR)
 		put64(rec, n, e->ret_to), n += 8;
-	for (int i = 0; o & ARGS && i < TARGS_MAX; i++)
+	for (int i = 0; o & ARGS && i < TARGS_X86; i++)
 		put64(rec, (int)n, e->args[i]), n += 8;
 	return n;
 }
@@ -206,9 +206,9 @@ static int write_want(const char *path, int o)
 		if (o & RETVAL) /* an error code as the kernel prints it, else the register */
 			fprintf(f, "%" PRId64, x->retval == 0xfffffff3 ? -13 : (int64_t)x->retval);
 		fputc('|', f);
-		for (int a = 0; o & ARGS && a < TARGS_MAX; a++)
+		for (int a = 0; o & ARGS && a < TARGS_X86; a++)
 			fprintf(f, "%s\"arg%d\":\"0x%" PRIx64 "\"%s", a ? "," : "{", a + 1, e->args[a],
-				a == TARGS_MAX - 1 ? "}" : "");
+				a == TARGS_X86 - 1 ? "}" : "");
 		fputc('|', f);
 		if (o & RETADDR) {
 			name = sym_at(e->ret_to, &off);
