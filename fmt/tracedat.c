@@ -185,8 +185,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 	if (name + f->name_len > end)
 		return 0;
 	f->id = v;
-	if (r->format_of_id[v] < 0)
-		r->format_of_id[v] = r->nformats;
+	if (!r->format_of_id[v])
+		r->format_of_id[v] = r->nformats + 1;
 	r->nformats++;
 	r->info.nevent_formats++;
 	return 0;
@@ -307,7 +307,7 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	if (r->ev_done[id])
 		return r->ev_of_id[id];
 	r->ev_done[id] = 1;
-	i = r->format_of_id[id];
+	i = r->format_of_id[id] - 1;
 	if (i < 0)
 		return NULL;
 	if (!print_args_ok(r->formats[i].text, r->formats[i].len) ||
@@ -350,7 +350,7 @@ int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
 		struct tep_event *ev;
 		int rc;
 
-		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i)
+		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i + 1)
 			continue;
 		ev = fmt_event_format(r, f->id);
 		if (ev && (rc = fn(ctx, ev)))
@@ -1238,13 +1238,13 @@ static void split_cpustats(struct fmt_reader *r)
 
 int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
 {
-	r->format_of_id = malloc(65536 * sizeof(*r->format_of_id));
+	/* calloc: pages of zeros are only touched (faulted in) where an id is set */
+	r->format_of_id = calloc(65536, sizeof(*r->format_of_id));
 	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
 	r->ev_done = calloc(65536, 1);
 	r->tep = tep_alloc();
 	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep)
 		return FAIL("out of memory");
-	memset(r->format_of_id, 0xff, 65536 * sizeof(*r->format_of_id));
 	tep_set_file_bigendian(r->tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
