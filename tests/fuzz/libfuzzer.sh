@@ -2,7 +2,7 @@
 #
 #   fz_init NAME SRC BUILD [WORK]   (exits 77 without clang's libFuzzer)
 #   ... put seeds in $work/corpus ...
-#   fz_run SECS MAX_LEN TIMEOUT     (exits with the verdict)
+#   fz_run SECS MAX_LEN TIMEOUT [LIBFUZZER ARGS...]   (exits with the verdict)
 #
 # fz_init builds tests/fuzz/fuzz-NAME.c with every reader in fmt/ (not the
 # writer) under clang -fsanitize=fuzzer,address,undefined into WORK (default:
@@ -10,8 +10,9 @@
 # crashed the reader (tests/fuzz/NAME-regress/crash-*, each fixed) into the
 # corpus, so every run replays them first. fz_run runs libFuzzer for SECS
 # seconds; any crash, sanitizer report or leak of ours fails, the input kept
-# in WORK/crash-* (leak-*, timeout-*). A longer campaign keeps its WORK:
-#   nice tests/fuzz/tracedat.sh . build 3600 /tmp/fz-tracedat
+# in WORK/crash-* (leak-*, timeout-*). A longer campaign keeps its WORK and
+# may pass libFuzzer more arguments after it:
+#   nice tests/fuzz/tracedat.sh . build 7200 /tmp/fz-tracedat -runs=10000000
 
 fz_init() {
 	name=$1
@@ -49,6 +50,7 @@ fz_init() {
 
 fz_run() {
 	local secs=$1 max_len=$2 timeout=$3 dict=() rc
+	shift 3
 	[ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
 	export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 	export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
@@ -56,7 +58,7 @@ fz_run() {
 	cd "$work" || exit 1
 	"./fuzz-$name" -max_total_time="$secs" -max_len="$max_len" -timeout="$timeout" \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" "${dict[@]}" \
-		corpus 2>"$work/fuzz.log"
+		"$@" corpus 2>"$work/fuzz.log"
 	rc=$?
 	grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|SUMMARY' \
 		"$work/fuzz.log" | head -20

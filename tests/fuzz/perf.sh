@@ -4,7 +4,7 @@
 # perf-seeds.py (file and pipe mode) and the inputs that once crashed it
 # (perf-regress/), and runs it for SECONDS (default 60).
 #
-#   perf.sh SRC BUILD [SECONDS [WORK]]
+#   perf.sh SRC BUILD [SECONDS [WORK [LIBFUZZER ARGS...]]]
 #
 # Exit 77 when clang or libFuzzer is missing.
 set -u
@@ -14,4 +14,4 @@ if ! python3 "$here/perf-seeds.py" "$work/corpus" "$src"/samples/*.perf.data; th
 	echo "FAIL: cannot make the seeds"
 	exit 1
 fi
-fz_run "${3:-60}" 32768 20
+fz_run "${3:-60}" 32768 20 "${@:5}"

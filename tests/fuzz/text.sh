@@ -4,7 +4,7 @@
 # (samples/text/*.txt cut into pieces of at most 8 KiB, each keeping its
 # file's header, and tests/golden/text/), and runs it for SECONDS (default 60).
 #
-#   text.sh SRC BUILD [SECONDS [WORK]]
+#   text.sh SRC BUILD [SECONDS [WORK [LIBFUZZER ARGS...]]]
 #
 # Exit 77 when clang or libFuzzer is missing.
 set -u
@@ -22,4 +22,4 @@ for f in "$src"/samples/text/*.txt "$src"/tests/golden/text/*.txt; do
 		n=$((n + 1))
 	done
 done
-fz_run "${3:-60}" 16384 10
+fz_run "${3:-60}" 16384 10 "${@:5}"

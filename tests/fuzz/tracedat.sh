@@ -5,7 +5,7 @@
 # with options; pages from the start and the middle) and the inputs that
 # once crashed it (tracedat-regress/), and runs it for SECONDS (default 60).
 #
-#   tracedat.sh SRC BUILD [SECONDS [WORK]]
+#   tracedat.sh SRC BUILD [SECONDS [WORK [LIBFUZZER ARGS...]]]
 #
 # Exit 77 when clang or libFuzzer is missing.
 set -u
@@ -16,4 +16,4 @@ if ! python3 "$here/tracedat-seeds.py" "$work/corpus" "$src"/samples/*.dat \
 	echo "FAIL: cannot make the seeds"
 	exit 1
 fi
-fz_run "${3:-60}" 65536 20
+fz_run "${3:-60}" 65536 20 "${@:5}"
