@@ -69,6 +69,7 @@ fz_run() {
 		exit 1
 	fi
 	echo "ok: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/fuzz.log" |
-		awk '{ print $2 }') executions in ${secs}s, no crash"
+		awk '{ print $2 }') executions in $(grep -o 'in [0-9]* second' "$work/fuzz.log" |
+		awk '{ print $2 }')s, no crash"
 	exit 0
 }
