@@ -772,6 +772,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 				break;
 			case FMT_OPT_TRACECLOCK:
 				free(clockbuf);
+				clock = "local"; /* not into the text freed: this one may name none */
 				clockbuf = opt_string(p, n);
 				if (!clockbuf)
 					goto oom;
@@ -790,8 +791,10 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 			}
 		}
 		tag = rd_bytes(d, 10);
-		if (!tag)
-			return FAIL("truncated before the trace data");
+		if (!tag) {
+			FAIL("truncated before the trace data");
+			goto out; /* the options' strings are freed there */
+		}
 	}
 	if (!memcmp(tag, "latency  ", 10)) {
 		r->info.latency_text = true;
