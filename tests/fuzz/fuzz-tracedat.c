@@ -3,10 +3,11 @@
  * libFuzzer target of the trace.dat reader (fmt/tracedat.c, prefetch.c,
  * stream.c, decomp.c, kmod.c): the input is written to a memfd, opened with
  * fmt_reader_open() and read to the end, each event printed with its format
- * as darc dump does, and every format of the file parsed as the analysis
- * asks for them. Inputs of an odd size are opened with FMT_OPEN_NO_KALLSYMS
- * and load kallsyms afterwards (the other path to them). Inputs without the
- * trace.dat magic are left to fuzz-perf.c and fuzz-text.c. Built and run by
+ * as darc dump does (with the module of a function_graph event's function),
+ * and every format of the file parsed as the analysis asks for them. Inputs
+ * of an odd size are opened with FMT_OPEN_NO_KALLSYMS and load kallsyms
+ * afterwards (the other path to them). Inputs without the trace.dat magic
+ * are left to fuzz-perf.c and fuzz-text.c. Built and run by
  * tests/fuzz/tracedat.sh.
  */
 #ifndef _GNU_SOURCE
@@ -58,6 +59,12 @@ static void read_all(struct fmt_reader *r, struct fmt_err *err)
 		}
 		if (ev.buffer >= info->nbuffers)
 			__builtin_trap(); /* an event of a buffer the file has not */
+		if (ev.size >= 16) {
+			/* a function's address where function_graph keeps it */
+			uint64_t func;
+			memcpy(&func, (const uint8_t *)ev.data + 8, sizeof(func));
+			fmt_reader_func_module(r, func);
+		}
 	}
 	trace_seq_destroy(&s);
 	if (rc < 0)
