@@ -260,8 +260,9 @@ static const char *field_name(const char *p, const char *end, size_t *n)
 /*
  * Screens for what crashes libtraceevent 1.7's format parser (found by
  * fuzzing) and the kernel never writes: a control character or a byte
- * past ASCII (its tokenizer returns no token, then compares it), and a REC->NAME in the print fmt that
- * is no field of the format.
+ * past ASCII (its tokenizer returns no token, then compares it), no print
+ * fmt (a text cut short: a '[' as its last token is compared the same way),
+ * and a REC->NAME in the print fmt that is no field of the format.
  */
 static bool format_ok(const char *text, size_t len)
 {
@@ -275,7 +276,7 @@ static bool format_ok(const char *text, size_t len)
 		    (unsigned char)*p >= 0x7f)
 			return false;
 	if (!pf)
-		return true;
+		return false;
 	for (p = text; (p = memmem(p, pf - p, "field:", 6)); p += 6) {
 		if (n == 256)
 			return false;
@@ -302,6 +303,8 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
 	struct tep_format_field *type, *pid;
+	const struct fmt_format *f;
+	size_t len;
 	int i;
 
 	if (r->ev_done[id])
@@ -310,9 +313,11 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	i = r->format_of_id[id] - 1;
 	if (i < 0)
 		return NULL;
-	if (!print_args_ok(r->formats[i].text, r->formats[i].len) ||
-	    !format_ok(r->formats[i].text, r->formats[i].len) ||
-	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
+	f = &r->formats[i];
+	/* the text ends at a NUL: libtraceevent's tokenizer makes no token of one */
+	len = strnlen(f->text, f->len);
+	if (!print_args_ok(f->text, len) || !format_ok(f->text, len) ||
+	    tep_parse_event(r->tep, f->text, len, f->sys))
 		return NULL;
 	ev = tep_find_event(r->tep, id);
 	if (!ev)
