@@ -196,8 +196,9 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), "]->" (a member of an indexed element), a lone '='
- * (an assignment: NULL dereference), and a '/' or '%'
+ * '#', '`', '\\'), "]->" (a member of an indexed element), an index
+ * followed by '[' or ']' (a second dimension, a stray ']': NULL token),
+ * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
  * (SIGFPE). These are screens, not a grammar: libtraceevent's parser still
@@ -206,7 +207,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
-	bool str = false;
+	bool str = false, indexed = false; /* after an outermost index's ']' */
+	int depth = 0;			   /* of [ ] outside strings */
 
 	for (; p && p < end; p++) {
 		const char *q = p + 1;
@@ -218,6 +220,14 @@ static bool print_args_ok(const char *text, size_t len)
 			continue;
 		}
 		str = *p == '"';
+		if (*p == '[' || *p == ']') {
+			if (indexed || (*p == ']' && !depth))
+				return false;
+			depth += *p == '[' ? 1 : -1;
+			indexed = *p == ']' && !depth;
+		} else if (*p != ' ' && *p != '\t') {
+			indexed = false;
+		}
 		if ((*p && strchr("$@#`\\", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
 			return false;
