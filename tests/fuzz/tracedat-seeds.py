@@ -9,8 +9,10 @@ printk formats and cmdlines, its plain options (uname, version, clock,
 cpustat, ...), and a few ring-buffer pages per CPU (from the start, and from
 the middle of the recording). Each piece is written as trace-cmd would lay
 it out, several ways: v6, v6 with a second buffer (an instance), v7
-uncompressed, v7 zstd, v7 zlib, and v7 with an instance, so that the fuzzer
-starts from every path of the reader with inputs of a few dozen KiB.
+uncompressed, v7 zstd, v7 zlib, v7 with an instance, and v6 and v7 zstd in
+the other byte order (page and event headers, common_type and common_pid
+swapped; the events' own fields stay as recorded), so that the fuzzer starts
+from every path of the reader with inputs of a few KiB.
 """
 import ctypes
 import ctypes.util
@@ -231,14 +233,26 @@ def event_id(t, rec):
     return struct.unpack_from(t.endian + 'H', rec, 8 if tl == 0 else 4)[0]
 
 
-def with_delta(t, rec, delta):
+def with_delta(t, rec, delta, e):
+    """Record @rec with time delta @delta, in byte order @e: its header, its
+    length and its common_type and common_pid (the rest stays as recorded)."""
     w = struct.unpack_from(t.endian + 'I', rec, 0)[0]
-    w = (w & 31) | delta << 5 if t.endian == '<' else (w & ~((1 << 27) - 1)) | delta
-    return struct.pack(t.endian + 'I', w) + rec[4:]
+    tl = w & 31 if t.endian == '<' else w >> 27
+    w = tl | delta << 5 if e == '<' else tl << 27 | delta
+    out = bytearray(struct.pack(e + 'I', w) + rec[4:])
+    data = 4
+    if tl == 0:
+        struct.pack_into(e + 'I', out, 4, struct.unpack_from(t.endian + 'I', rec, 4)[0])
+        data = 8
+    for fmt, at in (('H', data), ('i', data + 4)):
+        if at + struct.calcsize(fmt) <= len(rec):
+            struct.pack_into(e + fmt, out, at, struct.unpack_from(t.endian + fmt, rec, at)[0])
+    return bytes(out)
 
 
-def repack(t, events, psize, npages):
-    """@events in at most @npages pages of @psize bytes (deltas recomputed)."""
+def repack(t, events, psize, npages, e):
+    """@events in at most @npages pages of @psize bytes and byte order @e
+    (deltas recomputed), and how many of them fit."""
     hdr, out, i = 8 + t.klong, b'', 0
     for _ in range(npages):
         if i == len(events):
@@ -251,16 +265,16 @@ def repack(t, events, psize, npages):
             ext = b''
             if delta >= 1 << 27:  # a time extend record carries the high bits
                 lo, hi = delta & ((1 << 27) - 1), delta >> 27
-                w = 30 | lo << 5 if t.endian == '<' else 30 << 27 | lo
-                ext, delta = struct.pack(t.endian + 'II', w, hi), 0
+                w = 30 | lo << 5 if e == '<' else 30 << 27 | lo
+                ext, delta = struct.pack(e + 'II', w, hi), 0
             if hdr + len(body) + len(ext) + len(rec) > psize:
                 break
-            body += ext + with_delta(t, rec, delta)
+            body += ext + with_delta(t, rec, delta, e)
             prev = ts
             i += 1
-        out += struct.pack(t.endian + ('QQ' if t.klong == 8 else 'QI'), base, len(body))
+        out += struct.pack(e + ('QQ' if t.klong == 8 else 'QI'), base, len(body))
         out += body + b'\0' * (psize - hdr - len(body))
-    return out
+    return out, i
 
 
 def fmt_id(text):
@@ -278,23 +292,26 @@ class Piece:
     """
     A small copy of a Trace: the events of @npages pages per CPU from page
     @first, in pages of @psize bytes (the sample's own, or smaller ones they
-    are packed into, so that a piece is small and still holds a few pages).
+    are packed into, so that a piece is small and still holds a few pages),
+    in byte order @e ('<' or '>'; another than the sample's needs repacking).
     """
 
-    def __init__(self, t, first, npages, psize):
-        self.t, self.psize = t, psize
+    def __init__(self, t, first, npages, psize, e=None):
+        self.t, self.psize, self.e = t, psize, e or t.endian
         self.cpus = []
         ids = set()
         for cpu, pages in t.cpus:
             total = len(pages) // t.psize
             f = min(first, max(total - npages, 0))
             kept = pages[f * t.psize:(f + npages) * t.psize]
-            if psize != t.psize:
-                evs = [e for i in range(0, len(kept), t.psize)
-                       for e in page_events(t, kept[i:i + t.psize])]
-                kept = repack(t, evs, psize, npages)
-            for i in range(0, len(kept), psize):
-                ids |= {event_id(t, rec) for _, rec in page_events(t, kept[i:i + psize])}
+            if psize != t.psize or self.e != t.endian:
+                evs = [ev for i in range(0, len(kept), t.psize)
+                       for ev in page_events(t, kept[i:i + t.psize])]
+                kept, n = repack(t, evs, psize, npages, self.e)
+                ids |= {event_id(t, rec) for _, rec in evs[:n]}
+            else:
+                for i in range(0, len(kept), psize):
+                    ids |= {event_id(t, rec) for _, rec in page_events(t, kept[i:i + psize])}
             self.cpus.append((cpu, kept))
         self.ftrace = [f for f in t.ftrace if fmt_id(f) in ids]
         self.events = [(s, k) for s, k in
@@ -309,7 +326,7 @@ class Piece:
         self.header_page = t.header_page.replace(old, b'size:%d;' % (psize - 8 - t.klong))
 
     def u(self, fmt, *v):
-        return struct.pack(self.t.endian + fmt, *v)
+        return struct.pack(self.e + fmt, *v)
 
     def header_info(self):
         return (b'header_page\0' + self.u('Q', len(self.header_page)) + self.header_page +
@@ -333,12 +350,23 @@ class Piece:
                 self.u('I', len(self.printk)) + self.printk,
                 self.u('Q', len(self.cmds)) + self.cmds]
 
+    def plain_opts(self):
+        """The sample's plain options, their numbers in this piece's byte order."""
+        out = b''
+        for oid, body in self.t.opts:
+            fmt = {8: 'I', 11: 'Q', 14: 'IIQ'}.get(oid)
+            if fmt and len(body) >= struct.calcsize(fmt):
+                n = struct.calcsize(fmt)
+                body = self.u(fmt, *struct.unpack_from(self.t.endian + fmt, body)) + body[n:]
+            out += self.opt(oid, body)
+        return out
+
     def opt(self, oid, body):
         return self.u('HI', oid, len(body)) + body
 
     def start(self, version):
         t = self.t
-        return (MAGIC + str(version).encode() + b'\0' + (b'\1' if t.endian == '>' else b'\0') +
+        return (MAGIC + str(version).encode() + b'\0' + (b'\1' if self.e == '>' else b'\0') +
                 bytes([t.lsize]) + self.u('I', self.psize))
 
     def align(self, n):
@@ -349,7 +377,7 @@ class Piece:
         t = self.t
         ncpu = len(self.cpus)
         head = self.start(6) + b''.join(self.meta()) + self.u('I', ncpu) + b'options  \0'
-        opts = b''.join(self.opt(i, b) for i, b in t.opts)
+        opts = self.plain_opts()
         inst_opt = lambda off: self.opt(OPT_BUFFER, self.u('Q', off) + b'inst\0')
         table_len = 10 + 16 * ncpu
         pre = len(head) + len(opts) + (len(inst_opt(0)) if instance else 0) + 2
@@ -426,7 +454,7 @@ class Piece:
             bopts += self.buffer_opt(n, len(out), table)
             out += d
         first = b''.join(self.opt(sid, self.u('Q', o)) for sid, o in zip(SEC_IDS, secs))
-        first += b''.join(self.opt(i, b) for i, b in self.t.opts)
+        first += self.plain_opts()
         first_at = len(out)
         # the chained offset can change the compressed size: pad to the larger
         size = len(self.section(0, first + self.opt(OPT_DONE, self.u('Q', 0)), comp)) + 64
@@ -449,6 +477,10 @@ def variants(t):
     yield 'a-v7-inst', p.v7('zstd', True)
     for comp in (None, 'zstd', 'zlib'):
         yield 'a-v7-%s' % (comp or 'none'), p.v7(comp, False)
+    # and big-endian, as a big-endian machine writes it
+    p = Piece(t, 0, 3, 512, '>' if t.endian == '<' else '<')
+    yield 'a-v6-swap', p.v6(False)
+    yield 'a-v7-zstd-swap', p.v7('zstd', False)
     # a page from the middle as recorded, compressed as trace-cmd would
     p = Piece(t, total // 2, 1, t.psize)
     yield 'm-v6', p.v6(False)

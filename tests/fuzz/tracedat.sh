@@ -2,8 +2,9 @@
 # The trace.dat reader under libFuzzer (suite 'fuzz'): builds fuzz-tracedat.c
 # and fmt/ (libfuzzer.sh), seeds it with small copies of the trace.dat samples
 # (tracedat-seeds.py: v6, v7 uncompressed, zstd and zlib, with an instance,
-# with options; pages from the start and the middle) and the inputs that
-# once crashed it (tracedat-regress/), and runs it for SECONDS (default 60).
+# with options, big-endian; pages from the start and the middle) and the
+# inputs that once crashed it (tracedat-regress/), and runs it for SECONDS
+# (default 60).
 #
 #   tracedat.sh SRC BUILD [SECONDS [WORK [LIBFUZZER ARGS...]]]
 #
