@@ -684,23 +684,92 @@ START_TEST(test_hist_buckets)
 }
 END_TEST
 
-/* System call names by ABI: x86_64's table, and asm-generic's (arm64, riscv64). */
+/* System call names by ABI: x86_64's and i386's tables, and asm-generic's (arm64, riscv64). */
 START_TEST(test_syscall_names)
 {
-	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64"), ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64"), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64"), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l"), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL), ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
+			 ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
+			 ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 i686", 4, false), ABI_I386);
+	/* the machine is the last word: a host named after another does not count */
+	ck_assert_int_eq(syscall_abi_of("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of(NULL, 8, false), ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of(NULL, 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of(NULL, 8, true), ABI_UNKNOWN);
 	ck_assert_str_eq(syscall_name(ABI_X86_64, 0), "read");
 	ck_assert_str_eq(syscall_name(ABI_X86_64, 257), "openat");
+	ck_assert_str_eq(syscall_name(ABI_I386, 3), "read");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 63), "read");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 56), "openat");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
+	/* newer than a 6.1 uapi header: syscalls-newer.tbl */
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 335), "uretprobe");
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 336), "uprobe");
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 462), "mseal");
+	ck_assert_str_eq(syscall_name(ABI_I386, 462), "mseal");
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
+	ck_assert_str_ne(syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
 	ck_assert_ptr_null(syscall_name(ABI_UNKNOWN, 0));
 	ck_assert_ptr_null(syscall_name(ABI_X86_64, -1));
 	ck_assert_ptr_null(syscall_name(ABI_X86_64, 100000));
+}
+END_TEST
+
+/* The system call of a uretprobe's trampoline (x86-64, Linux 6.11 on), and its exit numbered -1. */
+static void trap(int enter, int64_t t, int pid)
+{
+	struct aev e = ev(enter ? AEV_SYS_ENTER : AEV_SYS_EXIT, t, 0, pid, 0);
+	e.sys.nr = enter ? 335 : -1;
+	e.sys.func_id = enter ? 435 : 0;
+	e.sys.raw = 1;
+	e.sys.trap = enter; /* the decoder knows the exit only by its number, -1 */
+	feed(e);
+}
+
+/* A user function's return through the uretprobe system call: no call of it, nothing lost. */
+START_TEST(test_uretprobe_trap)
+{
+	for (int k = 0; k < 2; k++) {
+		probe(1, 1000 * k + 100, 0, 7, 9, 1);
+		sys(1, 1000 * k + 110, 0, 7, 0, 1);
+		sys(0, 1000 * k + 150, 0, 7, 0, 1);
+		trap(1, 1000 * k + 160, 7);
+		probe(0, 1000 * k + 170, 0, 7, 9, 0); /* fires inside the trap */
+		trap(0, 1000 * k + 180, 7);
+	}
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(calls[i].func_id, i % 2 ? 9 : 100);
+		ck_assert_int_eq(calls[i].flags, 0);
+		ck_assert_int_eq(calls[i].incl_ns, i % 2 ? 70 : 40);
+	}
+	ck_assert_int_eq(ftree_stats(ft)->complete, 4);
+	ck_assert_int_eq(ftree_stats(ft)->gap, 0);
+	check_identity();
+}
+END_TEST
+
+/* rt_sigreturn's exit is numbered -1 (the kernel clears it): it ends the open call. */
+START_TEST(test_exit_numbered_minus_one)
+{
+	sys(1, 100, 0, 7, 15, 1);
+	sys(0, 130, 0, 7, -1, 1);
+	sys(0, 200, 0, 7, -1, 1); /* nothing open: neither entry nor name, no call */
+	sys(1, 300, 0, 7, 0, 1);
+	sys(0, 320, 0, 7, 0, 1);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 2);
+	ck_assert_int_eq(calls[0].func_id, 115);
+	ck_assert_int_eq(calls[0].incl_ns, 30);
+	ck_assert_int_eq(calls[0].flags, 0);
+	ck_assert_int_eq(calls[1].func_id, 100);
+	ck_assert_int_eq(calls[1].flags, 0);
+	ck_assert_int_eq(ftree_stats(ft)->no_entry + ftree_stats(ft)->no_exit, 0);
 }
 END_TEST
 
@@ -712,6 +781,8 @@ static Suite *ftree_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_irq_in_call);
 	tcase_add_test(tc, test_syscall_names);
+	tcase_add_test(tc, test_uretprobe_trap);
+	tcase_add_test(tc, test_exit_numbered_minus_one);
 	tcase_add_test(tc, test_softirq_after_irq);
 	tcase_add_test(tc, test_preempted_resume_other_cpu);
 	tcase_add_test(tc, test_blocked_irq_waker);
