@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "ftree.h"
 #include "hist.h"
+#include "tdat.h"
 
 #define MAXREC 64
 
@@ -773,6 +775,141 @@ START_TEST(test_exit_numbered_minus_one)
 }
 END_TEST
 
+/* ---- the decoder's system call names, on small hand-made recordings ---- */
+
+#define COMMON                                                                                     \
+	"format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"            \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#define SYSCALLS_FMT(NAME, ID)                                                                     \
+	"name: " NAME "\nID: " ID "\n" COMMON                                                      \
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n"
+
+/* raw_syscalls:sys_enter (21) or sys_exit (22) of system call @nr, at @ts */
+static void raw_sys(struct tdat *t, uint64_t ts, int enter, int64_t nr)
+{
+	uint8_t b[24] = {0};
+	uint16_t type = enter ? 21 : 22;
+	int32_t pid = 7;
+
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &nr, 8);
+	tdat_event(t, 0, ts, b, sizeof(b));
+}
+
+/* syscalls:sys_enter_NAME (event @type) of system call @nr, at @ts */
+static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
+{
+	uint8_t b[12] = {0};
+	int32_t pid = 7;
+
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &nr, 4);
+	tdat_event(t, 0, ts, b, sizeof(b));
+}
+
+/*
+ * Decode the recording @t (written to a file) as darc analyze does, and
+ * write in @out, for each raw_syscalls event, "NAME" (its func), "trap", or
+ * "-" (no func), space-separated.
+ */
+static void decode_raw(const struct tdat *t, char *out, size_t n)
+{
+	char path[] = "/tmp/darc-test-decode-XXXXXX";
+	int fd = mkstemp(path);
+	struct fmt_err err;
+	struct fmt_reader *r, *r2;
+	struct funcs *fs = funcs_new();
+	struct decoder *d;
+	struct fmt_event ev;
+	struct aev a;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_gt(tdat_write(t, path), 0);
+	r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	d = decoder_new(r, fs, syscall_abi_of(fmt_reader_info(r)->uname, 8, false));
+	ck_assert_ptr_nonnull(d);
+	if (decoder_needs_prescan(d)) {
+		r2 = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
+		ck_assert_ptr_nonnull(r2);
+		ck_assert_int_eq(decoder_prescan(d, r2, &err), 0);
+		fmt_reader_close(r2);
+	}
+	out[0] = 0;
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		ck_assert_int_eq(decode(d, &ev, &a), 0);
+		if ((a.kind != AEV_SYS_ENTER && a.kind != AEV_SYS_EXIT) || !a.sys.raw)
+			continue;
+		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "",
+			 a.sys.trap ? "trap" : a.sys.func_id ? funcs_get(fs, a.sys.func_id)->name : "-");
+	}
+	decoder_free(d);
+	fmt_reader_close(r);
+	funcs_free(fs);
+	unlink(path);
+}
+
+static void raw_syscalls_recording(struct tdat *t)
+{
+	static const char enter[] = "name: sys_enter\nID: 21\n" COMMON
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+		"print fmt: \"NR %ld\", REC->id\n";
+	static const char exit_[] = "name: sys_exit\nID: 22\n" COMMON
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+		"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+
+	tdat_init(t, 1);
+	t->formats[t->nformats].system = "raw_syscalls";
+	t->formats[t->nformats++].text = enter;
+	t->formats[t->nformats].system = "raw_syscalls";
+	t->formats[t->nformats++].text = exit_;
+	tdat_page(t, 0, 1000, 0);
+	raw_sys(t, 1000, 1, 600); /* named by a syscalls:* event further on */
+	raw_sys(t, 1010, 0, 600);
+	raw_sys(t, 1020, 1, 0);	  /* the recording names it otherwise than the table */
+	raw_sys(t, 1030, 0, 0);
+	raw_sys(t, 1040, 1, 1);	  /* the table's name */
+	raw_sys(t, 1050, 1, 335); /* the uretprobe trap (x86-64, by the table) */
+	raw_sys(t, 1060, 0, -1);  /* its exit: no number */
+}
+
+/* Without syscalls:* events, raw numbers are named by the architecture's table. */
+START_TEST(test_raw_names_by_table)
+{
+	static struct tdat t;
+	char got[256];
+
+	raw_syscalls_recording(&t);
+	decode_raw(&t, got, sizeof(got));
+	ck_assert_str_eq(got, "syscall_600 syscall_600 read read write trap -");
+}
+END_TEST
+
+/* With them, the recording's own names win: they are its kernel's. */
+START_TEST(test_raw_names_by_recording)
+{
+	static struct tdat t;
+	char got[256];
+
+	raw_syscalls_recording(&t);
+	t.formats[t.nformats].system = "syscalls";
+	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_frobnicate", "23");
+	t.formats[t.nformats].system = "syscalls";
+	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_newread", "24");
+	named_sys(&t, 1070, 23, 600);
+	named_sys(&t, 1080, 24, 0);
+	decode_raw(&t, got, sizeof(got));
+	ck_assert_str_eq(got, "frobnicate frobnicate newread newread write trap -");
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -799,6 +936,10 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_probe_pair);
 	tcase_add_test(tc, test_implausible_calltime);
 	tcase_add_test(tc, test_bad_time_exit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("decode");
+	tcase_add_test(tc, test_raw_names_by_table);
+	tcase_add_test(tc, test_raw_names_by_recording);
 	suite_add_tcase(s, tc);
 	return s;
 }
