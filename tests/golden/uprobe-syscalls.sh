@@ -12,16 +12,21 @@
 #     darc cannot name.
 # --trap: the recording must hold the uretprobe system call, one per
 # uretprobe return (the default sample does; tests/live/uprobe-syscalls.sh
-# asks it of a kernel that has the call).
-# Usage: uprobe-syscalls.sh DARC [RECORDING [--trap]]; the default RECORDING
-# is samples/host-uretprobe-v7.dat, with --trap. Exit 0 pass, 1 fail, 77
-# without sqlite3.
+# asks it of a kernel that has the call). --text: the same checks on
+# `trace-cmd report` of it (the ftrace text reader), where trace-cmd is
+# installed.
+# Usage: uprobe-syscalls.sh DARC [RECORDING [--trap] [--text]]; the default
+# RECORDING is samples/host-uretprobe-v7.dat, with --trap --text. Exit 0
+# pass, 1 fail, 77 without sqlite3.
 set -u
-darc=$(realpath "${1:?usage: uprobe-syscalls.sh DARC [RECORDING [--trap]]}") || exit 1
+darc=$(realpath "${1:?usage: uprobe-syscalls.sh DARC [RECORDING [--trap] [--text]]}") || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 rec=${2:-$here/../../samples/host-uretprobe-v7.dat}
-trap_wanted=${3:-}
-[ $# -ge 2 ] || trap_wanted=--trap
+trap_wanted= text_wanted=
+for o in "${@:3}"; do
+	case $o in --trap) trap_wanted=$o ;; --text) text_wanted=$o ;; esac
+done
+[ $# -ge 2 ] || trap_wanted=--trap text_wanted=--text
 command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }
 tmp=$(mktemp -d /tmp/darc-usys.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -29,42 +34,57 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 q() { sqlite3 "$tmp/a.db" "$1"; }
 
-"$darc" analyze -o "$tmp/a.db" "$rec" >"$tmp/a.txt" 2>"$tmp/a.err"
-check "darc analyze $(basename "$rec") exits 0" [ $? -eq 0 ]
-echo "   $(head -n 1 "$tmp/a.txt")"
-check "it says no call was across lost events" grep -q ", 0 across lost events)" "$tmp/a.txt"
-check "no call is flagged gap" [ "$(q "SELECT count(*) FROM call WHERE flags & 4")" = 0 ]
+# check_rec FILE: the checks listed above, on darc analyze of FILE
+check_rec() {
+	local rec=$1 n user inside traps returns s
+	"$darc" analyze -o "$tmp/a.db" "$rec" >"$tmp/a.txt" 2>"$tmp/a.err"
+	check "darc analyze $(basename "$rec") exits 0" [ $? -eq 0 ]
+	echo "   $(head -n 1 "$tmp/a.txt")"
+	check "it says no call was across lost events" grep -q ", 0 across lost events)" "$tmp/a.txt"
+	check "no call is flagged gap" [ "$(q "SELECT count(*) FROM call WHERE flags & 4")" = 0 ]
 
-# the user functions (func.kind 3): main and run once, ping N times, all complete
-user="SELECT f.name, count(*), sum(c.flags = 0 AND c.incl_ns IS NOT NULL) FROM call c
-	JOIN func f ON f.id = c.func_id WHERE f.kind = 3 GROUP BY 1 ORDER BY 1"
-n=$(q "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
-	WHERE f.kind = 3 AND f.name = 'ping'")
-printf '%s\n' "main|1|1" "ping|$n|$n" "run|1|1" >"$tmp/want"
-q "$user" >"$tmp/got"
-check "every user-function call is complete (main 1, run 1, ping $n)" \
-	diff -u "$tmp/want" "$tmp/got"
-check "ping was called" [ "$n" -gt 0 ]
-inside="FROM call c, call m JOIN func mf ON mf.id = m.func_id
-	WHERE mf.kind = 3 AND mf.name = 'main' AND c.id BETWEEN m.id AND m.last_id"
-check "no call in main's run lacks its entry or exit" [ "$(q "SELECT count(*) $inside
-	AND c.task_id = m.task_id AND c.flags & 3")" = 0 ]
-for s in write read rt_sigreturn; do
-	check "each ping's $s is complete, under it" [ "$(q "SELECT count(*) FROM call c
-		JOIN func f ON f.id = c.func_id JOIN call p ON p.id = c.parent_id
-		JOIN func pf ON pf.id = p.func_id WHERE f.name = '$s' AND f.kind = 1
-		AND pf.name = 'ping' AND c.flags = 0 AND c.incl_ns IS NOT NULL")" = "$n" ]
-done
-check "no call of the probes' own system calls, nor of an unnamed number" \
-	[ "$(q "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id WHERE f.kind = 1
-		AND (f.name IN ('uretprobe', 'uprobe') OR f.name LIKE 'syscall\_%' ESCAPE '\')")" = 0 ]
+	# the user functions (func.kind 3): main and run once, ping N times, all complete
+	user="SELECT f.name, count(*), sum(c.flags = 0 AND c.incl_ns IS NOT NULL) FROM call c
+		JOIN func f ON f.id = c.func_id WHERE f.kind = 3 GROUP BY 1 ORDER BY 1"
+	n=$(q "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
+		WHERE f.kind = 3 AND f.name = 'ping'")
+	printf '%s\n' "main|1|1" "ping|$n|$n" "run|1|1" >"$tmp/want"
+	q "$user" >"$tmp/got"
+	check "every user-function call is complete (main 1, run 1, ping $n)" \
+		diff -u "$tmp/want" "$tmp/got"
+	check "ping was called" [ "$n" -gt 0 ]
+	inside="FROM call c, call m JOIN func mf ON mf.id = m.func_id
+		WHERE mf.kind = 3 AND mf.name = 'main' AND c.id BETWEEN m.id AND m.last_id"
+	check "no call in main's run lacks its entry or exit" [ "$(q "SELECT count(*) $inside
+		AND c.task_id = m.task_id AND c.flags & 3")" = 0 ]
+	for s in write read rt_sigreturn; do
+		check "each ping's $s is complete, under it" [ "$(q "SELECT count(*) FROM call c
+			JOIN func f ON f.id = c.func_id JOIN call p ON p.id = c.parent_id
+			JOIN func pf ON pf.id = p.func_id WHERE f.name = '$s' AND f.kind = 1
+			AND pf.name = 'ping' AND c.flags = 0 AND c.incl_ns IS NOT NULL")" = "$n" ]
+	done
+	check "no call of the probes' own system calls, nor of an unnamed number" \
+		[ "$(q "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id WHERE f.kind = 1
+			AND (f.name IN ('uretprobe', 'uprobe') OR f.name LIKE 'syscall\_%' ESCAPE '\')")" = 0 ]
 
-if [ "$trap_wanted" = --trap ]; then
-	"$darc" dump "$rec" >"$tmp/dump.txt"
-	traps=$(grep -c ' sys_enter: id=335 ' "$tmp/dump.txt")
-	returns=$(q "SELECT count(*) FROM probe_hit WHERE role = 2")
-	echo "   the recording: $traps uretprobe system calls, $returns uretprobe hits"
-	check "each uretprobe return ran the uretprobe system call" \
-		[ "$traps" -gt 0 -a "$traps" = "$returns" ]
+	if [ "$trap_wanted" = --trap ]; then
+		"$darc" dump "$rec" >"$tmp/dump.txt"
+		traps=$(grep -c ' sys_enter: id=335 ' "$tmp/dump.txt")
+		returns=$(q "SELECT count(*) FROM probe_hit WHERE role = 2")
+		echo "   the recording: $traps uretprobe system calls, $returns uretprobe hits"
+		check "each uretprobe return ran the uretprobe system call" \
+			[ "$traps" -gt 0 -a "$traps" = "$returns" ]
+	fi
+}
+
+check_rec "$rec"
+if [ "$text_wanted" = --text ]; then
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report "$rec" >"$tmp/report.txt" 2>/dev/null
+		check "trace-cmd report $(basename "$rec") exits 0" [ $? -eq 0 ]
+		check_rec "$tmp/report.txt"
+	else
+		echo "note: no trace-cmd: its text of $(basename "$rec") is not checked"
+	fi
 fi
 summary
