@@ -12,21 +12,27 @@
 #     darc cannot name.
 # --trap: the recording must hold the uretprobe system call, one per
 # uretprobe return (the default sample does; tests/live/uprobe-syscalls.sh
-# asks it of a kernel that has the call). --text: the same checks on
+# asks it of a kernel that has the call). --uprobe-trap: it must hold the
+# uprobe system call too (x86-64's optimized uprobes: the sample's target
+# functions start with a 5-byte nop). --text: the same checks on
 # `trace-cmd report` of it (the ftrace text reader), where trace-cmd is
 # installed.
-# Usage: uprobe-syscalls.sh DARC [RECORDING [--trap] [--text]]; the default
-# RECORDING is samples/host-uretprobe-v7.dat, with --trap --text. Exit 0
-# pass, 1 fail, 77 without sqlite3.
+# Usage: uprobe-syscalls.sh DARC [RECORDING [--trap] [--uprobe-trap] [--text]];
+# the default RECORDING is samples/host-uretprobe-v7.dat, with all three.
+# Exit 0 pass, 1 fail, 77 without sqlite3.
 set -u
-darc=$(realpath "${1:?usage: uprobe-syscalls.sh DARC [RECORDING [--trap] [--text]]}") || exit 1
+darc=$(realpath "${1:?usage: uprobe-syscalls.sh DARC [RECORDING [OPTION...]]}") || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 rec=${2:-$here/../../samples/host-uretprobe-v7.dat}
-trap_wanted= text_wanted=
+trap_wanted= text_wanted= utrap_wanted=
 for o in "${@:3}"; do
-	case $o in --trap) trap_wanted=$o ;; --text) text_wanted=$o ;; esac
+	case $o in
+	--trap) trap_wanted=$o ;;
+	--text) text_wanted=$o ;;
+	--uprobe-trap) utrap_wanted=$o ;;
+	esac
 done
-[ $# -ge 2 ] || trap_wanted=--trap text_wanted=--text
+[ $# -ge 2 ] || trap_wanted=--trap text_wanted=--text utrap_wanted=--uprobe-trap
 command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }
 tmp=$(mktemp -d /tmp/darc-usys.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -36,7 +42,7 @@ q() { sqlite3 "$tmp/a.db" "$1"; }
 
 # check_rec FILE: the checks listed above, on darc analyze of FILE
 check_rec() {
-	local rec=$1 n user inside traps returns s
+	local rec=$1 n user inside traps utraps returns s
 	"$darc" analyze -o "$tmp/a.db" "$rec" >"$tmp/a.txt" 2>"$tmp/a.err"
 	check "darc analyze $(basename "$rec") exits 0" [ $? -eq 0 ]
 	echo "   $(head -n 1 "$tmp/a.txt")"
@@ -67,13 +73,17 @@ check_rec() {
 		[ "$(q "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id WHERE f.kind = 1
 			AND (f.name IN ('uretprobe', 'uprobe') OR f.name LIKE 'syscall\_%' ESCAPE '\')")" = 0 ]
 
+	"$darc" dump "$rec" >"$tmp/dump.txt"
+	traps=$(grep -c ' sys_enter: id=335 ' "$tmp/dump.txt")
+	utraps=$(grep -c ' sys_enter: id=336 ' "$tmp/dump.txt")
+	returns=$(q "SELECT count(*) FROM probe_hit WHERE role = 2")
+	echo "   the recording: $traps uretprobe and $utraps uprobe system calls, $returns uretprobe hits"
 	if [ "$trap_wanted" = --trap ]; then
-		"$darc" dump "$rec" >"$tmp/dump.txt"
-		traps=$(grep -c ' sys_enter: id=335 ' "$tmp/dump.txt")
-		returns=$(q "SELECT count(*) FROM probe_hit WHERE role = 2")
-		echo "   the recording: $traps uretprobe system calls, $returns uretprobe hits"
 		check "each uretprobe return ran the uretprobe system call" \
 			[ "$traps" -gt 0 -a "$traps" = "$returns" ]
+	fi
+	if [ "$utrap_wanted" = --uprobe-trap ]; then
+		check "uprobes were entered through the uprobe system call" [ "$utraps" -gt 0 ]
 	fi
 }
 

@@ -6,20 +6,33 @@
 # rt_sigreturn), and the same run recorded by perf record with perf probe's
 # uprobes where perf is installed. On x86-64 since Linux 6.11 each uretprobe
 # return runs the uretprobe system call, whose sys_exit says id -1, as
-# rt_sigreturn's does. tests/golden/uprobe-syscalls.sh checks each recording
+# rt_sigreturn's does; NOP5_TARGET, the same program built so that each
+# function starts with a 5-byte nop, lets a kernel that optimizes uprobes
+# (x86-64, Linux 6.18 does) enter them through the uprobe system call, whose
+# exit says -1 as well. tests/golden/uprobe-syscalls.sh checks each recording
 # (--trap there: each uretprobe return must have run the call, on a kernel that
 # has it): no call across lost events, every user call complete, no call of
-# the uretprobe system call. Skips (77) without root, tracefs, uprobes or
-# raw_syscalls; the perf part is left out without perf.
-# With --sample FILE it also writes FILE: the recording samples/host-uretprobe-v7.dat
-# is (darc-record's default events left out but sched's, /proc/kallsyms hidden
-# from it: no event here has a kernel address), then checks it the same way.
-# Usage: uprobe-syscalls.sh DARC_RECORD DARC TARGET [--sample FILE]
+# the uretprobe or uprobe system call. Skips (77) without root, tracefs,
+# uprobes or raw_syscalls; the perf part is left out without perf.
+# With --sample FILE it also writes FILE, as samples/host-uretprobe-v7.dat was
+# made: NOP5_TARGET's run (TARGET's without it) with darc-record's default
+# events left out but sched's, and /proc/kallsyms hidden from darc-record (no
+# event here has a kernel address); then checks it the same way.
+# Usage: uprobe-syscalls.sh DARC_RECORD DARC TARGET [NOP5_TARGET] [--sample FILE]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 live_init "$@"
 [ -d "$tfs/events/raw_syscalls" ] || live_skip "no raw_syscalls events"
+nop5= sample=
+shift 3
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sample) sample=${2:?--sample needs a FILE} && shift ;;
+	*) nop5=$1 ;;
+	esac
+	shift
+done
 check_rec() { "$here/../golden/uprobe-syscalls.sh" "$darc" "$1" $trap_opt; }
 N=20
 
@@ -31,16 +44,32 @@ if [ "$(uname -m)" = x86_64 ] && { [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [
 fi
 echo "kernel $(uname -r) $(uname -m): the uretprobe system call is $expect"
 
+# record BIN OUT [OPTION...]: darc-record's recording of `BIN N 0 signal`, with
+# raw_syscalls and -U BIN:main,run,ping
+record() {
+	local bin=$1 out=$2
+	shift 2
+	"$rec" -q -o "$out" -e raw_syscalls "$@" -U "$bin:main,run,ping" -- "$bin" $N 0 signal
+}
+
 out=$work/recipe.dat
-"$rec" -q -o "$out" -e raw_syscalls -U "$target:main,run,ping" -- "$target" $N 0 signal
+record "$target" "$out"
 check "darc-record -e raw_syscalls -U ... exits 0" [ $? -eq 0 ]
 state_same "after the recording" "$out"
 check "darc analyze of it: system calls and user calls whole" check_rec "$out"
 
-if [ "${4:-}" = --sample ]; then
-	sample=${5:?--sample needs a FILE}
+if [ -n "$nop5" ]; then
+	record "$nop5" "$work/nop5.dat"
+	check "darc-record of $(basename "$nop5") exits 0" [ $? -eq 0 ]
+	state_same "after the recording" "$work/nop5.dat"
+	n=$("$darc" dump "$work/nop5.dat" | grep -c ' sys_enter: id=336 ')
+	echo "   the kernel entered the uprobes through the uprobe system call $n times"
+	check "darc analyze of it: system calls and user calls whole" check_rec "$work/nop5.dat"
+fi
+
+if [ -n "$sample" ]; then
 	: >"$work/kallsyms"
-	cp "$target" "$work/live-target" # the path in the sample's manifest says nothing of this checkout
+	cp "${nop5:-$target}" "$work/live-target" # the path in the manifest says nothing of this checkout
 	unshare -m --propagation private bash -c \
 		'mount --bind "$1" /proc/kallsyms && shift && exec "$@"' _ "$work/kallsyms" \
 		"$rec" -q -f -o "$sample" --no-default-events -e raw_syscalls \
