@@ -846,6 +846,24 @@ const char *decoder_error(const struct decoder *d)
 	return d->err.msg[0] ? d->err.msg : "out of memory";
 }
 
+/* A system call's entry or exit: out->sys. 0, or -1 when out of memory. */
+static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		      struct aev *out)
+{
+	int64_t v = num(d, t->f[0], ev);
+
+	out->sys.nr = v;
+	out->sys.raw = t->raw;
+	/* an exit numbered -1: the kernel cleared the number during the call
+	   (rt_sigreturn, a probe's trap): it names nothing */
+	if (t->kind == AEV_SYS_EXIT && v < 0)
+		out->sys.func_id = 0;
+	else
+		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
+	out->sys.trap = t->raw ? out->sys.func_id == 0 && v >= 0 : t->trap;
+	return out->sys.func_id < 0 ? -1 : 0;
+}
+
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 {
 	struct etype *t = &d->types[ev->type];
@@ -904,18 +922,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	}
 	case AEV_SYS_ENTER:
 	case AEV_SYS_EXIT:
-		v = num(d, t->f[0], ev);
-		out->sys.nr = v;
-		out->sys.raw = t->raw;
-		/* an exit numbered -1: the kernel cleared the number during the
-		   call (rt_sigreturn, a probe's trap): it names nothing */
-		if (t->kind == AEV_SYS_EXIT && v < 0)
-			out->sys.func_id = 0;
-		else
-			out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
-		if (out->sys.func_id < 0)
+		if (decode_sys(d, t, ev, out))
 			return -1;
-		out->sys.trap = t->raw ? out->sys.func_id == 0 && v >= 0 : t->trap;
 		break;
 	case AEV_SWITCH:
 		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);
