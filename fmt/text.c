@@ -8,8 +8,9 @@
  * here (text-formats.h, text-block.c, text-probe.c): funcgraph_entry and
  * funcgraph_exit (a leaf line "func();" gives both), and from their printed
  * fields sched_switch, sched_wakeup(_new), sched_waking, irq_handler_entry
- * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit, the
- * block events bios are followed through, and kprobes and kretprobes; any
+ * and _exit, softirq_entry and _exit, irq_vectors' X_entry and X_exit,
+ * raw_syscalls' sys_enter and sys_exit, the block events bios are followed
+ * through, and kprobes and kretprobes; any
  * other event is kept by name with its printed fields as one string
  * ("text" system); trace_printk comments become ftrace print events.
  * Function names get made-up addresses, registered with libtraceevent, so
@@ -40,6 +41,7 @@
  */
 #include "fmt.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -786,6 +788,66 @@ static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 	return d;
 }
 
+/* A number of @s (up to 24 characters), in @base. */
+static bool span_num(struct tspan s, int base, long long *v)
+{
+	char buf[25], *end;
+
+	if (s.n <= 0 || s.n >= (int)sizeof(buf) || s.p[0] == ' ')
+		return false;
+	memcpy(buf, s.p, s.n);
+	buf[s.n] = 0;
+	errno = 0;
+	*v = base == 16 ? (long long)strtoull(buf, &end, 16) : strtoll(buf, &end, 10);
+	return !errno && !*end;
+}
+
+/* The next word of @c, up to @stop (or its end); @c moves past the stop character. */
+static struct tspan next_word(struct tcur *c, char stop)
+{
+	const char *p = c->p;
+	struct tspan w;
+
+	while (c->p < c->end && *c->p != stop)
+		c->p++;
+	w = (struct tspan){p, (int)(c->p - p)};
+	if (c->p < c->end)
+		c->p++;
+	return w;
+}
+
+/* raw_syscalls: "NR 335 (3, 7ffe811721cf, 1, 0, 0, 0)" and "NR -1 = 0". */
+static int ev_sys(struct at *a)
+{
+	bool enter = same("sys_enter", a->name);
+	struct tcur c = {a->f.p, a->f.p + a->f.n};
+	long long nr, v[6] = {0};
+	int n = 0;
+	uint8_t *rec;
+
+	while (c.p < c.end && *c.p == ' ')
+		c.p++;
+	if (!tcur_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
+		return bad_fields(a);
+	if (enter ? !tcur_eat(&c, "(") : !tcur_eat(&c, "= "))
+		return bad_fields(a);
+	if (!enter && !span_num(next_word(&c, ' '), 10, &v[0]))
+		return bad_fields(a);
+	for (; enter && n < 6; n++) {
+		if (!span_num(next_word(&c, n < 5 ? ',' : ')'), 16, &v[n]))
+			return bad_fields(a);
+		tcur_eat(&c, " ");
+	}
+	if (c.p != c.end || (enter && c.p[-1] != ')'))
+		return bad_fields(a); /* more, or less, than the kernel prints */
+	if (!(rec = at_record(a, enter ? TF_ID_SYS_ENTER : TF_ID_SYS_EXIT, enter ? 64 : 24)))
+		return no_memory(a);
+	put64(rec, 8, (uint64_t)nr);
+	for (int i = 0; i < (enter ? 6 : 1); i++)
+		put64(rec, 16 + 8 * i, (uint64_t)v[i]);
+	return 0;
+}
+
 /* An irq_vectors event ("local_timer_entry: vector=236"). */
 static int ev_vector(struct at *a, long long vector)
 {
@@ -825,6 +887,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 		{"sched_waking", ev_wake},	     {"sched_wakeup_new", ev_wake},
 		{"irq_handler_entry", ev_irq_entry}, {"irq_handler_exit", ev_irq_exit},
 		{"softirq_entry", ev_softirq},	     {"softirq_exit", ev_softirq},
+		{"sys_enter", ev_sys},		     {"sys_exit", ev_sys},
 	};
 	struct at a = {r, x, l, cpu, pid, t, name, f, err};
 	const struct tblock_event *be;
@@ -1185,6 +1248,7 @@ static int add_formats(struct fmt_reader *r, struct fmt_err *err)
 		F("sched", tf_switch),	    F("sched", tf_wakeup),     F("sched", tf_wakeup_new),
 		F("sched", tf_waking),	    F("irq", tf_softirq_exit), F("irq", tf_softirq_entry),
 		F("irq", tf_irq_exit),	    F("irq", tf_irq_entry),
+		F("raw_syscalls", tf_sys_exit), F("raw_syscalls", tf_sys_enter),
 #undef F
 	};
 

@@ -55,22 +55,32 @@ void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed)
 		memcpy(p->data + TDAT_PAGE - 8, &missed, 8); /* moved in tdat_write */
 }
 
-void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value)
+void tdat_event(struct tdat *t, int cpu, uint64_t ts, const void *payload, size_t len)
 {
 	struct tdat_page *p = &t->pages[cpu][t->npages[cpu] - 1];
 	uint8_t *e = p->data + 16 + p->used;
 	uint32_t delta = (uint32_t)(ts - p->last);
-	uint32_t hdr = 3 | (delta << 5); /* type_len 3: 12 bytes of data */
-	uint16_t type = TDAT_TICK_ID;
+	uint32_t words = (len + 3) / 4; /* type_len: the data's size in words (up to 28) */
+	uint32_t hdr = words | (delta << 5);
 
 	memcpy(e, &hdr, 4);
-	memcpy(e + 4, &type, 2);
-	e[6] = flags;
-	e[7] = 0;
-	memcpy(e + 8, &pid, 4);
-	memcpy(e + 12, &value, 4);
-	p->used += 16;
+	memset(e + 4, 0, 4 * words);
+	memcpy(e + 4, payload, len);
+	p->used += 4 + 4 * words;
 	p->last = ts;
+}
+
+void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value)
+{
+	uint8_t b[12];
+	uint16_t type = TDAT_TICK_ID;
+
+	memcpy(b, &type, 2);
+	b[2] = flags;
+	b[3] = 0;
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &value, 4);
+	tdat_event(t, cpu, ts, b, sizeof(b));
 }
 
 static void put(FILE *f, const void *p, size_t n)
@@ -106,11 +116,17 @@ long tdat_write(const struct tdat *t, const char *path)
 	put64(f, sizeof(header_event) - 1);
 	put(f, header_event, sizeof(header_event) - 1);
 	put32(f, 0); /* ftrace formats */
-	put32(f, 1); /* systems */
+	put32(f, 1 + t->nformats); /* systems: one format each */
 	put(f, "test", 5);
 	put32(f, 1);
 	put64(f, sizeof(tick_format) - 1);
 	put(f, tick_format, sizeof(tick_format) - 1);
+	for (int i = 0; i < t->nformats; i++) {
+		put(f, t->formats[i].system, strlen(t->formats[i].system) + 1);
+		put32(f, 1);
+		put64(f, strlen(t->formats[i].text));
+		put(f, t->formats[i].text, strlen(t->formats[i].text));
+	}
 	put32(f, t->kallsyms ? (uint32_t)strlen(t->kallsyms) : 0); /* kallsyms */
 	if (t->kallsyms)
 		put(f, t->kallsyms, strlen(t->kallsyms));

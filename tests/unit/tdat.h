@@ -26,6 +26,10 @@ struct tdat {
 	int npages[TDAT_MAXCPU];
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */
+	struct {
+		const char *system, *text; /* more formats, besides test:tick */
+	} formats[8];
+	int nformats;
 };
 
 /* Start a recording of @ncpus CPUs (no pages yet). */
@@ -36,6 +40,12 @@ void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed);
 
 /* Append a test:tick event (pid, flags, value) at absolute time @ts to @cpu's page. */
 void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value);
+
+/*
+ * Append an event of any format at @ts to @cpu's page: @len bytes of
+ * @payload, which starts with the common fields (common_type first).
+ */
+void tdat_event(struct tdat *t, int cpu, uint64_t ts, const void *payload, size_t len);
 
 /* Write the file to @path; returns its size, or -1. */
 long tdat_write(const struct tdat *t, const char *path);
