@@ -90,6 +90,7 @@ struct aev {
 			int64_t func_id;
 			int64_t nr; /* syscall number: pairs enter and exit */
 			int raw;    /* 1 from raw_syscalls, 0 from syscalls:sys_*_NAME */
+			int trap;   /* the uretprobe or uprobe call: the probes' own */
 			int64_t ret; /* exit: its return value, DARC_NULL if not recorded */
 		} sys;
 		struct {

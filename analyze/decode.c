@@ -10,6 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "syscalls-generic.h"
+#include "syscalls-i386.h"
 #include "syscalls-x86_64.h"
 
 #define NFIELD 6
@@ -18,6 +19,7 @@ struct etype {
 	int resolved;
 	int kind; /* enum aev_kind */
 	int raw;  /* raw_syscalls */
+	int trap; /* syscalls:*: the uretprobe or uprobe call */
 	int user; /* uprobes: by group name, or once an event's address is a user one */
 	const char *file; /* uprobes: the binary, if a darc manifest says */
 	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
@@ -43,7 +45,12 @@ struct decoder {
 	int64_t *addr_ids;
 	uint8_t *addr_irq; /* the function is an interrupt entry point */
 	int64_t naddr, addr_slots;
-	int64_t *sys_ids; /* raw syscall number -> func id (0 = not yet) */
+	struct sys_nr {	  /* by raw syscall number, 0..4096 (4096: all others) */
+		int64_t id;   /* its func id (0 = not yet) */
+		char *name;   /* its name as the recording's syscalls:* events say */
+	} *sys;
+	int nsys;
+	int learn_names;  /* it has raw_syscalls and syscalls:* formats: prescan */
 	int ksyms;	  /* kallsyms loaded */
 	struct fg_off {
 		int known;
@@ -57,8 +64,6 @@ struct decoder {
 	int same_clock;	  /* the events use function_graph's clock (local) */
 	int64_t t_first;  /* the first event's time, DARC_NULL before it */
 	struct fmt_err err;
-	int nsys;
-	int64_t uretprobe_id; /* func id of the uretprobe syscall, once seen */
 	/* probe pairs: the functions that return probes report (see decoder_prescan) */
 	int returns;	      /* return-probe formats in the recording */
 	int returns_unlisted; /* of them, not in a darc manifest */
@@ -73,13 +78,29 @@ static const char *const softirq_names[] = {"HI",	"TIMER",    "NET_TX", "NET_RX"
 					    "BLOCK",	"IRQ_POLL", "TASKLET", "SCHED",
 					    "HRTIMER", "RCU"};
 
-enum syscall_abi syscall_abi_of(const char *uname)
+enum syscall_abi syscall_abi_of(const char *uname, int long_size, bool big_endian)
 {
-	if (!uname || strstr(uname, "x86_64"))
-		return ABI_X86_64;
-	if (strstr(uname, "aarch64") || strstr(uname, "arm64") || strstr(uname, "riscv64") ||
-	    strstr(uname, "loongarch64"))
-		return ABI_GENERIC;
+	static const struct {
+		const char *machine;
+		enum syscall_abi abi;
+	} abis[] = {
+	    {"x86_64", ABI_X86_64}, {"i386", ABI_I386},	      {"i486", ABI_I386},
+	    {"i586", ABI_I386},	    {"i686", ABI_I386},	      {"aarch64", ABI_GENERIC},
+	    {"arm64", ABI_GENERIC}, {"riscv64", ABI_GENERIC}, {"loongarch64", ABI_GENERIC},
+	};
+	size_t end, start;
+
+	if (!uname) /* most likely x86-64, unless the word size or byte order deny it */
+		return long_size == 8 && !big_endian ? ABI_X86_64 : ABI_UNKNOWN;
+	/* the machine is uname's last word */
+	for (end = strlen(uname); end && strchr(" \t\n", uname[end - 1]); end--)
+		;
+	for (start = end; start && !strchr(" \t\n", uname[start - 1]); start--)
+		;
+	for (size_t i = 0; i < sizeof(abis) / sizeof(abis[0]); i++)
+		if (end - start == strlen(abis[i].machine) &&
+		    !memcmp(uname + start, abis[i].machine, end - start))
+			return abis[i].abi;
 	return ABI_UNKNOWN;
 }
 
@@ -89,18 +110,20 @@ static const struct {
 	size_t n;
 } syscall_tables[] = {
     [ABI_X86_64] = TABLE(syscall_names_x86_64),
+    [ABI_I386] = TABLE(syscall_names_i386),
     [ABI_GENERIC] = TABLE(syscall_names_generic),
 };
 
 const char *syscall_name(enum syscall_abi abi, int64_t nr)
 {
-	if (abi != ABI_X86_64 && abi != ABI_GENERIC)
+	if (abi != ABI_X86_64 && abi != ABI_I386 && abi != ABI_GENERIC)
 		return NULL; /* ABI_UNKNOWN: no names */
 	return nr >= 0 && (uint64_t)nr < syscall_tables[abi].n ? syscall_tables[abi].names[nr]
 							       : NULL;
 }
 
 static int count_return(void *ctx, struct tep_event *ev);
+static int has_syscalls(void *ctx, struct tep_event *ev);
 
 struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
 {
@@ -112,7 +135,6 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 	d->tep = fmt_reader_tep(r);
 	d->fs = fs;
 	d->abi = abi;
-	d->uretprobe_id = -2; /* no func has it */
 	d->t_first = DARC_NULL;
 	d->same_clock = !fmt_reader_info(r)->clock || !strcmp(fmt_reader_info(r)->clock, "local");
 	if (fmt_reader_info(r)->manifest_json) /* unreadable: the binaries stay unknown */
@@ -124,6 +146,9 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 		return NULL;
 	}
 	fmt_reader_each_format(r, "__probe_func", count_return, d);
+	if (fmt_reader_find_event(r, "raw_syscalls", "sys_enter") ||
+	    fmt_reader_find_event(r, "raw_syscalls", "sys_exit"))
+		d->learn_names = fmt_reader_each_format(r, "__syscall_nr", has_syscalls, d);
 	return d;
 }
 
@@ -141,7 +166,9 @@ void decoder_free(struct decoder *d)
 	free(d->addr_keys);
 	free(d->addr_ids);
 	free(d->addr_irq);
-	free(d->sys_ids);
+	for (int i = 0; i < d->nsys; i++)
+		free(d->sys[i].name);
+	free(d->sys);
 	free(d->off);
 	json_decref(d->manifest);
 	free(d);
@@ -210,6 +237,13 @@ static int count_return(void *ctx, struct tep_event *ev)
 	return 0;
 }
 
+/* fmt_reader_each_format() callback: stops at a syscalls:* format. */
+static int has_syscalls(void *ctx, struct tep_event *ev)
+{
+	(void)ctx;
+	return !strcmp(ev->system, "syscalls");
+}
+
 /* How an entry probe of @sys:@name pairs (struct etype.paired). */
 static int entry_pairing(const struct decoder *d, const char *sys, const char *name)
 {
@@ -263,7 +297,7 @@ static int ret_add(struct decoder *d, uint64_t addr)
 
 bool decoder_needs_prescan(const struct decoder *d)
 {
-	return d->returns_unlisted > 0;
+	return d->returns_unlisted > 0 || d->learn_names;
 }
 
 /* A number field of the record, sign-extended when the field is signed. */
@@ -344,14 +378,15 @@ static int starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* The func id of system call @name (number @nr, or DARC_NULL); -1 when out of memory. */
-static int64_t syscall_id(struct decoder *d, const char *name, int64_t nr)
+/*
+ * Is system call @name a probe's trap? x86-64's uretprobe trampoline (Linux
+ * 6.11 on) returns through the uretprobe call, and an optimized uprobe
+ * enters through the uprobe call: the probe's own mechanics, no call of the
+ * program, given no func (sys_event() in ftree.c).
+ */
+static bool trap_name(const char *name)
 {
-	int64_t id = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
-
-	if (!strcmp(name, "uretprobe"))
-		d->uretprobe_id = id;
-	return id;
+	return !strcmp(name, "uretprobe") || !strcmp(name, "uprobe");
 }
 
 /*
@@ -453,7 +488,10 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			if (!enter)
 				FIELD(1, "ret");
 			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
-			t->func_id = syscall_id(d, name + (enter ? 10 : 9), DARC_NULL);
+			t->trap = trap_name(name + (enter ? 10 : 9));
+			t->func_id = t->trap ? 0
+					     : funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
+							DARC_NULL, NULL);
 		}
 	} else if (!strcmp(sys, "sched")) {
 		if (!strcmp(name, "sched_switch") && FIELD(0, "prev_pid") && FIELD(1, "next_pid") &&
@@ -601,31 +639,51 @@ found:
 	return d->addr_ids[i];
 }
 
+/*
+ * The func id of raw system call @nr: named as the recording's syscalls:*
+ * events say (the truth for its kernel), else by the table of its
+ * architecture, else syscall_NR. 0 for a probe's trap.
+ */
+/* What is known of raw system call @nr (0..4096), or NULL when out of memory. */
+static struct sys_nr *sys_nr(struct decoder *d, int64_t nr)
+{
+	if (nr >= d->nsys) {
+		int n = nr + 64;
+		struct sys_nr *p = realloc(d->sys, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + d->nsys, 0, (n - d->nsys) * sizeof(*p));
+		d->sys = p;
+		d->nsys = n;
+	}
+	return &d->sys[nr];
+}
+
 static int64_t sysfunc(struct decoder *d, int64_t nr)
 {
 	char buf[32];
 	const char *name = NULL;
+	struct sys_nr *sn;
 
 	if (nr < 0 || nr > 4096)
 		nr = 4096; /* one bucket for nonsense numbers */
-	if (nr >= d->nsys) {
-		int n = nr + 64;
-		int64_t *p = realloc(d->sys_ids, n * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + d->nsys, 0, (n - d->nsys) * sizeof(*p));
-		d->sys_ids = p;
-		d->nsys = n;
-	}
-	if (d->sys_ids[nr])
-		return d->sys_ids[nr];
-	name = syscall_name(d->abi, nr);
+	if (!(sn = sys_nr(d, nr)))
+		return -1;
+	if (sn->id)
+		return sn->id;
+	name = sn->name;
+	if (!name)
+		name = syscall_name(d->abi, nr);
+	if (!name && nr == 4096)
+		name = "syscall_out_of_range";
 	if (!name) {
 		snprintf(buf, sizeof(buf), "syscall_%lld", (long long)nr);
 		name = buf;
 	}
-	d->sys_ids[nr] = syscall_id(d, name, nr);
-	return d->sys_ids[nr];
+	if (trap_name(name))
+		return 0; /* not cached: 0 is "not yet" there */
+	sn->id = funcs_id(d->fs, FUNC_SYSCALL, name, nr, NULL);
+	return sn->id;
 }
 
 /* The clock state of CPU @cpu, or NULL when out of memory. */
@@ -847,37 +905,94 @@ static int fg_entry_values(struct decoder *d, const struct etype *t, const struc
 	return t->f[2] ? fg_args_json(d, t->f[2], ev, out->fg.addr, &out->fg.args) : 0;
 }
 
+/*
+ * Learn that system call @nr is @name (a syscalls:sys_enter_NAME or
+ * sys_exit_NAME event said so), unless known already. 0, or -1 when out of
+ * memory.
+ */
+static int learn_name(struct decoder *d, int64_t nr, const char *name)
+{
+	struct sys_nr *sn;
+
+	if (nr < 0 || nr >= 4096)
+		return 0;
+	if (!(sn = sys_nr(d, nr)))
+		return -1;
+	if (!sn->name && !(sn->name = strdup(name)))
+		return -1;
+	return 0;
+}
+
+/* What the prescan reads from the events of one type. */
+struct pre_type {
+	bool seen;
+	struct tep_format_field *func; /* return probes: the function they report */
+	struct tep_format_field *nr;   /* syscalls:*: the call's number ... */
+	const char *name;	       /* ... and its name */
+};
+
+static void pre_resolve(const struct decoder *d, struct pre_type *p, struct tep_event *e)
+{
+	p->seen = true;
+	if (!e)
+		return;
+	p->func = tep_find_field(e, "__probe_func");
+	if (d->learn_names && !strcmp(e->system, "syscalls")) {
+		p->name = starts_with(e->name, "sys_enter_")  ? e->name + 10
+			  : starts_with(e->name, "sys_exit_") ? e->name + 9
+							      : NULL;
+		p->nr = p->name ? tep_find_field(e, "__syscall_nr") : NULL;
+	}
+}
+
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 {
-	struct tep_format_field **func = calloc(65536, sizeof(*func));
-	uint8_t *seen = calloc(65536, 1);
+	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
 	int n, rc = -1;
 
-	if (!func || !seen) {
+	if (!types) {
 		fmt_errf(err, NULL, "out of memory");
-		goto out;
+		return -1;
 	}
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
-		if (!seen[ev.type]) {
-			seen[ev.type] = 1;
-			func[ev.type] = ev.event ? tep_find_field(ev.event, "__probe_func") : NULL;
-		}
-		if (func[ev.type] && ret_add(d, (uint64_t)num(d, func[ev.type], &ev))) {
+		p = &types[ev.type];
+		if (!p->seen)
+			pre_resolve(d, p, ev.event);
+		if ((p->func && ret_add(d, (uint64_t)num(d, p->func, &ev))) ||
+		    (p->nr && learn_name(d, num(d, p->nr, &ev), p->name))) {
 			fmt_errf(err, NULL, "out of memory");
 			goto out;
 		}
 	}
 	rc = n;
 out:
-	free(func);
-	free(seen);
+	free(types);
 	return rc;
 }
 
 const char *decoder_error(const struct decoder *d)
 {
 	return d->err.msg[0] ? d->err.msg : "out of memory";
+}
+
+/* A system call's entry or exit: out->sys. 0, or -1 when out of memory. */
+static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		      struct aev *out)
+{
+	int64_t v = num(d, t->f[0], ev);
+
+	out->sys.nr = v;
+	out->sys.raw = t->raw;
+	out->sys.ret = t->kind == AEV_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
+	/* an exit numbered -1: the kernel cleared the number during the call
+	   (rt_sigreturn, a probe's trap): it names nothing */
+	if (t->kind == AEV_SYS_EXIT && v < 0)
+		out->sys.func_id = 0;
+	else
+		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
+	out->sys.trap = t->raw ? out->sys.func_id == 0 && v >= 0 : t->trap;
+	return out->sys.func_id < 0 ? -1 : 0;
 }
 
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
@@ -947,17 +1062,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	}
 	case AEV_SYS_ENTER:
 	case AEV_SYS_EXIT:
-		v = num(d, t->f[0], ev);
-		out->sys.nr = v;
-		out->sys.raw = t->raw;
-		out->sys.ret = t->kind == AEV_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
-		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
-		if (out->sys.func_id < 0)
+		if (decode_sys(d, t, ev, out))
 			return -1;
-		/* since 6.11 a uretprobe returns through the uretprobe syscall, which
-		   has no exit: it is the probe's mechanism, not a call */
-		if (out->sys.func_id == d->uretprobe_id)
-			return 0;
 		break;
 	case AEV_SWITCH:
 		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);

@@ -21,17 +21,23 @@ enum syscall_abi {
 	ABI_UNKNOWN, /* no names: syscall_N */
 	ABI_X86_64,
 	ABI_GENERIC, /* asm-generic numbers: arm64, riscv64, loongarch64 */
+	ABI_I386,
 };
 
-/* The ABI of a recording from its uname ("Linux host 6.1.0 ... aarch64"); x86_64 if NULL. */
-enum syscall_abi syscall_abi_of(const char *uname);
+/*
+ * The ABI of a recording from its uname, whose last word is the machine
+ * ("Linux host 6.1.0 ... aarch64"). Without one, x86_64 if the recording's
+ * user-space long is 8 bytes, little-endian; else unknown.
+ */
+enum syscall_abi syscall_abi_of(const char *uname, int long_size, bool big_endian);
 
 /* The name of system call @nr of @abi ("read"), or NULL if not known. */
 const char *syscall_name(enum syscall_abi abi, int64_t nr);
 
 /*
  * A decoder for the events of @r, naming functions in @fs, system calls by
- * @abi. NULL when out of memory.
+ * @abi, or, when @r records syscalls:* events besides raw_syscalls, as those
+ * say (after decoder_prescan()). NULL when out of memory.
  */
 struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi);
 
@@ -39,9 +45,11 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
  * A probe entry is a call's entry only when a return probe reports the same
  * function; otherwise it is a point event. A darc bundle's manifest says
  * which pairs were recorded; for return probes it does not list, the
- * functions they report must be read from the whole recording first:
- * decoder_needs_prescan() says so, and decoder_prescan() reads @r (a second
- * reader of the same recording) to its end. Returns 0, or -1 with @err filled.
+ * functions they report must be read from the whole recording first. So
+ * must the system calls' numbers that syscalls:* events name, when
+ * raw_syscalls events are named by them. decoder_needs_prescan() says so,
+ * and decoder_prescan() reads @r (a second reader of the same recording) to
+ * its end. Returns 0, or -1 with @err filled.
  */
 bool decoder_needs_prescan(const struct decoder *d);
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err);

@@ -94,6 +94,7 @@ struct task {
 	int32_t last_cpu;
 	int64_t closed_sys_nr; /* the syscall just closed (dedupe raw/syscalls pairs) */
 	int closed_sys_raw;
+	int in_trap;	       /* in the uretprobe or uprobe system call */
 };
 
 struct cpu {
@@ -1017,18 +1018,53 @@ static int probe_hit(struct ftree *ft, struct cpu *c, struct task *tk, int lv,
 	return ft->sink.probe(ft->sink.ctx, &h) ? fail(ft, "cannot write a probe hit") : 0;
 }
 
+/*
+ * A system call's exit numbered -1 (raw_syscalls: the number the task's
+ * registers hold at the exit; syscalls:sys_exit_* is not written then). The
+ * kernel clears it where the call must not be restarted: rt_sigreturn,
+ * which restores a signal's interrupted state; the uretprobe and uprobe
+ * calls of x86-64's probe trampolines (Linux 6.11 on), which return to the
+ * probed code; a call a ptracer skipped (entered as -1 already). But for
+ * the traps, the open system call of the task ends here. A trap's exit is
+ * the probes' own; one with nothing open has neither entry nor name, and
+ * is left out.
+ */
+static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct aev *e)
+{
+	if (tk->in_trap || i < 0) {
+		tk->in_trap = 0;
+		return 0;
+	}
+	tk->closed_sys_nr = (int64_t)tk->st.f[i].key;
+	tk->closed_sys_raw = e->sys.raw;
+	return close_to(ft, &tk->st, i, e->t, tk->tid);
+}
+
 static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 {
 	struct stack *s = &tk->st;
 	struct frame fr, *f;
 	int i = -1;
 
+	/*
+	 * A uretprobe (uprobe) trampoline makes its system call where the probed
+	 * function returns (is entered): the return (entry) probe fires in it,
+	 * and it returns to the program's code, not to a caller of it. It is
+	 * the probes' mechanism, not a call of the program.
+	 */
+	if (e->sys.trap) {
+		tk->in_trap = e->kind == AEV_SYS_ENTER;
+		return 0;
+	}
 	/* a task is in at most one system call: look for it */
 	for (int k = s->n - 1; k >= 0; k--)
 		if (s->f[k].kind == FR_SYS) {
 			i = k;
 			break;
 		}
+	if (e->kind == AEV_SYS_EXIT && e->sys.nr < 0)
+		return cleared_exit(ft, tk, i, e);
+	tk->in_trap = 0;
 	/* likewise a system call traced inside function_graph calls (-g do_syscall_64) */
 	if (s->nfg && (e->kind == AEV_SYS_ENTER || i < 0))
 		return 0;
@@ -1076,6 +1112,7 @@ static int gap(struct ftree *ft, int32_t cpu)
 		if (unwind(ft, &tk->st, CALL_GAP, tk->tid))
 			return -1;
 		tk->closed_sys_nr = -1;
+		tk->in_trap = 0;
 	}
 	if (unwind(ft, &c->irq, CALL_GAP, (int32_t)c->rec.task_id))
 		return -1;

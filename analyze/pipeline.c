@@ -125,12 +125,16 @@ static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
 /* Open the recording and make the stages. PIPELINE_OK or another status. */
 static int open_stages(struct run *run, const struct ftree_sink *sink, struct fmt_err *err)
 {
+	const struct fmt_info *info;
+
 	run->r = fmt_reader_open(run->path, FMT_OPEN_NO_KALLSYMS, err);
 	if (!run->r)
 		return PIPELINE_INPUT;
 	run->fs = funcs_new();
+	info = fmt_reader_info(run->r);
 	run->dec = run->fs ? decoder_new(run->r, run->fs,
-					 syscall_abi_of(fmt_reader_info(run->r)->uname))
+					 syscall_abi_of(info->uname, info->long_size,
+							info->big_endian))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;

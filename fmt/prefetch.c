@@ -146,11 +146,11 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 		if (len - off < cf->page_size) {
 			return STOP("cpu %d: data ends in the middle of a page: truncated", s->cpu);
 		}
-		commit = cf->kernel_long == 8 ? *(const uint64_t *)(page + 8)
-					      : *(const uint32_t *)(page + 8);
-		if (cf->swap)
-			commit = cf->kernel_long == 8 ? __builtin_bswap64(commit)
-						      : __builtin_bswap32((uint32_t)commit);
+		{
+			/* the file places pages at any offset: no aligned load */
+			struct rd h = rd_init(page + 8, cf->kernel_long, cf->swap);
+			commit = cf->kernel_long == 8 ? rd_u64(&h) : rd_u32(&h);
+		}
 		if ((commit & COMMIT_MASK) > cf->page_size - cf->page_hdr ||
 		    ((commit & MISSING_STORED) &&
 		     (commit & COMMIT_MASK) + cf->kernel_long > cf->page_size - cf->page_hdr)) {

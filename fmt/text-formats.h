@@ -20,11 +20,11 @@ enum {
 	TF_ID_IRQ_EXIT = 151,
 	TF_ID_IRQ_ENTRY = 152,
 	TF_ID_SWITCH = 319,
+	TF_ID_SYS_EXIT = 350,
+	TF_ID_SYS_ENTER = 351,
 	TF_ID_WAKEUP_NEW = 320,
 	TF_ID_WAKEUP = 321,
 	TF_ID_WAKING = 322,
-	TF_ID_SYS_EXIT = 442,
-	TF_ID_SYS_ENTER = 443,
 	TF_ID_DYNAMIC = 2000, /* irq_vectors and name-only events, numbered on */
 };
 
@@ -77,18 +77,6 @@ static const char tf_fg_retaddr[] = "name: fgraph_retaddr_entry\nID: 12\n" TF_CO
 	"\tfield:unsigned long args[];\toffset:32;\tsize:0;\tsigned:0;\n\n"
 	"print fmt: \"--> %ps (%lu) <- %ps\", (void *)REC->func, REC->depth, "
 	"(void *)REC->retaddr\n";
-
-/* raw_syscalls, with the ids of a 6.18 kernel (x86-64) */
-static const char tf_sys_exit[] = "name: sys_exit\nID: 442\n" TF_COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-
-static const char tf_sys_enter[] = "name: sys_enter\nID: 443\n" TF_COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], "
-	"REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
 
 #define TF_STATES                                                                          \
 	"(0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | "  \
@@ -144,6 +132,17 @@ static const char tf_irq_entry[] = "name: irq_handler_entry\nID: 152\n" TF_COMMO
 	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
+
+static const char tf_sys_exit[] = "name: sys_exit\nID: 350\n" TF_COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+
+static const char tf_sys_enter[] = "name: sys_enter\nID: 351\n" TF_COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], "
+	"REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
 
 /* An irq_vectors event (local_timer_entry, reschedule_exit, ...): "%s", "%d" name, id. */
 #define TF_VECTOR_FMT                                                                      \

@@ -50,6 +50,7 @@
  */
 #include "fmt.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +162,6 @@ struct text {
 	bool abs_times;	      /* the text prints times */
 	bool any_ret, any_args, any_retaddr; /* it prints return values, arguments,
 						return addresses */
-	bool any_sys;	      /* raw_syscalls' formats are added */
 	bool any_proc, any_lat, any_switch;
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
@@ -804,58 +804,6 @@ static int ev_block(struct at *a, const struct tblock_event *be)
 	return 0;
 }
 
-/*
- * raw_syscalls' sys_enter, "NR 257 (ffffff9c, 7ffd5c3e1f20, 0, 0, 0, 0)", and
- * sys_exit, "NR 257 = -13" (their print formats): the system call and what
- * it returned. Their formats are added with the first of them.
- */
-static int ev_syscall(struct at *a)
-{
-	bool enter = same("sys_enter", a->name);
-	const char *p = a->f.p, *end = p + a->f.n, *q;
-	int64_t nr, ret = 0;
-	uint64_t args[6] = {0};
-	uint8_t *rec;
-	int n = 0;
-
-	if (a->f.n < 4 || memcmp(p, "NR ", 3))
-		return bad_fields(a);
-	for (q = p += 3; q < end && *q != ' '; q++)
-		;
-	if (!tdec(p, q, &nr))
-		return bad_fields(a);
-	if (!enter && !(end - q > 3 && !memcmp(q, " = ", 3) && tdec(q + 3, end, &ret)))
-		return bad_fields(a);
-	if (enter) {
-		if (end - q < 3 || memcmp(q, " (", 2) || end[-1] != ')')
-			return bad_fields(a);
-		for (p = q + 2; p < end - 1 && n < 6; n++, p = q + 2) {
-			for (q = p; q < end - 1 && *q != ','; q++)
-				;
-			if (!thex(p, q, &args[n]))
-				return bad_fields(a);
-		}
-		if (n != 6 || q != end - 1)
-			return bad_fields(a);
-	}
-	if (!a->x->any_sys) {
-		a->x->any_sys = true;
-		if (fmt_add_format(a->r, "raw_syscalls", tf_sys_exit, sizeof(tf_sys_exit) - 1,
-				   a->err) ||
-		    fmt_add_format(a->r, "raw_syscalls", tf_sys_enter, sizeof(tf_sys_enter) - 1,
-				   a->err))
-			return -1;
-	}
-	if (!(rec = at_record(a, enter ? TF_ID_SYS_ENTER : TF_ID_SYS_EXIT, enter ? 64 : 24)))
-		return no_memory(a);
-	memcpy(rec + 8, &nr, 8);
-	if (enter)
-		memcpy(rec + 16, args, sizeof(args));
-	else
-		memcpy(rec + 16, &ret, 8);
-	return 0;
-}
-
 /* A dynamic event of @kind for this line's name, or NULL with the error set. */
 static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 {
@@ -867,6 +815,66 @@ static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 		return NULL;
 	}
 	return d;
+}
+
+/* A number of @s (up to 24 characters), in @base. */
+static bool span_num(struct tspan s, int base, long long *v)
+{
+	char buf[25], *end;
+
+	if (s.n <= 0 || s.n >= (int)sizeof(buf) || s.p[0] == ' ')
+		return false;
+	memcpy(buf, s.p, s.n);
+	buf[s.n] = 0;
+	errno = 0;
+	*v = base == 16 ? (long long)strtoull(buf, &end, 16) : strtoll(buf, &end, 10);
+	return !errno && !*end;
+}
+
+/* The next word of @c, up to @stop (or its end); @c moves past the stop character. */
+static struct tspan next_word(struct tcur *c, char stop)
+{
+	const char *p = c->p;
+	struct tspan w;
+
+	while (c->p < c->end && *c->p != stop)
+		c->p++;
+	w = (struct tspan){p, (int)(c->p - p)};
+	if (c->p < c->end)
+		c->p++;
+	return w;
+}
+
+/* raw_syscalls: "NR 335 (3, 7ffe811721cf, 1, 0, 0, 0)" and "NR -1 = 0". */
+static int ev_sys(struct at *a)
+{
+	bool enter = same("sys_enter", a->name);
+	struct tcur c = {a->f.p, a->f.p + a->f.n};
+	long long nr, v[6] = {0};
+	int n = 0;
+	uint8_t *rec;
+
+	while (c.p < c.end && *c.p == ' ')
+		c.p++;
+	if (!tcur_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
+		return bad_fields(a);
+	if (enter ? !tcur_eat(&c, "(") : !tcur_eat(&c, "= "))
+		return bad_fields(a);
+	if (!enter && !span_num(next_word(&c, ' '), 10, &v[0]))
+		return bad_fields(a);
+	for (; enter && n < 6; n++) {
+		if (!span_num(next_word(&c, n < 5 ? ',' : ')'), 16, &v[n]))
+			return bad_fields(a);
+		tcur_eat(&c, " ");
+	}
+	if (c.p != c.end || (enter && c.p[-1] != ')'))
+		return bad_fields(a); /* more, or less, than the kernel prints */
+	if (!(rec = at_record(a, enter ? TF_ID_SYS_ENTER : TF_ID_SYS_EXIT, enter ? 64 : 24)))
+		return no_memory(a);
+	put64(rec, 8, (uint64_t)nr);
+	for (int i = 0; i < (enter ? 6 : 1); i++)
+		put64(rec, 16 + 8 * i, (uint64_t)v[i]);
+	return 0;
 }
 
 /* An irq_vectors event ("local_timer_entry: vector=236"). */
@@ -908,7 +916,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 		{"sched_waking", ev_wake},	     {"sched_wakeup_new", ev_wake},
 		{"irq_handler_entry", ev_irq_entry}, {"irq_handler_exit", ev_irq_exit},
 		{"softirq_entry", ev_softirq},	     {"softirq_exit", ev_softirq},
-		{"sys_enter", ev_syscall},	     {"sys_exit", ev_syscall},
+		{"sys_enter", ev_sys},		     {"sys_exit", ev_sys},
 	};
 	struct at a = {r, x, l, cpu, pid, t, name, f, err};
 	const struct tblock_event *be;
@@ -1338,6 +1346,7 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 		F("ftrace", tf_print),	    F("sched", tf_switch),     F("sched", tf_wakeup),
 		F("sched", tf_wakeup_new),  F("sched", tf_waking),     F("irq", tf_softirq_exit),
 		F("irq", tf_softirq_entry), F("irq", tf_irq_exit),     F("irq", tf_irq_entry),
+		F("raw_syscalls", tf_sys_exit), F("raw_syscalls", tf_sys_enter),
 	}, exits[] = {F("ftrace", tf_fg_exit), F("ftrace", tf_fg_exit_retval)},
 	   entries[] = {F("ftrace", tf_fg_entry), F("ftrace", tf_fg_entry_args)},
 	   retaddr = F("ftrace", tf_fg_retaddr);

@@ -186,8 +186,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 	if (name + f->name_len > end)
 		return 0;
 	f->id = v;
-	if (r->format_of_id[v] < 0)
-		r->format_of_id[v] = r->nformats;
+	if (!r->format_of_id[v])
+		r->format_of_id[v] = r->nformats + 1;
 	r->nformats++;
 	r->info.nevent_formats++;
 	return 0;
@@ -197,8 +197,9 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), "]->" (a member of an indexed element), a lone '='
- * (an assignment: NULL dereference), and a '/' or '%'
+ * '#', '`', '\\'), "]->" (a member of an indexed element), an index
+ * followed by '[' or ']' (a second dimension, a stray ']': NULL token),
+ * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
  * (SIGFPE). These are screens, not a grammar: libtraceevent's parser still
@@ -207,7 +208,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
 static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
-	bool str = false;
+	bool str = false, indexed = false; /* after an outermost index's ']' */
+	int depth = 0;			   /* of [ ] outside strings */
 
 	for (; p && p < end; p++) {
 		const char *q = p + 1;
@@ -219,6 +221,14 @@ static bool print_args_ok(const char *text, size_t len)
 			continue;
 		}
 		str = *p == '"';
+		if (*p == '[' || *p == ']') {
+			if (indexed || (*p == ']' && !depth))
+				return false;
+			depth += *p == '[' ? 1 : -1;
+			indexed = *p == ']' && !depth;
+		} else if (*p != ' ' && *p != '\t') {
+			indexed = false;
+		}
 		if ((*p && strchr("$@#`\\", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
 			return false;
@@ -261,8 +271,9 @@ static const char *field_name(const char *p, const char *end, size_t *n)
 /*
  * Screens for what crashes libtraceevent 1.7's format parser (found by
  * fuzzing) and the kernel never writes: a control character or a byte
- * past ASCII (its tokenizer returns no token, then compares it), and a REC->NAME in the print fmt that
- * is no field of the format.
+ * past ASCII (its tokenizer returns no token, then compares it), no print
+ * fmt (a text cut short: a '[' as its last token is compared the same way),
+ * and a REC->NAME in the print fmt that is no field of the format.
  */
 static bool format_ok(const char *text, size_t len)
 {
@@ -276,7 +287,7 @@ static bool format_ok(const char *text, size_t len)
 		    (unsigned char)*p >= 0x7f)
 			return false;
 	if (!pf)
-		return true;
+		return false;
 	for (p = text; (p = memmem(p, pf - p, "field:", 6)); p += 6) {
 		if (n == 256)
 			return false;
@@ -303,17 +314,21 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
 	struct tep_format_field *type, *pid;
+	const struct fmt_format *f;
+	size_t len;
 	int i;
 
 	if (r->ev_done[id])
 		return r->ev_of_id[id];
 	r->ev_done[id] = 1;
-	i = r->format_of_id[id];
+	i = r->format_of_id[id] - 1;
 	if (i < 0)
 		return NULL;
-	if (!print_args_ok(r->formats[i].text, r->formats[i].len) ||
-	    !format_ok(r->formats[i].text, r->formats[i].len) ||
-	    tep_parse_event(r->tep, r->formats[i].text, r->formats[i].len, r->formats[i].sys))
+	f = &r->formats[i];
+	/* the text ends at a NUL: libtraceevent's tokenizer makes no token of one */
+	len = strnlen(f->text, f->len);
+	if (!print_args_ok(f->text, len) || !format_ok(f->text, len) ||
+	    tep_parse_event(r->tep, f->text, len, f->sys))
 		return NULL;
 	ev = tep_find_event(r->tep, id);
 	if (!ev)
@@ -351,7 +366,7 @@ int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
 		struct tep_event *ev;
 		int rc;
 
-		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i)
+		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i + 1)
 			continue;
 		ev = fmt_event_format(r, f->id);
 		if (ev && (rc = fn(ctx, ev)))
@@ -781,6 +796,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 				break;
 			case FMT_OPT_TRACECLOCK:
 				free(clockbuf);
+				clock = "local"; /* not into the text freed: this one may name none */
 				clockbuf = opt_string(p, n);
 				if (!clockbuf)
 					goto oom;
@@ -799,8 +815,10 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 			}
 		}
 		tag = rd_bytes(d, 10);
-		if (!tag)
-			return FAIL("truncated before the trace data");
+		if (!tag) {
+			FAIL("truncated before the trace data");
+			goto out; /* the options' strings are freed there */
+		}
 	}
 	if (!memcmp(tag, "latency  ", 10)) {
 		r->info.latency_text = true;
@@ -1247,13 +1265,13 @@ static void split_cpustats(struct fmt_reader *r)
 
 int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
 {
-	r->format_of_id = malloc(65536 * sizeof(*r->format_of_id));
+	/* calloc: pages of zeros are only touched (faulted in) where an id is set */
+	r->format_of_id = calloc(65536, sizeof(*r->format_of_id));
 	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
 	r->ev_done = calloc(65536, 1);
 	r->tep = tep_alloc();
 	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep)
 		return FAIL("out of memory");
-	memset(r->format_of_id, 0xff, 65536 * sizeof(*r->format_of_id));
 	tep_set_file_bigendian(r->tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);

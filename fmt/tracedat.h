@@ -143,7 +143,7 @@ struct fmt_reader {
 	/* event formats, indexed at open and parsed on first use */
 	struct fmt_format *formats;
 	int nformats, formats_cap;
-	int32_t *format_of_id;	   /* [65536] index into formats, -1 none */
+	int32_t *format_of_id;	   /* [65536] index into formats + 1, 0 none */
 	struct tep_event **ev_of_id; /* [65536] parsed formats */
 	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
 	bool bad_layout;	   /* a format's common fields are not where read */

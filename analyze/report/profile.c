@@ -187,6 +187,104 @@ int profile_peaks(const struct profile *p, const struct peak_params *pp, struct 
 	return rc;
 }
 
+/* ---- the peaks a person sees (darc explain) -------------------------------- */
+
+/*
+ * Is the valley at cut @k of @h real? Hump tops and the valley are counts.
+ * Forced by an empty octave (@r empty buckets at resolution @r); else the
+ * lower top must rise over the valley by three standard deviations of the
+ * two counts (Poisson: sqrt(top + valley)) and to twice the valley. The
+ * margin it has, in those deviations, is in *@z.
+ */
+static bool valley_holds(const struct profile *p, const double *c, const struct humps *h, int k,
+			 double *z)
+{
+	double lo = fmin(h->top[k - 1], h->top[k]), v = c[h->cut[k]];
+	int empty = 0;
+
+	for (int i = h->cut[k]; i < p->n && !p->count[i]; i++)
+		empty++;
+	*z = (lo - v) / sqrt(lo + v + 1e-9);
+	return empty >= p->resolution || (*z >= 3 && lo >= 2 * v);
+}
+
+/* Merge the humps around the weakest valley that does not hold, until all hold. */
+static void merge_unreal(const struct profile *p, const double *c, struct humps *h)
+{
+	for (;;) {
+		int worst = -1;
+		double zmin = 0, z;
+		for (int k = 1; k < h->n; k++)
+			if (!valley_holds(p, c, h, k, &z) && (worst < 0 || z < zmin)) {
+				worst = k;
+				zmin = z;
+			}
+		if (worst < 0)
+			return;
+		h->top[worst - 1] = fmax(h->top[worst - 1], h->top[worst]);
+		memmove(&h->cut[worst], &h->cut[worst + 1], (h->n - worst - 1) * sizeof(*h->cut));
+		memmove(&h->top[worst], &h->top[worst + 1], (h->n - worst - 1) * sizeof(*h->top));
+		h->n--;
+	}
+}
+
+/* A tiny peak: fewer calls than 5 or 0.5% of all (the more), and under 5% of the latency. */
+static bool tiny(const struct peak *q, uint64_t calls)
+{
+	return (double)q->calls < fmax(5, 0.005 * calls) && q->share_lat < 0.05;
+}
+
+/* Fold each tiny peak into its nearer neighbour (by empty buckets between). */
+static int fold_tiny(const struct profile *p, struct peak *pk, int n)
+{
+	uint64_t calls = profile_calls(p);
+
+	for (int k = 0; n > 1 && k < n;) {
+		int into;
+		if (!tiny(&pk[k], calls)) {
+			k++;
+			continue;
+		}
+		into = k == 0		      ? 1
+		       : k == n - 1	      ? k - 1
+		       : pk[k].lo - pk[k - 1].hi <= pk[k + 1].lo - pk[k].hi ? k - 1
+									      : k + 1;
+		pk[into].lo = pk[into].lo < pk[k].lo ? pk[into].lo : pk[k].lo;
+		pk[into].hi = pk[into].hi > pk[k].hi ? pk[into].hi : pk[k].hi;
+		memmove(&pk[k], &pk[k + 1], (n - k - 1) * sizeof(*pk));
+		n--;
+		profile_peak_stats(p, pk, n);
+		k = 0; /* a merge changes the shares: look again */
+	}
+	return n;
+}
+
+int profile_peaks_seen(const struct profile *p, struct peak **out)
+{
+	struct humps h = {0};
+	double *c = NULL;
+	int n = -1;
+
+	*out = NULL;
+	if (p->n <= 0 || !profile_calls(p))
+		return 0;
+	c = malloc(p->n * sizeof(*c));
+	if (c) {
+		for (int i = 0; i < p->n; i++)
+			c[i] = (double)p->count[i];
+		if (!cut_at_minima(c, p->n, &h)) {
+			merge_unreal(p, c, &h);
+			n = humps_to_peaks(p, &h, out);
+		}
+	}
+	if (n > 1)
+		n = fold_tiny(p, *out, n);
+	free(h.cut);
+	free(h.top);
+	free(c);
+	return n;
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 static const char *const method_names[CMP_METHODS] = {

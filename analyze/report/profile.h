@@ -51,6 +51,22 @@ struct peak {
  */
 int profile_peaks(const struct profile *p, const struct peak_params *pp, struct peak **out);
 
+/*
+ * The peaks a person sees (darc explain), on the counts themselves:
+ *  1. cut before every local minimum of the counts;
+ *  2. a cut at an empty octave (as many empty buckets as the resolution)
+ *     always holds; another holds when the lower of its two humps' tops
+ *     rises over the valley by 3 standard deviations, sqrt(top + valley),
+ *     and to twice the valley's count (183 over 65 holds; 3 over 1 does
+ *     not); the weakest cut that does not hold goes first, until all hold;
+ *  3. empty buckets are trimmed off each hump's ends;
+ *  4. a tiny peak (fewer calls than 5 or 0.5% of all, whichever is more,
+ *     and under 5% of the latency) is folded into its nearer neighbour; a
+ *     slow outlier that holds much of the latency stays a peak of its own.
+ * Returns the number of peaks (into @out, allocated), or -1 out of memory.
+ */
+int profile_peaks_seen(const struct profile *p, struct peak **out);
+
 /* Fill calls, latency and shares of peaks whose lo and hi are set (e.g. given by the user). */
 void profile_peak_stats(const struct profile *p, struct peak *pk, int npk);
 

@@ -222,7 +222,7 @@ static int write_want(const char *path, int o)
 static int write_one(const char *dir, const char *name, int o)
 {
 	static const char *ftrace[4];
-	static const char *const sys[] = {sys_enter_fmt, sys_exit_fmt, NULL};
+	static const char *const sys[] = {sys_enter_fmt, sys_exit_fmt};
 	struct tdat t;
 	uint64_t calltime[8];
 	char path[512];
@@ -236,10 +236,8 @@ static int write_one(const char *dir, const char *name, int o)
 		ftrace[n++] = o & PACKED ? retaddr_6_13 : tf_fg_retaddr;
 	ftrace[n] = NULL;
 	t.ftrace_formats = ftrace;
-	if (o & SYSCALLS) {
-		t.sys = "raw_syscalls";
-		t.sys_formats = sys;
-	}
+	for (int i = 0; o & SYSCALLS && i < 2; i++)
+		t.formats[t.nformats++] = (typeof(t.formats[0])){"raw_syscalls", sys[i]};
 	tdat_page(&t, 0, T0, 0);
 	if (o & SYSCALLS)
 		sys_rec(&t, T0, true, 0);

@@ -90,15 +90,15 @@ void tdat_event(struct tdat *t, int cpu, uint64_t ts, const void *rec, size_t le
 
 void tdat_tick(struct tdat *t, int cpu, uint64_t ts, int pid, uint8_t flags, int value)
 {
-	uint8_t rec[12];
+	uint8_t b[12];
 	uint16_t type = TDAT_TICK_ID;
 
-	memcpy(rec, &type, 2);
-	rec[2] = flags;
-	rec[3] = 0;
-	memcpy(rec + 4, &pid, 4);
-	memcpy(rec + 8, &value, 4);
-	tdat_event(t, cpu, ts, rec, sizeof(rec));
+	memcpy(b, &type, 2);
+	b[2] = flags;
+	b[3] = 0;
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &value, 4);
+	tdat_event(t, cpu, ts, b, sizeof(b));
 }
 
 static void put(FILE *f, const void *p, size_t n)
@@ -148,14 +148,16 @@ long tdat_write(const struct tdat *t, const char *path)
 	put64(f, sizeof(header_event) - 1);
 	put(f, header_event, sizeof(header_event) - 1);
 	put_formats(f, t->ftrace_formats); /* ftrace formats */
-	put32(f, t->sys ? 2 : 1); /* systems */
+	put32(f, 1 + t->nformats); /* systems: one format each */
 	put(f, "test", 5);
 	put32(f, 1);
 	put64(f, sizeof(tick_format) - 1);
 	put(f, tick_format, sizeof(tick_format) - 1);
-	if (t->sys) {
-		put(f, t->sys, strlen(t->sys) + 1);
-		put_formats(f, t->sys_formats);
+	for (int i = 0; i < t->nformats; i++) {
+		put(f, t->formats[i].system, strlen(t->formats[i].system) + 1);
+		put32(f, 1);
+		put64(f, strlen(t->formats[i].text));
+		put(f, t->formats[i].text, strlen(t->formats[i].text));
 	}
 	put32(f, t->kallsyms ? (uint32_t)strlen(t->kallsyms) : 0); /* kallsyms */
 	if (t->kallsyms)

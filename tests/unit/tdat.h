@@ -26,11 +26,13 @@ struct tdat {
 	int npages[TDAT_MAXCPU];
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */
-	/* more formats besides test:tick, NULL-terminated lists (or NULL for none):
-	   the ftrace ones (funcgraph_entry, ...), and those of system "sys" */
+	/* more formats besides test:tick: the ftrace ones (funcgraph_entry, ...), a
+	   NULL-terminated list (or NULL), and of other systems, one each */
 	const char *const *ftrace_formats;
-	const char *sys;
-	const char *const *sys_formats;
+	struct {
+		const char *system, *text;
+	} formats[8];
+	int nformats;
 };
 
 /* Start a recording of @ncpus CPUs (no pages yet). */

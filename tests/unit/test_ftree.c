@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "ftree.h"
 #include "hist.h"
+#include "tdat.h"
 
 #define MAXREC 64
 
@@ -698,20 +700,35 @@ START_TEST(test_hist_buckets)
 }
 END_TEST
 
-/* System call names by ABI: x86_64's table, and asm-generic's (arm64, riscv64). */
+/* System call names by ABI: x86_64's and i386's tables, and asm-generic's (arm64, riscv64). */
 START_TEST(test_syscall_names)
 {
-	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64"), ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64"), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64"), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l"), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL), ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
+			 ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
+			 ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
+	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 i686", 4, false), ABI_I386);
+	/* the machine is the last word: a host named after another does not count */
+	ck_assert_int_eq(syscall_abi_of("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of(NULL, 8, false), ABI_X86_64);
+	ck_assert_int_eq(syscall_abi_of(NULL, 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(syscall_abi_of(NULL, 8, true), ABI_UNKNOWN);
 	ck_assert_str_eq(syscall_name(ABI_X86_64, 0), "read");
 	ck_assert_str_eq(syscall_name(ABI_X86_64, 257), "openat");
+	ck_assert_str_eq(syscall_name(ABI_I386, 3), "read");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 63), "read");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 56), "openat");
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
 	ck_assert_str_eq(syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
+	/* newer than a 6.1 uapi header: syscalls-newer.tbl */
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 335), "uretprobe");
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 336), "uprobe");
+	ck_assert_str_eq(syscall_name(ABI_X86_64, 462), "mseal");
+	ck_assert_str_eq(syscall_name(ABI_I386, 462), "mseal");
+	ck_assert_str_eq(syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
+	ck_assert_str_ne(syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
 	ck_assert_ptr_null(syscall_name(ABI_UNKNOWN, 0));
 	ck_assert_ptr_null(syscall_name(ABI_X86_64, -1));
 	ck_assert_ptr_null(syscall_name(ABI_X86_64, 100000));
@@ -791,6 +808,195 @@ START_TEST(test_call_values)
 }
 END_TEST
 
+/* The system call of a uretprobe's trampoline (x86-64, Linux 6.11 on), and its exit numbered -1. */
+static void trap(int enter, int64_t t, int pid)
+{
+	struct aev e = ev(enter ? AEV_SYS_ENTER : AEV_SYS_EXIT, t, 0, pid, 0);
+	e.sys.nr = enter ? 335 : -1;
+	e.sys.func_id = enter ? 435 : 0;
+	e.sys.raw = 1;
+	e.sys.trap = enter; /* the decoder knows the exit only by its number, -1 */
+	feed(e);
+}
+
+/* A user function's return through the uretprobe system call: no call of it, nothing lost. */
+START_TEST(test_uretprobe_trap)
+{
+	for (int k = 0; k < 2; k++) {
+		probe(1, 1000 * k + 100, 0, 7, 9, 1);
+		sys(1, 1000 * k + 110, 0, 7, 0, 1);
+		sys(0, 1000 * k + 150, 0, 7, 0, 1);
+		trap(1, 1000 * k + 160, 7);
+		probe(0, 1000 * k + 170, 0, 7, 9, 0); /* fires inside the trap */
+		trap(0, 1000 * k + 180, 7);
+	}
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(calls[i].func_id, i % 2 ? 9 : 100);
+		ck_assert_int_eq(calls[i].flags, 0);
+		ck_assert_int_eq(calls[i].incl_ns, i % 2 ? 70 : 40);
+	}
+	ck_assert_int_eq(ftree_stats(ft)->complete, 4);
+	ck_assert_int_eq(ftree_stats(ft)->gap, 0);
+	check_identity();
+}
+END_TEST
+
+/* rt_sigreturn's exit is numbered -1 (the kernel clears it): it ends the open call. */
+START_TEST(test_exit_numbered_minus_one)
+{
+	sys(1, 100, 0, 7, 15, 1);
+	sys(0, 130, 0, 7, -1, 1);
+	sys(0, 200, 0, 7, -1, 1); /* nothing open: neither entry nor name, no call */
+	sys(1, 300, 0, 7, 0, 1);
+	sys(0, 320, 0, 7, 0, 1);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ncalls, 2);
+	ck_assert_int_eq(calls[0].func_id, 115);
+	ck_assert_int_eq(calls[0].incl_ns, 30);
+	ck_assert_int_eq(calls[0].flags, 0);
+	ck_assert_int_eq(calls[1].func_id, 100);
+	ck_assert_int_eq(calls[1].flags, 0);
+	ck_assert_int_eq(ftree_stats(ft)->no_entry + ftree_stats(ft)->no_exit, 0);
+}
+END_TEST
+
+/* ---- the decoder's system call names, on small hand-made recordings ---- */
+
+#define COMMON                                                                                     \
+	"format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"            \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#define SYSCALLS_FMT(NAME, ID)                                                                     \
+	"name: " NAME "\nID: " ID "\n" COMMON                                                      \
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n"
+
+/* raw_syscalls:sys_enter (21) or sys_exit (22) of system call @nr, at @ts */
+static void raw_sys(struct tdat *t, uint64_t ts, int enter, int64_t nr)
+{
+	uint8_t b[24] = {0};
+	uint16_t type = enter ? 21 : 22;
+	int32_t pid = 7;
+
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &nr, 8);
+	tdat_event(t, 0, ts, b, sizeof(b));
+}
+
+/* syscalls:sys_enter_NAME (event @type) of system call @nr, at @ts */
+static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
+{
+	uint8_t b[12] = {0};
+	int32_t pid = 7;
+
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &nr, 4);
+	tdat_event(t, 0, ts, b, sizeof(b));
+}
+
+/*
+ * Decode the recording @t (written to a file) as darc analyze does, and
+ * write in @out, for each raw_syscalls event, "NAME" (its func), "trap", or
+ * "-" (no func), space-separated.
+ */
+static void decode_raw(const struct tdat *t, char *out, size_t n)
+{
+	char path[] = "/tmp/darc-test-decode-XXXXXX";
+	int fd = mkstemp(path);
+	struct fmt_err err;
+	struct fmt_reader *r, *r2;
+	struct funcs *fs = funcs_new();
+	struct decoder *d;
+	struct fmt_event ev;
+	struct aev a;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_gt(tdat_write(t, path), 0);
+	r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	d = decoder_new(r, fs, syscall_abi_of(fmt_reader_info(r)->uname, 8, false));
+	ck_assert_ptr_nonnull(d);
+	if (decoder_needs_prescan(d)) {
+		r2 = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
+		ck_assert_ptr_nonnull(r2);
+		ck_assert_int_eq(decoder_prescan(d, r2, &err), 0);
+		fmt_reader_close(r2);
+	}
+	out[0] = 0;
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		ck_assert_int_eq(decode(d, &ev, &a), 0);
+		if ((a.kind != AEV_SYS_ENTER && a.kind != AEV_SYS_EXIT) || !a.sys.raw)
+			continue;
+		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "",
+			 a.sys.trap ? "trap" : a.sys.func_id ? funcs_get(fs, a.sys.func_id)->name : "-");
+	}
+	decoder_free(d);
+	fmt_reader_close(r);
+	funcs_free(fs);
+	unlink(path);
+}
+
+static void raw_syscalls_recording(struct tdat *t)
+{
+	static const char enter[] = "name: sys_enter\nID: 21\n" COMMON
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+		"print fmt: \"NR %ld\", REC->id\n";
+	static const char exit_[] = "name: sys_exit\nID: 22\n" COMMON
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+		"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+
+	tdat_init(t, 1);
+	t->formats[t->nformats].system = "raw_syscalls";
+	t->formats[t->nformats++].text = enter;
+	t->formats[t->nformats].system = "raw_syscalls";
+	t->formats[t->nformats++].text = exit_;
+	tdat_page(t, 0, 1000, 0);
+	raw_sys(t, 1000, 1, 600); /* named by a syscalls:* event further on */
+	raw_sys(t, 1010, 0, 600);
+	raw_sys(t, 1020, 1, 0);	  /* the recording names it otherwise than the table */
+	raw_sys(t, 1030, 0, 0);
+	raw_sys(t, 1040, 1, 1);	  /* the table's name */
+	raw_sys(t, 1050, 1, 335); /* the uretprobe trap (x86-64, by the table) */
+	raw_sys(t, 1060, 0, -1);  /* its exit: no number */
+}
+
+/* Without syscalls:* events, raw numbers are named by the architecture's table. */
+START_TEST(test_raw_names_by_table)
+{
+	static struct tdat t;
+	char got[256];
+
+	raw_syscalls_recording(&t);
+	decode_raw(&t, got, sizeof(got));
+	ck_assert_str_eq(got, "syscall_600 syscall_600 read read write trap -");
+}
+END_TEST
+
+/* With them, the recording's own names win: they are its kernel's. */
+START_TEST(test_raw_names_by_recording)
+{
+	static struct tdat t;
+	char got[256];
+
+	raw_syscalls_recording(&t);
+	t.formats[t.nformats].system = "syscalls";
+	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_frobnicate", "23");
+	t.formats[t.nformats].system = "syscalls";
+	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_newread", "24");
+	named_sys(&t, 1070, 23, 600);
+	named_sys(&t, 1080, 24, 0);
+	decode_raw(&t, got, sizeof(got));
+	ck_assert_str_eq(got, "frobnicate frobnicate newread newread write trap -");
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -799,6 +1005,8 @@ static Suite *ftree_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_irq_in_call);
 	tcase_add_test(tc, test_syscall_names);
+	tcase_add_test(tc, test_uretprobe_trap);
+	tcase_add_test(tc, test_exit_numbered_minus_one);
 	tcase_add_test(tc, test_softirq_after_irq);
 	tcase_add_test(tc, test_preempted_resume_other_cpu);
 	tcase_add_test(tc, test_blocked_irq_waker);
@@ -816,6 +1024,10 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_implausible_calltime);
 	tcase_add_test(tc, test_bad_time_exit);
 	tcase_add_test(tc, test_call_values);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("decode");
+	tcase_add_test(tc, test_raw_names_by_table);
+	tcase_add_test(tc, test_raw_names_by_recording);
 	suite_add_tcase(s, tc);
 	return s;
 }

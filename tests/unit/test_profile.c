@@ -107,6 +107,98 @@ START_TEST(test_params)
 }
 END_TEST
 
+/* ---- the peaks a person sees (profile_peaks_seen) ---- */
+
+/* @count from bucket @from: its peaks must be the @n ranges in @want (lo, hi pairs). */
+static void seen(const uint64_t *count, int ncount, int from, int n, const int (*want)[2])
+{
+	uint64_t c[64] = {0};
+	struct profile p;
+	struct peak *pk;
+	int got;
+
+	for (int i = 0; i < ncount; i++)
+		c[from + i] = count[i];
+	p = prof(c, 64);
+	got = profile_peaks_seen(&p, &pk);
+	ck_assert_int_eq(got, n);
+	for (int k = 0; k < n; k++) {
+		ck_assert_int_eq(pk[k].lo, want[k][0]);
+		ck_assert_int_eq(pk[k].hi, want[k][1]);
+	}
+	free(pk);
+}
+
+START_TEST(test_seen_dissertation)
+{
+	static const uint64_t c[] = {43, 11981, 266, 106, 5, 0, 3, 22};
+	static const int want[][2] = {{17, 21}, {23, 24}};
+
+	seen(c, 8, 17, 2, want);
+}
+END_TEST
+
+START_TEST(test_seen_readdir)
+{
+	static const uint64_t c[] = {30, 12, 0, 5, 60, 300, 800, 200, 40, 0, 150, 90, 9, 40, 160,
+				     120, 30, 4};
+	static const int want[][2] = {{6, 7}, {9, 14}, {16, 17}, {18, 23}};
+
+	seen(c, 18, 6, 4, want);
+}
+END_TEST
+
+/* One hump with a shallow dip, and a stray call past an empty bucket: folded in. */
+START_TEST(test_seen_unimodal)
+{
+	static const uint64_t c[] = {5, 50, 200, 150, 170, 20, 0, 1};
+	static const int want[][2] = {{10, 17}};
+
+	seen(c, 8, 10, 1, want);
+}
+END_TEST
+
+START_TEST(test_seen_empty)
+{
+	uint64_t c[8] = {0};
+	struct profile p = prof(c, 8);
+	struct peak *pk = (struct peak *)1;
+
+	ck_assert_int_eq(profile_peaks_seen(&p, &pk), 0);
+	ck_assert_ptr_null(pk);
+}
+END_TEST
+
+/* Zero-byte reads with a timer-interrupt hump at 17: the body, and the hump. */
+START_TEST(test_seen_zeroread)
+{
+	static const uint64_t c[] = {19448, 244, 65, 183, 61, 1};
+	static const int want[][2] = {{14, 15}, {16, 19}};
+
+	seen(c, 6, 14, 2, want);
+}
+END_TEST
+
+/* getrandom beside a CPU hog: a stray fast call (folded), the body, one 1.3 s call apart. */
+START_TEST(test_seen_outlier)
+{
+	static const uint64_t c[] = {1, 0, 0, 0, 0, 0, 125, 73, 40, 42, 18, 1, 0, 0, 0, 0, 0, 1};
+	static const int want[][2] = {{13, 24}, {30, 30}};
+
+	seen(c, 18, 13, 2, want);
+}
+END_TEST
+
+/* Noise on one hump: 3 over 1, 2 over 1 are not peaks. */
+START_TEST(test_seen_noisy)
+{
+	static const uint64_t c[] = {3, 1, 3, 40, 90, 41, 3, 1, 2};
+	static const int want[][2] = {{10, 18}};
+
+	seen(c, 9, 10, 1, want);
+}
+END_TEST
+
 START_TEST(test_chi2_cdf)
 {
 	ck_assert(fabs(chi2_cdf(3.841459, 1) - 0.95) < 1e-6);
@@ -194,6 +286,13 @@ int main(void)
 	tcase_add_test(tc, test_four_humps);
 	tcase_add_test(tc, test_unimodal);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_seen_dissertation);
+	tcase_add_test(tc, test_seen_readdir);
+	tcase_add_test(tc, test_seen_unimodal);
+	tcase_add_test(tc, test_seen_empty);
+	tcase_add_test(tc, test_seen_zeroread);
+	tcase_add_test(tc, test_seen_outlier);
+	tcase_add_test(tc, test_seen_noisy);
 	tcase_add_test(tc, test_params);
 	tcase_add_test(tc, test_chi2_cdf);
 	tcase_add_test(tc, test_compare_identical);
