@@ -5,7 +5,9 @@
 #    and as text five ways (tests/vm/make-text-samples.sh). darc analyze of
 #    each text must give the trace.dat's analysis to the printed precision
 #    (text-vs-dat.py: ftree paths and calls, incl_ns, incl histograms bucket
-#    by bucket; with printed times also excl/irq/softirq/preempt/blocked).
+#    by bucket; with printed times also excl/irq/softirq/preempt/blocked),
+#    and the values it prints (return values, arguments, return addresses:
+#    values-vs-dat.py) as the trace.dat's.
 # 2. The same on `trace-cmd report` (-l -t, and plain) of every samples/vm-*
 #    recording, where trace-cmd is installed (else those checks are skipped).
 # 3. darc info says "format: ftrace text" and what the text lacks; darc dump
@@ -36,7 +38,9 @@ compare() {
 		not_ok "darc analyze $name: $(cat "$tmp/err")"
 		return
 	fi
-	if out=$(python3 "$here/text-vs-dat.py" "$db" "$tmp/t.db" "$kind"); then
+	# and the values the text prints, as the trace.dat's (values-vs-dat.py)
+	if out=$(python3 "$here/text-vs-dat.py" "$db" "$tmp/t.db" "$kind" &&
+		python3 "$here/values-vs-dat.py" "$db" "$tmp/t.db" auto); then
 		ok "$name as $kind: $out"
 	else
 		not_ok "$name as $kind: $out"

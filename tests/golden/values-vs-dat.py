@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # values-vs-dat.py BIN.db TEXT.db WHAT: the calls' values (table call_value)
 # of darc analyze of a trace.dat (BIN) and of the text of the same trace
-# (TEXT), call by call in order of entry (text-vs-dat.py checks the calls
-# are the same). Helper of tests/golden/fgopt.sh.
+# (TEXT), call by call in order of entry on each CPU (a text without times
+# orders the CPUs' calls only among themselves; text-vs-dat.py checks the
+# calls are the same). Helper of tests/golden/fgopt.sh.
 #
 # WHAT, comma-separated, is what the text prints; each must agree, and what
 # it does not print must be NULL in TEXT:
@@ -13,12 +14,13 @@
 #            their names; a signed number is its register as two's complement
 #   retaddr  where each call returned to, function and offset
 #   retfunc  the function alone (trace-cmd prints no offset)
+#   auto     what the text has: each kind of value that some call of TEXT has
 import json
 import sqlite3
 import sys
 
 Q = ("SELECT f.name, v.retval, v.args, v.retaddr, f.kind = 1 FROM call_base c"
-     " JOIN func f ON f.id = c.func_id LEFT JOIN call_value v ON v.id = c.id ORDER BY c.id")
+     " JOIN func f ON f.id = c.func_id LEFT JOIN call_value v ON v.id = c.id ORDER BY c.cpu, c.id")
 
 
 def registers(args):
@@ -36,6 +38,12 @@ def main():
     dat, text, what = sys.argv[1], sys.argv[2], set(sys.argv[3].split(","))
     a = sqlite3.connect(dat).execute(Q).fetchall()
     b = sqlite3.connect(text).execute(Q).fetchall()
+    if "auto" in what:
+        what = {"args"} if any(r[2] is not None for r in b) else set()
+        if any(r[1] is not None for r in b):
+            what.add("retval" if any(r[1] is not None and not r[4] for r in b) else "sysret")
+        if any(r[3] is not None for r in b):
+            what.add("retaddr" if any("+" in r[3] for r in b if r[3]) else "retfunc")
     bad = []
     if len(a) != len(b):
         bad.append(f"{len(a)} calls in the trace.dat, {len(b)} in the text")
@@ -64,8 +72,9 @@ def main():
                 bad.append(f"{fa}: the text does not print {k}, yet it has {v}")
     if "args" in what and not n["args"]:
         bad.append("no call has its arguments in the text")
+    what = ",".join(sorted(what)) or "none"
     print(f"{len(b)} calls; with retval {n['retval']}, args {n['args']},"
-          f" retaddr {n['retaddr']}: {'agree' if not bad else 'DIFFER'}")
+          f" retaddr {n['retaddr']}: {what} {'agree' if not bad else 'DIFFER'}")
     for m in bad[:10]:
         print("  FAIL:", m)
     return 1 if bad else 0
