@@ -109,6 +109,9 @@ struct tcpu {
 	int irq_depth;	    /* without printed flags: depth of the irq entry
 			       function being run (hardirq context), -1 none */
 	bool irq_mark;	    /* a "==========>" came: the next call is an irq's */
+	long leaf;	    /* with printed times: the exit event of its last leaf
+			       call, until the next time shows where it returned
+			       (leaf_return()), -1 none */
 };
 
 /* A function: name (and module) and its made-up address TEXT_FUNC_BASE + 16 * index. */
@@ -1098,9 +1101,15 @@ static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *
 		return FAIL("out of memory");
 	if (fg_entry(r, x, l, cpu, pid, t, (uint32_t)func, err))
 		return -1;
-	if (l->kind == TL_LEAF)
-		return fg_exit(x, l, cpu, pid, t + l->dur, t + l->dur, l->dur, (uint32_t)func)
-			       ? FAIL("out of memory") : 0;
+	if (l->kind == TL_LEAF) {
+		if (fg_exit(x, l, cpu, pid, t + l->dur, t + l->dur, l->dur, (uint32_t)func))
+			return FAIL("out of memory");
+		if (x->abs_times) { /* where it returned: leaf_return() */
+			x->cpus[cpu].leaf = (long)x->nev - 1;
+			x->cpus[cpu].now = t;
+		}
+		return 0;
+	}
 	s = stack_of(x, pid);
 	if (!s || GROW(s->f, s->n, s->cap, 16))
 		return FAIL("out of memory");
@@ -1109,6 +1118,46 @@ static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *
 }
 
 /* ---- lines ------------------------------------------------------------------ */
+
+/*
+ * A leaf line "f();" is one entry event followed at once by f's exit event,
+ * and prints the entry's time and f's duration. The kernel takes calltime
+ * before it writes the entry event: where an interrupt came in between,
+ * its calls (one deeper) are printed before the leaf line and the entry's
+ * time is late by them (in vm-preads, an up_read of 275 us printed after
+ * its 229 us timer interrupt). Its exit event, and so its return, comes
+ * before the CPU's next event at @t: where entry time plus duration is
+ * later than that (by more than the printed time's precision @prec), the
+ * call returned at @t and began at @t minus its duration, as the exit's
+ * calltime and rettime in a trace.dat say. Returns the time of the line.
+ */
+static uint64_t leaf_return(struct text *x, struct tcpu *c, uint64_t t, int prec)
+{
+	struct tev *e;
+	uint8_t *rec;
+	uint64_t dur, call;
+	int at = x->any_ret ? 8 : 0;
+
+	if (c->leaf < 0)
+		return t;
+	e = &x->ev[c->leaf];
+	c->leaf = -1;
+	if (e->ts <= t + (uint64_t)prec) { /* within the precision: as printed */
+		if (e->ts > t)
+			t = e->ts;
+		if (t > c->now)
+			c->now = t;
+		return t;
+	}
+	rec = x->arena + e->off;
+	memcpy(&call, rec + 24 + at, 8);
+	dur = e->ts - call;
+	call = t > dur ? t - dur : 0;
+	put64(rec, 24 + at, call);
+	put64(rec, 32 + at, t);
+	e->ts = t;
+	return t;
+}
 
 static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_err *err)
 {
@@ -1122,7 +1171,7 @@ static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_e
 		if (!p)
 			return FAIL("out of memory");
 		for (int i = x->ncpus_alloc; i < n; i++)
-			p[i] = (struct tcpu){false, -1, -1, x->base, 0, -1, false};
+			p[i] = (struct tcpu){false, -1, -1, x->base, 0, -1, false, -1};
 		x->cpus = p;
 		x->ncpus_alloc = n;
 	}
@@ -1238,6 +1287,8 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 	t = x->cpus[cpu].now;
 	if (l->has_ts && l->ts > t)
 		t = l->ts;
+	if (l->has_ts)
+		t = leaf_return(x, &x->cpus[cpu], t, l->ts_prec);
 	if (x->any_ret && (l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_ret)
 		return FAIL("line %d: a return without its value, where other returns have one",
 			    x->line);

@@ -415,7 +415,7 @@ static void parse_ok(const char *line, struct tline *t)
 
 static bool span_is(struct tspan s, const char *want)
 {
-	return s.n == (int)strlen(want) && !memcmp(s.p, want, s.n);
+	return s.n == (int)strlen(want) && (s.n == 0 || !memcmp(s.p, want, s.n));
 }
 
 /*
@@ -531,6 +531,21 @@ START_TEST(test_text_fgraph_args)
 END_TEST
 
 /* A text with the options: the event formats they need, and the functions' parameters. */
+/* The reader of a file holding @text. */
+static struct fmt_reader *open_text(const char *text)
+{
+	FILE *f = fopen(path, "w");
+	struct fmt_err err;
+	struct fmt_reader *r;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	return r;
+}
+
 START_TEST(test_text_fgraph_records)
 {
 	static const char text[] =
@@ -538,7 +553,6 @@ START_TEST(test_text_fgraph_records)
 	    " 0)               |  f(fd=3, buf=0x7ffd1000) { /* <-g+0x1c/0x80 */\n"
 	    " 0)   0.100 us    |    h(); /* <-f+0x10/0x40 ret=0x0 */\n"
 	    " 0)   1.000 us    |  } /* f ret=-11 */\n";
-	FILE *f = fopen(path, "w");
 	struct fmt_reader *r;
 	struct fmt_event ev;
 	struct fmt_err err;
@@ -546,11 +560,7 @@ START_TEST(test_text_fgraph_records)
 	unsigned long long v;
 	int n = 0, np;
 
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	r = fmt_reader_open(path, 0, &err);
-	ck_assert_msg(r, "%s", err.msg);
+	r = open_text(text);
 	while (fmt_reader_next(r, &ev, &err) > 0) {
 		const char *name = ev.event->name;
 		n++;
@@ -576,6 +586,53 @@ START_TEST(test_text_fgraph_records)
 		}
 	}
 	ck_assert_int_eq(n, 4);
+	fmt_reader_close(r);
+}
+END_TEST
+
+/*
+ * A leaf whose entry event is late by an interrupt (trace-cmd report of a
+ * 6.1 recording in the VM lab): the interrupt's calls come first, one
+ * deeper, then "up_read();" with the entry's time and the whole duration.
+ * The call returned before the CPU's next event and began its duration
+ * earlier, around the interrupt, as the trace.dat's calltime says; and the
+ * next line keeps its own time.
+ */
+START_TEST(test_text_late_leaf)
+{
+	static const char text[] =
+	    "w-133  0.....  6.278044069: funcgraph_exit:       ! 377.369 us |        }\n"
+	    "w-133  0d.h3.  6.278086321: funcgraph_entry:        2.634 us   |          irq_enter_rcu();\n"
+	    "w-133  0d.h3.  6.278089856: funcgraph_entry:      ! 178.825 us |          __sysvec_apic_timer_interrupt();\n"
+	    "w-133  0...1.  6.278318826: funcgraph_entry:      ! 274.847 us |        up_read();\n"
+	    "w-133  0...1.  6.278321159: funcgraph_entry:        1.723 us   |        current_time();\n";
+	static const unsigned long long want[][3] = {
+		/* event time, calltime, rettime of each exit */
+		{6278044069, 6277666700, 6278044069},
+		{6278088955, 6278086321, 6278088955},
+		{6278268681, 6278089856, 6278268681},
+		{6278321159, 6278046312, 6278321159}, /* up_read's: returned by 6.278321159 */
+		{6278322882, 6278321159, 6278322882},
+	};
+	struct fmt_reader *r;
+	struct fmt_event ev;
+	struct fmt_err err;
+	unsigned long long v;
+	int n = 0;
+
+	r = open_text(text);
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		if (strcmp(ev.event->name, "funcgraph_exit"))
+			continue;
+		ck_assert_int_lt(n, 5);
+		ck_assert_uint_eq(ev.ts, want[n][0]);
+		tep_read_number_field(tep_find_field(ev.event, "calltime"), ev.data, &v);
+		ck_assert_uint_eq(v, want[n][1]);
+		tep_read_number_field(tep_find_field(ev.event, "rettime"), ev.data, &v);
+		ck_assert_uint_eq(v, want[n][2]);
+		n++;
+	}
+	ck_assert_int_eq(n, 5);
 	fmt_reader_close(r);
 }
 END_TEST
@@ -649,6 +706,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_text_fgraph_options);
 	tcase_add_test(tc, test_text_fgraph_args);
 	tcase_add_test(tc, test_text_fgraph_records);
+	tcase_add_test(tc, test_text_late_leaf);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vis");
 	tcase_add_test(tc, test_vis_escapes);
