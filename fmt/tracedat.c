@@ -196,8 +196,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), "]->" (a member of an indexed element), an index
- * followed by '[' or ']' (a second dimension, a stray ']': NULL token),
+ * '#', '`', '\\'), a member of an indexed element ("]->", "] .x"), an
+ * index followed by '[' or ']' (a second dimension, a stray ']'),
  * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
@@ -225,7 +225,10 @@ static bool print_args_ok(const char *text, size_t len)
 				return false;
 			depth += *p == '[' ? 1 : -1;
 			indexed = *p == ']' && !depth;
-		} else if (*p != ' ' && *p != '\t') {
+		} else if (!isspace((unsigned char)*p)) {
+			/* a member of an indexed element: '.', "->" */
+			if (indexed && (*p == '.' || (*p == '-' && q < end && *q == '>')))
+				return false;
 			indexed = false;
 		}
 		if ((*p && strchr("$@#`\\", *p)) ||
