@@ -1447,9 +1447,23 @@ struct tep_handle *fmt_reader_tep(const struct fmt_reader *r)
 
 const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int b, int i)
 {
-	for (int k = 0; k < r->nstreams; k++)
-		if (r->streams[k].buffer == b && r->streams[k].index == i)
-			return &r->streams[k].st;
-	return NULL;
+	/*
+	 * Every backend adds the streams in order of buffer, then CPU index:
+	 * bisect to buffer @b's first, not a scan (asked once a CPU, of
+	 * thousands of CPUs, it was quadratic).
+	 */
+	int lo = 0, hi = r->nstreams, k;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (r->streams[mid].buffer < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k = lo + i;
+	if (i < 0 || k >= r->nstreams || r->streams[k].buffer != b || r->streams[k].index != i)
+		return NULL;
+	return &r->streams[k].st;
 }
 
