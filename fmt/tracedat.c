@@ -197,8 +197,8 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * Screens for what crashes libtraceevent 1.7 in a print fmt's arguments
  * (outside its strings) and no kernel format has (found by fuzzing the
  * perf.data reader): a character its tokenizer makes no token of ('$', '@',
- * '#', '`', '\\'), "]->" (a member of an indexed element), an index
- * followed by '[' or ']' (a second dimension, a stray ']': NULL token),
+ * '#', '`', '\\'), a member of an indexed element ("]->", "] .x"), an
+ * index followed by '[' or ']' (a second dimension, a stray ']'),
  * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
@@ -226,7 +226,10 @@ static bool print_args_ok(const char *text, size_t len)
 				return false;
 			depth += *p == '[' ? 1 : -1;
 			indexed = *p == ']' && !depth;
-		} else if (*p != ' ' && *p != '\t') {
+		} else if (!isspace((unsigned char)*p)) {
+			/* a member of an indexed element: '.', "->" */
+			if (indexed && (*p == '.' || (*p == '-' && q < end && *q == '>')))
+				return false;
 			indexed = false;
 		}
 		if ((*p && strchr("$@#`\\", *p)) ||
@@ -1454,9 +1457,23 @@ struct tep_handle *fmt_reader_tep(const struct fmt_reader *r)
 
 const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int b, int i)
 {
-	for (int k = 0; k < r->nstreams; k++)
-		if (r->streams[k].buffer == b && r->streams[k].index == i)
-			return &r->streams[k].st;
-	return NULL;
+	/*
+	 * Every backend adds the streams in order of buffer, then CPU index:
+	 * bisect to buffer @b's first, not a scan (asked once a CPU, of
+	 * thousands of CPUs, it was quadratic).
+	 */
+	int lo = 0, hi = r->nstreams, k;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (r->streams[mid].buffer < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k = lo + i;
+	if (i < 0 || k >= r->nstreams || r->streams[k].buffer != b || r->streams[k].index != i)
+		return NULL;
+	return &r->streams[k].st;
 }
 
