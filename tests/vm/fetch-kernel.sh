@@ -16,10 +16,11 @@
 # lists pull in, decompressed, and their load order in modules.load.
 #
 # The cache ($DARC_VM_CACHE, else $XDG_CACHE_HOME/darc-vm, else
-# ~/.cache/darc-vm) holds kernels/PACKAGE_VERSION/ per kernel (10-15 MB)
+# ~/.cache/darc-vm) holds kernels/PACKAGE_VERSION/ per kernel (11-18 MB)
 # and apt/ (the package lists, about 30 MB).  When the download fails, or
 # with --offline (or DARC_VM_OFFLINE=1), the newest cached kernel of the
-# series is used.
+# series is used.  DARC_VM_MIRROR (default http://deb.debian.org) is the
+# archive to download from.
 #
 # Exit status: 0 (directory on stdout), 77 when no kernel of that series can
 # be had (no network, nothing cached), 2 for a bad argument.
@@ -272,7 +273,7 @@ if [ "$OFFLINE" != 1 ]; then
 	apt_setup
 	# searching the lists takes seconds: the answer is kept until they change
 	RESOLVED=$APTDIR/resolved.$KERNEL
-	PKG= V=
+	PKG='' V=''
 	[ "$RESOLVED" -nt "$APTDIR/updated" ] && read -r PKG V <"$RESOLVED"
 	if [ -z "$V" ]; then
 		case $KERNEL in
