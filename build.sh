@@ -4,6 +4,8 @@
 #   build.sh test       run every test suite (unit, golden, fuzz, live, vm), then
 #                       build.sh sanitize's
 #   build.sh sanitize   run them (but fuzz) on a build with ASan + UBSan in ./build-san
+#   build.sh vm-all     run the VM suites on each kernel of the lab (6.1, 6.12, 7.3;
+#                       DARC_VM_KERNELS="..." for others; tests/vm/README.md)
 #   build.sh            just build
 # The build goes to ./build (meson + ninja).
 set -euo pipefail
@@ -40,12 +42,12 @@ install_missing() {
 mode=${1:-build}
 case $mode in
 build | demo) install_missing $build_pkgs ;;
-test | sanitize)
+test | sanitize | vm-all)
 	install_missing $build_pkgs $test_pkgs
 	command -v npm >/dev/null || install_missing npm
 	;;
 *)
-	echo "usage: build.sh [build|demo|test|sanitize]" >&2
+	echo "usage: build.sh [build|demo|test|sanitize|vm-all]" >&2
 	exit 2
 	;;
 esac
@@ -54,19 +56,39 @@ esac
 # line "N passed, N failed, N skipped" for it; the counts add up in passed/failed/skipped
 passed=0 failed=0 skipped=0
 suites() {
-	local dir=$1 setup=${2:-} rc=0 log ok bad skip
+	local dir=$1 setup=${2:-} rc=0
 	if [ ! -f "$dir/npm/node_modules/speedscope/dist/release/index.html" ]; then
 		npm install --prefix "$dir/npm" --no-audit --no-fund --loglevel=error "$speedscope" >&2 ||
 			echo "build.sh: npm install $speedscope failed (the speedscope test will say)" >&2
 	fi
 	meson test -C "$dir" ${setup:+--setup "$setup"} --print-errorlogs --num-processes 2 || rc=$?
-	log=$dir/meson-logs/testlog${setup:+-$setup}.txt
+	count "$dir/meson-logs/testlog${setup:+-$setup}.txt" "$dir${setup:+ ($setup)}"
+	return $rc
+}
+
+# count LOG WHAT: a line "WHAT: N passed, N failed, N skipped" from meson test's LOG, and
+# the counts added to passed/failed/skipped
+count() {
+	local log=$1 ok bad skip
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 	bad=$(sed -n 's/^\(Fail\|Timeout\|Unexpected Pass\): *\([0-9]*\).*/\2/p' "$log" |
 		awk '{ s += $1 } END { print s + 0 }')
 	skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-	echo "$dir${setup:+ ($setup)}: ${ok:-0} passed, ${bad:-0} failed, ${skip:-0} skipped"
+	echo "$2: ${ok:-0} passed, ${bad:-0} failed, ${skip:-0} skipped"
 	passed=$((passed + ${ok:-0})) failed=$((failed + ${bad:-0})) skipped=$((skipped + ${skip:-0}))
+}
+
+# The VM suites (every test of suite vm but those pinned to one kernel, suite vm-pinned)
+# once per kernel, one at a time: each boots its own VMs, and a second would only slow
+# the first (the kernels are fetched on first use, tests/vm/fetch-kernel.sh)
+vm_all() {
+	local k rc=0 start
+	for k in ${DARC_VM_KERNELS:-6.1 6.12 7.3}; do
+		start=$SECONDS
+		DARC_VM_KERNEL=$k meson test -C build --suite vm --no-suite vm-pinned \
+			--logbase "testlog-vm-$k" --print-errorlogs --num-processes 1 || rc=1
+		count "build/meson-logs/testlog-vm-$k.txt" "kernel $k, $((SECONDS - start)) s"
+	done
 	return $rc
 }
 
@@ -116,5 +138,11 @@ test)
 	;;
 sanitize)
 	sanitize
+	;;
+vm-all)
+	rc=0
+	vm_all || rc=$?
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit $rc
 	;;
 esac

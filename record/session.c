@@ -3,8 +3,8 @@
  * The tracefs side of a recording: darc-record's own instances (darc-PID for
  * the pid-filtered events, darc-PID-all for the unfiltered ones), or the
  * top-level buffer where an instance cannot do what is asked (function_graph
- * on kernels that only allow it at the top level, --no-instance, no
- * instances at all).
+ * on kernels that only allow it at the top level, or whose instances lack
+ * the graph's filter files, --no-instance, no instances at all).
  *
  * Every top-level file is read before its first write and written back, in
  * reverse order, when the session is freed; instances are simply removed.
@@ -293,6 +293,34 @@ static bool instance_has_tracer(struct tracefs_instance *inst, const char *trace
 	return found;
 }
 
+/*
+ * What instance @inst lacks for the function graph @o asks for, or NULL.
+ * An instance may list function_graph and still lack the graph's filter
+ * files (6.12 and 7.3 as Debian builds them have no set_graph_function,
+ * set_graph_notrace or max_graph_depth in instances); without them it would
+ * graph every function. So the files are probed, not the kernel's version.
+ */
+static const char *instance_graph_lacks(struct tracefs_instance *inst, const struct rec_opts *o)
+{
+	const struct {
+		bool needed;
+		const char *file;
+	} need[] = {
+	    {o->ngraph > 0, "set_graph_function"},
+	    {o->nnotrace > 0, "set_graph_notrace"},
+	    {o->max_depth > 0, "max_graph_depth"},
+	    {o->sleep_time >= 0, "options/sleep-time"},
+	    {o->graph_irqs >= 0, "options/funcgraph-irqs"},
+	};
+
+	if (!instance_has_tracer(inst, "function_graph"))
+		return "function_graph tracer";
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (need[i].needed && !tracefs_file_exists(inst, need[i].file))
+			return need[i].file;
+	return NULL;
+}
+
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			 struct rec_notes *notes, struct fmt_err *err)
 {
@@ -323,9 +351,10 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		main = make_instance(s, "", err);
 		if (!main)
 			goto fail;
-		if (graph && !instance_has_tracer(main, "function_graph")) {
-			rec_note(notes, "function_graph cannot run in an instance on this kernel: "
-					"recording in the top-level buffer (restored on exit)");
+		const char *lacks = graph ? instance_graph_lacks(main, o) : NULL;
+		if (lacks) {
+			rec_note(notes, "this kernel's instances have no %s: recording the function "
+					"graph in the top-level buffer (restored on exit)", lacks);
 			tracefs_instance_destroy(main);
 			tracefs_instance_free(main);
 			s->nown = 0;
@@ -424,13 +453,24 @@ static int setup_events(struct sess *s, const struct rec_opts *o, struct fmt_err
 	return 0;
 }
 
+/* Write @val to @file where it exists: a filter an instance may lack, asked for by nobody. */
+static int put_if(struct sess *s, struct tracefs_instance *in, const char *file, const char *val,
+		  struct fmt_err *err)
+{
+	return tracefs_file_exists(in, file) ? put(s, in, file, val, false, err) : 0;
+}
+
+/*
+ * The graph's filters, cleared first (the top level's may hold anything).
+ * sess_create() put the graph where every file asked for exists.
+ */
 static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 {
 	struct tracefs_instance *in = s->buf[0].inst;
 	char num[32];
 
-	if (put(s, in, "set_graph_function", "", false, err) ||
-	    put(s, in, "set_graph_notrace", "", false, err))
+	if (put_if(s, in, "set_graph_function", "", err) ||
+	    put_if(s, in, "set_graph_notrace", "", err))
 		return -1;
 	for (int i = 0; i < o->ngraph; i++)
 		if (put(s, in, "set_graph_function", o->graph_roots[i], true, err))
@@ -439,7 +479,8 @@ static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err 
 		if (put(s, in, "set_graph_notrace", o->notrace[i], true, err))
 			return -1;
 	snprintf(num, sizeof(num), "%d", o->max_depth);
-	if (put(s, in, "max_graph_depth", num, false, err))
+	if (o->max_depth ? put(s, in, "max_graph_depth", num, false, err)
+			 : put_if(s, in, "max_graph_depth", num, err))
 		return -1;
 	if (o->sleep_time >= 0 &&
 	    put(s, in, "options/sleep-time", o->sleep_time ? "1" : "0", false, err))

@@ -56,7 +56,7 @@ fi
 
 start=$SECONDS
 rc=0
-"$HERE/vm.sh" --out "$WORK/vm" --add "$TRACE_CMD" --timeout 170 \
+"$HERE/vm.sh" --out "$WORK/vm" --add "$TRACE_CMD" --timeout 300 \
 	--script "$HERE/guest-record.sh" -- --quick odirect zeroread cpuhog || rc=$?
 case $rc in
 0) ;;
@@ -88,7 +88,7 @@ fi
 # some CPUs with no events at all).
 start8=$SECONDS
 rc=0
-"$HERE/vm.sh" --out "$WORK/vm8" --smp 8 --add "$TRACE_CMD" --timeout 170 \
+"$HERE/vm.sh" --out "$WORK/vm8" --smp 8 --add "$TRACE_CMD" --timeout 300 \
 	--script "$HERE/guest-record.sh" -- --quick odirect || rc=$?
 [ "$rc" = 0 ] || fail "the 8-CPU VM run failed (status $rc; console log: $WORK/vm8/vm-console.log)"
 "$TRACE_CMD" convert --file-version 6 -i "$WORK/vm8/odirect.dat" \

@@ -2,8 +2,10 @@
 # guest-darc-record.sh: runs INSIDE the VM (busybox sh), started by
 # tests/vm/record-e2e.sh with darc-record and trace-cmd added. Records the
 # O_DIRECT workload twice, once with darc-record and once with trace-cmd
-# (function_graph rooted at __x64_sys_pread64, the pread syscall's entry, kprobes on submit_bio/bio_endio with
-# the bio pointer, block, sched and irq events), and saves the tracefs state
+# (function_graph rooted at __x64_sys_pread64, the pread syscall's entry,
+# kprobes on submit_bio/bio_endio with the bio pointer, block, sched and irq
+# events; darc-record also a uprobe and uretprobe on the workload's libc
+# pread64, which trace-cmd cannot make), and saves the tracefs state
 # before and after darc-record runs. First, on the freshly booted kernel (its
 # top-level ring buffer not allocated yet: "7 (expanded: 1408)"), a
 # tracepoint-only recording in darc-record's own instances. Writes to $OUT:
@@ -52,7 +54,7 @@ say "darc-record"
 # shellcheck disable=SC2016 # $retval is for the kernel
 if ! darc-record -o "$OUT/darc.dat" -q -b 8192 -g __x64_sys_pread64 --max-depth 8 \
 	--kprobe 'submit_bio bio=%di' --kprobe 'bio_endio bio=%di' \
-	-e block -e irq -e irq_vectors \
+	-U /usr/local/bin/vm-workload:pread64 -e block -e irq -e irq_vectors \
 	-- vm-workload odirect "$S/cold" "$S/warm" 24 >"$OUT/darc.log" 2>&1; then
 	cat "$OUT/darc.log"
 	say "darc-record failed"

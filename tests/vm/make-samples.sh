@@ -30,6 +30,13 @@
 #   vm-append1-v7.dat   one writer appending 300 x 4 KiB to an O_APPEND file
 #   vm-append2-v7.dat   two writers (one per vCPU) doing the same to one file:
 #                       they contend for its inode lock (down_write)
+#
+# On another kernel (DARC_VM_KERNEL=6.12 or 7.3, see vm.sh --kernel) the
+# samples are named after it, vm612-* or vm73-* instead of vm-*, and without
+# --only only vm-odirect-v7.dat, vm-preads-v7.dat and vm-chain-v7.dat are
+# made (as vm73-odirect-v7.dat and so on); --only takes either name.  Where
+# the kernel has options/funcgraph-args (7.3), the recordings hold the
+# functions' arguments too (guest-record.sh).
 # Exit status: 0 ok, 1 failure, 77 when the lab cannot run here.
 
 set -euo pipefail
@@ -48,12 +55,23 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=$2; shift 2 ;;
 	--from) FROM=$2; KEEP=$2; shift 2 ;;
 	--only) ONLY=,$2,; shift 2 ;;
-	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "make-samples: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 
 msg() { echo "make-samples: $*" >&2; }
+# the name prefix of this kernel's samples: vm (6.1), vm612, vm73
+KERNEL=${DARC_VM_KERNEL:-6.1}
+PREFIX=vm
+[ "$KERNEL" = 6.1 ] || PREFIX=vm${KERNEL//./}
+case $PREFIX in vm | vm[0-9]*) ;; *) msg "DARC_VM_KERNEL must be a series such as 7.3"; exit 2 ;; esac
+# the sample name for this kernel of table name N (vm-...)
+out() { echo "$PREFIX-${1#vm-}"; }
+# 7.3's kallsyms alone is 1.9 MB compressed in every recording: trace-cmd gets its
+# functions only (guest-record.sh); 6.1's samples were made with all of it
+GUEST_OPTS=()
+[ "$PREFIX" = vm ] || GUEST_OPTS=(--text-kallsyms)
 TRACE_CMD=$(command -v trace-cmd) || { msg "trace-cmd not found"; exit 77; }
 
 if [ -n "$KEEP" ]; then
@@ -83,6 +101,10 @@ declare -A RUN=(
 NAMES=(vm-odirect-v7.dat vm-zeroread-v7.dat vm-cpuhog-v7.dat vm-fsyncread-v7.dat
 	vm-odirect-v6.dat vm-preads-v7.dat vm-preads2-v7.dat vm-append1-v7.dat
 	vm-append2-v7.dat vm-getrandom-v7.dat vm-stat-v7.dat vm-chain-v7.dat)
+if [ -z "$ONLY" ] && [ "$PREFIX" != vm ]; then
+	ONLY=,vm-odirect-v7.dat,vm-preads-v7.dat,vm-chain-v7.dat,
+fi
+ONLY=${ONLY//,$PREFIX-/,vm-}
 if [ -n "$ONLY" ]; then
 	sel=()
 	for n in "${NAMES[@]}"; do
@@ -114,7 +136,7 @@ if [ -z "$FROM" ]; then
 		[ $r = vm ] || accel=tcg
 		rc=0
 		DARC_VM_ACCEL=$accel "$HERE/vm.sh" --out "$WORK/$r" --add "$TRACE_CMD" \
-			--timeout 400 --script "$HERE/guest-record.sh" -- "$@" || rc=$?
+			--timeout 400 --script "$HERE/guest-record.sh" -- "${GUEST_OPTS[@]}" "$@" || rc=$?
 		if [ "$rc" = 1 ] && [ $r = vm-mt ]; then
 			# multi-threaded TCG sometimes hangs the guest during
 			# ftrace's code patching (tests/vm/README.md, Quirks)
@@ -122,7 +144,7 @@ if [ -z "$FROM" ]; then
 			rm -rf "${WORK:?}/$r"
 			rc=0
 			DARC_VM_ACCEL=$accel "$HERE/vm.sh" --out "$WORK/$r" --add "$TRACE_CMD" \
-				--timeout 400 --script "$HERE/guest-record.sh" -- "$@" || rc=$?
+				--timeout 400 --script "$HERE/guest-record.sh" -- "${GUEST_OPTS[@]}" "$@" || rc=$?
 		fi
 		if [ "$rc" != 0 ]; then
 			msg "the VM run ($r, -accel $accel) failed (status $rc)"
@@ -184,7 +206,7 @@ done
 
 mkdir -p "$SAMPLES"
 for n in "${NAMES[@]}"; do
-	cp "${SRC[$n]}" "$SAMPLES/$n"
+	cp "${SRC[$n]}" "$SAMPLES/$(out "$n")"
 done
 
 # --- samples/README.md: replace the lines of these samples ----------------
@@ -196,7 +218,7 @@ qver=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')
 cmdline() { tail -n 1 "$WORK/$1.cmd" | sed 's|/out/||'; }
 kprobes() { sed -n "s|^echo '\(.*\)' >> .*|\1|p" "$WORK/$1.cmd" | paste -sd ';' | sed 's/;/; /g'; }
 common() {
-	local run=$WORK/${1%/*} kinfo kcmd krel kver accel kp
+	local run=$WORK/${1%/*} kinfo kcmd krel kver accel kp ks
 	kinfo=$(sed -n 's/^uname: //p' "$run/guest-info.txt")
 	kcmd=$(sed -n 's/^cmdline: //p' "$run/guest-info.txt" | sed 's/ *$//')
 	krel=$(awk '{ print $3 }' <<<"$kinfo")
@@ -209,6 +231,8 @@ common() {
 	else
 		kp="no kprobes"
 	fi
+	ks=$(sed -n 's/^kallsyms: //p' "$WORK/$1.cmd")
+	[ -z "$ks" ] || kp="$kp; trace-cmd saw a /proc/kallsyms of $ks (a copy bind-mounted over it, to keep the file small)"
 	echo "Made by tests/vm/make-samples.sh: trace-cmd $tcver record inside a qemu $qver guest (-accel $accel, 2 vCPUs, 1 GiB) running Debian kernel $krel ($kver, cmdline \`$kcmd\`), workload tests/vm/workload.c on an ext4 virtio-blk scratch disk; $kp"
 }
 # "total=N lost=N a=N ..." -> "N events (trace-cmd report -R), N lost: a N, ..."
@@ -224,7 +248,7 @@ line() {
 	[[ " ${NAMES[*]} " == *" $n "* ]] || return 0
 	# shellcheck disable=SC2016 # backquotes are Markdown
 	printf '%s: %s. %s; command: `%s`%s; %s.\n' \
-		"$n" "$what" "$(common "$rec")" "$(cmdline "$rec")" "$extra" "$(counts "$n")"
+		"$(out "$n")" "$what" "$(common "$rec")" "$(cmdline "$rec")" "$extra" "$(counts "$n")"
 }
 {
 	line vm-odirect-v7.dat "trace.dat v7 (zstd), O_DIRECT random 4 KiB preads of a cold 64 MiB file mixed with buffered preads of a cached 4 MiB file (and every 16th a buffered pread of the cold file); not pid-filtered, so bio completions in interrupt context are kept" ""
@@ -245,10 +269,11 @@ readme=$SAMPLES/README.md
 if [ -f "$readme" ]; then
 	if [ -n "$ONLY" ]; then
 		# drop only the lines of the selected samples
-		printf '%s:\n' "${NAMES[@]}" | sed 's/\./\\./g; s/^/^/' >"$WORK/only"
+		for n in "${NAMES[@]}"; do out "$n"; done |
+			sed 's/$/:/; s/\./\\./g; s/^/^/' >"$WORK/only"
 		grep -v -f "$WORK/only" "$readme" >"$WORK/readme" || true
 	else
-		grep -v '^vm-' "$readme" >"$WORK/readme" || true
+		grep -v "^$PREFIX-" "$readme" >"$WORK/readme" || true
 	fi
 else
 	: >"$WORK/readme"
@@ -257,6 +282,6 @@ cat "$WORK/readme-lines" >>"$WORK/readme"
 cat "$WORK/readme" >"$readme"
 
 for n in "${NAMES[@]}"; do
-	printf '%-20s %8d bytes  %s\n' "$n" "$(stat -c %s "$SAMPLES/$n")" "${COUNTS[$n]}"
+	printf '%-20s %8d bytes  %s\n' "$(out "$n")" "$(stat -c %s "$SAMPLES/$(out "$n")")" "${COUNTS[$n]}"
 done
 msg "done in $((SECONDS - start))s (VM run ${vm_s}s); total $total bytes in $SAMPLES"

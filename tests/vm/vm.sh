@@ -34,16 +34,18 @@ usage: vm.sh --out DIR --script GUEST.sh [options] [--] [ARG...]
   --smp N              guest CPUs (default 2)
   --scratch-mib N      size of the scratch ext4 disk (default 256)
   --out-mib N          size of the raw output disk (default 128)
+  --kernel K           the kernel: 6.1 (the default), 6.12, 7.3 (Debian's
+                       newest of that series) or a Debian kernel package
+                       name (tests/vm/fetch-kernel.sh)
   --append ARGS        extra kernel command line arguments
   --qemu-arg ARG       extra qemu argument (repeatable), e.g. -s for gdb
   --keep-work          keep the temporary work directory (for debugging)
   --verbose            also copy the guest console to stderr
-  --fetch-only         only make sure a kernel is cached, print its dir
+  --fetch-only         only make sure the kernel is cached, print its dir
   -h, --help           this text
 
-Environment: DARC_VM_CACHE (kernel cache dir, default
-$XDG_CACHE_HOME/darc-vm or ~/.cache/darc-vm), DARC_VM_KERNEL_PKG (use this
-linux-image package instead of the one linux-image-amd64 depends on),
+Environment: DARC_VM_KERNEL (the default of --kernel), DARC_VM_CACHE
+(kernel cache dir, default $XDG_CACHE_HOME/darc-vm or ~/.cache/darc-vm),
 DARC_VM_OFFLINE=1 (never download, use the cache), QEMU (qemu binary),
 DARC_VM_ACCEL (default tcg,thread=single), DARC_VM_SCRATCH_CACHE (qemu
 cache options of the scratch disk, default cache=none; cache=unsafe where
@@ -72,6 +74,7 @@ SCRATCH_CACHE=${DARC_VM_SCRATCH_CACHE:-cache=none}
 # and is no slower on a 2-core host.
 ACCEL=${DARC_VM_ACCEL:-tcg,thread=single}
 APPEND=
+KERNEL=${DARC_VM_KERNEL:-6.1}
 KEEP_WORK=0
 VERBOSE=0
 FETCH_ONLY=0
@@ -92,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--scratch-mib) need_arg "$@"; SCRATCH_MIB=$2; shift 2 ;;
 	--out-mib) need_arg "$@"; OUT_MIB=$2; shift 2 ;;
 	--append) need_arg "$@"; APPEND=$2; shift 2 ;;
+	--kernel) need_arg "$@"; KERNEL=$2; shift 2 ;;
 	--qemu-arg) need_arg "$@"; QEMU_EXTRA+=("$2"); shift 2 ;;
 	--keep-work) KEEP_WORK=1; shift ;;
 	--verbose) VERBOSE=1; shift ;;
@@ -135,143 +139,21 @@ check_tools() {
 		skip "no static busybox found (Debian: apt-get install busybox-static)"
 }
 
-# --- kernel cache ----------------------------------------------------------
+# --- kernel ------------------------------------------------------------------
 
-CACHE=${DARC_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/darc-vm}
-
-# Modules for virtio-blk + ext4, in load order (there is no modules.dep in
-# the package, so the order is fixed here and checked against the modules'
-# own "depends=" lists when objcopy is available).
-MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
-	virtio_pci virtio_blk crc16 crc32c_generic mbcache jbd2 ext4)
-
-# Paths (relative to the package root) that we keep from the kernel package.
-kernel_members() {
-	printf '%s\n' './boot/vmlinuz-*' './boot/config-*' './boot/System.map-*'
-	local m
-	for m in "${MODULES[@]}"; do
-		printf '%s\n' "./lib/modules/*/$m.ko*"
-	done
-}
-
-kernel_pkg_name() {
-	if [ -n "${DARC_VM_KERNEL_PKG:-}" ]; then
-		echo "$DARC_VM_KERNEL_PKG"
-		return
-	fi
-	command -v apt-cache >/dev/null 2>&1 || return 0
-	apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
-}
-
-# A cached kernel is a directory $CACHE/<package>_<version>/ with
-# vmlinuz, config, System.map, modules/*.ko and a "complete" marker.
-fetch_kernel() {
-	local tmp rc=0
-	mkdir -p "$CACHE" || return 1
-	tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX") || return 1
-	fetch_kernel_into "$1" "$tmp" || rc=$?
-	rm -rf "$tmp"
-	return "$rc"
-}
-
-fetch_kernel_into() {
-	local pkg=$1 tmp=$2 deb ver dir f m
-	local members=()
-	# Already cached?  (apt-cache knows the version without downloading.)
-	ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null |
-		awk '$1 == "Version:" { print $2; exit }')
-	if [ -n "$ver" ] && [ -f "$CACHE/${pkg}_$ver/complete" ]; then
-		echo "$CACHE/${pkg}_$ver"
-		return 0
-	fi
-	if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg") \
-		>"$tmp/apt.log" 2>&1; then
-		msg "apt-get download $pkg failed:"
-		sed 's/^/    /' "$tmp/apt.log" >&2
-		return 1
-	fi
-	deb=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n 1)
-	[ -n "$deb" ] || { msg "apt-get download $pkg produced no .deb"; return 1; }
-	ver=$(dpkg-deb -f "$deb" Version) || return 1
-	dir=$CACHE/${pkg}_$ver
-	if [ -f "$dir/complete" ]; then
-		echo "$dir"
-		return 0
-	fi
-	mkdir -p "$tmp/x" "$tmp/k/modules" || return 1
-	mapfile -t members < <(kernel_members)
-	if ! dpkg-deb --fsys-tarfile "$deb" |
-		tar x -C "$tmp/x" --wildcards "${members[@]}" 2>"$tmp/tar.log"; then
-		msg "extracting $deb failed:"
-		sed 's/^/    /' "$tmp/tar.log" >&2
-		return 1
-	fi
-	for f in vmlinuz config System.map; do
-		mv "$tmp"/x/boot/"$f"-* "$tmp/k/$f" || return 1
-	done
-	basename "$(find "$tmp/x/lib/modules" -mindepth 1 -maxdepth 1)" \
-		>"$tmp/k/release" || return 1
-	for m in "${MODULES[@]}"; do
-		f=$(find "$tmp/x/lib/modules" -name "$m.ko*" | head -n 1)
-		[ -n "$f" ] || { msg "module $m not in $pkg"; return 1; }
-		mv "$f" "$tmp/k/modules/" || return 1
-	done
-	printf '%s %s\n' "$pkg" "$ver" >"$tmp/k/package" || return 1
-	touch "$tmp/k/complete" || return 1
-	# Another run may have won the race; either copy is fine.
-	mv -T "$tmp/k" "$dir" 2>/dev/null || [ -f "$dir/complete" ] ||
-		{ msg "cannot create $dir"; return 1; }
-	echo "$dir"
-}
-
-newest_cached_kernel() {
-	[ -d "$CACHE" ] || return 0
-	local d
-	for d in "$CACHE"/linux-image-*; do
-		[ ! -f "$d/complete" ] || printf '%s\n' "${d##*/}"
-	done | sort -V | tail -n 1 | sed "s|^|$CACHE/|"
-}
-
+# fetch-kernel.sh caches the kernel with its modules (decompressed) and their
+# load order (modules.load), worked out from the modules' own dependencies.
 KDIR=
 get_kernel() {
-	local pkg
-	if [ "${DARC_VM_OFFLINE:-0}" != 1 ]; then
-		pkg=$(kernel_pkg_name)
-		if [ -z "$pkg" ]; then
-			msg "cannot find the kernel package (apt-cache depends linux-image-amd64)"
-		else
-			KDIR=$(fetch_kernel "$pkg") || KDIR=
-		fi
-	fi
-	if [ -z "$KDIR" ]; then
-		KDIR=$(newest_cached_kernel)
-		[ -n "$KDIR" ] || skip "no kernel: download failed and nothing cached in $CACHE"
-		msg "using cached kernel $KDIR"
-	fi
-}
-
-# Check that every module's "depends=" appear earlier in MODULES.
-check_module_order() {
-	command -v objcopy >/dev/null 2>&1 || return 0
-	local i m dep deps seen=" " f
-	for ((i = 0; i < ${#MODULES[@]}; i++)); do
-		m=${MODULES[$i]}
-		f=$(find "$KDIR/modules" -name "$m.ko*" | head -n 1)
-		case $f in
-		*.ko) ;;
-		*) seen="$seen$m "; continue ;;  # compressed: cannot check cheaply
-		esac
-		deps=$(objcopy -O binary --only-section=.modinfo "$f" /dev/stdout 2>/dev/null |
-			tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' ')
-		for dep in $deps; do
-			case $seen in
-			*" $dep "*) ;;
-			*) die "module $m needs $dep, which is not loaded before it (fix MODULES in $PROG)" ;;
-			esac
-		done
-		seen="$seen$m "
-	done
+	local rc=0
+	KDIR=$("$SCRIPT_DIR/fetch-kernel.sh" "$KERNEL") || rc=$?
+	case $rc in
+	0) ;;
+	77) skip "no kernel $KERNEL (see above)" ;;
+	*) die "fetch-kernel.sh $KERNEL failed (status $rc)" ;;
+	esac
+	[ -f "$KDIR/modules.load" ] || die "$KDIR has no modules.load"
+	mapfile -t MODULES <"$KDIR/modules.load"
 }
 
 # --- initramfs -------------------------------------------------------------
@@ -438,16 +320,9 @@ build_initramfs() {
 	ROOT=$WORK/root
 	mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,etc,vm,lib/modules/vm}
 	cp "$BUSYBOX" "$ROOT/bin/busybox"
-	local m f
+	local m
 	for m in "${MODULES[@]}"; do
-		f=$(find "$KDIR/modules" -name "$m.ko*" | head -n 1)
-		case $f in
-		*.ko) cp "$f" "$ROOT/lib/modules/vm/" ;;
-		*.ko.xz) xz -dc "$f" >"$ROOT/lib/modules/vm/$m.ko" ;;
-		*.ko.zst) zstd -qdc "$f" >"$ROOT/lib/modules/vm/$m.ko" ;;
-		*.ko.gz) gzip -dc "$f" >"$ROOT/lib/modules/vm/$m.ko" ;;
-		*) die "module $m not found in $KDIR" ;;
-		esac
+		cp "$KDIR/modules/$m.ko" "$ROOT/lib/modules/vm/" || die "module $m not in $KDIR"
 	done
 	printf '%s\n' "${MODULES[@]}" >"$ROOT/etc/vm-modules"
 	printf 'root:x:0:0:root:/:/bin/sh\n' >"$ROOT/etc/passwd"
@@ -488,7 +363,6 @@ if [ "$FETCH_ONLY" = 1 ]; then
 	echo "$KDIR"
 	exit 0
 fi
-check_module_order
 
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
