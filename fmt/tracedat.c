@@ -202,16 +202,46 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
- * (SIGFPE). These are screens, not a grammar: libtraceevent's parser still
- * trusts the print fmt.
+ * (SIGFPE), and two names in a row that do not end a cast or sizeof
+ * ("? x : long REC->y", a type where a value goes: SIGSEGV). These are
+ * screens, not a grammar: libtraceevent's parser still trusts the print fmt.
  */
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/*
+ * At @p in a print fmt's arguments: false where a name starts that another
+ * name follows, and the names (and '*'s) then do not end at a ')', as a
+ * cast's type or sizeof's do ("(unsigned long)", "sizeof(struct x *)").
+ */
+static bool two_names_ok(const char *p, const char *end)
+{
+	const char *q = p;
+
+	if (!(isalpha((unsigned char)*p) || *p == '_') || name_char(p[-1]))
+		return true;
+	while (q < end && name_char(*q))
+		q++;
+	if (q == end || !isspace((unsigned char)*q))
+		return true;
+	while (q < end && isspace((unsigned char)*q))
+		q++;
+	if (q == end || !(isalpha((unsigned char)*q) || *q == '_'))
+		return true;
+	while (q < end && (name_char(*q) || isspace((unsigned char)*q) || *q == '*'))
+		q++;
+	return q < end && *q == ')';
+}
+
 static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
 	bool str = false, indexed = false; /* after an outermost index's ']' */
 	int depth = 0;			   /* of [ ] outside strings */
 
-	for (; p && p < end; p++) {
+	for (p = p ? p + 10 : NULL; p && p < end; p++) {
 		const char *q = p + 1;
 		if (str) {
 			if (*p == '\\' && p + 1 < end)
@@ -232,6 +262,8 @@ static bool print_args_ok(const char *text, size_t len)
 				return false;
 			indexed = false;
 		}
+		if (!two_names_ok(p, end))
+			return false;
 		if ((*p && strchr("$@#`\\", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
 			return false;
