@@ -111,15 +111,21 @@ if command -v python3 >/dev/null && command -v trace-cmd >/dev/null; then
 		python3 "$here/bench/repeat-v6.py" "$tmp/zr6.dat" "$tmp/big.dat" 40 >/dev/null
 	set -m # else a background job starts with SIGINT ignored (and darc keeps it so)
 	for sig in INT TERM HUP; do
-		"$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
+		# stopped once its temporary database is made (wfile.c's test hook):
+		# polling for the file raced with an analysis that ended first
+		DARC_TEST_WFILE_STOP=1 "$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
 		p=$!
-		for _ in $(seq 200); do
-			ls "$tmp" | grep -q '^sig.db.tmp-' && break
-			sleep 0.01
+		for _ in $(seq 100); do
+			[ "$(ps -o state= -p $p 2>/dev/null | tr -d ' ')" = T ] && break
+			sleep 0.1
 		done
 		kill -$sig $p
-		wait $p
-		rc=$?
+		kill -CONT $p
+		rc=147 # wait also returns when the job stops (128 + SIGSTOP)
+		while [ $rc -eq 147 ]; do
+			wait $p
+			rc=$?
+		done
 		want=$((128 + $(kill -l $sig)))
 		if [ $rc = $want ] && ! ls "$tmp" | grep -q '^sig.db'; then
 			echo "ok: SIG$sig during an analysis: status $rc, no file left"
