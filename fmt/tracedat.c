@@ -203,7 +203,10 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * whose divisor is not a field (REC->), a nonzero number or a sizeof
  * (parentheses skipped): the parser folds the operands and divides by zero
  * (SIGFPE), and two names in a row that do not end a cast or sizeof
- * ("? x : long REC->y", a type where a value goes: SIGSEGV). These are
+ * ("? x : long REC->y", a type where a value goes: SIGSEGV), and a ';'
+ * (after a ?: it is read past the end: "1 ? 2 : 4;"), and a "->" on
+ * anything but REC ("1 ? 2 : n->x", SIGSEGV; the kernel's are "REC->x" and
+ * "(REC)->x"). These are
  * screens, not a grammar: libtraceevent's parser still trusts the print fmt.
  */
 static bool name_char(char c)
@@ -235,6 +238,14 @@ static bool two_names_ok(const char *p, const char *end)
 	return q < end && *q == ')';
 }
 
+/* Whether the "->" at @p follows REC or (REC), after @text's start. */
+static bool on_rec(const char *text, const char *p)
+{
+	if (p - text >= 4 && !memcmp(p - 4, "REC)", 4))
+		p--;
+	return p - text >= 3 && !memcmp(p - 3, "REC", 3) && !(p - text > 3 && name_char(p[-4]));
+}
+
 static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
@@ -262,9 +273,9 @@ static bool print_args_ok(const char *text, size_t len)
 				return false;
 			indexed = false;
 		}
-		if (!two_names_ok(p, end))
+		if (!two_names_ok(p, end) || (*p == '-' && q < end && *q == '>' && !on_rec(text, p)))
 			return false;
-		if ((*p && strchr("$@#`\\", *p)) ||
+		if ((*p && strchr("$@#`\\;", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
 			return false;
 		/* an assignment: only ==, !=, <= and >= are the kernel's */
