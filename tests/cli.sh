@@ -113,7 +113,7 @@ if command -v python3 >/dev/null && command -v trace-cmd >/dev/null; then
 	for sig in INT TERM HUP; do
 		# stopped once its temporary database is made (wfile.c's test hook):
 		# polling for the file raced with an analysis that ended first
-		DARC_TEST_WFILE_STOP=1 "$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
+		env --default-signal=INT,TERM,HUP DARC_TEST_WFILE_STOP=1 "$darc" analyze -q -o "$tmp/sig.db" "$tmp/big.dat" 2>/dev/null &
 		p=$!
 		for _ in $(seq 100); do
 			[ "$(ps -o state= -p $p 2>/dev/null | tr -d ' ')" = T ] && break

@@ -164,7 +164,7 @@ signals() {
 		# darc-record ends a recording on INT, TERM and HUP and ignores PIPE
 		case $cmd in *darc-record*) continue ;; esac
 		# shellcheck disable=SC2086
-		DARC_TEST_WFILE_STOP=1 ${cmd//OUT/$tmp/sig.out} >/dev/null 2>&1 &
+		env --default-signal=INT,TERM,HUP,PIPE DARC_TEST_WFILE_STOP=1 ${cmd//OUT/$tmp/sig.out} >/dev/null 2>&1 &
 		pid=$!
 		for _ in $(seq 100); do # until it stops with its temporary file made
 			[ "$(ps -o state= -p $pid 2>/dev/null | tr -d ' ')" = T ] && break
@@ -278,7 +278,7 @@ check "implicit database: a stale temporary file is removed, and said" \
 	eval '[ ! -e "$tmp/imp/x.db.tmp-$dead" ] && grep -q "removed .*x.db.tmp-$dead" "$tmp/err"'
 rm -f "$tmp/imp/x.db"
 set -m
-DARC_TEST_WFILE_STOP=1 $implicit >/dev/null 2>&1 &
+env --default-signal=TERM DARC_TEST_WFILE_STOP=1 $implicit >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	[ "$(ps -o state= -p $pid 2>/dev/null | tr -d ' ')" = T ] && break
