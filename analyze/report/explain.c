@@ -58,6 +58,8 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 		return -1;
 	for (int k = 1; k < npk; k++)
 		body = pk[k].calls > pk[body].calls ? k : body;
+	for (int k = body - 1; k >= 0; k--) /* a near tie: the faster is the body */
+		body = pk[k].calls * 2 >= pk[body].calls ? k : body;
 	for (int k = body + 1; k < npk && max > 0; k++) {
 		struct slow_part *s = &out[n < max ? n : max - 1];
 		if (n == max && pk[k].lat_ns <= s->slow.lat_ns)
@@ -142,21 +144,39 @@ static json_t *cause(json_t *path, const char *kind, double ns, double f0_ns, js
 			 f0_ns > 0 ? ns / f0_ns : 0.0, "votes", votes, "who", who);
 }
 
+/* Does node @i have a winner that is one of its own parts (self, blocked, ...)? */
+static bool ends_in_part(json_t *nodes, size_t i)
+{
+	json_t *x;
+	size_t k;
+
+	json_array_foreach(nodes, k, x)
+		if (json_integer_value(json_object_get(x, "parent")) == (json_int_t)i &&
+		    strcmp(json_string_value(json_object_get(x, "kind")), "fnode"))
+			return true;
+	return false;
+}
+
 /*
  * The runners-up at node @i that cost more than the cause its winners lead
- * to (@winners_ns: the largest leaf below them), as causes of their own.
+ * to (@winners_ns: the largest leaf below them), as causes of their own;
+ * where the path ended in one of the node's parts (its own time, blocked,
+ * preempted, interrupted), its other parts too when they are not small: one
+ * function's time split by what it did.
  */
 static void costlier_runners_up(json_t *nodes, int i, double winners_ns, double f0_ns,
 				json_t *out)
 {
 	json_t *node = json_array_get(nodes, i), *r;
+	bool parts = ends_in_part(nodes, i);
 	size_t k;
 
 	json_array_foreach(json_object_get(node, "runners_up"), k, r) {
 		const char *kind = json_string_value(json_object_get(r, "kind"));
 		double ns = json_number_value(json_object_get(r, "total_ns"));
+		bool fn = !strcmp(kind, "fnode");
 		json_t *path, *c;
-		if (ns <= winners_ns)
+		if (ns <= winners_ns && (fn || !parts || ns < EXPLAIN_CAUSE_MIN * f0_ns))
 			continue;
 		path = path_to(nodes, i);
 		json_array_append_new(path, step(r));
@@ -165,8 +185,8 @@ static void costlier_runners_up(json_t *nodes, int i, double winners_ns, double 
 			  !strcmp(kind, "irq") || !strcmp(kind, "softirq")
 			      ? json_incref(json_object_get(r, "name"))
 			      : json_null());
-		if (!strcmp(kind, "fnode"))
-			json_object_set_new(c, "follow",
+		if (fn || !strcmp(kind, "blocked")) /* the caller looks up where it led, who woke it */
+			json_object_set_new(c, fn ? "follow" : "wakers_of",
 					    json_pack("{sO sO}", "fnode", json_object_get(node, "fnode"),
 						      "name", json_object_get(r, "name")));
 		json_array_append_new(out, c);
@@ -339,6 +359,7 @@ static const struct phrase waits_for[] = {
 	{"wait_for_completion_io", "a completion of I/O"},
 	{"folio_wait_bit_common", "a page of the page cache (folio lock or writeback)"},
 	{"io_schedule", "I/O"},
+	{"blk_io_schedule", "block I/O"},
 	{"jbd2_log_wait_commit", "the ext4 journal to commit"},
 	{"pipe_read", "data in a pipe"},
 	{"pipe_write", "room in a pipe"},

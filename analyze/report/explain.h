@@ -31,7 +31,8 @@ struct slow_part {
 /*
  * The slow parts of @p, the costliest first, up to @max into @out:
  *  - two peaks or more (profile_peaks_seen()): the body is the peak with the
- *    most calls; the slow part is the peak above the body with the most
+ *    most calls, or the fastest peak with at least half as many (cached
+ *    reads beside as many disk reads are the body); the slow part is the peak above the body with the most
  *    latency, and every other peak above it that holds EXPLAIN_PEAK_LARGE
  *    of the latency is one more;
  *  - one peak (or none above the body): the tail, the buckets above the one
@@ -46,9 +47,13 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 /*
  * The causes a search tree names (@nodes as darc paths --json gives them),
  * the largest first: one per leaf of the tree (a path from below f0 to it),
- * and one per runner-up that cost more than every winner at its level
- * ("follow": {"fnode": the level's fnode, "name": the runner-up} when it is
- * a function whose own cause the caller looks up). Each {"path", "kind",
+ * one per runner-up that cost more than the cause the winners at its level
+ * lead to ("follow": {"fnode": the level's fnode, "name": the runner-up}
+ * when it is a function whose own cause the caller looks up), and where a
+ * path ends in a function's part (self, blocked, ...), its other parts of
+ * EXPLAIN_CAUSE_MIN or more ("wakers_of": {"fnode"} for a blocked one, whose
+ * wakers the caller looks up). An interrupt source or preemption weighed at
+ * several levels is one cause, the outermost. Each {"path", "kind",
  * "ns", "share" (of f0's latency in the peak), "votes", "who"}. Causes under
  * EXPLAIN_CAUSE_MIN are dropped unless that leaves none.
  */

@@ -45,8 +45,12 @@ static const char subjects_sql[] =
     " AND (fn.parent_id IS NULL OR (f.kind = 3 AND NOT i.under))"
     " ORDER BY fn.incl_ns DESC, fn.id";
 
-/* @s's profile and slow parts. 0, or -1 with @err set. */
-static int subject_profile(struct rdb *db, const struct ropt *o, struct subject *s,
+/*
+ * @s's profile and slow parts, from the stored histogram's counts (@exact
+ * false: each bucket's latency estimated from its midpoint) or from the
+ * calls (a scan). 0, or -1 with @err set.
+ */
+static int subject_profile(struct rdb *db, const struct ropt *o, struct subject *s, bool exact,
 			   struct fmt_err *err)
 {
 	struct rsel sel = o->sel;
@@ -57,8 +61,9 @@ static int subject_profile(struct rdb *db, const struct ropt *o, struct subject 
 	sel.path = NULL;
 	sel.fnode = s->fnode;
 	sel.resolution = 1; /* the search takes buckets of one octave */
-	if (rprofile_load_hist(db, &sel, &p, &info, err))
+	if ((exact ? rprofile_load : rprofile_load_hist)(db, &sel, &p, &info, err))
 		return -1;
+	free(s->what);
 	s->what = info.what;
 	s->calls = profile_calls(&p);
 	s->total_ns = profile_latency(&p);
@@ -87,8 +92,11 @@ static void free_subjects(struct subject *s, int n)
 	free(s);
 }
 
-/* The subjects into *@out, ranked (those without a slow part last). Their number, or -1. */
-static int load_subjects(struct rdb *db, const struct ropt *o, struct subject **out,
+/*
+ * The subjects into *@out, ranked (those without a slow part last), the
+ * first @top + 2 on exact latencies. Their number, or -1.
+ */
+static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
 			 struct fmt_err *err)
 {
 	struct subject *s = NULL;
@@ -110,10 +118,19 @@ static int load_subjects(struct rdb *db, const struct ropt *o, struct subject **
 		s[n] = (struct subject){.fnode = sqlite3_column_int64(st, 0),
 					.func = strdup((const char *)sqlite3_column_text(st, 1)),
 					.func_kind = sqlite3_column_int(st, 2)};
-		rc = s[n].func ? subject_profile(db, o, &s[n], err) : fmt_errf(err, NULL, "out of memory");
+		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
+				: fmt_errf(err, NULL, "out of memory");
 		n++;
 	}
 	sqlite3_finalize(st);
+	if (rc) {
+		free_subjects(s, n);
+		return -1;
+	}
+	/* ranked on estimates; those that may be shown again on their calls' exact latency */
+	qsort(s, n, sizeof(*s), by_slow_ns);
+	for (int i = 0; !rc && i < n && i < top + 2; i++)
+		rc = subject_profile(db, o, &s[i], true, err);
 	if (rc) {
 		free_subjects(s, n);
 		return -1;
@@ -264,11 +281,22 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_del(one, "hi");
 	json_object_del(one, "calls");
 	causes = explain_causes(json_object_get(one, "nodes"));
-	for (k = 0; k < json_array_size(causes);)
-		if (json_object_get(c = json_array_get(causes, k), "follow") && !follow(db, c))
+	for (k = 0; k < json_array_size(causes);) {
+		json_t *w = json_object_get(c = json_array_get(causes, k), "wakers_of");
+		if (json_object_get(c, "follow") && !follow(db, c)) {
 			json_array_remove(causes, k);
-		else
-			k++;
+			continue;
+		}
+		if (w) {
+			char *who = NULL;
+			query1(db, waker_sql, json_integer_value(json_object_get(w, "fnode")), 0, NULL,
+			       &who);
+			json_object_set_new(c, "who", who ? json_string(who) : json_null());
+			json_object_del(c, "wakers_of");
+			free(who);
+		}
+		k++;
+	}
 	explain_rank_causes(causes);
 	json_array_foreach(causes, k, c) {
 		char *sentence = explain_sentence(title, part, c);
@@ -468,7 +496,10 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-/* The subjects without a slow part, among the @top with the most latency: one line each. */
+/*
+ * The subjects without a slow part that would have been shown (as much
+ * latency as the least of those shown, or fewer than @top shown): one line each.
+ */
 static json_t *skipped(const struct subject *s, int n, int top)
 {
 	json_t *j = json_array();
@@ -479,7 +510,7 @@ static json_t *skipped(const struct subject *s, int n, int top)
 		if (s[i].nparts > 0 && shown++ < top)
 			floor = s[i].total_ns;
 	for (int i = 0; i < n; i++)
-		if (!s[i].nparts && s[i].calls && (shown < top || s[i].total_ns >= floor) &&
+		if (!s[i].nparts && s[i].calls && (!shown || s[i].total_ns >= floor) &&
 		    json_array_size(j) < (size_t)top) {
 			char *title = explain_title(s[i].func);
 			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
@@ -494,7 +525,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		   int top, bool verbose, struct fmt_err *err)
 {
 	struct subject *s = NULL;
-	int n = load_subjects(db, o, &s, err), rc = n < 0 ? -1 : 0;
+	int n = load_subjects(db, o, top, &s, err), rc = n < 0 ? -1 : 0;
 	json_t *all = json_array(), *skip, *x;
 	size_t k;
 
