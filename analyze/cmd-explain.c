@@ -124,6 +124,11 @@ int cmd_explain(int argc, char **argv)
 	rc = ropt_parse(argc, argv, opts, &o, own_option, &a, false, &err);
 	if (rc == ROPT_OK && optind != argc - 1)
 		rc = ROPT_USAGE;
+	if (rc == ROPT_OK && (o.sel.func || o.sel.fnode || o.sel.path || o.npeaks)) {
+		fmt_errf(&err, NULL, "explain chooses its subjects and their slow parts: --func,"
+				     " --fnode, --path and --peaks are darc paths'");
+		rc = ROPT_BAD;
+	}
 	if (rc != ROPT_OK) {
 		ropt_release(&o);
 		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);

@@ -261,7 +261,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 			    struct fmt_err *err)
 {
 	struct ropt x = *o;
-	json_t *all = json_array(), *one, *causes, *c, *slow;
+	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes;
 	char *title = explain_title(s->func);
 	size_t k;
 
@@ -309,6 +309,9 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_set_new(one, "slow", slow);
 	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
 	json_object_set_new(one, "causes", causes);
+	nodes = json_incref(json_object_get(one, "nodes")); /* the long tree last */
+	json_object_del(one, "nodes");
+	json_object_set_new(one, "nodes", nodes);
 	free(title);
 	return one;
 }
@@ -498,7 +501,8 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 
 /*
  * The subjects without a slow part that would have been shown (as much
- * latency as the least of those shown, or fewer than @top shown): one line each.
+ * latency as the least of those shown, or none shown) and have a tail at
+ * all (not just one or two buckets): one line each.
  */
 static json_t *skipped(const struct subject *s, int n, int top)
 {
@@ -510,7 +514,7 @@ static json_t *skipped(const struct subject *s, int n, int top)
 		if (s[i].nparts > 0 && shown++ < top)
 			floor = s[i].total_ns;
 	for (int i = 0; i < n; i++)
-		if (!s[i].nparts && s[i].calls && (!shown || s[i].total_ns >= floor) &&
+		if (!s[i].nparts && s[i].tail_share > 0 && (!shown || s[i].total_ns >= floor) &&
 		    json_array_size(j) < (size_t)top) {
 			char *title = explain_title(s[i].func);
 			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
@@ -548,8 +552,9 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 				     " %.1f%% of its latency\n", k || !json_array_size(all) ? "" : "\n",
 				vis(json_string_value(json_object_get(x, "title"))),
 				100 * json_number_value(json_object_get(x, "tail_share")));
-		if (!n)
-			fprintf(out, "no entry point called twice or more\n");
+		if (!json_array_size(all) && !json_array_size(skip))
+			fprintf(out, "%s\n", n ? "no entry point has complete calls among those selected"
+					       : "no entry point called twice or more");
 	}
 	json_decref(all);
 	json_decref(skip);
