@@ -46,6 +46,10 @@ static const char usage_head[] =
 	"      --top N          that many subjects (default 3)\n"
 	"      --verbose        each slow part's search tree too, as darc paths prints it\n"
 	"      --maxcount-pct P, --max-depth N, --min-bucket B, --mode M: as darc paths\n";
+static const char usage_calls[] =
+	"which calls of the subjects (all by default):\n"
+	"      --task TID, --comm NAME, --time LO-HI: as darc paths\n"
+	"      --json           print JSON\n";
 static const char usage_tail[] =
 	"  -h, --help\n\n"
 	"--json prints {\"subjects\": [...], \"skipped\": [...]}: per subject func, title,\n"
@@ -116,6 +120,7 @@ int cmd_explain(int argc, char **argv)
 	};
 	struct ropt o;
 	struct args a = {SR_PARAMS_DEFAULT, 3, false};
+	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
 	struct rdb *db = NULL;
 	struct fmt_err err;
 	int rc;
@@ -128,10 +133,17 @@ int cmd_explain(int argc, char **argv)
 		fmt_errf(&err, NULL, "explain chooses its subjects and their slow parts: --func,"
 				     " --fnode, --path and --peaks are darc paths'");
 		rc = ROPT_BAD;
+	} else if (rc == ROPT_OK && (o.sel.metric != RM_INCL || o.sel.resolution != 1 ||
+				     o.cycles || o.pp.prominence != dflt.prominence ||
+				     o.pp.smooth != dflt.smooth)) {
+		fmt_errf(&err, NULL, "explain reads the latency in ns at resolution 1 with the peaks"
+				     " a person sees: --metric, --resolution, --unit, --prominence"
+				     " and --smooth are darc peaks'");
+		rc = ROPT_BAD;
 	}
 	if (rc != ROPT_OK) {
 		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);
+		return cmd_usage(rc, &err, usage_head, usage_calls, usage_tail);
 	}
 	db = ropt_open_db(argv[optind], "explain", &err);
 	rc = db && !report_explain(stdout, db, &o, &a.sp, a.top, a.verbose, &err) ? EXIT_OK

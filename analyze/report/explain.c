@@ -434,8 +434,9 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 	chain(json_object_get(c, "path"), ch, sizeof(ch), &what);
 	snprintf(in, sizeof(in), *ch ? " (%s)" : "", ch);
 	if (!strcmp(kind, "io"))
-		snprintf(buf, size, "waiting for the disk: %lld bios, %s %.0f%%%s",
+		snprintf(buf, size, "waiting for the disk: %lld bio%s, %s %.0f%%%s",
 			 json_integer_value(json_object_get(io, "bios")),
+			 json_integer_value(json_object_get(io, "bios")) == 1 ? "" : "s",
 			 json_string_value(json_object_get(io, "dominant")),
 			 100 * json_number_value(json_object_get(io, "dominant_share")), in);
 	else if (!strcmp(kind, "blocked"))
