@@ -121,6 +121,14 @@ static json_t *path_to(json_t *nodes, int i)
 	return path;
 }
 
+/* An interrupt node's (or runner-up's) source, "irq 11 (virtio0-requests)", or null. */
+static json_t *source(json_t *node)
+{
+	json_t *name = json_object_get(node, "name");
+
+	return json_is_string(name) ? json_incref(name) : json_null();
+}
+
 /* Who a winner's details name: the first waker, preempting task or source. */
 static json_t *who_of(json_t *node, const char *kind)
 {
@@ -128,7 +136,7 @@ static json_t *who_of(json_t *node, const char *kind)
 	const char *what = json_string_value(json_object_get(d, "what"));
 
 	if (!strcmp(kind, "irq") || !strcmp(kind, "softirq"))
-		return json_incref(json_object_get(node, "name"));
+		return source(node);
 	if ((!strcmp(kind, "blocked") || !strcmp(kind, "io")) && what)
 		return json_string(what);
 	/* the task that ran instead, "comm [tid]"; not the function it hit */
@@ -182,9 +190,7 @@ static void costlier_runners_up(json_t *nodes, int i, double winners_ns, double 
 		json_array_append_new(path, step(r));
 		c = cause(path, cause_kind(kind, false), ns, f0_ns,
 			  json_integer_value(json_object_get(r, "maxcount")),
-			  !strcmp(kind, "irq") || !strcmp(kind, "softirq")
-			      ? json_incref(json_object_get(r, "name"))
-			      : json_null());
+			  !strcmp(kind, "irq") || !strcmp(kind, "softirq") ? source(r) : json_null());
 		if (fn || !strcmp(kind, "blocked")) /* the caller looks up where it led, who woke it */
 			json_object_set_new(c, fn ? "follow" : "wakers_of",
 					    json_pack("{sO sO}", "fnode", json_object_get(node, "fnode"),
