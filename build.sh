@@ -118,7 +118,7 @@ demo)
 	echo "== darc analyze $sample -o build/demo.db"
 	./build/analyze/darc analyze --top 3 -o build/demo.db "$sample"
 	echo
-	echo "== darc explain build/demo.db --top 1: each latency peak and its root cause"
+	echo "== darc explain build/demo.db --top 1: the system call's slow part and its causes"
 	./build/analyze/darc explain build/demo.db --top 1
 	echo
 	echo "== the 3 slowest vfs_read calls, from the database"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * darc explain: the functions with the most latency and more than one peak,
- * each peak with its root-cause path, in one report.
+ * darc explain: the recording's entry points, each one's slow part with its
+ * causes ranked by the time they cost, a sentence each (report/rexplain.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,32 +12,75 @@
 
 static const char usage_head[] =
 	"usage: darc explain [options] DB|RECORDING\n\n"
-	"The answer in one command: for the functions with the most total latency\n"
-	"whose latency profile has more than one peak (system calls first, the\n"
-	"tracer's own functions left out), every peak with its root-cause path, as\n"
-	"darc paths finds them (and stores them). Given a recording, darc analyzes\n"
-	"it into RECORDING.db first.\n\n"
-	"      --top N          that many functions (default 3)\n"
+	"The answer to start with: why the recording's entry points are slow when\n"
+	"they are, in a sentence per cause. Given a recording, darc analyzes it into\n"
+	"RECORDING.db first.\n\n"
+	"Subjects are the entry points: the roots of the call trees (the system\n"
+	"calls, the -g functions, the probe pairs traced) and, in a user program\n"
+	"traced with uprobes, the outermost functions called twice or more. The\n"
+	"tracer's own functions and interrupt handlers are not subjects, nor is a\n"
+	"function that runs only inside another subject (its time is in the\n"
+	"subject's causes).\n\n"
+	"Each subject's slow part: when its latency profile has two peaks or more\n"
+	"(as a person sees them: darc peaks --explain), the peak above the body (the\n"
+	"peak with the most calls) with the most latency, and any other above it\n"
+	"holding 20% of the latency; with one peak, the tail, the buckets above the\n"
+	"one holding the 90th percentile of the calls, contrasted with the body\n"
+	"below it (a tail under 5% of the latency is not worth a section: one line\n"
+	"says so). Subjects are ranked by the latency of their slow part.\n\n"
+	"The slow part is searched as darc paths searches a peak (and stored as a\n"
+	"search); every path of the tree to a leaf is a cause, and so is a runner-up\n"
+	"that cost more time than the winner at its level, followed down its own\n"
+	"calls. Causes are listed by the time they cost, largest first; those under\n"
+	"5% of the slow part are left out. A sentence reads:\n\n"
+	"  write(): slow peak (buckets 21-24, 110 calls, 38% of its latency):\n"
+	"  waiting for a read-write semaphore, as a writer (down_write >\n"
+	"  rwsem_down_write_slowpath), 71% of that time, woken by writer [212]\n\n"
+	"that is: the subject; which calls are slow (log2 buckets of ns: 21 is\n"
+	"2.1 ms .. 4.2 ms) and their share of the subject's latency; what the calls\n"
+	"did in that time (waiting, preempted, interrupted by, running in, waiting\n"
+	"for the disk) with the functions where, the thing waited for in plain words\n"
+	"only for well-known functions (mutex_lock, down_write, ...); the share of\n"
+	"the slow part's latency; who woke the wait or preempted the task. Subjects\n"
+	"and causes are stored in tables explain_subject and explain_cause.\n\n"
+	"      --top N          that many subjects (default 3)\n"
+	"      --verbose        each slow part's search tree too, as darc paths prints it\n"
 	"      --maxcount-pct P, --max-depth N, --min-bucket B, --mode M: as darc paths\n";
+static const char usage_calls[] =
+	"which calls of the subjects (all by default):\n"
+	"      --task TID, --comm NAME, --time LO-HI: as darc paths\n"
+	"      --json           print JSON\n";
 static const char usage_tail[] =
 	"  -h, --help\n\n"
+	"--json prints {\"subjects\": [...], \"skipped\": [...]}: per subject func, title,\n"
+	"kind (syscall, user, root), calls, total_ns, slow {how, lo, hi, calls, ns,\n"
+	"share}, body {lo, hi, calls, ns} or null, search (its id), causes [{path,\n"
+	"kind, ns, share, votes, who, sentence}], nodes (as darc paths --json), and\n"
+	"more [...] for further slow parts.\n\n"
 	"examples:\n"
 	"  darc explain trace.db\n"
-	"  darc explain trace.dat --top 1 --json\n";
+	"  darc explain trace.dat --top 1 --json\n"
+	"  darc explain trace.db --top 1 --verbose\n";
 
-enum { OPT_TOP = ROPT_LAST, OPT_MAX_DEPTH, OPT_PCT, OPT_MIN_BUCKET, OPT_MODE };
+enum { OPT_TOP = ROPT_LAST, OPT_MAX_DEPTH, OPT_PCT, OPT_MIN_BUCKET, OPT_MODE, OPT_VERBOSE };
 
 struct args {
 	struct sr_params sp;
 	int top;
+	bool verbose;
 };
 
 static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 {
 	struct args *a = ctx;
 	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
+	if (c == OPT_VERBOSE) {
+		a->verbose = true;
+		return 0;
+	}
+	v = strtod(arg, &end);
 	if (end == arg || *end)
 		v = -1;
 	switch (c) {
@@ -71,11 +114,13 @@ int cmd_explain(int argc, char **argv)
 		{"maxcount-pct", required_argument, NULL, OPT_PCT},
 		{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
 		{"mode", required_argument, NULL, OPT_MODE},
+		{"verbose", no_argument, NULL, OPT_VERBOSE},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct ropt o;
-	struct args a = {SR_PARAMS_DEFAULT, 3};
+	struct args a = {SR_PARAMS_DEFAULT, 3, false};
+	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
 	struct rdb *db = NULL;
 	struct fmt_err err;
 	int rc;
@@ -84,12 +129,25 @@ int cmd_explain(int argc, char **argv)
 	rc = ropt_parse(argc, argv, opts, &o, own_option, &a, false, &err);
 	if (rc == ROPT_OK && optind != argc - 1)
 		rc = ROPT_USAGE;
+	if (rc == ROPT_OK && (o.sel.func || o.sel.fnode || o.sel.path || o.npeaks)) {
+		fmt_errf(&err, NULL, "explain chooses its subjects and their slow parts: --func,"
+				     " --fnode, --path and --peaks are darc paths'");
+		rc = ROPT_BAD;
+	} else if (rc == ROPT_OK && (o.sel.metric != RM_INCL || o.sel.resolution != 1 ||
+				     o.cycles || o.pp.prominence != dflt.prominence ||
+				     o.pp.smooth != dflt.smooth)) {
+		fmt_errf(&err, NULL, "explain reads the latency in ns at resolution 1 with the peaks"
+				     " a person sees: --metric, --resolution, --unit, --prominence"
+				     " and --smooth are darc peaks'");
+		rc = ROPT_BAD;
+	}
 	if (rc != ROPT_OK) {
 		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);
+		return cmd_usage(rc, &err, usage_head, usage_calls, usage_tail);
 	}
 	db = ropt_open_db(argv[optind], "explain", &err);
-	rc = db && !report_explain(stdout, db, &o, &a.sp, a.top, &err) ? EXIT_OK : EXIT_INPUT;
+	rc = db && !report_explain(stdout, db, &o, &a.sp, a.top, a.verbose, &err) ? EXIT_OK
+										      : EXIT_INPUT;
 	if (rc)
 		darc_error("%s", err.msg);
 	rdb_close(db);

@@ -7,7 +7,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -301,6 +301,43 @@ CREATE TABLE search_candidate (
 	maxcount INTEGER NOT NULL,
 	total_ns REAL NOT NULL,
 	winner INTEGER NOT NULL	     -- 1 if it won (it is a node of search_path)
+);
+
+-- darc explain's answers: one row per slow part of an entry point explained
+-- (keyed by the search of that part), and the causes that search names.
+CREATE TABLE explain_subject (
+	search_id INTEGER PRIMARY KEY, -- search.id of the slow part's search
+	rank INTEGER NOT NULL,	     -- the subject's place in its run: 1, 2, ...
+	part INTEGER NOT NULL,	     -- 1 for the costliest slow part, 2, ... for others
+	func TEXT NOT NULL,	     -- the entry point
+	fnode_id INTEGER NOT NULL,   -- its fnode
+	kind TEXT NOT NULL,	     -- 'syscall', 'user' or 'root'
+	calls INTEGER NOT NULL,	     -- its complete calls
+	total_ns REAL NOT NULL,	     -- their latency
+	how TEXT NOT NULL,	     -- 'peak' or 'tail'
+	lo INTEGER NOT NULL,	     -- the slow part's buckets (log2 of incl_ns)
+	hi INTEGER NOT NULL,
+	slow_calls INTEGER NOT NULL,
+	slow_ns REAL NOT NULL,
+	share REAL NOT NULL,	     -- slow_ns / total_ns
+	body_lo INTEGER,	     -- what it is contrasted with; NULL if nothing
+	body_hi INTEGER,
+	body_calls INTEGER,
+	body_ns REAL,
+	title TEXT NOT NULL	     -- the name the sentences use: 'write()'
+);
+
+CREATE TABLE explain_cause (
+	search_id INTEGER NOT NULL,  -- explain_subject.search_id
+	rank INTEGER NOT NULL,	     -- 1 for the largest
+	path TEXT NOT NULL,	     -- JSON array: the functions from below f0, then '[blocked]', ...
+	kind TEXT NOT NULL,	     -- 'blocked', 'io', 'preempt', 'irq', 'softirq', 'self'
+	ns REAL NOT NULL,	     -- its time in the slow part's calls
+	share REAL NOT NULL,	     -- of the slow part's latency
+	votes INTEGER,		     -- maxcount at the path's last node
+	who TEXT,		     -- waker, preempting task or interrupt; NULL if unknown
+	sentence TEXT NOT NULL,
+	PRIMARY KEY (search_id, rank)
 );
 
 -- Every bio, from its submission to its completion (block tracepoints): keyed

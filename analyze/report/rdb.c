@@ -575,7 +575,7 @@ static int peak_rows(sqlite3 *w, const char *sql, const int64_t key[4], const ch
 
 /* The tables darc stores results in after the analysis (schema/tables.sql). */
 static const char *const result_tables[] = {"peak", "search", "search_path", "search_candidate",
-					    "io_layer"};
+					    "io_layer", "explain_subject", "explain_cause"};
 
 /*
  * The database cannot be written: give the read connection temp tables of

@@ -44,12 +44,29 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 		 int peak, struct fmt_err *err);
 
 /*
- * darc explain: for the @top functions with the most latency whose profile
- * has more than one peak (system calls first, the tracer's own left out),
- * every peak with its root-cause path (report_paths() for each).
+ * For darc explain (rexplain.c), the parts of darc paths it shares: search
+ * @o's calls in buckets @pk->lo..@pk->hi (peak @number, 0 for a range),
+ * store the search, and append {"search", "peak", "lo", "hi", "calls",
+ * "nodes"} to @all; print a search's nodes as darc paths does.
+ */
+#include <jansson.h>
+#include "profile.h"
+int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		 const char *what, int number, const struct peak *pk, json_t *all,
+		 struct fmt_err *err);
+void paths_tree_text(FILE *out, json_t *nodes);
+
+/*
+ * darc explain: the recording's entry points (the roots of its call trees,
+ * and a user program's outermost functions called more than once; not the
+ * tracer's own, not interrupt handlers), ranked by the latency of their
+ * slow part (explain.h); the @top of them each with the search of its slow
+ * part, stored, and the causes it names, largest first, one sentence each
+ * (with @verbose the search tree too). Stored in explain_subject and
+ * explain_cause.
  */
 int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
-		   int top, struct fmt_err *err);
+		   int top, bool verbose, struct fmt_err *err);
 
 /* Which waits darc waits shows, and how far apart a chain's links may be. */
 struct waits_sel {

@@ -191,7 +191,7 @@ static void io_text(FILE *out, json_t *io, int indent)
 }
 
 /* One line per node, indented by depth, its details and runners-up below it. */
-static void tree_text(FILE *out, json_t *nodes)
+void paths_tree_text(FILE *out, json_t *nodes)
 {
 	size_t i, k;
 	json_t *n, *x;
@@ -242,9 +242,9 @@ static char *search_params(const struct ropt *o, const struct sr_params *sp)
 }
 
 /* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
-static int one_peak(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
-		    const char *what, int number, const struct peak *pk, json_t *all,
-		    struct fmt_err *err)
+int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		 const char *what, int number, const struct peak *pk, json_t *all,
+		 struct fmt_err *err)
 {
 	struct rsearch rs;
 	struct sr_result r = {0};
@@ -294,7 +294,7 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 			json_integer_value(json_object_get(p, "calls")),
 			json_integer_value(json_object_get(p, "search")), sp->max_depth,
 			sp->maxcount_pct, sp->min_bucket, sp->mode == SR_SUM ? "sum" : "max");
-		tree_text(out, json_object_get(p, "nodes"));
+		paths_tree_text(out, json_object_get(p, "nodes"));
 	}
 }
 
@@ -322,7 +322,8 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 			      npk == 1 ? "" : "s", peak);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)
-			rc = one_peak(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all, err);
+			rc = paths_search(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all,
+					  err);
 	*what = info.what;
 	free(pk);
 	rprofile_release(&p);
@@ -342,92 +343,5 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 		paths_text(out, what, o, sp, all);
 	json_decref(all);
 	free(what);
-	return rc;
-}
-
-/* ---- darc explain -------------------------------------------------------------- */
-
-/*
- * The functions worth explaining, most latency first, system calls before
- * the others, the tracer's own left out: up to @max names (caller frees each).
- */
-static int explain_candidates(struct rdb *db, char **names, int max)
-{
-	static const char q[] =
-	    "SELECT s.func FROM func_summary s JOIN func f ON f.id = s.func_id"
-	    " WHERE NOT f.overhead AND s.calls >= 2 ORDER BY f.kind != 1, s.total_incl_ns DESC"
-	    " LIMIT ?1";
-	sqlite3_stmt *st;
-	int n = 0;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int(st, 1, max);
-	while (n < max && sqlite3_step(st) == SQLITE_ROW)
-		if ((names[n] = strdup((const char *)sqlite3_column_text(st, 0))))
-			n++;
-	sqlite3_finalize(st);
-	return n;
-}
-
-/* How many peaks function @name has (-1 on error). */
-static int count_peaks(struct rdb *db, const struct ropt *o, const char *name)
-{
-	struct ropt x = *o;
-	struct profile p;
-	struct rprofile_info info;
-	struct peak *pk = NULL;
-	struct fmt_err err;
-	int n;
-
-	x.sel.func = name;
-	x.sel.fnode = 0;
-	x.sel.path = NULL;
-	if (rprofile_load_hist(db, &x.sel, &p, &info, &err))
-		return -1;
-	n = ropt_peaks(&x, &p, &pk);
-	free(pk);
-	free(info.what);
-	rprofile_release(&p);
-	return n;
-}
-
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
-		   int top, struct fmt_err *err)
-{
-	char *names[64];
-	int n = explain_candidates(db, names, 64), shown = 0, rc = 0;
-	json_t *all = json_array();
-
-	for (int i = 0; i < n && shown < top && !rc; i++) {
-		struct ropt x = *o;
-		json_t *one = json_array();
-		char *what = NULL;
-		x.sel.func = names[i];
-		x.npeaks = 0; /* every function its own peaks */
-		if (count_peaks(db, o, names[i]) < 2) {
-			json_decref(one);
-			continue;
-		}
-		rc = paths_collect(db, &x, sp, 0, one, &what, err);
-		if (!rc && !o->json) {
-			fprintf(out, "%s== %d. %s\n", shown ? "\n" : "", shown + 1, vis(names[i]));
-			paths_text(out, what, &x, sp, one);
-		}
-		if (!rc)
-			json_array_append_new(all, json_pack("{ss so}", "func", names[i], "peaks", one));
-		else
-			json_decref(one);
-		free(what);
-		shown++;
-	}
-	if (!rc && o->json)
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
-	else if (!rc && !shown)
-		fprintf(out, "no function with more than one peak among the %d with the most "
-			     "latency\n", n);
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	json_decref(all);
 	return rc;
 }

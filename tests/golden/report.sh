@@ -237,11 +237,15 @@ for p in a:
 		not_ok "vm-preads paths"
 	"$darc" explain "$tmp/vm-preads-v7.db" --top 1 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
-assert len(a) == 1 and a[0]["func"] == "__x64_sys_pread64", a[0]["func"]
-assert [p["peak"] for p in a[0]["peaks"]] == [1, 2]
-assert a[0]["peaks"][1]["nodes"][-1]["kind"] == "blocked"
-' && ok "explain: the system call first, each peak with its path" || not_ok "explain"
+s = json.load(sys.stdin)["subjects"]
+assert len(s) == 1 and s[0]["func"] == "__x64_sys_pread64" and s[0]["kind"] == "syscall", s
+# 200 O_DIRECT preads (the disk) beside 200 cached ones: the disk peak is the
+# slow part, the cached one the body, the wait for the disk the first cause
+assert s[0]["slow"]["how"] == "peak" and s[0]["slow"]["lo"] > s[0]["body"]["hi"], s[0]["slow"]
+assert s[0]["slow"]["calls"] >= 200 and s[0]["body"]["calls"] >= 195, (s[0]["slow"], s[0]["body"])
+c = s[0]["causes"][0]
+assert c["kind"] == "io" and c["path"][-1] == "[blocked]" and c["sentence"].startswith("pread64(): slow peak"), c
+' && ok "explain: the system call first, its disk peak against the cached one, the disk wait its first cause" || not_ok "explain"
 	# bios (issue [7]): each of the 200 O_DIRECT preads submitted one bio, in its
 	# own call tree, completed in hardirq; no bio without its submission
 	got=$(sqlite3 "$tmp/vm-preads-v7.db" "WITH RECURSIVE up(bio, id, parent) AS (

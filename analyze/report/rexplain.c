@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc explain: the recording's entry points, each one's slow part searched
+ * (darc paths' search, stored), the causes it names ranked by the time they
+ * cost, one sentence each (explain.c), stored in explain_subject and
+ * explain_cause.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "report.h"
+#include "show.h"
+#include "vis.h"
+
+#define MAX_PARTS 3
+
+struct subject {
+	int64_t fnode;
+	char *func, *what; /* the function; the selection's title (search.f0) */
+	int func_kind;
+	uint64_t calls;
+	double total_ns;
+	struct slow_part part[MAX_PARTS];
+	int nparts;
+	double tail_share; /* nparts 0: the tail's share, too small */
+};
+
+/*
+ * The entry points: root fnodes, and the outermost fnodes of user functions
+ * (uprobes) called twice or more; not the tracer's own, not those whose
+ * calls ran in interrupt context (mostly), not those called once.
+ */
+static const char subjects_sql[] =
+    "WITH RECURSIVE irq(id, n) AS (SELECT b.fnode_id, count(*) FROM call_extra e"
+    "  JOIN call_base b ON b.id = e.id WHERE e.flags & 24 GROUP BY b.fnode_id),"
+    " inside(id, under) AS (SELECT id, 0 FROM fnode WHERE parent_id IS NULL"
+    "  UNION ALL SELECT c.id, i.under OR (f.kind = 3 AND p.calls >= 2) FROM inside i"
+    "  JOIN fnode p ON p.id = i.id JOIN func f ON f.id = p.func_id"
+    "  JOIN fnode c ON c.parent_id = i.id)"
+    " SELECT fn.id, f.name, f.kind FROM inside i JOIN fnode fn ON fn.id = i.id"
+    " JOIN func f ON f.id = fn.func_id LEFT JOIN irq ON irq.id = fn.id"
+    " WHERE NOT f.overhead AND fn.calls >= 2 AND coalesce(irq.n, 0) * 2 <= fn.calls"
+    " AND (fn.parent_id IS NULL OR (f.kind = 3 AND NOT i.under))"
+    " ORDER BY fn.incl_ns DESC, fn.id";
+
+/*
+ * @s's profile and slow parts, from the stored histogram's counts (@exact
+ * false: each bucket's latency estimated from its midpoint) or from the
+ * calls (a scan). 0, or -1 with @err set.
+ */
+static int subject_profile(struct rdb *db, const struct ropt *o, struct subject *s, bool exact,
+			   struct fmt_err *err)
+{
+	struct rsel sel = o->sel;
+	struct profile p;
+	struct rprofile_info info;
+
+	sel.func = NULL;
+	sel.path = NULL;
+	sel.fnode = s->fnode;
+	sel.resolution = 1; /* the search takes buckets of one octave */
+	if ((exact ? rprofile_load : rprofile_load_hist)(db, &sel, &p, &info, err))
+		return -1;
+	free(s->what);
+	s->what = info.what;
+	s->calls = profile_calls(&p);
+	s->total_ns = profile_latency(&p);
+	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
+	rprofile_release(&p);
+	return s->nparts < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
+}
+
+static int by_slow_ns(const void *a, const void *b)
+{
+	const struct subject *x = a, *y = b;
+	double u = x->nparts > 0 ? x->part[0].slow.lat_ns : -1;
+	double v = y->nparts > 0 ? y->part[0].slow.lat_ns : -1;
+
+	if (u != v)
+		return (u < v) - (u > v);
+	return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+}
+
+static void free_subjects(struct subject *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(s[i].func);
+		free(s[i].what);
+	}
+	free(s);
+}
+
+/*
+ * The subjects into *@out, ranked (those without a slow part last), the
+ * first @top + 2 on exact latencies. Their number, or -1.
+ */
+static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
+			 struct fmt_err *err)
+{
+	struct subject *s = NULL;
+	sqlite3_stmt *st;
+	int n = 0, cap = 0, rc = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), subjects_sql, -1, &st, NULL) != SQLITE_OK)
+		return fmt_errf(err, rdb_path(db), "cannot read the call trees: %s",
+				rdb_why(rdb_sql(db)));
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		if (n == cap) {
+			struct subject *t = realloc(s, (cap = 2 * cap + 16) * sizeof(*s));
+			if (!t) {
+				rc = fmt_errf(err, NULL, "out of memory");
+				break;
+			}
+			s = t;
+		}
+		s[n] = (struct subject){.fnode = sqlite3_column_int64(st, 0),
+					.func = strdup((const char *)sqlite3_column_text(st, 1)),
+					.func_kind = sqlite3_column_int(st, 2)};
+		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
+				: fmt_errf(err, NULL, "out of memory");
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		free_subjects(s, n);
+		return -1;
+	}
+	/* ranked on estimates; those that may be shown again on their calls' exact latency */
+	qsort(s, n, sizeof(*s), by_slow_ns);
+	for (int i = 0; !rc && i < n && i < top + 2; i++)
+		rc = subject_profile(db, o, &s[i], true, err);
+	if (rc) {
+		free_subjects(s, n);
+		return -1;
+	}
+	qsort(s, n, sizeof(*s), by_slow_ns);
+	*out = s;
+	return n;
+}
+
+/* ---- a runner-up followed down to its own cause ---- */
+
+/* Its part of the subtree of fnode ?1 inside the search's calls, the largest (fnode, part) first. */
+static const char follow_sql[] =
+    "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT fn.id FROM fnode fn"
+    "  JOIN sub ON fn.parent_id = sub.id),"
+    " part(fnode, blocked, preempt, irq, softirq, self) AS (SELECT c.fnode_id, sum(c.blocked_ns),"
+    "  sum(c.preempt_ns), sum(c.irq_ns), sum(c.softirq_ns), sum(c.excl_ns)"
+    "  FROM sr_sub s JOIN call c ON c.id = s.id WHERE c.fnode_id IN sub GROUP BY c.fnode_id)"
+    " SELECT fnode, k, v FROM (SELECT fnode, 0 AS k, blocked AS v FROM part"
+    "  UNION ALL SELECT fnode, 1, preempt FROM part UNION ALL SELECT fnode, 2, irq FROM part"
+    "  UNION ALL SELECT fnode, 3, softirq FROM part UNION ALL SELECT fnode, 4, self FROM part)"
+    " ORDER BY v DESC LIMIT 1";
+static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id = fn.func_id"
+				" WHERE fn.parent_id = ?1 AND f.name = ?2 ORDER BY fn.calls DESC";
+static const char chain_sql[] =
+    "WITH RECURSIVE up(id, parent, name, d) AS (SELECT fn.id, fn.parent_id, f.name, 0"
+    "  FROM fnode fn JOIN func f ON f.id = fn.func_id WHERE fn.id = ?1"
+    "  UNION ALL SELECT fn.id, fn.parent_id, f.name, up.d + 1 FROM up"
+    "  JOIN fnode fn ON fn.id = up.parent JOIN func f ON f.id = fn.func_id WHERE up.id != ?2)"
+    " SELECT name FROM up WHERE up.id != ?2 ORDER BY d DESC";
+/* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
+static const char waker_sql[] =
+    "SELECT coalesce(t.comm, 'tid') || ' [' || w.waker_tid || ']' FROM sched_interval si"
+    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+    " JOIN wakeup w ON w.id = si.wakeup_id LEFT JOIN task t ON t.tid = w.waker_tid"
+    " WHERE si.kind = 1 AND c.fnode_id = ?1 GROUP BY w.waker_tid"
+    " ORDER BY sum(si.t_in - si.t_out) DESC LIMIT 1";
+
+static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
+
+/* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
+static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, const char *text,
+		      char **str)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, a);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		if (str && sqlite3_column_text(st, 0))
+			*str = strdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * A runner-up function that cost more than the winner at its level: its
+ * path goes on down its own subtree, inside the search's calls, to the
+ * function and part (blocked, preempted, interrupted, its own time) that
+ * hold the most of it.
+ */
+static bool follow(struct rdb *db, json_t *c)
+{
+	static const char *const step[] = {"[blocked]", "[preempted]", "[irq]", "[softirq]", NULL};
+	static const char *const kind[] = {"blocked", "preempt", "irq", "softirq", "self"};
+	json_t *f = json_object_get(c, "follow"), *path = json_object_get(c, "path");
+	int64_t child = query1(db, child_sql, json_integer_value(json_object_get(f, "fnode")), 0,
+			       json_string_value(json_object_get(f, "name")), NULL);
+	sqlite3_stmt *st;
+	int64_t at = 0;
+	int k = -1;
+
+	if (query1(db, overhead_sql, 0, 0, json_string_value(json_object_get(f, "name")), NULL))
+		return false; /* the tracer's own: not a cause */
+	if (child && sqlite3_prepare_v2(rdb_sql(db), follow_sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, child);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) > 0) {
+			at = sqlite3_column_int64(st, 0);
+			k = sqlite3_column_int(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (k >= 0 && at != child && sqlite3_prepare_v2(rdb_sql(db), chain_sql, -1, &st, NULL) ==
+					     SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, at);
+		sqlite3_bind_int64(st, 2, child);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			json_array_append_new(path,
+					      json_string((const char *)sqlite3_column_text(st, 0)));
+		sqlite3_finalize(st);
+	}
+	if (k >= 0) {
+		char *who = NULL;
+		if (step[k])
+			json_array_append_new(path, json_string(step[k]));
+		json_object_set_new(c, "kind", json_string(kind[k]));
+		if (k == 0)
+			query1(db, waker_sql, at, 0, NULL, &who);
+		json_object_set_new(c, "who", who ? json_string(who) : json_null());
+		free(who);
+	}
+	json_object_del(c, "follow");
+	return true;
+}
+
+/* ---- one subject ---- */
+
+static json_t *range_json(const struct peak *pk)
+{
+	return json_pack("{si si sI sf}", "lo", pk->lo, "hi", pk->hi, "calls",
+			 (json_int_t)pk->calls, "ns", pk->lat_ns);
+}
+
+/*
+ * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
+ * "causes", "nodes"} (NULL with @err set).
+ */
+static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+			    const struct subject *s, const struct slow_part *part,
+			    struct fmt_err *err)
+{
+	struct ropt x = *o;
+	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes;
+	char *title = explain_title(s->func);
+	size_t k;
+
+	x.sel.func = NULL;
+	x.sel.path = NULL;
+	x.sel.fnode = s->fnode;
+	x.sel.resolution = 1;
+	if (!title || paths_search(db, &x, sp, s->what, part->number, &part->slow, all, err)) {
+		json_decref(all);
+		free(title);
+		return NULL;
+	}
+	one = json_incref(json_array_get(all, 0));
+	json_decref(all);
+	json_object_del(one, "peak"); /* "slow" says the range, the subject the calls */
+	json_object_del(one, "lo");
+	json_object_del(one, "hi");
+	json_object_del(one, "calls");
+	causes = explain_causes(json_object_get(one, "nodes"));
+	for (k = 0; k < json_array_size(causes);) {
+		json_t *w = json_object_get(c = json_array_get(causes, k), "wakers_of");
+		if (json_object_get(c, "follow") && !follow(db, c)) {
+			json_array_remove(causes, k);
+			continue;
+		}
+		if (w) {
+			char *who = NULL;
+			query1(db, waker_sql, json_integer_value(json_object_get(w, "fnode")), 0, NULL,
+			       &who);
+			json_object_set_new(c, "who", who ? json_string(who) : json_null());
+			json_object_del(c, "wakers_of");
+			free(who);
+		}
+		k++;
+	}
+	explain_rank_causes(causes);
+	json_array_foreach(causes, k, c) {
+		char *sentence = explain_sentence(title, part, c);
+		json_object_set_new(c, "sentence", json_string(sentence ? sentence : "?"));
+		free(sentence);
+	}
+	slow = range_json(&part->slow);
+	json_object_set_new(slow, "how", json_string(part->how == SLOW_PEAK ? "peak" : "tail"));
+	json_object_set_new(slow, "share", json_real(part->slow.share_lat));
+	json_object_set_new(one, "slow", slow);
+	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
+	json_object_set_new(one, "causes", causes);
+	nodes = json_incref(json_object_get(one, "nodes")); /* the long tree last */
+	json_object_del(one, "nodes");
+	json_object_set_new(one, "nodes", nodes);
+	free(title);
+	return one;
+}
+
+/* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
+static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+			       const struct subject *s, struct fmt_err *err)
+{
+	char *title = explain_title(s->func);
+	json_t *j = json_pack("{ss ss ss sI sI sf}", "func", s->func, "title", title ? title : "?",
+			      "kind", explain_kind(s->func, s->func_kind), "fnode",
+			      (json_int_t)s->fnode, "calls", (json_int_t)s->calls, "total_ns",
+			      s->total_ns);
+	json_t *more = json_array();
+
+	free(title);
+	for (int k = 0; j && k < s->nparts; k++) {
+		json_t *part = explain_part(db, o, sp, s, &s->part[k], err);
+		if (!part) {
+			json_decref(j);
+			j = NULL;
+		} else if (k) {
+			json_array_append_new(more, part);
+		} else {
+			json_object_update(j, part);
+			json_decref(part);
+		}
+	}
+	if (j && json_array_size(more))
+		json_object_set(j, "more", more);
+	json_decref(more);
+	return j;
+}
+
+/* ---- stored ---- */
+
+struct store_job {
+	json_t *subject, *part; /* the subject, and one of its parts (maybe itself) */
+	int rank, number;
+};
+
+static void bind_num(sqlite3_stmt *st, int i, json_t *v)
+{
+	if (json_is_integer(v))
+		sqlite3_bind_int64(st, i, json_integer_value(v));
+	else if (json_is_number(v))
+		sqlite3_bind_double(st, i, json_number_value(v));
+	else if (json_is_string(v))
+		sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Bind @keys of @obj from parameter @first on. */
+static void bind_keys(sqlite3_stmt *st, int first, json_t *obj, const char *const *keys)
+{
+	for (int k = 0; keys[k]; k++)
+		bind_num(st, first + k, json_object_get(obj, keys[k]));
+}
+
+static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
+{
+	static const char *const keys[] = {"kind", "ns", "share", "votes", "who", "sentence", NULL};
+	sqlite3_stmt *st;
+	json_t *c;
+	size_t k;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(w, "INSERT INTO explain_cause VALUES (?,?,?,?,?,?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	json_array_foreach(causes, k, c) {
+		char *path = json_dumps(json_object_get(c, "path"), JSON_COMPACT);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, search);
+		sqlite3_bind_int(st, 2, (int)k + 1);
+		sqlite3_bind_text(st, 3, path, -1, SQLITE_TRANSIENT);
+		bind_keys(st, 4, c, keys);
+		free(path);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_explain(sqlite3 *w, void *ctx)
+{
+	static const char *const subj[] = {"func", "fnode", "kind", "calls", "total_ns", NULL};
+	static const char *const slow[] = {"how", "lo", "hi", "calls", "ns", "share", NULL};
+	static const char *const body[] = {"lo", "hi", "calls", "ns", NULL};
+	const struct store_job *j = ctx;
+	json_int_t search = json_integer_value(json_object_get(j->part, "search"));
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(w, "INSERT INTO explain_subject VALUES"
+				  " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, search);
+	sqlite3_bind_int(st, 2, j->rank);
+	sqlite3_bind_int(st, 3, j->number);
+	bind_keys(st, 4, j->subject, subj);
+	bind_keys(st, 9, json_object_get(j->part, "slow"), slow);
+	bind_keys(st, 15, json_object_get(j->part, "body"), body);
+	sqlite3_bind_text(st, 19, json_string_value(json_object_get(j->subject, "title")), -1,
+			  SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc || put_causes(w, search, json_object_get(j->part, "causes"));
+}
+
+/* Store subject @j (ranked @rank) and each of its slow parts. */
+static int store_subject(struct rdb *db, json_t *j, int rank, struct fmt_err *err)
+{
+	struct store_job job = {j, j, rank, 1};
+	json_t *part;
+	size_t k;
+
+	if (rdb_store(db, "explanation", put_explain, &job, err))
+		return -1;
+	json_array_foreach(json_object_get(j, "more"), k, part) {
+		job.part = part;
+		job.number = (int)k + 2;
+		if (rdb_store(db, "explanation", put_explain, &job, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- printed ---- */
+
+/* "buckets 21-24 (110 calls, 46.1ms)" of range @r (a "slow" or "body" object). */
+static void range_text(FILE *out, json_t *r)
+{
+	int lo = json_integer_value(json_object_get(r, "lo"));
+	int hi = json_integer_value(json_object_get(r, "hi"));
+	long long calls = json_integer_value(json_object_get(r, "calls"));
+	char a[32], b[32], t[32];
+
+	fprintf(out, "bucket%s %d", lo == hi ? "" : "s", lo);
+	if (hi != lo)
+		fprintf(out, "-%d", hi);
+	fprintf(out, " (%s .. %s: %lld call%s, %s)", show_amount(exp2(lo), "ns", a, sizeof(a)),
+		show_amount(exp2(hi + 1), "ns", b, sizeof(b)), calls, calls == 1 ? "" : "s",
+		show_amount(json_number_value(json_object_get(r, "ns")), "ns", t, sizeof(t)));
+}
+
+/* One slow part: its header, its sentences, with @verbose its search tree. */
+static void part_text(FILE *out, json_t *s, json_t *part, bool verbose)
+{
+	json_t *slow = json_object_get(part, "slow"), *body = json_object_get(part, "body"), *c;
+	size_t k;
+
+	fprintf(out, "  slow %s: ", json_string_value(json_object_get(slow, "how")));
+	range_text(out, slow);
+	fprintf(out, ", %.0f%% of its latency", 100 * json_number_value(json_object_get(slow, "share")));
+	if (json_is_object(body)) {
+		fprintf(out, "; body: ");
+		range_text(out, body);
+	}
+	fprintf(out, "; search %lld\n", json_integer_value(json_object_get(part, "search")));
+	json_array_foreach(json_object_get(part, "causes"), k, c)
+		fprintf(out, "  - %s\n", vis(json_string_value(json_object_get(c, "sentence"))));
+	if (verbose)
+		paths_tree_text(out, json_object_get(part, "nodes"));
+	(void)s;
+}
+
+static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
+{
+	char t[32];
+	json_t *part;
+	size_t k;
+
+	fprintf(out, "%s%d. %s: %s %s, %lld calls, %s in all\n", rank > 1 ? "\n" : "", rank,
+		vis(json_string_value(json_object_get(s, "title"))),
+		json_string_value(json_object_get(s, "kind")),
+		vis(json_string_value(json_object_get(s, "func"))),
+		json_integer_value(json_object_get(s, "calls")),
+		show_amount(json_number_value(json_object_get(s, "total_ns")), "ns", t, sizeof(t)));
+	part_text(out, s, s, verbose);
+	json_array_foreach(json_object_get(s, "more"), k, part)
+		part_text(out, s, part, verbose);
+}
+
+/*
+ * The subjects without a slow part that would have been shown (as much
+ * latency as the least of those shown, or none shown) and have a tail at
+ * all (not just one or two buckets): one line each.
+ */
+static json_t *skipped(const struct subject *s, int n, int top)
+{
+	json_t *j = json_array();
+	double floor = 0;
+	int shown = 0;
+
+	for (int i = 0; i < n; i++)
+		if (s[i].nparts > 0 && shown++ < top)
+			floor = s[i].total_ns;
+	for (int i = 0; i < n; i++)
+		if (!s[i].nparts && s[i].tail_share > 0 && (!shown || s[i].total_ns >= floor) &&
+		    json_array_size(j) < (size_t)top) {
+			char *title = explain_title(s[i].func);
+			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
+							   title ? title : "?", "tail_share",
+							   s[i].tail_share));
+			free(title);
+		}
+	return j;
+}
+
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+		   int top, bool verbose, struct fmt_err *err)
+{
+	struct subject *s = NULL;
+	int n = load_subjects(db, o, top, &s, err), rc = n < 0 ? -1 : 0;
+	json_t *all = json_array(), *skip, *x;
+	size_t k;
+
+	for (int i = 0; !rc && i < n && i < top && s[i].nparts > 0; i++) {
+		json_t *j = explain_subject(db, o, sp, &s[i], err);
+		rc = !j || store_subject(db, j, i + 1, err) ? -1 : 0;
+		if (j)
+			json_array_append_new(all, j);
+	}
+	skip = rc ? json_array() : skipped(s, n, top);
+	if (!rc && o->json) {
+		json_t *j = json_pack("{sO sO}", "subjects", all, "skipped", skip);
+		rc = show_json(out, j) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		json_decref(j);
+	} else if (!rc) {
+		json_array_foreach(all, k, x)
+			subject_text(out, x, (int)k + 1, verbose);
+		json_array_foreach(skip, k, x)
+			fprintf(out, "%s%s: no slow part: its calls above the 90th percentile hold"
+				     " %.1f%% of its latency\n", k || !json_array_size(all) ? "" : "\n",
+				vis(json_string_value(json_object_get(x, "title"))),
+				100 * json_number_value(json_object_get(x, "tail_share")));
+		if (!json_array_size(all) && !json_array_size(skip))
+			fprintf(out, "%s\n", n ? "no entry point has complete calls among those selected"
+					       : "no entry point called twice or more");
+	}
+	json_decref(all);
+	json_decref(skip);
+	free_subjects(s, n > 0 ? n : 0);
+	return rc;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of analyze/report/explain.c: the slow part of a profile (on
+ * the issue's vectors and hand-made ones, their shares computed here by
+ * hand from 1.5 x each bucket's lower edge), the causes a search tree names,
+ * and the sentence that says one.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+
+/* The slow parts of @n counts from bucket @from (resolution 1, no latency kept). */
+static int parts(const uint64_t *count, int n, int from, struct slow_part *sp, int max,
+		 double *tail)
+{
+	uint64_t c[64] = {0};
+	struct profile p = {.resolution = 1, .lo = 0, .n = 64, .count = c};
+
+	for (int i = 0; i < n; i++)
+		c[from + i] = count[i];
+	return explain_slow_parts(&p, sp, max, tail);
+}
+
+/* Zero-byte reads: the timer hump at 16-19 is the slow part, the body 14-15. */
+START_TEST(test_slow_zeroread)
+{
+	static const uint64_t c[] = {19448, 244, 65, 183, 61, 1};
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 6, 14, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_PEAK);
+	ck_assert_int_eq(sp[0].number, 2);
+	ck_assert_int_eq(sp[0].slow.lo, 16);
+	ck_assert_int_eq(sp[0].slow.hi, 19);
+	ck_assert_int_eq(sp[0].slow.calls, 65 + 183 + 61 + 1);
+	ck_assert_int_eq(sp[0].body.lo, 14);
+	ck_assert_int_eq(sp[0].body.hi, 15);
+}
+END_TEST
+
+/* getrandom beside a CPU hog: the one call of 1.3 s apart from the body. */
+START_TEST(test_slow_outlier)
+{
+	static const uint64_t c[] = {1, 0, 0, 0, 0, 0, 125, 73, 40, 42, 18, 1, 0, 0, 0, 0, 0, 1};
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 18, 13, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].slow.lo, 30);
+	ck_assert_int_eq(sp[0].slow.hi, 30);
+	ck_assert_int_eq(sp[0].slow.calls, 1);
+	ck_assert_int_eq(sp[0].body.lo, 13);
+	ck_assert_int_eq(sp[0].body.hi, 24);
+}
+END_TEST
+
+/* One hump: the tail above bucket 14, which holds the 90th percentile (575 of 596). */
+START_TEST(test_slow_tail)
+{
+	static const uint64_t c[] = {5, 50, 200, 150, 170, 20, 0, 1};
+	/* latency in units of 1.5 x 1024 ns: bucket 10 + i weighs 2^i */
+	double all = 5 + 50 * 2 + 200 * 4 + 150 * 8 + 170 * 16 + 20 * 32 + 1 * 128;
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 8, 10, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_TAIL);
+	ck_assert_int_eq(sp[0].number, 0);
+	ck_assert_int_eq(sp[0].slow.lo, 15);
+	ck_assert_int_eq(sp[0].slow.hi, 17);
+	ck_assert_int_eq(sp[0].slow.calls, 21);
+	ck_assert_double_eq_tol(sp[0].slow.share_lat, (20 * 32 + 128) / all, 1e-9);
+	ck_assert_int_eq(sp[0].body.lo, 10);
+	ck_assert_int_eq(sp[0].body.hi, 14);
+	ck_assert_int_eq(sp[0].body.calls, 575);
+}
+END_TEST
+
+/* A tail of 1.9% of the latency: no slow part, and its share said. */
+START_TEST(test_slow_negligible)
+{
+	static const uint64_t c[] = {100, 1000, 10};
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 3, 10, sp, 3, &tail), 0);
+	ck_assert_double_eq_tol(tail, 10 * 4.0 / (100 + 1000 * 2 + 10 * 4), 1e-9);
+}
+END_TEST
+
+/* Two slow peaks above the body: the costliest first; the other kept for its 29%. */
+START_TEST(test_slow_two)
+{
+	static const uint64_t c[] = {1000, 0, 0, 0, 0, 0, 200, 0, 0, 0, 30};
+	double all = 1000 + 200 * 64 + 30 * 1024; /* units of 1.5 x 1024 ns */
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 11, 10, sp, 3, &tail), 2);
+	ck_assert_int_eq(sp[0].slow.lo, 20);
+	ck_assert_double_eq_tol(sp[0].slow.share_lat, 30 * 1024 / all, 1e-9);
+	ck_assert_int_eq(sp[1].slow.lo, 16);
+	ck_assert_double_eq_tol(sp[1].slow.share_lat, 200 * 64 / all, 1e-9);
+	ck_assert_int_eq(sp[0].body.lo, 10);
+	/* room for one: only the costliest */
+	ck_assert_int_eq(parts(c, 11, 10, sp, 1, &tail), 1);
+	ck_assert_int_eq(sp[0].slow.lo, 20);
+}
+END_TEST
+
+/* The only other peak is below the body: the tail rule on the whole profile. */
+START_TEST(test_slow_below_body)
+{
+	static const uint64_t c[] = {50, 0, 0, 1000, 100};
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 5, 10, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_TAIL);
+	ck_assert_int_eq(sp[0].slow.lo, 14);
+	ck_assert_int_eq(sp[0].slow.hi, 14);
+	ck_assert_int_eq(sp[0].body.lo, 10);
+	ck_assert_int_eq(sp[0].body.hi, 13);
+}
+END_TEST
+
+START_TEST(test_slow_empty)
+{
+	struct slow_part sp[3];
+	double tail = 1;
+
+	ck_assert_int_eq(parts(NULL, 0, 0, sp, 3, &tail), 0);
+	ck_assert_double_eq(tail, 0);
+}
+END_TEST
+
+/* ---- causes ---- */
+
+static json_t *tree(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	ck_assert_msg(j != NULL, "%s", e.text);
+	return j;
+}
+
+/*
+ * f0 (1000 ns) > A (900) > blocked (700), and at f0 a runner-up B of 800 ns:
+ * B costs more than the wait the winner leads to, so it is a cause too, and
+ * the first; A's own interrupt runner-up (40, under 5%) is not.
+ */
+START_TEST(test_causes_runner_up)
+{
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":10,\"total_ns\":1000,\"details\":[],"
+	    "  \"runners_up\":[{\"kind\":\"fnode\",\"name\":\"B\",\"maxcount\":2,\"total_ns\":800}]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"A\",\"fnode\":8,"
+	    "  \"maxcount\":8,\"total_ns\":900,\"details\":[],\"runners_up\":"
+	    "  [{\"kind\":\"irq\",\"name\":\"irq 11 (x)\",\"maxcount\":1,\"total_ns\":40}]},"
+	    " {\"node\":2,\"parent\":1,\"kind\":\"blocked\",\"name\":\"blocked\",\"maxcount\":7,"
+	    "  \"total_ns\":700,\"details\":[{\"what\":\"writer [212]\"}],\"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x;
+
+	ck_assert_int_eq(json_array_size(c), 2);
+	x = json_array_get(c, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "self");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(x, "share")), 0.8, 1e-9);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(x, "path"), 0)), "B");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(x, "follow"), "fnode")),
+			 7);
+	x = json_array_get(c, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "blocked");
+	ck_assert_int_eq(json_array_size(json_object_get(x, "path")), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(x, "path"), 1)),
+			 "[blocked]");
+	ck_assert_str_eq(json_string_value(json_object_get(x, "who")), "writer [212]");
+	ck_assert_int_eq(json_integer_value(json_object_get(x, "votes")), 7);
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/*
+ * An interrupt source weighed at f0 (300 ns) and again inside A (100): one
+ * cause, the larger; a leaf of 1% is dropped, the 2% one too (under 5%).
+ */
+START_TEST(test_causes_once)
+{
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":10,\"total_ns\":1000,\"details\":[],\"runners_up\":"
+	    "  [{\"kind\":\"irq\",\"name\":\"interrupt t\",\"maxcount\":3,\"total_ns\":300}]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"A\",\"fnode\":8,"
+	    "  \"maxcount\":8,\"total_ns\":400,\"details\":[],\"runners_up\":"
+	    "  [{\"kind\":\"irq\",\"name\":\"interrupt t\",\"maxcount\":1,\"total_ns\":100}]},"
+	    " {\"node\":2,\"parent\":1,\"kind\":\"self\",\"name\":\"self\",\"maxcount\":7,"
+	    "  \"total_ns\":20,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":3,\"parent\":1,\"kind\":\"fnode\",\"name\":\"C\",\"fnode\":9,"
+	    "  \"maxcount\":7,\"total_ns\":10,\"details\":[],\"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x;
+
+	ck_assert_int_eq(json_array_size(c), 1);
+	x = json_array_get(c, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "irq");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(x, "ns")), 300, 1e-9);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "who")), "interrupt t");
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/*
+ * Two writers: down_write's own time wins (360 ns), its blocked time (280)
+ * is a runner-up of one vote: the same function's other part, a cause too;
+ * its 3% of interrupts is not.
+ */
+START_TEST(test_causes_parts)
+{
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":10,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"down_write\",\"fnode\":8,"
+	    "  \"maxcount\":8,\"total_ns\":640,\"details\":[],\"runners_up\":"
+	    "  [{\"kind\":\"blocked\",\"name\":\"blocked\",\"maxcount\":1,\"total_ns\":280},"
+	    "   {\"kind\":\"irq\",\"name\":\"irq 11 (x)\",\"maxcount\":1,\"total_ns\":30}]},"
+	    " {\"node\":2,\"parent\":1,\"kind\":\"self\",\"name\":\"self\",\"maxcount\":7,"
+	    "  \"total_ns\":360,\"details\":[],\"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x;
+
+	ck_assert_int_eq(json_array_size(c), 2);
+	x = json_array_get(c, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "self");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(x, "share")), 0.36, 1e-9);
+	x = json_array_get(c, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "blocked");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(x, "share")), 0.28, 1e-9);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(x, "wakers_of"), "fnode")), 8);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(x, "path"), 0)),
+			 "down_write");
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/* All causes small: the largest stays, alone. */
+START_TEST(test_causes_small)
+{
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"total_ns\":1000,"
+	    "  \"maxcount\":1,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"A\",\"total_ns\":30,"
+	    "  \"maxcount\":1,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":2,\"parent\":0,\"kind\":\"preemption\",\"name\":\"preemption\","
+	    "  \"total_ns\":40,\"maxcount\":1,\"details\":[{\"what\":\"vfs_read\"}],"
+	    "  \"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x;
+
+	ck_assert_int_eq(json_array_size(c), 1);
+	x = json_array_get(c, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "preempt");
+	/* a function it hit is not the task that ran instead */
+	ck_assert(json_is_null(json_object_get(x, "who")));
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/* ---- sentences ---- */
+
+START_TEST(test_sentence_blocked)
+{
+	struct slow_part sp = {SLOW_PEAK, 2, {.lo = 21, .hi = 24, .calls = 110, .share_lat = 0.38}};
+	json_t *c = tree("{\"path\":[\"ext4_buffered_write_iter\",\"down_write\","
+			 "\"rwsem_down_write_slowpath\",\"schedule\",\"[blocked]\"],"
+			 "\"kind\":\"blocked\",\"share\":0.71,\"who\":\"writer [212]\"}");
+	char *s = explain_sentence("write()", &sp, c);
+
+	ck_assert_str_eq(s, "write(): slow peak (buckets 21-24, 110 calls, 38% of its latency):"
+			    " waiting for a read-write semaphore, as a writer (down_write >"
+			    " rwsem_down_write_slowpath > schedule), 71% of that time, woken by"
+			    " writer [212]");
+	free(s);
+	json_decref(c);
+}
+END_TEST
+
+START_TEST(test_sentence_kinds)
+{
+	struct slow_part sp = {SLOW_TAIL, 0, {.lo = 17, .hi = 17, .calls = 1, .share_lat = 0.5}};
+	json_t *irq = tree("{\"path\":[\"[interrupt __sysvec_apic_timer_interrupt]\"],"
+			   "\"kind\":\"irq\",\"share\":0.25,"
+			   "\"who\":\"interrupt __sysvec_apic_timer_interrupt\"}");
+	json_t *self = tree("{\"path\":[\"a\",\"b\",\"c\",\"d\",\"[self]\"],\"kind\":\"self\","
+			    "\"share\":0.5,\"who\":null}");
+	json_t *own = tree("{\"path\":[\"[self]\"],\"kind\":\"self\",\"share\":0.1}");
+	char *s = explain_sentence("read()", &sp, irq);
+
+	ck_assert_str_eq(s, "read(): slow tail (bucket 17, 1 call, 50% of its latency):"
+			    " interrupted by the local timer interrupt"
+			    " (__sysvec_apic_timer_interrupt), 25% of that time");
+	free(s);
+	s = explain_sentence("read()", &sp, self);
+	ck_assert_str_eq(s, "read(): slow tail (bucket 17, 1 call, 50% of its latency):"
+			    " running in d (b > c > d), 50% of that time");
+	free(s);
+	s = explain_sentence("read()", &sp, own);
+	ck_assert_ptr_nonnull(strstr(s, ": running in read() itself, 10% of that time"));
+	free(s);
+	json_decref(irq);
+	json_decref(self);
+	json_decref(own);
+}
+END_TEST
+
+START_TEST(test_title)
+{
+	char *t = explain_title("__x64_sys_write");
+
+	ck_assert_str_eq(t, "write()");
+	free(t);
+	t = explain_title("ping");
+	ck_assert_str_eq(t, "ping()");
+	free(t);
+	ck_assert_str_eq(explain_kind("__x64_sys_pread64", 0), "syscall");
+	ck_assert_str_eq(explain_kind("vfs_read", 0), "root");
+	ck_assert_str_eq(explain_kind("read", 1), "syscall");
+	ck_assert_str_eq(explain_kind("ping", 3), "user");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("explain");
+	TCase *tc = tcase_create("explain");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_slow_zeroread);
+	tcase_add_test(tc, test_slow_outlier);
+	tcase_add_test(tc, test_slow_tail);
+	tcase_add_test(tc, test_slow_negligible);
+	tcase_add_test(tc, test_slow_two);
+	tcase_add_test(tc, test_slow_below_body);
+	tcase_add_test(tc, test_slow_empty);
+	tcase_add_test(tc, test_causes_runner_up);
+	tcase_add_test(tc, test_causes_once);
+	tcase_add_test(tc, test_causes_parts);
+	tcase_add_test(tc, test_causes_small);
+	tcase_add_test(tc, test_sentence_blocked);
+	tcase_add_test(tc, test_sentence_kinds);
+	tcase_add_test(tc, test_title);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
