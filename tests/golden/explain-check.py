@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""One sample's checks of tests/golden/explain.sh: darc explain's JSON and text
+against explain-truth.py's truth on the database darc wrote. Prints one
+ok/FAIL line with the figures; exit 0 pass, 1 fail.
+
+Usage: explain-check.py SAMPLE DB SUBJECT EXPLAIN.json EXPLAIN.txt
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TIE = 0.05  # causes this close to the largest are as large, within what a recording tells
+SHARE = 0.15
+# the truth's categories and the kinds of the contract that say the same
+KINDS = {"blocked": {"blocked", "io"}, "io": {"io", "blocked"}, "running": {"self"},
+         "preempt": {"preempt"}, "irq": {"irq", "softirq"}, "overhead": {"overhead", "self"}}
+
+
+def truth(db, subject, rng=None):
+    cmd = [sys.executable, os.path.join(HERE, "explain-truth.py"), db, subject]
+    if rng:
+        cmd += ["--range", str(rng[0]), str(rng[1])]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        raise ValueError(out.stderr.strip() or "explain-truth.py failed")
+    return json.loads(out.stdout)
+
+
+def funcs(path):
+    """The functions of a cause's path, without the [blocked]-style markers."""
+    return [p for p in path if not (p.startswith("[") and p.endswith("]"))]
+
+
+def same(cause, t):
+    """Does darc's cause name the truth's cause t: its kind, and its function
+    on the path (or the path ending on the truth's chain below it)?"""
+    if cause.get("kind") not in KINDS[t["category"]]:
+        return False
+    fs = funcs(cause.get("path") or [])
+    return t["function"] in fs or bool(fs and fs[-1] in t["chain"])
+
+
+def first_sentence(text):
+    lines = [l for l in text.splitlines() if l.strip()]
+    return lines[1] if len(lines) > 1 else ""
+
+
+def check(sample, db, subject, ex, text):
+    """The figures and the failures, as two lists of strings."""
+    figs, bad = [], []
+    if not isinstance(ex, dict):
+        return figs, ["the JSON is not an object with subjects"]
+    subs = ex.get("subjects") or []
+    if not subs:
+        return figs, ["no subject"]
+    s = subs[0]
+    figs.append("first subject %s" % s.get("func"))
+    if s.get("func") != subject:
+        bad.append("(a) first subject %s, not %s" % (s.get("func"), subject))
+    t = truth(db, subject)
+    tc = t["causes"]
+    figs.append("truth: %d slow calls (%s), %s %s %.0f%%" % (
+        t["slow"]["calls"], t["slow"]["rule"], tc[0]["category"], tc[0]["function"],
+        100 * tc[0]["share"]))
+    causes = s.get("causes") or []
+    if not causes:
+        return figs, bad + ["(b) no cause"]
+    c = causes[0]
+    figs.append("darc: %s %s %.0f%%" % (c.get("kind"), ">".join(c.get("path") or []),
+                                        100 * (c.get("share") or 0)))
+    top = [x for x in tc if x["share"] >= tc[0]["share"] - TIE]
+    match = next((x for x in top if same(c, x)), None)
+    if s.get("func") == subject and not match:
+        bad.append("(b) first cause is not the truth's largest (%s)" %
+                   ", ".join("%s %s" % (x["category"], x["function"]) for x in top))
+    ns = [x.get("ns") or 0 for x in causes]
+    if any(a < b for a, b in zip(ns, ns[1:])):
+        bad.append("(c) causes not in decreasing ns: %s" % ns)
+    slow = s.get("slow") or {}
+    if "lo" in slow and "hi" in slow and match:
+        tr = truth(db, subject, (slow["lo"], slow["hi"]))
+        m = next((x for x in tr["causes"] if same(c, x)), None)
+        share = m["share"] if m else 0.0
+        figs.append("truth over buckets %s-%s: %.0f%%" % (slow["lo"], slow["hi"], 100 * share))
+        if abs((c.get("share") or 0) - share) > SHARE:
+            bad.append("(c) share %.2f, the truth's %.2f" % (c.get("share") or 0, share))
+    elif match:
+        bad.append("(c) no slow bucket range in the JSON")
+    sentence = first_sentence(text)
+    names = [match["function"]] + [f for f in match["chain"] if f != "schedule"] if match \
+        else [tc[0]["function"]]
+    if not any(n in sentence for n in names):
+        bad.append("(d) the first sentence names none of %s: %r" % (names, sentence[:200]))
+    return figs, bad
+
+
+def main(argv):
+    if len(argv) != 6:
+        print("usage: explain-check.py SAMPLE DB SUBJECT EXPLAIN.json EXPLAIN.txt",
+              file=sys.stderr)
+        return 1
+    sample, db, subject, js, txt = argv[1:]
+    try:
+        with open(js) as f:
+            ex = json.load(f)
+        with open(txt) as f:
+            text = f.read()
+        figs, bad = check(sample, db, subject, ex, text)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        print("FAIL %s: %s" % (sample, e))
+        return 1
+    print("%s %s: %s" % ("FAIL" if bad else "ok", sample, "; ".join(figs)))
+    for b in bad:
+        print("   " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
