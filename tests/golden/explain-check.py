@@ -33,18 +33,47 @@ def funcs(path):
     return [p for p in path if not (p.startswith("[") and p.endswith("]"))]
 
 
-def same(cause, t):
-    """Does darc's cause name the truth's cause t: its kind, and its function
-    on the path (or the path ending on the truth's chain below it)?"""
+def same(cause, t, subject):
+    """Does darc's cause name the truth's cause t: its kind, and its function on
+    the path, or a path that starts inside the truth's chain and follows it (or,
+    for preemption and interrupts, no function at all)?"""
     if cause.get("kind") not in KINDS[t["category"]]:
         return False
     fs = funcs(cause.get("path") or [])
-    return t["function"] in fs or bool(fs and fs[-1] in t["chain"])
+    if fs and fs[0] == subject:
+        fs = fs[1:]
+    if t["function"] in fs:
+        return True
+    if not fs and t["category"] in ("preempt", "irq"):
+        return True  # the truth counts these as wholes: a path of the kind alone says that
+    ch = t["chain"]
+    if not fs or fs[0] not in ch:
+        return False
+    i = ch.index(fs[0])
+    return all(a == b for a, b in zip(fs, ch[i:]))
+
+
+def at_path(cause, tr, subject):
+    """The truth's share of the slow part's latency at darc's path exactly: the
+    running time of the calls at its end ('self'), or the time of its kind at
+    or below it: darc's arithmetic, whatever the granularity of its causes."""
+    fs = funcs(cause.get("path") or [])
+    if fs and fs[0] == subject:
+        fs = fs[1:]
+    cats = {k for k, v in KINDS.items() if cause.get("kind") in v} - {"overhead"}
+    if cause.get("kind") == "self":
+        cats = {"running"}
+    cats |= {"softirq"} if "irq" in cats else set()
+    ns = sum(p["ns"] for p in tr["parts"] if p["category"] in cats and (
+        p["stack"] == fs if cause.get("kind") == "self" else p["stack"][:len(fs)] == fs))
+    return ns / tr["slow"]["ns"] if tr["slow"]["ns"] else 0.0
 
 
 def first_sentence(text):
-    lines = [l for l in text.splitlines() if l.strip()]
-    return lines[1] if len(lines) > 1 else ""
+    """The first cause's sentence: the first line given as an item ('- ...') after
+    the first subject's header, else the line after that header."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return next((l for l in lines[1:] if l.startswith("- ")), lines[1] if len(lines) > 1 else "")
 
 
 def check(sample, db, subject, ex, text):
@@ -71,7 +100,7 @@ def check(sample, db, subject, ex, text):
     figs.append("darc: %s %s %.0f%%" % (c.get("kind"), ">".join(c.get("path") or []),
                                         100 * (c.get("share") or 0)))
     top = [x for x in tc if x["share"] >= tc[0]["share"] - TIE]
-    match = next((x for x in top if same(c, x)), None)
+    match = next((x for x in top if same(c, x, subject)), None)
     if s.get("func") == subject and not match:
         bad.append("(b) first cause is not the truth's largest (%s)" %
                    ", ".join("%s %s" % (x["category"], x["function"]) for x in top))
@@ -81,16 +110,20 @@ def check(sample, db, subject, ex, text):
     slow = s.get("slow") or {}
     if "lo" in slow and "hi" in slow and match:
         tr = truth(db, subject, (slow["lo"], slow["hi"]))
-        m = next((x for x in tr["causes"] if same(c, x)), None)
+        m = next((x for x in tr["causes"] if same(c, x, subject)), None)
         share = m["share"] if m else 0.0
-        figs.append("truth over buckets %s-%s: %.0f%%" % (slow["lo"], slow["hi"], 100 * share))
+        figs.append("truth over buckets %s-%s: %.0f%% (%.0f%% at darc's path itself)" % (
+            slow["lo"], slow["hi"], 100 * share, 100 * at_path(c, tr, subject)))
         if abs((c.get("share") or 0) - share) > SHARE:
             bad.append("(c) share %.2f, the truth's %.2f" % (c.get("share") or 0, share))
     elif match:
         bad.append("(c) no slow bucket range in the JSON")
     sentence = first_sentence(text)
-    names = [match["function"]] + [f for f in match["chain"] if f != "schedule"] if match \
-        else [tc[0]["function"]]
+    # that function, or one below it on its chain or on the path (b) accepted
+    t0 = match or tc[0]
+    below = t0["chain"] + (funcs(c.get("path") or []) if match else [])
+    names = [t0["function"]] + [f for f in dict.fromkeys(below)
+                                if f not in (t0["function"], subject, "schedule")]
     if not any(n in sentence for n in names):
         bad.append("(d) the first sentence names none of %s: %r" % (names, sentence[:200]))
     return figs, bad

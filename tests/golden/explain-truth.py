@@ -7,7 +7,9 @@ Usage: explain-truth.py DB SUBJECT [--range LO HI [RES]]
 
 SUBJECT's calls are its complete outermost calls (not those inside another
 call of it). Its slow calls are those above a threshold chosen by a plain
-rule: the lower of
+rule: where the latencies form two humps (Otsu's split of their log2 leaves
+10% of the calls or more on each side, the sides' means 2 octaves apart or
+more), the upper hump; else the lower of
   - the first obvious gap above the body: scanning the sorted latencies from
     the 40th percentile up, the first step to a latency twice the one before
     whose calls above are 3 or more or hold 10% of the latency, and
@@ -27,9 +29,11 @@ descent from that child through the calls that hold more than half of the
 cause's time, and 'who' the waker (blocked, io), the tasks that ran meanwhile
 (preempt) or the handler (irq) that took most of it.
 
-Prints one JSON object: the subject, its slow part, and the causes largest
+Prints one JSON object: the subject, its slow part, the causes largest
 first, each {category, function, ns, share (of the slow calls' latency),
-chain, who}. Exit 0, or 1 with one line naming the problem.
+chain, who}, and the parts they are made of, {category, stack, ns}, at each
+call path below SUBJECT (hard and soft interrupts apart, the tracer's code
+as running). Exit 0, or 1 with one line naming the problem.
 """
 import json
 import math
@@ -73,10 +77,33 @@ def subject_calls(calls, name):
     return out
 
 
+def two_humps(v):
+    """Otsu's split of the sorted latencies v on a log2 scale: the latency below
+    which the lower class ends, when each class holds 10% of the calls or more
+    and their means are 2 octaves apart or more (two humps); else None."""
+    n = len(v)
+    lg = [math.log2(max(x, 1)) for x in v]
+    total, left, best = sum(lg), 0.0, (0.0, None)
+    for i in range(1, n):
+        left += lg[i - 1]
+        w0, w1 = i / n, (n - i) / n
+        m0, m1 = left / i, (total - left) / (n - i)
+        score = w0 * w1 * (m1 - m0) ** 2
+        if score > best[0]:
+            best = (score, i, m1 - m0)
+    if best[1] is None:
+        return None
+    i, apart = best[1], best[2]
+    return v[i - 1] if min(i, n - i) >= 0.1 * n and apart >= 2 else None
+
+
 def threshold(lat):
     """The latency above which a call is slow (see the module's comment), and how."""
     v = sorted(lat)
     n, total = len(v), sum(v)
+    split = two_humps(v)
+    if split is not None:
+        return split, "two humps (Otsu on log2)"
     median = v[(n - 1) // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
     p90 = v[min(n - 1, math.ceil(0.9 * n) - 1)]
     high, how = max(p90, 2 * median), "max(p90, 2*median)"
@@ -199,6 +226,13 @@ def causes(acc, subject, slow_ns, overhead):
     return out
 
 
+def parts(acc):
+    """Every category's ns at each call path below the subject (its own code: [])."""
+    out = [{"category": cat, "stack": list(st), "ns": sum(ns for ns, _ in v)}
+           for (cat, st), v in acc.items()]
+    return sorted(out, key=lambda p: -p["ns"])
+
+
 def chain(stacks, ns):
     """Descend while one function holds more than half of the cause's time."""
     path = []
@@ -247,7 +281,8 @@ def main(argv):
     print(json.dumps({"subject": subject, "calls": len(subj), "total_ns": total,
                       "slow": {"rule": how, "threshold_ns": limit, "calls": len(slow),
                                "ns": slow_ns, "share": round(slow_ns / total, 4) if total else 0},
-                      "causes": causes(acc, subject, slow_ns, overhead)}, indent=1))
+                      "causes": causes(acc, subject, slow_ns, overhead),
+                      "parts": parts(acc)}, indent=1))
 
 
 if __name__ == "__main__":

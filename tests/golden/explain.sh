@@ -5,11 +5,15 @@
 # computed from the database's raw tables without darc's search. Per sample:
 #   (a) the first subject is the entry point the recording traced;
 #   (b) its first cause is the truth's largest (kind and function: the path
-#       holds the function, or ends on the truth's chain of it; a cause within
-#       0.05 of the largest counts as largest too);
+#       holds the function, or starts on the truth's chain below it and
+#       follows it; preemption and interrupts, which the truth counts as
+#       wholes, may have no function; a cause within 0.05 of the largest
+#       counts as largest too);
 #   (c) causes in decreasing ns; the first cause's share within 0.15 of the
-#       truth's for it, the truth computed over darc's own slow buckets;
-#   (d) the text's first sentence names that function.
+#       truth's for it, the truth computed over darc's own slow buckets (the
+#       truth's share at darc's path itself is printed too: darc's arithmetic);
+#   (d) the text's first sentence names that function (or one below it on the
+#       truth's chain, or on the path (b) accepted).
 # The samples and their workloads (samples/README.md):
 #   vm-getrandom   getrandom beside a CPU hog on one CPU, preempt=full: preempted
 #   vm-zeroread    zero-byte reads hit by timer interrupts: irq
