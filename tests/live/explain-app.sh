@@ -13,7 +13,7 @@
 # program makes them, each backoff holding a nanosleep of 3 ms or more spent
 # blocked, each flush_log an fsync; then tests/golden/explain-truth.py on it
 # must name backoff's sleep as handle's largest cause.
-# Skips (77) without root, tracefs, uprobes, raw_syscalls or chrt.
+# Skips (77) without root, tracefs, uprobes, raw_syscalls, sqlite3 or SCHED_FIFO (chrt).
 # With --sample FILE it writes FILE, as samples/host-explainapp-v7.dat was
 # made: the app copied to a temporary directory (the path in the manifest
 # says nothing of this checkout), /proc/kallsyms hidden from darc-record (no
@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 live_init "$@"
 [ -d "$tfs/events/raw_syscalls" ] || live_skip "no raw_syscalls events"
-command -v chrt >/dev/null || live_skip "no chrt (util-linux)"
+chrt -f 10 true 2>/dev/null || live_skip "cannot run a task under SCHED_FIFO (chrt -f 10)"
 command -v sqlite3 >/dev/null || live_skip "no sqlite3"
 sample=
 [ "${4:-}" = --sample ] && sample=${5:?--sample needs a FILE}
