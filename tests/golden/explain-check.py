@@ -124,6 +124,8 @@ def check(sample, db, subject, ex, text):
     below = t0["chain"] + (funcs(c.get("path") or []) if match else [])
     names = [t0["function"]] + [f for f in dict.fromkeys(below)
                                 if f not in (t0["function"], subject, "schedule")]
+    if t0["category"] in ("preempt", "irq") and t0["who"]:
+        names.append(t0["who"].split(" [")[0])  # for these wholes, who took the time
     if not any(n in sentence for n in names):
         bad.append("(d) the first sentence names none of %s: %r" % (names, sentence[:200]))
     return figs, bad

@@ -23,8 +23,12 @@ from an interrupt other than a timer's) and its interrupt intervals
 (irq_interval: irq or softirq), clipped to the call, are placed at the
 innermost call whose window holds them; the rest of each call is its
 running time. Every part is charged to the outermost child of SUBJECT it
-happened in (SUBJECT itself for its own code), per category: 'blocked', 'io',
-'preempt', 'irq', 'softirq', 'running'. For each cause the 'chain' is the
+happened in (SUBJECT itself for its own code), per category: 'blocked', 'io'
+and 'running' (the tracer's own functions' running time: 'overhead'), while
+preemption, hard and soft interrupts ('irq') and overhead are each counted as
+a whole. A child that is a wrapper (one child of its own holds 90% or more of
+the time in its children, as ksys_write in write) is looked through: its
+children count as the subject's (split_level()). For each cause the 'chain' is the
 descent from that child through the calls that hold more than half of the
 cause's time, and 'who' the waker (blocked, io), the tasks that ran meanwhile
 (preempt) or the handler (irq) that took most of it.
@@ -193,19 +197,44 @@ def split_call(db, calls, kids, s, acc):
         acc[("running", names)].append((run, None))
 
 
+def split_level(acc):
+    """The call path below the subject where its slow time splits: down through
+    each call one of whose children holds 90% or more of the time spent in its
+    children (a wrapper: ksys_write in write, vfs_fstatat in newfstatat)."""
+    level = ()
+    while True:
+        kids = defaultdict(int)
+        for (_, st), v in acc.items():
+            if len(st) > len(level) and st[: len(level)] == level:
+                kids[st[len(level)]] += sum(x for x, _ in v)
+        if not kids:
+            return level
+        name, ns = max(kids.items(), key=lambda x: x[1])
+        if ns < 0.9 * sum(kids.values()):
+            return level
+        level += (name,)
+
+
 def causes(acc, subject, slow_ns, overhead):
-    """acc's parts summed per cause: blocked, io and running per outermost child
-    of the subject; preempt, irq (hard and soft) and the tracer's overhead each
-    as a whole, under the child that holds most of it."""
+    """acc's parts summed per cause: blocked, io and running per child at the
+    split level (or the function itself, above it); preempt, irq (hard and
+    soft) and the tracer's overhead each as a whole, under the function that
+    holds most of it."""
+    level = split_level(acc)
+
+    def unit(st):  # the call below the path shared with level (or its end)
+        k = next((i for i, (a, b) in enumerate(zip(st, level)) if a != b), min(len(st), len(level)))
+        return st[k] if k < len(st) else st[-1] if st else subject
+
     by = defaultdict(lambda: defaultdict(int))  # cause -> stack -> ns
     who = defaultdict(lambda: defaultdict(int))
-    for (cat, st), parts in acc.items():
+    for (cat, st), v in acc.items():
         if cat == "softirq":
             cat = "irq"
         if cat == "running" and st and st[-1] in overhead:
             cat = "overhead"
-        key = (cat, (st[0] if st else subject) if cat in ("blocked", "io", "running") else None)
-        for ns, w in parts:
+        key = (cat, unit(st) if cat in ("blocked", "io", "running") else None)
+        for ns, w in v:
             by[key][st] += ns
             if w:
                 who[key][w] += ns
@@ -216,7 +245,7 @@ def causes(acc, subject, slow_ns, overhead):
         if top is None:
             tops = defaultdict(int)
             for st, v in stacks.items():
-                tops[st[0] if st else subject] += v
+                tops[unit(st)] += v
             top = max(tops.items(), key=lambda x: x[1])[0]
         out.append({"category": cat, "function": top, "ns": ns,
                     "share": round(ns / slow_ns, 4) if slow_ns else 0,

@@ -13,7 +13,8 @@
 #       truth's for it, the truth computed over darc's own slow buckets (the
 #       truth's share at darc's path itself is printed too: darc's arithmetic);
 #   (d) the text's first sentence names that function (or one below it on the
-#       truth's chain, or on the path (b) accepted).
+#       truth's chain, or on the path (b) accepted; for preemption and
+#       interrupts, or the task or handler that took the time).
 # The samples and their workloads (samples/README.md):
 #   vm-getrandom   getrandom beside a CPU hog on one CPU, preempt=full: preempted
 #   vm-zeroread    zero-byte reads hit by timer interrupts: irq
