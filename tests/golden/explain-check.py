@@ -76,7 +76,7 @@ def first_sentence(text):
     return next((l for l in lines[1:] if l.startswith("- ")), lines[1] if len(lines) > 1 else "")
 
 
-def check(sample, db, subject, ex, text):
+def check(db, subject, ex, text):
     """The figures and the failures, as two lists of strings."""
     figs, bad = [], []
     if not isinstance(ex, dict):
@@ -90,6 +90,8 @@ def check(sample, db, subject, ex, text):
         bad.append("(a) first subject %s, not %s" % (s.get("func"), subject))
     t = truth(db, subject)
     tc = t["causes"]
+    if not tc:
+        return figs, bad + ["the truth finds no slow call of %s" % subject]
     figs.append("truth: %d slow calls (%s), %s %s %.0f%%" % (
         t["slow"]["calls"], t["slow"]["rule"], tc[0]["category"], tc[0]["function"],
         100 * tc[0]["share"]))
@@ -142,7 +144,7 @@ def main(argv):
             ex = json.load(f)
         with open(txt) as f:
             text = f.read()
-        figs, bad = check(sample, db, subject, ex, text)
+        figs, bad = check(db, subject, ex, text)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         print("FAIL %s: %s" % (sample, e))
         return 1
