@@ -30,6 +30,17 @@
  * winner of a few calls through on a threshold of its own fnode's.) With one
  * fnode, as in the dissertation's examples, the votes are the same.
  *
+ * Votes are counted once per f0 call at each level: a call votes at a node
+ * once however many instances of the node it has (mode max: its largest
+ * stands for them), and gives each candidate at most one vote. A node's
+ * votes are those of the level above it (the calls in which it was the
+ * largest there, or in that bucket); its children's are counted over every
+ * f0 call that reaches it, as the method counts them, including the calls
+ * in which a sibling or an interrupt beat it one level up. So a child can
+ * have more votes than its parent (vm-cpuhog's slow reads: preemption and
+ * ext4_file_read_iter 13 of 21 each, then generic_file_read_iter 21 of 21):
+ * that is no double count, and the shares say what each costs.
+ *
  * The tracer's own code (a kprobe handler that function_graph saw, marked
  * sr_call.overhead) is not the code's cost: its time is taken out of the
  * value of every call above it like an interrupt's, it is never a

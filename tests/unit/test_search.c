@@ -352,6 +352,32 @@ START_TEST(test_overhead)
 }
 END_TEST
 
+/*
+ * Votes once per f0 call at each level, counted over every call that
+ * reaches the node: in 4 of 10 calls an interrupt of f0 beats fnode 2 at
+ * the first level (6 votes), yet below it fnode 3 is the largest in all 10
+ * (DARC's count: a child may have more votes than its parent).
+ */
+START_TEST(test_votes_per_level)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, r < 4 ? 2950000 : 1050000), a = add(f0, 2, 1000000);
+		add(a, 3, 900000);
+		if (r < 4)
+			irq(f0, 2, 1900000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+	ck_assert_int_eq(res.nodes[1].maxcount, 6);
+	ck_assert_int_eq(res.nodes[2].maxcount, 10);
+	for (int i = 0; i < res.ncands; i++) {
+		ck_assert_int_le(res.cands[i].maxcount, 10);
+		if (res.cands[i].node == 0 && res.cands[i].kind == SR_IRQ)
+			ck_assert_int_eq(res.cands[i].maxcount, 4);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_params)
 {
 	struct sr_input in = {calls, 0, irqs, 0, 0, soft};
@@ -389,6 +415,7 @@ int main(void)
 	tcase_add_test(tc, test_stops);
 	tcase_add_test(tc, test_f0_fnodes);
 	tcase_add_test(tc, test_overhead);
+	tcase_add_test(tc, test_votes_per_level);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
