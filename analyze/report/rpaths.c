@@ -267,12 +267,13 @@ static void node_text(FILE *out, json_t *n, int indent)
 	size_t k;
 	json_t *x, *ru = json_object_get(n, "runners_up");
 
-	json_array_foreach(json_object_get(n, "details"), k, x)
-		fprintf(out, "%*s%s %s, %lld times, %s\n", indent, "",
+	json_array_foreach(json_object_get(n, "details"), k, x) {
+		long long t = json_integer_value(json_object_get(x, "times"));
+		fprintf(out, "%*s%s %s, %lld time%s, %s\n", indent, "",
 			json_string_value(json_object_get(x, "role")),
-			vis(json_string_value(json_object_get(x, "what"))),
-			json_integer_value(json_object_get(x, "times")),
+			vis(json_string_value(json_object_get(x, "what"))), t, t == 1 ? "" : "s",
 			vis(json_string_value(json_object_get(x, "text"))));
+	}
 	/* at f0, and below only where it weighs (1% of the peak) */
 	if ((x = json_object_get(n, "overhead_share")) &&
 	    (!json_integer_value(json_object_get(n, "depth")) || json_real_value(x) >= 0.01))
