@@ -257,10 +257,12 @@ WHERE b.t_complete IS NOT NULL;
 -- that chains of waits can be followed (view wait_chain, darc waits).
 -- category: 'preempted' (switched out runnable), 'blocking I/O' (a bio the
 -- task submitted completed during it), 'timed out' (woken by a timer: in the
--- TIMER or HRTIMER softirq or a timer vector (wakeup.handler), or, where no
--- irq event names the handler, in an interrupt episode named after a timer
--- such as __sysvec_apic_timer_interrupt, whose hardirq runs expired hrtimers),
--- 'ended by hardware' (woken from another interrupt),
+-- TIMER or HRTIMER softirq or a timer vector (wakeup.handler), or in a hard
+-- interrupt that no irq event names: a system vector, of which the one that
+-- ends sleeps is the local timer running expired hrtimers (nanosleep,
+-- schedule_hrtimeout); decided by the wake-up alone, never by whether an
+-- interrupt episode happened to be traced around it, so that identical
+-- sleeps get one category), 'ended by hardware' (woken from another interrupt),
 -- 'waiting on another task' (a task woke it), 'unaccounted' (no wake-up seen).
 -- run_delay_ns: from the wake-up to running again (scheduler delay).
 CREATE VIEW wait AS
@@ -278,9 +280,7 @@ SELECT s.id, s.task_id, s.kind, s.t_out, s.t_in, s.t_in - s.t_out AS ns, s.call_
 	WHEN EXISTS (SELECT 1 FROM bio b WHERE b.task_id = s.task_id
 		     AND b.t_complete >= s.t_out AND b.t_complete <= w.t) THEN 'blocking I/O'
 	WHEN w.ctx != 0 AND (w.handler IN ('TIMER', 'HRTIMER') OR w.handler LIKE '%timer%'
-		OR (w.handler IS NULL AND EXISTS (SELECT 1 FROM irq_interval i
-		     WHERE i.cpu = w.waker_cpu AND i.name LIKE '%timer%'
-		     AND i.t_start <= w.t AND (i.t_end IS NULL OR i.t_end >= w.t)))) THEN 'timed out'
+		OR (w.ctx = 1 AND w.handler IS NULL)) THEN 'timed out'
 	WHEN w.ctx != 0 THEN 'ended by hardware'
 	ELSE 'waiting on another task'
 	END AS category

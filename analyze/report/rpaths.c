@@ -14,8 +14,14 @@
 #include "show.h"
 #include "vis.h"
 
-/* Up to @max rows of @sql (one ?1 binding @arg, optional) as "name (n, 1.2ms)" into @j. */
-static void top_rows(struct rdb *db, const char *sql, const char *arg, int64_t num, json_t *j)
+/*
+ * Up to 3 rows of @sql (?1 bound to @arg, else to @num) as {role, what,
+ * times, ns, text} into @j; @role says how the row bears on the node: the
+ * function an interrupt or preemption "hit", what a sleep was "woken by",
+ * the task that "ran instead" of a preempted call.
+ */
+static void top_rows(struct rdb *db, const char *sql, const char *role, const char *arg,
+		     int64_t num, json_t *j)
 {
 	sqlite3_stmt *st;
 	char amount[32];
@@ -28,8 +34,9 @@ static void top_rows(struct rdb *db, const char *sql, const char *arg, int64_t n
 		sqlite3_bind_int64(st, 1, num);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(
-		    j, json_pack("{ss sI sI ss}", "what", (const char *)sqlite3_column_text(st, 0),
-				 "times", (json_int_t)sqlite3_column_int64(st, 1), "ns",
+		    j, json_pack("{ss ss sI sI ss}", "role", role, "what",
+				 (const char *)sqlite3_column_text(st, 0), "times",
+				 (json_int_t)sqlite3_column_int64(st, 1), "ns",
 				 (json_int_t)sqlite3_column_int64(st, 2), "text",
 				 show_amount(sqlite3_column_double(st, 2), "ns", amount,
 					     sizeof(amount))));
@@ -49,27 +56,69 @@ static const char preempt_hits_sql[] =
     " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
-static const char wakers_sql[] =
-    "SELECT coalesce(t.comm, 'tid ' || w.waker_tid) || ' in ' || x.name ||"
-    " coalesce(' (' || wf.name || ')', ''), count(*), sum(si.t_in - si.t_out)"
+/*
+ * The tasks switched in on the CPU a preempted call left, while it was off
+ * it (sched_switch: their off-CPU intervals ending there and then); each
+ * runs until its next switch-out or the call's return to the CPU.
+ */
+static const char ran_instead_sql[] =
+    "SELECT coalesce(t.comm, 'tid') || ' [' || o.task_id || ']', count(DISTINCT si.id),"
+    " sum(min(coalesce((SELECT min(n.t_out) FROM sched_interval n WHERE n.task_id = o.task_id"
+    " AND n.t_out >= o.t_in), si.t_in), si.t_in) - o.t_in)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN call c ON c.id = si.call_id JOIN wakeup w ON w.id = si.wakeup_id"
-    " JOIN wakeup_ctx x ON x.ctx = w.ctx LEFT JOIN task t ON t.tid = w.waker_tid"
-    " LEFT JOIN call wc ON wc.id = w.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
-    " WHERE si.kind = 1 AND c.fnode_id = ?1 GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
+    " JOIN sched_interval o ON o.cpu_in = si.cpu_out AND o.t_in >= si.t_out"
+    " AND o.t_in < si.t_in AND o.task_id != si.task_id LEFT JOIN task t ON t.tid = o.task_id"
+    " WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
+    " GROUP BY o.task_id ORDER BY 3 DESC LIMIT 3";
+/*
+ * Who ended the sleeps of node fnode ?1 (-1: of f0's calls themselves). A
+ * task by its name and tid; an interrupt by itself, never by the task it
+ * happened to interrupt: a timer (the sleep's category in view wait is
+ * 'timed out', the one rule for every report) by the function that ran it,
+ * a hard interrupt by the handler running at the wake-up (wakeup.handler;
+ * else the innermost interrupt episode then on that CPU) with its number,
+ * a softirq by its vector.
+ */
+static const char wakers_sql[] =
+    "SELECT CASE WHEN k.ctx = 0 THEN coalesce(t.comm, 'tid') || ' [' || k.waker_tid || ']'"
+    " WHEN wt.category = 'timed out' THEN 'timer (' || coalesce(wf.name, k.handler, x.name) || ')'"
+    " WHEN k.ctx = 2 THEN 'softirq ' || coalesce(k.handler, '?')"
+    " WHEN k.handler IS NOT NULL THEN coalesce('irq ' || (SELECT i.irq FROM irq_interval i"
+    " WHERE i.kind = 0 AND i.name = k.handler AND i.irq IS NOT NULL LIMIT 1) || ' ', '')"
+    " || '(' || k.handler || ')'"
+    " ELSE coalesce((SELECT 'irq ' || coalesce(i.irq || ' ', '') || '(' || i.name || ')'"
+    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.t_start <= k.t"
+    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1), x.name)"
+    " END, count(*), sum(si.t_in - si.t_out)"
+    " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
+    " JOIN call c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
+    " JOIN wakeup_ctx x ON x.ctx = k.ctx JOIN wait wt ON wt.id = si.id"
+    " LEFT JOIN task t ON t.tid = k.waker_tid"
+    " LEFT JOIN call wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+    " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
+    " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
-/* Where an exogenous winner hit, or who woke a blocked one (an array). */
+/* The fnode whose own sleeps blocked node @i is (-1: f0's, which may be several). */
+static int64_t sleeper(const struct sr_result *r, int i)
+{
+	int p = r->nodes[i].parent;
+
+	return p > 0 ? r->nodes[p].id : -1;
+}
+
+/* Where an exogenous winner hit, who ran instead, or who woke a blocked one (an array). */
 static json_t *details(struct rdb *db, const struct sr_result *r, int i, const char *name)
 {
 	const struct sr_node *n = &r->nodes[i];
 	json_t *j = json_array();
 
 	if (n->kind == SR_IRQ || n->kind == SR_SOFTIRQ)
-		top_rows(db, irq_hits_sql, name, 0, j);
-	else if (n->kind == SR_PREEMPT)
-		top_rows(db, preempt_hits_sql, NULL, 0, j);
-	else if (n->kind == SR_BLOCKED && n->parent >= 0)
-		top_rows(db, wakers_sql, NULL, r->nodes[n->parent].id, j);
+		top_rows(db, irq_hits_sql, "hit", name, 0, j);
+	else if (n->kind == SR_PREEMPT) {
+		top_rows(db, preempt_hits_sql, "hit", NULL, 0, j);
+		top_rows(db, ran_instead_sql, "ran instead", NULL, 0, j);
+	} else if (n->kind == SR_BLOCKED && n->parent >= 0)
+		top_rows(db, wakers_sql, "woken by", NULL, sleeper(r, i), j);
 	return j;
 }
 
@@ -81,16 +130,24 @@ static int by_votes(const void *a, const void *b)
 }
 
 /*
- * DARC's continuation of a blocking wait into the I/O that ended it: the bios
- * submitted in the peak's calls, their time by stage (queue, device,
- * completion to wake-up, run delay) and the one that dominates. NULL if the
- * calls submitted no bio whose wait is known.
+ * DARC's continuation of a blocking wait into the I/O that ended it: the
+ * bios that completed during the sleeps of fnode @fnode (-1: f0's own)
+ * whose wake-up a bio completion made (in the completion's context, on its
+ * CPU, after it), their time by stage (queue, device, completion to
+ * wake-up, run delay) and the one that dominates. A sleep that a timer or
+ * another task ended gets none, whatever I/O the same calls did elsewhere.
+ * NULL if no such bio.
  */
-static json_t *io_detail(struct rdb *db)
+static json_t *io_detail(struct rdb *db, int64_t fnode)
 {
 	static const char q[] =
-	    "SELECT count(*), sum(queue_ns), sum(device_ns), sum(wakeup_ns), sum(run_delay_ns)"
-	    " FROM bio_wait w JOIN sr_sub s ON s.id = w.call_id WHERE w.sched_id IS NOT NULL";
+	    "SELECT count(*), sum(w.queue_ns), sum(w.device_ns), sum(w.wakeup_ns),"
+	    " sum(w.run_delay_ns) FROM bio_wait w JOIN sched_interval si ON si.id = w.sched_id"
+	    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+	    " JOIN wakeup k ON k.id = si.wakeup_id"
+	    " WHERE (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
+	    " FROM bio b WHERE b.task_id = si.task_id AND b.complete_cpu = k.waker_cpu"
+	    " AND b.complete_ctx = k.ctx AND b.t_complete BETWEEN si.t_out AND k.t)";
 	static const char *const stage[] = {"queue", "device", "completion to wake-up",
 					    "run delay"};
 	sqlite3_stmt *st;
@@ -98,6 +155,7 @@ static json_t *io_detail(struct rdb *db)
 
 	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
+	sqlite3_bind_int64(st, 1, fnode);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
 		double v[4], total = 0;
 		int top = 0;
@@ -116,6 +174,12 @@ static json_t *io_detail(struct rdb *db)
 	return j;
 }
 
+/* @ns as a share of the peak's latency (f0's, node 0). */
+static double peak_share(const struct sr_result *r, double ns)
+{
+	return r->nnodes && r->nodes[0].total_ns > 0 ? ns / r->nodes[0].total_ns : 0;
+}
+
 /* The candidates weighed at node @i that did not win, most votes first (up to 3). */
 static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct sr_result *r,
 			  int i)
@@ -131,9 +195,11 @@ static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct
 		qsort(c, n, sizeof(*c), by_votes);
 	for (int k = 0; k < n && k < 3; k++) {
 		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
-		json_array_append_new(j, json_pack("{ss ss si sf}", "kind", sr_kind_name(c[k].kind),
-						   "name", name, "maxcount", c[k].maxcount,
-						   "total_ns", c[k].total_ns));
+		json_array_append_new(j, json_pack("{ss ss si sf sf}", "kind",
+						   sr_kind_name(c[k].kind), "name", name,
+						   "maxcount", c[k].maxcount, "total_ns",
+						   c[k].total_ns, "share",
+						   peak_share(r, c[k].total_ns)));
 		free(name);
 	}
 	free(c);
@@ -155,9 +221,14 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 				      sr_status_name(n->status));
 		if (n->kind == SR_FNODE)
 			json_object_set_new(o, "fnode", json_integer(n->id));
+		if (n->overhead_ns > 0) { /* the tracer's own handlers: shown, never a cause */
+			json_object_set_new(o, "overhead_ns", json_real(n->overhead_ns));
+			json_object_set_new(o, "overhead_share",
+					    json_real(peak_share(r, n->overhead_ns)));
+		}
 		json_object_set_new(o, "details", details(db, r, i, name));
 		if (n->kind == SR_BLOCKED) {
-			json_t *io = io_detail(db);
+			json_t *io = io_detail(db, sleeper(r, i));
 			if (io)
 				json_object_set_new(o, "io", io);
 		}
@@ -190,11 +261,43 @@ static void io_text(FILE *out, json_t *io, int indent)
 	fputc('\n', out);
 }
 
+/* A node's details, tracer overhead and runners-up ("down_write 422 votes, 40.9%"). */
+static void node_text(FILE *out, json_t *n, int indent)
+{
+	size_t k;
+	json_t *x, *ru = json_object_get(n, "runners_up");
+
+	json_array_foreach(json_object_get(n, "details"), k, x) {
+		long long t = json_integer_value(json_object_get(x, "times"));
+		fprintf(out, "%*s%s %s, %lld time%s, %s\n", indent, "",
+			json_string_value(json_object_get(x, "role")),
+			vis(json_string_value(json_object_get(x, "what"))), t, t == 1 ? "" : "s",
+			vis(json_string_value(json_object_get(x, "text"))));
+	}
+	/* at f0, and below only where it weighs (1% of the peak) */
+	if ((x = json_object_get(n, "overhead_share")) &&
+	    (!json_integer_value(json_object_get(n, "depth")) || json_real_value(x) >= 0.01))
+		fprintf(out, "%*stracer overhead %.1f%% (its own handlers: not a cause)\n", indent,
+			"", 100 * json_real_value(x));
+	if ((x = json_object_get(n, "io")))
+		io_text(out, x, indent);
+	if (json_array_size(ru))
+		fprintf(out, "%*srunners-up:", indent, "");
+	json_array_foreach(ru, k, x) {
+		long long v = json_integer_value(json_object_get(x, "maxcount"));
+		fprintf(out, "%s %s %lld vote%s, %.1f%%", k ? ";" : "",
+			vis(json_string_value(json_object_get(x, "name"))), v, v == 1 ? "" : "s",
+			100 * json_real_value(json_object_get(x, "share")));
+	}
+	if (json_array_size(ru))
+		fputc('\n', out);
+}
+
 /* One line per node, indented by depth, its details and runners-up below it. */
 void paths_tree_text(FILE *out, json_t *nodes)
 {
-	size_t i, k;
-	json_t *n, *x;
+	size_t i;
+	json_t *n;
 
 	json_array_foreach(nodes, i, n) {
 		int depth = json_integer_value(json_object_get(n, "depth"));
@@ -206,24 +309,7 @@ void paths_tree_text(FILE *out, json_t *nodes)
 			json_integer_value(json_object_get(n, "maxcount")),
 			json_integer_value(json_object_get(n, "calls")), *status ? "  " : "",
 			status);
-		json_array_foreach(json_object_get(n, "details"), k, x)
-			fprintf(out, "%*s%s %s, %lld times, %s\n", 2 * depth + 4, "",
-				!strcmp(json_string_value(json_object_get(n, "kind")), "blocked")
-				    ? "woken by"
-				    : "hit",
-				vis(json_string_value(json_object_get(x, "what"))),
-				json_integer_value(json_object_get(x, "times")),
-				vis(json_string_value(json_object_get(x, "text"))));
-		if ((x = json_object_get(n, "io")))
-			io_text(out, x, 2 * depth + 4);
-		if (json_array_size(json_object_get(n, "runners_up")))
-			fprintf(out, "%*srunners-up:", 2 * depth + 4, "");
-		json_array_foreach(json_object_get(n, "runners_up"), k, x)
-			fprintf(out, "%s %s %lld", k ? "," : "",
-				vis(json_string_value(json_object_get(x, "name"))),
-				json_integer_value(json_object_get(x, "maxcount")));
-		if (json_array_size(json_object_get(n, "runners_up")))
-			fputc('\n', out);
+		node_text(out, n, 2 * depth + 4);
 	}
 }
 

@@ -27,7 +27,8 @@ static const char sub_add_sql[] = "INSERT OR IGNORE INTO sr_sub VALUES (?1, ?2)"
 
 static const char calls_sql[] =
     "SELECT s.id, s.parent, c.fnode_id, coalesce(c.incl_ns, 0), c.irq_ns, c.softirq_ns,"
-    " c.preempt_ns, c.blocked_ns FROM sr_sub s JOIN call c ON c.id = s.id ORDER BY s.id";
+    " c.preempt_ns, c.blocked_ns, f.overhead FROM sr_sub s JOIN call c ON c.id = s.id"
+    " JOIN func f ON f.id = c.func_id ORDER BY s.id";
 
 static const char irqs_sql[] =
     "SELECT i.call_id, i.kind, i.irq, i.name, i.t_end - i.t_start FROM irq_interval i"
@@ -85,7 +86,8 @@ static int load_calls(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
 						sqlite3_column_int64(st, 4),
 						sqlite3_column_int64(st, 5),
 						sqlite3_column_int64(st, 6),
-						sqlite3_column_int64(st, 7)};
+						sqlite3_column_int64(st, 7),
+						sqlite3_column_int(st, 8)};
 		n++;
 	}
 	sqlite3_finalize(st);

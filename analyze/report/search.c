@@ -15,6 +15,7 @@ struct idx {
 	struct sr_irq *irqs;
 	int64_t *exo;	       /* [ncalls] irq + softirq + preempt over the subtree */
 	int64_t *pre;	       /* [ncalls] preemption over the subtree */
+	int64_t *ovh;	       /* [ncalls] tracer overhead over the subtree (also in exo) */
 	int *roots;	       /* the f0 calls */
 	int nroots;
 	int *by_fnode;	       /* call indices sorted by (fnode, root) */
@@ -94,19 +95,25 @@ static int index_tree(struct idx *x, int *order)
 	return tail == n ? 0 : -1; /* a parent outside the input, or a cycle */
 }
 
-/* Exogenous time over every subtree, children before parents. */
+/*
+ * Exogenous time over every subtree, children before parents. A call of
+ * the tracer's own code is exogenous as a whole; the interrupts and
+ * preemption in it stay what they are (they would have hit the code
+ * anyway), the rest of it is tracer overhead.
+ */
 static void sum_subtrees(struct idx *x, const int *order)
 {
 	const struct sr_call *c = x->in->calls;
 
 	for (int k = x->in->ncalls - 1; k >= 0; k--) {
-		int i = order[k];
+		int i = order[k], p = c[i].parent;
 		x->exo[i] += c[i].irq + c[i].softirq + c[i].preempt;
 		x->pre[i] += c[i].preempt;
-		if (c[i].parent >= 0) {
-			x->exo[c[i].parent] += x->exo[i];
-			x->pre[c[i].parent] += x->pre[i];
-		}
+		if (p < 0)
+			continue;
+		x->exo[p] += c[i].overhead ? c[i].incl : x->exo[i];
+		x->pre[p] += x->pre[i];
+		x->ovh[p] += x->ovh[i] + (c[i].overhead ? c[i].incl - x->exo[i] : 0);
 	}
 }
 
@@ -137,6 +144,7 @@ static void idx_free(struct idx *x)
 	free(x->irqs);
 	free(x->exo);
 	free(x->pre);
+	free(x->ovh);
 	free(x->roots);
 	free(x->by_fnode);
 }
@@ -154,9 +162,10 @@ static int idx_build(struct idx *x, const struct sr_input *in)
 	x->irq_at = calloc(n + 2, sizeof(*x->irq_at));
 	x->exo = calloc(n + 1, sizeof(*x->exo));
 	x->pre = calloc(n + 1, sizeof(*x->pre));
+	x->ovh = calloc(n + 1, sizeof(*x->ovh));
 	x->roots = calloc(n + 1, sizeof(*x->roots));
 	x->by_fnode = calloc(n + 1, sizeof(*x->by_fnode));
-	if (order && x->root && x->kid && x->kid_at && x->irq_at && x->exo && x->pre &&
+	if (order && x->root && x->kid && x->kid_at && x->irq_at && x->exo && x->pre && x->ovh &&
 	    x->roots && x->by_fnode) {
 		for (int i = 0; i < n; i++)
 			x->root[i] = x->by_fnode[i] = i;
@@ -262,7 +271,8 @@ static int fill_row(const struct idx *x, const struct sr_params *p, struct cset 
 		blocked += c[i].blocked;
 		pre += x->pre[i];
 		for (int j = x->kid_at[i]; j < x->kid_at[i + 1] && !rc; j++)
-			rc = row_add(r, cand(cs, node, SR_FNODE, c[x->kid[j]].fnode),
+			if (!c[x->kid[j]].overhead)
+				rc = row_add(r, cand(cs, node, SR_FNODE, c[x->kid[j]].fnode),
 				     value(x, x->kid[j]), p->mode);
 		rc = rc ? rc : add_irqs(x, cs, r, node, i, won);
 	}
@@ -331,14 +341,39 @@ static int keep_cands(struct search *s, const struct cset *cs)
 	return 0;
 }
 
-/* Vote at node @node (fnode @fnode): every f0 call's instances of it, grouped. */
+/* The votes of one f0 call's instances inst[0..m) of node @node. */
+static int vote_call(struct search *s, int node, int m, struct cset *cs)
+{
+	const struct idx *x = s->x;
+
+	for (int j = 0; j < m; j++)
+		s->out->nodes[node].overhead_ns += x->ovh[s->inst[j]];
+	if (s->p->mode == SR_MAX) /* the largest instance stands for them */
+		for (int j = 1; j < m; j++)
+			if (value(x, s->inst[j]) > value(x, s->inst[0]))
+				s->inst[0] = s->inst[j];
+	if (fill_row(x, s->p, cs, node, s->inst, s->p->mode == SR_MAX ? 1 : m, s->won, &s->row))
+		return -1;
+	vote(cs, &s->row);
+	return 0;
+}
+
+/*
+ * Vote at node @node (fnode @fnode): every f0 call's instances of it,
+ * grouped; at f0 (node 0), every f0 call whatever its fnode, once.
+ */
 static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 {
 	const struct idx *x = s->x;
 	const int *b = x->by_fnode;
 	int n = x->in->ncalls;
 
-	for (int k = 0; k < n;) {
+	for (int k = 0; node == 0 && k < x->nroots; k++) {
+		s->inst[0] = x->roots[k];
+		if (vote_call(s, node, 1, cs))
+			return -1;
+	}
+	for (int k = 0; node > 0 && k < n;) {
 		int m = 0, root = x->root[b[k]];
 		if (x->in->calls[b[k]].fnode != fnode) {
 			k++;
@@ -346,15 +381,8 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 		}
 		while (k < n && x->in->calls[b[k]].fnode == fnode && x->root[b[k]] == root)
 			s->inst[m++] = b[k++];
-		if (s->p->mode == SR_MAX) { /* the largest instance stands for them */
-			for (int j = 1; j < m; j++)
-				if (value(x, s->inst[j]) > value(x, s->inst[0]))
-					s->inst[0] = s->inst[j];
-			m = 1;
-		}
-		if (fill_row(x, s->p, cs, node, s->inst, m, s->won, &s->row))
+		if (vote_call(s, node, m, cs))
 			return -1;
-		vote(cs, &s->row);
 	}
 	return 0;
 }
@@ -411,20 +439,6 @@ static int search_node(struct search *s, int node, int64_t fnode)
 	return rc;
 }
 
-/*
- * Is by_fnode[@k], a root, the first root of its fnode in by_fnode order?
- * (Calls of one fnode are together there; roots among them are not first.)
- */
-static bool first_root_of(const struct idx *x, int k)
-{
-	int64_t f = x->in->calls[x->by_fnode[k]].fnode;
-
-	for (int j = k - 1; j >= 0 && x->in->calls[x->by_fnode[j]].fnode == f; j--)
-		if (x->in->calls[x->by_fnode[j]].parent < 0)
-			return false;
-	return true;
-}
-
 int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out)
 {
 	struct idx x;
@@ -447,12 +461,8 @@ int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_re
 	f0.total_ns = s.f0_total;
 	f0.id = x.nroots ? in->calls[x.roots[0]].fnode : 0;
 	rc = add_node(&s, &f0) < 0 ? -1 : 0;
-	/* f0 may be several fnodes (a function on several paths): each of them */
-	for (int k = 0; !rc && k < in->ncalls; k++) {
-		const struct sr_call *c = &in->calls[x.by_fnode[k]];
-		if (c->parent < 0 && first_root_of(&x, k))
-			rc = search_node(&s, 0, c->fnode);
-	}
+	if (!rc && x.nroots)
+		rc = search_node(&s, 0, f0.id);
 out:
 	free(s.inst);
 	free(s.row.cand);

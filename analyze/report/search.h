@@ -21,6 +21,30 @@
  * branches). A path stops at self, an interrupt, preemption or blocking
  * (root cause found), at a node without children, at max_depth, or when the
  * winner's mean value is below 2^min_bucket ns.
+ *
+ * f0 is one node even where it is several fnodes (a function reached by
+ * several paths): its level is voted once over all its calls, so it has one
+ * self, one preemption, one blocked, and the maxcount_pct threshold is taken
+ * over the whole level. (Searching each fnode apart gave a level two self
+ * nodes, each with the votes of its own fnode's calls only, and let a
+ * winner of a few calls through on a threshold of its own fnode's.) With one
+ * fnode, as in the dissertation's examples, the votes are the same.
+ *
+ * Votes are counted once per f0 call at each level: a call votes at a node
+ * once however many instances of the node it has (mode max: its largest
+ * stands for them), and gives each candidate at most one vote. A node's
+ * votes are those of the level above it (the calls in which it was the
+ * largest there, or in that bucket); its children's are counted over every
+ * f0 call that reaches it, as the method counts them, including the calls
+ * in which a sibling or an interrupt beat it one level up. So a child can
+ * have more votes than its parent (vm-cpuhog's slow reads: preemption and
+ * ext4_file_read_iter 13 of 21 each, then generic_file_read_iter 21 of 21):
+ * that is no double count, and the shares say what each costs.
+ *
+ * The tracer's own code (a kprobe handler that function_graph saw, marked
+ * sr_call.overhead) is not the code's cost: its time is taken out of the
+ * value of every call above it like an interrupt's, it is never a
+ * candidate (no path ends in it), and each node reports it (overhead_ns).
  */
 #ifndef DARC_SEARCH_H
 #define DARC_SEARCH_H
@@ -32,6 +56,8 @@ struct sr_call {
 	int parent;	 /* index in the input, -1 for an f0 call */
 	int64_t fnode;	 /* fnode id */
 	int64_t incl, irq, softirq, preempt, blocked; /* as stored (innermost parts) */
+	int overhead;	 /* the tracer's own code (func.overhead): its whole time is */
+			 /* taken out of its caller, never a candidate */
 };
 
 /* Interrupt time charged to one call, by source. */
@@ -100,6 +126,7 @@ struct sr_node {
 	double total_ns;   /* its value summed over them */
 	double share;	   /* of f0's latency in the peak, 0..1 */
 	int status;	   /* enum sr_status */
+	double overhead_ns; /* tracer overhead in its instances' subtrees, summed */
 };
 
 struct sr_result {

@@ -153,10 +153,44 @@ names = [x["name"] for x in n]
 assert names[:3] == ["vfs_read", "ext4_file_read_iter", "iomap_dio_rw"], names
 leaf = n[-1]
 assert leaf["kind"] == "blocked" and leaf["status"] == "root cause found", leaf
-assert "hardirq" in leaf["details"][0]["what"], leaf["details"]
+# woken by the disk interrupt (virtio-blk), named as itself, not as the task it hit
+assert leaf["details"][0]["what"].startswith("irq "), leaf["details"]
+assert "(virtio0-req" in leaf["details"][0]["what"], leaf["details"]
 assert "schedule" in names and "__iomap_dio_rw" in names, names
 ' && ok "paths: the disk peak ends in the direct-I/O path's blocking wait, woken from hardirq" ||
 	not_ok "paths: the disk peak"
+# each O_DIRECT read submits one bio and sleeps until it completes: the
+# bios under the disk peak's wait are those of the sleeps a disk interrupt
+# ended, one each, not every bio the peak's calls submitted (on a copy: the
+# count of stored searches is checked below)
+cp "$db" "$tmp/od-at.db"
+"$darc" paths "$tmp/od-at.db" --root vfs_read --peak 2 --json | python3 -c '
+import json, sys
+n = json.load(sys.stdin)[0]["nodes"]
+leaf = n[-1]
+disk = sum(d["times"] for d in leaf["details"] if "(virtio0-req" in d["what"])
+assert disk > 40 and leaf["io"]["bios"] == disk, (leaf["io"], leaf["details"])
+# every runner-up has its share of the peak beside its votes
+for x in n:
+    for r in x["runners_up"]:
+        assert abs(r["share"] - r["total_ns"] / n[0]["total_ns"]) < 1e-9, r
+' && ok "paths: the bios under a wait are those of the sleeps a bio completion ended" ||
+	not_ok "paths: the bios under the disk peak's wait"
+# a recording's own kprobe handlers (func.overhead) are no node of any path:
+# tracer overhead, shown at f0
+over=$(sqlite3 "$db" "SELECT group_concat(name, ',') FROM func WHERE overhead")
+"$darc" paths "$tmp/od-at.db" --root vfs_read --json | python3 -c '
+import json, sys
+over = set(sys.argv[1].split(","))
+assert "kprobe_ftrace_handler" in over, over
+a = json.load(sys.stdin)
+for p in a:
+    names = [x["name"] for x in p["nodes"]]
+    assert not over & set(names), names
+    assert not any(r["name"] in over for x in p["nodes"] for r in x["runners_up"]), p
+assert a[0]["nodes"][0]["overhead_share"] > 0, a[0]["nodes"][0]
+' "$over" && ok "paths: the tracer's own handlers end no path, shown as tracer overhead" ||
+	not_ok "paths: tracer overhead"
 "$darc" paths "$db" --root vfs_read --peak 1 --json | python3 -c '
 import json, sys
 n = json.load(sys.stdin)[0]["nodes"]
@@ -227,7 +261,8 @@ cache = [n["name"] for n in a[0]["nodes"]]
 disk = [n["name"] for n in a[1]["nodes"]]
 assert "filemap_read" in cache and "iomap_dio_rw" not in cache, cache
 assert "iomap_dio_rw" in disk and disk[-1] == "blocked", disk
-assert "hardirq" in a[1]["nodes"][-1]["details"][0]["what"]
+assert a[1]["nodes"][-1]["details"][0]["what"].startswith("irq ")
+assert "(virtio0-req" in a[1]["nodes"][-1]["details"][0]["what"]
 io = a[1]["nodes"][-1]["io"]  # the continuation into the bios that ended the wait
 assert io["bios"] == 200 and io["dominant"] == "device", io
 # no left shift: every node counts f0's calls in the peak, chosen by f0's range
@@ -438,6 +473,20 @@ assert slow[1]["status"] == "root cause found"
 assert a[0]["nodes"][-1]["kind"] == "self", a[0]["nodes"][-1]
 ' && ok "vm-getrandom: the slow peak ends at the first level in preemption" ||
 		not_ok "vm-getrandom paths"
+	# the preempted calls name the task that ran meanwhile: the CPU hog, a
+	# task of its own (forked), not the caller, for nearly all of that time
+	caller=$(sqlite3 "$tmp/vm-getrandom-v7.db" "SELECT DISTINCT c.task_id FROM call c
+		JOIN func f ON f.id = c.func_id WHERE f.name = '__x64_sys_getrandom'")
+	"$darc" paths "$tmp/vm-getrandom-v7.db" --root __x64_sys_getrandom --peak 2 --json |
+		python3 -c '
+import json, sys
+pre = json.load(sys.stdin)[0]["nodes"][1]
+ran = [d for d in pre["details"] if d["role"] == "ran instead"]
+assert ran and ran[0]["what"].startswith("vm-workload ["), pre["details"]
+assert ran[0]["what"] != "vm-workload [%s]" % sys.argv[1], (ran, sys.argv[1])
+assert ran[0]["ns"] >= 0.9 * pre["total_ns"], (ran[0], pre["total_ns"])
+' "$caller" && ok "vm-getrandom: preemption names the task that ran instead (the hog)" ||
+		not_ok "vm-getrandom: who ran instead"
 	"$darc" paths "$tmp/vm-stat-v7.dat" --root __x64_sys_newfstatat --json \
 		2>/dev/null | python3 -c '
 import json, sys
@@ -450,6 +499,41 @@ assert names[-1] == "self" and names[-2].startswith("link_path_walk"), names
 else
 	echo "note: no vm-preads sample: the profile checks on VM-lab recordings are not run"
 fi
+
+# 7b. who ended a sleep, on an ftrace text made here: 8 calls of slow() by
+#    task sl-77 sleep 2 ms while git-1764 runs on the CPU; the even ones end
+#    by a timer expiry (a hard interrupt no irq event names: the local timer)
+#    hitting git, the odd ones by the disk's irq 25. Each is named as itself,
+#    never as git, the task the interrupt happened to hit.
+python3 - "$tmp/wake.txt" <<'PY'
+import sys
+lines, t = [b"cpus=2"], 5.0
+def line(comm, pid, flags, ev, rest, dt=1e-6):
+    global t
+    lines.append(b"  %s-%d    [001] %s  %.6f: %s: %s" % (comm, pid, flags, t, ev, rest))
+    t += dt
+for i in range(8):
+    line(b"sl", 77, b"....", b"funcgraph_entry", b"                  |  slow() {")
+    line(b"sl", 77, b"d...", b"sched_switch", b"prev_comm=sl prev_pid=77 prev_prio=120 "
+         b"prev_state=S ==> next_comm=git next_pid=1764 next_prio=120", 2e-3)
+    if i % 2:
+        line(b"git", 1764, b"d.h.", b"irq_handler_entry", b"irq=25 name=virtio0-requests")
+    line(b"git", 1764, b"d.h.", b"sched_wakeup", b"comm=sl pid=77 prio=120 target_cpu=001")
+    if i % 2:
+        line(b"git", 1764, b"d.h.", b"irq_handler_exit", b"irq=25 ret=handled")
+    line(b"git", 1764, b"d...", b"sched_switch", b"prev_comm=git prev_pid=1764 prev_prio=120 "
+         b"prev_state=R ==> next_comm=sl next_pid=77 next_prio=120")
+    line(b"sl", 77, b"....", b"funcgraph_exit", b"! 2010.000 us |  }", 1e-3)
+open(sys.argv[1], "wb").write(b"\n".join(lines) + b"\n")
+PY
+"$darc" paths "$tmp/wake.txt" --func slow --json 2>/dev/null | python3 -c '
+import json, sys
+leaf = json.load(sys.stdin)[0]["nodes"][-1]
+got = sorted((d["role"], d["what"], d["times"]) for d in leaf["details"])
+assert leaf["kind"] == "blocked", leaf
+assert got == [("woken by", "irq 25 (virtio0-requests)", 4), ("woken by", "timer (hardirq)", 4)], got
+' && ok "paths: a timer expiry and a device interrupt named as themselves, not as the task they hit" ||
+	not_ok "paths: who ended a sleep"
 
 # 8. mistakes: exit 2, one line naming the problem
 bad() {

@@ -288,6 +288,96 @@ START_TEST(test_stops)
 }
 END_TEST
 
+/*
+ * f0 reached by two paths (fnodes 1 and 9) is one node: its level is voted
+ * once over all its calls (one self, not one per fnode), and the threshold
+ * is the whole level's, not each fnode's.
+ */
+START_TEST(test_f0_fnodes)
+{
+	for (int r = 0; r < 10; r++)
+		add(-1, r < 6 ? 1 : 9, 1000000);
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "self");
+	ck_assert_int_eq(res.nodes[1].maxcount, 10);
+
+	setup();
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, r < 6 ? 1 : 9, 1100000);
+		if (r < 6)
+			add(f0, 2, 1000000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self");
+	ck_assert_int_eq(res.nodes[1].maxcount, 6);
+	for (int i = 0; i < res.ncands; i++) /* self of the other 4 calls: a runner-up */
+		if (res.cands[i].node == 0 && res.cands[i].kind == SR_SELF)
+			ck_assert_int_eq(res.cands[i].maxcount, 4);
+}
+END_TEST
+
+/*
+ * The tracer's own handler (600 us of each call) is no candidate and not
+ * the caller's self: the real callee (400 us) is the cause, and the
+ * handler's time is reported as overhead. An interrupt inside the handler
+ * is still an interrupt.
+ */
+START_TEST(test_overhead)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 1100000), h = add(f0, 3, 600000);
+		add(f0, 2, 400000);
+		add(h, 4, 100000); /* called inside the handler: overhead too */
+		calls[h].overhead = 1;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 self");
+	ck_assert(res.nodes[0].overhead_ns == 10 * 600000.0);
+	for (int i = 0; i < res.ncands; i++) {
+		ck_assert(!(res.cands[i].kind == SR_FNODE && res.cands[i].id == 3));
+		if (res.cands[i].node == 0 && res.cands[i].kind == SR_SELF)
+			ck_assert(res.cands[i].total_ns == 10 * 100000.0);
+	}
+
+	setup();
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, 900000), h = add(f0, 3, 600000);
+		add(f0, 2, 200000);
+		calls[h].overhead = 1;
+		irq(h, 2, 500000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "irq:2");
+	ck_assert(res.nodes[0].overhead_ns == 10 * 100000.0);
+}
+END_TEST
+
+/*
+ * Votes once per f0 call at each level, counted over every call that
+ * reaches the node: in 4 of 10 calls an interrupt of f0 beats fnode 2 at
+ * the first level (6 votes), yet below it fnode 3 is the largest in all 10
+ * (DARC's count: a child may have more votes than its parent).
+ */
+START_TEST(test_votes_per_level)
+{
+	for (int r = 0; r < 10; r++) {
+		int f0 = add(-1, 1, r < 4 ? 2950000 : 1050000), a = add(f0, 2, 1000000);
+		add(a, 3, 900000);
+		if (r < 4)
+			irq(f0, 2, 1900000);
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+	ck_assert_int_eq(res.nodes[1].maxcount, 6);
+	ck_assert_int_eq(res.nodes[2].maxcount, 10);
+	for (int i = 0; i < res.ncands; i++) {
+		ck_assert_int_le(res.cands[i].maxcount, 10);
+		if (res.cands[i].node == 0 && res.cands[i].kind == SR_IRQ)
+			ck_assert_int_eq(res.cands[i].maxcount, 4);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_params)
 {
 	struct sr_input in = {calls, 0, irqs, 0, 0, soft};
@@ -323,6 +413,9 @@ int main(void)
 	tcase_add_test(tc, test_exogenous_once);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_stops);
+	tcase_add_test(tc, test_f0_fnodes);
+	tcase_add_test(tc, test_overhead);
+	tcase_add_test(tc, test_votes_per_level);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
