@@ -140,7 +140,7 @@ text_out("hist", ["hist", db, "--func", FUNC], [vis(FUNC) + b": incl latency"])
 text_out("peaks --explain", ["peaks", db, "--func", FUNC, "--explain"], [vis(FUNC)])
 text_out("diff", ["diff", orig, db, "--show", "1"], [vis(FUNC) + b" (only in B)"])
 text_out("paths", ["paths", db, "--func", "vfs_read"], [vis(FUNC)])
-text_out("explain", ["explain", db], [b"== 2. " + vis(FUNC)])
+text_out("explain", ["explain", db, "--verbose"], [vis(FUNC)])
 text_out("waits", ["waits", db, "--task", "162"], [vis(CMDLINE) + b" [162]"])
 text_out("io --irqs", ["io", db, "--irqs"], [b" " + vis(CMDLINE) + b" "])
 text_out("export --folded --root comm", ["export", db, "--folded", "--root", "comm"],
@@ -196,7 +196,7 @@ text_out("analyze names.txt", ["analyze", "-f", "-o", tdb, txt], [vis(TFUNC), vi
 text_out("hist (text)", ["hist", tdb, "--func", TFUNC], [vis(TFUNC) + b": incl latency"])
 text_out("paths (text)", ["paths", tdb, "--func", TFUNC],
          [b"irq 25 (" + vis(TIRQ) + b")", b"woken by " + vis(WAKER)])
-text_out("explain (text)", ["explain", tdb], [b"== 1. " + vis(TFUNC)])
+text_out("explain (text)", ["explain", tdb], [b"1. " + vis(TFUNC)])
 text_out("waits (text)", ["waits", tdb, "--task", "77"],
          [vis(TCOMM) + b" [77]", b"woken by " + vis(WAKER) + b" [88]"])
 text_out("io --irqs (text)", ["io", tdb, "--irqs"], [b" " + vis(TCOMM) + b" "])

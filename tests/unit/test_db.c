@@ -278,8 +278,8 @@ START_TEST(test_every_table)
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
 
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "8");
-	ck_assert_int_eq(schema_version, 8);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "9");
+	ck_assert_int_eq(schema_version, 9);
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
 			 "0.1.0|{}|NULL");
