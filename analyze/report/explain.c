@@ -129,20 +129,32 @@ static json_t *source(json_t *node)
 	return json_is_string(name) ? json_incref(name) : json_null();
 }
 
-/* Who a winner's details name: the first waker, preempting task or source. */
+/* The first of a winner's details in @role ("woken by", "hit", "ran instead"), or NULL. */
+static const char *detail(json_t *node, const char *role)
+{
+	json_t *d;
+	size_t k;
+
+	json_array_foreach(json_object_get(node, "details"), k, d) {
+		const char *r = json_string_value(json_object_get(d, "role"));
+		if (r && !strcmp(r, role))
+			return json_string_value(json_object_get(d, "what"));
+	}
+	return NULL;
+}
+
+/* Who a winner's details name: the first waker, the task that ran instead, or the source. */
 static json_t *who_of(json_t *node, const char *kind)
 {
-	json_t *d = json_array_get(json_object_get(node, "details"), 0);
-	const char *what = json_string_value(json_object_get(d, "what"));
+	const char *what = NULL;
 
 	if (!strcmp(kind, "irq") || !strcmp(kind, "softirq"))
 		return source(node);
-	if ((!strcmp(kind, "blocked") || !strcmp(kind, "io")) && what)
-		return json_string(what);
-	/* the task that ran instead, "comm [tid]"; not the function it hit */
-	if (!strcmp(kind, "preempt") && what && *what && what[strlen(what) - 1] == ']')
-		return json_string(what);
-	return json_null();
+	if (!strcmp(kind, "blocked") || !strcmp(kind, "io"))
+		what = detail(node, "woken by");
+	else if (!strcmp(kind, "preempt"))
+		what = detail(node, "ran instead");
+	return what ? json_string(what) : json_null();
 }
 
 static json_t *cause(json_t *path, const char *kind, double ns, double f0_ns, json_int_t votes,
@@ -298,6 +310,8 @@ json_t *explain_causes(json_t *nodes)
 		x = cause(path_to(nodes, i), kind,
 			  json_number_value(json_object_get(node, "total_ns")), f0_ns,
 			  json_integer_value(json_object_get(node, "maxcount")), who_of(node, kind));
+		if (!strcmp(kind, "preempt") && detail(node, "hit")) /* where it was preempted */
+			json_object_set_new(x, "where", json_string(detail(node, "hit")));
 		if (!strcmp(kind, "io"))
 			json_object_set(x, "io", json_object_get(node, "io"));
 		json_array_append_new(out, x);
@@ -447,6 +461,9 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 			 100 * json_number_value(json_object_get(io, "dominant_share")), in);
 	else if (!strcmp(kind, "blocked"))
 		snprintf(buf, size, "waiting%s%s%s", what ? " for " : "", what ? what : "", in);
+	else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
+		snprintf(buf, size, "preempted%s in %s", in,
+			 json_string_value(json_object_get(c, "where")));
 	else if (!strcmp(kind, "preempt"))
 		snprintf(buf, size, "preempted%s", in);
 	else if (!strcmp(kind, "irq") || !strcmp(kind, "softirq")) {

@@ -164,7 +164,7 @@ START_TEST(test_causes_runner_up)
 	    "  \"maxcount\":8,\"total_ns\":900,\"details\":[],\"runners_up\":"
 	    "  [{\"kind\":\"irq\",\"name\":\"irq 11 (x)\",\"maxcount\":1,\"total_ns\":40}]},"
 	    " {\"node\":2,\"parent\":1,\"kind\":\"blocked\",\"name\":\"blocked\",\"maxcount\":7,"
-	    "  \"total_ns\":700,\"details\":[{\"what\":\"writer [212]\"}],\"runners_up\":[]}]");
+	    "  \"total_ns\":700,\"details\":[{\"role\":\"woken by\",\"what\":\"writer [212]\"}],\"runners_up\":[]}]");
 	json_t *c = explain_causes(nodes), *x;
 
 	ck_assert_int_eq(json_array_size(c), 2);
@@ -319,6 +319,35 @@ START_TEST(test_sentence_kinds)
 }
 END_TEST
 
+/*
+ * A preemption names where the calls were hit and the task that ran
+ * instead, from the details' roles (not the first detail, which is where).
+ */
+START_TEST(test_causes_preempt)
+{
+	struct slow_part sp = {SLOW_PEAK, 1, {.lo = 22, .hi = 23, .calls = 57, .share_lat = 0.53}};
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":57,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"preempt\",\"name\":\"preemption\","
+	    "  \"maxcount\":57,\"total_ns\":940,\"runners_up\":[],\"details\":["
+	    "  {\"role\":\"hit\",\"what\":\"get_random_bytes_user\"},"
+	    "  {\"role\":\"ran instead\",\"what\":\"hog [162]\"}]}]");
+	json_t *c = explain_causes(nodes), *x = json_array_get(c, 0);
+	char *s;
+
+	ck_assert_int_eq(json_array_size(c), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(x, "who")), "hog [162]");
+	ck_assert_str_eq(json_string_value(json_object_get(x, "where")), "get_random_bytes_user");
+	s = explain_sentence("getrandom()", &sp, x);
+	ck_assert_str_eq(s, "getrandom(): slow peak (buckets 22-23, 57 calls, 53% of its latency):"
+			    " preempted in get_random_bytes_user, 94% of that time, by hog [162]");
+	free(s);
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
 START_TEST(test_title)
 {
 	char *t = explain_title("__x64_sys_write");
@@ -355,6 +384,7 @@ int main(void)
 	tcase_add_test(tc, test_causes_small);
 	tcase_add_test(tc, test_sentence_blocked);
 	tcase_add_test(tc, test_sentence_kinds);
+	tcase_add_test(tc, test_causes_preempt);
 	tcase_add_test(tc, test_title);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
