@@ -386,6 +386,17 @@ static const struct phrase waits_for[] = {
 	{"ep_poll", "epoll events"},
 	{"do_sys_poll", "poll events"},
 	{"do_select", "select events"},
+	/* system calls as raw_syscalls name them (a user program's recording) */
+	{"clock_nanosleep", "a sleep to end"},
+	{"nanosleep", "a sleep to end"},
+	{"fsync", "its file to reach the disk"},
+	{"fdatasync", "its file to reach the disk"},
+	{"futex", "a futex"},
+	{"epoll_wait", "epoll events"},
+	{"poll", "poll events"},
+	{"ppoll", "poll events"},
+	{"select", "select events"},
+	{"pselect6", "select events"},
 	{NULL, NULL},
 };
 
@@ -421,8 +432,9 @@ static void irq_phrase(const char *who, char *buf, size_t size)
 }
 
 /*
- * The functions of @path to name (not the "[...]" steps): from the first
- * whose wait has a phrase (*@what gets it), else the last three.
+ * The functions of @path to name (not the "[...]" steps): from the caller
+ * of the first whose wait has a phrase (*@what gets it: who takes the lock,
+ * who sleeps), else the last three.
  */
 static void chain(json_t *path, char *buf, size_t size, const char **what)
 {
@@ -435,7 +447,7 @@ static void chain(json_t *path, char *buf, size_t size, const char **what)
 	from = n > 3 ? n - 3 : 0;
 	json_array_foreach(path, k, s)
 		if (k < n && !*what && (*what = phrase(waits_for, json_string_value(s))))
-			from = k;
+			from = k ? k - 1 : 0;
 	buf[0] = 0;
 	for (k = from; k < n; k++)
 		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", k > from ? " > " : "",

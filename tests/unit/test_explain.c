@@ -283,9 +283,9 @@ START_TEST(test_sentence_blocked)
 	char *s = explain_sentence("write()", &sp, c);
 
 	ck_assert_str_eq(s, "write(): slow peak (buckets 21-24, 110 calls, 38% of its latency):"
-			    " waiting for a read-write semaphore, as a writer (down_write >"
-			    " rwsem_down_write_slowpath > schedule), 71% of that time, woken by"
-			    " writer [212]");
+			    " waiting for a read-write semaphore, as a writer"
+			    " (ext4_buffered_write_iter > down_write > rwsem_down_write_slowpath >"
+			    " schedule), 71% of that time, woken by writer [212]");
 	free(s);
 	json_decref(c);
 }
