@@ -55,6 +55,13 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 		 const char *what, int number, const struct peak *pk, json_t *all,
 		 struct fmt_err *err);
 void paths_tree_text(FILE *out, json_t *nodes);
+/*
+ * Who ended the sleeps of fnode ?1 within the current search's calls (-1:
+ * f0's own), one row each, most time first: a task as "comm [tid]", an
+ * interrupt as the interrupt ("timer (...)", "irq N (handler)", "softirq
+ * X"), never the task it happened to hit; then the count and the time.
+ */
+extern const char paths_wakers_sql[];
 
 /*
  * darc explain: the recording's entry points (the roots of its call trees,

@@ -162,13 +162,6 @@ static const char chain_sql[] =
     "  JOIN fnode fn ON fn.id = up.parent JOIN func f ON f.id = fn.func_id WHERE up.id != ?2)"
     " SELECT name FROM up WHERE up.id != ?2 ORDER BY d DESC";
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
-static const char waker_sql[] =
-    "SELECT coalesce(t.comm, 'tid') || ' [' || w.waker_tid || ']' FROM sched_interval si"
-    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
-    " JOIN wakeup w ON w.id = si.wakeup_id LEFT JOIN task t ON t.tid = w.waker_tid"
-    " WHERE si.kind = 1 AND c.fnode_id = ?1 GROUP BY w.waker_tid"
-    " ORDER BY sum(si.t_in - si.t_out) DESC LIMIT 1";
-
 static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
 
 /* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
@@ -236,7 +229,7 @@ static bool follow(struct rdb *db, json_t *c)
 			json_array_append_new(path, json_string(step[k]));
 		json_object_set_new(c, "kind", json_string(kind[k]));
 		if (k == 0)
-			query1(db, waker_sql, at, 0, NULL, &who);
+			query1(db, paths_wakers_sql, at, 0, NULL, &who);
 		json_object_set_new(c, "who", who ? json_string(who) : json_null());
 		free(who);
 	}
@@ -289,8 +282,8 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 		}
 		if (w) {
 			char *who = NULL;
-			query1(db, waker_sql, json_integer_value(json_object_get(w, "fnode")), 0, NULL,
-			       &who);
+			query1(db, paths_wakers_sql, json_integer_value(json_object_get(w, "fnode")), 0,
+			       NULL, &who);
 			json_object_set_new(c, "who", who ? json_string(who) : json_null());
 			json_object_del(c, "wakers_of");
 			free(who);

@@ -79,7 +79,7 @@ static const char ran_instead_sql[] =
  * else the innermost interrupt episode then on that CPU) with its number,
  * a softirq by its vector.
  */
-static const char wakers_sql[] =
+const char paths_wakers_sql[] =
     "SELECT CASE WHEN k.ctx = 0 THEN coalesce(t.comm, 'tid') || ' [' || k.waker_tid || ']'"
     " WHEN wt.category = 'timed out' THEN 'timer (' || coalesce(wf.name, k.handler, x.name) || ')'"
     " WHEN k.ctx = 2 THEN 'softirq ' || coalesce(k.handler, '?')"
@@ -118,7 +118,7 @@ static json_t *details(struct rdb *db, const struct sr_result *r, int i, const c
 		top_rows(db, preempt_hits_sql, "hit", NULL, 0, j);
 		top_rows(db, ran_instead_sql, "ran instead", NULL, 0, j);
 	} else if (n->kind == SR_BLOCKED && n->parent >= 0)
-		top_rows(db, wakers_sql, "woken by", NULL, sleeper(r, i), j);
+		top_rows(db, paths_wakers_sql, "woken by", NULL, sleeper(r, i), j);
 	return j;
 }
 
