@@ -86,6 +86,11 @@ def check(db, subject, ex, text):
         return figs, ["no subject"]
     s = subs[0]
     figs.append("first subject %s" % s.get("func"))
+    # (e) a sleep's waker is a task that woke it or the interrupt that did, never the
+    # task an interrupt happened to hit (the idle task wakes nobody in task context)
+    for c in s.get("causes") or []:
+        if c.get("kind") in ("blocked", "io") and str(c.get("who")).endswith(" [0]"):
+            bad.append("(e) woken by %s" % c.get("who"))
     if s.get("func") != subject:
         bad.append("(a) first subject %s, not %s" % (s.get("func"), subject))
     t = truth(db, subject)

@@ -22,6 +22,7 @@
 #   vm-odirect     O_DIRECT and cached preads: the cold ones wait for the disk
 #   vm-preads      the same through pread64
 #   vm-stat        stat of a path 16 directories deep: the path walk
+#   vm73-preads    vm-preads on Linux 7.3 (IBT names; TCG makes submission CPU-bound)
 #   host-explainapp  tests/live/explain-app.c: backoff's 3 ms sleep, then fsync
 # Usage: explain.sh DARC. Exit 0 pass, 1 fail.
 set -u
@@ -55,6 +56,7 @@ vm-append2-v7.dat __x64_sys_write
 vm-odirect-v7.dat vfs_read
 vm-preads-v7.dat __x64_sys_pread64
 vm-stat-v7.dat __x64_sys_newfstatat
+vm73-preads-v7.dat __x64_sys_pread64
 host-explainapp-v7.dat handle
 LIST
 exit $fail
