@@ -46,6 +46,20 @@ if [ "$n" != 0 ]; then
 	echo "FAIL: $name: $n calls whose blocked_ns or preempt_ns is not their sched intervals' sum"
 	fail=1
 fi
+# the traced entry points (kernel functions rooting two or more calls in task
+# context: a -g function, a kprobe pair) are named, and every call of theirs is
+# complete: an unnamed address (IBT's +4) or a call without entry or exit
+# (an irq entry not recognised) is a reading error, not the recording's
+n=$(sqlite3 "$db" "WITH r AS (SELECT func_id FROM call WHERE depth = 0 AND flags & 56 = 0
+		GROUP BY func_id HAVING count(*) >= 2)
+	SELECT f.name || ': ' || count(*) || ' calls, ' || sum(c.flags & 7 != 0) || ' incomplete'
+	FROM call c JOIN r ON r.func_id = c.func_id JOIN func f ON f.id = c.func_id
+	WHERE f.kind = 0 AND c.depth = 0 AND c.flags & 56 = 0 GROUP BY f.id
+	HAVING sum(c.flags & 7 != 0) > 0 OR f.name LIKE '0x%'")
+if [ -n "$n" ]; then
+	echo "FAIL: $name: entry points unnamed or with incomplete calls: $n"
+	fail=1
+fi
 calls=$(sqlite3 "$db" "SELECT count(*) FROM call")
 if [ "$calls" -eq 0 ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM func")" -ne 0 ]; then
 	echo "FAIL: $name: functions but no calls"
