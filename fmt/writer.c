@@ -88,7 +88,7 @@ struct fmt_writer {
 
 static void db_put(struct dbuf *b, const void *p, size_t n)
 {
-	if (b->bad)
+	if (b->bad || !n) /* nothing (an empty kallsyms): p may be NULL */
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
