@@ -855,8 +855,8 @@ static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct 
 	ev->flags = d[2];
 	ev->preempt = d[3];
 	ev->event = fmt_event_format(r, ev->type);
-	if (r->bad_layout)
-		return FAIL("unsupported event layout: common_type/common_pid not at offsets 0/4");
+	if (fmt_event_bad(r, ev))
+		return fmt_event_refuse(r, ev, err);
 	ev->missed = add_missed(s->missed, p->missed_any);
 	if (!s->missed && !p->missed_any)
 		ev->missed = 0;

@@ -163,8 +163,8 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	ev->flags = d[2];
 	ev->preempt = d[3];
 	ev->event = event_format(r, ev->type);
-	if (r->bad_layout)
-		return FAIL("unsupported event layout: common_type/common_pid not at offsets 0/4");
+	if (__builtin_expect(fmt_event_bad(r, ev), 0))
+		return fmt_event_refuse(r, ev, err);
 	ev->missed = s->missed;
 	s->st.events++;
 	return 1;

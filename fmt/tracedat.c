@@ -356,6 +356,20 @@ static bool format_ok(const char *text, size_t len)
 	return true;
 }
 
+/* The bytes @ev's fixed fields take: past the last of them (a dynamic one's 4-byte locator). */
+static uint16_t fixed_size(const struct tep_event *ev)
+{
+	unsigned end = 0;
+
+	for (int common = 0; common < 2; common++)
+		for (const struct tep_format_field *f = common ? ev->format.common_fields
+							   : ev->format.fields;
+		     f; f = f->next)
+			if ((unsigned)f->offset + (unsigned)f->size > end)
+				end = (unsigned)f->offset + (unsigned)f->size;
+	return end > 65535 ? 65535 : (uint16_t)end;
+}
+
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
@@ -386,8 +400,17 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 		r->bad_layout = true;
 		return NULL;
 	}
+	r->ev_min_size[id] = fixed_size(ev);
 	r->ev_of_id[id] = ev;
 	return ev;
+}
+
+int fmt_event_refuse(const struct fmt_reader *r, const struct fmt_event *ev, struct fmt_err *err)
+{
+	if (r->bad_layout)
+		return FAIL("unsupported event layout: common_type/common_pid not at offsets 0/4");
+	return FAIL("cpu %d: a %s record of %u bytes, where its format's fields take %u",
+		    ev->cpu, ev->event->name, ev->size, r->ev_min_size[ev->type]);
 }
 
 struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name)
@@ -1315,8 +1338,9 @@ int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
 	r->format_of_id = calloc(65536, sizeof(*r->format_of_id));
 	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
 	r->ev_done = calloc(65536, 1);
+	r->ev_min_size = calloc(65536, sizeof(*r->ev_min_size));
 	r->tep = tep_alloc();
-	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->tep)
+	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->ev_min_size || !r->tep)
 		return FAIL("out of memory");
 	tep_set_file_bigendian(r->tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
@@ -1459,6 +1483,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->formats);
 	free(r->format_of_id);
 	free(r->ev_of_id);
+	free(r->ev_min_size);
 	free(r->ev_done);
 	for (int i = 0; i < r->nkept; i++)
 		free(r->kept[i]);

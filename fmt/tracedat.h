@@ -146,6 +146,7 @@ struct fmt_reader {
 	int32_t *format_of_id;	   /* [65536] index into formats + 1, 0 none */
 	struct tep_event **ev_of_id; /* [65536] parsed formats */
 	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
+	uint16_t *ev_min_size;	   /* [65536] bytes its fixed fields need */
 	bool bad_layout;	   /* a format's common fields are not where read */
 	const uint8_t *ksyms;	   /* v6: kallsyms text in the mapping, parsed lazily */
 	uint64_t ksyms_len;
@@ -174,6 +175,18 @@ int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint3
  * common fields are not where the reader takes type and pid from.
  */
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
+/*
+ * Whether @ev (its format set) is a record libtraceevent must not read:
+ * common fields not at 0 and 4 (r->bad_layout), or a record shorter than
+ * its format's fixed fields (it would read past the record).
+ */
+static inline bool fmt_event_bad(const struct fmt_reader *r, const struct fmt_event *ev)
+{
+	return r->bad_layout || (ev->event && ev->size < r->ev_min_size[ev->type]);
+}
+
+/* The error of such an event: -1 with @err set. */
+int fmt_event_refuse(const struct fmt_reader *r, const struct fmt_event *ev, struct fmt_err *err);
 
 /*
  * Allocate the libtraceevent handle and the format tables, for the byte
