@@ -8,7 +8,8 @@
  * A value runs to the next field's " name=" (a comm may hold spaces): a
  * number (decimal, or hex with 0x), a string, "ARRAY[f3, 64, ...]" (the
  * bytes of an array), or a symbol (libtraceevent prints a function's
- * address as its name: "ip=vfs_read"), which @sym turns into an address.
+ * address as its name: "ip=vfs_read"), which @sym turns into an address
+ * (only in an unsigned long field: an address).
  */
 #include "text.h"
 
@@ -56,16 +57,23 @@ static bool array_bytes(struct tspan v, uint8_t *dst, int max)
 	return true;
 }
 
-/* A number: decimal (maybe negative) or 0x hex. */
+/* A number: decimal (maybe negative, up to 2^64 - 1) or 0x hex. */
 static bool number(struct tspan v, uint64_t *u)
 {
-	int64_t d;
+	const char *p = v.p + (v.n && *v.p == '-'), *e = v.p + v.n;
 
 	if (v.n > 2 && v.p[0] == '0' && v.p[1] == 'x')
-		return thex(v.p + 2, v.p + v.n, u);
-	if (!tdec(v.p, v.p + v.n, &d))
+		return thex(v.p + 2, e, u);
+	if (p == e)
 		return false;
-	*u = (uint64_t)d;
+	for (*u = 0; p < e; p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+		if (*p < '0' || *p > '9' || *u > (UINT64_MAX - d) / 10)
+			return false;
+		*u = *u * 10 + d;
+	}
+	if (*v.p == '-')
+		*u = -*u;
 	return true;
 }
 
@@ -92,8 +100,9 @@ static bool put_field(struct tep_format_field *f, struct tspan v, uint8_t *rec, 
 		return array_bytes(v, rec + f->offset, f->size);
 	if (f->size < 1 || f->size > 8)
 		return false;
-	if (!number(v, &u)) {
-		if (f->size != 8 || !sym || !sym(ctx, v, &u))
+	if (!number(v, &u)) { /* a symbol: an address field's, never starting with a digit */
+		if (f->size != 8 || (f->flags & TEP_FIELD_IS_SIGNED) || !sym || !v.n ||
+		    (*v.p >= '0' && *v.p <= '9') || *v.p == '-' || !sym(ctx, v, &u))
 			return false;
 	}
 	memcpy(rec + f->offset, &u, f->size); /* little-endian, as the formats are */

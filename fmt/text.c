@@ -70,6 +70,8 @@
 #define TEXT_CALLER_SHIFT 24			     /* 16 MiB: more than any function */
 #define TEXT_PID_UNKNOWN 0x40000000	     /* above any pid_max */
 #define TEXT_MAX_CPUS 4096
+#define TEXT_SYSCALL_NR 3072 /* made-up system call numbers: above any real one, below
+				the 4096 the analysis learns names for */
 #define PROBE_BYTES 65536
 #define PROBE_LINES 8
 #define PROBE_LINE_MAX 4096 /* bytes the probe looks at for trace-cmd's first event */
@@ -134,6 +136,7 @@ struct tdyn {
 	enum dyn_kind kind;
 	struct tprobe *layout; /* DYN_PROBE: the fields of its first line */
 	int nargs;	       /* DYN_SYSCALL: the arguments of its first line */
+	int sys_nr;	       /* and its number where the text does not print it */
 };
 
 /* A probed address and the function it is taken for. */
@@ -171,11 +174,14 @@ struct text {
 	bool any_caller;      /* functions are given caller addresses */
 	long stack_ev;	      /* the stack trace event frames go to, -1 none */
 	uint64_t stack_frames; /* frames read */
+	int nsyscalls;	      /* system calls given made-up numbers */
+	bool syscall_nrs;     /* some were */
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
 	uint64_t irq_marks, annotations;
 	int line;
 	char lacks[512];
+	char skipped[200];
 };
 
 /* ---- the arena and events ----------------------------------------------- */
@@ -441,12 +447,13 @@ static struct tstack *stack_of(struct text *x, int32_t pid)
 static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void *how, int *len)
 {
 	char *text = NULL;
-	const char *call = strchr(name + 4, '_');
 
 	if (kind == DYN_PROBE)
 		return tprobe_format(name, id, how, len);
-	if (kind == DYN_SYSCALL) /* sys_enter_X, sys_exit_X */
-		return tsys_format((struct tspan){call + 1, (int)strlen(call + 1)}, id, how, len);
+	if (kind == DYN_SYSCALL) { /* sys_enter_X, sys_exit_X */
+		const char *call = strchr(name + 4, '_') + 1;
+		return tsys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
+	}
 	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
 				  : asprintf(&text, TF_NAMED_FMT, name, id);
 	return *len < 0 ? NULL : text;
@@ -978,6 +985,27 @@ static int ev_named(struct at *a)
 	return 0;
 }
 
+/*
+ * The number of system call @call where the text does not print it (all
+ * but -R): its entry's and exit's made-up one, for the analysis to pair
+ * them by. 0 when there are too many.
+ */
+static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
+{
+	char other[96];
+	int n = snprintf(other, sizeof(other), "sys_%s_%.*s",
+			 memcmp(d->name, "sys_enter_", 10) ? "enter" : "exit", call.n, call.p);
+
+	for (int i = 0; i < x->ndyn; i++)
+		if (x->dyn[i].kind == DYN_SYSCALL && x->dyn[i].sys_nr &&
+		    same(x->dyn[i].name, (struct tspan){other, n}))
+			return d->sys_nr = x->dyn[i].sys_nr;
+	if (x->nsyscalls >= 4096 - TEXT_SYSCALL_NR)
+		return 0;
+	x->syscall_nrs = true;
+	return d->sys_nr = TEXT_SYSCALL_NR + x->nsyscalls++;
+}
+
 /* A system call's entry or exit (syscalls:sys_enter_X, sys_exit_X), X being @call. */
 static int ev_syscall(struct at *a, bool exit, struct tspan call)
 {
@@ -997,6 +1025,9 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 	if (d->kind != DYN_SYSCALL || d->nargs != sy.nargs)
 		return AT_FAIL(a, "line %d: %s's fields differ from its first line's", a->x->line,
 			       name);
+	if (!sy.has_nr && !(sy.nr = d->sys_nr ? d->sys_nr : syscall_nr(a->x, d, call)))
+		return AT_FAIL(a, "line %d: more than %d different system calls", a->x->line,
+			       4096 - TEXT_SYSCALL_NR);
 	if (!(rec = at_record(a, d->id, (uint32_t)tsys_size(&sy))))
 		return no_memory(a);
 	tsys_fill(rec, &sy);
@@ -1677,14 +1708,23 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 			 ", the function of %" PRIu64 " returns without their call ([unknown])",
 			 x->unknown_exits);
 	snprintf(x->lacks, sizeof(x->lacks),
-		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s",
+		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s%s",
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
 		 ", lost events unless printed, fields of events other than sched, irq, raw_syscalls, "
-		 "block and kprobes",
+		 "syscalls, block, kprobes, function and stack traces",
+		 x->syscall_nrs ? ", system call numbers (syscalls events are given made-up ones)"
+				: "",
 		 unknown);
 	r->info.lacks = x->lacks;
+	if (!x->annotations && !x->irq_marks)
+		return;
+	snprintf(x->skipped, sizeof(x->skipped),
+		 "%" PRIu64 " annotation lines ('##### CPU N buffer started', 'CPU N is empty'), "
+		 "%" PRIu64 " irq marks ('==========>', '<==========': taken for irq context only)",
+		 x->annotations, x->irq_marks);
+	r->info.skipped = x->skipped;
 }
 
 static struct stream *stream_of(struct fmt_reader *r, int cpu)

@@ -36,6 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir "$I"
+echo 0 >"$I/tracing_on" # a new instance traces from the start: not before the filters
 echo 2048 >"$I/buffer_size_kb"
 for e in sched:sched_switch sched:sched_wakeup sched:sched_waking irq:irq_handler_entry \
 	irq:irq_handler_exit irq:softirq_entry irq:softirq_exit irq:softirq_raise 'block:*' \
@@ -58,6 +59,7 @@ for e in irq_handler_entry irq_handler_exit softirq_entry softirq_exit softirq_r
 	echo "$who" >"$I/events/irq/$e/filter"
 done
 echo stacktrace >"$I/events/block/block_rq_issue/trigger"
+echo >"$I/trace"
 echo 1 >"$I/tracing_on"
 dd if=/dev/urandom of="$work/f" bs=4k count=8 conv=fsync 2>/dev/null
 # a cold read without dropping every cache: the file's own pages
