@@ -9,7 +9,8 @@
 #    and the values it prints (return values, arguments, return addresses:
 #    values-vs-dat.py) as the trace.dat's.
 # 2. The same on `trace-cmd report` (-l -t, and plain) of every samples/vm-*
-#    recording, where trace-cmd is installed (else those checks are skipped).
+#    and vm73-* recording (7.3: funcgraph-args, block requests printed with
+#    their I/O priority), where trace-cmd is installed (else skipped).
 # 3. darc info says "format: ftrace text" and what the text lacks; darc dump
 #    reads the texts; the event counts equal the trace.dat's.
 # 4. Hand-made texts of every construct (tests/golden/text/*.txt) dump as
@@ -70,7 +71,8 @@ compare "$tmp/dat.db" "$tmp/preads-pipe.txt" none
 
 # 2. trace-cmd report of the other VM recordings
 if command -v trace-cmd >/dev/null; then
-	for f in "$top"/samples/vm-*-v7.dat; do
+	# vm73-*: 7.3's, with funcgraph-args and block requests' I/O priority
+	for f in "$top"/samples/vm-*-v7.dat "$top"/samples/vm73-*-v7.dat; do
 		n=$(basename "$f" .dat)
 		"$darc" analyze -q -f -o "$tmp/$n.db" "$f" || { not_ok "darc analyze $n"; continue; }
 		trace-cmd report -l -t "$f" >"$tmp/$n-lt.txt" 2>/dev/null
