@@ -857,6 +857,8 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why)
 			return *why = "NUL byte in the line", -1;
 	if (special_line(&c, t))
 		return 0;
+	if (t->kind == TL_FRAME)
+		return *why = "bad stack frame (\" => func+0x1c/0x80\" expected)", -1;
 	colon = report_colon(c.p, c.end);
 	if (colon && !memchr(c.p, '|', colon - c.p))
 		return report_line(&c, colon, t, why);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ftrace text reader: function_graph output as `cat trace`,
- * `trace_pipe` or `trace-cmd report` print it (line grammar: text-line.c).
+ * The ftrace text reader: what `cat trace`, `trace_pipe` and `trace-cmd
+ * report` (with or without -R, -l, -t) print for the function_graph,
+ * function and nop tracers (line grammar: text-line.c).
  *
  * The whole text is read at open. Each line becomes the binary records the
  * kernel would have written, in the layout of the 6.1 formats registered
@@ -13,6 +14,16 @@
  * through, and kprobes and kretprobes; any
  * other event is kept by name with its printed fields as one string
  * ("text" system); trace_printk comments become ftrace print events.
+ * The function tracer's "func <-parent" lines become ftrace function
+ * events, a stack trace ("<stack trace>" and its " => frame" lines) one
+ * kernel_stack (or user_stack) event holding its frames, and the syscalls
+ * events' "sys_openat(dfd: ...)" and "sys_openat -> 0x3" their
+ * sys_enter_openat and sys_exit_openat, numbered TEXT_SYSCALL_NR on where
+ * the text does not print the number. `trace-cmd report -R` prints raw
+ * fields ("prev_state=2", no "==>"): an event whose fields its own reader
+ * does not take is read raw into its format (text-raw.c) before it is an
+ * error. Block requests printed with their I/O priority (6.10 on) get the
+ * layout that has it (text-block.c).
  * Function names get made-up addresses, registered with libtraceevent, so
  * they resolve as kallsyms would; a kprobe named after its function takes
  * that function's address.
@@ -178,10 +189,10 @@ struct text {
 	bool syscall_nrs;     /* some were */
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
-	uint64_t irq_marks, annotations;
+	uint64_t irq_marks, annotations, early_frames;
 	int line;
 	char lacks[512];
-	char skipped[200];
+	char skipped[300];
 };
 
 /* ---- the arena and events ----------------------------------------------- */
@@ -1060,6 +1071,10 @@ static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l
 	uint8_t *rec;
 	int n;
 
+	if (x->stack_ev < 0 && !x->nev) { /* a trace_pipe read from within a stack trace */
+		x->early_frames++;
+		return 0;
+	}
 	if (x->stack_ev < 0 || x->stack_ev != x->nev - 1)
 		return FAIL("line %d: a stack frame without its stack trace", x->line);
 	e = &x->ev[x->stack_ev];
@@ -1699,6 +1714,29 @@ static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
 	return 0;
 }
 
+/* What was passed over on purpose, each kind with its count, for darc info. */
+static void make_skipped(struct text *x, struct fmt_reader *r)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} k[] = {
+		{x->annotations, "annotation lines ('##### CPU N buffer started', 'CPU N is empty')"},
+		{x->irq_marks, "irq marks ('==========>', '<==========': taken for irq context only)"},
+		{x->early_frames, "stack frames before the first event (of a stack trace not in the "
+				  "text)"},
+	};
+	size_t at = 0;
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].n && at < sizeof(x->skipped))
+			at += (size_t)snprintf(x->skipped + at, sizeof(x->skipped) - at,
+					       "%s%" PRIu64 " %s", at ? ", " : "", k[i].n,
+					       k[i].what);
+	if (at)
+		r->info.skipped = x->skipped;
+}
+
 static void make_lacks(struct text *x, struct fmt_reader *r)
 {
 	char unknown[96] = "";
@@ -1718,13 +1756,7 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 				: "",
 		 unknown);
 	r->info.lacks = x->lacks;
-	if (!x->annotations && !x->irq_marks)
-		return;
-	snprintf(x->skipped, sizeof(x->skipped),
-		 "%" PRIu64 " annotation lines ('##### CPU N buffer started', 'CPU N is empty'), "
-		 "%" PRIu64 " irq marks ('==========>', '<==========': taken for irq context only)",
-		 x->annotations, x->irq_marks);
-	r->info.skipped = x->skipped;
+	make_skipped(x, r);
 }
 
 static struct stream *stream_of(struct fmt_reader *r, int cpu)

@@ -3,15 +3,22 @@
  * Internal to fmt/: the ftrace text reader (text.c) and its line grammar
  * (text-line.c).
  *
- * Two families of lines are understood:
+ * Three families of lines are understood:
  *
  *  - the function_graph tracer's own output (`cat trace`, `trace_pipe`), with
  *    any of its optional columns: absolute time (funcgraph-abstime), CPU,
  *    task (funcgraph-proc), the latency flags (latency-format), overhead mark
  *    and duration, then "|" and the indented call, "}" or a comment;
  *  - `trace-cmd report` lines: "COMM-PID [CPU] TIME: EVENT: FIELDS", with -l
- *    ("COMM-PID CPUflags TIME: ...") and -t (ns times); the FIELDS of
- *    funcgraph_entry and funcgraph_exit are the graph columns above.
+ *    ("COMM-PID CPUflags TIME: ...") and -t (ns times), maybe after the
+ *    name of the instance ("NAME: "); the FIELDS of funcgraph_entry and
+ *    funcgraph_exit are the graph columns above; the kernel's own (`cat
+ *    trace` of any tracer but function_graph) are alike, with the latency
+ *    flags after the CPU;
+ *  - what follows the time in the kernel's lines where no "EVENT:" is: the
+ *    function tracer's "func+0x0/0x80 <-parent+0x1c/0x40", a stack trace's
+ *    "<stack trace>" (its frames on the lines after it: " => func+0x5/0x10"),
+ *    a system call's "sys_X(a: 0x1, b: 2)" or "sys_X -> 0x3".
  *
  * The options of current kernels add to a call's line, in either family:
  * its arguments between the parentheses (funcgraph-args), where it returns

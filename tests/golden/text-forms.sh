@@ -149,6 +149,19 @@ done
 	ok "'CPU N is empty' and '##### CPU N buffer started' lines: counted, skipped" ||
 	not_ok "annotation lines: $("$darc" info "$tmp/annotated.txt" 2>&1 | grep -i 'skipped\|darc:')"
 
+# trace_pipe read from within a stack trace: its first frames are counted, skipped
+grep -v '^#' "$st/func-cat.txt" >"$tmp/pipe.txt"
+first=$(grep -n '^ => ' "$tmp/pipe.txt" | head -1 | cut -d: -f1) # the first stack's first frame
+tail -n +$((first + 1)) "$tmp/pipe.txt" >"$tmp/mid.txt"
+k=$(awk '!/^ => / { exit } { n++ } END { print n }' "$tmp/mid.txt")
+all=$("$darc" info "$st/func.dat" | awk '/^events:/ { print $2 }')
+want=$((all - (first - 1))) # each line before the first frame is an event
+got=$("$darc" info "$tmp/mid.txt" 2>"$tmp/err" | awk '/^events:/ { print $2 }')
+[ "$got" = "$want" ] &&
+	"$darc" info "$tmp/mid.txt" | grep -q "^skipped:.* $k stack frames before the first event" &&
+	ok "a trace_pipe from within a stack trace: $got events, its first $k frames skipped" ||
+	not_ok "a trace_pipe from within a stack trace: $got events for $want; $(cat "$tmp/err")"
+
 # 4. the comparison can fail: a lost event, a changed value
 awk '/block_rq_issue/ && !done { done = 1; next } { print }' "$st/host-events-cat.txt" >"$tmp/lost.txt"
 "$darc" dump "$st/host-events.dat" >"$tmp/dat.dump"

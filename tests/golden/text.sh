@@ -152,12 +152,14 @@ bad 2 "$hdr" ' 0)               |  /* not closed'
 bad 3 'cpus=1' '  bash-1 [000] 1.0: funcgraph_entry:     |  a() {' '  bash-1 [000] 1.1: sched_switch: nonsense'
 bad 2 'cpus=2' '  bash-1 [000] 1.000: sched_wakeup: comm=x pid=y'
 bad 3 "$hdr" '  123.5 |  0)   1.000 us    |  a();' '  0)   1.000 us    |  b();'
+bad 3 '# tracer: function' '  a-1 [000] ..... 1.0: <stack trace>' ' => f+0xz/0x10'
+bad 2 '# tracer: nop' '  a-1 [000] ..... 1.0: sys_read(fd: 3'
 # the forms of text-forms.sh's samples, a line spoilt in each
 sed '30s/.*/    vm-workload-132     [000] .....     6.968914: what is this/' "$st/func-cat.txt" \
 	>"$tmp/b.txt"
 bad 30 "$(cat "$tmp/b.txt")"
-sed '13i \ => vfs_read' "$st/func-cat.txt" >"$tmp/b.txt" # a frame before any event
-bad 13 "$(cat "$tmp/b.txt")"
+sed '14i \ => vfs_read' "$st/func-cat.txt" >"$tmp/b.txt" # a frame after a sched_switch
+bad 14 "$(cat "$tmp/b.txt")"
 n=$(grep -n 'sched_switch: *prev_comm' "$st/host-events-raw.txt" | sed -n 5p | cut -d: -f1)
 sed "${n}s/prev_state=[0-9]*/prev_state=x/" "$st/host-events-raw.txt" >"$tmp/b.txt" # -R
 bad "$n" "$(cat "$tmp/b.txt")"
