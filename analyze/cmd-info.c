@@ -163,6 +163,8 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 		json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
 		json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
+		json_object_set_new(o, "skipped",
+				    info->skipped ? json_string(info->skipped) : json_null());
 		for (int i = 0; i < nsorted; i++)
 			json_object_set_new(ev_o,
 					    event_label(tep, sorted[i].type, label, sizeof(label)),
@@ -216,6 +218,8 @@ int cmd_info(int argc, char **argv)
 			printf("recorded by:  %s\n", vis(info->tracer_version));
 		if (info->lacks)
 			printf("lacks:        %s (the format does not record them)\n", info->lacks);
+		if (info->skipped)
+			printf("skipped:      %s\n", info->skipped);
 		printf("clock:        %s\n", vis(info->clock));
 		printf("cpus:         %d\n", info->cpus);
 		printf("events:       %" PRIu64 "\n", total);

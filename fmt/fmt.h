@@ -101,6 +101,8 @@ struct fmt_info {
 	bool latency_text;	   /* the file holds text (latency) data only */
 	const char *lacks;	   /* what this format cannot tell, comma-separated
 				      ("kallsyms, lost events"), or NULL */
+	const char *skipped;	   /* what the reader passed over on purpose, counted
+				      ("2 '##### CPU N buffer started' lines"), or NULL */
 };
 
 struct fmt_reader;

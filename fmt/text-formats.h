@@ -11,6 +11,9 @@
 #define TF_COMMON TF_COMMON_TEXT
 
 enum {
+	TF_ID_FUNCTION = 1,
+	TF_ID_KERNEL_STACK = 4,
+	TF_ID_USER_STACK = 13,
 	TF_ID_PRINT = 5,
 	TF_ID_FG_EXIT = 10,
 	TF_ID_FG_ENTRY = 11,
@@ -32,6 +35,31 @@ static const char tf_print[] = "name: print\nID: 5\n" TF_COMMON
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+/*
+ * The function tracer's event (6.1's: 6.15 on add the args[] of
+ * func-args), and the stack traces that follow an event with the
+ * stacktrace option or trigger, or func_stack_trace: the record holds
+ * size frames (at least room for eight, as the format says).
+ */
+static const char tf_function[] = "name: function\nID: 1\n" TF_COMMON
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
+
+#define TF_STACK_PRINT                                                                     \
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> "     \
+	"%ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], " \
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "          \
+	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n"
+
+static const char tf_kernel_stack[] = "name: kernel_stack\nID: 4\n" TF_COMMON
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n" TF_STACK_PRINT;
+
+static const char tf_user_stack[] = "name: user_stack\nID: 13\n" TF_COMMON
+	"\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n" TF_STACK_PRINT;
 
 static const char tf_fg_exit[] = "name: funcgraph_exit\nID: 10\n" TF_COMMON
 	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"

@@ -210,17 +210,17 @@ static bool ret_value(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-/* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
-static bool caller(const char *s, const char *e, struct tline *t)
+/* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps): the symbol, and the offset in it. */
+static bool sym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 {
 	const char *plus, *slash;
 	uint64_t size;
 
 	plus = memchr(s, '+', e - s);
-	t->ret_off = 0;
+	*off = 0;
 	if (plus) {
 		slash = memchr(plus, '/', e - plus);
-		if (!hex_span(plus + 1, slash ? slash : e, true, &t->ret_off) ||
+		if (!hex_span(plus + 1, slash ? slash : e, true, off) ||
 		    (slash && !hex_span(slash + 1, e, true, &size)))
 			return false;
 		e = plus;
@@ -230,8 +230,14 @@ static bool caller(const char *s, const char *e, struct tline *t)
 	for (const char *q = s; q < e; q++)
 		if (*q == '(' || *q == ')' || *q == '[' || *q == ']' || (unsigned char)*q <= ' ')
 			return false;
-	t->ret_to = (struct tspan){s, (int)(e - s)};
+	*name = (struct tspan){s, (int)(e - s)};
 	return true;
+}
+
+/* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
+static bool caller(const char *s, const char *e, struct tline *t)
+{
+	return sym_off(s, e, &t->ret_to, &t->ret_off);
 }
 
 /*
@@ -596,12 +602,105 @@ static bool retaddr_fields(struct tcur *c, struct tline *t)
 	return caller(arrow + 5, c->end, t);
 }
 
+/* "func+0x0/0x80 [mod]" or "func" in [s, e): t->name, t->off, t->mod. */
+static bool sym_mod(const char *s, const char *e, struct tline *t)
+{
+	const char *b;
+
+	if (e - s > 3 && e[-1] == ']' && (b = memchr(s, ' ', e - s)) && b[1] == '[') {
+		t->mod = (struct tspan){b + 2, (int)(e - b - 3)};
+		e = b;
+	}
+	return sym_off(s, e, &t->name, &t->off);
+}
+
+/*
+ * The function tracer's "func+0x0/0x80 <-parent+0x1c/0x40" (the kernel;
+ * sym-offset gives the offsets) or trace-cmd's "func", "func <-- parent",
+ * "ip=func parent_ip=parent" (-R), in [s, e).
+ */
+static bool func_fields(const char *s, const char *e, struct tline *t)
+{
+	const char *a;
+
+	while (s < e && *s == ' ')
+		s++;
+	if (e - s > 3 && !memcmp(s, "ip=", 3)) {
+		a = memmem(s, e - s, " parent_ip=", 11);
+		return a && sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
+	}
+	a = memmem(s, e - s, " <-", 3);
+	if (!sym_mod(s, a ? a : e, t))
+		return false;
+	if (!a)
+		return true;
+	a += 3;
+	if (a < e && *a == '-') /* trace-cmd's "<-- parent" */
+		a++;
+	while (a < e && *a == ' ')
+		a++;
+	if (e - a > 3 && e[-1] == ']' && (s = memchr(a, ' ', e - a)) && s[1] == '[')
+		e = s; /* the caller's module: the function is known by its name */
+	return caller(a, e, t);
+}
+
+/*
+ * What the kernel prints after the time where no "EVENT:" is: a stack
+ * trace's first line, a system call's entry "sys_X(ARGS)" or exit
+ * "sys_X -> 0x3", a function tracer line. 1 if it is one of them, 0 if
+ * not (an "EVENT:" line then), -1 on a bad one.
+ */
+static int kernel_shapes(struct tcur *c, struct tline *t, const char **why)
+{
+	const char *q = c->p, *e = c->end;
+
+	if (tcur_eat(c, "<stack trace>") || tcur_eat(c, "<user stack trace>")) {
+		t->name = c->p - q > 13 ? (struct tspan){"user_stack", 10}
+					: (struct tspan){"kernel_stack", 12};
+		t->kind = TL_EVENT;
+		return c->p == e ? 1 : (*why = "text after the stack trace's start", -1);
+	}
+	while (q < e && *q != ':' && *q != ' ' && *q != '(')
+		q++;
+	if (q < e && *q == ':')
+		return 0;
+	t->kind = TL_EVENT;
+	if (q - c->p > 4 && !memcmp(c->p, "sys_", 4) && q < e && *q == '(') {
+		if (e[-1] != ')')
+			return *why = "a system call's arguments without their ')'", -1;
+		t->sys = 1;
+		t->name = (struct tspan){c->p + 4, (int)(q - c->p - 4)};
+		t->text = (struct tspan){q + 1, (int)(e - q - 2)};
+		return 1;
+	}
+	if (q - c->p > 4 && !memcmp(c->p, "sys_", 4) && e - q > 4 && !memcmp(q, " -> ", 4)) {
+		t->sys = 2;
+		t->name = (struct tspan){c->p + 4, (int)(q - c->p - 4)};
+		t->text = (struct tspan){q + 4, (int)(e - q - 4)};
+		return 1;
+	}
+	t->kind = TL_FUNC;
+	return func_fields(c->p, e, t) && t->ret_to.n ? 1
+		: (*why = "\"EVENT:\" or a function tracer's \"func <-parent\" expected after the time", -1);
+}
+
+/* trace-cmd's "NAME: " before the task of an event of instance NAME. */
+static const char *instance_prefix(const char *s, const char *e)
+{
+	const char *q = s;
+
+	while (q < e && *q != ' ' && *q != ':')
+		q++;
+	return q > s && q + 1 < e && q[0] == ':' && q[1] == ' ' ? q + 2 : s;
+}
+
 /* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
 static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
 {
-	const char *ts = colon, *q, *s = c->p;
+	const char *ts = colon, *q, *s = instance_prefix(c->p, colon);
 	struct tcur tc;
 	int prec;
+	int k;
 
 	while (ts > s && (is_digit(ts[-1]) || ts[-1] == '.'))
 		ts--;
@@ -620,6 +719,9 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 	t->ts_prec = prec;
 	c->p = colon + 1;
 	skip_spaces(c);
+	k = kernel_shapes(c, t, why);
+	if (k)
+		return k > 0 ? 0 : -1;
 	q = c->p;
 	while (q < c->end && *q != ':' && *q != ' ')
 		q++;
@@ -651,6 +753,10 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		return t->kind == TL_EXIT ? 0 : (*why = "funcgraph_exit without '}'", -1);
 	}
 	skip_spaces(c);
+	if (t->name.n == 8 && !memcmp(t->name.p, "function", 8)) {
+		t->kind = TL_FUNC;
+		return func_fields(c->p, c->end, t) ? 0 : (*why = "bad function event fields", -1);
+	}
 	t->kind = TL_EVENT;
 	t->text = (struct tspan){c->p, (int)(c->end - c->p)};
 	return 0;
@@ -670,6 +776,29 @@ static const char *report_colon(const char *p, const char *end)
 			return d;
 	}
 	return NULL;
+}
+
+/*
+ * A stack trace's frame after "=> ": "func+0x5/0xc0 [mod]" or "func"
+ * (the kernel), "func (ffffffff81af64f3)" (trace-cmd), an address alone
+ * ("0xffffffffc0305083", "<00007f12aa2b3c4d>" of a user stack).
+ */
+static bool frame_line(struct tcur *c, struct tline *t)
+{
+	const char *e = c->end, *o;
+
+	t->kind = TL_FRAME;
+	skip_spaces(c);
+	if (c->p < e && *c->p == '<' && e[-1] == '>')
+		return t->has_addr = true, thex(c->p + 1, e - 1, &t->addr);
+	if (hex_span(c->p, e, true, &t->addr))
+		return t->has_addr = true;
+	if (e - c->p > 3 && e[-1] == ')' && (o = memchr(c->p, '(', e - c->p)) && o > c->p &&
+	    o[-1] == ' ' && thex(o + 1, e - 1, &t->addr)) {
+		t->has_addr = true;
+		e = o - 1;
+	}
+	return sym_mod(c->p, e, t);
 }
 
 /* Lines that are not events: headers, separators, lost events, annotations. */
@@ -697,6 +826,13 @@ static bool special_line(struct tcur *c, struct tline *t)
 		return t->kind = TL_HEADER, true;
 	s = *c;
 	skip_spaces(&s);
+	if (tcur_eat(&s, "=> "))
+		return frame_line(&s, t);
+	if (tcur_eat(&s, "CPU ") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " is empty") &&
+	    s.p == s.end)
+		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
+	s = *c;
+	skip_spaces(&s);
 	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [LOST ")) {
 		t->cpu = (int)v;
 		if (!digits(&s, &t->lost, NULL) || !tcur_eat(&s, " EVENTS]"))
@@ -721,6 +857,8 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why)
 			return *why = "NUL byte in the line", -1;
 	if (special_line(&c, t))
 		return 0;
+	if (t->kind == TL_FRAME)
+		return *why = "bad stack frame (\" => func+0x1c/0x80\" expected)", -1;
 	colon = report_colon(c.p, c.end);
 	if (colon && !memchr(c.p, '|', colon - c.p))
 		return report_line(&c, colon, t, why);

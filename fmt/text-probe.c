@@ -226,3 +226,137 @@ void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe 
 		}
 	}
 }
+
+/* ---- system call events ------------------------------------------------- */
+
+/* A value: 0x hex or a decimal; "0x41 \"/etc/x\"" (a string after it) is its number. */
+static bool sys_value(const char *s, const char *e, uint64_t *v)
+{
+	const char *q = s;
+	int64_t d;
+
+	while (q < e && *q != ' ')
+		q++;
+	if (q < e && !(q + 2 < e && q[1] == '"' && e[-1] == '"'))
+		return false;
+	if (q - s > 2 && s[0] == '0' && s[1] == 'x')
+		return thex(s + 2, q, v);
+	if (!tdec(s, q, &d))
+		return false;
+	*v = (uint64_t)d;
+	return true;
+}
+
+static bool is_ident(const char *s, const char *e)
+{
+	if (s >= e || e - s > 63)
+		return false;
+	for (; s < e; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/*
+ * The items of [p, end): "name: value" separated by ", " (@sep ':'), or
+ * raw "name=value" separated by " " (@sep '=').
+ */
+static int sys_items(const char *p, const char *end, char sep, struct tsys *a)
+{
+	while (p < end) {
+		const char *k = p, *c, *v, *ve;
+
+		while (p < end && *p != sep)
+			p++;
+		if (p >= end || a->nargs == TSYS_MAX_ARGS || !is_ident(k, p))
+			return -1;
+		v = p + 1 + (sep == ':');
+		if (sep == ':') {
+			for (ve = v; ve < end && !(ve + 1 < end && ve[0] == ',' && ve[1] == ' '); ve++)
+				;
+		} else {
+			ve = memchr(v, ' ', end - v);
+			ve = ve ? ve : end;
+		}
+		c = ve < end ? ve + 1 + (sep == ':') : end;
+		if (p - k == 12 && !memcmp(k, "__syscall_nr", 12)) {
+			int64_t d;
+			if (!tdec(v, ve, &d) || d < -1 || d > 65535)
+				return -1;
+			a->has_nr = true;
+			a->nr = (int)d;
+		} else {
+			a->name[a->nargs] = (struct tspan){k, (int)(p - k)};
+			if (!sys_value(v, ve, &a->v[a->nargs]))
+				return -1;
+			a->nargs++;
+		}
+		p = c;
+	}
+	return 0;
+}
+
+int tsys_parse(struct tspan f, bool exit, struct tsys *a)
+{
+	const char *p = f.p, *end = f.p + f.n;
+	bool raw;
+
+	memset(a, 0, sizeof(*a));
+	a->exit = exit;
+	a->nr = -1;
+	raw = f.n > 13 && !memcmp(p, "__syscall_nr=", 13);
+	if (exit && !raw) { /* "0x3" */
+		a->nargs = 1;
+		a->name[0] = (struct tspan){"ret", 3};
+		return p < end && sys_value(p, end, &a->v[0]) ? 0 : -1;
+	}
+	if (sys_items(p, end, raw ? '=' : ':', a))
+		return -1;
+	if (exit)
+		return a->nargs == 1 && a->name[0].n == 3 && !memcmp(a->name[0].p, "ret", 3) ? 0 : -1;
+	return 0;
+}
+
+char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len)
+{
+	char fields[TSYS_MAX_ARGS * 128] = "", fmt[TSYS_MAX_ARGS * 96] = "", args[TSYS_MAX_ARGS * 96] = "";
+	char *text = NULL;
+	int nf = 0, nm = 0, na = 0;
+
+	if (a->exit) {
+		*len = asprintf(&text, "name: sys_exit_%.*s\nID: %d\n" TF_COMMON_TEXT
+			"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+			"print fmt: \"0x%%lx\", REC->ret\n", call.n, call.p, id);
+		return *len < 0 ? NULL : text;
+	}
+	for (int i = 0; i < a->nargs; i++) {
+		const struct tspan *n = &a->name[i];
+		nf += snprintf(fields + nf, sizeof(fields) - nf,
+			       "\tfield:unsigned long %.*s;\toffset:%d;\tsize:8;\tsigned:0;\n", n->n,
+			       n->p, 16 + 8 * i);
+		nm += snprintf(fmt + nm, sizeof(fmt) - nm, "%s%.*s: 0x%%08lx", i ? ", " : "", n->n,
+			       n->p);
+		na += snprintf(args + na, sizeof(args) - na, ", ((unsigned long)(REC->%.*s))", n->n,
+			       n->p);
+	}
+	*len = asprintf(&text, "name: sys_enter_%.*s\nID: %d\n" TF_COMMON_TEXT
+		"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n%s\n"
+		"print fmt: \"%s\"%s\n", call.n, call.p, id, fields, fmt, args);
+	return *len < 0 ? NULL : text;
+}
+
+int tsys_size(const struct tsys *a)
+{
+	return 16 + 8 * a->nargs;
+}
+
+void tsys_fill(uint8_t *rec, const struct tsys *a)
+{
+	int32_t nr = a->nr;
+
+	memcpy(rec + 8, &nr, 4);
+	for (int i = 0; i < a->nargs; i++)
+		memcpy(rec + 16 + 8 * i, &a->v[i], 8);
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ftrace text reader: function_graph output as `cat trace`,
- * `trace_pipe` or `trace-cmd report` print it (line grammar: text-line.c).
+ * The ftrace text reader: what `cat trace`, `trace_pipe` and `trace-cmd
+ * report` (with or without -R, -l, -t) print for the function_graph,
+ * function and nop tracers (line grammar: text-line.c).
  *
  * The whole text is read at open. Each line becomes the binary records the
  * kernel would have written, in the layout of the 6.1 formats registered
@@ -13,6 +14,16 @@
  * through, and kprobes and kretprobes; any
  * other event is kept by name with its printed fields as one string
  * ("text" system); trace_printk comments become ftrace print events.
+ * The function tracer's "func <-parent" lines become ftrace function
+ * events, a stack trace ("<stack trace>" and its " => frame" lines) one
+ * kernel_stack (or user_stack) event holding its frames, and the syscalls
+ * events' "sys_openat(dfd: ...)" and "sys_openat -> 0x3" their
+ * sys_enter_openat and sys_exit_openat, numbered TEXT_SYSCALL_NR on where
+ * the text does not print the number. `trace-cmd report -R` prints raw
+ * fields ("prev_state=2", no "==>"): an event whose fields its own reader
+ * does not take is read raw into its format (text-raw.c) before it is an
+ * error. Block requests printed with their I/O priority (6.10 on) get the
+ * layout that has it (text-block.c).
  * Function names get made-up addresses, registered with libtraceevent, so
  * they resolve as kallsyms would; a kprobe named after its function takes
  * that function's address.
@@ -70,6 +81,8 @@
 #define TEXT_CALLER_SHIFT 24			     /* 16 MiB: more than any function */
 #define TEXT_PID_UNKNOWN 0x40000000	     /* above any pid_max */
 #define TEXT_MAX_CPUS 4096
+#define TEXT_SYSCALL_NR 3072 /* made-up system call numbers: above any real one, below
+				the 4096 the analysis learns names for */
 #define PROBE_BYTES 65536
 #define PROBE_LINES 8
 #define PROBE_LINE_MAX 4096 /* bytes the probe looks at for trace-cmd's first event */
@@ -124,7 +137,7 @@ struct tfunc {
 	struct fmt_param *params; /* their names and kinds */
 };
 
-enum dyn_kind { DYN_NAMED, DYN_VECTOR, DYN_PROBE };
+enum dyn_kind { DYN_NAMED, DYN_VECTOR, DYN_PROBE, DYN_SYSCALL };
 
 /* A dynamically numbered event (irq_vectors, a probe, or kept by name). */
 struct tdyn {
@@ -133,6 +146,8 @@ struct tdyn {
 	int id;
 	enum dyn_kind kind;
 	struct tprobe *layout; /* DYN_PROBE: the fields of its first line */
+	int nargs;	       /* DYN_SYSCALL: the arguments of its first line */
+	int sys_nr;	       /* and its number where the text does not print it */
 };
 
 /* A probed address and the function it is taken for. */
@@ -166,11 +181,18 @@ struct text {
 	bool any_ret, any_args, any_retaddr; /* it prints return values, arguments,
 						return addresses */
 	bool any_proc, any_lat, any_switch;
+	bool block_ioprio;    /* block requests print their I/O priority (6.10 on) */
+	bool any_caller;      /* functions are given caller addresses */
+	long stack_ev;	      /* the stack trace event frames go to, -1 none */
+	uint64_t stack_frames; /* frames read */
+	int nsyscalls;	      /* system calls given made-up numbers */
+	bool syscall_nrs;     /* some were */
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
-	uint64_t irq_marks, annotations;
+	uint64_t irq_marks, annotations, early_frames;
 	int line;
 	char lacks[512];
+	char skipped[300];
 };
 
 /* ---- the arena and events ----------------------------------------------- */
@@ -363,7 +385,8 @@ static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *
 {
 	/* libtraceevent finds an address inside a function only below the next
 	   one: the last caller address needs an end after it */
-	if (x->any_retaddr && tep_register_function(r->tep, "_etext", caller_addr(x->nfuncs), NULL))
+	if ((x->any_retaddr || x->any_caller) &&
+	    tep_register_function(r->tep, "_etext", caller_addr(x->nfuncs), NULL))
 		return FAIL("out of memory");
 	for (int i = 0; i < x->nfuncs; i++) {
 		struct tfunc *f = &x->funcs[i];
@@ -428,27 +451,35 @@ static struct tstack *stack_of(struct text *x, int32_t pid)
 
 /* ---- dynamic formats ------------------------------------------------------ */
 
-/* The format text of a new dynamic event; its length in @len. */
-static char *dyn_format(const char *name, int id, enum dyn_kind kind, const struct tprobe *layout,
-			int *len)
+/*
+ * The format text of a new dynamic event; its length in @len. @how: a
+ * probe's fields (struct tprobe), a system call's (struct tsys).
+ */
+static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void *how, int *len)
 {
 	char *text = NULL;
 
 	if (kind == DYN_PROBE)
-		return tprobe_format(name, id, layout, len);
+		return tprobe_format(name, id, how, len);
+	if (kind == DYN_SYSCALL) { /* sys_enter_X, sys_exit_X */
+		const char *call = strchr(name + 4, '_') + 1;
+		return tsys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
+	}
 	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
 				  : asprintf(&text, TF_NAMED_FMT, name, id);
 	return *len < 0 ? NULL : text;
 }
 
 /*
- * The event @name (of @kind; a probe's fields as in @layout), registering a
- * format for it if it is new; NULL with @err filled on failure.
+ * The event @name (of @kind; a probe's or system call's fields as in
+ * @how), registering a format for it if it is new; NULL with @err filled
+ * on failure.
  */
 static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan name,
-			      enum dyn_kind kind, const struct tprobe *layout, struct fmt_err *err)
+			      enum dyn_kind kind, const void *how, struct fmt_err *err)
 {
-	static const char *const sys[] = {"text", "irq_vectors", "kprobes"};
+	static const char *const sys[] = {"text", "irq_vectors", "kprobes", "syscalls"};
+	const struct tprobe *layout = how;
 	struct tdyn *d;
 	int len;
 
@@ -465,7 +496,9 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
 	d->name = strndup(name.p, name.n);
 	if (kind == DYN_PROBE && (d->layout = malloc(sizeof(*layout))))
 		*d->layout = *layout;
-	d->text = d->name ? dyn_format(d->name, d->id, kind, layout, &len) : NULL;
+	if (kind == DYN_SYSCALL)
+		d->nargs = ((const struct tsys *)how)->nargs;
+	d->text = d->name ? dyn_format(d->name, d->id, kind, how, &len) : NULL;
 	if (!d->text || (kind == DYN_PROBE && !d->layout)) {
 		free(d->name);
 		free(d->text);
@@ -697,14 +730,71 @@ static uint8_t *at_record(struct at *a, int type, uint32_t size)
 	return new_record(a->x, type, a->cpu, a->pid, a->l, a->t, size);
 }
 
-static int bad_fields(struct at *a)
-{
-	return AT_FAIL(a, "line %d: cannot read %.*s's fields", a->x->line, a->name.n, a->name.p);
-}
-
 static int no_memory(struct at *a)
 {
 	return AT_FAIL(a, "out of memory");
+}
+
+/* A function's made-up address: "name" is the function, "name+off" inside it. */
+static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
+		    uint64_t *addr)
+{
+	long f = func_index(x, name, mod);
+
+	if (f < 0)
+		return -1;
+	if (!inside && !off)
+		return *addr = func_addr((uint32_t)f), 0;
+	x->funcs[f].caller = x->any_caller = true;
+	*addr = caller_addr((uint32_t)f) + (off & ((1ULL << TEXT_CALLER_SHIFT) - 1));
+	return 0;
+}
+
+/* A symbol of -R's fields ("ip=vfs_read"): its function's address. */
+static bool raw_sym(void *ctx, struct tspan name, uint64_t *addr)
+{
+	for (int i = 0; i < name.n; i++)
+		if ((unsigned char)name.p[i] <= ' ' || name.p[i] == '=')
+			return false;
+	return !sym_addr(ctx, name, (struct tspan){NULL, 0}, 0, false, addr);
+}
+
+/*
+ * The event's fields as -R prints them ("prev_state=64", no "==>"), into
+ * the format registered for it. 0, or 1 if they are not that.
+ */
+static int ev_raw(struct at *a)
+{
+	static uint8_t buf[8192];
+	struct tep_event *ev;
+	char name[64];
+	uint8_t *rec;
+	int n;
+
+	if (a->name.n >= (int)sizeof(name) || !a->f.n)
+		return 1;
+	memcpy(name, a->name.p, a->name.n);
+	name[a->name.n] = 0;
+	ev = fmt_reader_find_event(a->r, NULL, name);
+	if (!ev || !strcmp(ev->system, "text"))
+		return 1;
+	n = traw_record(ev, a->f, buf, sizeof(buf), raw_sym, a->x);
+	if (n < 8)
+		return 1;
+	if (!(rec = at_record(a, ev->id, (uint32_t)n)))
+		return no_memory(a);
+	memcpy(rec + 8, buf + 8, n - 8);
+	return 0;
+}
+
+/* Fields the event's own reader does not take: raw ones (-R), else an error. */
+static int bad_fields(struct at *a)
+{
+	int rc = ev_raw(a);
+
+	if (rc <= 0)
+		return rc;
+	return AT_FAIL(a, "line %d: cannot read %.*s's fields", a->x->line, a->name.n, a->name.p);
 }
 
 static int ev_switch(struct at *a)
@@ -906,6 +996,124 @@ static int ev_named(struct at *a)
 	return 0;
 }
 
+/*
+ * The number of system call @call where the text does not print it (all
+ * but -R): its entry's and exit's made-up one, for the analysis to pair
+ * them by. 0 when there are too many.
+ */
+static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
+{
+	char other[96];
+	int n = snprintf(other, sizeof(other), "sys_%s_%.*s",
+			 memcmp(d->name, "sys_enter_", 10) ? "enter" : "exit", call.n, call.p);
+
+	for (int i = 0; i < x->ndyn; i++)
+		if (x->dyn[i].kind == DYN_SYSCALL && x->dyn[i].sys_nr &&
+		    same(x->dyn[i].name, (struct tspan){other, n}))
+			return d->sys_nr = x->dyn[i].sys_nr;
+	if (x->nsyscalls >= 4096 - TEXT_SYSCALL_NR)
+		return 0;
+	x->syscall_nrs = true;
+	return d->sys_nr = TEXT_SYSCALL_NR + x->nsyscalls++;
+}
+
+/* A system call's entry or exit (syscalls:sys_enter_X, sys_exit_X), X being @call. */
+static int ev_syscall(struct at *a, bool exit, struct tspan call)
+{
+	struct tsys sy;
+	struct tdyn *d;
+	uint8_t *rec;
+	char name[96];
+	int n;
+
+	if (tsys_parse(a->f, exit, &sy))
+		return bad_fields(a);
+	n = snprintf(name, sizeof(name), "sys_%s_%.*s", exit ? "exit" : "enter",
+		     call.n > 64 ? 64 : call.n, call.p);
+	d = dyn_event(a->r, a->x, (struct tspan){name, n}, DYN_SYSCALL, &sy, a->err);
+	if (!d)
+		return -1;
+	if (d->kind != DYN_SYSCALL || d->nargs != sy.nargs)
+		return AT_FAIL(a, "line %d: %s's fields differ from its first line's", a->x->line,
+			       name);
+	if (!sy.has_nr && !(sy.nr = d->sys_nr ? d->sys_nr : syscall_nr(a->x, d, call)))
+		return AT_FAIL(a, "line %d: more than %d different system calls", a->x->line,
+			       4096 - TEXT_SYSCALL_NR);
+	if (!(rec = at_record(a, d->id, (uint32_t)tsys_size(&sy))))
+		return no_memory(a);
+	tsys_fill(rec, &sy);
+	return 0;
+}
+
+/* A stack trace's first line: its event, which the frames that follow fill. */
+static int ev_stack(struct at *a)
+{
+	bool user = same("user_stack", a->name);
+	struct tspan f = a->f;
+	uint8_t *rec;
+
+	if (f.n && !same(user ? "<user stack trace >" : "<stack trace >", f))
+		return bad_fields(a);
+	if (!(rec = at_record(a, user ? TF_ID_USER_STACK : TF_ID_KERNEL_STACK, 80)))
+		return no_memory(a);
+	if (user)
+		put32(rec, 8, a->pid); /* tgid: the text says the task only */
+	a->x->stack_ev = a->x->nev - 1;
+	return 0;
+}
+
+/* "=> frame": one more return address in the stack trace just read. */
+static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l,
+		     struct fmt_err *err)
+{
+	struct tev *e;
+	uint64_t addr = l->addr;
+	uint8_t *rec;
+	int n;
+
+	if (x->stack_ev < 0 && !x->nev) { /* a trace_pipe read from within a stack trace */
+		x->early_frames++;
+		return 0;
+	}
+	if (x->stack_ev < 0 || x->stack_ev != x->nev - 1)
+		return FAIL("line %d: a stack frame without its stack trace", x->line);
+	e = &x->ev[x->stack_ev];
+	rec = x->arena + e->off;
+	n = (int)x->stack_frames;
+	if (16 + 8 * n + 8 > e->size) { /* the last record: it grows in place */
+		if (e->size > 60000 || arena_room(x, 8))
+			return FAIL("line %d: too many stack frames", x->line);
+		rec = x->arena + e->off;
+		memset(rec + e->size, 0, 8);
+		e->size += 8;
+		x->arena_len += 8;
+	}
+	if (l->name.n && sym_addr(x, l->name, l->mod, l->off, true, &addr))
+		return FAIL("out of memory");
+	put64(rec, 16 + 8 * n, addr);
+	x->stack_frames++;
+	if (e->size >= 80 && rec[0] == TF_ID_KERNEL_STACK)
+		put32(rec, 8, (int32_t)x->stack_frames);
+	return 0;
+}
+
+/* The function tracer's line: an ftrace:function event. */
+static int add_function(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
+			struct fmt_err *err, struct fmt_reader *r)
+{
+	uint64_t ip, parent = 0;
+	uint8_t *rec;
+
+	if (sym_addr(x, l->name, l->mod, l->off, false, &ip) ||
+	    (l->ret_to.n &&
+	     sym_addr(x, l->ret_to, (struct tspan){NULL, 0}, l->ret_off, true, &parent)) ||
+	    !(rec = new_record(x, TF_ID_FUNCTION, cpu, pid, l, t, 24)))
+		return FAIL("out of memory");
+	put64(rec, 8, ip);
+	put64(rec, 16, parent);
+	return 0;
+}
+
 /* An event line (report) or comment "name: fields"; @name and @f are its parts. */
 static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct tspan name, struct tspan f,
@@ -926,10 +1134,18 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	struct tprobe probe;
 	long long v;
 
+	if (l->sys)
+		return ev_syscall(&a, l->sys == 2, name);
+	if (name.n > 10 && !memcmp(name.p, "sys_enter_", 10))
+		return ev_syscall(&a, false, (struct tspan){name.p + 10, name.n - 10});
+	if (name.n > 9 && !memcmp(name.p, "sys_exit_", 9))
+		return ev_syscall(&a, true, (struct tspan){name.p + 9, name.n - 9});
+	if (same("kernel_stack", name) || same("user_stack", name))
+		return ev_stack(&a);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (same(known[i].name, name))
 			return known[i].fn(&a);
-	if ((be = tblock_find(name)))
+	if ((be = tblock_find(name, x->block_ioprio)))
 		return ev_block(&a, be);
 	if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
 	    !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &v))
@@ -939,20 +1155,30 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	return ev_named(&a);
 }
 
-/* A comment: "event: fields" is an event, anything else a trace_printk. */
-static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		       int32_t pid, uint64_t t, struct fmt_err *err)
+/* A comment "event: fields": its name and fields; false for any other comment. */
+static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
 {
-	struct tspan c = l->text;
 	int i = 0;
-	uint8_t *rec;
 
 	while (i < c.n && (c.p[i] == '_' || (c.p[i] >= 'a' && c.p[i] <= 'z') ||
 			   (c.p[i] >= 'A' && c.p[i] <= 'Z') || (c.p[i] >= '0' && c.p[i] <= '9')))
 		i++;
-	if (i > 0 && i + 1 < c.n && c.p[i] == ':' && c.p[i + 1] == ' ')
-		return add_event(r, x, l, cpu, pid, t, (struct tspan){c.p, i},
-				 (struct tspan){c.p + i + 2, c.n - i - 2}, err);
+	if (!(i > 0 && i + 1 < c.n && c.p[i] == ':' && c.p[i + 1] == ' '))
+		return false;
+	*name = (struct tspan){c.p, i};
+	*f = (struct tspan){c.p + i + 2, c.n - i - 2};
+	return true;
+}
+
+/* A comment: "event: fields" is an event, anything else a trace_printk. */
+static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
+		       int32_t pid, uint64_t t, struct fmt_err *err)
+{
+	struct tspan c = l->text, name, f;
+	uint8_t *rec;
+
+	if (comment_event(c, &name, &f))
+		return add_event(r, x, l, cpu, pid, t, name, f, err);
 	rec = new_record(x, TF_ID_PRINT, cpu, pid, l, t, 16 + (c.n > 4000 ? 4000 : c.n) + 1);
 	if (!rec)
 		return FAIL("out of memory");
@@ -1195,7 +1421,8 @@ static int32_t line_pid(struct text *x, const struct tline *l, int cpu)
 
 static bool is_event_line(enum tline_kind k)
 {
-	return k == TL_ENTRY || k == TL_LEAF || k == TL_EXIT || k == TL_COMMENT || k == TL_EVENT;
+	return k == TL_ENTRY || k == TL_LEAF || k == TL_EXIT || k == TL_COMMENT || k == TL_EVENT ||
+	       k == TL_FUNC;
 }
 
 /* Functions that start an interrupt's handling (entered in hardirq context). */
@@ -1254,6 +1481,10 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 	int32_t pid;
 	uint64_t t;
 
+	if (l->kind == TL_FRAME)
+		return add_frame(r, x, l, err);
+	if (l->kind != TL_BLANK)
+		x->stack_ev = -1; /* frames follow their stack trace's line */
 	switch (l->kind) {
 	case TL_BLANK: case TL_HEADER: case TL_SEP:
 		return 0;
@@ -1303,7 +1534,10 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 	case TL_COMMENT:
 		return add_comment(r, x, l, cpu, pid, t, err);
 	case TL_EVENT:
+		x->stack_frames = 0;
 		return add_event(r, x, l, cpu, pid, t, l->name, l->text, err);
+	case TL_FUNC:
+		return add_function(x, l, cpu, pid, t, err, r);
 	default:
 		return 0;
 	}
@@ -1347,6 +1581,25 @@ static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
 	return 0;
 }
 
+/*
+ * A block request event whose fields hold the I/O priority (6.10 on): not
+ * of 6.1's shape, of the later one's, or raw with "ioprio=".
+ */
+static bool prints_ioprio(const struct tline *l)
+{
+	struct tspan name = l->name, f = l->text;
+	const struct tblock_event *e;
+	struct tblock b;
+
+	if (l->kind == TL_COMMENT && !comment_event(l->text, &name, &f))
+		return false;
+	if ((l->kind != TL_EVENT && l->kind != TL_COMMENT) || !(e = tblock_find(name, true)))
+		return false;
+	if (f.n > 4 && !memcmp(f.p, "dev=", 4))
+		return memmem(f.p, f.n, " ioprio=", 8) != NULL;
+	return tblock_parse(tblock_find(name, false), f, &b) && !tblock_parse(e, f, &b);
+}
+
 /* First pass: what the text prints, each CPU's first task, the longest duration. */
 static int survey_line(struct fmt_reader *r, struct text *x, const struct tline *l,
 		       struct fmt_err *err)
@@ -1361,7 +1614,9 @@ static int survey_line(struct fmt_reader *r, struct text *x, const struct tline 
 	x->any_lat |= l->has_lat;
 	x->any_ret |= l->has_ret;
 	x->any_args |= (l->kind == TL_ENTRY || l->kind == TL_LEAF) && l->args.n;
-	x->any_retaddr |= l->ret_to.n > 0;
+	x->any_retaddr |= l->ret_to.n > 0 && l->kind != TL_FUNC;
+	if (!x->block_ioprio)
+		x->block_ioprio = prints_ioprio(l);
 	if (l->kind != TL_SWITCH)
 		return 0;
 	x->any_switch = true;
@@ -1398,6 +1653,7 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 		F("sched", tf_wakeup_new),  F("sched", tf_waking),     F("irq", tf_softirq_exit),
 		F("irq", tf_softirq_entry), F("irq", tf_irq_exit),     F("irq", tf_irq_entry),
 		F("raw_syscalls", tf_sys_exit), F("raw_syscalls", tf_sys_enter),
+		F("ftrace", tf_function),   F("ftrace", tf_kernel_stack), F("ftrace", tf_user_stack),
 	}, exits[] = {F("ftrace", tf_fg_exit), F("ftrace", tf_fg_exit_retval)},
 	   entries[] = {F("ftrace", tf_fg_entry), F("ftrace", tf_fg_entry_args)},
 	   retaddr = F("ftrace", tf_fg_retaddr);
@@ -1413,7 +1669,7 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 			   err) ||
 	    (x->any_retaddr && fmt_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
 		return -1;
-	b = tblock_events(&nb);
+	b = tblock_events(&nb, x->block_ioprio);
 	for (int i = 0; i < nb; i++)
 		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
 			return -1;
@@ -1458,6 +1714,29 @@ static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
 	return 0;
 }
 
+/* What was passed over on purpose, each kind with its count, for darc info. */
+static void make_skipped(struct text *x, struct fmt_reader *r)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} k[] = {
+		{x->annotations, "annotation lines ('##### CPU N buffer started', 'CPU N is empty')"},
+		{x->irq_marks, "irq marks ('==========>', '<==========': taken for irq context only)"},
+		{x->early_frames, "stack frames before the first event (of a stack trace not in the "
+				  "text)"},
+	};
+	size_t at = 0;
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].n && at < sizeof(x->skipped))
+			at += (size_t)snprintf(x->skipped + at, sizeof(x->skipped) - at,
+					       "%s%" PRIu64 " %s", at ? ", " : "", k[i].n,
+					       k[i].what);
+	if (at)
+		r->info.skipped = x->skipped;
+}
+
 static void make_lacks(struct text *x, struct fmt_reader *r)
 {
 	char unknown[96] = "";
@@ -1467,14 +1746,17 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 			 ", the function of %" PRIu64 " returns without their call ([unknown])",
 			 x->unknown_exits);
 	snprintf(x->lacks, sizeof(x->lacks),
-		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s",
+		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s%s",
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
 		 ", lost events unless printed, fields of events other than sched, irq, raw_syscalls, "
-		 "block and kprobes",
+		 "syscalls, block, kprobes, function and stack traces",
+		 x->syscall_nrs ? ", system call numbers (syscalls events are given made-up ones)"
+				: "",
 		 unknown);
 	r->info.lacks = x->lacks;
+	make_skipped(x, r);
 }
 
 static struct stream *stream_of(struct fmt_reader *r, int cpu)
@@ -1492,6 +1774,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	if (!x)
 		return FAIL("out of memory");
 	r->be_priv = x;
+	x->stack_ev = -1;
 	r->info.long_size = 8;
 	r->info.page_size = 4096;
 	if (fmt_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
@@ -1580,8 +1863,8 @@ static void text_close(struct fmt_reader *r)
 }
 
 /*
- * A first line that names the format: "# tracer: function_graph" (@mine set
- * to 1) or another tracer (0); trace-cmd report's "cpus=N" is taken (1) when
+ * A first line that names the format: "# tracer: function_graph", "function"
+ * or "nop" (@mine set to 1); trace-cmd report's "cpus=N" is taken (1) when
  * a report line follows. False when the line says nothing either way.
  */
 static bool header_says(const char *p, const char *e, const char *end, int *mine)
@@ -1591,9 +1874,15 @@ static bool header_says(const char *p, const char *e, const char *end, int *mine
 	const char *why;
 
 	if (e - p >= 10 && !memcmp(p, "# tracer: ", 10)) {
-		*mine = e - p >= 24 && !memcmp(p + 10, "function_graph", 14) &&
-			(e - p == 24 || p[24] == ' ' || p[24] == '\r');
-		return true;
+		static const char *const mine_[] = {"function_graph", "function", "nop"};
+		const char *w = p + 10, *we = w;
+		while (we < e && *we != ' ' && *we != '\r')
+			we++;
+		for (size_t i = 0; i < sizeof(mine_) / sizeof(mine_[0]); i++)
+			if ((size_t)(we - w) == strlen(mine_[i]) && !memcmp(w, mine_[i], we - w))
+				return *mine = 1, true;
+		/* another tracer (blk, a latency tracer): its lines decide */
+		return false;
 	}
 	if (e - p < 6 || memcmp(p, "cpus=", 5) || tline_parse(p, (int)(e - p), &l, &why) ||
 	    l.kind != TL_HEADER)
@@ -1609,8 +1898,9 @@ static bool header_says(const char *p, const char *e, const char *end, int *mine
 }
 
 /*
- * Is this ftrace text? A first line "# tracer: function_graph" says so (and
- * any other tracer says not); so does "cpus=N" before a trace-cmd report
+ * Is this ftrace text? A first line "# tracer: function_graph", "function" or
+ * "nop" says so (another tracer's lines must be of the grammar); so does
+ * "cpus=N" before a trace-cmd report
  * line. Without them (trace_pipe, a pasted excerpt), the first lines that
  * are not blank or headers must all be lines of the grammar, and one of
  * them a call, return, comment or event.

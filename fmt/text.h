@@ -3,15 +3,22 @@
  * Internal to fmt/: the ftrace text reader (text.c) and its line grammar
  * (text-line.c).
  *
- * Two families of lines are understood:
+ * Three families of lines are understood:
  *
  *  - the function_graph tracer's own output (`cat trace`, `trace_pipe`), with
  *    any of its optional columns: absolute time (funcgraph-abstime), CPU,
  *    task (funcgraph-proc), the latency flags (latency-format), overhead mark
  *    and duration, then "|" and the indented call, "}" or a comment;
  *  - `trace-cmd report` lines: "COMM-PID [CPU] TIME: EVENT: FIELDS", with -l
- *    ("COMM-PID CPUflags TIME: ...") and -t (ns times); the FIELDS of
- *    funcgraph_entry and funcgraph_exit are the graph columns above.
+ *    ("COMM-PID CPUflags TIME: ...") and -t (ns times), maybe after the
+ *    name of the instance ("NAME: "); the FIELDS of funcgraph_entry and
+ *    funcgraph_exit are the graph columns above; the kernel's own (`cat
+ *    trace` of any tracer but function_graph) are alike, with the latency
+ *    flags after the CPU;
+ *  - what follows the time in the kernel's lines where no "EVENT:" is: the
+ *    function tracer's "func+0x0/0x80 <-parent+0x1c/0x40", a stack trace's
+ *    "<stack trace>" (its frames on the lines after it: " => func+0x5/0x10"),
+ *    a system call's "sys_X(a: 0x1, b: 2)" or "sys_X -> 0x3".
  *
  * The options of current kernels add to a call's line, in either family:
  * its arguments between the parentheses (funcgraph-args), where it returns
@@ -33,13 +40,15 @@ enum tline_kind {
 	TL_SEP,		/* " -----...": around a context-switch marker */
 	TL_SWITCH,	/* " 1)  comm-1 => comm-2": the task on a CPU changed */
 	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]" */
-	TL_ANNOT,	/* "##### CPU 1 buffer started ####" */
+	TL_ANNOT,	/* "##### CPU 1 buffer started ####", "CPU 1 is empty" */
 	TL_IRQ_MARK,	/* "==========>" or "<==========" (irq entered / left) */
 	TL_ENTRY,	/* "func() {" */
 	TL_LEAF,	/* "func();" with its duration */
 	TL_EXIT,	/* "}" with the duration, maybe "} /+ func +/" */
 	TL_COMMENT,	/* "/+ text +/": trace_printk, or "/+ event: fields +/" */
 	TL_EVENT,	/* trace-cmd report: any other event line */
+	TL_FUNC,	/* the function tracer: "func+0x0/0x80 <-parent+0x1c/0x40" */
+	TL_FRAME,	/* " => frame" of a stack trace, after its event's line */
 };
 
 /* A span of the line (not NUL-terminated). */
@@ -92,6 +101,11 @@ struct tline {
 	int prev_pid, next_pid; /* TL_SWITCH */
 	struct tspan prev_comm, next_comm;
 	uint64_t lost;	    /* TL_LOST */
+	uint64_t off;	    /* TL_FUNC: the offset in name, 0 where not printed */
+	bool has_addr;	    /* TL_FRAME: an address is printed ("0xffff..." alone, or
+			       "name (ffff...)" of trace-cmd) */
+	uint64_t addr;
+	int sys;	    /* TL_EVENT: 1 "sys_X(args)", 2 "sys_X -> ret" (name is X) */
 };
 
 /*
@@ -138,13 +152,17 @@ int tprobe_size(const struct tprobe *layout, const struct tprobe *a);
 void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe *a,
 		 uint64_t ip, uint64_t ret_ip);
 
-/* A block event the reader knows the fields of (text-block.c), in its 6.1 format. */
+/*
+ * A block event the reader knows the fields of (text-block.c), in its 6.1
+ * format or, where the text prints the I/O priority, 6.18's.
+ */
 struct tblock_event {
 	const char *name;
 	int id;
 	int shape;
 	const char *format; /* the format text */
 	size_t format_len;
+	bool ioprio;	    /* the layout with the I/O priority */
 };
 
 /* A block event's printed fields; spans point into the line. */
@@ -153,14 +171,15 @@ struct tblock {
 	uint64_t sector;
 	uint32_t nr_sector, bytes;
 	int32_t error;
+	uint16_t ioprio;
 	struct tspan rwbs, cmd, tail; /* tail: comm, or the error's digits */
 };
 
-/* All the block events known, @n of them. */
-const struct tblock_event *tblock_events(int *n);
+/* All the block events known, @n of them, in the layout with or without @ioprio. */
+const struct tblock_event *tblock_events(int *n, bool ioprio);
 
 /* The block event named @name, or NULL. */
-const struct tblock_event *tblock_find(struct tspan name);
+const struct tblock_event *tblock_find(struct tspan name, bool ioprio);
 
 /* Parse @e's printed fields. 0, or -1 if they are not of its shape. */
 int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tblock *b);
@@ -168,6 +187,47 @@ int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tbloc
 /* Bytes of the record, and its fields written into @rec (zeroed, that long). */
 int tblock_size(const struct tblock_event *e, const struct tblock *b);
 void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b);
+
+/*
+ * An event's raw fields ("prev_pid=12 prev_state=64 ...", trace-cmd report
+ * -R; text-raw.c) into @rec (@cap bytes, zeroed first) in the layout of
+ * format @ev. A field printed as a symbol is given an address by @sym. The
+ * record's size, or -1 if the fields are not @ev's, each a value.
+ */
+struct tep_event;
+typedef bool (*traw_sym)(void *ctx, struct tspan name, uint64_t *addr);
+int traw_record(struct tep_event *ev, struct tspan text, uint8_t *rec, int cap, traw_sym sym,
+		void *ctx);
+
+/*
+ * A system call event of the syscalls system (text-probe.c): the kernel's
+ * "sys_X(a: 0x1, b: 0x2)" and "sys_X -> 0x3", trace-cmd's "a: 0x1, b: 0x2"
+ * and "0x3", and -R's "__syscall_nr=257 a=0x1 b=0x2" and "__syscall_nr=257
+ * ret=0x3". Spans point into the line.
+ */
+#define TSYS_MAX_ARGS 6
+struct tsys {
+	bool exit;
+	bool has_nr;
+	int nr;
+	int nargs;
+	struct tspan name[TSYS_MAX_ARGS];
+	uint64_t v[TSYS_MAX_ARGS]; /* an exit's return value is v[0] */
+};
+
+/* Parse @f (an entry's or, with @exit, an exit's fields) into @a. 0, or -1. */
+int tsys_parse(struct tspan f, bool exit, struct tsys *a);
+
+/*
+ * The format text (malloc'd, @len bytes) of sys_enter_@call or
+ * sys_exit_@call, id @id, the arguments named as in @a, as the kernel has
+ * it: __syscall_nr, then each argument (or ret) as an unsigned long (long).
+ */
+char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len);
+
+/* The record of @a, and its size: 16 + 8 per argument. */
+int tsys_size(const struct tsys *a);
+void tsys_fill(uint8_t *rec, const struct tsys *a);
 
 /*
  * A call's arguments as funcgraph-args prints them: "fd=3, buf=0x7ffd1000,

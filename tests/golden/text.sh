@@ -9,12 +9,15 @@
 #    and the values it prints (return values, arguments, return addresses:
 #    values-vs-dat.py) as the trace.dat's.
 # 2. The same on `trace-cmd report` (-l -t, and plain) of every samples/vm-*
-#    recording, where trace-cmd is installed (else those checks are skipped).
+#    and vm73-* recording (7.3: funcgraph-args, block requests printed with
+#    their I/O priority), where trace-cmd is installed (else skipped).
 # 3. darc info says "format: ftrace text" and what the text lacks; darc dump
 #    reads the texts; the event counts equal the trace.dat's.
 # 4. Hand-made texts of every construct (tests/golden/text/*.txt) dump as
 #    tests/golden/expected/text-*.dump; bad input gets "FILE: line N: ..."
-#    and a non-zero exit, and other files are not taken for text.
+#    and a non-zero exit (also in the forms of tests/golden/text-forms.sh:
+#    function tracer, stack frames, -R fields, system calls), and other
+#    files are not taken for text.
 #
 # Usage: text.sh DARC [--update]   (--update rewrites the expected dumps)
 set -u
@@ -68,7 +71,8 @@ compare "$tmp/dat.db" "$tmp/preads-pipe.txt" none
 
 # 2. trace-cmd report of the other VM recordings
 if command -v trace-cmd >/dev/null; then
-	for f in "$top"/samples/vm-*-v7.dat; do
+	# vm73-*: 7.3's, with funcgraph-args and block requests' I/O priority
+	for f in "$top"/samples/vm-*-v7.dat "$top"/samples/vm73-*-v7.dat; do
 		n=$(basename "$f" .dat)
 		"$darc" analyze -q -f -o "$tmp/$n.db" "$f" || { not_ok "darc analyze $n"; continue; }
 		trace-cmd report -l -t "$f" >"$tmp/$n-lt.txt" 2>/dev/null
@@ -148,6 +152,21 @@ bad 2 "$hdr" ' 0)               |  /* not closed'
 bad 3 'cpus=1' '  bash-1 [000] 1.0: funcgraph_entry:     |  a() {' '  bash-1 [000] 1.1: sched_switch: nonsense'
 bad 2 'cpus=2' '  bash-1 [000] 1.000: sched_wakeup: comm=x pid=y'
 bad 3 "$hdr" '  123.5 |  0)   1.000 us    |  a();' '  0)   1.000 us    |  b();'
+bad 3 '# tracer: function' '  a-1 [000] ..... 1.0: <stack trace>' ' => f+0xz/0x10'
+bad 2 '# tracer: nop' '  a-1 [000] ..... 1.0: sys_read(fd: 3'
+# the forms of text-forms.sh's samples, a line spoilt in each
+sed '30s/.*/    vm-workload-132     [000] .....     6.968914: what is this/' "$st/func-cat.txt" \
+	>"$tmp/b.txt"
+bad 30 "$(cat "$tmp/b.txt")"
+sed '14i \ => vfs_read' "$st/func-cat.txt" >"$tmp/b.txt" # a frame after a sched_switch
+bad 14 "$(cat "$tmp/b.txt")"
+n=$(grep -n 'sched_switch: *prev_comm' "$st/host-events-raw.txt" | sed -n 5p | cut -d: -f1)
+sed "${n}s/prev_state=[0-9]*/prev_state=x/" "$st/host-events-raw.txt" >"$tmp/b.txt" # -R
+bad "$n" "$(cat "$tmp/b.txt")"
+# a system call printed with other fields than its first line
+n=$(grep -n 'sys_openat(' "$st/host-events-cat.txt" | sed -n 2p | cut -d: -f1)
+sed -E "${n}s/, mode: (0x)?[0-9a-f]+\)/)/" "$st/host-events-cat.txt" >"$tmp/b.txt"
+bad "$n" "$(cat "$tmp/b.txt")"
 for f in "$top/README.md" "$top/samples/README.md" "$here/text-vs-dat.py" /bin/sh; do
 	out=$("$darc" info "$f" 2>&1)
 	rc=$?

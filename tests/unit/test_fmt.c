@@ -637,6 +637,179 @@ START_TEST(test_text_late_leaf)
 }
 END_TEST
 
+/*
+ * The lines of the function tracer, stack traces, system call events and
+ * trace-cmd's instance prefix, as the kernel (6.1, 6.18) and trace-cmd
+ * 3.1 print them (the samples in samples/text/ hold each).
+ */
+START_TEST(test_text_forms_lines)
+{
+	static const struct {
+		const char *line;
+		int kind, sys, cpu, pid;
+		const char *name, *mod, *ret_to, *text;
+		uint64_t off, ret_off, addr;
+	} ok[] = {
+	    {"     vm-workload-133     [000] .....     5.560244: __x64_sys_pread64 <-do_syscall_64",
+	     TL_FUNC, 0, 0, 133, "__x64_sys_pread64", "", "do_syscall_64", "", 0, 0, 0},
+	    {"  w-132 [000] .....  6.968914: blk_mq_start_request+0x0/0x140 "
+	     "<-virtblk_prep_rq.isra.0+0xec/0x300 [virtio_blk]",
+	     TL_FUNC, 0, 0, 132, "blk_mq_start_request", "", "virtblk_prep_rq.isra.0", "", 0, 0xec,
+	     0},
+	    {"  e-9 [001] ..... 1.5: ext4_file_read_iter+0x4/0x1e0 [ext4] <-vfs_read+0x5d/0x310",
+	     TL_FUNC, 0, 1, 9, "ext4_file_read_iter", "ext4", "vfs_read", "", 4, 0x5d, 0},
+	    {"  vm-workload-133   [000]     5.560244: function:             __x64_sys_pread64",
+	     TL_FUNC, 0, 0, 133, "__x64_sys_pread64", "", "", "", 0, 0, 0},
+	    {"  w-1 [000] 5.5: function:   ip=vfs_read parent_ip=ksys_read", TL_FUNC, 0, 0, 1,
+	     "vfs_read", "", "ksys_read", "", 0, 0, 0},
+	    {"     vm-workload-133     [000] .....     5.561069: <stack trace>", TL_EVENT, 0, 0,
+	     133, "kernel_stack", "", "", "", 0, 0, 0},
+	    {"  w-1 [000] 5.5: <user stack trace>", TL_EVENT, 0, 0, 1, "user_stack", "", "", "", 0,
+	     0, 0},
+	    {" => __x64_sys_pread64+0x5/0xc0", TL_FRAME, 0, -1, -1, "__x64_sys_pread64", "", "", "",
+	     5, 0, 0},
+	    {" => ext4_file_read_iter+0x5d/0x1e0 [ext4]", TL_FRAME, 0, -1, -1, "ext4_file_read_iter",
+	     "ext4", "", "", 0x5d, 0, 0},
+	    {" => 0xffffffffc0305083", TL_FRAME, 0, -1, -1, "", "", "", "", 0, 0,
+	     0xffffffffc0305083ULL},
+	    {"=> vfs_read (ffffffffb0f669e5)", TL_FRAME, 0, -1, -1, "vfs_read", "", "", "", 0, 0,
+	     0xffffffffb0f669e5ULL},
+	    {" cat-7 [001] ..... 26418.875275: sys_openat(dfd: 0xffffff9c, flags: 0x441)", TL_EVENT,
+	     1, 1, 7, "openat", "", "", "dfd: 0xffffff9c, flags: 0x441", 0, 0, 0},
+	    {" cat-7 [001] ..... 26418.875420: sys_openat -> 0xfffffffffffffffe", TL_EVENT, 2, 1, 7,
+	     "openat", "", "", "0xfffffffffffffffe", 0, 0, 0},
+	    {"inst-1524:    dd-1543  [001] 26418.892932: kernel_stack:         <stack trace >",
+	     TL_EVENT, 0, 1, 1543, "kernel_stack", "", "", "<stack trace >", 0, 0, 0},
+	    {"CPU 3 is empty", TL_ANNOT, 0, 3, -1, "", "", "", "", 0, 0, 0},
+	    {"##### CPU 1 buffer started ####", TL_ANNOT, 0, 1, -1, "", "", "", "", 0, 0, 0},
+	};
+	static const char *const bad[] = {
+	    "  w-1 [000] ..... 5.5: vfs_read",	/* a function without its parent: "EVENT:"? */
+	    "  w-1 [000] ..... 5.5: sys_openat(dfd: 0x3", /* the parenthesis not closed */
+	    "  w-1 [000] ..... 5.5: <stack trace> more",
+	    " => f+0xz/0x10",
+	    "CPU 3 is empty now",
+	};
+	struct tline t;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		parse_ok(ok[i].line, &t);
+		ck_assert_msg(t.kind == ok[i].kind && t.sys == ok[i].sys, "kind of %s", ok[i].line);
+		ck_assert_msg(t.cpu == ok[i].cpu && t.pid == ok[i].pid, "cpu, pid of %s", ok[i].line);
+		ck_assert_msg(span_is(t.name, ok[i].name) && span_is(t.mod, ok[i].mod) &&
+				      t.off == ok[i].off,
+			      "name of %s", ok[i].line);
+		ck_assert_msg(span_is(t.ret_to, ok[i].ret_to) && t.ret_off == ok[i].ret_off,
+			      "parent of %s", ok[i].line);
+		ck_assert_msg(span_is(t.text, ok[i].text), "text of %s", ok[i].line);
+		ck_assert_msg(t.addr == ok[i].addr && t.has_addr == (ok[i].addr != 0), "addr of %s",
+			      ok[i].line);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(tline_parse(bad[i], (int)strlen(bad[i]), &t, &why), "taken: %s",
+			      bad[i]);
+}
+END_TEST
+
+/* Read @text; the fields of its events in order: @want[i] "name: field=value ...". */
+static void text_fields(const char *text, const char *const *want, int n)
+{
+	struct fmt_reader *r = open_text(text);
+	struct fmt_event ev;
+	struct fmt_err err;
+	struct trace_seq s;
+	int i = 0;
+
+	trace_seq_init(&s);
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		struct tep_record rec = {.ts = ev.ts, .cpu = ev.cpu, .data = (void *)ev.data,
+					 .size = (int)ev.size};
+		trace_seq_reset(&s);
+		trace_seq_printf(&s, "%s:", ev.event->name); /* the raw fields start with a space */
+		tep_print_event(fmt_reader_tep(r), &s, &rec, "%s", TEP_PRINT_INFO_RAW);
+		trace_seq_terminate(&s);
+		ck_assert_int_lt(i, n);
+		ck_assert_str_eq(s.buffer, want[i]);
+		i++;
+	}
+	ck_assert_int_eq(i, n);
+	trace_seq_destroy(&s);
+	fmt_reader_close(r);
+}
+
+/*
+ * What the records hold: the kernel's formats of 6.18 (block with the I/O
+ * priority, syscalls), -R's raw fields, a stack trace's frames; values
+ * written out by hand from the lines (ioprio "be,0,4": 2 << 13 | 4).
+ */
+START_TEST(test_text_forms_records)
+{
+	static const char nop[] =
+	    "# tracer: nop\n"
+	    " dd-1543 [001] ..... 26418.892900: block_rq_issue: 254,0 WS 32768 () 173348760 + 64 "
+	    "be,0,4 [dd]\n"
+	    " dd-1543 [001] ..... 26418.892932: <stack trace>\n"
+	    " => blk_mq_start_request+0x5/0x40\n"
+	    " => 0xffffffffc0305083\n"
+	    " dd-1543 [001] ..... 26418.893000: sys_pread64(fd: 3, buf: 0x7f00, count: 0x1000, "
+	    "pos: 0x0)\n"
+	    " dd-1543 [001] ..... 26418.893100: sys_pread64 -> 0x1000\n";
+	static const char *const nop_want[] = {
+	    "block_rq_issue: dev=266338304 sector=173348760 nr_sector=64 bytes=32768 ioprio=16388 "
+	    "rwbs=WS comm=dd cmd=",
+	    NULL, /* kernel_stack: below */
+	    "sys_enter_pread64: __syscall_nr=3072 fd=0x00000003 buf=0x00007f00 count=0x00001000 "
+	    "pos=0x00000000",
+	    "sys_exit_pread64: __syscall_nr=3072 ret=0x1000",
+	};
+	static const char raw[] =
+	    "cpus=2\n"
+	    "i:  a-15675 [000] 26418.873390: sched_switch:          prev_comm=a b prev_pid=15675 "
+	    "prev_prio=130 prev_state=256 next_comm=c next_pid=27828 next_prio=120\n"
+	    "i:  a-15675 [000] 26418.873400: block_rq_complete:     dev=266338304 "
+	    "sector=18446744073709551615 nr_sector=8 error=-5 ioprio=16388 rwbs=WSM cmd=\n"
+	    "i:  a-15675 [000] 26418.873500: sys_exit_openat:       __syscall_nr=257 ret=0x3\n";
+	static const char *const raw_want[] = {
+	    "sched_switch: prev_comm=a b prev_pid=15675 prev_prio=130 prev_state=256 next_comm=c "
+	    "next_pid=27828 next_prio=120",
+	    "block_rq_complete: dev=266338304 sector=18446744073709551615 nr_sector=8 error=-5 "
+	    "ioprio=16388 rwbs=WSM cmd=",
+	    "sys_exit_openat: __syscall_nr=257 ret=0x3",
+	};
+	struct fmt_reader *r;
+	struct fmt_event ev;
+	struct fmt_err err;
+	unsigned long long v;
+	int n = 0;
+
+	r = open_text(nop);
+	while (fmt_reader_next(r, &ev, &err) > 0) {
+		if (n++ != 1)
+			continue;
+		ck_assert_str_eq(ev.event->name, "kernel_stack");
+		tep_read_number_field(tep_find_field(ev.event, "size"), ev.data, &v);
+		ck_assert_uint_eq(v, 2);
+		memcpy(&v, ev.data + 16, 8);
+		ck_assert_str_eq(tep_find_function(fmt_reader_tep(r), v), "blk_mq_start_request");
+		ck_assert_uint_eq(v - tep_find_function_address(fmt_reader_tep(r), v), 5);
+		memcpy(&v, ev.data + 24, 8);
+		ck_assert_uint_eq(v, 0xffffffffc0305083ULL);
+	}
+	fmt_reader_close(r);
+	ck_assert_int_eq(n, 4);
+	{ /* the others, field by field */
+		const char *w[] = {nop_want[0], nop_want[2], nop_want[3]};
+		char *text = strdup(nop), *p = strstr(text, " dd-1543 [001] ..... 26418.892932");
+		char *q = strstr(text, " dd-1543 [001] ..... 26418.893000");
+		memmove(p, q, strlen(q) + 1); /* without the stack trace */
+		text_fields(text, w, 3);
+		free(text);
+	}
+	text_fields(raw, raw_want, 3);
+}
+END_TEST
+
 /* A trace.dat with the options' layouts: the reader hands their fields over as recorded. */
 START_TEST(test_tracedat_fgraph_fields)
 {
@@ -707,6 +880,8 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_text_fgraph_args);
 	tcase_add_test(tc, test_text_fgraph_records);
 	tcase_add_test(tc, test_text_late_leaf);
+	tcase_add_test(tc, test_text_forms_lines);
+	tcase_add_test(tc, test_text_forms_records);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vis");
 	tcase_add_test(tc, test_vis_escapes);

@@ -1,0 +1,179 @@
+#!/bin/bash
+# The ftrace text forms people post (issue 22), each against the trace.dat
+# it was printed from (samples/text/, see samples/README.md):
+#
+# 1. host-events.dat: tracepoints with the nop tracer on a 6.18 host (sched,
+#    irq, block with the I/O priority, syscalls entry/exit lines, a
+#    stacktrace trigger) as `cat trace` ("# tracer: nop"), trace_pipe (the
+#    same without the header), `trace-cmd report` (with its instance
+#    prefix) and `trace-cmd report -R` (raw fields: prev_state=256, no
+#    "==>"); made by tests/bench/make-host-text.sh.
+# 2. func.dat: the function tracer with func_stack_trace in the VM lab
+#    (6.1) as `cat trace` ("# tracer: function", "func <-parent" and " =>
+#    frame" lines), with sym-offset ("func+0x0/0xc0 <-parent+0x5d/0xb0
+#    [mod]"), trace-cmd report ("function: func", "=> frame (addr)") and
+#    -R; made by tests/vm/make-text-samples.sh --func.
+#
+# For each: darc dump of the text holds the trace.dat's events, CPU by
+# CPU, names, tasks, times to the printed us and every printed field
+# (dump-vs-dat.py; stack frames by name with --pretty); darc info counts
+# the same events by name (a few kept by name only, system "text"); darc
+# analyze gives the same system calls (count, and time within the printed
+# precision), and no call tree from the function tracer. Annotation lines
+# are counted and skipped; the comparison fails on a text that lost an
+# event or a value. (A line of these forms darc cannot read: text.sh.)
+#
+# Usage: text-forms.sh DARC
+set -u
+darc=${1:?usage: text-forms.sh DARC}
+darc=$(realpath "$darc") || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+st=$(cd "$here/../../samples/text" && pwd)
+cmp=$here/dump-vs-dat.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 pass=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+not_ok() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# same DAT TEXT [SKIP...]: darc dump of TEXT holds DAT's events
+same() {
+	local dat=$1 text=$2 n out
+	shift 2
+	n=$(basename "$text")
+	"$darc" dump "$dat" >"$tmp/dat.dump" || { not_ok "darc dump $(basename "$dat")"; return; }
+	if ! "$darc" dump "$text" >"$tmp/text.dump" 2>"$tmp/err"; then
+		not_ok "darc dump $n: $(cat "$tmp/err")"
+		return
+	fi
+	out=$(python3 "$cmp" "$tmp/dat.dump" "$tmp/text.dump" 1000 "$@") &&
+		ok "$n: $out, as in $(basename "$dat")" || not_ok "$n against $(basename "$dat"): $out"
+}
+
+# frames DAT TEXT: the stack traces' frames by name (--pretty)
+frames() {
+	local out
+	"$darc" dump --pretty "$1" >"$tmp/dat.pretty" && "$darc" dump --pretty "$2" >"$tmp/text.pretty" &&
+		out=$(python3 "$cmp" "$tmp/dat.pretty" "$tmp/text.pretty" 1000 stacks) &&
+		ok "$(basename "$2"): stack frames by name: $out" ||
+		not_ok "$(basename "$2"): stack frames: $out"
+}
+
+# counts DAT TEXT KEPT...: darc info's events by name; KEPT are read by name only
+counts() {
+	local dat=$1 text=$2 kept
+	shift 2
+	kept=$(printf '%s|' "$@")
+	by_name() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }'; }
+	by_name "$dat" | sed -E "s/ [a-z_]+:(${kept%|})\$/ text:\\1/" | sort >"$tmp/want"
+	by_name "$text" | sort >"$tmp/got"
+	if [ -s "$tmp/want" ] && diff -q "$tmp/want" "$tmp/got" >/dev/null; then
+		ok "darc info $(basename "$text"): $(wc -l <"$tmp/got") events by name, as the trace.dat's"
+	else
+		not_ok "darc info $(basename "$text"): $(diff "$tmp/want" "$tmp/got" | head -4 | tr '\n' ' ')"
+	fi
+}
+
+# calls DB: each function's calls, and their total inclusive time
+calls() {
+	sqlite3 "$1" "SELECT f.name, count(*), count(c.incl_ns), coalesce(sum(c.incl_ns), 0)
+		FROM call c JOIN func f ON f.id = c.func_id GROUP BY 1 ORDER BY 1"
+}
+
+# analysis DAT TEXT: the same calls, each within the printed 1 us
+analysis() {
+	local n
+	n=$(basename "$2")
+	"$darc" analyze -q -f -o "$tmp/dat.db" "$1" && "$darc" analyze -q -f -o "$tmp/text.db" "$2" ||
+		{ not_ok "darc analyze $n"; return; }
+	calls "$tmp/dat.db" >"$tmp/dat.calls"
+	calls "$tmp/text.db" >"$tmp/text.calls"
+	if join -t '|' "$tmp/dat.calls" "$tmp/text.calls" | awk -F'|' -v want="$(wc -l <"$tmp/dat.calls")" '
+		{ n++; d = $4 - $7; if (d < 0) d = -d }
+		$2 != $5 || $3 != $6 || d > 1000 * $3 { bad = 1 }
+		END { exit bad || n != want || n != '"$(wc -l <"$tmp/text.calls")"' }'; then
+		ok "darc analyze $n: the trace.dat's calls ($(tr '\n' ' ' <"$tmp/text.calls"))"
+	else
+		not_ok "darc analyze $n: $(paste -d ' ' "$tmp/dat.calls" "$tmp/text.calls" | head -4)"
+	fi
+}
+
+# 1. the host's tracepoints
+kept=(softirq_raise block_touch_buffer block_dirty_buffer block_plug block_unplug)
+grep -v '^#' "$st/host-events-cat.txt" >"$tmp/host-events-pipe.txt"
+for t in host-events-cat.txt host-events-pipe.txt host-events-report.txt host-events-raw.txt; do
+	f=$st/$t
+	[ -f "$f" ] || f=$tmp/$t
+	case $t in
+	*-raw.txt) same "$st/host-events.dat" "$f" ;; # every field printed, stack addresses too
+	*-report.txt) same "$st/host-events.dat" "$f" caller __syscall_nr R+ ;;
+	*) same "$st/host-events.dat" "$f" caller __syscall_nr ;;
+	esac
+	counts "$st/host-events.dat" "$f" "${kept[@]}"
+	analysis "$st/host-events.dat" "$f"
+done
+frames "$st/host-events.dat" "$st/host-events-cat.txt"
+head -1 "$st/host-events-cat.txt" | grep -qx '# tracer: nop' &&
+	"$darc" info "$st/host-events-cat.txt" | grep -qx 'format:       ftrace text' &&
+	ok "'# tracer: nop' is an ftrace text" || not_ok "'# tracer: nop' is not taken for text"
+
+# 2. the function tracer
+grep -v '^#' "$st/func-cat.txt" >"$tmp/func-pipe.txt"
+for t in func-cat.txt func-offset.txt func-pipe.txt func-report.txt func-raw.txt; do
+	f=$st/$t
+	[ -f "$f" ] || f=$tmp/$t
+	case $t in
+	*-raw.txt) same "$st/func.dat" "$f" ;;
+	*-report.txt) same "$st/func.dat" "$f" caller parent_ip R+ ;;
+	*) same "$st/func.dat" "$f" caller ;;
+	esac
+	[ "$t" = func-raw.txt ] || frames "$st/func.dat" "$f"
+	counts "$st/func.dat" "$f"
+	"$darc" analyze -q -f -o "$tmp/f.db" "$f" 2>"$tmp/err" &&
+		[ "$(sqlite3 "$tmp/f.db" 'SELECT count(*) FROM call')" = 0 ] &&
+		ok "darc analyze $t: no call tree (the function tracer has no exits)" ||
+		not_ok "darc analyze $t: $(cat "$tmp/err")"
+done
+
+# 3. annotations: counted, skipped, nothing else changed
+{
+	head -1 "$st/host-events-report.txt"
+	echo "CPU 3 is empty"
+	echo "##### CPU 1 buffer started ####"
+	tail -n +2 "$st/host-events-report.txt"
+} >"$tmp/annotated.txt"
+"$darc" dump "$st/host-events-report.txt" >"$tmp/plain.dump"
+"$darc" dump "$tmp/annotated.txt" >"$tmp/annotated.dump" &&
+	cmp -s "$tmp/plain.dump" "$tmp/annotated.dump" &&
+	"$darc" info "$tmp/annotated.txt" | grep -q '^skipped: *2 annotation lines' &&
+	ok "'CPU N is empty' and '##### CPU N buffer started' lines: counted, skipped" ||
+	not_ok "annotation lines: $("$darc" info "$tmp/annotated.txt" 2>&1 | grep -i 'skipped\|darc:')"
+
+# trace_pipe read from within a stack trace: its first frames are counted, skipped
+grep -v '^#' "$st/func-cat.txt" >"$tmp/pipe.txt"
+first=$(grep -n '^ => ' "$tmp/pipe.txt" | head -1 | cut -d: -f1) # the first stack's first frame
+tail -n +$((first + 1)) "$tmp/pipe.txt" >"$tmp/mid.txt"
+k=$(awk '!/^ => / { exit } { n++ } END { print n }' "$tmp/mid.txt")
+all=$("$darc" info "$st/func.dat" | awk '/^events:/ { print $2 }')
+want=$((all - (first - 1))) # each line before the first frame is an event
+got=$("$darc" info "$tmp/mid.txt" 2>"$tmp/err" | awk '/^events:/ { print $2 }')
+[ "$got" = "$want" ] &&
+	"$darc" info "$tmp/mid.txt" | grep -q "^skipped:.* $k stack frames before the first event" &&
+	ok "a trace_pipe from within a stack trace: $got events, its first $k frames skipped" ||
+	not_ok "a trace_pipe from within a stack trace: $got events for $want; $(cat "$tmp/err")"
+
+# 4. the comparison can fail: a lost event, a changed value
+awk '/block_rq_issue/ && !done { done = 1; next } { print }' "$st/host-events-cat.txt" >"$tmp/lost.txt"
+"$darc" dump "$st/host-events.dat" >"$tmp/dat.dump"
+"$darc" dump "$tmp/lost.txt" >"$tmp/lost.dump"
+python3 "$cmp" "$tmp/dat.dump" "$tmp/lost.dump" 1000 caller __syscall_nr >/dev/null &&
+	not_ok "a text without one block_rq_issue passes" || ok "a text that lost an event fails"
+sed -E '0,/block_rq_complete: 254,0 ([A-Z]+) \(\) [0-9]+/s//block_rq_complete: 254,0 \1 () 12345/' \
+	"$st/host-events-cat.txt" >"$tmp/changed.txt"
+"$darc" dump "$tmp/changed.txt" >"$tmp/changed.dump"
+! cmp -s "$st/host-events-cat.txt" "$tmp/changed.txt" &&
+	! python3 "$cmp" "$tmp/dat.dump" "$tmp/changed.dump" 1000 caller __syscall_nr >/dev/null &&
+	ok "a text with one sector changed fails" || not_ok "a changed sector passes"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
