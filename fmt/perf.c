@@ -855,8 +855,8 @@ static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct 
 	ev->flags = d[2];
 	ev->preempt = d[3];
 	ev->event = fmt_event_format(r, ev->type);
-	if (fmt_event_bad(r, ev))
-		return fmt_event_refuse(r, ev, err);
+	if (fmt_event_short(r, ev) && fmt_event_pad(r, ev, err))
+		return -1;
 	ev->missed = add_missed(s->missed, p->missed_any);
 	if (!s->missed && !p->missed_any)
 		ev->missed = 0;

@@ -163,8 +163,8 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	ev->flags = d[2];
 	ev->preempt = d[3];
 	ev->event = event_format(r, ev->type);
-	if (__builtin_expect(fmt_event_bad(r, ev), 0))
-		return fmt_event_refuse(r, ev, err);
+	if (__builtin_expect(fmt_event_short(r, ev), 0) && fmt_event_pad(r, ev, err))
+		return -1;
 	ev->missed = s->missed;
 	s->st.events++;
 	return 1;

@@ -356,17 +356,28 @@ static bool format_ok(const char *text, size_t len)
 	return true;
 }
 
-/* The bytes @ev's fixed fields take: past the last of them (a dynamic one's 4-byte locator). */
-static uint16_t fixed_size(const struct tep_event *ev)
+/*
+ * The bytes @ev's fixed fields take, past the last of them (a dynamic one's
+ * 4-byte locator), into *@full; returns those a record needs: as many, or
+ * where the last field starts when it is an array, which the kernel may cut
+ * (kernel_stack's caller[8] holds as many frames as it has).
+ */
+static uint16_t fixed_size(const struct tep_event *ev, uint16_t *full)
 {
+	const struct tep_format_field *last = NULL;
 	unsigned end = 0;
 
 	for (int common = 0; common < 2; common++)
 		for (const struct tep_format_field *f = common ? ev->format.common_fields
 							   : ev->format.fields;
 		     f; f = f->next)
-			if ((unsigned)f->offset + (unsigned)f->size > end)
+			if ((unsigned)f->offset + (unsigned)f->size > end) {
 				end = (unsigned)f->offset + (unsigned)f->size;
+				last = f;
+			}
+	*full = end > 65535 ? 65535 : (uint16_t)end;
+	if (last && (last->flags & TEP_FIELD_IS_ARRAY) && !(last->flags & TEP_FIELD_IS_DYNAMIC))
+		end = (unsigned)last->offset;
 	return end > 65535 ? 65535 : (uint16_t)end;
 }
 
@@ -400,17 +411,31 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 		r->bad_layout = true;
 		return NULL;
 	}
-	r->ev_min_size[id] = fixed_size(ev);
+	r->ev_min_size[id] = fixed_size(ev, &r->ev_full_size[id]);
 	r->ev_of_id[id] = ev;
 	return ev;
 }
 
-int fmt_event_refuse(const struct fmt_reader *r, const struct fmt_event *ev, struct fmt_err *err)
+int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
 {
+	size_t full = r->ev_full_size[ev->type];
+
 	if (r->bad_layout)
 		return FAIL("unsupported event layout: common_type/common_pid not at offsets 0/4");
-	return FAIL("cpu %d: a %s record of %u bytes, where its format's fields take %u",
-		    ev->cpu, ev->event->name, ev->size, r->ev_min_size[ev->type]);
+	if (ev->size < r->ev_min_size[ev->type])
+		return FAIL("cpu %d: a %s record of %u bytes, where its format's fields take %u",
+			    ev->cpu, ev->event->name, ev->size, r->ev_min_size[ev->type]);
+	if (full > r->pad_cap) {
+		uint8_t *p = realloc(r->pad, full);
+		if (!p)
+			return FAIL("out of memory");
+		r->pad = p;
+		r->pad_cap = full;
+	}
+	memcpy(r->pad, ev->data, ev->size);
+	memset(r->pad + ev->size, 0, full - ev->size);
+	ev->data = r->pad;
+	return 0;
 }
 
 struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name)
@@ -1339,8 +1364,9 @@ int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
 	r->ev_of_id = calloc(65536, sizeof(*r->ev_of_id));
 	r->ev_done = calloc(65536, 1);
 	r->ev_min_size = calloc(65536, sizeof(*r->ev_min_size));
+	r->ev_full_size = calloc(65536, sizeof(*r->ev_full_size));
 	r->tep = tep_alloc();
-	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->ev_min_size || !r->tep)
+	if (!r->format_of_id || !r->ev_of_id || !r->ev_done || !r->ev_min_size || !r->ev_full_size || !r->tep)
 		return FAIL("out of memory");
 	tep_set_file_bigendian(r->tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
@@ -1484,6 +1510,8 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->format_of_id);
 	free(r->ev_of_id);
 	free(r->ev_min_size);
+	free(r->ev_full_size);
+	free(r->pad);
 	free(r->ev_done);
 	for (int i = 0; i < r->nkept; i++)
 		free(r->kept[i]);

@@ -146,7 +146,11 @@ struct fmt_reader {
 	int32_t *format_of_id;	   /* [65536] index into formats + 1, 0 none */
 	struct tep_event **ev_of_id; /* [65536] parsed formats */
 	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
-	uint16_t *ev_min_size;	   /* [65536] bytes its fixed fields need */
+	uint16_t *ev_min_size;	   /* [65536] bytes a record needs: its fixed fields but a
+				      trailing array, which may be cut (kernel_stack's caller[8]) */
+	uint16_t *ev_full_size;	   /* [65536] bytes its fixed fields take */
+	uint8_t *pad;		   /* a short record, padded with zeros to its full size */
+	size_t pad_cap;
 	bool bad_layout;	   /* a format's common fields are not where read */
 	const uint8_t *ksyms;	   /* v6: kallsyms text in the mapping, parsed lazily */
 	uint64_t ksyms_len;
@@ -176,17 +180,21 @@ int fmt_handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint3
  */
 struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
 /*
- * Whether @ev (its format set) is a record libtraceevent must not read:
- * common fields not at 0 and 4 (r->bad_layout), or a record shorter than
- * its format's fixed fields (it would read past the record).
+ * Whether @ev (its format set) is a record libtraceevent must not read as
+ * it is: common fields not at 0 and 4 (r->bad_layout), or a record shorter
+ * than its format's fixed fields (it would read past the record).
  */
-static inline bool fmt_event_bad(const struct fmt_reader *r, const struct fmt_event *ev)
+static inline bool fmt_event_short(const struct fmt_reader *r, const struct fmt_event *ev)
 {
-	return r->bad_layout || (ev->event && ev->size < r->ev_min_size[ev->type]);
+	return r->bad_layout || (ev->event && ev->size < r->ev_full_size[ev->type]);
 }
 
-/* The error of such an event: -1 with @err set. */
-int fmt_event_refuse(const struct fmt_reader *r, const struct fmt_event *ev, struct fmt_err *err);
+/*
+ * Such an event: a record whose only the trailing array is cut (as the
+ * kernel writes kernel_stack) gets a copy padded with zeros (ev->data; its
+ * size stays); anything shorter is an error. 0, or -1 with @err set.
+ */
+int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
 
 /*
  * Allocate the libtraceevent handle and the format tables, for the byte

@@ -468,7 +468,9 @@ class Piece:
 
 
 def variants(t):
-    """(suffix, bytes) of each small copy of @t."""
+    """(suffix, bytes) of each small copy of @t (none of a file without CPU data)."""
+    if not t.cpus:
+        return
     total = max(len(p) for _, p in t.cpus) // t.psize
     # the first events in 512-byte pages, every layout
     p = Piece(t, 0, 3, 512)

@@ -14,7 +14,8 @@
 #     "parent_ip": trace-cmd's function plugin prints none) and the "text"
 #     field of the events the reader keeps by name only; "R+" in SKIP:
 #     prev_state may lack the preempted bit (256) that trace-cmd's sched
-#     plugin (libtraceevent 1.7) does not print ("R" for "R+").
+#     plugin (libtraceevent 1.7) does not print ("R" for "R+"); a raw
+#     kernel_stack's caller array as far as the trace.dat's record goes.
 # With --pretty dumps (the frames' names): a kernel_stack's frames, each
 # the trace.dat's name, or an address one side could not name (the kernel
 # prints the trampoline's address; trace-cmd's kallsyms names it); SKIP
@@ -24,6 +25,19 @@ import sys
 
 LINE = re.compile(r"^(?:\S+: )?\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{6,9}): ([^:]+): ?(.*)$")
 KEY = re.compile(r" (?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
+def cut_frames(a, b):
+    """A kernel_stack's caller=ARRAY[..] (-R) as far as the trace.dat's record
+    goes: the kernel cuts caller[8] to the frames it has; darc pads the rest
+    with zeros, trace-cmd prints whatever memory follows the record."""
+    if not (a.startswith("ARRAY[") and b.startswith("ARRAY[")):
+        return a, b
+    xa, xb = a[6:-1].split(", "), b[6:-1].split(", ")
+    n = 0
+    while n + 8 <= len(xa) and any(x != "00" for x in xa[n:n + 8]):
+        n += 8
+    return xa[:n], xb[:n]
 
 
 def load(path):
@@ -90,6 +104,8 @@ def main():
             if ("R+" in skip and a[1] == "sched_switch" and fa.get("prev_state") == "256"
                     and fb.get("prev_state") == "0"):
                 fa["prev_state"] = "0"
+            if a[1] == "kernel_stack" and "caller" in fa and "caller" in fb:
+                fa["caller"], fb["caller"] = cut_frames(fa["caller"], fb["caller"])
             for k, v in fb.items():
                 if k not in skip and fa.get(k) != v:
                     bad.append(f"{where}: {b[1]}'s {k}={v}, the trace.dat's {fa.get(k)}")
