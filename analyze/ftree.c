@@ -1140,6 +1140,26 @@ static bool name_by_fg(const char *have, const char *fn)
 	return !generic_fn && (!strncmp(have, "irq_enter", 9) || !strncmp(have, "irq_exit", 8));
 }
 
+/*
+ * An interrupt tracepoint opens a context while none it opened is open: a
+ * softirq run on irq exit (__do_softirq from irq_exit), the next interrupt
+ * on an idle CPU. What the CPU was in is only the level held after a closer
+ * (step 3 of ftree_feed) or shown by flags, and it ended with its last
+ * event: an interval of its own, not one episode with what opens now. With
+ * irq functions open (function_graph) the episode stays one: its calls are
+ * the parents; an irq that hits a softirq is part of the softirq's.
+ */
+static int tracepoint_opener(struct ftree *ft, struct cpu *c, const struct aev *e)
+{
+	if (c->level == LV_TASK || c->hard || c->nmi || c->irq.n)
+		return 0;
+	if (c->soft && e->kind != AEV_SOFTIRQ_ENTRY)
+		return 0;
+	c->soft = 0; /* softirqs do not nest: a lost exit */
+	c->flag_level = LV_TASK;
+	return set_level(ft, c, e->cpu, LV_TASK, c->last_irq_t, e->pid, NULL, DARC_NULL);
+}
+
 int ftree_feed(struct ftree *ft, const struct aev *e)
 {
 	struct cpu *c = cpu_get(ft, e->cpu);
@@ -1159,8 +1179,20 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 			return fail(ft, "out of memory");
 	}
 
+	/* a mark changes no context: a softirq raised in a handler, or the
+	   stack trace after an event, must not open or stretch an interval */
+	if (e->kind == AEV_MARK)
+		return tk && release(ft, tk) ? -1 : 0;
+
 	/* 1. context at the event: flags, and openers that start before it */
 	fl = level_of_flags(e->flags);
+	/* a softirq never runs in hardirq context, whatever the flags say
+	   (on 5.15 softirqs run on irq exit may show the hardirq flag) */
+	if ((e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT) && fl == LV_HARD)
+		fl = LV_SOFT;
+	if ((e->kind == AEV_IRQ_ENTRY || e->kind == AEV_VECTOR_ENTRY ||
+	     e->kind == AEV_SOFTIRQ_ENTRY) && tracepoint_opener(ft, c, e))
+		return -1;
 	switch (e->kind) {
 	case AEV_IRQ_ENTRY:
 	case AEV_VECTOR_ENTRY:
@@ -1308,12 +1340,15 @@ int ftree_finish(struct ftree *ft)
 {
 	for (int k = 0; k < ft->ncpus; k++) {
 		struct cpu *c = &ft->cpus[k];
+		/* only held (step 3 of ftree_feed): it ended with its last event */
+		bool held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
+
 		if (unwind(ft, &c->irq, 0, (int32_t)c->rec.task_id))
 			return -1;
 		if (c->episode) {
 			c->episode = 0;
 			c->rec.id = ++ft->next_irq;
-			c->rec.t_end = DARC_NULL;
+			c->rec.t_end = held ? c->last_irq_t : DARC_NULL;
 			ft->stats.irq_intervals++;
 			if (ft->sink.irq(ft->sink.ctx, &c->rec))
 				return fail(ft, "cannot write an irq interval");
