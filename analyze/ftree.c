@@ -105,6 +105,7 @@ struct cpu {
 	int64_t since;	  /* start of the current level's segment */
 	int64_t last_irq_t; /* time of the last event in irq context */
 	int episode;	  /* an irq episode is open */
+	int held;	  /* its level only held after a closer, nothing open (step 3) */
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
@@ -1119,6 +1120,7 @@ static int gap(struct ftree *ft, int32_t cpu)
 	/* an open episode's end is unknown: it is dropped, as its times are */
 	c->episode = 0;
 	c->hard = c->soft = c->nmi = 0;
+	c->held = 0;
 	c->hard_name[0] = c->soft_name[0] = 0;
 	c->flag_level = LV_TASK;
 	c->level = LV_TASK;
@@ -1141,19 +1143,29 @@ static bool name_by_fg(const char *have, const char *fn)
 }
 
 /*
- * An interrupt tracepoint opens a context while none it opened is open: a
- * softirq run on irq exit (__do_softirq from irq_exit), the next interrupt
- * on an idle CPU. What the CPU was in is only the level held after a closer
- * (step 3 of ftree_feed) or shown by flags, and it ended with its last
- * event: an interval of its own, not one episode with what opens now. With
- * irq functions open (function_graph) the episode stays one: its calls are
- * the parents; an irq that hits a softirq is part of the softirq's.
+ * What the CPU was in has ended with its last event, before @e: its level
+ * was only held after a closer (step 3 of ftree_feed) and @e is no irq
+ * function continuing it, or it was shown by flags alone and @e is an
+ * interrupt tracepoint opening a context while none it opened is open (a
+ * softirq run on irq exit, __do_softirq from irq_exit; the next interrupt
+ * on an idle CPU). Then that is an interval of its own, not one episode
+ * with what follows. With irq functions open (function_graph) the episode
+ * stays one: its calls are the parents; an irq that hits a softirq is part
+ * of the softirq's.
  */
-static int tracepoint_opener(struct ftree *ft, struct cpu *c, const struct aev *e)
+static int end_held(struct ftree *ft, struct cpu *c, const struct aev *e)
 {
+	bool opener = e->kind == AEV_IRQ_ENTRY || e->kind == AEV_VECTOR_ENTRY ||
+		      e->kind == AEV_SOFTIRQ_ENTRY;
+	bool fg = e->kind == AEV_FG_ENTRY || e->kind == AEV_FG_EXIT;
+	bool held = c->held;
+
+	c->held = 0;
 	if (c->level == LV_TASK || c->hard || c->nmi || c->irq.n)
 		return 0;
 	if (c->soft && e->kind != AEV_SOFTIRQ_ENTRY)
+		return 0;
+	if (!opener && !(held && !fg))
 		return 0;
 	c->soft = 0; /* softirqs do not nest: a lost exit */
 	c->flag_level = LV_TASK;
@@ -1190,8 +1202,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	   (on 5.15 softirqs run on irq exit may show the hardirq flag) */
 	if ((e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT) && fl == LV_HARD)
 		fl = LV_SOFT;
-	if ((e->kind == AEV_IRQ_ENTRY || e->kind == AEV_VECTOR_ENTRY ||
-	     e->kind == AEV_SOFTIRQ_ENTRY) && tracepoint_opener(ft, c, e))
+	if (end_held(ft, c, e))
 		return -1;
 	switch (e->kind) {
 	case AEV_IRQ_ENTRY:
@@ -1329,6 +1340,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	if (closer) {
 		c->flag_level = c->level;
 		c->last_irq_t = t_close;
+		c->held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
 	}
 	/* 4. the task's next event has come: its held off-CPU interval is final */
 	if (tk && !(e->kind == AEV_SWITCH && e->sw.next_pid == tk->tid) && release(ft, tk))
