@@ -106,6 +106,7 @@ struct cpu {
 	int64_t last_irq_t; /* time of the last event in irq context */
 	int episode;	  /* an irq episode is open */
 	int held;	  /* its level only held after a closer, nothing open (step 3) */
+	int end_last;	  /* the episode ends at last_irq_t, though its level later */
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
@@ -704,6 +705,9 @@ static int set_level(struct ftree *ft, struct cpu *c, int32_t cpu, int lv, int64
 	} else if (lv == LV_TASK && c->episode) {
 		c->episode = 0;
 		c->rec.id = ++ft->next_irq;
+		if (c->end_last && c->last_irq_t < t)
+			t = c->last_irq_t; /* its last event, before the level's end */
+		c->end_last = 0;
 		c->rec.t_end = t > c->rec.t_start ? t : c->rec.t_start;
 		ft->stats.irq_intervals++;
 		if (ft->sink.irq(ft->sink.ctx, &c->rec))
@@ -1169,6 +1173,12 @@ static int end_held(struct ftree *ft, struct cpu *c, const struct aev *e)
 		return 0;
 	c->soft = 0; /* softirqs do not nest: a lost exit */
 	c->flag_level = LV_TASK;
+	if (held && e->kind == AEV_SOFTIRQ_ENTRY) {
+		/* on irq exit: the way from the handler to the softirq is still
+		   interrupt time, though the handler's interval ends with it */
+		c->end_last = 1;
+		return set_level(ft, c, e->cpu, LV_TASK, e->t, e->pid, NULL, DARC_NULL);
+	}
 	return set_level(ft, c, e->cpu, LV_TASK, c->last_irq_t, e->pid, NULL, DARC_NULL);
 }
 
