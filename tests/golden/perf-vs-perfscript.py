@@ -162,7 +162,7 @@ def calls(darc, f):
 
 
 # Recordings darc must refuse, and what its one-line message must say.
-REFUSE = {'host-cpuclock.perf.data': 'no tracing data (HEADER_TRACING_DATA)'}
+REFUSE = {'host-cpuclock.perf.data': 'no tracing data (HEADER_TRACING_DATA, as a section or a record)'}
 
 
 def refuse(darc, f, want):
