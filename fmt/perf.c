@@ -635,8 +635,10 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct f
 	if (!a)
 		return -1;
 	st = a->sample_type;
-	if (a->type != PERF_TYPE_TRACEPOINT || !(st & S_RAW))
-		return 0; /* not a tracepoint: nothing the reader yields */
+	if (a->type != PERF_TYPE_TRACEPOINT || !(st & S_RAW)) {
+		r->info.skipped_samples++; /* not a tracepoint: nothing the reader yields */
+		return 0;
+	}
 	rd_bytes(&d, 8 * (!!(st & S_IDENTIFIER) + !!(st & S_IP) + !!(st & S_TID)));
 	if (st & S_TIME)
 		e.ts = rd_u64(&d);
@@ -773,10 +775,15 @@ static int read_record(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 		p->next_flush = p->max_ts;
 		return 0;
 	case REC_COMPRESSED:
-		return FAIL("compressed records (perf record -z) are not supported: "
-			    "perf inject -i FILE -o OUT writes them uncompressed");
+		return FAIL("compressed record at offset %" PRIu64 " (perf record -z) is not "
+			    "supported: perf inject -i FILE -o OUT writes them uncompressed",
+			    rc.off);
 	default:
-		return 0; /* MMAP, MMAP2, EXIT, THROTTLE, ...: not needed; metadata: read */
+		/* MMAP, MMAP2, EXIT, THROTTLE, ..., simpleperf's symbols: not needed;
+		   perf's own metadata (HEADER_ATTR...): read at open */
+		if (rc.type < REC_HEADER_ATTR || rc.type >= REC_SIMPLEPERF)
+			r->info.skipped_records += !is_tracing_data(rc.type);
+		return 0;
 	}
 }
 
