@@ -107,6 +107,7 @@ struct cpu {
 	int episode;	  /* an irq episode is open */
 	int held;	  /* its level only held after a closer, nothing open (step 3) */
 	int end_last;	  /* the episode ends at last_irq_t, though its level later */
+	int soft_hflag;	  /* the running softirq's entry showed the hardirq flag */
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
@@ -663,6 +664,23 @@ static int level_of_flags(uint8_t flags)
 			: (flags & AEV_F_SOFTIRQ) ? LV_SOFT : LV_TASK;
 }
 
+/*
+ * The context @e's flags show on @c. A softirq never runs in hardirq
+ * context, whatever the flags say: on 5.15 a softirq run on irq exit shows
+ * the hardirq flag on its entry and exit and on every event in it; when its
+ * entry did, the flag means nothing until it exits (an interrupt hitting it
+ * shows its own irq events).
+ */
+static int event_level(const struct cpu *c, const struct aev *e)
+{
+	int fl = level_of_flags(e->flags);
+	bool softirq_ev = e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT;
+
+	if (fl == LV_HARD && (softirq_ev || (c->soft && !c->hard && c->soft_hflag)))
+		return LV_SOFT;
+	return fl;
+}
+
 static int cat_of_level(int l)
 {
 	return l == LV_SOFT ? CAT_SOFTIRQ : CAT_IRQ;
@@ -813,7 +831,7 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 	struct cpu *c = cpu_get(ft, e->cpu);
 	struct wakeup_rec w;
 	struct frame *f;
-	int lv = level_of_flags(e->flags);
+	int lv = c ? event_level(c, e) : LV_TASK;
 
 	if (!woken || !c || (e->pid && !waker))
 		return fail(ft, "out of memory");
@@ -1207,11 +1225,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		return tk && release(ft, tk) ? -1 : 0;
 
 	/* 1. context at the event: flags, and openers that start before it */
-	fl = level_of_flags(e->flags);
-	/* a softirq never runs in hardirq context, whatever the flags say
-	   (on 5.15 softirqs run on irq exit may show the hardirq flag) */
-	if ((e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT) && fl == LV_HARD)
-		fl = LV_SOFT;
+	fl = event_level(c, e);
 	if (end_held(ft, c, e))
 		return -1;
 	switch (e->kind) {
@@ -1223,6 +1237,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		break;
 	case AEV_SOFTIRQ_ENTRY:
 		c->soft++;
+		c->soft_hflag = level_of_flags(e->flags) == LV_HARD;
 		opener = LV_SOFT;
 		snprintf(c->soft_name, sizeof(c->soft_name), "%s", e->irq.name ? e->irq.name : "");
 		break;

@@ -1033,7 +1033,7 @@ END_TEST
 #define IRQ_FMT(NAME, ID, FIELDS) "name: " NAME "\nID: " ID "\n" COMMON FIELDS "\nprint fmt: \"\"\n"
 #define VEC_FIELD "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n"
 
-enum { ID_STACK = 4, ID_IRQ_ENTRY = 30, ID_IRQ_EXIT, ID_RAISE, ID_SOFT_ENTRY, ID_SOFT_EXIT };
+enum { ID_STACK = 4, ID_IRQ_ENTRY = 30, ID_IRQ_EXIT, ID_RAISE, ID_SOFT_ENTRY, ID_SOFT_EXIT, ID_WAKING };
 
 /* One record: the common fields, then @a and @b (the irq and the name's
    __data_loc, or ret; a vector), then @tail (the name, or stack frames). */
@@ -1068,8 +1068,8 @@ static void with_stack(struct tdat *t, uint64_t ts, uint16_t type, uint8_t flags
 /*
  * What a 5.15 kernel records with the stacktrace option: the handler raises
  * softirq 1 (TIMER) with the hardirq flag, and on irq exit the softirq runs,
- * its entry and exit still showing the hardirq flag. Three such interrupts
- * of task 7, 1000 ns apart.
+ * its entry, exit and the wake-up in it still showing the hardirq flag.
+ * Three such interrupts of task 7, 1000 ns apart.
  */
 static void irq_exit_softirq_recording(struct tdat *t)
 {
@@ -1094,12 +1094,17 @@ static void irq_exit_softirq_recording(struct tdat *t)
 	t->formats[t->nformats++].text = IRQ_FMT("softirq_entry", "33", VEC_FIELD);
 	t->formats[t->nformats].system = "irq";
 	t->formats[t->nformats++].text = IRQ_FMT("softirq_exit", "34", VEC_FIELD);
+	t->formats[t->nformats].system = "sched";
+	t->formats[t->nformats++].text = IRQ_FMT("sched_waking", "35",
+		"\tfield:int pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int target_cpu;\toffset:12;\tsize:4;\tsigned:1;\n");
 	tdat_page(t, 0, 1000, 0);
 	for (uint64_t t0 = 1000; t0 < 4000; t0 += 1000) {
 		with_stack(t, t0 + 100, ID_IRQ_ENTRY, HARD, 26);
 		with_stack(t, t0 + 150, ID_RAISE, HARD, 1);
 		with_stack(t, t0 + 400, ID_IRQ_EXIT, HARD, 26);
 		with_stack(t, t0 + 420, ID_SOFT_ENTRY, HARD | SOFT, 1);
+		with_stack(t, t0 + 500, ID_WAKING, HARD | SOFT, 15); /* the timer wakes task 15 */
 		with_stack(t, t0 + 700, ID_SOFT_EXIT, HARD | SOFT, 1);
 	}
 	with_stack(t, 5000, ID_RAISE, HARD, 9); /* raised, never run: no interval */
@@ -1145,7 +1150,12 @@ START_TEST(test_softirq_on_irq_exit_5_15)
 		ck_assert_int_eq(s->t_start, t0 + 420);
 		ck_assert_int_eq(s->t_end, t0 + 700);
 		ck_assert_int_eq(s->task_id, 7);
+		/* the hardirq flag in it does not make its wake-up a hardirq's */
+		ck_assert_int_eq(wakes[i].t, t0 + 500);
+		ck_assert_int_eq(wakes[i].ctx, CTX_SOFTIRQ);
+		ck_assert_str_eq(wakes[i].handler, "TIMER");
 	}
+	ck_assert_int_eq(nwakes, 3);
 }
 END_TEST
 
