@@ -363,9 +363,15 @@ static char *feat_str(struct rd *d)
 	return s ? strndup(s, strnlen(s, n)) : NULL;
 }
 
-/* HEADER_TRACING_DATA: trace.dat v6's metadata after its own small header. */
-static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struct fmt_err *err)
+/*
+ * HEADER_TRACING_DATA: trace.dat v6's metadata after its own small header,
+ * from a feature section or a record (@off, of @type; 0: the section).
+ */
+static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint64_t off,
+			uint32_t type, struct fmt_err *err)
 {
+	char where[96];
+	size_t n;
 	const uint8_t *magic = rd_bytes(&d, 10);
 	const char *ver = rd_str(&d);
 	const uint8_t *el = rd_bytes(&d, 2);
@@ -373,17 +379,22 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struc
 	unsigned flags = r->flags;
 	int rc;
 
+	if (off)
+		snprintf(where, sizeof(where), "record at offset %" PRIu64 " (type %u)", off, type);
+	else
+		snprintf(where, sizeof(where), "section (HEADER_TRACING_DATA)");
 	if (p->have_tracing)
-		return FAIL("two tracing data sections");
+		return FAIL("tracing data %s: the formats came already", where);
 	if (!magic || memcmp(magic, TRACING_MAGIC, 10) || !ver || !el)
-		return FAIL("bad tracing data header (the tracepoints' formats)");
+		return FAIL("tracing data %s: bad header (the tracepoints' formats)", where);
 	if (strcmp(ver, "0.6"))
-		return FAIL("tracing data version '%.8s' is not supported (0.6 is)", ver);
+		return FAIL("tracing data %s: version '%.8s' is not supported (0.6 is)", where, ver);
 	if (el[0] != 0)
-		return FAIL("big-endian tracing data is not supported");
+		return FAIL("tracing data %s: big-endian is not supported", where);
 	if ((el[1] != 4 && el[1] != 8) || psize < 64 || psize > (1U << 24) ||
 	    (psize & (psize - 1)))
-		return FAIL("bad tracing data header: long size %u, page size %u", el[1], psize);
+		return FAIL("tracing data %s: bad header: long size %u, page size %u", where, el[1],
+			    psize);
 	r->info.long_size = el[1];
 	r->info.page_size = psize;
 	if (fmt_init_tep(r, err))
@@ -392,6 +403,9 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struc
 	r->flags &= ~FMT_OPEN_NO_KALLSYMS;
 	rc = fmt_parse_tracing_data(r, &d, err);
 	r->flags = flags;
+	n = strlen(err->msg);
+	if (rc && n + 4 < sizeof(err->msg)) /* where, as the shared parser cannot say it */
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (in the tracing data %s)", where);
 	p->have_tracing = true;
 	return rc;
 }
@@ -403,7 +417,7 @@ static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, st
 
 	switch (id) {
 	case F_TRACING_DATA:
-		return tracing_data(r, p, d, err);
+		return tracing_data(r, p, d, 0, 0, err);
 	case F_HOSTNAME:
 		s = &p->host;
 		break;
@@ -518,7 +532,8 @@ static int prescan(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 			if (header_attr(r, p, &rc, err))
 				return -1;
 		} else if (is_tracing_data(rc.type)) {
-			if (tracing_data(r, p, rd_init(rc.extra, rc.extra_len, false), err))
+			if (tracing_data(r, p, rd_init(rc.extra, rc.extra_len, false), rc.off,
+					 rc.type, err))
 				return -1;
 		} else if (rc.type == REC_HEADER_FEATURE) {
 			uint64_t id = rd_u64(&rc.body);

@@ -75,9 +75,10 @@ def no_kallsyms(td):
     return td[:pos] + struct.pack("<I", 0) + printk + struct.pack("<Q", 0)
 
 
-def simpleperf_layout(buf, rtype, lie=0):
+def simpleperf_layout(buf, rtype, lie=0, damage=None):
     """@buf with its tracing data moved from the feature section into a record
-    of type @rtype at the start of the data section; @lie bytes more claimed."""
+    of type @rtype at the start of the data section; @lie bytes more claimed;
+    @damage(data) changes the tracing data first."""
     hsize, = struct.unpack_from("<Q", buf, 8)
     assert hsize == 104, "not a file-mode perf.data"
     doff, dsize = struct.unpack_from("<QQ", buf, 40)
@@ -88,6 +89,8 @@ def simpleperf_layout(buf, rtype, lie=0):
     secs = {f: struct.unpack_from("<QQ", buf, index + 16 * i) for i, f in enumerate(feats)}
     off, size = secs[HEADER_TRACING_DATA]
     td = buf[off:off + size]
+    if damage:
+        td = damage(td)
     rec = bytearray(tracing_record(td if rtype >= 32768 else no_kallsyms(td), rtype))
     if lie:
         struct.pack_into("<I", rec, 8, len(rec) + lie)
@@ -140,4 +143,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc != 0 and err.count("\n") == 1 and "offset %d" % doff in err and "32777" in err,
           "a record claiming more data than it holds: one error naming offset and type "
           "(%s)" % err.strip())
+    # damaged formats: the error says they were in that record
+    where = "tracing data record at offset %d (type 32777)" % doff
+    for what, damage in (("a bad magic", lambda td: b"\0" + td[1:]),
+                         ("formats cut short", lambda td: td[:len(td) // 2])):
+        open(path, "wb").write(simpleperf_layout(buf, 32777, damage=damage))
+        rc, _, err = run("info", path)
+        check(rc != 0 and err.count("\n") == 1 and where in err,
+              "%s in the record: one error naming it (%s)" % (what, err.strip()))
 sys.exit(1 if fails else 0)
