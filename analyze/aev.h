@@ -34,6 +34,8 @@ enum aev_kind {
 	AEV_BLK_ISSUE,	  /* block_rq_issue: to the device (range) */
 	AEV_BLK_REQUEUE,  /* block_rq_requeue (range) */
 	AEV_BLK_COMPLETE, /* block_rq_complete / block_bio_complete (range) */
+	AEV_MARK,	  /* softirq_raise, a stack trace: flags that are another's (the
+			     event it follows, the work it defers), so no context */
 	AEV_KINDS
 };
 

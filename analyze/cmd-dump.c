@@ -23,7 +23,9 @@ static const char usage_text[] =
 	"trace buffers in time order:\n\n"
 	"  [BUFFER:] COMM-PID [CPU] SECONDS: EVENT: FIELD=VALUE ...\n\n"
 	"Lost events are shown where the ring buffer marked them, as\n"
-	"'CPU:N [COUNT EVENTS DROPPED]'. Timestamps have nanoseconds.\n\n"
+	"'CPU:N [COUNT EVENTS DROPPED]'. Timestamps have nanoseconds. An event's\n"
+	"last newline (a trace_marker text's) ends its line; control characters\n"
+	"inside are escaped (a newline as \\n), so each event is one line.\n\n"
 	"  --pretty  render each event with its print format instead of raw fields\n"
 	"  --usec    print timestamps with microseconds (as trace-cmd report does)\n"
 	"  -n, --limit COUNT  stop after COUNT events\n"
@@ -124,7 +126,12 @@ int cmd_dump(int argc, char **argv)
 		trace_seq_printf(&seq, pretty ? "%s: " : "%s:", ev.event->name);
 		tep_print_event(tep, &seq, &rec, "%s", pretty ? TEP_PRINT_INFO : TEP_PRINT_INFO_RAW);
 		trace_seq_terminate(&seq);
-		/* names and string fields come from the recording; one line per event */
+		/* a marker's text ends in the newline the kernel adds to it (print:
+		   buf): the end of the line, as trace-cmd has it */
+		if (seq.len > 0 && seq.buffer[seq.len - 1] == '\n')
+			seq.buffer[--seq.len] = 0;
+		/* names and string fields come from the recording: one line per
+		   event, a newline inside one is \n */
 		vis_put(stdout, seq.buffer, 0);
 		putchar('\n');
 	}

@@ -22,7 +22,10 @@ static const char usage_text[] =
 	"Show what a recording holds: format and version, compression, kernel,\n"
 	"clock, CPUs, trace buffers, time span, events per event name, and lost\n"
 	"events per CPU (marks in the ring-buffer pages, and the overrun counts\n"
-	"the recorder saved). Every event is read, so a corrupt file fails here.\n\n"
+	"the recorder saved), and what the reader passed over on purpose (options\n"
+	"of unknown type, malformed metadata lines; perf.data samples of events\n"
+	"that are no tracepoint, records not needed), counted. Every event is read,\n"
+	"so a corrupt file fails here.\n\n"
 	"  --json   one JSON object on stdout, for scripts\n"
 	"  -h, --help\n";
 
@@ -65,6 +68,34 @@ static int64_t stats_overrun(const char *stats, int cpu)
 		return -1;
 	p = strstr(p, "overrun: ");
 	return p ? strtoll(p + 9, NULL, 10) : -1;
+}
+
+/* What the reader passed over on purpose, counted: one line, if anything. */
+static void print_skipped(const struct fmt_info *info)
+{
+	const char *sep = "";
+
+	if (!info->unknown_options && !info->bad_lines && !info->skipped_samples &&
+	    !info->skipped_records)
+		return;
+	printf("skipped:      ");
+	if (info->unknown_options) {
+		printf("%d options of unknown type", info->unknown_options);
+		sep = ", ";
+	}
+	if (info->bad_lines) {
+		printf("%s%d malformed kallsyms/printk/cmdline lines", sep, info->bad_lines);
+		sep = ", ";
+	}
+	if (info->skipped_samples) {
+		printf("%s%" PRIu64 " samples of events that are no tracepoint with RAW data", sep,
+		       info->skipped_samples);
+		sep = ", ";
+	}
+	if (info->skipped_records)
+		printf("%s%" PRIu64 " records not needed (MMAP, EXIT, ...)", sep,
+		       info->skipped_records);
+	putchar('\n');
 }
 
 int cmd_info(int argc, char **argv)
@@ -162,6 +193,11 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(o, "span_ns", json_integer(last - first));
 		json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 		json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
+		json_object_set_new(o, "skipped",
+				    json_pack("{s:i, s:i, s:I, s:I}", "unknown_options",
+					      info->unknown_options, "bad_metadata_lines",
+					      info->bad_lines, "samples", (json_int_t)info->skipped_samples,
+					      "records", (json_int_t)info->skipped_records));
 		json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
 		json_object_set_new(o, "skipped",
 				    info->skipped ? json_string(info->skipped) : json_null());
@@ -223,6 +259,7 @@ int cmd_info(int argc, char **argv)
 		printf("clock:        %s\n", vis(info->clock));
 		printf("cpus:         %d\n", info->cpus);
 		printf("events:       %" PRIu64 "\n", total);
+		print_skipped(info);
 		if (total)
 			printf("time span:    %" PRIu64 ".%09" PRIu64 " .. %" PRIu64 ".%09" PRIu64
 			       " (%.6f s)\n",

@@ -468,6 +468,8 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			FIELD(3, "rettime");
 			FIELD(4, "retval"); /* funcgraph-retval */
 			t->kind = AEV_FG_EXIT;
+		} else if (!strcmp(name, "kernel_stack") || !strcmp(name, "user_stack")) {
+			t->kind = AEV_MARK;
 		}
 	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
 		t->kind = tep_find_field(e, "__probe_func") ? AEV_PROBE_RETURN : AEV_PROBE_ENTRY;
@@ -517,6 +519,8 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			t->kind = AEV_SOFTIRQ_ENTRY;
 		else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
 			t->kind = AEV_SOFTIRQ_EXIT;
+		else if (!strcmp(name, "softirq_raise"))
+			t->kind = AEV_MARK;
 	} else if (!strcmp(sys, "block") && FIELD(0, "dev") && FIELD(1, "sector")) {
 		resolve_block(t, e, name);
 	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
@@ -1019,6 +1023,9 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 	}
 	switch (t->kind) {
 	case AEV_OTHER:
+		return 0;
+	case AEV_MARK:
+		out->kind = AEV_MARK;
 		return 0;
 	case AEV_FG_ENTRY:
 	case AEV_FG_EXIT:

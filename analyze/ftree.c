@@ -105,6 +105,9 @@ struct cpu {
 	int64_t since;	  /* start of the current level's segment */
 	int64_t last_irq_t; /* time of the last event in irq context */
 	int episode;	  /* an irq episode is open */
+	int held;	  /* its level only held after a closer, nothing open (step 3) */
+	int end_last;	  /* the episode ends at last_irq_t, though its level later */
+	int soft_hflag;	  /* the running softirq's entry showed the hardirq flag */
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
@@ -661,6 +664,23 @@ static int level_of_flags(uint8_t flags)
 			: (flags & AEV_F_SOFTIRQ) ? LV_SOFT : LV_TASK;
 }
 
+/*
+ * The context @e's flags show on @c. A softirq never runs in hardirq
+ * context, whatever the flags say: on 5.15 a softirq run on irq exit shows
+ * the hardirq flag on its entry and exit and on every event in it; when its
+ * entry did, the flag means nothing until it exits (an interrupt hitting it
+ * shows its own irq events).
+ */
+static int event_level(const struct cpu *c, const struct aev *e)
+{
+	int fl = level_of_flags(e->flags);
+	bool softirq_ev = e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT;
+
+	if (fl == LV_HARD && (softirq_ev || (c->soft && !c->hard && c->soft_hflag)))
+		return LV_SOFT;
+	return fl;
+}
+
 static int cat_of_level(int l)
 {
 	return l == LV_SOFT ? CAT_SOFTIRQ : CAT_IRQ;
@@ -703,6 +723,9 @@ static int set_level(struct ftree *ft, struct cpu *c, int32_t cpu, int lv, int64
 	} else if (lv == LV_TASK && c->episode) {
 		c->episode = 0;
 		c->rec.id = ++ft->next_irq;
+		if (c->end_last && c->last_irq_t < t)
+			t = c->last_irq_t; /* its last event, before the level's end */
+		c->end_last = 0;
 		c->rec.t_end = t > c->rec.t_start ? t : c->rec.t_start;
 		ft->stats.irq_intervals++;
 		if (ft->sink.irq(ft->sink.ctx, &c->rec))
@@ -808,7 +831,7 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 	struct cpu *c = cpu_get(ft, e->cpu);
 	struct wakeup_rec w;
 	struct frame *f;
-	int lv = level_of_flags(e->flags);
+	int lv = c ? event_level(c, e) : LV_TASK;
 
 	if (!woken || !c || (e->pid && !waker))
 		return fail(ft, "out of memory");
@@ -1119,6 +1142,7 @@ static int gap(struct ftree *ft, int32_t cpu)
 	/* an open episode's end is unknown: it is dropped, as its times are */
 	c->episode = 0;
 	c->hard = c->soft = c->nmi = 0;
+	c->held = 0;
 	c->hard_name[0] = c->soft_name[0] = 0;
 	c->flag_level = LV_TASK;
 	c->level = LV_TASK;
@@ -1140,6 +1164,42 @@ static bool name_by_fg(const char *have, const char *fn)
 	return !generic_fn && (!strncmp(have, "irq_enter", 9) || !strncmp(have, "irq_exit", 8));
 }
 
+/*
+ * What the CPU was in has ended with its last event, before @e: its level
+ * was only held after a closer (step 3 of ftree_feed) and @e is no irq
+ * function continuing it, or it was shown by flags alone and @e is an
+ * interrupt tracepoint opening a context while none it opened is open (a
+ * softirq run on irq exit, __do_softirq from irq_exit; the next interrupt
+ * on an idle CPU). Then that is an interval of its own, not one episode
+ * with what follows. With irq functions open (function_graph) the episode
+ * stays one: its calls are the parents; an irq that hits a softirq is part
+ * of the softirq's.
+ */
+static int end_held(struct ftree *ft, struct cpu *c, const struct aev *e)
+{
+	bool opener = e->kind == AEV_IRQ_ENTRY || e->kind == AEV_VECTOR_ENTRY ||
+		      e->kind == AEV_SOFTIRQ_ENTRY;
+	bool fg = e->kind == AEV_FG_ENTRY || e->kind == AEV_FG_EXIT;
+	bool held = c->held;
+
+	c->held = 0;
+	if (c->level == LV_TASK || c->hard || c->nmi || c->irq.n)
+		return 0;
+	if (c->soft && e->kind != AEV_SOFTIRQ_ENTRY)
+		return 0;
+	if (!opener && !(held && !fg))
+		return 0;
+	c->soft = 0; /* softirqs do not nest: a lost exit */
+	c->flag_level = LV_TASK;
+	if (held && e->kind == AEV_SOFTIRQ_ENTRY) {
+		/* on irq exit: the way from the handler to the softirq is still
+		   interrupt time, though the handler's interval ends with it */
+		c->end_last = 1;
+		return set_level(ft, c, e->cpu, LV_TASK, e->t, e->pid, NULL, DARC_NULL);
+	}
+	return set_level(ft, c, e->cpu, LV_TASK, c->last_irq_t, e->pid, NULL, DARC_NULL);
+}
+
 int ftree_feed(struct ftree *ft, const struct aev *e)
 {
 	struct cpu *c = cpu_get(ft, e->cpu);
@@ -1159,8 +1219,15 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 			return fail(ft, "out of memory");
 	}
 
+	/* a mark changes no context: a softirq raised in a handler, or the
+	   stack trace after an event, must not open or stretch an interval */
+	if (e->kind == AEV_MARK)
+		return tk && release(ft, tk) ? -1 : 0;
+
 	/* 1. context at the event: flags, and openers that start before it */
-	fl = level_of_flags(e->flags);
+	fl = event_level(c, e);
+	if (end_held(ft, c, e))
+		return -1;
 	switch (e->kind) {
 	case AEV_IRQ_ENTRY:
 	case AEV_VECTOR_ENTRY:
@@ -1170,6 +1237,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		break;
 	case AEV_SOFTIRQ_ENTRY:
 		c->soft++;
+		c->soft_hflag = level_of_flags(e->flags) == LV_HARD;
 		opener = LV_SOFT;
 		snprintf(c->soft_name, sizeof(c->soft_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
@@ -1297,6 +1365,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	if (closer) {
 		c->flag_level = c->level;
 		c->last_irq_t = t_close;
+		c->held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
 	}
 	/* 4. the task's next event has come: its held off-CPU interval is final */
 	if (tk && !(e->kind == AEV_SWITCH && e->sw.next_pid == tk->tid) && release(ft, tk))
@@ -1308,12 +1377,15 @@ int ftree_finish(struct ftree *ft)
 {
 	for (int k = 0; k < ft->ncpus; k++) {
 		struct cpu *c = &ft->cpus[k];
+		/* only held (step 3 of ftree_feed): it ended with its last event */
+		bool held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
+
 		if (unwind(ft, &c->irq, 0, (int32_t)c->rec.task_id))
 			return -1;
 		if (c->episode) {
 			c->episode = 0;
 			c->rec.id = ++ft->next_irq;
-			c->rec.t_end = DARC_NULL;
+			c->rec.t_end = held ? c->last_irq_t : DARC_NULL;
 			ft->stats.irq_intervals++;
 			if (ft->sink.irq(ft->sink.ctx, &c->rec))
 				return fail(ft, "cannot write an irq interval");

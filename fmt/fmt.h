@@ -96,6 +96,9 @@ struct fmt_info {
 	int nevent_formats;	   /* formats parsed (ftrace + systems) */
 	int unknown_options;	   /* options skipped because unknown */
 	int bad_lines;		   /* malformed kallsyms/printk/cmdline lines skipped */
+	/* perf.data: what the reader passes over, counted as it reads */
+	uint64_t skipped_samples;  /* samples of events that are no tracepoint with RAW data */
+	uint64_t skipped_records;  /* records not needed (MMAP, EXIT, simpleperf's own...) */
 	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
 	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
 	bool latency_text;	   /* the file holds text (latency) data only */

@@ -6,7 +6,9 @@
  * Layout: tools/perf/Documentation/perf.data-file-format.txt in Linux.
  *
  * Tracepoint samples carry the raw trace record (PERF_SAMPLE_RAW), decoded
- * with the formats of HEADER_TRACING_DATA, which has trace.dat v6's layout.
+ * with the formats of HEADER_TRACING_DATA, which has trace.dat v6's layout
+ * (a feature section of a file; a record in pipe mode, and in the data
+ * section of simpleperf's files).
  * perf record copies the CPUs' buffers in turns ("rounds"); a record of
  * round N+1 may be older than one of round N but not older than the newest
  * of round N-1. So, as perf's ordered_events does, records wait in a heap
@@ -44,6 +46,9 @@ enum {
 	REC_FINISHED_ROUND = 68,
 	REC_AUXTRACE = 71,
 	REC_HEADER_FEATURE = 80,
+	/* simpleperf's own records: a 32-bit size (misc holds its high half) */
+	REC_SIMPLEPERF = 32768,
+	REC_SIMPLEPERF_TRACING_DATA = 32777,
 	REC_COMPRESSED = 81,
 };
 
@@ -109,7 +114,7 @@ struct qent {
 struct rec {
 	uint64_t off;
 	uint32_t type;
-	uint16_t size;
+	uint32_t size;
 	struct rd body;
 	const uint8_t *extra; /* data that follows the record (pipe tracing data) */
 	uint64_t extra_len;
@@ -147,6 +152,13 @@ static uint64_t id_all_bytes(uint64_t st)
 /* ---- records ------------------------------------------------------------ */
 
 /* Read the record at p->pos into @rc. 1, 0 at the end, -1 if corrupt. */
+/* The tracepoints' formats as a record: perf's (pipe mode) and simpleperf's
+   (in the data section of a file, with its own type in newer versions). */
+static bool is_tracing_data(uint32_t type)
+{
+	return type == REC_HEADER_TRACING_DATA || type == REC_SIMPLEPERF_TRACING_DATA;
+}
+
 static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
 {
 	struct rd d;
@@ -157,8 +169,8 @@ static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct
 	d = rd_init(r->map + p->pos, left, false);
 	rc->off = p->pos;
 	rc->type = rd_u32(&d);
-	rd_u16(&d); /* misc */
-	rc->size = rd_u16(&d);
+	rc->size = rd_u16(&d); /* misc */
+	rc->size = rc->type >= REC_SIMPLEPERF ? rc->size << 16 | rd_u16(&d) : rd_u16(&d);
 	if (d.bad)
 		return FAIL("truncated record header at offset %" PRIu64, p->pos);
 	if (rc->size < 8)
@@ -171,7 +183,18 @@ static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct
 	rc->extra = NULL;
 	rc->extra_len = 0;
 	next = p->pos + rc->size;
-	if (rc->type == REC_HEADER_TRACING_DATA || rc->type == REC_AUXTRACE) {
+	if (is_tracing_data(rc->type) && rc->size > 16) {
+		/* simpleperf's: the data inside the record, after its size */
+		struct rd b = rc->body;
+		uint32_t n = rd_u32(&b);
+		if (b.bad || n > rc->size - 12)
+			return FAIL("tracing data record at offset %" PRIu64 " (type %u) says %u"
+				    " bytes, %u in the record",
+				    p->pos, rc->type, n, rc->size - 12);
+		rc->extra = r->map + p->pos + 12;
+		rc->extra_len = n;
+	} else if (rc->type == REC_HEADER_TRACING_DATA || rc->type == REC_AUXTRACE) {
+		/* perf's: the data follows the record */
 		struct rd b = rc->body;
 		uint64_t n = rc->type == REC_AUXTRACE ? rd_u64(&b) : rd_u32(&b);
 		if (b.bad || n > p->end - next || ((n + 7) & ~7ULL) > p->end - next)
@@ -340,9 +363,15 @@ static char *feat_str(struct rd *d)
 	return s ? strndup(s, strnlen(s, n)) : NULL;
 }
 
-/* HEADER_TRACING_DATA: trace.dat v6's metadata after its own small header. */
-static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struct fmt_err *err)
+/*
+ * HEADER_TRACING_DATA: trace.dat v6's metadata after its own small header,
+ * from a feature section or a record (@off, of @type; 0: the section).
+ */
+static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint64_t off,
+			uint32_t type, struct fmt_err *err)
 {
+	char where[96];
+	size_t n;
 	const uint8_t *magic = rd_bytes(&d, 10);
 	const char *ver = rd_str(&d);
 	const uint8_t *el = rd_bytes(&d, 2);
@@ -350,17 +379,22 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struc
 	unsigned flags = r->flags;
 	int rc;
 
+	if (off)
+		snprintf(where, sizeof(where), "record at offset %" PRIu64 " (type %u)", off, type);
+	else
+		snprintf(where, sizeof(where), "section (HEADER_TRACING_DATA)");
 	if (p->have_tracing)
-		return FAIL("two tracing data sections");
+		return FAIL("tracing data %s: the formats came already", where);
 	if (!magic || memcmp(magic, TRACING_MAGIC, 10) || !ver || !el)
-		return FAIL("bad tracing data header (the tracepoints' formats)");
+		return FAIL("tracing data %s: bad header (the tracepoints' formats)", where);
 	if (strcmp(ver, "0.6"))
-		return FAIL("tracing data version '%.8s' is not supported (0.6 is)", ver);
+		return FAIL("tracing data %s: version '%.8s' is not supported (0.6 is)", where, ver);
 	if (el[0] != 0)
-		return FAIL("big-endian tracing data is not supported");
+		return FAIL("tracing data %s: big-endian is not supported", where);
 	if ((el[1] != 4 && el[1] != 8) || psize < 64 || psize > (1U << 24) ||
 	    (psize & (psize - 1)))
-		return FAIL("bad tracing data header: long size %u, page size %u", el[1], psize);
+		return FAIL("tracing data %s: bad header: long size %u, page size %u", where, el[1],
+			    psize);
 	r->info.long_size = el[1];
 	r->info.page_size = psize;
 	if (fmt_init_tep(r, err))
@@ -369,6 +403,9 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, struc
 	r->flags &= ~FMT_OPEN_NO_KALLSYMS;
 	rc = fmt_parse_tracing_data(r, &d, err);
 	r->flags = flags;
+	n = strlen(err->msg);
+	if (rc && n + 4 < sizeof(err->msg)) /* where, as the shared parser cannot say it */
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (in the tracing data %s)", where);
 	p->have_tracing = true;
 	return rc;
 }
@@ -380,7 +417,7 @@ static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, st
 
 	switch (id) {
 	case F_TRACING_DATA:
-		return tracing_data(r, p, d, err);
+		return tracing_data(r, p, d, 0, 0, err);
 	case F_HOSTNAME:
 		s = &p->host;
 		break;
@@ -479,9 +516,14 @@ static int open_file(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 		       : 0;
 }
 
-/* Pipe mode: walk every record once for the metadata among them. */
+/*
+ * Walk every record once for the metadata among them: all of it in pipe
+ * mode; in a file, the tracing data simpleperf writes as a record of the
+ * data section rather than as the HEADER_TRACING_DATA feature section.
+ */
 static int prescan(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 {
+	uint64_t start = p->pos;
 	struct rec rc;
 	int n;
 
@@ -489,8 +531,9 @@ static int prescan(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 		if (rc.type == REC_HEADER_ATTR) {
 			if (header_attr(r, p, &rc, err))
 				return -1;
-		} else if (rc.type == REC_HEADER_TRACING_DATA) {
-			if (tracing_data(r, p, rd_init(rc.extra, rc.extra_len, false), err))
+		} else if (is_tracing_data(rc.type)) {
+			if (tracing_data(r, p, rd_init(rc.extra, rc.extra_len, false), rc.off,
+					 rc.type, err))
 				return -1;
 		} else if (rc.type == REC_HEADER_FEATURE) {
 			uint64_t id = rd_u64(&rc.body);
@@ -499,7 +542,7 @@ static int prescan(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 				return -1;
 		}
 	}
-	p->pos = PIPE_HDR_BYTES;
+	p->pos = start;
 	return n;
 }
 
@@ -607,8 +650,10 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct f
 	if (!a)
 		return -1;
 	st = a->sample_type;
-	if (a->type != PERF_TYPE_TRACEPOINT || !(st & S_RAW))
-		return 0; /* not a tracepoint: nothing the reader yields */
+	if (a->type != PERF_TYPE_TRACEPOINT || !(st & S_RAW)) {
+		r->info.skipped_samples++; /* not a tracepoint: nothing the reader yields */
+		return 0;
+	}
 	rd_bytes(&d, 8 * (!!(st & S_IDENTIFIER) + !!(st & S_IP) + !!(st & S_TID)));
 	if (st & S_TIME)
 		e.ts = rd_u64(&d);
@@ -745,10 +790,15 @@ static int read_record(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 		p->next_flush = p->max_ts;
 		return 0;
 	case REC_COMPRESSED:
-		return FAIL("compressed records (perf record -z) are not supported: "
-			    "perf inject -i FILE -o OUT writes them uncompressed");
+		return FAIL("compressed record at offset %" PRIu64 " (perf record -z) is not "
+			    "supported: perf inject -i FILE -o OUT writes them uncompressed",
+			    rc.off);
 	default:
-		return 0; /* MMAP, MMAP2, EXIT, THROTTLE, ...: not needed; metadata: read */
+		/* MMAP, MMAP2, EXIT, THROTTLE, ..., simpleperf's symbols: not needed;
+		   perf's own metadata (HEADER_ATTR...): read at open */
+		if (rc.type < REC_HEADER_ATTR || rc.type >= REC_SIMPLEPERF)
+			r->info.skipped_records += !is_tracing_data(rc.type);
+		return 0;
 	}
 }
 
@@ -976,11 +1026,11 @@ static int perf_open(struct fmt_reader *r, struct fmt_err *err)
 		p->end = r->file_len;
 		if (prescan(r, p, err))
 			return -1;
-	} else if (open_file(r, p, err)) {
+	} else if (open_file(r, p, err) || (!p->have_tracing && prescan(r, p, err))) {
 		return -1;
 	}
 	if (!p->have_tracing)
-		return FAIL("no tracing data (HEADER_TRACING_DATA): not a recording of "
+		return FAIL("no tracing data (HEADER_TRACING_DATA, as a section or a record): not a recording of "
 			    "tracepoints (perf record -e SYSTEM:EVENT samples them with RAW data)");
 	if (check_attrs(r, p, err))
 		return -1;

@@ -151,17 +151,21 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 			struct rd h = rd_init(page + 8, cf->kernel_long, cf->swap);
 			commit = cf->kernel_long == 8 ? rd_u64(&h) : rd_u32(&h);
 		}
+		/* where the page is, for errors: in the file, or in its chunk */
+		const char *in = s->compressed ? "chunk" : "file";
+		uint64_t at = s->compressed ? off : (uint64_t)(page - p->base);
+
 		if ((commit & COMMIT_MASK) > cf->page_size - cf->page_hdr ||
 		    ((commit & MISSING_STORED) &&
 		     (commit & COMMIT_MASK) + cf->kernel_long > cf->page_size - cf->page_hdr)) {
 			return STOP("cpu %d: corrupt page header at %s offset %" PRIu64
 				     " (commit %#" PRIx64 ")",
-				     s->cpu, s->compressed ? "chunk" : "file",
-				     s->compressed ? off : (uint64_t)(page - p->base), commit);
+				     s->cpu, in, at, commit);
 		}
 		c->st.pages++;
 		if (kbuffer_load_subbuffer(w->kbuf, (void *)page) < 0) {
-			return STOP("cpu %d: cannot load a page", s->cpu);
+			return STOP("cpu %d: cannot load the page at %s offset %" PRIu64, s->cpu, in,
+				    at);
 		}
 		end = page + cf->page_hdr + (commit & COMMIT_MASK);
 		missed = kbuffer_missed_events(w->kbuf);
@@ -179,8 +183,9 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 			int size = kbuffer_event_size(w->kbuf);
 
 			if (size < 8 || (const uint8_t *)d < page || (const uint8_t *)d + size > end) {
-				return STOP("cpu %d: corrupt event record (%d bytes) in a page",
-					     s->cpu, size);
+				return STOP("cpu %d: corrupt event record (%d bytes) in the page at "
+					    "%s offset %" PRIu64,
+					    s->cpu, size, in, at);
 			}
 			if (s->pending) {
 				if (GROW(sl->marks, nm, sl->mcap, 16)) {

@@ -494,6 +494,8 @@ def main():
     for f in sys.argv[2:]:
         t = Trace(open(f, 'rb').read())
         base = os.path.basename(f).replace('.dat', '')
+        if not t.cpus:
+            continue  # its events all in an instance (host-print): no top-buffer pages to cut
         for suffix, b in variants(t):
             if b is not None:
                 open(os.path.join(outdir, '%s-%s.dat' % (base, suffix)), 'wb').write(b)

@@ -229,6 +229,7 @@ START_TEST(test_corrupt_page_header)
 	static struct tdat t;
 	long data;
 	uint64_t commit = 5000; /* more than a page holds */
+	char where[64];
 
 	tdat_init(&t, 1);
 	tdat_page(&t, 0, 100, 0);
@@ -236,6 +237,8 @@ START_TEST(test_corrupt_page_header)
 	data = tdat_write(&t, path);
 	poke(data + 8, &commit, 8);
 	expect_error("corrupt page header");
+	snprintf(where, sizeof(where), "at file offset %ld ", data);
+	expect_error(where);
 }
 END_TEST
 
@@ -244,6 +247,7 @@ START_TEST(test_corrupt_event_length)
 	static struct tdat t;
 	long data;
 	uint32_t hdr = 0; /* type_len 0: length in the next word */
+	char where[64];
 	uint32_t len = 4000;
 
 	tdat_init(&t, 1);
@@ -254,6 +258,8 @@ START_TEST(test_corrupt_event_length)
 	poke(data + 16 + 16, &hdr, 4);
 	poke(data + 16 + 20, &len, 4);
 	expect_error("corrupt event");
+	snprintf(where, sizeof(where), "page at file offset %ld", data); /* where to look */
+	expect_error(where);
 }
 END_TEST
 

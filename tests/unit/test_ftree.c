@@ -41,8 +41,13 @@ static int on_call(void *ctx, const struct call_rec *c)
 
 static int on_irq(void *ctx, const struct irq_rec *r)
 {
+	static char names[MAXREC][64]; /* r->name is ftree's, reused */
+
 	ck_assert_int_lt(nirqs, MAXREC);
-	irqs[nirqs++] = *r;
+	snprintf(names[nirqs], sizeof(names[0]), "%s", r->name ? r->name : "");
+	irqs[nirqs] = *r;
+	irqs[nirqs].name = names[nirqs];
+	nirqs++;
 	return 0;
 }
 
@@ -219,11 +224,17 @@ START_TEST(test_softirq_after_irq)
 	ck_assert_int_eq(calls[0].irq_ns, 5);
 	ck_assert_int_eq(calls[0].softirq_ns, 10);
 	ck_assert_int_eq(calls[0].excl_ns, 25);
-	/* back to back, the softirq continues the irq's episode */
-	ck_assert_int_eq(nirqs, 1);
+	/* back to back (on irq exit), still an irq and a softirq */
+	ck_assert_int_eq(nirqs, 2);
 	ck_assert_int_eq(irqs[0].kind, IRQ_HARD);
 	ck_assert_int_eq(irqs[0].t_start, 10);
-	ck_assert_int_eq(irqs[0].t_end, 25);
+	ck_assert_int_eq(irqs[0].t_end, 15);
+	ck_assert_int_eq(irqs[1].kind, IRQ_SOFT);
+	ck_assert_int_eq(irqs[1].irq, 4);
+	ck_assert_int_eq(irqs[1].t_start, 15);
+	ck_assert_int_eq(irqs[1].t_end, 25);
+	ck_assert_int_eq(irqs[1].task_id, 7);
+	ck_assert_int_eq(irqs[1].call_id, calls[0].id);
 	check_identity();
 }
 END_TEST
@@ -898,12 +909,10 @@ static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
 	tdat_event(t, 0, ts, b, sizeof(b));
 }
 
-/*
- * Decode the recording @t (written to a file) as darc analyze does, and
- * write in @out, for each raw_syscalls event, "NAME" (its func), "trap", or
- * "-" (no func), space-separated.
- */
-static void decode_raw(const struct tdat *t, char *out, size_t n)
+/* Decode the recording @t (written to a file) as darc analyze does, and
+   call @fn with each event (@fs names its functions). */
+static void decode_each(const struct tdat *t,
+			void (*fn)(const struct aev *a, struct funcs *fs, void *ctx), void *ctx)
 {
 	char path[] = "/tmp/darc-test-decode-XXXXXX";
 	int fd = mkstemp(path);
@@ -927,18 +936,40 @@ static void decode_raw(const struct tdat *t, char *out, size_t n)
 		ck_assert_int_eq(decoder_prescan(d, r2, &err), 0);
 		fmt_reader_close(r2);
 	}
-	out[0] = 0;
 	while (fmt_reader_next(r, &ev, &err) > 0) {
 		ck_assert_int_eq(decode(d, &ev, &a), 0);
-		if ((a.kind != AEV_SYS_ENTER && a.kind != AEV_SYS_EXIT) || !a.sys.raw)
-			continue;
-		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "",
-			 a.sys.trap ? "trap" : a.sys.func_id ? funcs_get(fs, a.sys.func_id)->name : "-");
+		fn(&a, fs, ctx);
 	}
 	decoder_free(d);
 	fmt_reader_close(r);
 	funcs_free(fs);
 	unlink(path);
+}
+
+struct text {
+	char *s;
+	size_t n;
+};
+
+/* For each raw_syscalls event, "NAME" (its func), "trap", or "-" (no func). */
+static void raw_name(const struct aev *a, struct funcs *fs, void *ctx)
+{
+	struct text *o = ctx;
+	size_t k = strlen(o->s);
+
+	if ((a->kind != AEV_SYS_ENTER && a->kind != AEV_SYS_EXIT) || !a->sys.raw)
+		return;
+	snprintf(o->s + k, o->n - k, "%s%s", k ? " " : "",
+		 a->sys.trap ? "trap" : a->sys.func_id ? funcs_get(fs, a->sys.func_id)->name : "-");
+}
+
+/* Write in @out the names of the raw_syscalls events of @t, space-separated. */
+static void decode_raw(const struct tdat *t, char *out, size_t n)
+{
+	struct text o = {out, n};
+
+	out[0] = 0;
+	decode_each(t, raw_name, &o);
 }
 
 static void raw_syscalls_recording(struct tdat *t)
@@ -997,6 +1028,137 @@ START_TEST(test_raw_names_by_recording)
 }
 END_TEST
 
+/* ---- a 5.15 kernel's irq events, written as a trace.dat ---- */
+
+#define IRQ_FMT(NAME, ID, FIELDS) "name: " NAME "\nID: " ID "\n" COMMON FIELDS "\nprint fmt: \"\"\n"
+#define VEC_FIELD "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n"
+
+enum { ID_STACK = 4, ID_IRQ_ENTRY = 30, ID_IRQ_EXIT, ID_RAISE, ID_SOFT_ENTRY, ID_SOFT_EXIT, ID_WAKING };
+
+/* One record: the common fields, then @a and @b (the irq and the name's
+   __data_loc, or ret; a vector), then @tail (the name, or stack frames). */
+static void irq_rec(struct tdat *t, uint64_t ts, uint16_t type, uint8_t flags, int32_t a,
+		    int32_t b, const void *tail, size_t ntail)
+{
+	uint8_t r[96] = {0};
+	int32_t pid = 7;
+
+	memcpy(r, &type, 2);
+	r[2] = flags;
+	memcpy(r + 4, &pid, 4);
+	memcpy(r + 8, &a, 4);
+	memcpy(r + 12, &b, 4);
+	memcpy(r + 16, tail, ntail);
+	tdat_event(t, 0, ts, r, 16 + ntail);
+}
+
+/* The event, then the kernel_stack event the stacktrace option adds to each. */
+static void with_stack(struct tdat *t, uint64_t ts, uint16_t type, uint8_t flags, int32_t a)
+{
+	static const char name[8] = "virtio0";
+	uint64_t frames[2] = {0xffffffff81000010ULL, 0xffffffff81000020ULL};
+
+	if (type == ID_IRQ_ENTRY)
+		irq_rec(t, ts, type, flags, a, 16 | (int32_t)sizeof(name) << 16, name, sizeof(name));
+	else
+		irq_rec(t, ts, type, flags, a, 1, "", 0);
+	irq_rec(t, ts + 1, ID_STACK, flags, 2, 0, frames, sizeof(frames));
+}
+
+/*
+ * What a 5.15 kernel records with the stacktrace option: the handler raises
+ * softirq 1 (TIMER) with the hardirq flag, and on irq exit the softirq runs,
+ * its entry, exit and the wake-up in it still showing the hardirq flag.
+ * Three such interrupts of task 7, 1000 ns apart.
+ */
+static void irq_exit_softirq_recording(struct tdat *t)
+{
+	static const char *const ftrace[] = {
+		IRQ_FMT("kernel_stack", "4", "\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"),
+		NULL};
+
+	tdat_init(t, 1);
+	t->ftrace_formats = ftrace;
+	t->formats[t->nformats].system = "irq";
+	t->formats[t->nformats++].text = IRQ_FMT("irq_handler_entry", "30",
+		"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n");
+	t->formats[t->nformats].system = "irq";
+	t->formats[t->nformats++].text = IRQ_FMT("irq_handler_exit", "31",
+		"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n");
+	t->formats[t->nformats].system = "irq";
+	t->formats[t->nformats++].text = IRQ_FMT("softirq_raise", "32", VEC_FIELD);
+	t->formats[t->nformats].system = "irq";
+	t->formats[t->nformats++].text = IRQ_FMT("softirq_entry", "33", VEC_FIELD);
+	t->formats[t->nformats].system = "irq";
+	t->formats[t->nformats++].text = IRQ_FMT("softirq_exit", "34", VEC_FIELD);
+	t->formats[t->nformats].system = "sched";
+	t->formats[t->nformats++].text = IRQ_FMT("sched_waking", "35",
+		"\tfield:int pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int target_cpu;\toffset:12;\tsize:4;\tsigned:1;\n");
+	tdat_page(t, 0, 1000, 0);
+	for (uint64_t t0 = 1000; t0 < 4000; t0 += 1000) {
+		with_stack(t, t0 + 100, ID_IRQ_ENTRY, HARD, 26);
+		with_stack(t, t0 + 150, ID_RAISE, HARD, 1);
+		with_stack(t, t0 + 400, ID_IRQ_EXIT, HARD, 26);
+		with_stack(t, t0 + 420, ID_SOFT_ENTRY, HARD | SOFT, 1);
+		with_stack(t, t0 + 500, ID_WAKING, HARD | SOFT, 15); /* the timer wakes task 15 */
+		with_stack(t, t0 + 700, ID_SOFT_EXIT, HARD | SOFT, 1);
+	}
+	with_stack(t, 5000, ID_RAISE, HARD, 9); /* raised, never run: no interval */
+}
+
+static void feed_one(const struct aev *a, struct funcs *fs, void *ctx)
+{
+	feed(*a);
+}
+
+/* Decode @t's events as darc analyze does and feed them to ft. */
+static void feed_recording(const struct tdat *t)
+{
+	decode_each(t, feed_one, NULL);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+}
+
+/*
+ * Each interrupt is one hardirq interval, handler entry to exit (300 ns),
+ * and one softirq interval, softirq entry to exit (280 ns): the raise and
+ * the stack traces open none, the hardirq flag does not make the softirq a
+ * hardirq, and the handler does not take the softirq's time.
+ */
+START_TEST(test_softirq_on_irq_exit_5_15)
+{
+	static struct tdat t;
+
+	irq_exit_softirq_recording(&t);
+	feed_recording(&t);
+	for (int i = 0; i < nirqs; i++) 	ck_assert_int_eq(nirqs, 6);
+	for (int i = 0; i < 3; i++) {
+		const struct irq_rec *h = &irqs[2 * i], *s = &irqs[2 * i + 1];
+		int64_t t0 = 1000 + 1000 * i;
+
+		ck_assert_int_eq(h->kind, IRQ_HARD);
+		ck_assert_int_eq(h->irq, 26);
+		ck_assert_str_eq(h->name, "virtio0");
+		ck_assert_int_eq(h->t_start, t0 + 100);
+		ck_assert_int_eq(h->t_end, t0 + 400);
+		ck_assert_int_eq(s->kind, IRQ_SOFT);
+		ck_assert_int_eq(s->irq, 1);
+		ck_assert_str_eq(s->name, "TIMER");
+		ck_assert_int_eq(s->t_start, t0 + 420);
+		ck_assert_int_eq(s->t_end, t0 + 700);
+		ck_assert_int_eq(s->task_id, 7);
+		/* the hardirq flag in it does not make its wake-up a hardirq's */
+		ck_assert_int_eq(wakes[i].t, t0 + 500);
+		ck_assert_int_eq(wakes[i].ctx, CTX_SOFTIRQ);
+		ck_assert_str_eq(wakes[i].handler, "TIMER");
+	}
+	ck_assert_int_eq(nwakes, 3);
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -1028,6 +1190,8 @@ static Suite *ftree_suite(void)
 	tc = tcase_create("decode");
 	tcase_add_test(tc, test_raw_names_by_table);
 	tcase_add_test(tc, test_raw_names_by_recording);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_softirq_on_irq_exit_5_15);
 	suite_add_tcase(s, tc);
 	return s;
 }
