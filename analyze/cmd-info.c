@@ -76,9 +76,13 @@ static void print_skipped(const struct fmt_info *info)
 	const char *sep = "";
 
 	if (!info->unknown_options && !info->bad_lines && !info->skipped_samples &&
-	    !info->skipped_records)
+	    !info->skipped_records && !info->skipped)
 		return;
 	printf("skipped:      ");
+	if (info->skipped) { /* the text reader's own account */
+		printf("%s", info->skipped);
+		sep = ", ";
+	}
 	if (info->unknown_options) {
 		printf("%d options of unknown type", info->unknown_options);
 		sep = ", ";
@@ -194,13 +198,13 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 		json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
 		json_object_set_new(o, "skipped",
-				    json_pack("{s:i, s:i, s:I, s:I}", "unknown_options",
+				    json_pack("{s:i, s:i, s:I, s:I, s:o}", "unknown_options",
 					      info->unknown_options, "bad_metadata_lines",
 					      info->bad_lines, "samples", (json_int_t)info->skipped_samples,
-					      "records", (json_int_t)info->skipped_records));
+					      "records", (json_int_t)info->skipped_records, "text",
+					      info->skipped ? json_string(info->skipped)
+							    : json_null()));
 		json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
-		json_object_set_new(o, "skipped",
-				    info->skipped ? json_string(info->skipped) : json_null());
 		for (int i = 0; i < nsorted; i++)
 			json_object_set_new(ev_o,
 					    event_label(tep, sorted[i].type, label, sizeof(label)),
@@ -254,8 +258,6 @@ int cmd_info(int argc, char **argv)
 			printf("recorded by:  %s\n", vis(info->tracer_version));
 		if (info->lacks)
 			printf("lacks:        %s (the format does not record them)\n", info->lacks);
-		if (info->skipped)
-			printf("skipped:      %s\n", info->skipped);
 		printf("clock:        %s\n", vis(info->clock));
 		printf("cpus:         %d\n", info->cpus);
 		printf("events:       %" PRIu64 "\n", total);
