@@ -54,7 +54,7 @@ say "darc-record"
 # shellcheck disable=SC2016 # $retval is for the kernel
 if ! darc-record -o "$OUT/darc.dat" -q -b 8192 -g __x64_sys_pread64 --max-depth 8 \
 	--kprobe 'submit_bio bio=%di' --kprobe 'bio_endio bio=%di' \
-	-U /usr/local/bin/vm-workload:pread64 -e block -e irq -e irq_vectors \
+	-U /usr/local/bin/vm-workload:pread64 -e block -e irq -e irq_vectors -e raw_syscalls \
 	-- vm-workload odirect "$S/cold" "$S/warm" 24 >"$OUT/darc.log" 2>&1; then
 	cat "$OUT/darc.log"
 	say "darc-record failed"

@@ -6,7 +6,8 @@
 # In the guest, darc-record records the O_DIRECT workload with function_graph
 # rooted at __x64_sys_pread64 (a syscall entry), kprobes on submit_bio and bio_endio with the bio
 # pointer, and block/sched/irq events; trace-cmd records the same workload.
-# darc-record also puts a uprobe and a uretprobe on the workload's pread64.
+# darc-record also puts a uprobe and a uretprobe on the workload's pread64, with
+# raw_syscalls (6.11+: the uretprobe system call, its exit id -1: no lost events).
 # On the host: trace-cmd report reads the bundle; darc reads it event for
 # event as trace-cmd does (cmp-report.sh); every number of its analysis adds
 # up (check-analyze.sh); darc analyze finds the same functions on the same
@@ -143,14 +144,22 @@ check "the call paths agree (at least 80% in common)" \
 	awk -v c="$common" -v a="$n_darc" -v b="$n_tc" 'BEGIN { exit !(a > 5 && c >= 0.8 * (a < b ? a : b)) }'
 bios=$("$DARC" dump "$V/darc.dat" | grep -c ': submit_bio:.*bio=0x')
 check "the bundle holds submit_bio kprobes with the bio pointer ($bios)" test "$bios" -gt 0
+# (the user function, the system call raw_syscalls names, its graph root)
 nested=$(sqlite3 "$WORK/darc.db" "SELECT count(*) FROM fnode_path
-	WHERE path = 'pread64 > __x64_sys_pread64'")
+	WHERE path = 'pread64 > pread64 > __x64_sys_pread64'")
 check "the system calls nest in the pread64 uprobe's calls" test "$nested" = 1
 # 24 rounds of an O_DIRECT and a cached pread, and a buffered one every 16th
 ups=$("$DARC" dump "$V/darc.dat" | grep -c ': pread64: ')
 urets=$("$DARC" dump "$V/darc.dat" | grep -c ': pread64__return: ')
 check "the bundle holds the workload's pread64 uprobes ($ups) and uretprobes ($urets)" \
 	test "$ups" -ge 48 -a "$urets" = "$ups"
+# raw_syscalls beside the uprobes: on 6.11+ each uretprobe returns through the
+# uretprobe system call and its sys_exit says id -1; none of it is a lost event
+gaps=$(sqlite3 "$WORK/darc.db" "SELECT count(*) FROM call WHERE flags & 4")
+broken=$(sqlite3 "$WORK/darc.db" "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
+	WHERE f.name = 'pread64' AND c.flags & 7 != 0")
+check "no call across lost events ($gaps), every pread64 uprobe call complete ($broken not)" \
+	test "$gaps" = 0 -a "$broken" = 0
 total=$((failed))
 [ "$total" -eq 0 ] || fail "$failed checks failed (use --keep DIR to keep the files)"
 say "PASS in $((SECONDS - start))s"
