@@ -238,6 +238,14 @@ static bool two_names_ok(const char *p, const char *end)
 	return q < end && *q == ')';
 }
 
+/* Whether sizeof's name ends at @p and its '(' follows ("sizeofpid" is a name). */
+static bool sizeof_call(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return p < end && *p == '(';
+}
+
 /* Whether the "->" at @p follows REC or (REC), after @text's start. */
 static bool on_rec(const char *text, const char *p)
 {
@@ -286,7 +294,7 @@ static bool print_args_ok(const char *text, size_t len)
 		while (q < end && (*q == ' ' || *q == '('))
 			q++;
 		if (!((end - q >= 5 && !memcmp(q, "REC->", 5)) ||
-		      (end - q >= 6 && !memcmp(q, "sizeof", 6)) || (q < end && *q >= '1' && *q <= '9')))
+		      (end - q >= 6 && !memcmp(q, "sizeof", 6) && sizeof_call(q + 6, end)) || (q < end && *q >= '1' && *q <= '9')))
 			return false;
 	}
 	return true;
