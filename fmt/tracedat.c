@@ -200,9 +200,10 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * '#', '`', '\\'), a member of an indexed element ("]->", "] .x"), an
  * index followed by '[' or ']' (a second dimension, a stray ']'),
  * a lone '=' (an assignment: NULL dereference), and a '/' or '%'
- * whose divisor is not a field (REC->), a nonzero number or a sizeof
- * (parentheses skipped): the parser folds the operands and divides by zero
- * (SIGFPE), and two names in a row that do not end a cast or sizeof
+ * whose divisor is not a nonzero number or a sizeof(): the parser folds
+ * constant operands and divides by zero (SIGFPE), and tep_print_event
+ * divides by a field's value, or by "(1-1)", as the record has it (SIGFPE;
+ * the kernel divides by neither), and two names in a row that do not end a cast or sizeof
  * ("? x : long REC->y", a type where a value goes: SIGSEGV), and a ';'
  * (after a ?: it is read past the end: "1 ? 2 : 4;"), and a "->" on
  * anything but REC ("1 ? 2 : n->x", SIGSEGV; the kernel's are "REC->x" and
@@ -291,10 +292,10 @@ static bool print_args_ok(const char *text, size_t len)
 			return false;
 		if (*p != '/' && *p != '%')
 			continue;
-		while (q < end && (*q == ' ' || *q == '('))
+		while (q < end && *q == ' ')
 			q++;
-		if (!((end - q >= 5 && !memcmp(q, "REC->", 5)) ||
-		      (end - q >= 6 && !memcmp(q, "sizeof", 6) && sizeof_call(q + 6, end)) || (q < end && *q >= '1' && *q <= '9')))
+		if (!((end - q >= 6 && !memcmp(q, "sizeof", 6) && sizeof_call(q + 6, end)) ||
+		      (q < end && *q >= '1' && *q <= '9')))
 			return false;
 	}
 	return true;
