@@ -769,13 +769,17 @@ static int perf_step(struct uft *u, struct ustream *s, struct fmt_err *err)
 		memcpy(&tid, s->p + o + 12, 4);
 		memcpy(&s->ts, s->p + o + 16, 8);
 		s->id = ID_SWITCH;
+		/* the other side of the switch is unknown (perf follows the traced
+		   tasks only): the idle task stands for it, but the event is the
+		   traced task's, so that no task 0 appears */
+		s->pid = (int32_t)tid;
 		if (misc & MISC_SWITCH_OUT) {
-			s->pid = s->prev = (int32_t)tid;
+			s->prev = (int32_t)tid;
 			s->next = 0;
 			/* the kernel says preempted only when the task was runnable */
 			s->state = misc & MISC_SWITCH_PREEMPT ? 0 : 1;
 		} else {
-			s->pid = s->prev = 0;
+			s->prev = 0;
 			s->next = (int32_t)tid;
 			s->state = 0;
 		}
@@ -918,7 +922,8 @@ static int make_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
 	r->info.tracer_version = u->version[0] ? u->version : NULL;
 	r->info.user_funcs = true;
 	snprintf(u->lacks, sizeof(u->lacks),
-		 "kernel functions, interrupts, system calls, wake-ups (who ended a block)%s",
+		 "kernel functions, interrupts, system calls, wake-ups (who ended a block), "
+		 "untraced tasks' context switches (who preempted a call)%s",
 		 n ? "" : ", context switches (no perf-cpu*.dat: recorded without them)");
 	r->info.lacks = u->lacks;
 	return 0;
