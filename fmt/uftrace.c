@@ -49,6 +49,7 @@
 #define CACHE_SLOTS 4096
 
 enum { U_ENTRY, U_EXIT, U_LOST, U_EVENT };
+enum { FEAT_KERNEL = 1 << 2 }; /* info's feature bit: uftrace -k traced the kernel too */
 enum { PERF_COMM = 3, PERF_SWITCH = 14 };
 enum { MISC_SWITCH_OUT = 0x2000, MISC_SWITCH_PREEMPT = 0x4000 };
 enum { ID_EXIT = TF_ID_FG_EXIT, ID_ENTRY = TF_ID_FG_ENTRY, ID_SWITCH = TF_ID_SWITCH };
@@ -91,8 +92,8 @@ struct usess {
 struct utask {
 	int32_t tid, pid;
 	uint64_t ts;
-	int sess;
-	int cpu; /* where it last came on a CPU */
+	int sess; /* its first program's session: its name */
+	int cpu;  /* where it last came on a CPU */
 	char comm[16];
 };
 
@@ -129,6 +130,7 @@ struct uft {
 	struct { uint64_t key; int sess; uint64_t func; } cache[CACHE_SLOTS];
 	uint8_t rec[64];
 	uint64_t events, arg_blocks, lost;
+	uint64_t feat; /* info's feature bits */
 	char *info_text, version[160], uname[128], lacks[256], skipped[160];
 };
 
@@ -252,6 +254,7 @@ static int read_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
 		UFAIL(path, "unsupported uftrace file version %u (class %u)", version, cls);
 		goto out;
 	}
+	memcpy(&u->feat, t + 16, 8);
 	r->info.version = (int)version;
 	r->info.long_size = cls == 2 ? 8 : 4;
 	u->info_text = strdup(t + UFT_HDR_BYTES);
@@ -393,7 +396,9 @@ static int tid_cmp(const void *a, const void *b)
 {
 	const struct utask *x = a, *y = b;
 
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 static int read_tasks(struct uft *u, struct fmt_err *err)
@@ -421,9 +426,16 @@ static int read_tasks(struct uft *u, struct fmt_err *err)
 			   u->nsess ? "TASK" : "SESS");
 	free(t);
 	free(path);
-	if (!rc)
-		qsort(u->tasks, u->ntasks, sizeof(*u->tasks), tid_cmp);
-	return rc ? -1 : 0;
+	if (rc)
+		return -1;
+	/* a thread that ran exec has a TASK line per program: one file */
+	qsort(u->tasks, u->ntasks, sizeof(*u->tasks), tid_cmp);
+	for (int i = 1, k = 0; i <= u->ntasks; i++)
+		if (i == u->ntasks)
+			u->ntasks = k + 1;
+		else if (u->tasks[i].tid != u->tasks[k].tid)
+			u->tasks[++k] = u->tasks[i];
+	return 0;
 }
 
 static struct utask *task_of(struct uft *u, int32_t tid)
@@ -433,25 +445,34 @@ static struct utask *task_of(struct uft *u, int32_t tid)
 	return bsearch(&key, u->tasks, u->ntasks, sizeof(key), tid_cmp);
 }
 
-/* The session of process @pid: its own (the last before @ts), else its parent's. */
+/*
+ * The session of process @pid at @ts: its own last before @ts, else (a
+ * forked child before it runs exec) its parent's then; else its first.
+ */
 static int sess_of(struct uft *u, int32_t pid, uint64_t ts)
 {
-	for (int hop = 0; hop < 16; hop++) {
-		int best = -1;
+	int any = -1;
 
-		for (int i = 0; i < u->nsess; i++)
-			if (u->sess[i].pid == pid && (best < 0 || u->sess[i].ts <= ts))
+	for (int hop = 0; hop < 16; hop++) {
+		int best = -1, i;
+
+		for (i = 0; i < u->nsess; i++) {
+			if (u->sess[i].pid != pid)
+				continue;
+			if (any < 0)
+				any = i;
+			if (u->sess[i].ts <= ts && (best < 0 || u->sess[i].ts >= u->sess[best].ts))
 				best = i;
+		}
 		if (best >= 0)
 			return best;
-		int i;
 		for (i = 0; i < u->nforks && u->forks[i].pid != pid; i++)
 			;
 		if (i == u->nforks)
 			break;
 		pid = u->forks[i].ppid;
 	}
-	return 0;
+	return any >= 0 ? any : 0;
 }
 
 /* ---- symbols ------------------------------------------------------------------ */
@@ -539,7 +560,8 @@ static int read_syms(struct uft *u, struct umod *m, struct fmt_err *err)
 		}
 	}
 	free(t);
-	qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp);
+	if (m->nsyms)
+		qsort(m->syms, m->nsyms, sizeof(*m->syms), sym_cmp);
 	return 0;
 }
 
@@ -922,8 +944,10 @@ static int make_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
 	r->info.tracer_version = u->version[0] ? u->version : NULL;
 	r->info.user_funcs = true;
 	snprintf(u->lacks, sizeof(u->lacks),
-		 "kernel functions, interrupts, system calls, wake-ups (who ended a block), "
+		 "%s, interrupts, system calls, wake-ups (who ended a block), "
 		 "untraced tasks' context switches (who preempted a call)%s",
+		 u->feat & FEAT_KERNEL ? "kernel functions (kernel-cpu*.dat of uftrace -k is not read)"
+				       : "kernel functions",
 		 n ? "" : ", context switches (no perf-cpu*.dat: recorded without them)");
 	r->info.lacks = u->lacks;
 	return 0;
@@ -956,10 +980,8 @@ static int uft_open(struct fmt_reader *r, struct fmt_err *err)
 	r->info.page_size = 4096;
 	if (read_info(r, u, err) || fmt_init_tep(r, err) || read_tasks(u, err))
 		return -1;
-	for (int i = 0; i < u->ntasks; i++) {
+	for (int i = 0; i < u->ntasks; i++)
 		u->tasks[i].sess = sess_of(u, u->tasks[i].pid, u->tasks[i].ts);
-		u->tasks[i].cpu = 0;
-	}
 	if (register_syms(r, u, err))
 		return -1;
 	lib_ends(u);
@@ -985,7 +1007,8 @@ static uint32_t build(struct uft *u, struct ustream *s, struct utask *tk)
 		memcpy(p + 56, &s->next, 4);
 		return 64;
 	}
-	uint64_t f = func_of(u, tk->sess, s->addr);
+	/* the program the thread ran then (exec starts a new session) */
+	uint64_t f = func_of(u, sess_of(u, tk->pid, s->ts), s->addr);
 	memcpy(p + 4, &tk->tid, 4);
 	memcpy(p + 8, &f, 8);
 	memcpy(p + 16, &s->depth, 4);
