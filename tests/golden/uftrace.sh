@@ -11,7 +11,7 @@
 #   - darc explain: request()'s slow calls wait (blocked in nap), compute()'s
 #     run in spin (CPU: never waiting), as the program does;
 #   - hist, peaks, paths and diff run on it and name the function asked.
-# Then damaged copies: each gives one error line naming the damaged file.
+# `darc analyze DIR/` writes DIR.db. Then damaged copies: each gives one error line naming the damaged file.
 # Usage: uftrace.sh DARC. Exit 0 pass, 1 fail, 77 without python3.
 set -u
 darc=$(realpath "${1:?usage: uftrace.sh DARC}") || exit 1
@@ -70,6 +70,12 @@ if command -v uftrace >/dev/null && command -v gcc >/dev/null; then
 else
 	echo "note: no uftrace or gcc here: the committed samples only"
 fi
+
+# a directory named with its slash, as shells complete it: DIR.db beside it
+cp -r "$samples/pg.data" "$tmp/slash.data"
+"$darc" analyze "$tmp/slash.data/" >/dev/null 2>&1
+check "darc analyze DIR/ writes DIR.db beside DIR, not DIR/.db" \
+	[ -f "$tmp/slash.db" -a ! -e "$tmp/slash.data/.db" ]
 
 # damage NAME FILE COMMAND...: a copy of pg.data with COMMAND run on FILE in
 # it gives one error line naming FILE, exit 2
