@@ -616,7 +616,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		char buf[64];
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
-		int kind = user ? FUNC_UPROBE : FUNC_KERNEL;
+		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
 
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */

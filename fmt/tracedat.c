@@ -32,6 +32,7 @@
 #include "prefetch.h"
 #include "rd.h"
 #include "tracedat.h"
+#include "uftrace.h"
 #include "wfile.h"
 
 /* Bounds on what the file may make us allocate. */
@@ -1426,6 +1427,13 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	r->info.format = "trace.dat";
 	r->info.compression = "none";
 	r->info.compression_ver = "";
+	if (fmt_uftrace_dir(path)) { /* a directory: uftrace.c */
+		r->be = &fmt_uftrace_backend;
+		r->info.format = r->be->name;
+		if (r->be->open(r, err))
+			goto fail;
+		return r;
+	}
 	if (map_file(r, err))
 		goto fail;
 	if (r->file_len < sizeof(MAGIC) || memcmp(r->map, MAGIC, sizeof(MAGIC))) {
