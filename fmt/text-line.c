@@ -660,7 +660,12 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 	while (s < e && *s == ' ')
 		s++;
 	if (e - s > 3 && !memcmp(s, "ip=", 3)) {
+		const char *g;
 		a = memmem(s, e - s, " parent_ip=", 11);
+		/* 6.15 on: " args=ARRAY[]", an array libtraceevent cannot size */
+		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
+		if (g && e[-1] == ']')
+			e = g;
 		return a && sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);

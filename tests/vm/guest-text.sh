@@ -101,7 +101,7 @@ func_text() {
 	} >"$OUT/func.cmd"
 	umount /proc/kallsyms
 	opt func_stack_trace 0
-	[ -e $T/options/func-args ] && func_args_text
+	! grep -qx func-args "$OUT/func-options.txt" || func_args_text
 	echo nop >$T/current_tracer
 	echo >$T/set_ftrace_filter
 	events_off
@@ -113,8 +113,11 @@ func_text() {
 # function event with the argument registers, "func(a=0x1, ...) <-parent":
 # func-args.txt (`cat trace`), func-args.dat
 func_args_text() {
+	# trace-cmd extract reset the tracer, the filter and the events
+	set_filter $(cat "$OUT/filter.txt")
+	echo function >$T/current_tracer
 	opt func-args 1
-	echo 1 >$T/events/sched/sched_switch/enable # trace-cmd extract turned it off
+	echo 1 >$T/events/sched/sched_switch/enable
 	echo >$T/trace
 	echo 1 >$T/tracing_on
 	vm-workload preads "$S/cold" "$S/warm" "$N"

@@ -66,7 +66,8 @@ for part in "${parts[@]}"; do
 		report -R "$out/func$k.dat" >"$out/func$k-raw.txt"
 		;;
 	fgopt)
-		for f in fg.dat fg.cmd fg-args.txt fg-tail.txt fg-bare.txt fg-quiet.dat fg-quiet.txt; do
+		take fgopt.cmd "fg$k.cmd"
+		for f in fg.dat fg-args.txt fg-tail.txt fg-bare.txt fg-quiet.dat fg-quiet.txt; do
 			take "$f" "fg$k${f#fg}"
 		done
 		;;
