@@ -117,23 +117,49 @@ head -1 "$st/host-events-cat.txt" | grep -qx '# tracer: nop' &&
 	"$darc" info "$st/host-events-cat.txt" | grep -qx 'format:       ftrace text' &&
 	ok "'# tracer: nop' is an ftrace text" || not_ok "'# tracer: nop' is not taken for text"
 
-# 2. the function tracer
-grep -v '^#' "$st/func-cat.txt" >"$tmp/func-pipe.txt"
-for t in func-cat.txt func-offset.txt func-pipe.txt func-report.txt func-raw.txt; do
-	f=$st/$t
-	[ -f "$f" ] || f=$tmp/$t
-	case $t in
-	*-raw.txt) same "$st/func.dat" "$f" ;;
-	*-report.txt) same "$st/func.dat" "$f" caller parent_ip R+ ;;
-	*) same "$st/func.dat" "$f" caller ;;
-	esac
-	[ "$t" = func-raw.txt ] || frames "$st/func.dat" "$f"
-	counts "$st/func.dat" "$f"
-	"$darc" analyze -q -f -o "$tmp/f.db" "$f" 2>"$tmp/err" &&
-		[ "$(sqlite3 "$tmp/f.db" 'SELECT count(*) FROM call')" = 0 ] &&
-		ok "darc analyze $t: no call tree (the function tracer has no exits)" ||
-		not_ok "darc analyze $t: $(cat "$tmp/err")"
-done
+# 2. the function tracer: functions P (func: 6.1, func73: 7.3, whose stacks
+#    start at "[FTRACE TRAMPOLINE]")
+functions() {
+	local p=$1 t f
+	grep -v '^#' "$st/$p-cat.txt" >"$tmp/$p-pipe.txt"
+	for t in $p-cat.txt $p-offset.txt $p-pipe.txt $p-report.txt $p-raw.txt; do
+		f=$st/$t
+		[ -f "$f" ] || f=$tmp/$t
+		case $t in
+		*-raw.txt) same "$st/$p.dat" "$f" ;;
+		*-report.txt) same "$st/$p.dat" "$f" caller parent_ip R+ ;;
+		*) same "$st/$p.dat" "$f" caller ;;
+		esac
+		[ "$t" = $p-raw.txt ] || frames "$st/$p.dat" "$f"
+		counts "$st/$p.dat" "$f"
+		"$darc" analyze -q -f -o "$tmp/f.db" "$f" 2>"$tmp/err" &&
+			[ "$(sqlite3 "$tmp/f.db" 'SELECT count(*) FROM call')" = 0 ] &&
+			ok "darc analyze $t: no call tree (the function tracer has no exits)" ||
+			not_ok "darc analyze $t: $(cat "$tmp/err")"
+	done
+}
+functions func
+functions func73
+grep -q '^ => \[FTRACE TRAMPOLINE\]$' "$st/func73-cat.txt" &&
+	ok "func73-cat.txt has 7.3's '[FTRACE TRAMPOLINE]' frames" ||
+	not_ok "func73-cat.txt: no '[FTRACE TRAMPOLINE]' frame"
+
+# refused FILE WHAT: darc dump FILE fails with one line naming FILE, the
+# first event line (the first not starting with '#') and WHAT
+refused() {
+	local n out rc
+	n=$(grep -vn '^#' "$1" | head -1 | cut -d: -f1)
+	out=$("$darc" dump "$1" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+		grep -q "^darc: '$1': line $n: .*$2" <<<"$out" &&
+		ok "$(basename "$1"): refused at line $n: ${out##*: }" ||
+		not_ok "$(basename "$1"): exit $rc, '$out' (line $n expected)"
+}
+# latency-format lines (the latency tracers' form, not in Debian's kernels:
+# CONFIG_IRQSOFF_TRACER, _PREEMPT_TRACER, _SCHED_TRACER unset), times in us
+# since the buffer was reset: one clear error at the first
+refused "$st/func73-lat.txt" "latency-format"
 
 # 3. annotations: counted, skipped, nothing else changed
 {
