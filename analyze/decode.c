@@ -999,6 +999,63 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 	return out->sys.func_id < 0 ? -1 : 0;
 }
 
+/* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
+static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		     struct aev *out)
+{
+	out->fg.addr = (uint64_t)num(d, t->f[0], ev);
+	out->fg.depth = (int)num(d, t->f[1], ev);
+	out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
+	if (out->fg.func_id < 0)
+		return -1;
+	out->fg.bad_time = 0;
+	out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
+	out->fg.args = out->fg.retaddr = NULL;
+	if (t->kind == AEV_FG_ENTRY)
+		return fg_entry_values(d, t, ev, out) ? -1 : 0;
+	out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
+	out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+	if (t->f[4])
+		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
+	if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
+		return -1;
+	return 0;
+}
+
+/* A kprobe's or uprobe's hit or return: out->probe. 0, or -1 when out of memory. */
+static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_event *ev,
+			struct aev *out)
+{
+	const char *name;
+	int irq;
+
+	out->probe.addr = (uint64_t)num(d, t->f[0], ev);
+	if (!t->user && user_addr(d, out->probe.addr))
+		t->user = 1; /* a uprobe in a group not named so (perf probe -x: probe_BINARY) */
+	out->probe.func_id =
+	    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
+	if (out->probe.func_id < 0)
+		return -1;
+	out->probe.event = t->event;
+	out->probe.paired = t->paired < 0 ? ret_has(d, out->probe.addr) : t->paired;
+	out->probe.args = probe_args_json(d, t, ev);
+	if (!out->probe.args)
+		return -1;
+	return 0;
+}
+
+/* A block layer tracepoint: out->blk. */
+static void decode_blk(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		       struct aev *out)
+{
+	out->blk.dev = num(d, t->f[0], ev);
+	out->blk.sector = num(d, t->f[1], ev);
+	out->blk.nr_sector = (int32_t)num(d, t->f[2], ev);
+	out->blk.error = t->f[4] ? (int32_t)num(d, t->f[4], ev) : 0;
+	out->blk.bio_level = t->raw; /* block_bio_complete */
+	out->blk.rwbs = str(d, t->f[3], ev, d->buf, sizeof(d->buf));
+}
+
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 {
 	struct etype *t = &d->types[ev->type];
@@ -1029,44 +1086,14 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		return 0;
 	case AEV_FG_ENTRY:
 	case AEV_FG_EXIT:
-		out->fg.addr = (uint64_t)num(d, t->f[0], ev);
-		out->fg.depth = (int)num(d, t->f[1], ev);
-		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
-		if (out->fg.func_id < 0)
-			return -1;
-		out->fg.bad_time = 0;
-		out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
-		out->fg.args = out->fg.retaddr = NULL;
-		if (t->kind == AEV_FG_ENTRY) {
-			if (fg_entry_values(d, t, ev, out))
-				return -1;
-			break;
-		}
-		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
-		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
-		if (t->f[4])
-			out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
-		if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
+		if (decode_fg(d, t, ev, out))
 			return -1;
 		break;
 	case AEV_PROBE_ENTRY:
-	case AEV_PROBE_RETURN: {
-		const char *name;
-		int irq;
-		out->probe.addr = (uint64_t)num(d, t->f[0], ev);
-		if (!t->user && user_addr(d, out->probe.addr))
-			t->user = 1; /* a uprobe in a group not named so (perf probe -x: probe_BINARY) */
-		out->probe.func_id =
-		    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
-		if (out->probe.func_id < 0)
-			return -1;
-		out->probe.event = t->event;
-		out->probe.paired = t->paired < 0 ? ret_has(d, out->probe.addr) : t->paired;
-		out->probe.args = probe_args_json(d, t, ev);
-		if (!out->probe.args)
+	case AEV_PROBE_RETURN:
+		if (decode_probe(d, t, ev, out))
 			return -1;
 		break;
-	}
 	case AEV_SYS_ENTER:
 	case AEV_SYS_EXIT:
 		if (decode_sys(d, t, ev, out))
@@ -1102,14 +1129,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		out->irq.name = t->name;
 		break;
 	default:
-		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE) {
-			out->blk.dev = num(d, t->f[0], ev);
-			out->blk.sector = num(d, t->f[1], ev);
-			out->blk.nr_sector = (int32_t)num(d, t->f[2], ev);
-			out->blk.error = t->f[4] ? (int32_t)num(d, t->f[4], ev) : 0;
-			out->blk.bio_level = t->raw; /* block_bio_complete */
-			out->blk.rwbs = str(d, t->f[3], ev, d->buf, sizeof(d->buf));
-		}
+		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE)
+			decode_blk(d, t, ev, out);
 		break;
 	}
 	out->kind = t->kind;
