@@ -17,9 +17,7 @@ allowed="analyze/cmd-info.c cmd_info
 analyze/cmd-dump.c cmd_dump
 fmt/tracedat.c parse_v6
 fmt/tracedat.c fmt_reader_open
-tests/unit/test_db.c test_every_table
-record/main.c parse
-record/record.c rec_run"
+tests/unit/test_db.c test_every_table"
 
 lengths() {
 	local f
