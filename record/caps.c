@@ -167,6 +167,37 @@ static int count_probes(const struct rec_opts *o, enum rec_probe_type a, enum re
 	return n;
 }
 
+/* The events that this kernel lacks leave o->events (a default one
+   silently); the number of those that are a problem (-e, no --best-effort). */
+static int check_events(struct rec_opts *o, struct rec_notes *missing)
+{
+	int k = 0, problems = 0;
+
+	for (int i = 0; i < o->nevents; i++) {
+		struct rec_event *e = &o->events[i];
+		if (event_exists(e)) {
+			o->events[k++] = *e;
+			continue;
+		}
+		if (!e->is_default) {
+			rec_note(missing,
+				 "event '%s%s%s' does not exist on this kernel "
+				 "(see available_events): -e needs an existing event",
+				 e->sys, e->name ? ":" : "", e->name ? e->name : "");
+			if (o->best_effort)
+				rec_note(&o->dropped, "event '%s%s%s'", e->sys,
+					 e->name ? ":" : "", e->name ? e->name : "");
+			else
+				problems++;
+		}
+		free(e->sys);
+		free(e->name);
+		free(e->filter);
+	}
+	o->nevents = k;
+	return problems;
+}
+
 int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *missing,
 	       struct rec_notes *works)
 {
@@ -220,31 +251,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 			 "takes one of those",
 			 o->clock, c->clocks ? c->clocks : "unreadable");
 	}
-	{
-		int k = 0;
-		for (int i = 0; i < o->nevents; i++) {
-			struct rec_event *e = &o->events[i];
-			if (event_exists(e)) {
-				o->events[k++] = *e;
-				continue;
-			}
-			if (!e->is_default) {
-				rec_note(missing,
-					 "event '%s%s%s' does not exist on this kernel "
-					 "(see available_events): -e needs an existing event",
-					 e->sys, e->name ? ":" : "", e->name ? e->name : "");
-				if (o->best_effort)
-					rec_note(&o->dropped, "event '%s%s%s'", e->sys,
-						 e->name ? ":" : "", e->name ? e->name : "");
-				else
-					problems++;
-			}
-			free(e->sys);
-			free(e->name);
-			free(e->filter);
-		}
-		o->nevents = k;
-	}
+	problems += check_events(o, missing);
 	/* what works, in the options' words */
 	if (tracefs_dir_exists(NULL, "events"))
 		strcat(have, "tracepoints (-e)");

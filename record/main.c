@@ -319,106 +319,132 @@ static int reset(bool force)
 	return left ? REC_FAILED : REC_OK;
 }
 
+/* An option saying what to record: events, function_graph, probes, pids.
+   REC_OK, REC_USAGE (said), or -1 when @c is none of those. */
+static int what_option(struct rec_opts *o, int c, int *last_event)
+{
+	int rc = 0;
+	double v;
+
+	switch (c) {
+	case 'p':
+		rc = add_pids(o, optarg);
+		break;
+	case 'e':
+		rc = add_events(o, optarg, last_event);
+		break;
+	case OPT_FILTER:
+		if (*last_event < 0)
+			return bad_usage("--filter '%s' needs an -e before it", optarg);
+		for (int i = *last_event; i < o->nevents; i++) {
+			free(o->events[i].filter);
+			o->events[i].filter = strdup(optarg);
+		}
+		break;
+	case OPT_NO_DEFAULTS:
+		o->no_defaults = true;
+		break;
+	case 'g':
+		o->graph_roots = grow(o->graph_roots, o->ngraph, sizeof(char *));
+		o->graph_roots[o->ngraph++] = strdup(optarg);
+		break;
+	case 'n':
+		o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
+		o->notrace[o->nnotrace++] = strdup(optarg);
+		break;
+	case OPT_MAX_DEPTH:
+		rc = number(optarg, "--max-depth", 1, 1000, &v);
+		o->max_depth = v;
+		break;
+	case OPT_SLEEP_TIME:
+	case OPT_NO_SLEEP_TIME:
+		o->sleep_time = c == OPT_SLEEP_TIME;
+		break;
+	case OPT_GRAPH_IRQS:
+	case OPT_NO_GRAPH_IRQS:
+		o->graph_irqs = c == OPT_GRAPH_IRQS;
+		break;
+	case OPT_KPROBE:
+		rc = add_probe(o, PROBE_KPROBE, optarg);
+		break;
+	case OPT_KRETPROBE:
+		rc = add_probe(o, PROBE_KRETPROBE, optarg);
+		break;
+	case OPT_UPROBE:
+		rc = add_probe(o, PROBE_UPROBE, optarg);
+		break;
+	case OPT_URETPROBE:
+		rc = add_probe(o, PROBE_URETPROBE, optarg);
+		break;
+	case 'U':
+		rc = add_ufunc(o, optarg);
+		break;
+	default:
+		return -1;
+	}
+	return rc;
+}
+
+/* An option saying how to record, or what to do instead (*mode: --check,
+   --reset; 'h' after --help or --version, which end the parse). */
+static int how_option(struct rec_opts *o, int c, int *mode)
+{
+	int rc = 0;
+	double v;
+
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'd':
+		rc = number(optarg, "duration", 0.001, 1e9, &o->duration);
+		break;
+	case 'b':
+		rc = number(optarg, "buffer size", 4, 1 << 30, &v);
+		o->buffer_kb = v;
+		break;
+	case 'C':
+		o->clock = optarg;
+		break;
+	case OPT_BEST_EFFORT:
+		o->best_effort = true;
+		break;
+	case OPT_NO_INSTANCE:
+		o->no_instance = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case OPT_CHECK:
+	case OPT_RESET:
+		*mode = c;
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		*mode = 'h';
+		break;
+	case 'V':
+		printf("darc-record %s\n", DARC_VERSION);
+		*mode = 'h';
+		break;
+	default:
+		return REC_USAGE;
+	}
+	return rc;
+}
+
 static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
 {
 	int c, last_event = -1, rc = 0;
-	double v;
 
-	while (!rc &&
+	while (!rc && *mode != 'h' &&
 	       (c = getopt_long(argc, argv, "+o:fp:e:g:n:U:d:b:C:qhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'p':
-			rc = add_pids(o, optarg);
-			break;
-		case 'e':
-			rc = add_events(o, optarg, &last_event);
-			break;
-		case OPT_FILTER:
-			if (last_event < 0)
-				return bad_usage("--filter '%s' needs an -e before it", optarg);
-			for (int i = last_event; i < o->nevents; i++) {
-				free(o->events[i].filter);
-				o->events[i].filter = strdup(optarg);
-			}
-			break;
-		case OPT_NO_DEFAULTS:
-			o->no_defaults = true;
-			break;
-		case 'g':
-			o->graph_roots = grow(o->graph_roots, o->ngraph, sizeof(char *));
-			o->graph_roots[o->ngraph++] = strdup(optarg);
-			break;
-		case 'n':
-			o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
-			o->notrace[o->nnotrace++] = strdup(optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			rc = number(optarg, "--max-depth", 1, 1000, &v);
-			o->max_depth = v;
-			break;
-		case OPT_SLEEP_TIME:
-		case OPT_NO_SLEEP_TIME:
-			o->sleep_time = c == OPT_SLEEP_TIME;
-			break;
-		case OPT_GRAPH_IRQS:
-		case OPT_NO_GRAPH_IRQS:
-			o->graph_irqs = c == OPT_GRAPH_IRQS;
-			break;
-		case OPT_KPROBE:
-			rc = add_probe(o, PROBE_KPROBE, optarg);
-			break;
-		case OPT_KRETPROBE:
-			rc = add_probe(o, PROBE_KRETPROBE, optarg);
-			break;
-		case OPT_UPROBE:
-			rc = add_probe(o, PROBE_UPROBE, optarg);
-			break;
-		case OPT_URETPROBE:
-			rc = add_probe(o, PROBE_URETPROBE, optarg);
-			break;
-		case 'U':
-			rc = add_ufunc(o, optarg);
-			break;
-		case 'd':
-			rc = number(optarg, "duration", 0.001, 1e9, &o->duration);
-			break;
-		case 'b':
-			rc = number(optarg, "buffer size", 4, 1 << 30, &v);
-			o->buffer_kb = v;
-			break;
-		case 'C':
-			o->clock = optarg;
-			break;
-		case OPT_BEST_EFFORT:
-			o->best_effort = true;
-			break;
-		case OPT_NO_INSTANCE:
-			o->no_instance = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_CHECK:
-		case OPT_RESET:
-			*mode = c;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			*mode = 'h';
-			return 0;
-		case 'V':
-			printf("darc-record %s\n", DARC_VERSION);
-			*mode = 'h';
-			return 0;
-		default:
-			return REC_USAGE;
-		}
+		rc = what_option(o, c, &last_event);
+		if (rc < 0)
+			rc = how_option(o, c, mode);
 	}
 	if (rc || *mode)
 		return rc;
