@@ -96,8 +96,32 @@ int caps_probe(struct rec_caps *c, struct fmt_err *err)
 	return 0;
 }
 
+/* The words of tracefs file @name as a libtracefs list, or NULL. */
+static char **words(const char *name)
+{
+	char *text = tracefs_instance_file_read(NULL, name, NULL), *save = NULL;
+	char **v = NULL;
+
+	for (char *w = text ? strtok_r(text, " \n", &save) : NULL; w;
+	     w = strtok_r(NULL, " \n", &save)) {
+		char **n = tracefs_list_add(v, w);
+		if (!n)
+			break;
+		v = n;
+	}
+	free(text);
+	return v;
+}
+
 void caps_more(struct rec_caps *c)
 {
+	/* all of available_tracers (tracefs_tracers leaves out nop) */
+	char **all = words("available_tracers");
+
+	if (all) {
+		tracefs_list_free(c->tracers);
+		c->tracers = all;
+	}
 	c->systems = tracefs_event_systems(NULL);
 	c->instances_now = c->instances ? tracefs_instances(NULL) : NULL;
 	c->options = tracefs_instance_file_read(NULL, "trace_options", NULL);
