@@ -47,6 +47,9 @@ static const char usage_text[] =
     "                         such recording at a time, by a lock that is released\n"
     "                         when its holder exits, even by kill -9\n"
     "  -q, --quiet            no status line or summary\n"
+    "      --json             the summary as one line of JSON on stdout, at the end\n"
+    "                         (after the command's own output); with --check, its\n"
+    "                         facts as one JSON object\n"
     "      --check            say what this kernel allows, and exit\n"
     "      --reset            remove what a killed darc-record left in tracefs (not\n"
     "                         what a running one set up: --force removes that too)\n"
@@ -55,7 +58,14 @@ static const char usage_text[] =
     "The recording ends when the command (or every PID) exits, after --duration,\n"
     "or on SIGINT/SIGTERM; the bundle is written and tracefs restored each time.\n"
     "Exit status: 0 recorded, 1 the recording failed or this kernel cannot do\n"
-    "what is asked, 2 bad usage (or FILE exists).\n";
+    "what is asked, 2 bad usage (or FILE exists).\n"
+    "\n"
+    "examples:\n"
+    "  darc-record -g '*sys_openat' -- ls /tmp        # function_graph under a syscall\n"
+    "  darc-record -p 1234 -d 10 -o app.dat           # follow pid 1234 for 10 s\n"
+    "  darc-record -U ./app:main,handle -- ./app      # uprobes on user functions\n"
+    "  darc-record -q --json -- make                  # the summary for a script\n"
+    "  darc-record --check --json                     # what this kernel allows\n";
 
 enum {
 	OPT_FILTER = 300,
@@ -73,6 +83,7 @@ enum {
 	OPT_NO_INSTANCE,
 	OPT_CHECK,
 	OPT_RESET,
+	OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -101,6 +112,7 @@ static const struct option long_opts[] = {
     {"no-instance", no_argument, NULL, OPT_NO_INSTANCE},
     {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, OPT_CHECK},
+    {"json", no_argument, NULL, OPT_JSON},
     {"reset", no_argument, NULL, OPT_RESET},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -279,23 +291,56 @@ static void free_opts(struct rec_opts *o)
 	rec_notes_free(&o->dropped);
 }
 
-/* --check: what this kernel allows, one line each. */
-static int check(void)
+/* @v's strings on the rest of the line. */
+static void print_words(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		printf(" %s", v[i]);
+	putchar('\n');
+}
+
+/* --check: what this kernel allows, one line each (--json: one object). */
+static int check(bool json)
 {
 	struct rec_caps c;
 	struct fmt_err err;
+	char *s;
 
 	if (caps_probe(&c, &err)) {
 		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_FAILED;
 	}
+	caps_more(&c);
+	if (json) {
+		s = caps_json(&c);
+		if (s)
+			puts(s);
+		free(s);
+		caps_release(&c);
+		return s ? REC_OK : REC_FAILED;
+	}
 	printf("tracefs:        %s%s\n", c.dir, c.mounted_by_us ? " (mounted for this check)" : "");
-	printf("instances:      %s\n", c.instances ? "yes" : "no");
+	printf("instances:      %s, now:", c.instances ? "yes" : "no");
+	print_words(c.instances_now);
+	printf("tracers:       ");
+	print_words(c.tracers);
+	printf("current tracer: %s\n", c.current_tracer ? c.current_tracer : "?");
 	printf("function_graph: %s\n", c.function_graph ? "yes" : "no (-g, -n, --max-depth)");
 	printf("kprobes:        %s\n", c.kprobes ? "yes" : "no (--kprobe, --kretprobe)");
 	printf("uprobes:        %s\n", c.uprobes ? "yes" : "no (--uprobe, --uretprobe, --ufunc)");
 	printf("pid filter:     %s\n", c.set_event_pid ? "yes" : "no (-p, COMMAND)");
+	printf("function pids:  %s\n", c.set_ftrace_pid ? "yes" : "no");
+	printf("event systems: ");
+	print_words(c.systems);
 	printf("trace clocks:   %s", c.clocks ? c.clocks : "?\n");
+	printf("trace options: ");
+	for (const char *p = c.options; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+		printf(" %.*s", (int)strcspn(p, "\n"), p);
+	putchar('\n');
+	if (c.lock_held)
+		printf("top-level lock: held by %s\n", c.lock_who);
+	else
+		printf("top-level lock: free\n");
 	caps_release(&c);
 	return REC_OK;
 }
@@ -418,6 +463,9 @@ static int how_option(struct rec_opts *o, int c, int *mode)
 	case 'q':
 		o->quiet = true;
 		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
 	case OPT_CHECK:
 	case OPT_RESET:
 		*mode = c;
@@ -492,7 +540,7 @@ int main(int argc, char **argv)
 	rc = parse(&o, argc, argv, &mode);
 	if (!rc) {
 		if (mode == OPT_CHECK)
-			rc = check();
+			rc = check(o.json);
 		else if (mode == OPT_RESET)
 			rc = reset(o.force);
 		else if (!mode)

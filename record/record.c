@@ -359,13 +359,14 @@ static int store(struct rec_opts *o, struct run *x)
 /* What was written and lost, and what recording cost. */
 static void report_totals(const struct rec_opts *o, const struct rec_result *r, int nbuf)
 {
-	uint64_t bytes = 0, lost = 0;
+	uint64_t bytes = 0, lost = 0, events = 0;
 	double u, sy;
 
 	for (int k = 0; k < nbuf; k++)
 		for (int i = 0; i < r->buffers[k].ncpus; i++) {
 			struct rec_cpu_result *c = &r->buffers[k].cpus[i];
 			bytes += c->bytes;
+			events += c->events;
 			lost += c->overrun + c->dropped + c->commit_overrun;
 			if (c->overrun + c->dropped + c->commit_overrun)
 				fprintf(stderr,
@@ -376,8 +377,10 @@ static void report_totals(const struct rec_opts *o, const struct rec_result *r, 
 							     c->commit_overrun));
 		}
 	cpu_time(&u, &sy);
-	fprintf(stderr, "darc-record: wrote '%s': %.1f MB of trace data, %llu lost (%s)\n",
-		o->output, bytes / 1e6, (unsigned long long)lost, r->stop_reason);
+	fprintf(stderr,
+		"darc-record: wrote '%s': %llu events, %.1f MB of trace data, %llu lost (%s)\n",
+		o->output, (unsigned long long)events, bytes / 1e6, (unsigned long long)lost,
+		r->stop_reason);
 	fprintf(stderr,
 		"darc-record: its own CPU time: %.2f s user + %.2f s system while "
 		"recording, %.2f s in all\n",
@@ -448,6 +451,14 @@ int rec_run(struct rec_opts *o)
 	if (!o->quiet)
 		report_totals(o, &x.r, x.nbuf);
 	rc = REC_OK;
+	if (o->json) {
+		char *j = summary_json(o, x.t, &x.r);
+		if (j)
+			printf("%s\n", j);
+		else
+			fprintf(stderr, "darc-record: out of memory for the JSON summary\n");
+		free(j);
+	}
 out:
 	run_free(o, &x);
 	return rc;
