@@ -12,7 +12,8 @@
 #    (6.1) as `cat trace` ("# tracer: function", "func <-parent" and " =>
 #    frame" lines), with sym-offset ("func+0x0/0xc0 <-parent+0x5d/0xb0
 #    [mod]"), trace-cmd report ("function: func", "=> frame (addr)") and
-#    -R; made by tests/vm/make-text-samples.sh --func.
+#    -R; made by tests/vm/make-text-samples.sh --func. The same on 7.3
+#    (func73*), and with func-args (func73-args.dat: "func(a=0x1) <-parent").
 # 3. overrun73.dat: a 7.3 buffer of tracepoints that overran (540 of 7500
 #    events kept) as `cat trace`, with the kernel's "##### CPU 0 buffer
 #    started ####" line; made by make-text-samples.sh --kernel 7.3 --annot.
@@ -143,6 +144,14 @@ functions() {
 }
 functions func
 functions func73
+# func-args (7.3): "vfs_read(file=0x..., buf=0x..., count=0x1000, pos=0x...)
+# <-parent"; the trace.dat's function events hold the registers in args[],
+# which trace-cmd 3.1.6 prints as "args=ARRAY[]" (libtraceevent cannot size
+# it), as darc dump does: the events, functions and parents are compared
+grep -q '^ *[^ #].*: vfs_read(file=0x[0-9a-f]*, .*) <-__x64_sys_pread64$' "$st/func73-args.txt" &&
+	ok "func73-args.txt prints the arguments" || not_ok "func73-args.txt: no 'vfs_read(file=...)' line"
+same "$st/func73-args.dat" "$st/func73-args.txt"
+counts "$st/func73-args.dat" "$st/func73-args.txt"
 grep -q '^ => \[FTRACE TRAMPOLINE\]$' "$st/func73-cat.txt" &&
 	ok "func73-cat.txt has 7.3's '[FTRACE TRAMPOLINE]' frames" ||
 	not_ok "func73-cat.txt: no '[FTRACE TRAMPOLINE]' frame"

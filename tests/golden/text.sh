@@ -218,6 +218,9 @@ bad 14 "$(cat "$tmp/b.txt")"
 n=$(grep -n 'sched_switch: *prev_comm' "$st/host-events-raw.txt" | sed -n 5p | cut -d: -f1)
 sed "${n}s/prev_state=[0-9]*/prev_state=x/" "$st/host-events-raw.txt" >"$tmp/b.txt" # -R
 bad "$n" "$(cat "$tmp/b.txt")"
+n=$(grep -n 'vfs_read(.*count=0x' "$st/func73-args.txt" | sed -n 2p | cut -d: -f1) # func-args
+sed -E "${n}s/count=0x/count=0xq/" "$st/func73-args.txt" >"$tmp/b.txt"
+bad "$n" "$(cat "$tmp/b.txt")"
 # a system call printed with other fields than its first line
 n=$(grep -n 'sys_openat(' "$st/host-events-cat.txt" | sed -n 2p | cut -d: -f1)
 sed -E "${n}s/, mode: (0x)?[0-9a-f]+\)/)/" "$st/host-events-cat.txt" >"$tmp/b.txt"
