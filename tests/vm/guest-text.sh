@@ -26,6 +26,9 @@ S=${SCRATCH:?}
 N=${1:-12}
 
 say() { echo "guest-text: $*"; }
+# for the .cmd files (its --version also prints its usage, one line of
+# which has the word "version")
+tc_version() { echo "trace-cmd $(trace-cmd --version 2>&1 | grep -m1 '^trace-cmd version')"; }
 opt() { echo "$2" >"$T/options/$1"; }
 
 # set_ftrace_filter FUNC...: the functions the kernel can trace, one write
@@ -97,7 +100,7 @@ func_text() {
 		echo "events sched_switch; trace-cmd saw a /proc/kallsyms of the" \
 			"$(wc -l </tmp/kallsyms.small) symbols the texts name"
 		echo "vm-workload preads cold(16 MiB) warm(1 MiB) $N"
-		echo "trace-cmd $(trace-cmd --version 2>&1 | grep version)"
+		tc_version
 	} >"$OUT/func.cmd"
 	umount /proc/kallsyms
 	opt func_stack_trace 0
@@ -123,6 +126,9 @@ func_args_text() {
 	vm-workload preads "$S/cold" "$S/warm" "$N"
 	echo 0 >$T/tracing_on
 	cat $T/trace >"$OUT/func-args.txt"
+	# one run saved a trace of the nop tracer here (sched_switch alone)
+	head -1 "$OUT/func-args.txt" | grep -qx '# tracer: function' ||
+		{ say "func-args.txt: $(head -1 "$OUT/func-args.txt"), not the function tracer"; exit 1; }
 	small_kallsyms "$OUT/func-args.txt"
 	extract func-args
 	umount /proc/kallsyms
@@ -187,7 +193,7 @@ fgopt_text() {
 			"max_graph_depth 4, buffer 4096 KiB; events sched_switch"
 		echo "fg-quiet: the same with funcgraph-irqs 0 and sleep-time 0"
 		echo "vm-workload preads cold(16 MiB) warm(1 MiB) $N (each trace)"
-		echo "trace-cmd $(trace-cmd --version 2>&1 | grep version)"
+		tc_version
 	} >"$OUT/fgopt.cmd"
 	echo nop >$T/current_tracer
 	echo >$T/set_graph_function
@@ -257,7 +263,7 @@ annot_text() {
 		echo "overrun: events sched_switch sched_wakeup sched_waking irq raw_syscalls, buffer 16 KiB;" \
 			"vm-workload cpuhog warm(1 MiB) 200 64, then preads cold warm $N"
 		echo "cpu0: the same events, tracing_cpumask 1, buffer 1408 KiB; vm-workload preads cold warm 4"
-		echo "trace-cmd $(trace-cmd --version 2>&1 | grep version)"
+		tc_version
 	} >"$OUT/annot.cmd"
 	events_off
 	wc -c "$OUT"/overrun* "$OUT"/cpu0*
@@ -294,7 +300,7 @@ preads_text() {
 		echo "set_graph_function __x64_sys_pread64, max_graph_depth 6, buffer 8192 KiB"
 		echo "events sched_switch sched_wakeup sched_waking irq irq_vectors"
 		echo "vm-workload preads cold(16 MiB) warm(1 MiB) $N"
-		echo "trace-cmd $(trace-cmd --version 2>&1 | grep version)"
+		tc_version
 	} >"$OUT/preads.cmd"
 	wc -c "$OUT"/preads*
 	echo nop >$T/current_tracer
