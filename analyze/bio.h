@@ -13,7 +13,7 @@
 #define DARC_BIO_H
 
 #include "aev.h"
-#include "model.h"
+#include "rows.h"
 
 struct bios;
 

@@ -20,7 +20,7 @@
 #include "fmt.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "db.h"
+#include "write.h"
 #include "pipeline.h"
 #include "summary.h"
 

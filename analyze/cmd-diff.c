@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "model.h"
+#include "rows.h"
 #include "report.h"
 
 static const char usage_text[] =

@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "db.h"
+#include "write.h"
 #include "ropt.h"
 #include "vis.h"
 #include "wfile.h"

@@ -14,7 +14,7 @@
 
 #include "aev.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 
 /* Where the rows go. Each returns 0, or -1 to stop the analysis. */
 struct ftree_sink {

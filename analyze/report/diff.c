@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "rows.h"
 #include "show.h"
 
 /* One profile of one recording: a function or a call path. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "rows.h"
 #include "show.h"
 #include "svg.h"
 #include "vis.h"

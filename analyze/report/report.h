@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rdb.h"
+#include "read.h"
 #include "ropt.h"
 #include <stdbool.h>
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "write.h"
 #include "pipeline.h"
 #include "wfile.h"
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "profile.h"
-#include "rdb.h"
+#include "read.h"
 
 /* Long-only option codes of the shared options (above 255, below a command's own). */
 enum {

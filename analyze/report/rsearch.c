@@ -10,7 +10,7 @@
 
 #include "grow.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 
 /* sr_sub: the roots (sr_root) first, as roots; then their descendants */
 static const char sub_init_sql[] =

@@ -8,7 +8,7 @@
 #ifndef DARC_RSEARCH_H
 #define DARC_RSEARCH_H
 
-#include "rdb.h"
+#include "read.h"
 #include "search.h"
 
 struct rsearch {

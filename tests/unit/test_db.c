@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of analyze/db.c: rows in through db_put_*, read back with SQLite. */
+/* Unit tests of schema/write.c: rows in through db_put_*, read back with SQLite. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 
 #include <sqlite3.h>
 
-#include "db.h"
-#include "model.h"
+#include "write.h"
+#include "rows.h"
 #include "schema.h"
 
 static char dir[64];
@@ -326,7 +326,7 @@ START_TEST(test_every_table)
 }
 END_TEST
 
-/* The lookup tables say what model.h's codes say. */
+/* The lookup tables say what rows.h's codes say. */
 START_TEST(test_codes_match_model)
 {
 	struct db *db = create();
@@ -371,7 +371,7 @@ START_TEST(test_codes_match_model)
 	ck_assert_int_eq(OWNER_FNODE, 1);
 	ck_assert_str_eq(query(target, "SELECT group_concat(metric || '=' || name, ' ') "
 				       "FROM hist_metric"),
-			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* rdb.h: RM_* */
+			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* read.h: RM_* */
 	ck_assert_int_eq(METRIC_INCL, 0);
 	ck_assert_int_eq(METRIC_EXCL, 1);
 	ck_assert_str_eq(
@@ -428,7 +428,7 @@ END_TEST
 
 /*
  * The order of writing: a call open while 50,000 others finish (more than
- * db.c's window holds), ids that never come (calls not stored, half of them
+ * write.c's window holds), ids that never come (calls not stored, half of them
  * announced with db_skip_call), the rest in order. Every row lands once,
  * with its own id and values.
  */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "rdb.h"
+#include "read.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "write.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 #include "schema.h"
 #include "wfile.h"
 

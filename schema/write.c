@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * db: writes one analysis into a new SQLite database (see db.h).
+ * write: writes one analysis into a new SQLite database (see write.h).
  *
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
@@ -14,7 +14,7 @@
  * SQLite runs with no journal, no syncs and an exclusive lock; the indexes
  * but call_parent (schema/tables.sql) are built once, after the load.
  */
-#include "db.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
