@@ -3,7 +3,10 @@
 -- (schema/write.c), before any row; views.sql follows, indexes.sql comes
 -- after the load. Every time is in nanoseconds of the recording's clock;
 -- NULL means the recording does not tell (never a guess). Documented, with
--- the meaning of every column, in schema/README.md.
+-- the meaning of every column, in schema/README.md. The tables the writer
+-- fills have their columns listed once more, in this order, in
+-- schema/columns.h (its INSERTs are made from it); tests/unit/test_db.c
+-- checks that the two agree.
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.

@@ -10,9 +10,10 @@
 
 #include <sqlite3.h>
 
-#include "write.h"
+#include "columns.h"
 #include "rows.h"
 #include "schema.h"
+#include "write.h"
 
 static char dir[64];
 static char target[128];
@@ -323,6 +324,44 @@ START_TEST(test_every_table)
 	ck_assert_str_eq(query(target, "SELECT count(*) FROM children_violations"), "0");
 	ck_assert_str_eq(query(target, "SELECT count(*) FROM subtree_violations"), "0");
 	ck_assert_str_eq(query(target, "SELECT count(*) FROM fnode_violations"), "0");
+}
+END_TEST
+
+/*
+ * Each column list of columns.h (which the writer's INSERTs are made from) is
+ * its table's CREATE TABLE in tables.sql: the same names and declared types,
+ * in the same order, none left out.
+ */
+START_TEST(test_columns_match_schema)
+{
+	sqlite3 *sql;
+	int ntables = 0;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &sql), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sql, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+	for (const struct db_table *t = db_tables; t->name; t++, ntables++) {
+		sqlite3_stmt *st;
+		int i = 0;
+
+		ck_assert_ptr_eq(db_table(t->name), t);
+		ck_assert_int_eq(sqlite3_prepare_v2(sql, "SELECT name, type FROM pragma_table_info(?1)",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+		for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+			ck_assert_msg(i < t->ncols, "%s: column %s is not in columns.h", t->name,
+				      (const char *)sqlite3_column_text(st, 0));
+			ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), t->cols[i]);
+			ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), t->types[i]);
+		}
+		ck_assert_msg(i == t->ncols, "%s: %d columns in tables.sql, %d in columns.h",
+			      t->name, i, t->ncols);
+		sqlite3_finalize(st);
+	}
+	/* the tables write.h has a db_put_* for; call_extra and call_value come with the calls */
+	ck_assert_int_eq(ntables, 13);
+	ck_assert_ptr_null(db_table("peak"));
+	sqlite3_close(sql);
 }
 END_TEST
 
@@ -664,6 +703,7 @@ static Suite *db_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_table);
+	tcase_add_test(tc, test_columns_match_schema);
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
 	tcase_add_test(tc, test_calls_out_of_window);
