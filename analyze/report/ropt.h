@@ -146,13 +146,4 @@ int ropt_duration(const char *s, int64_t *ns);
  */
 int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk);
 
-/*
- * The database for @path: @path itself when it is a darc database; for a
- * recording, the database beside it (RECORDING without its extension, plus
- * .db), reused while it is newer than the recording and of this darc's
- * schema, else made now by analyzing the recording (said on stderr, with
- * @prog naming the command). NULL with @err set on failure.
- */
-struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err);
-
 #endif
