@@ -12,7 +12,7 @@
 #ifndef DARC_BIO_H
 #define DARC_BIO_H
 
-#include "aev.h"
+#include "event.h"
 #include "rows.h"
 
 struct bios;

@@ -12,7 +12,7 @@
 #ifndef DARC_FTREE_H
 #define DARC_FTREE_H
 
-#include "aev.h"
+#include "event.h"
 #include "hist.h"
 #include "rows.h"
 

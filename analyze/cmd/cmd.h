@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "fmt.h"
-#include "ropt.h"
+#include "options.h"
 
 /* Exit statuses shared by every command. */
 enum {
@@ -38,7 +38,7 @@ enum {
 /* What a command runs with: its options read, its inputs open. */
 struct cmd_ctx {
 	const char *name;	   /* "peaks": for messages */
-	struct ropt o;		   /* the report options (ropt.h), defaults if it takes none */
+	struct ropt o;		   /* the report options (options.h), defaults if it takes none */
 	char **args;		   /* the arguments after the options */
 	int nargs;		   /* how many: struct cmd's nargs */
 	struct rdb *db[2];	   /* CMD_NEEDS_DB: the databases of args[0], args[1] */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc explain: the recording's entry points, each one's slow part with its
- * causes ranked by the time they cost, a sentence each (report/rexplain.c).
+ * causes ranked by the time they cost, a sentence each (report/explain-db.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * setup: what darc does around every command, as darc.c's flags say: read
- * the options (the report options of ropt.h and the command's own), check
+ * the options (the report options of options.h and the command's own), check
  * the arguments, open the recording or the databases they name (analyzing
  * a recording first when a command needs a database), run the command, and
  * close what was opened. The command file keeps only what is its own.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ropt.h"
+#include "options.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ropt: the options every report command shares (which calls, which metric,
- * which unit, which peaks), parsed one way for all of them, and the
- * database they read: a darc database, or a recording analyzed first.
+ * options: the options every report command shares (struct ropt: which calls,
+ * which metric, which unit, which peaks), parsed one way for all of them.
  */
-#ifndef DARC_ROPT_H
-#define DARC_ROPT_H
+#ifndef DARC_OPTIONS_H
+#define DARC_OPTIONS_H
 
 #include <getopt.h>
 #include <jansson.h>

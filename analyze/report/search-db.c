@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "rsearch.h"
+#include "search-db.h"
 
 #include <inttypes.h>
 #include <math.h>
