@@ -16,13 +16,14 @@
 
 #define MAX_PARTS 3
 
+/* One entry point darc explain explains (a row of explain_subject per slow part). */
 struct subject {
-	int64_t fnode;
+	int64_t fnode;	   /* its fnode: the function where the recording entered it */
 	char *func, *what; /* the function; the selection's title (search.f0) */
-	int func_kind;
-	uint64_t calls;
-	double total_ns;
-	struct slow_part part[MAX_PARTS];
+	int func_kind;	   /* func.kind: system call, user function, root */
+	uint64_t calls;	   /* its complete calls */
+	double total_ns;   /* their latency, summed */
+	struct slow_part part[MAX_PARTS]; /* its slow parts, costliest first (explain.h) */
 	int nparts;
 	double tail_share; /* nparts 0: the tail's share, too small */
 };
@@ -341,9 +342,10 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 
 /* ---- stored ---- */
 
+/* One row of explain_subject (and its causes) to store, from explain's JSON. */
 struct store_job {
 	json_t *subject, *part; /* the subject, and one of its parts (maybe itself) */
-	int rank, number;
+	int rank, number;	/* explain_subject.rank and .part: 1, 2, ... */
 };
 
 static void bind_num(sqlite3_stmt *st, int i, json_t *v)

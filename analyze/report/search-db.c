@@ -377,14 +377,15 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	return rc;
 }
 
+/* One search to store: its row of search, then its paths and candidates. */
 struct search_job {
 	struct rdb *db;
-	const struct rsel *sel;
-	const char *f0, *params;
-	int peak, lo, hi;
-	const struct rsearch *rs;
+	const struct rsel *sel;	 /* the calls searched */
+	const char *f0, *params; /* f0's title; the parameters as JSON text */
+	int peak, lo, hi;	 /* the peak's number and bucket range */
+	const struct rsearch *rs; /* the input, for the names of what it found */
 	const struct sr_result *r;
-	int64_t *id;
+	int64_t *id; /* out: search.id given */
 };
 
 static int put_search(sqlite3 *w, void *ctx)
