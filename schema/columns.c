@@ -19,7 +19,14 @@
 	T(sched_interval, SCHED_INTERVAL_COLUMNS)                                                  \
 	T(wakeup, WAKEUP_COLUMNS)                                                                  \
 	T(probe_hit, PROBE_HIT_COLUMNS)                                                            \
-	T(bio, BIO_COLUMNS)
+	T(bio, BIO_COLUMNS)                                                                        \
+	T(peak, PEAK_COLUMNS)                                                                      \
+	T(search, SEARCH_COLUMNS)                                                                  \
+	T(search_path, SEARCH_PATH_COLUMNS)                                                        \
+	T(search_candidate, SEARCH_CANDIDATE_COLUMNS)                                              \
+	T(explain_subject, EXPLAIN_SUBJECT_COLUMNS)                                                \
+	T(explain_cause, EXPLAIN_CAUSE_COLUMNS)                                                    \
+	T(io_layer, IO_LAYER_COLUMNS)
 
 #define COL_NAME(t, n, type) #n,
 #define COL_TYPE(t, n, type) #type,
@@ -46,4 +53,24 @@ char *db_column_list(const struct db_table *t)
 	for (int i = 0; i < t->ncols; i++)
 		sqlite3_str_appendf(s, "%s%s", i ? ", " : "", t->cols[i]);
 	return sqlite3_str_finish(s);
+}
+
+int db_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st)
+{
+	const struct db_table *t = db_table(table);
+	char *cols = t ? db_column_list(t) : NULL;
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	char *text;
+	int rc;
+
+	sqlite3_str_appendf(q, "INSERT INTO %s(%s) VALUES (", table, cols ? cols : "");
+	for (int i = 0; t && i < t->ncols; i++)
+		sqlite3_str_appendf(q, "%s?%d", i ? ", " : "", i + 1);
+	sqlite3_str_appendall(q, ")");
+	text = sqlite3_str_finish(q);
+	rc = !t ? SQLITE_MISUSE : cols && text ? sqlite3_prepare_v2(sql, text, -1, st, NULL)
+					       : SQLITE_NOMEM;
+	sqlite3_free(cols);
+	sqlite3_free(text);
+	return rc;
 }

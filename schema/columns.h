@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * columns: the columns of every table the writer fills, each list once, in
- * the order of the table's CREATE TABLE in tables.sql, as X-macros:
+ * columns: the columns of every table darc writes rows into, each list once,
+ * in the order of the table's CREATE TABLE in tables.sql, as X-macros:
  * X(table, column, SQL type). write.c makes its INSERT statements, its
  * virtual tables' declarations and the numbers it binds and reads columns
- * by from these lists, so a column is added here and in tables.sql only;
+ * by from these lists; the reports make theirs with db_prepare_insert().
  * tests/unit/test_db.c checks each list against the CREATE TABLE.
  */
 #ifndef DARC_COLUMNS_H
 #define DARC_COLUMNS_H
+
+#include <sqlite3.h>
 
 #define CALL_BASE_COLUMNS(X)                                                                       \
 	X(call_base, id, INTEGER)                                                                  \
@@ -161,6 +163,98 @@
 	X(recording, options, TEXT)                                                                \
 	X(recording, lacks, TEXT)
 
+/*
+ * The tables the report commands store their results in (through
+ * read.c's rdb_store()), in the same form.
+ */
+#define PEAK_COLUMNS(X)                                                                            \
+	X(peak, owner_kind, INTEGER)                                                               \
+	X(peak, owner_id, INTEGER)                                                                 \
+	X(peak, metric, INTEGER)                                                                   \
+	X(peak, resolution, INTEGER)                                                               \
+	X(peak, params, TEXT)                                                                      \
+	X(peak, number, INTEGER)                                                                   \
+	X(peak, lo, INTEGER)                                                                       \
+	X(peak, hi, INTEGER)                                                                       \
+	X(peak, calls, INTEGER)                                                                    \
+	X(peak, share_calls, REAL)                                                                 \
+	X(peak, share_latency, REAL)                                                               \
+	X(peak, mean, REAL)                                                                        \
+	X(peak, max, INTEGER)
+
+#define SEARCH_COLUMNS(X)                                                                          \
+	X(search, id, INTEGER)                                                                     \
+	X(search, f0, TEXT)                                                                        \
+	X(search, owner_kind, INTEGER)                                                             \
+	X(search, owner_id, INTEGER)                                                               \
+	X(search, peak, INTEGER)                                                                   \
+	X(search, lo, INTEGER)                                                                     \
+	X(search, hi, INTEGER)                                                                     \
+	X(search, calls, INTEGER)                                                                  \
+	X(search, params, TEXT)                                                                    \
+	X(search, created, TEXT)
+
+#define SEARCH_PATH_COLUMNS(X)                                                                     \
+	X(search_path, search_id, INTEGER)                                                         \
+	X(search_path, node, INTEGER)                                                              \
+	X(search_path, parent, INTEGER)                                                            \
+	X(search_path, depth, INTEGER)                                                             \
+	X(search_path, kind, TEXT)                                                                 \
+	X(search_path, fnode_id, INTEGER)                                                          \
+	X(search_path, name, TEXT)                                                                 \
+	X(search_path, maxcount, INTEGER)                                                          \
+	X(search_path, calls, INTEGER)                                                             \
+	X(search_path, total_ns, REAL)                                                             \
+	X(search_path, share, REAL)                                                                \
+	X(search_path, status, TEXT)
+
+#define SEARCH_CANDIDATE_COLUMNS(X)                                                                \
+	X(search_candidate, search_id, INTEGER)                                                    \
+	X(search_candidate, node, INTEGER)                                                         \
+	X(search_candidate, kind, TEXT)                                                            \
+	X(search_candidate, fnode_id, INTEGER)                                                     \
+	X(search_candidate, name, TEXT)                                                            \
+	X(search_candidate, maxcount, INTEGER)                                                     \
+	X(search_candidate, total_ns, REAL)                                                        \
+	X(search_candidate, winner, INTEGER)
+
+#define EXPLAIN_SUBJECT_COLUMNS(X)                                                                 \
+	X(explain_subject, search_id, INTEGER)                                                     \
+	X(explain_subject, rank, INTEGER)                                                          \
+	X(explain_subject, part, INTEGER)                                                          \
+	X(explain_subject, func, TEXT)                                                             \
+	X(explain_subject, fnode_id, INTEGER)                                                      \
+	X(explain_subject, kind, TEXT)                                                             \
+	X(explain_subject, calls, INTEGER)                                                         \
+	X(explain_subject, total_ns, REAL)                                                         \
+	X(explain_subject, how, TEXT)                                                              \
+	X(explain_subject, lo, INTEGER)                                                            \
+	X(explain_subject, hi, INTEGER)                                                            \
+	X(explain_subject, slow_calls, INTEGER)                                                    \
+	X(explain_subject, slow_ns, REAL)                                                          \
+	X(explain_subject, share, REAL)                                                            \
+	X(explain_subject, body_lo, INTEGER)                                                       \
+	X(explain_subject, body_hi, INTEGER)                                                       \
+	X(explain_subject, body_calls, INTEGER)                                                    \
+	X(explain_subject, body_ns, REAL)                                                          \
+	X(explain_subject, title, TEXT)
+
+#define EXPLAIN_CAUSE_COLUMNS(X)                                                                   \
+	X(explain_cause, search_id, INTEGER)                                                       \
+	X(explain_cause, rank, INTEGER)                                                            \
+	X(explain_cause, path, TEXT)                                                               \
+	X(explain_cause, kind, TEXT)                                                               \
+	X(explain_cause, ns, REAL)                                                                 \
+	X(explain_cause, share, REAL)                                                              \
+	X(explain_cause, votes, INTEGER)                                                           \
+	X(explain_cause, who, TEXT)                                                                \
+	X(explain_cause, sentence, TEXT)
+
+#define IO_LAYER_COLUMNS(X)                                                                        \
+	X(io_layer, call_id, INTEGER)                                                              \
+	X(io_layer, layer, TEXT)                                                                   \
+	X(io_layer, ns, INTEGER)
+
 /* COL_table_column: a column's number in its list (0, 1, ...); PARAM_: as ?N. */
 #define COL_ENUM(t, n, type) COL_##t##_##n,
 enum { CALL_BASE_COLUMNS(COL_ENUM) CALL_BASE_NCOLS };
@@ -176,6 +270,13 @@ enum { WAKEUP_COLUMNS(COL_ENUM) WAKEUP_NCOLS };
 enum { PROBE_HIT_COLUMNS(COL_ENUM) PROBE_HIT_NCOLS };
 enum { BIO_COLUMNS(COL_ENUM) BIO_NCOLS };
 enum { RECORDING_COLUMNS(COL_ENUM) RECORDING_NCOLS };
+enum { PEAK_COLUMNS(COL_ENUM) PEAK_NCOLS };
+enum { SEARCH_COLUMNS(COL_ENUM) SEARCH_NCOLS };
+enum { SEARCH_PATH_COLUMNS(COL_ENUM) SEARCH_PATH_NCOLS };
+enum { SEARCH_CANDIDATE_COLUMNS(COL_ENUM) SEARCH_CANDIDATE_NCOLS };
+enum { EXPLAIN_SUBJECT_COLUMNS(COL_ENUM) EXPLAIN_SUBJECT_NCOLS };
+enum { EXPLAIN_CAUSE_COLUMNS(COL_ENUM) EXPLAIN_CAUSE_NCOLS };
+enum { IO_LAYER_COLUMNS(COL_ENUM) IO_LAYER_NCOLS };
 #undef COL_ENUM
 #define PARAM(t, n) (COL_##t##_##n + 1)
 
@@ -187,7 +288,7 @@ struct db_table {
 	int ncols;
 };
 
-/* Every table the writer fills, NULL-terminated (columns.c). */
+/* Every table of the lists above, NULL-terminated (columns.c). */
 extern const struct db_table db_tables[];
 
 /* The one named @name, or NULL. */
@@ -195,5 +296,11 @@ const struct db_table *db_table(const char *name);
 
 /* "a, b, c": @t's columns, for an INSERT or a declaration (sqlite3_free it), or NULL. */
 char *db_column_list(const struct db_table *t);
+
+/*
+ * Prepare on @sql "INSERT INTO @table(every column) VALUES (?1, ?2, ...)", the
+ * parameters in the order of its list (PARAM()). An SQLite result code.
+ */
+int db_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st);
 
 #endif

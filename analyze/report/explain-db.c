@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "explain.h"
 #include "report.h"
 #include "show.h"
@@ -375,8 +376,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	size_t k;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO explain_cause VALUES (?,?,?,?,?,?,?,?,?)", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
 		char *path = json_dumps(json_object_get(c, "path"), JSON_COMPACT);
@@ -403,9 +403,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO explain_subject VALUES"
-				  " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, search);
 	sqlite3_bind_int(st, 2, j->rank);

@@ -334,6 +334,7 @@ END_TEST
  */
 START_TEST(test_columns_match_schema)
 {
+	sqlite3_stmt *st0 = NULL;
 	sqlite3 *sql;
 	int ntables = 0;
 
@@ -357,10 +358,16 @@ START_TEST(test_columns_match_schema)
 		ck_assert_msg(i == t->ncols, "%s: %d columns in tables.sql, %d in columns.h",
 			      t->name, i, t->ncols);
 		sqlite3_finalize(st);
+		/* and the INSERT the reports make of it names them all */
+		ck_assert_int_eq(db_prepare_insert(sql, t->name, &st), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_bind_parameter_count(st), t->ncols);
+		sqlite3_finalize(st);
 	}
-	/* the tables write.h has a db_put_* for; call_extra and call_value come with the calls */
-	ck_assert_int_eq(ntables, 13);
-	ck_assert_ptr_null(db_table("peak"));
+	/* the 13 of write.h's db_put_* (call_extra and call_value come with the calls),
+	   and the 7 of the reports' results */
+	ck_assert_int_eq(ntables, 20);
+	ck_assert_ptr_null(db_table("wait"));
+	ck_assert_int_eq(db_prepare_insert(sql, "wait", &st0), SQLITE_MISUSE);
 	sqlite3_close(sql);
 }
 END_TEST
