@@ -12,8 +12,8 @@
 #ifndef DARC_BIO_H
 #define DARC_BIO_H
 
-#include "aev.h"
-#include "model.h"
+#include "event.h"
+#include "rows.h"
 
 struct bios;
 

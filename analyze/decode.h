@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * decode: turns the raw events of a recording (fmt/) into analysis events
- * (aev.h). Each event type is looked at once, the first time it occurs: its
+ * (event.h). Each event type is looked at once, the first time it occurs: its
  * kind and the fields the analysis reads are resolved then, so decoding an
  * event is a table look-up and a few loads.
  */
@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "aev.h"
+#include "event.h"
 #include "fmt.h"
 #include "funcs.h"
 

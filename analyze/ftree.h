@@ -12,9 +12,9 @@
 #ifndef DARC_FTREE_H
 #define DARC_FTREE_H
 
-#include "aev.h"
+#include "event.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 
 /* Where the rows go. Each returns 0, or -1 to stop the analysis. */
 struct ftree_sink {

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "rows.h"
 
 struct funcs;
 

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "bio.h"
-#include "db.h"
+#include "write.h"
 #include "decode.h"
 #include "ftree.h"
 #include "funcs.h"

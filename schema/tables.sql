@@ -1,9 +1,12 @@
 -- SPDX-License-Identifier: MIT
 -- darc schema: the tables. Applied to a new, empty database by db_create()
--- (analyze/db.c), before any row; views.sql follows, indexes.sql comes
+-- (schema/write.c), before any row; views.sql follows, indexes.sql comes
 -- after the load. Every time is in nanoseconds of the recording's clock;
 -- NULL means the recording does not tell (never a guess). Documented, with
--- the meaning of every column, in schema/README.md.
+-- the meaning of every column, in schema/README.md. The tables the writer
+-- fills have their columns listed once more, in this order, in
+-- schema/columns.h (its INSERTs are made from it); tests/unit/test_db.c
+-- checks that the two agree.
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
@@ -374,7 +377,7 @@ CREATE TABLE io_layer (
 );
 
 -- Lookup tables: the integer codes above by name, so queries need no C.
--- analyze/model.h holds the same codes; tests/unit/test_db.c checks both agree.
+-- schema/rows.h holds the same codes; tests/unit/test_db.c checks both agree.
 CREATE TABLE func_kind (kind INTEGER PRIMARY KEY, name TEXT NOT NULL, meaning TEXT);
 INSERT INTO func_kind VALUES
 	(0, 'kernel', 'a kernel function (function_graph, or a kprobe on its start)'),

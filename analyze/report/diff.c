@@ -10,20 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "rows.h"
 #include "show.h"
 
 /* One profile of one recording: a function or a call path. */
 struct dprof {
 	int kind;	 /* OWNER_FUNC or OWNER_FNODE */
 	char *key;	 /* function name or path */
-	struct profile p;
-	uint64_t calls;
+	struct profile p; /* of the metric diff compares, at its resolution */
+	uint64_t calls;	 /* complete calls */
 	double lat;	 /* total latency of the complete calls, ns */
 };
 
+/* One recording's profiles, of functions and of call paths. */
 struct dset {
-	struct dprof *v;
+	struct dprof *v; /* v[0..n), room for cap */
 	int n, cap;
 	double total; /* latency of the roots: what the recording spent in calls */
 };

@@ -360,7 +360,8 @@ const char *explain_kind(const char *func, int func_kind)
  * read-write semaphore, whichever lock of the caller's that semaphore is.
  */
 struct phrase {
-	const char *func, *what;
+	const char *func; /* the waiting function */
+	const char *what; /* what it waits for, to follow "waits for" */
 };
 
 static const struct phrase waits_for[] = {

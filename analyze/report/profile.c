@@ -86,9 +86,9 @@ static double *log_counts(const struct profile *p, int w)
 
 /* The humps: cut[k] is the first bucket index of hump k (cut[0] = 0). */
 struct humps {
-	int *cut;
+	int *cut;    /* [n] */
 	double *top; /* highest y of each hump */
-	int n;
+	int n;	     /* humps */
 };
 
 /* Cut before every local minimum of @y (the first bucket of a flat bottom). */

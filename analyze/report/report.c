@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "rows.h"
 #include "show.h"
 #include "svg.h"
 #include "vis.h"
@@ -37,10 +37,10 @@ static int put_json(FILE *out, json_t *j, struct fmt_err *err)
 
 /* What svg_hist() needs, for ropt_write_svg(). */
 struct hist_svg {
-	const struct profile *p, *q;
-	const struct peak *pk;
+	const struct profile *p, *q; /* the profile; a second one over it (diff), or NULL */
+	const struct peak *pk;	     /* its peaks, shaded: pk[0..npk) */
 	int npk;
-	const struct show_ctx *c;
+	const struct show_ctx *c;    /* the selection, the unit and the names, for the title */
 	const char *subtitle; /* or NULL: the calls, resolution and peaks */
 };
 
@@ -86,10 +86,11 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 	return rc;
 }
 
+/* What svg_heatmap() needs: one profile per time window. */
 struct heat_svg {
-	const struct profile *rows;
+	const struct profile *rows; /* rows[0..nrows), one per window */
 	int nrows;
-	int64_t t0, interval;
+	int64_t t0, interval; /* the first window's start and each one's length, ns */
 	const struct show_ctx *c;
 };
 

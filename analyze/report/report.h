@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: the answers the report commands print, one function each over the
- * shared library (rdb, profile, show). Each prints to @out and returns 0, or
+ * shared library (schema/read.h, profile, show). Each prints to @out and returns 0, or
  * -1 with @err set.
  */
 #ifndef DARC_REPORT_H
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rdb.h"
-#include "ropt.h"
+#include "read.h"
+#include "options.h"
 #include <stdbool.h>
 
 /* darc hist: the histogram of @o's selection with its peaks (text or JSON). */
@@ -44,7 +44,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 		 int peak, struct fmt_err *err);
 
 /*
- * For darc explain (rexplain.c), the parts of darc paths it shares: search
+ * For darc explain (explain-db.c), the parts of darc paths it shares: search
  * @o's calls in buckets @pk->lo..@pk->hi (peak @number, 0 for a range),
  * store the search, and append {"search", "peak", "lo", "hi", "calls",
  * "nodes"} to @all; print a search's nodes as darc paths does.

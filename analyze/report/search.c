@@ -23,14 +23,14 @@ struct idx {
 
 /* The candidates of one node, keyed by (kind, id). */
 struct cset {
-	struct sr_cand *v;
+	struct sr_cand *v; /* v[0..n), room for cap */
 	int n, cap;
 };
 
 /* Per f0 call, the value of every candidate (a scratch row). */
 struct row {
-	int *cand; /* index into the cset */
-	double *val;
+	int *cand;   /* index into the cset */
+	double *val; /* the candidate's value in this call, beside cand */
 	int n, cap;
 };
 
@@ -305,12 +305,13 @@ static void vote(struct cset *cs, const struct row *r)
 
 /* ---- the search ---------------------------------------------------------------- */
 
+/* One search under way: its input, parameters and result. */
 struct search {
 	const struct idx *x;
 	const struct sr_params *p;
 	struct sr_result *out;
-	double f0_total;
-	int ncalls;
+	double f0_total; /* the latency of the f0 calls, summed */
+	int ncalls;	 /* the f0 calls */
 	uint64_t won; /* exogenous winners on the path above (won_above()) */
 	struct row row;
 	int *inst; /* scratch: one f0 call's instances of a node */

@@ -2,7 +2,7 @@
 /*
  * search: DARC's root-cause path search (analyze/METHODS.md section 7), on the
  * calls of one peak of a function f0 held in memory. No database here: the
- * caller loads the f0 calls of the peak with their whole subtrees (rdb.c),
+ * caller loads the f0 calls of the peak with their whole subtrees (schema/read.c),
  * and stores what comes out; so every rule has unit tests on built trees.
  *
  * At each node of a path, for every f0 call in the peak, the candidates are:

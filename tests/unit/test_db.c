@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of analyze/db.c: rows in through db_put_*, read back with SQLite. */
+/* Unit tests of schema/write.c: rows in through db_put_*, read back with SQLite. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -10,9 +10,10 @@
 
 #include <sqlite3.h>
 
-#include "db.h"
-#include "model.h"
+#include "columns.h"
+#include "rows.h"
 #include "schema.h"
+#include "write.h"
 
 static char dir[64];
 static char target[128];
@@ -326,7 +327,52 @@ START_TEST(test_every_table)
 }
 END_TEST
 
-/* The lookup tables say what model.h's codes say. */
+/*
+ * Each column list of columns.h (which the writer's INSERTs are made from) is
+ * its table's CREATE TABLE in tables.sql: the same names and declared types,
+ * in the same order, none left out.
+ */
+START_TEST(test_columns_match_schema)
+{
+	sqlite3_stmt *st0 = NULL;
+	sqlite3 *sql;
+	int ntables = 0;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &sql), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sql, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+	for (const struct db_table *t = db_tables; t->name; t++, ntables++) {
+		sqlite3_stmt *st;
+		int i = 0;
+
+		ck_assert_ptr_eq(db_table(t->name), t);
+		ck_assert_int_eq(sqlite3_prepare_v2(sql, "SELECT name, type FROM pragma_table_info(?1)",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+		for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+			ck_assert_msg(i < t->ncols, "%s: column %s is not in columns.h", t->name,
+				      (const char *)sqlite3_column_text(st, 0));
+			ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), t->cols[i]);
+			ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), t->types[i]);
+		}
+		ck_assert_msg(i == t->ncols, "%s: %d columns in tables.sql, %d in columns.h",
+			      t->name, i, t->ncols);
+		sqlite3_finalize(st);
+		/* and the INSERT the reports make of it names them all */
+		ck_assert_int_eq(db_prepare_insert(sql, t->name, &st), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_bind_parameter_count(st), t->ncols);
+		sqlite3_finalize(st);
+	}
+	/* the 13 of write.h's db_put_* (call_extra and call_value come with the calls),
+	   and the 7 of the reports' results */
+	ck_assert_int_eq(ntables, 20);
+	ck_assert_ptr_null(db_table("wait"));
+	ck_assert_int_eq(db_prepare_insert(sql, "wait", &st0), SQLITE_MISUSE);
+	sqlite3_close(sql);
+}
+END_TEST
+
+/* The lookup tables say what rows.h's codes say. */
 START_TEST(test_codes_match_model)
 {
 	struct db *db = create();
@@ -371,7 +417,7 @@ START_TEST(test_codes_match_model)
 	ck_assert_int_eq(OWNER_FNODE, 1);
 	ck_assert_str_eq(query(target, "SELECT group_concat(metric || '=' || name, ' ') "
 				       "FROM hist_metric"),
-			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* rdb.h: RM_* */
+			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* read.h: RM_* */
 	ck_assert_int_eq(METRIC_INCL, 0);
 	ck_assert_int_eq(METRIC_EXCL, 1);
 	ck_assert_str_eq(
@@ -428,7 +474,7 @@ END_TEST
 
 /*
  * The order of writing: a call open while 50,000 others finish (more than
- * db.c's window holds), ids that never come (calls not stored, half of them
+ * write.c's window holds), ids that never come (calls not stored, half of them
  * announced with db_skip_call), the rest in order. Every row lands once,
  * with its own id and values.
  */
@@ -664,6 +710,7 @@ static Suite *db_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_table);
+	tcase_add_test(tc, test_columns_match_schema);
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
 	tcase_add_test(tc, test_calls_out_of_window);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "profile.h"
-#include "rdb.h"
+#include "read.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "grow.h"
 #include "report.h"
 #include "show.h"
@@ -300,7 +301,7 @@ static int put_layers(sqlite3 *w, void *ctx)
 	const char *k;
 	size_t i;
 	int bad = sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
-		  sqlite3_prepare_v2(w, "INSERT INTO io_layer VALUES (?1, ?2, ?3)", -1, &ins, NULL);
+		  db_prepare_insert(w, "io_layer", &ins);
 
 	json_array_foreach(all, i, r) {
 		json_int_t id = json_integer_value(json_object_get(r, "call"));

@@ -67,9 +67,10 @@ struct args {
 	int formats;
 };
 
-static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
+		      struct fmt_err *err)
 {
-	struct args *a = ctx;
+	struct args *a = args;
 
 	switch (c) {
 	case OPT_FOLDED:
@@ -106,7 +107,7 @@ static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 }
 
 /* What is left to check once the options are read. 0 or -1 with @err set. */
-static int check(struct args *a, struct fmt_err *err)
+static int check_args(struct args *a, struct fmt_err *err)
 {
 	if (a->formats != 1)
 		return fmt_errf(err, NULL, a->formats ? "--folded, --chrome and --speedscope exclude each other"
@@ -120,6 +121,11 @@ static int check(struct args *a, struct fmt_err *err)
 		return fmt_errf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(a->x.metric));
 	return 0;
+}
+
+static int check(struct cmd_ctx *ctx, void *args)
+{
+	return check_args(args, &ctx->err) ? ROPT_BAD : ROPT_OK;
 }
 
 struct job {
@@ -138,50 +144,40 @@ static int write_export(void *ctx, FILE *f)
 	return j->rc;
 }
 
-int cmd_export(int argc, char **argv)
+/* The export on stdout, or in the file of -o (wfile: never over an input or another kind of file). */
+static int run(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		ROPT_CALL_OPTIONS,
-		{"folded", no_argument, NULL, OPT_FOLDED},
-		{"chrome", no_argument, NULL, OPT_CHROME},
-		{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
-		{"root", required_argument, NULL, OPT_ROOT},
-		{"force", no_argument, NULL, ROPT_FORCE},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct args a = {.x = EXPORT_OPTS_INIT};
-	struct ropt o;
-	struct job j = {.o = &o, .x = &a.x};
+	struct args *a = args;
+	struct job j = {ctx->db[0], &ctx->o, &a->x, {""}, 0};
+	struct fmt_err werr;
 	int rc;
 
-	ropt_init(&o);
-	rc = ropt_parse_short(argc, argv, "ho:", opts, &o, own_option, &a, false, &j.err);
-	if (rc == ROPT_OK && check(&a, &j.err))
-		rc = ROPT_BAD;
-	if (rc == ROPT_OK && optind != argc - 1)
-		rc = ROPT_USAGE;
-	if (rc != ROPT_OK) {
-		ropt_release(&o);
-		return cmd_usage(rc, &j.err, usage_head, "", usage_tail);
-	}
-	j.db = ropt_open_db(argv[optind], "export", &j.err);
-	if (!j.db)
-		rc = -1;
-	else if (a.out) {
-		struct fmt_err werr;
-		rc = wfile_write(a.out, a.x.format == EXPORT_FOLDED ? &wfile_folded : &wfile_json,
-				 o.force, write_export, &j, &werr);
-		if (rc == -1 || (rc && !j.rc))
-			j.err = werr; /* the file failed (not the export), or never opened */
-	} else
-		rc = report_export(stdout, j.db, &o, &a.x, &j.err);
-	if (rc)
-		darc_error("%s", j.err.msg);
-	rdb_close(j.db);
-	ropt_release(&o);
-	return rc ? EXIT_INPUT : EXIT_OK;
+	if (!a->out)
+		return report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
+	rc = wfile_write(a->out, a->x.format == EXPORT_FOLDED ? &wfile_folded : &wfile_json,
+			 ctx->o.force, write_export, &j, &werr);
+	/* the file failed (not the export), or never opened: its error */
+	ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
+	return rc;
 }
+
+static const struct option opts[] = {
+	ROPT_CALL_OPTIONS,
+	{"folded", no_argument, NULL, OPT_FOLDED},
+	{"chrome", no_argument, NULL, OPT_CHROME},
+	{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
+	{"metric", required_argument, NULL, OPT_METRIC},
+	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"force", no_argument, NULL, ROPT_FORCE},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct args args = {.x = EXPORT_OPTS_INIT};
+
+const struct cmd cmd_export = {
+	.usage_head = usage_head, .usage_mid = "", .usage_tail = usage_tail,
+	.opts = opts, .shortopts = "ho:", .take = own_option, .check = check, .run = run,
+	.args = &args, .nargs = 1,
+};

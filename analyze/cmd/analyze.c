@@ -4,7 +4,6 @@
  * call with its latency decomposition, the intervals behind it, and the
  * histograms), and a summary of the functions with the most latency.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@
 #include "fmt.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "db.h"
+#include "write.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -59,103 +58,104 @@ static const char usage_text[] =
 
 enum { OPT_MAX_DEPTH = 300, OPT_JSON, OPT_INDEXES, OPT_ALL };
 
-int cmd_analyze(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"top", required_argument, NULL, 't'},
-		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"all", no_argument, NULL, OPT_ALL},
-		{"indexes", no_argument, NULL, OPT_INDEXES},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct pipeline_opts po = PIPELINE_OPTS_INIT;
-	struct pipeline_result res;
-	char *out = NULL, *end;
-	const char *path;
-	int c, top = 10, rc = EXIT_INPUT;
-	bool json = false, quiet = false, force = false, all = false;
-	struct fmt_err err;
+struct args {
+	struct pipeline_opts po;
+	const char *out; /* -o: the database, else the one beside the recording */
+	struct summary_opts so;
+	bool quiet, force;
+};
 
-	po.progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "o:t:fqh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = true;
-			break;
-		case 'o':
-			free(out);
-			out = strdup(optarg);
-			break;
-		case 't':
-			top = (int)strtol(optarg, &end, 10);
-			if (*end || top < 0) {
-				darc_error("bad --top '%s': a number expected", optarg);
-				goto out;
-			}
-			break;
-		case OPT_MAX_DEPTH:
-			po.max_depth = (int)strtol(optarg, &end, 10);
-			if (*end || po.max_depth < 0) {
-				darc_error("bad --max-depth '%s': a number expected", optarg);
-				goto out;
-			}
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_ALL:
-			all = true;
-			break;
-		case OPT_INDEXES:
-			po.indexes = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			free(out);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+{
+	struct args *a = args;
+	char *end;
+
+	switch (c) {
+	case 'f':
+		a->force = true;
+		break;
+	case 'o':
+		a->out = arg;
+		break;
+	case 't':
+		a->so.top = (int)strtol(arg, &end, 10);
+		if (*end || a->so.top < 0)
+			return fmt_errf(err, NULL, "bad --top '%s': a number expected", arg);
+		break;
+	case OPT_MAX_DEPTH:
+		a->po.max_depth = (int)strtol(arg, &end, 10);
+		if (*end || a->po.max_depth < 0)
+			return fmt_errf(err, NULL, "bad --max-depth '%s': a number expected", arg);
+		break;
+	case OPT_JSON:
+		a->so.json = true;
+		break;
+	case OPT_ALL:
+		a->so.all = true;
+		break;
+	case OPT_INDEXES:
+		a->po.indexes = true;
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	default:
+		return -1;
 	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
-		goto out;
-	}
-	path = argv[optind];
-	if (!out && !(out = pipeline_db_path(path))) {
-		darc_error("out of memory");
-		goto out;
-	}
+	return 0;
+}
+
+/* Analyze the recording into the database, then say what it holds (summary.c). */
+static int analyze(const char *path, const char *out, struct args *a, struct fmt_err *err)
+{
+	struct pipeline_result res;
+	const char *hint;
+
 	wfile_note_input(path);
-	if (db_check_output(out, force, &err)) {
-		darc_error("%s", err.msg);
-		goto out;
-	}
-	po.force = force;
-	rc = pipeline_run(path, out, &po, quiet ? NULL : &res, &err);
-	if (rc != PIPELINE_OK) {
-		darc_error("%s", err.msg);
-		goto out;
-	}
-	if (!quiet) {
-		struct summary_opts so = {top, json, all};
-		const char *hint = summary_no_calls_hint(&res);
-		summary_print(stdout, &res, path, out, &so);
-		if (hint)
-			fprintf(stderr, "darc: note: '%s': %s\n", path, hint);
-		pipeline_result_release(&res);
-	}
-	rc = EXIT_OK;
-out:
+	if (db_check_output(out, a->force, err))
+		return -1;
+	a->po.force = a->force;
+	a->po.progress = isatty(2);
+	if (pipeline_run(path, out, &a->po, a->quiet ? NULL : &res, err) != PIPELINE_OK)
+		return -1;
+	if (a->quiet)
+		return 0;
+	hint = summary_no_calls_hint(&res);
+	summary_print(stdout, &res, path, out, &a->so);
+	if (hint)
+		fprintf(stderr, "darc: note: '%s': %s\n", path, hint);
+	pipeline_result_release(&res);
+	return 0;
+}
+
+static int run(struct cmd_ctx *ctx, void *args)
+{
+	struct args *a = args;
+	char *out = a->out ? strdup(a->out) : pipeline_db_path(ctx->args[0]);
+	int rc;
+
+	if (!out)
+		return fmt_errf(&ctx->err, NULL, "out of memory");
+	rc = analyze(ctx->args[0], out, a, &ctx->err);
 	free(out);
 	return rc;
 }
+
+static const struct option opts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, 'f'},
+	{"top", required_argument, NULL, 't'},
+	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"all", no_argument, NULL, OPT_ALL},
+	{"indexes", no_argument, NULL, OPT_INDEXES},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct args args = {.po = PIPELINE_OPTS_INIT, .so = {10, false, false}};
+
+const struct cmd cmd_analyze = {
+	.usage_head = usage_text, .opts = opts, .shortopts = "o:t:fqh", .take = take, .run = run,
+	.args = &args, .nargs = 1,
+};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "rsearch.h"
+#include "search-db.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -8,9 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "columns.h"
 #include "grow.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 
 /* sr_sub: the roots (sr_root) first, as roots; then their descendants */
 static const char sub_init_sql[] =
@@ -314,31 +315,32 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO search_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "search_path", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->nnodes && !rc; i++) {
 		const struct sr_node *n = &r->nodes[i];
 		char *name = rsearch_name(db, rs, n->kind, n->id);
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, i);
+		sqlite3_bind_int64(st, PARAM(search_path, search_id), id);
+		sqlite3_bind_int(st, PARAM(search_path, node), i);
 		if (n->parent >= 0)
-			sqlite3_bind_int(st, 3, n->parent);
+			sqlite3_bind_int(st, PARAM(search_path, parent), n->parent);
 		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int(st, 4, n->depth);
-		sqlite3_bind_text(st, 5, sr_kind_name(n->kind), -1, SQLITE_STATIC);
+			sqlite3_bind_null(st, PARAM(search_path, parent));
+		sqlite3_bind_int(st, PARAM(search_path, depth), n->depth);
+		sqlite3_bind_text(st, PARAM(search_path, kind), sr_kind_name(n->kind), -1,
+				  SQLITE_STATIC);
 		if (n->kind == SR_FNODE)
-			sqlite3_bind_int64(st, 6, n->id);
+			sqlite3_bind_int64(st, PARAM(search_path, fnode_id), n->id);
 		else
-			sqlite3_bind_null(st, 6);
-		sqlite3_bind_text(st, 7, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 8, n->maxcount);
-		sqlite3_bind_int(st, 9, n->ncalls);
-		sqlite3_bind_double(st, 10, n->total_ns);
-		sqlite3_bind_double(st, 11, n->share);
-		sqlite3_bind_text(st, 12, sr_status_name(n->status), -1, SQLITE_STATIC);
+			sqlite3_bind_null(st, PARAM(search_path, fnode_id));
+		sqlite3_bind_text(st, PARAM(search_path, name), name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, PARAM(search_path, maxcount), n->maxcount);
+		sqlite3_bind_int(st, PARAM(search_path, calls), n->ncalls);
+		sqlite3_bind_double(st, PARAM(search_path, total_ns), n->total_ns);
+		sqlite3_bind_double(st, PARAM(search_path, share), n->share);
+		sqlite3_bind_text(st, PARAM(search_path, status), sr_status_name(n->status), -1,
+				  SQLITE_STATIC);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 		free(name);
 	}
@@ -352,24 +354,24 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO search_candidate VALUES (?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->ncands && !rc; i++) {
 		const struct sr_cand *c = &r->cands[i];
 		char *name = rsearch_name(db, rs, c->kind, c->id);
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, c->node);
-		sqlite3_bind_text(st, 3, sr_kind_name(c->kind), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, PARAM(search_candidate, search_id), id);
+		sqlite3_bind_int(st, PARAM(search_candidate, node), c->node);
+		sqlite3_bind_text(st, PARAM(search_candidate, kind), sr_kind_name(c->kind), -1,
+				  SQLITE_STATIC);
 		if (c->kind == SR_FNODE)
-			sqlite3_bind_int64(st, 4, c->id);
+			sqlite3_bind_int64(st, PARAM(search_candidate, fnode_id), c->id);
 		else
-			sqlite3_bind_null(st, 4);
-		sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 6, c->maxcount);
-		sqlite3_bind_double(st, 7, c->total_ns);
-		sqlite3_bind_int(st, 8, c->winner);
+			sqlite3_bind_null(st, PARAM(search_candidate, fnode_id));
+		sqlite3_bind_text(st, PARAM(search_candidate, name), name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, PARAM(search_candidate, maxcount), c->maxcount);
+		sqlite3_bind_double(st, PARAM(search_candidate, total_ns), c->total_ns);
+		sqlite3_bind_int(st, PARAM(search_candidate, winner), c->winner);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 		free(name);
 	}
@@ -377,14 +379,15 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	return rc;
 }
 
+/* One search to store: its row of search, then its paths and candidates. */
 struct search_job {
 	struct rdb *db;
-	const struct rsel *sel;
-	const char *f0, *params;
-	int peak, lo, hi;
-	const struct rsearch *rs;
+	const struct rsel *sel;	 /* the calls searched */
+	const char *f0, *params; /* f0's title; the parameters as JSON text */
+	int peak, lo, hi;	 /* the peak's number and bucket range */
+	const struct rsearch *rs; /* the input, for the names of what it found */
 	const struct sr_result *r;
-	int64_t *id;
+	int64_t *id; /* out: search.id given */
 };
 
 static int put_search(sqlite3 *w, void *ctx)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ropt.h"
+#include "options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "pipeline.h"
 #include "wfile.h"
 
 const char ropt_help[] =
@@ -268,67 +266,4 @@ int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
 	memcpy(*pk, o->peaks, o->npeaks * sizeof(**pk));
 	profile_peak_stats(p, *pk, o->npeaks);
 	return o->npeaks;
-}
-
-/* Is the database @db newer than @rec and readable by this darc? */
-static bool db_current(const char *db, const char *rec)
-{
-	struct stat d, r;
-	struct rdb *x;
-	struct fmt_err err;
-
-	if (stat(db, &d) || stat(rec, &r) || d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
-	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
-		return false;
-	x = rdb_open(db, &err);
-	rdb_close(x);
-	return x != NULL;
-}
-
-struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err)
-{
-	char *db;
-	struct rdb *r = NULL;
-	int n;
-
-	switch (db_is_darc(path)) {
-	case 1:
-		return rdb_open(path, err);
-	case -1:
-		fmt_errf(err, path, "%s", strerror(errno));
-		return NULL;
-	}
-	/* not a database: it must be a recording */
-	{
-		struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
-		if (!r)
-			return NULL;
-		fmt_reader_close(r);
-	}
-	db = pipeline_db_path(path);
-	if (!db) {
-		fmt_errf(err, path, "out of memory");
-		return NULL;
-	}
-	wfile_note_input(path);
-	if ((n = db_check_output(db, false, err))) {
-		/* this command has no -o or --force: say how to get a database */
-		if (n == -2)
-			fmt_errf(err, db, "exists and is not a darc database: not replaced");
-		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
-			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
-		goto out;
-	}
-	if (db_current(db, path)) {
-		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);
-	} else {
-		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first\n", prog, path, db);
-		if (pipeline_run(path, db, NULL, NULL, err))
-			goto out;
-	}
-	r = rdb_open(db, err);
-out:
-	free(db);
-	return r;
 }

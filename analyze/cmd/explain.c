@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc explain: the recording's entry points, each one's slow part with its
- * causes ranked by the time they cost, a sentence each (report/rexplain.c).
+ * causes ranked by the time they cost, a sentence each (report/explain-db.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,9 +71,10 @@ struct args {
 	bool verbose;
 };
 
-static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
+		      struct fmt_err *err)
 {
-	struct args *a = ctx;
+	struct args *a = args;
 	char *end;
 	double v;
 
@@ -106,52 +107,51 @@ static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 	return v >= 0 ? 0 : fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
 }
 
-int cmd_explain(int argc, char **argv)
+/* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
+static int check(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		ROPT_OPTIONS,
-		{"top", required_argument, NULL, OPT_TOP},
-		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-		{"maxcount-pct", required_argument, NULL, OPT_PCT},
-		{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"verbose", no_argument, NULL, OPT_VERBOSE},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct ropt o;
-	struct args a = {SR_PARAMS_DEFAULT, 3, false};
 	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
-	struct rdb *db = NULL;
-	struct fmt_err err;
-	int rc;
+	const struct ropt *o = &ctx->o;
 
-	ropt_init(&o);
-	rc = ropt_parse(argc, argv, opts, &o, own_option, &a, false, &err);
-	if (rc == ROPT_OK && optind != argc - 1)
-		rc = ROPT_USAGE;
-	if (rc == ROPT_OK && (o.sel.func || o.sel.fnode || o.sel.path || o.npeaks)) {
-		fmt_errf(&err, NULL, "explain chooses its subjects and their slow parts: --func,"
-				     " --fnode, --path and --peaks are darc paths'");
-		rc = ROPT_BAD;
-	} else if (rc == ROPT_OK && (o.sel.metric != RM_INCL || o.sel.resolution != 1 ||
-				     o.cycles || o.pp.prominence != dflt.prominence ||
-				     o.pp.smooth != dflt.smooth)) {
-		fmt_errf(&err, NULL, "explain reads the latency in ns at resolution 1 with the peaks"
-				     " a person sees: --metric, --resolution, --unit, --prominence"
-				     " and --smooth are darc peaks'");
-		rc = ROPT_BAD;
+	if (ctx->nargs != 1)
+		return ROPT_USAGE;
+	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
+		fmt_errf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
+					  " --fnode, --path and --peaks are darc paths'");
+		return ROPT_BAD;
 	}
-	if (rc != ROPT_OK) {
-		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, usage_calls, usage_tail);
+	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
+	    o->pp.prominence != dflt.prominence || o->pp.smooth != dflt.smooth) {
+		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
+					  " peaks a person sees: --metric, --resolution, --unit,"
+					  " --prominence and --smooth are darc peaks'");
+		return ROPT_BAD;
 	}
-	db = ropt_open_db(argv[optind], "explain", &err);
-	rc = db && !report_explain(stdout, db, &o, &a.sp, a.top, a.verbose, &err) ? EXIT_OK
-										      : EXIT_INPUT;
-	if (rc)
-		darc_error("%s", err.msg);
-	rdb_close(db);
-	ropt_release(&o);
-	return rc;
+	return ROPT_OK;
 }
+
+static int run(struct cmd_ctx *ctx, void *args)
+{
+	struct args *a = args;
+
+	return report_explain(stdout, ctx->db[0], &ctx->o, &a->sp, a->top, a->verbose, &ctx->err);
+}
+
+static const struct option opts[] = {
+	ROPT_OPTIONS,
+	{"top", required_argument, NULL, OPT_TOP},
+	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+	{"maxcount-pct", required_argument, NULL, OPT_PCT},
+	{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct args args = {SR_PARAMS_DEFAULT, 3, false};
+
+const struct cmd cmd_explain = {
+	.usage_head = usage_head, .usage_mid = usage_calls, .usage_tail = usage_tail,
+	.opts = opts, .take = own_option, .check = check, .run = run, .args = &args,
+	.nargs = 1,
+};

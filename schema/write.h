@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * db: writes one analysis into a new SQLite database.
+ * write: writes one analysis into a new SQLite database.
  *
  * The rows are queued and written by a thread of db's own, so the analysis
  * runs on one core and SQLite on the other. The database is built in a
@@ -8,13 +8,13 @@
  * db_finish(), so a failed or interrupted run never leaves a file that looks
  * complete.
  */
-#ifndef DARC_DB_H
-#define DARC_DB_H
+#ifndef DARC_WRITE_H
+#define DARC_WRITE_H
 
 #include <stdbool.h>
 
 #include "fmt.h"
-#include "model.h"
+#include "rows.h"
 #include "wfile.h"
 
 struct db;

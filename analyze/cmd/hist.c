@@ -30,46 +30,34 @@ static const char usage_tail[] =
 
 enum { OPT_INTERVAL = ROPT_LAST };
 
-static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
+		      struct fmt_err *err)
 {
-	int64_t *interval = ctx;
+	int64_t *interval = args;
 
 	if (c == OPT_INTERVAL && !ropt_duration(arg, interval) && *interval > 0)
 		return 0;
 	return fmt_errf(err, NULL, "bad --interval '%s': a duration expected (e.g. 100ms)", arg);
 }
 
-int cmd_hist(int argc, char **argv)
+static int run(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		ROPT_OPTIONS,
-		ROPT_PLOT_OPTIONS,
-		{"interval", required_argument, NULL, OPT_INTERVAL},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct ropt o;
-	struct rdb *db = NULL;
-	struct fmt_err err;
-	int64_t interval = 0;
-	int rc;
+	int64_t interval = *(int64_t *)args;
 
-	ropt_init(&o);
-	rc = ropt_parse(argc, argv, opts, &o, own_option, &interval, true, &err);
-	if (rc == ROPT_OK && optind != argc - 1)
-		rc = ROPT_USAGE;
-	if (rc != ROPT_OK) {
-		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);
-	}
-	db = ropt_open_db(argv[optind], "hist", &err);
-	rc = db && !(interval ? report_timelapse(stdout, db, &o, interval, &err)
-			      : report_hist(stdout, db, &o, &err))
-		     ? EXIT_OK
-		     : EXIT_INPUT;
-	if (rc)
-		darc_error("%s", err.msg);
-	rdb_close(db);
-	ropt_release(&o);
-	return rc;
+	return interval ? report_timelapse(stdout, ctx->db[0], &ctx->o, interval, &ctx->err)
+			: report_hist(stdout, ctx->db[0], &ctx->o, &ctx->err);
 }
+
+static const struct option opts[] = {
+	ROPT_OPTIONS,
+	ROPT_PLOT_OPTIONS,
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static int64_t interval; /* --interval: one profile per window of this many ns */
+
+const struct cmd cmd_hist = {
+	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.opts = opts, .take = own_option, .run = run, .args = &interval, .nargs = 1,
+};

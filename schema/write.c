@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * db: writes one analysis into a new SQLite database (see db.h).
+ * write: writes one analysis into a new SQLite database (see write.h).
  *
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
@@ -14,7 +14,7 @@
  * SQLite runs with no journal, no syncs and an exclusive lock; the indexes
  * but call_parent (schema/tables.sql) are built once, after the load.
  */
-#include "db.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +32,7 @@
 
 #include <sqlite3.h>
 
+#include "columns.h"
 #include "schema.h"
 
 #define BLOCK_ROWS 4096	       /* calls in a block */
@@ -80,58 +81,63 @@ enum row_kind {
 	ROW_KINDS
 };
 
-static const char *const table_name[ROW_KINDS] = {
-    [ROW_CALL] = "call_base",
-    [ROW_TASK] = "task",
-    [ROW_FUNC] = "func",
-    [ROW_FNODE] = "fnode",
-    [ROW_HIST] = "hist",
-    [ROW_IRQ] = "irq_interval",
-    [ROW_SCHED] = "sched_interval",
-    [ROW_WAKEUP] = "wakeup",
-    [ROW_PROBE] = "probe_hit",
-    [ROW_BIO] = "bio",
-    [ROW_RECORDING] = "recording",
-    [ROW_CALL_VALUE] = "call_value",
-    [ROW_CALL_EXTRA] = "call_extra",
+/*
+ * How each kind's rows go in: into @table (its columns from columns.h), from
+ * the virtual table @from (all the rows of a block in one statement), or
+ * bound to ?1, ?2, ... in the order of the columns; @tail ends the statement.
+ */
+static const struct {
+	const char *table, *verb, *from, *tail;
+	bool one_row; /* rowid 1: a second put replaces the first */
+} inserts[ROW_KINDS] = {
+    /* all the calls of a block in one statement, through the virtual table below */
+    [ROW_CALL] = {"call_base", "INSERT", "darc_call_rows"},
+    /* likewise the call_extra parts of a block's calls that have them */
+    [ROW_CALL_EXTRA] = {"call_extra", "INSERT", "darc_extra_rows"},
+    /* a task seen again keeps what it knew, and takes what is new */
+    [ROW_TASK] = {"task", "INSERT", NULL,
+		  " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
+		  " comm = coalesce(excluded.comm, comm)"},
+    [ROW_FUNC] = {"func", "INSERT"},
+    [ROW_FNODE] = {"fnode", "INSERT"},
+    /* and the buckets of the histograms, through a third one */
+    [ROW_HIST] = {"hist", "INSERT", "darc_hist_rows"},
+    [ROW_IRQ] = {"irq_interval", "INSERT"},
+    [ROW_SCHED] = {"sched_interval", "INSERT"},
+    [ROW_WAKEUP] = {"wakeup", "INSERT"},
+    [ROW_PROBE] = {"probe_hit", "INSERT"},
+    [ROW_BIO] = {"bio", "INSERT"},
+    [ROW_CALL_VALUE] = {"call_value", "INSERT"},
+    [ROW_RECORDING] = {"recording", "INSERT OR REPLACE", NULL, NULL, true},
 };
 
-/* Parameters ?1, ?2, ... in the order bind_row() binds them. */
-static const char *const insert_sql[ROW_KINDS] = {
-    /* all the calls of a block in one statement, through the virtual table below */
-    [ROW_CALL] = "INSERT INTO call_base(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
-		 " t_entry, incl_ns, children_ns, last_id) SELECT * FROM darc_call_rows",
-    /* likewise the call_extra parts of a block's calls that have them */
-    [ROW_CALL_EXTRA] = "INSERT INTO call_extra(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
-		       " preempt_ns, blocked_ns, flags) SELECT * FROM darc_extra_rows",
-    /* a task seen again keeps what it knew, and takes what is new */
-    [ROW_TASK] = "INSERT INTO task(tid, pid, comm) VALUES (?1, ?2, ?3)"
-		 " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
-		 " comm = coalesce(excluded.comm, comm)",
-    [ROW_FUNC] = "INSERT INTO func(id, name, kind, addr, module, overhead) VALUES (?,?,?,?,?,?)",
-    [ROW_FNODE] = "INSERT INTO fnode(id, parent_id, func_id, depth, calls, incl_ns, excl_ns,"
-		  " children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, max_ns, max_excl_ns,"
-		  " p50_ns, p90_ns, p99_ns, incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    /* and the buckets of the histograms, through a third one */
-    [ROW_HIST] = "INSERT INTO hist(owner_kind, owner_id, metric, resolution, bucket, count)"
-		 " SELECT * FROM darc_hist_rows",
-    [ROW_IRQ] = "INSERT INTO irq_interval(id, cpu, kind, irq, name, t_start, t_end, task_id,"
-		" call_id) VALUES (?,?,?,?,?,?,?,?,?)",
-    [ROW_SCHED] = "INSERT INTO sched_interval(id, task_id, kind, state, cpu_out, cpu_in, t_out,"
-		  " t_in, call_id, wakeup_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-    [ROW_WAKEUP] = "INSERT INTO wakeup(id, task_id, t, waker_tid, waker_cpu, ctx, waker_call_id,"
-		   " handler) VALUES (?,?,?,?,?,?,?,?)",
-    [ROW_PROBE] = "INSERT INTO probe_hit(id, t, cpu, task_id, func_id, event, role, ctx, call_id,"
-		  " args) VALUES (?,?,?,?,?,?,?,?,?,?)",
-    [ROW_BIO] = "INSERT INTO bio(id, dev, sector, nr_sector, op, t_queue, t_getrq, t_insert,"
-		" t_issue, t_complete, task_id, call_id, queue_cpu, complete_cpu, complete_ctx, error,"
-		" flags, ptr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ROW_CALL_VALUE] = "INSERT INTO call_value(id, retval, args, retaddr) VALUES (?,?,?,?)",
-    /* one row: a second put replaces the first */
-    [ROW_RECORDING] = "INSERT OR REPLACE INTO recording(rowid, source, format, kernel, clock,"
-		      " cpus, t_first, t_last, events, lost_events, lost_marks, manifest,"
-		      " darc_version, options, lacks) VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-};
+/* Kind @k's INSERT, made from inserts[] and columns.h: sqlite3_free() it; NULL if out of memory. */
+static char *insert_sql(int k)
+{
+	const struct db_table *t = db_table(inserts[k].table);
+	const bool one = inserts[k].one_row;
+	char *cols = db_column_list(t);
+	sqlite3_str *s = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendf(s, "%s INTO %s(%s%s)", inserts[k].verb, t->name, one ? "rowid, " : "",
+			    cols);
+	if (inserts[k].from) {
+		sqlite3_str_appendf(s, " SELECT * FROM %s", inserts[k].from);
+	} else {
+		sqlite3_str_appendall(s, one ? " VALUES (1" : " VALUES (");
+		for (int i = 0; i < t->ncols; i++)
+			sqlite3_str_appendf(s, "%s?%d", i || one ? ", " : "", i + 1);
+		sqlite3_str_appendall(s, ")");
+	}
+	if (inserts[k].tail)
+		sqlite3_str_appendall(s, inserts[k].tail);
+	sqlite3_free(cols);
+	if (!cols) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
 
 /*
  * A call as it waits in a block for the writer: call_base's columns in one
@@ -464,33 +470,55 @@ static inline int bind_str(sqlite3_stmt *s, int i, const char *v)
 
 static int bind_fnode(sqlite3_stmt *s, const struct fnode_rec *n)
 {
-	return bind_i64(s, 1, n->id) | bind_i64(s, 2, n->parent_id) | bind_i64(s, 3, n->func_id) |
-	       sqlite3_bind_int(s, 4, n->depth) | bind_i64(s, 5, n->calls) |
-	       bind_i64(s, 6, n->incl_ns) | bind_i64(s, 7, n->excl_ns) |
-	       bind_i64(s, 8, n->children_ns) | bind_i64(s, 9, n->irq_ns) |
-	       bind_i64(s, 10, n->softirq_ns) | bind_i64(s, 11, n->preempt_ns) |
-	       bind_i64(s, 12, n->blocked_ns) | bind_i64(s, 13, n->max_ns) |
-	       bind_i64(s, 14, n->max_excl_ns) | bind_i64(s, 15, n->p50_ns) |
-	       bind_i64(s, 16, n->p90_ns) | bind_i64(s, 17, n->p99_ns) |
-	       bind_i64(s, 18, n->incomplete);
+	return bind_i64(s, PARAM(fnode, id), n->id) |
+	       bind_i64(s, PARAM(fnode, parent_id), n->parent_id) |
+	       bind_i64(s, PARAM(fnode, func_id), n->func_id) |
+	       sqlite3_bind_int(s, PARAM(fnode, depth), n->depth) |
+	       bind_i64(s, PARAM(fnode, calls), n->calls) |
+	       bind_i64(s, PARAM(fnode, incl_ns), n->incl_ns) |
+	       bind_i64(s, PARAM(fnode, excl_ns), n->excl_ns) |
+	       bind_i64(s, PARAM(fnode, children_ns), n->children_ns) |
+	       bind_i64(s, PARAM(fnode, irq_ns), n->irq_ns) |
+	       bind_i64(s, PARAM(fnode, softirq_ns), n->softirq_ns) |
+	       bind_i64(s, PARAM(fnode, preempt_ns), n->preempt_ns) |
+	       bind_i64(s, PARAM(fnode, blocked_ns), n->blocked_ns) |
+	       bind_i64(s, PARAM(fnode, max_ns), n->max_ns) |
+	       bind_i64(s, PARAM(fnode, max_excl_ns), n->max_excl_ns) |
+	       bind_i64(s, PARAM(fnode, p50_ns), n->p50_ns) |
+	       bind_i64(s, PARAM(fnode, p90_ns), n->p90_ns) |
+	       bind_i64(s, PARAM(fnode, p99_ns), n->p99_ns) |
+	       bind_i64(s, PARAM(fnode, incomplete), n->incomplete);
 }
 
 static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)
 {
-	return bind_str(s, 1, r->source) | bind_str(s, 2, r->format) | bind_str(s, 3, r->kernel) |
-	       bind_str(s, 4, r->clock) | sqlite3_bind_int(s, 5, r->cpus) |
-	       bind_i64(s, 6, r->t_first) | bind_i64(s, 7, r->t_last) | bind_i64(s, 8, r->events) |
-	       bind_i64(s, 9, r->lost_events) | bind_i64(s, 10, r->lost_marks) |
-	       bind_str(s, 11, r->manifest) | bind_str(s, 12, r->darc_version) |
-	       bind_str(s, 13, r->options) | bind_str(s, 14, r->lacks);
+	return bind_str(s, PARAM(recording, source), r->source) |
+	       bind_str(s, PARAM(recording, format), r->format) |
+	       bind_str(s, PARAM(recording, kernel), r->kernel) |
+	       bind_str(s, PARAM(recording, clock), r->clock) |
+	       sqlite3_bind_int(s, PARAM(recording, cpus), r->cpus) |
+	       bind_i64(s, PARAM(recording, t_first), r->t_first) |
+	       bind_i64(s, PARAM(recording, t_last), r->t_last) |
+	       bind_i64(s, PARAM(recording, events), r->events) |
+	       bind_i64(s, PARAM(recording, lost_events), r->lost_events) |
+	       bind_i64(s, PARAM(recording, lost_marks), r->lost_marks) |
+	       bind_str(s, PARAM(recording, manifest), r->manifest) |
+	       bind_str(s, PARAM(recording, darc_version), r->darc_version) |
+	       bind_str(s, PARAM(recording, options), r->options) |
+	       bind_str(s, PARAM(recording, lacks), r->lacks);
 }
 
 static int bind_probe(sqlite3_stmt *s, const struct probe_rec *p)
 {
-	return bind_i64(s, 1, p->id) | bind_i64(s, 2, p->t) | sqlite3_bind_int(s, 3, p->cpu) |
-	       bind_i64(s, 4, p->task_id) | bind_i64(s, 5, p->func_id) | bind_str(s, 6, p->event) |
-	       sqlite3_bind_int(s, 7, p->role) | sqlite3_bind_int(s, 8, p->ctx) |
-	       bind_i64(s, 9, p->call_id) | bind_str(s, 10, p->args);
+	return bind_i64(s, PARAM(probe_hit, id), p->id) | bind_i64(s, PARAM(probe_hit, t), p->t) |
+	       sqlite3_bind_int(s, PARAM(probe_hit, cpu), p->cpu) |
+	       bind_i64(s, PARAM(probe_hit, task_id), p->task_id) |
+	       bind_i64(s, PARAM(probe_hit, func_id), p->func_id) |
+	       bind_str(s, PARAM(probe_hit, event), p->event) |
+	       sqlite3_bind_int(s, PARAM(probe_hit, role), p->role) |
+	       sqlite3_bind_int(s, PARAM(probe_hit, ctx), p->ctx) |
+	       bind_i64(s, PARAM(probe_hit, call_id), p->call_id) |
+	       bind_str(s, PARAM(probe_hit, args), p->args);
 }
 
 /* A CPU number, or NULL for -1 (not seen). */
@@ -501,17 +529,24 @@ static int bind_cpu(sqlite3_stmt *s, int i, int32_t cpu)
 
 static int bind_bio(sqlite3_stmt *s, const struct bio_rec *b)
 {
-	return bind_i64(s, 1, b->id) | bind_i64(s, 2, b->dev) | bind_i64(s, 3, b->sector) |
-	       sqlite3_bind_int(s, 4, b->nr_sector) | bind_str(s, 5, b->op) |
-	       bind_i64(s, 6, b->t_queue) | bind_i64(s, 7, b->t_getrq) |
-	       bind_i64(s, 8, b->t_insert) | bind_i64(s, 9, b->t_issue) |
-	       bind_i64(s, 10, b->t_complete) | bind_i64(s, 11, b->task_id) |
-	       bind_i64(s, 12, b->call_id) | bind_cpu(s, 13, b->queue_cpu) |
-	       bind_cpu(s, 14, b->complete_cpu) |
-	       (b->complete_cpu < 0 ? sqlite3_bind_null(s, 15)
-				    : sqlite3_bind_int(s, 15, b->complete_ctx)) |
-	       sqlite3_bind_int(s, 16, b->error) | sqlite3_bind_int(s, 17, (int)b->flags) |
-	       bind_str(s, 18, b->ptr[0] ? b->ptr : NULL);
+	return bind_i64(s, PARAM(bio, id), b->id) | bind_i64(s, PARAM(bio, dev), b->dev) |
+	       bind_i64(s, PARAM(bio, sector), b->sector) |
+	       sqlite3_bind_int(s, PARAM(bio, nr_sector), b->nr_sector) |
+	       bind_str(s, PARAM(bio, op), b->op) | bind_i64(s, PARAM(bio, t_queue), b->t_queue) |
+	       bind_i64(s, PARAM(bio, t_getrq), b->t_getrq) |
+	       bind_i64(s, PARAM(bio, t_insert), b->t_insert) |
+	       bind_i64(s, PARAM(bio, t_issue), b->t_issue) |
+	       bind_i64(s, PARAM(bio, t_complete), b->t_complete) |
+	       bind_i64(s, PARAM(bio, task_id), b->task_id) |
+	       bind_i64(s, PARAM(bio, call_id), b->call_id) |
+	       bind_cpu(s, PARAM(bio, queue_cpu), b->queue_cpu) |
+	       bind_cpu(s, PARAM(bio, complete_cpu), b->complete_cpu) |
+	       (b->complete_cpu < 0
+		    ? sqlite3_bind_null(s, PARAM(bio, complete_ctx))
+		    : sqlite3_bind_int(s, PARAM(bio, complete_ctx), b->complete_ctx)) |
+	       sqlite3_bind_int(s, PARAM(bio, error), b->error) |
+	       sqlite3_bind_int(s, PARAM(bio, flags), (int)b->flags) |
+	       bind_str(s, PARAM(bio, ptr), b->ptr[0] ? b->ptr : NULL);
 }
 
 /* Bind every parameter of @r's INSERT; nonzero if a bind failed. */
@@ -523,35 +558,53 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 
 	switch (r->kind) {
 	case ROW_TASK:
-		return bind_i64(s, 1, r->task.tid) | bind_i64(s, 2, r->task.pid) |
-		       bind_str(s, 3, r->task.comm);
+		return bind_i64(s, PARAM(task, tid), r->task.tid) |
+		       bind_i64(s, PARAM(task, pid), r->task.pid) |
+		       bind_str(s, PARAM(task, comm), r->task.comm);
 	case ROW_FUNC:
-		return bind_i64(s, 1, r->func.id) | bind_str(s, 2, r->func.name) |
-		       sqlite3_bind_int(s, 3, r->func.kind) | bind_i64(s, 4, r->func.addr) |
-		       bind_str(s, 5, r->func.module) | sqlite3_bind_int(s, 6, r->func.overhead);
+		return bind_i64(s, PARAM(func, id), r->func.id) |
+		       bind_str(s, PARAM(func, name), r->func.name) |
+		       sqlite3_bind_int(s, PARAM(func, kind), r->func.kind) |
+		       bind_i64(s, PARAM(func, addr), r->func.addr) |
+		       bind_str(s, PARAM(func, module), r->func.module) |
+		       sqlite3_bind_int(s, PARAM(func, overhead), r->func.overhead);
 	case ROW_FNODE:
 		return bind_fnode(s, &r->fnode);
 	case ROW_IRQ:
-		return bind_i64(s, 1, i->id) | sqlite3_bind_int(s, 2, i->cpu) |
-		       sqlite3_bind_int(s, 3, i->kind) | bind_i64(s, 4, i->irq) |
-		       bind_str(s, 5, i->name) | bind_i64(s, 6, i->t_start) |
-		       bind_i64(s, 7, i->t_end) | bind_i64(s, 8, i->task_id) |
-		       bind_i64(s, 9, i->call_id);
+		return bind_i64(s, PARAM(irq_interval, id), i->id) |
+		       sqlite3_bind_int(s, PARAM(irq_interval, cpu), i->cpu) |
+		       sqlite3_bind_int(s, PARAM(irq_interval, kind), i->kind) |
+		       bind_i64(s, PARAM(irq_interval, irq), i->irq) |
+		       bind_str(s, PARAM(irq_interval, name), i->name) |
+		       bind_i64(s, PARAM(irq_interval, t_start), i->t_start) |
+		       bind_i64(s, PARAM(irq_interval, t_end), i->t_end) |
+		       bind_i64(s, PARAM(irq_interval, task_id), i->task_id) |
+		       bind_i64(s, PARAM(irq_interval, call_id), i->call_id);
 	case ROW_SCHED:
 		/* cpu_in -1 (did not come back) is NULL, like t_in */
-		return bind_i64(s, 1, sc->id) | bind_i64(s, 2, sc->task_id) |
-		       sqlite3_bind_int(s, 3, sc->kind) | bind_i64(s, 4, sc->state) |
-		       sqlite3_bind_int(s, 5, sc->cpu_out) |
-		       (sc->cpu_in < 0 ? sqlite3_bind_null(s, 6)
-				       : sqlite3_bind_int(s, 6, sc->cpu_in)) |
-		       bind_i64(s, 7, sc->t_out) | bind_i64(s, 8, sc->t_in) |
-		       bind_i64(s, 9, sc->call_id) | bind_i64(s, 10, sc->wakeup_id);
+		return bind_i64(s, PARAM(sched_interval, id), sc->id) |
+		       bind_i64(s, PARAM(sched_interval, task_id), sc->task_id) |
+		       sqlite3_bind_int(s, PARAM(sched_interval, kind), sc->kind) |
+		       bind_i64(s, PARAM(sched_interval, state), sc->state) |
+		       sqlite3_bind_int(s, PARAM(sched_interval, cpu_out), sc->cpu_out) |
+		       (sc->cpu_in < 0
+			    ? sqlite3_bind_null(s, PARAM(sched_interval, cpu_in))
+			    : sqlite3_bind_int(s, PARAM(sched_interval, cpu_in), sc->cpu_in)) |
+		       bind_i64(s, PARAM(sched_interval, t_out), sc->t_out) |
+		       bind_i64(s, PARAM(sched_interval, t_in), sc->t_in) |
+		       bind_i64(s, PARAM(sched_interval, call_id), sc->call_id) |
+		       bind_i64(s, PARAM(sched_interval, wakeup_id), sc->wakeup_id);
 	case ROW_WAKEUP:
-		return bind_i64(s, 1, w->id) | bind_i64(s, 2, w->task_id) | bind_i64(s, 3, w->t) |
-		       bind_i64(s, 4, w->waker_tid) | sqlite3_bind_int(s, 5, w->waker_cpu) |
-		       sqlite3_bind_int(s, 6, w->ctx) | bind_i64(s, 7, w->waker_call_id) |
-		       (w->handler[0] ? sqlite3_bind_text(s, 8, w->handler, -1, SQLITE_TRANSIENT)
-				      : sqlite3_bind_null(s, 8));
+		return bind_i64(s, PARAM(wakeup, id), w->id) |
+		       bind_i64(s, PARAM(wakeup, task_id), w->task_id) |
+		       bind_i64(s, PARAM(wakeup, t), w->t) |
+		       bind_i64(s, PARAM(wakeup, waker_tid), w->waker_tid) |
+		       sqlite3_bind_int(s, PARAM(wakeup, waker_cpu), w->waker_cpu) |
+		       sqlite3_bind_int(s, PARAM(wakeup, ctx), w->ctx) |
+		       bind_i64(s, PARAM(wakeup, waker_call_id), w->waker_call_id) |
+		       (w->handler[0] ? sqlite3_bind_text(s, PARAM(wakeup, handler), w->handler, -1,
+							  SQLITE_TRANSIENT)
+				      : sqlite3_bind_null(s, PARAM(wakeup, handler)));
 	case ROW_PROBE:
 		return bind_probe(s, &r->probe);
 	case ROW_BIO:
@@ -559,8 +612,10 @@ static int bind_row(sqlite3_stmt *s, const struct row *r)
 	case ROW_RECORDING:
 		return bind_recording(s, &r->recording);
 	case ROW_CALL_VALUE:
-		return bind_i64(s, 1, r->value.id) | bind_i64(s, 2, r->value.retval) |
-		       bind_str(s, 3, r->value.args) | bind_str(s, 4, r->value.retaddr);
+		return bind_i64(s, PARAM(call_value, id), r->value.id) |
+		       bind_i64(s, PARAM(call_value, retval), r->value.retval) |
+		       bind_str(s, PARAM(call_value, args), r->value.args) |
+		       bind_str(s, PARAM(call_value, retaddr), r->value.retaddr);
 	}
 	return SQLITE_MISUSE; /* calls and buckets go through the virtual tables below */
 }
@@ -587,12 +642,17 @@ struct rows_cursor {
 	int i;
 };
 
-static int connect_vt(sqlite3 *sql, struct db *db, int which, const char *decl,
+/* Declare virtual table @which with the columns of @table (columns.h), in their order. */
+static int connect_vt(sqlite3 *sql, struct db *db, int which, const char *table,
 		      sqlite3_vtab **vtab)
 {
 	struct rows_vtab *v;
-	int rc = sqlite3_declare_vtab(sql, decl);
+	char *cols = db_column_list(db_table(table));
+	char *decl = cols ? sqlite3_mprintf("CREATE TABLE x(%s)", cols) : NULL;
+	int rc = decl ? sqlite3_declare_vtab(sql, decl) : SQLITE_NOMEM;
 
+	sqlite3_free(cols);
+	sqlite3_free(decl);
 	if (rc != SQLITE_OK)
 		return rc;
 	v = sqlite3_malloc(sizeof(*v));
@@ -608,27 +668,19 @@ static int connect_vt(sqlite3 *sql, struct db *db, int which, const char *decl,
 static int calls_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
 			 sqlite3_vtab **vtab, char **errmsg)
 {
-	return connect_vt(sql, aux, VT_CALLS,
-			  "CREATE TABLE x(id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
-			  " t_entry, incl_ns, children_ns, last_id)",
-			  vtab);
+	return connect_vt(sql, aux, VT_CALLS, "call_base", vtab);
 }
 
 static int extras_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
 			  sqlite3_vtab **vtab, char **errmsg)
 {
-	return connect_vt(sql, aux, VT_EXTRAS,
-			  "CREATE TABLE x(id, t_exit, interrupted_id, irq_ns, softirq_ns,"
-			  " preempt_ns, blocked_ns, flags)",
-			  vtab);
+	return connect_vt(sql, aux, VT_EXTRAS, "call_extra", vtab);
 }
 
 static int hists_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
 			 sqlite3_vtab **vtab, char **errmsg)
 {
-	return connect_vt(sql, aux, VT_HISTS,
-			  "CREATE TABLE x(owner_kind, owner_id, metric, resolution, bucket, count)",
-			  vtab);
+	return connect_vt(sql, aux, VT_HISTS, "hist", vtab);
 }
 
 static int rows_disconnect(sqlite3_vtab *vtab)
@@ -689,67 +741,70 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 	return c->i >= (int)(c->which == VT_EXTRAS ? b->nextras : b->nhists);
 }
 
-/* Column @col of darc_call_rows, in the order of its declaration. */
+/* Column @col of darc_call_rows (columns.h: CALL_BASE_COLUMNS). */
 static int64_t call_column(const struct qcall *c, int col)
 {
 	switch (col) {
-	case 0:
+	case COL_call_base_id:
 		return c->id;
-	case 1:
+	case COL_call_base_task_id:
 		return unq32(c->task_id);
-	case 2:
+	case COL_call_base_func_id:
 		return unq32(c->func_id);
-	case 3:
+	case COL_call_base_parent_id:
 		return c->parent_id;
-	case 4:
+	case COL_call_base_fnode_id:
 		return unq32(c->fnode_id);
-	case 5:
+	case COL_call_base_depth:
 		return c->depth;
-	case 6:
+	case COL_call_base_cpu:
 		return c->cpu;
-	case 7:
+	case COL_call_base_t_entry:
 		return c->t_entry;
-	case 8:
+	case COL_call_base_incl_ns:
 		return c->incl_ns;
-	case 9:
+	case COL_call_base_children_ns:
 		return c->children_ns;
-	case 10:
+	case COL_call_base_last_id:
 		return c->id + c->last_delta;
 	}
 	return DARC_NULL;
 }
 
-/* Column @col of darc_extra_rows. */
+/* Column @col of darc_extra_rows (CALL_EXTRA_COLUMNS). */
 static int64_t extra_column(const struct call_rec *c, int col)
 {
 	switch (col) {
-	case 0:
+	case COL_call_extra_id:
 		return c->id;
-	case 1:
+	case COL_call_extra_t_exit:
 		return c->t_exit;
-	case 2:
+	case COL_call_extra_interrupted_id:
 		return c->interrupted_id;
-	case 3:
+	case COL_call_extra_irq_ns:
 		return c->irq_ns;
-	case 4:
+	case COL_call_extra_softirq_ns:
 		return c->softirq_ns;
-	case 5:
+	case COL_call_extra_preempt_ns:
 		return c->preempt_ns;
-	case 6:
+	case COL_call_extra_blocked_ns:
 		return c->blocked_ns;
-	case 7:
+	case COL_call_extra_flags:
 		return c->flags;
 	}
 	return DARC_NULL;
 }
 
-/* Column @col of darc_hist_rows. */
+/* Column @col of darc_hist_rows (HIST_COLUMNS). */
 static int64_t hist_column(const struct hist_rec *h, int col)
 {
-	const int64_t v[] = {h->owner_kind, h->owner_id, h->metric, h->resolution, h->bucket,
-			     h->count};
+	const int64_t v[HIST_NCOLS] = {
+	    [COL_hist_owner_kind] = h->owner_kind, [COL_hist_owner_id] = h->owner_id,
+	    [COL_hist_metric] = h->metric,	   [COL_hist_resolution] = h->resolution,
+	    [COL_hist_bucket] = h->bucket,	   [COL_hist_count] = h->count,
+	};
 
-	return col >= 0 && col < 6 ? v[col] : DARC_NULL;
+	return col >= 0 && col < HIST_NCOLS ? v[col] : DARC_NULL;
 }
 
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
@@ -762,7 +817,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		v = extra_column(&db->wb->extras[rc->i], col);
 	else if (rc->which == VT_HISTS)
 		v = hist_column(&db->wb->hists[rc->i], col);
-	else if (col == 0 && db->append)
+	else if (col == COL_call_base_id && db->append)
 		v = DARC_NULL; /* SQLite gives the next id, and appends without searching */
 	else
 		v = call_column(&db->wb->calls[rc->i], col);
@@ -836,7 +891,7 @@ static int write_calls(struct db *db)
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
-			return write_failed(db, table_name[ROW_CALL]);
+			return write_failed(db, inserts[ROW_CALL].table);
 		db->last_id = max;
 	}
 	return 0;
@@ -871,7 +926,7 @@ static int write_all(struct db *db, int kind, long n, double *t)
 
 	sqlite3_reset(s);
 	charge(db, kind, n, t);
-	return rc == SQLITE_DONE ? 0 : write_failed(db, table_name[kind]);
+	return rc == SQLITE_DONE ? 0 : write_failed(db, inserts[kind].table);
 }
 
 /* Insert the rows of @b; on failure record why and return -1. */
@@ -890,7 +945,7 @@ static int write_block(struct db *db, struct block *b)
 			rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
-			return write_failed(db, table_name[r->kind]);
+			return write_failed(db, inserts[r->kind].table);
 		charge(db, r->kind, 1, &t);
 	}
 	db->wb = b;
@@ -909,7 +964,7 @@ static void print_timing(const struct db *db)
 	for (int k = 0; k < ROW_KINDS; k++)
 		if (db->rows_by_kind[k])
 			fprintf(stderr, "darc: writer: %-14s %9ld rows %7.3f s CPU (%.2f us a row)\n",
-				table_name[k], db->rows_by_kind[k], db->cpu_by_kind[k],
+				inserts[k].table, db->rows_by_kind[k], db->cpu_by_kind[k],
 				db->cpu_by_kind[k] * 1e6 / db->rows_by_kind[k]);
 	fprintf(stderr, "darc: writer: whole thread %.3f s CPU\n", thread_cpu());
 }
@@ -1080,12 +1135,18 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 		sql_errf(db, err, "cannot register the call rows");
 		goto out;
 	}
-	for (int i = 0; i < ROW_KINDS; i++)
-		if (sqlite3_prepare_v3(db->sql, insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &db->insert[i], NULL) != SQLITE_OK) {
+	for (int i = 0; i < ROW_KINDS; i++) {
+		char *sql = insert_sql(i);
+		int rc = sql ? sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
+						  &db->insert[i], NULL)
+			     : SQLITE_NOMEM;
+
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK) {
 			sql_errf(db, err, "cannot prepare an insert");
 			goto out;
 		}
+	}
 	db->cur = block_new();
 	if (!db->cur) {
 		fmt_errf(err, path, "out of memory");

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aev: an event as the analysis sees it, decoded from whatever format the
+ * event: an event as the analysis sees it (struct aev), decoded from whatever format the
  * recording used (decode.c), so the state machines (ftree.c) know nothing
  * of libtraceevent and their tests can feed hand-written sequences.
  */
-#ifndef DARC_AEV_H
-#define DARC_AEV_H
+#ifndef DARC_EVENT_H
+#define DARC_EVENT_H
 
 #include <stdint.h>
 

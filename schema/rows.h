@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * model: the records the analysis produces, one struct per table row.
- * The state machines (ftree.c) fill them; db.c writes them to SQLite.
+ * rows: the records the analysis produces, one struct per table row.
+ * The state machines (ftree.c) fill them; write.c writes them to SQLite.
  * DARC_NULL in an int64 field means SQL NULL (a value the recording does
  * not tell, never a guess).
  */
-#ifndef DARC_MODEL_H
-#define DARC_MODEL_H
+#ifndef DARC_ROWS_H
+#define DARC_ROWS_H
 
 #include <stdbool.h>
 #include <stdint.h>

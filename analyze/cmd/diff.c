@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "model.h"
+#include "rows.h"
 #include "report.h"
 
 static const char usage_text[] =
@@ -61,8 +61,9 @@ static int number(const char *arg, double lo, double hi, double *v)
 }
 
 /* Take option @c; 0, or -1 with @err set. */
-static int take(struct args *a, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
+	struct args *a = args;
 	double v = 0;
 	int rc = 0;
 
@@ -115,57 +116,43 @@ static int take(struct args *a, int c, const char *arg, struct fmt_err *err)
 	return rc;
 }
 
-int cmd_diff(int argc, char **argv)
+static int check(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		{"method", required_argument, NULL, 'm'},
-		{"threshold", required_argument, NULL, 't'},
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{"resolution", required_argument, NULL, OPT_RESOLUTION},
-		{"kind", required_argument, NULL, OPT_KIND},
-		{"min-calls", required_argument, NULL, OPT_MIN_CALLS},
-		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-		{"show", required_argument, NULL, OPT_SHOW},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"svg", required_argument, NULL, OPT_SVG},
-		{"pair", required_argument, NULL, OPT_PAIR},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct args a = {{CMP_EMD, 0, RM_INCL, 1, -1, 20, 0.01, PEAK_PARAMS_DEFAULT}, 3};
-	struct rdb *db[2] = {NULL, NULL};
-	struct fmt_err err = {""};
-	int c, rc = EXIT_INPUT;
+	struct args *a = args;
 
-	while ((c = getopt_long(argc, argv, "m:t:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		if (take(&a, c, optarg, &err)) {
-			if (err.msg[0])
-				darc_error("%s", err.msg);
-			else
-				fputs(usage_text, stderr);
-			return EXIT_INPUT;
-		}
-	}
-	if (optind != argc - 2) {
-		fputs(usage_text, stderr);
-		return EXIT_INPUT;
-	}
-	if (!a.threshold_given)
-		a.o.threshold = diff_default_threshold(a.o.method);
-	for (int i = 0; i < 2; i++)
-		if (!(db[i] = ropt_open_db(argv[optind + i], "diff", &err)))
-			goto out;
-	if (!report_diff(stdout, db[0], db[1], &a.o, a.show, a.json, &err))
-		rc = EXIT_OK;
-out:
-	if (rc)
-		darc_error("%s", err.msg);
-	rdb_close(db[0]);
-	rdb_close(db[1]);
-	return rc;
+	if (ctx->nargs != 2)
+		return ROPT_USAGE;
+	if (!a->threshold_given)
+		a->o.threshold = diff_default_threshold(a->o.method);
+	return ROPT_OK;
 }
+
+static int run(struct cmd_ctx *ctx, void *args)
+{
+	struct args *a = args;
+
+	return report_diff(stdout, ctx->db[0], ctx->db[1], &a->o, a->show, a->json, &ctx->err);
+}
+
+static const struct option opts[] = {
+	{"method", required_argument, NULL, 'm'},
+	{"threshold", required_argument, NULL, 't'},
+	{"metric", required_argument, NULL, OPT_METRIC},
+	{"resolution", required_argument, NULL, OPT_RESOLUTION},
+	{"kind", required_argument, NULL, OPT_KIND},
+	{"min-calls", required_argument, NULL, OPT_MIN_CALLS},
+	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+	{"show", required_argument, NULL, OPT_SHOW},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"svg", required_argument, NULL, OPT_SVG},
+	{"pair", required_argument, NULL, OPT_PAIR},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct args args = {{CMP_EMD, 0, RM_INCL, 1, -1, 20, 0.01, PEAK_PARAMS_DEFAULT}, 3};
+
+const struct cmd cmd_diff = {
+	.usage_head = usage_text, .opts = opts, .shortopts = "m:t:h", .take = take,
+	.check = check, .run = run, .args = &args, .nargs = 2,
+};

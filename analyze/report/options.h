@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ropt: the options every report command shares (which calls, which metric,
- * which unit, which peaks), parsed one way for all of them, and the
- * database they read: a darc database, or a recording analyzed first.
+ * options: the options every report command shares (struct ropt: which calls,
+ * which metric, which unit, which peaks), parsed one way for all of them.
  */
-#ifndef DARC_ROPT_H
-#define DARC_ROPT_H
+#ifndef DARC_OPTIONS_H
+#define DARC_OPTIONS_H
 
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 
 #include "profile.h"
-#include "rdb.h"
+#include "read.h"
 
 /* Long-only option codes of the shared options (above 255, below a command's own). */
 enum {
@@ -145,14 +144,5 @@ int ropt_duration(const char *s, int64_t *ns);
  * @p), or found. *@pk is allocated (free it); returns their number or -1.
  */
 int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk);
-
-/*
- * The database for @path: @path itself when it is a darc database; for a
- * recording, the database beside it (RECORDING without its extension, plus
- * .db), reused while it is newer than the recording and of this darc's
- * schema, else made now by analyzing the recording (said on stderr, with
- * @prog naming the command). NULL with @err set on failure.
- */
-struct rdb *ropt_open_db(const char *path, const char *prog, struct fmt_err *err);
 
 #endif

@@ -28,38 +28,26 @@ static const char usage_tail[] =
 
 enum { OPT_EXPLAIN = ROPT_LAST };
 
-static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
-	*(int *)ctx = 1;
+	*(int *)args = 1; /* --explain, its only option */
 	return 0;
 }
 
-int cmd_peaks(int argc, char **argv)
+static int run(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		ROPT_OPTIONS,
-		{"explain", no_argument, NULL, OPT_EXPLAIN},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct ropt o;
-	struct rdb *db = NULL;
-	struct fmt_err err;
-	int explain = 0, rc;
-
-	ropt_init(&o);
-	rc = ropt_parse(argc, argv, opts, &o, own_option, &explain, true, &err);
-	if (rc == ROPT_OK && optind != argc - 1)
-		rc = ROPT_USAGE;
-	if (rc != ROPT_OK) {
-		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);
-	}
-	db = ropt_open_db(argv[optind], "peaks", &err);
-	rc = db && !report_peaks(stdout, db, &o, explain, &err) ? EXIT_OK : EXIT_INPUT;
-	if (rc)
-		darc_error("%s", err.msg);
-	rdb_close(db);
-	ropt_release(&o);
-	return rc;
+	return report_peaks(stdout, ctx->db[0], &ctx->o, *(int *)args, &ctx->err);
 }
+
+static const struct option opts[] = {
+	ROPT_OPTIONS,
+	{"explain", no_argument, NULL, OPT_EXPLAIN},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static int explain;
+
+const struct cmd cmd_peaks = {
+	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.opts = opts, .take = take, .run = run, .args = &explain, .nargs = 1,
+};

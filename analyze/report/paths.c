@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc paths: for each peak of f0, DARC's search (search.c) on its calls
- * (rsearch.c), stored, and printed as indented chains with the runners-up,
+ * (search-db.c), stored, and printed as indented chains with the runners-up,
  * where interrupts and preemption hit, and who woke a blocked winner.
  */
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "rsearch.h"
+#include "search-db.h"
 #include "show.h"
 #include "vis.h"
 

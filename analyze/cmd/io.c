@@ -3,7 +3,6 @@
  * darc io: requests (calls of a function, or one call) split into layers,
  * their I/O included, adding up to the nanosecond.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,23 +65,21 @@ static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
 	return rc;
 }
 
-/* One option into @a: 0, 1 for --help, -1 when bad. */
-static int take(int c, struct io_args *a)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
+	struct io_args *a = args;
 	long long v = 1;
 	char *end;
 
 	if (c == OPT_CALL || c == OPT_TOP) {
-		v = strtoll(optarg, &end, 10);
+		v = strtoll(arg, &end, 10);
 		if (*end || v < 1)
-			return darc_error("bad argument '%s' of an option", optarg), -1;
+			return fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
 	}
-	if (c == 'h')
-		return 1;
-	else if (c == OPT_FUNC)
-		a->func = optarg;
+	if (c == OPT_FUNC)
+		a->func = arg;
 	else if (c == OPT_LAYERS)
-		a->layers = optarg;
+		a->layers = arg;
 	else if (c == OPT_CALL)
 		a->call = v;
 	else if (c == OPT_TOP)
@@ -90,47 +87,44 @@ static int take(int c, struct io_args *a)
 	else if (c == OPT_JSON)
 		a->json = true;
 	else if ((c == OPT_BIOS || c == OPT_IRQS) && a->what && a->what != c)
-		return darc_error("--bios and --irqs are two reports: ask for one"), -1;
-	else if (c == OPT_BIOS || c == OPT_IRQS)
-		a->what = c;
+		return fmt_errf(err, NULL, "--bios and --irqs are two reports: ask for one");
 	else
-		return fputs(usage_text, stderr), -1;
+		a->what = c; /* OPT_BIOS or OPT_IRQS */
 	return 0;
 }
 
-int cmd_io(int argc, char **argv)
+static int check(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		{"func", required_argument, NULL, OPT_FUNC},
-		{"call", required_argument, NULL, OPT_CALL},
-		{"top", required_argument, NULL, OPT_TOP},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"bios", no_argument, NULL, OPT_BIOS},
-		{"irqs", no_argument, NULL, OPT_IRQS},
-		{"layers", required_argument, NULL, OPT_LAYERS},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct io_args a = {0};
-	int c, t, rc = EXIT_INPUT;
-	struct fmt_err err = {""};
-	struct rdb *db = NULL;
+	const struct io_args *a = args;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
-		if ((t = take(c, &a)))
-			return t > 0 ? (fputs(usage_text, stdout), EXIT_OK) : EXIT_INPUT;
-	if (optind != argc - 1 || (!!a.func + !!a.call + !!a.what) != 1) {
-		if (optind == argc - 1)
-			darc_error("say what to show: one of --func, --call, --bios or --irqs");
-		else
-			fputs(usage_text, stderr);
-		return EXIT_INPUT;
-	}
-	db = ropt_open_db(argv[optind], "io", &err);
-	if (db && !show(db, &a, &err))
-		rc = EXIT_OK;
-	else
-		darc_error("%s", err.msg);
-	rdb_close(db);
-	return rc;
+	if (ctx->nargs != 1)
+		return ROPT_USAGE;
+	if (!!a->func + !!a->call + !!a->what != 1)
+		return fmt_errf(&ctx->err, NULL,
+				"say what to show: one of --func, --call, --bios or --irqs"),
+		       ROPT_BAD;
+	return ROPT_OK;
 }
+
+static int run(struct cmd_ctx *ctx, void *args)
+{
+	return show(ctx->db[0], args, &ctx->err);
+}
+
+static const struct option opts[] = {
+	{"func", required_argument, NULL, OPT_FUNC},
+	{"call", required_argument, NULL, OPT_CALL},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"bios", no_argument, NULL, OPT_BIOS},
+	{"irqs", no_argument, NULL, OPT_IRQS},
+	{"layers", required_argument, NULL, OPT_LAYERS},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct io_args args;
+
+const struct cmd cmd_io = {
+	.usage_head = usage_text, .opts = opts, .take = take, .check = check, .run = run,
+	.args = &args, .nargs = 1,
+};

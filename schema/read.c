@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "rdb.h"
+#include "read.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "write.h"
 #include "hist.h"
-#include "model.h"
+#include "rows.h"
 #include "schema.h"
 #include "wfile.h"
 
@@ -16,10 +16,11 @@
 #define MAX_WINDOWS 100000
 
 struct rdb {
-	sqlite3 *sql;
+	sqlite3 *sql; /* opened read-only; holds the selections' temp tables (sr_root, ...) */
 	char *path;
-	char *source;
-	bool side; /* read-only: results go to temp tables of sql (rdb_store()) */
+	char *source; /* rdb_source(): read once */
+	sqlite3 *w; /* the read-write connection, once opened (writer()) */
+	bool side;  /* read-only: results go to temp tables of sql (rdb_store()) */
 };
 
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
@@ -117,6 +118,7 @@ void rdb_close(struct rdb *db)
 {
 	if (!db)
 		return;
+	sqlite3_close(db->w);
 	sqlite3_close(db->sql);
 	free(db->path);
 	free(db->source);
@@ -623,6 +625,27 @@ static bool read_only(sqlite3 *w)
 	       e == SQLITE_AUTH || (w && sqlite3_db_readonly(w, "main") == 1);
 }
 
+/*
+ * The one way the reports write to their database (the results of
+ * rdb_store(), the index of ensure_func_index()): a read-write connection,
+ * opened on first use and kept until rdb_close(). NULL when the database
+ * cannot be written: *@failed is then the failed connection, to say why
+ * and close.
+ */
+static sqlite3 *writer(struct rdb *db, sqlite3 **failed)
+{
+	sqlite3 *w = NULL;
+
+	*failed = NULL;
+	if (db->w)
+		return db->w;
+	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_db_readonly(w, "main") == 0)
+		return db->w = w;
+	*failed = w;
+	return NULL;
+}
+
 /* @fn in one transaction on @w: 0, or -1 (rolled back). */
 static int store_on(sqlite3 *w, const char *begin, const char *commit, const char *rollback,
 		    int (*fn)(sqlite3 *w, void *ctx), void *ctx)
@@ -638,19 +661,19 @@ static int store_on(sqlite3 *w, const char *begin, const char *commit, const cha
 int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
 	      struct fmt_err *err)
 {
-	sqlite3 *w = NULL;
+	sqlite3 *failed, *w;
 	int rc = -1;
 
 	if (!db->side) {
-		if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-		    sqlite3_db_readonly(w, "main") == 0 &&
-		    !store_on(w, "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", fn, ctx))
+		w = writer(db, &failed);
+		if (w && !store_on(w, "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", fn, ctx))
 			rc = 0;
-		else if (!read_only(w)) {
-			fmt_errf(err, db->path, "cannot store the %s: %s", what, rdb_why(w));
-		} else if (!side_tables(db, what, err))
+		else if (!read_only(w ? w : failed))
+			fmt_errf(err, db->path, "cannot store the %s: %s", what,
+				 rdb_why(w ? w : failed));
+		else if (!side_tables(db, what, err))
 			rc = 1; /* below, on the side */
-		sqlite3_close(w);
+		sqlite3_close(failed);
 		if (rc <= 0)
 			return rc;
 	}
@@ -661,9 +684,10 @@ int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx)
 	return 0;
 }
 
+/* A run of darc peaks to store in table peak, replacing one with the same key. */
 struct peaks_job {
-	int64_t key[4];
-	const char *params;
+	int64_t key[4];	    /* owner_kind, owner_id, metric, resolution */
+	const char *params; /* how they were found, JSON text */
 	const struct peak *pk;
 	int npk;
 };
@@ -778,16 +802,17 @@ static void ensure_func_index(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 				   " AND name IN ('call_func_incl', 'call_func')";
-	sqlite3 *w = NULL;
+	sqlite3 *failed, *w;
 
 	if (query_int(db->sql, have, 0))
 		return;
 	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
 		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
-	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+	w = writer(db, &failed);
+	if (w)
 		sqlite3_exec(w, "CREATE INDEX IF NOT EXISTS call_func_incl ON call_base(func_id,"
 				" incl_ns)", NULL, NULL, NULL);
-	sqlite3_close(w);
+	sqlite3_close(failed);
 }
 
 int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,

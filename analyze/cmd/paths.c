@@ -41,7 +41,6 @@ enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE, OPT_MAX_DEPTH, OPT_PCT, OPT_MI
        OPT_MODE };
 
 struct args {
-	struct ropt *o;
 	struct sr_params sp;
 	int peak;
 };
@@ -54,17 +53,18 @@ static int number(const char *arg, double lo, double hi, double *v)
 	return end != arg && !*end && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
+static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
+		      struct fmt_err *err)
 {
-	struct args *a = ctx;
+	struct args *a = args;
 	double v;
 	int rc = 0;
 
 	switch (c) {
 	case OPT_ROOT:
-		return ropt_take(a->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
+		return ropt_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
 	case OPT_RANGE:
-		return ropt_take(a->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
+		return ropt_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
 		rc = number(arg, 1, 1000, &v) ? -1 : (a->peak = (int)v, 0);
 		break;
@@ -87,39 +87,28 @@ static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 	return rc ? fmt_errf(err, NULL, "bad argument '%s' of an option", arg) : 0;
 }
 
-int cmd_paths(int argc, char **argv)
+static int run(struct cmd_ctx *ctx, void *args)
 {
-	static const struct option opts[] = {
-		ROPT_OPTIONS,
-		{"root", required_argument, NULL, OPT_ROOT},
-		{"peak", required_argument, NULL, OPT_PEAK},
-		{"range", required_argument, NULL, OPT_RANGE},
-		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-		{"maxcount-pct", required_argument, NULL, OPT_PCT},
-		{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct ropt o;
-	struct args a = {&o, SR_PARAMS_DEFAULT, 0};
-	struct rdb *db = NULL;
-	struct fmt_err err;
-	int rc;
+	struct args *a = args;
 
-	ropt_init(&o);
-	rc = ropt_parse(argc, argv, opts, &o, own_option, &a, true, &err);
-	if (rc == ROPT_OK && optind != argc - 1)
-		rc = ROPT_USAGE;
-	if (rc != ROPT_OK) {
-		ropt_release(&o);
-		return cmd_usage(rc, &err, usage_head, ropt_help, usage_tail);
-	}
-	db = ropt_open_db(argv[optind], "paths", &err);
-	rc = db && !report_paths(stdout, db, &o, &a.sp, a.peak, &err) ? EXIT_OK : EXIT_INPUT;
-	if (rc)
-		darc_error("%s", err.msg);
-	rdb_close(db);
-	ropt_release(&o);
-	return rc;
+	return report_paths(stdout, ctx->db[0], &ctx->o, &a->sp, a->peak, &ctx->err);
 }
+
+static const struct option opts[] = {
+	ROPT_OPTIONS,
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"peak", required_argument, NULL, OPT_PEAK},
+	{"range", required_argument, NULL, OPT_RANGE},
+	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+	{"maxcount-pct", required_argument, NULL, OPT_PCT},
+	{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static struct args args = {SR_PARAMS_DEFAULT, 0};
+
+const struct cmd cmd_paths = {
+	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.opts = opts, .take = own_option, .run = run, .args = &args, .nargs = 1,
+};

@@ -49,7 +49,7 @@ int export_metric_of(const char *name)
 /* ---- what every export holds in memory: names and the fnode tree ---------- */
 
 struct names {
-	sqlite3 *sql;
+	sqlite3 *sql;	  /* the database's read connection (schema/read.h) */
 	const char *path; /* the database, for messages */
 	char **func;	  /* by func.id: the name as stored (folded) or as a JSON string */
 	int64_t nfunc;
@@ -264,30 +264,32 @@ out:
 /* ---- Trace Event Format ---------------------------------------------------- */
 
 struct ccall { /* a call, as its B and E events show it */
-	int64_t id, func, cpu, t_entry, t_exit, flags;
+	int64_t id, func, cpu; /* call.id, func.id, the CPU of its entry */
+	int64_t t_entry, t_exit, flags; /* ns, and call.flags */
 	int64_t ns[7]; /* incl, excl, children, irq, softirq, preempt, blocked */
 };
 
 struct track { /* a thread of the JSON: a task's calls, or a CPU's irq calls */
-	int64_t pid, tid;
+	int64_t pid, tid; /* the JSON's: the task's, or ids from SYNTH for a CPU's irq calls */
 	char *name;	/* JSON string */
 	bool named;	/* its M events are written */
 	bool off_named; /* those of its sibling: the task's off-CPU or the CPU's interrupts */
-	struct ccall *open;
+	struct ccall *open; /* its calls begun and not yet ended, outermost first */
 	int nopen, cap;
 };
 
+/* A Trace Event Format export being written. */
 struct chrome {
 	FILE *out;
 	struct names n;
-	int64_t t0;
+	int64_t t0; /* the recording's first event: time 0 of the JSON */
 	struct track *task; /* by task, sorted by tid */
 	int ntask;
 	struct track *irq; /* by CPU: the irq calls' tracks */
 	int nirq;
 	char *flag[8]; /* call_flag names by bit */
-	bool first;
-	int64_t calls, incomplete, unnested;
+	bool first;    /* no event written yet (no comma before the next) */
+	int64_t calls, incomplete, unnested; /* written; left out: no time, cannot nest */
 	/* --speedscope: one evented profile per track, frames by func.id */
 	bool ss;
 	bool in_profile;   /* a profile's events are open */

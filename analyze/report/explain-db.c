@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "explain.h"
 #include "report.h"
 #include "show.h"
@@ -16,13 +17,14 @@
 
 #define MAX_PARTS 3
 
+/* One entry point darc explain explains (a row of explain_subject per slow part). */
 struct subject {
-	int64_t fnode;
+	int64_t fnode;	   /* its fnode: the function where the recording entered it */
 	char *func, *what; /* the function; the selection's title (search.f0) */
-	int func_kind;
-	uint64_t calls;
-	double total_ns;
-	struct slow_part part[MAX_PARTS];
+	int func_kind;	   /* func.kind: system call, user function, root */
+	uint64_t calls;	   /* its complete calls */
+	double total_ns;   /* their latency, summed */
+	struct slow_part part[MAX_PARTS]; /* its slow parts, costliest first (explain.h) */
 	int nparts;
 	double tail_share; /* nparts 0: the tail's share, too small */
 };
@@ -341,9 +343,10 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 
 /* ---- stored ---- */
 
+/* One row of explain_subject (and its causes) to store, from explain's JSON. */
 struct store_job {
 	json_t *subject, *part; /* the subject, and one of its parts (maybe itself) */
-	int rank, number;
+	int rank, number;	/* explain_subject.rank and .part: 1, 2, ... */
 };
 
 static void bind_num(sqlite3_stmt *st, int i, json_t *v)
@@ -373,8 +376,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	size_t k;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO explain_cause VALUES (?,?,?,?,?,?,?,?,?)", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
 		char *path = json_dumps(json_object_get(c, "path"), JSON_COMPACT);
@@ -401,9 +403,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(w, "INSERT INTO explain_subject VALUES"
-				  " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, search);
 	sqlite3_bind_int(st, 2, j->rank);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rdb: a darc database opened for reading by the report commands, and the
+ * read: a darc database opened for reading by the report commands, and the
  * questions they all ask of it: which calls a selection means (a function,
  * an fnode or a call path, a task, a time range), and their latency profile.
  */
-#ifndef DARC_RDB_H
-#define DARC_RDB_H
+#ifndef DARC_READ_H
+#define DARC_READ_H
 
 #include <sqlite3.h>
 #include <stdbool.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rsearch: a root-cause search's input read from a darc database (the f0
+ * search-db: a root-cause search's input read from a darc database (the f0
  * calls of one peak with their whole subtrees and the interrupts charged to
  * them), and its result written back (tables search, search_path,
  * search_candidate), with the names people read.
  */
-#ifndef DARC_RSEARCH_H
-#define DARC_RSEARCH_H
+#ifndef DARC_SEARCH_DB_H
+#define DARC_SEARCH_DB_H
 
-#include "rdb.h"
+#include "read.h"
 #include "search.h"
 
 struct rsearch {

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The darc commands: one file each, all reached through darc.c's table,
+ * whose flags say what a command needs before it runs (git's RUN_SETUP):
+ * setup.c parses the options every command shares the shape of, opens the
+ * recording or the databases its arguments name, and closes them after. A
+ * command file holds its usage, its options and one library call.
+ */
+#ifndef DARC_CMD_H
+#define DARC_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "fmt.h"
+#include "options.h"
+
+/* Exit statuses shared by every command. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ANALYSIS = 1, /* the input was read but the analysis failed */
+	EXIT_INPUT = 2,	   /* bad usage or unreadable/corrupt input */
+};
+
+/* What a command needs set up (darc.c's table). */
+enum {
+	/* its arguments are DB|RECORDING: each opened as a darc database, a recording
+	   analyzed into RECORDING.db first (the pipeline), into ctx->db[] */
+	CMD_NEEDS_DB = 1 << 0,
+	/* its argument is a recording, opened into ctx->reader */
+	CMD_NEEDS_RECORDING = 1 << 1,
+	/* with CMD_NEEDS_RECORDING: without the kernel's symbols (it reads no address) */
+	CMD_NO_KALLSYMS = 1 << 2,
+	/* one of --func, --fnode or --path must be given (ropt_check) */
+	CMD_SELECTION = 1 << 3,
+};
+
+/* What a command runs with: its options read, its inputs open. */
+struct cmd_ctx {
+	const char *name;	   /* "peaks": for messages */
+	struct ropt o;		   /* the report options (options.h), defaults if it takes none */
+	char **args;		   /* the arguments after the options */
+	int nargs;		   /* how many: struct cmd's nargs */
+	struct rdb *db[2];	   /* CMD_NEEDS_DB: the databases of args[0], args[1] */
+	struct fmt_reader *reader; /* CMD_NEEDS_RECORDING: args[0]'s */
+	struct fmt_err err;	   /* why run() failed, or empty */
+};
+
+/* A command: its usage, options and library call (its name and flags: darc.c's table). */
+struct cmd {
+	/* its usage: head, the middle (ropt_help for the report options, or ""), tail */
+	const char *usage_head, *usage_mid, *usage_tail;
+	const struct option *opts; /* {0}-ended, with {"help", ..., 'h'} */
+	const char *shortopts;	   /* getopt's, NULL for "h" */
+	/*
+	 * Option @c of its own (with @arg) into @args, or into ctx->o: 0, or
+	 * nonzero (with @err set: a bad value, said; else its usage). NULL: none.
+	 */
+	int (*take)(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err);
+	/*
+	 * What is left to check once the options are read (NULL: nothing): ROPT_OK,
+	 * ROPT_USAGE or ROPT_BAD with ctx->err set. The number of arguments is
+	 * checked after it.
+	 */
+	int (*check)(struct cmd_ctx *ctx, void *args);
+	/*
+	 * The command itself (one library call), with @ctx set up: 0, or nonzero
+	 * for EXIT_INPUT, with ctx->err saying why (else it said so itself).
+	 */
+	int (*run)(struct cmd_ctx *ctx, void *args);
+	void *args;  /* its options' values, with their defaults */
+	int nargs;   /* the arguments it takes after its options: 1, or 2 (diff) */
+};
+
+extern const struct cmd cmd_analyze, cmd_info, cmd_dump, cmd_hist, cmd_peaks, cmd_diff,
+	cmd_paths, cmd_explain, cmd_waits, cmd_io, cmd_export;
+
+/*
+ * Run @cmd, named @name, with what @flags (CMD_*) say it needs, on its
+ * command line (argv[0] is its name): setup, run, teardown. The exit status.
+ */
+int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv);
+
+/*
+ * The database of @path for command @prog: @path itself when it is a darc
+ * database, else the analysis of recording @path in RECORDING.db, made
+ * first (through the pipeline) unless one newer than the recording is
+ * there. NULL, with @err set, when neither can be had.
+ */
+struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err);
+
+/* Print "darc: MESSAGE" to stderr (one line). */
+void darc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

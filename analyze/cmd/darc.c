@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc: the analyzer's entry point. One table of commands with what each
+ * needs set up (setup.c does it); each returns its exit status, and main
+ * fails if stdout could not be written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "wfile.h"
+
+/*
+ * Every command, with what it needs set up before it runs (CMD_*, cmd.h);
+ * its file (cmd/NAME.c) holds its usage, its options and its library call.
+ */
+static const struct command {
+	const char *name;
+	const struct cmd *cmd;
+	unsigned flags;
+	const char *help;
+} commands[] = {
+	{"analyze", &cmd_analyze, 0, "call trees, latency decomposition and histograms into SQLite"},
+	{"info", &cmd_info, CMD_NEEDS_RECORDING | CMD_NO_KALLSYMS,
+	 "what a recording holds: format, kernel, CPUs, span, events, losses"},
+	{"dump", &cmd_dump, CMD_NEEDS_RECORDING, "every event, one line each, in time order"},
+	{"hist", &cmd_hist, CMD_NEEDS_DB | CMD_SELECTION,
+	 "the latency histogram (log2 buckets) of a function, with its peaks"},
+	{"peaks", &cmd_peaks, CMD_NEEDS_DB | CMD_SELECTION,
+	 "the peaks of a latency histogram, stored for later commands"},
+	{"diff", &cmd_diff, CMD_NEEDS_DB,
+	 "two recordings' latency profiles compared, most different first"},
+	{"paths", &cmd_paths, CMD_NEEDS_DB | CMD_SELECTION,
+	 "the root-cause path of each peak of a function (DARC), stored"},
+	{"explain", &cmd_explain, CMD_NEEDS_DB,
+	 "the slowest functions with several peaks, each peak's root cause"},
+	{"waits", &cmd_waits, CMD_NEEDS_DB, "a task's waits, each followed to the waker's own wait"},
+	{"io", &cmd_io, CMD_NEEDS_DB,
+	 "requests split into layers to the ns; bio stage histograms; irqs per thread"},
+	{"export", &cmd_export, CMD_NEEDS_DB,
+	 "folded stacks (flame graphs) or Trace Event JSON (Perfetto, speedscope)"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: darc <command> [options] [args]\n\n"
+		   "darc finds the root causes of latency peaks in Linux traces.\n"
+		   "Recordings: trace.dat (trace-cmd v6/v7), darc bundles and ftrace text\n"
+		   "(function_graph output of cat trace or trace-cmd report).\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'darc <command> --help' explains a command.\n"
+		   "exit status: 0 success, 1 analysis failed, 2 bad usage or input\n");
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	/* a file being written is removed if a signal ends darc (wfile.h) */
+	wfile_catch_signals();
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return fflush(stdout) ? EXIT_INPUT : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("darc %s\n", DARC_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		rc = cmd_run(commands[i].cmd, commands[i].name, commands[i].flags, argc - 1,
+			     argv + 1);
+		if (fflush(stdout) || ferror(stdout)) {
+			if (errno != EPIPE)
+				fprintf(stderr, "darc: cannot write the output: %s\n",
+					strerror(errno));
+			return rc ? rc : EXIT_INPUT;
+		}
+		return rc;
+	}
+	darc_error("unknown command '%s' (see 'darc --help')", argv[1]);
+	return EXIT_INPUT;
+}

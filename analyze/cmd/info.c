@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * darc info: what a recording holds. It walks every event (counting them
+ * per event name and per CPU), so it also checks the whole file and doubles
+ * as the parse benchmark.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <traceevent/event-parse.h>
+
+#include "cmd.h"
+#include "fmt.h"
+#include "info-manifest.h"
+#include "vis.h"
+
+static const char usage_text[] =
+	"usage: darc info [--json] FILE\n\n"
+	"Show what a recording holds: format and version, compression, kernel,\n"
+	"clock, CPUs, trace buffers, time span, events per event name, and lost\n"
+	"events per CPU (marks in the ring-buffer pages, and the overrun counts\n"
+	"the recorder saved), and what the reader passed over on purpose (options\n"
+	"of unknown type, malformed metadata lines; perf.data samples of events\n"
+	"that are no tracepoint, records not needed), counted. Every event is read,\n"
+	"so a corrupt file fails here.\n\n"
+	"  --json   one JSON object on stdout, for scripts\n"
+	"  -h, --help\n";
+
+struct count {
+	uint64_t n;
+	uint16_t type;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return (int)x->type - (int)y->type;
+}
+
+static const char *event_label(struct tep_handle *tep, uint16_t type, char *buf, size_t n)
+{
+	struct tep_event *e = tep_find_event(tep, type);
+
+	if (e)
+		snprintf(buf, n, "%s:%s", e->system, e->name);
+	else
+		snprintf(buf, n, "unknown:%u", type);
+	return buf;
+}
+
+/* The "overrun: N" line of a CPU's saved stats, or -1. */
+static int64_t stats_overrun(const char *stats, int cpu)
+{
+	char key[32];
+	const char *p;
+
+	if (!stats)
+		return -1;
+	snprintf(key, sizeof(key), "CPU: %d\n", cpu);
+	p = strstr(stats, key);
+	if (!p)
+		return -1;
+	p = strstr(p, "overrun: ");
+	return p ? strtoll(p + 9, NULL, 10) : -1;
+}
+
+/* What the reader passed over on purpose, counted: one line, if anything. */
+static void print_skipped(const struct fmt_info *info)
+{
+	const char *sep = "";
+
+	if (!info->unknown_options && !info->bad_lines && !info->skipped_samples &&
+	    !info->skipped_records && !info->skipped)
+		return;
+	printf("skipped:      ");
+	if (info->skipped) { /* the text reader's own account */
+		printf("%s", info->skipped);
+		sep = ", ";
+	}
+	if (info->unknown_options) {
+		printf("%d options of unknown type", info->unknown_options);
+		sep = ", ";
+	}
+	if (info->bad_lines) {
+		printf("%s%d malformed kallsyms/printk/cmdline lines", sep, info->bad_lines);
+		sep = ", ";
+	}
+	if (info->skipped_samples) {
+		printf("%s%" PRIu64 " samples of events that are no tracepoint with RAW data", sep,
+		       info->skipped_samples);
+		sep = ", ";
+	}
+	if (info->skipped_records)
+		printf("%s%" PRIu64 " records not needed (MMAP, EXIT, ...)", sep,
+		       info->skipped_records);
+	putchar('\n');
+}
+
+/* Every event of the recording, counted by type, with the first and last time. */
+struct tally {
+	uint64_t *counts; /* by event type: 65536 */
+	uint64_t total, first, last;
+	struct count *sorted; /* the types seen, most events first */
+	int nsorted;
+};
+
+/* Read every event of @r into @t. 0, or -1 with @err set. */
+static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *err)
+{
+	struct fmt_event ev;
+	int n;
+
+	t->counts = calloc(65536, sizeof(*t->counts));
+	t->sorted = malloc(sizeof(*t->sorted) * 65536);
+	if (!t->counts || !t->sorted)
+		return fmt_errf(err, NULL, "out of memory");
+	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
+		if (!t->total)
+			t->first = ev.ts;
+		t->last = ev.ts;
+		t->total++;
+		t->counts[ev.type]++;
+	}
+	if (n < 0)
+		return -1;
+	for (int type = 0; type < 65536; type++)
+		if (t->counts[type])
+			t->sorted[t->nsorted++] = (struct count){t->counts[type], (uint16_t)type};
+	qsort(t->sorted, t->nsorted, sizeof(*t->sorted), by_count);
+	return 0;
+}
+
+/* The buffers of @r with each CPU's events, losses and overruns, as JSON. */
+static json_t *buffers_json(struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+	json_t *bufs = json_array();
+
+	for (int b = 0; b < info->nbuffers; b++) {
+		const struct fmt_buffer *fb = &info->buffers[b];
+		json_t *bo = json_object(), *cpus = json_array();
+		json_object_set_new(bo, "name", json_string(fb->name));
+		json_object_set_new(bo, "clock", json_string(fb->clock));
+		for (int i = 0; i < fb->ncpus; i++) {
+			const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
+			json_t *co = json_object();
+			int64_t ov = stats_overrun(fb->cpustats, fb->cpu_ids[i]);
+			json_object_set_new(co, "cpu", json_integer(fb->cpu_ids[i]));
+			json_object_set_new(co, "bytes", json_integer(fb->bytes[i]));
+			json_object_set_new(co, "events", json_integer(st ? st->events : 0));
+			json_object_set_new(co, "lost", json_integer(st ? st->lost : 0));
+			json_object_set_new(co, "lost_marks", json_integer(st ? st->lost_marks : 0));
+			json_object_set_new(co, "lost_uncounted",
+					    json_integer(st ? st->lost_uncounted : 0));
+			json_object_set_new(co, "overrun", ov < 0 ? json_null() : json_integer(ov));
+			json_array_append_new(cpus, co);
+		}
+		json_object_set_new(bo, "cpus", cpus);
+		json_array_append_new(bufs, bo);
+	}
+	return bufs;
+}
+
+/* What the reader passed over on purpose, counted, as JSON. */
+static json_t *skipped_json(const struct fmt_info *info)
+{
+	return json_pack("{s:i, s:i, s:I, s:I, s:o}", "unknown_options", info->unknown_options,
+			 "bad_metadata_lines", info->bad_lines, "samples",
+			 (json_int_t)info->skipped_samples, "records",
+			 (json_int_t)info->skipped_records, "text",
+			 info->skipped ? json_string(info->skipped) : json_null());
+}
+
+static void print_json(struct fmt_reader *r, const struct tally *t)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+	json_t *o = json_object(), *ev_o = json_object();
+	char label[256];
+
+	json_object_set_new(o, "file", json_string(info->path));
+	json_object_set_new(o, "format", json_string(info->format));
+	json_object_set_new(o, "version", json_integer(info->version));
+	json_object_set_new(o, "big_endian", json_boolean(info->big_endian));
+	json_object_set_new(o, "long_size", json_integer(info->long_size));
+	json_object_set_new(o, "page_size", json_integer(info->page_size));
+	json_object_set_new(o, "compression", json_string(info->compression));
+	json_object_set_new(o, "compression_version", json_string(info->compression_ver));
+	json_object_set_new(o, "uname", info->uname ? json_string(info->uname) : json_null());
+	json_object_set_new(o, "tracer_version",
+			    info->tracer_version ? json_string(info->tracer_version) : json_null());
+	json_object_set_new(o, "clock", json_string(info->clock));
+	json_object_set_new(o, "cpus", json_integer(info->cpus));
+	json_object_set_new(o, "events", json_integer(t->total));
+	json_object_set_new(o, "first_ts", json_integer(t->first));
+	json_object_set_new(o, "last_ts", json_integer(t->last));
+	json_object_set_new(o, "span_ns", json_integer(t->last - t->first));
+	json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
+	json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
+	json_object_set_new(o, "skipped", skipped_json(info));
+	json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
+	for (int i = 0; i < t->nsorted; i++)
+		json_object_set_new(ev_o,
+				    event_label(fmt_reader_tep(r), t->sorted[i].type, label,
+						sizeof(label)),
+				    json_integer(t->sorted[i].n));
+	json_object_set_new(o, "events_by_name", ev_o);
+	json_object_set_new(o, "buffers", buffers_json(r));
+	if (info->manifest_json) {
+		json_t *m = json_loads(info->manifest_json, 0, NULL);
+		json_object_set_new(o, "manifest", m ? m : json_string(info->manifest_json));
+	}
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
+/* Each buffer of @r, and its CPUs' events, losses and overruns, as text. */
+static void print_buffers(struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+
+	for (int b = 0; b < info->nbuffers; b++) {
+		const struct fmt_buffer *fb = &info->buffers[b];
+		printf("buffer:       %s%s%s, %d cpus, clock %s\n", *fb->name ? "'" : "",
+		       *fb->name ? vis(fb->name) : "top", *fb->name ? "'" : "", fb->ncpus,
+		       vis(fb->clock));
+		for (int i = 0; i < fb->ncpus; i++) {
+			const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
+			int64_t ov = stats_overrun(fb->cpustats, fb->cpu_ids[i]);
+			printf("  cpu %-4d %10" PRIu64 " events, lost %" PRIu64 " in %" PRIu64
+			       " marks",
+			       fb->cpu_ids[i], st->events, st->lost, st->lost_marks);
+			if (st->lost_uncounted)
+				printf(" (%" PRIu64 " uncounted)", st->lost_uncounted);
+			if (ov >= 0)
+				printf(", overrun %" PRId64 " at record time", ov);
+			putchar('\n');
+		}
+	}
+}
+
+static void print_text(struct fmt_reader *r, const struct tally *t)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+	char label[256];
+
+	printf("file:         %s\n", vis(info->path));
+	if (info->version) /* a binary format */
+		printf("format:       %s v%d, %s-endian, %d-byte long, %d-byte pages\n",
+		       info->format, info->version, info->big_endian ? "big" : "little",
+		       info->long_size, info->page_size);
+	else
+		printf("format:       %s\n", info->format);
+	printf("compression:  %s%s%s\n", vis(info->compression), *info->compression_ver ? " " : "",
+	       vis(info->compression_ver));
+	printf("kernel:       %s\n", info->uname ? vis(info->uname) : "(not recorded)");
+	if (info->tracer_version)
+		printf("recorded by:  %s\n", vis(info->tracer_version));
+	if (info->lacks)
+		printf("lacks:        %s (the format does not record them)\n", info->lacks);
+	printf("clock:        %s\n", vis(info->clock));
+	printf("cpus:         %d\n", info->cpus);
+	printf("events:       %" PRIu64 "\n", t->total);
+	print_skipped(info);
+	if (t->total)
+		printf("time span:    %" PRIu64 ".%09" PRIu64 " .. %" PRIu64 ".%09" PRIu64
+		       " (%.6f s)\n",
+		       t->first / 1000000000, t->first % 1000000000, t->last / 1000000000,
+		       t->last % 1000000000, (t->last - t->first) / 1e9);
+	print_buffers(r);
+	if (info->manifest_json)
+		info_manifest(info->manifest_json, fmt_reader_tep(r), t->counts);
+	printf("events by name:\n");
+	for (int i = 0; i < t->nsorted; i++)
+		printf("  %12" PRIu64 "  %s\n", t->sorted[i].n,
+		       vis(event_label(fmt_reader_tep(r), t->sorted[i].type, label,
+				       sizeof(label))));
+}
+
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+{
+	*(bool *)args = true; /* --json, its only option */
+	return 0;
+}
+
+static int run(struct cmd_ctx *ctx, void *args)
+{
+	struct tally t = {0};
+	int rc = count_events(ctx->reader, &t, &ctx->err);
+
+	if (!rc && *(bool *)args)
+		print_json(ctx->reader, &t);
+	else if (!rc)
+		print_text(ctx->reader, &t);
+	free(t.sorted);
+	free(t.counts);
+	return rc;
+}
+
+static const struct option opts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+static bool json;
+
+const struct cmd cmd_info = {
+	.usage_head = usage_text, .opts = opts, .shortopts = "jh", .take = take, .run = run,
+	.args = &json, .nargs = 1,
+};

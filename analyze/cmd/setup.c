@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * setup: what darc does around every command, as darc.c's flags say: read
+ * the options (the report options of options.h and the command's own), check
+ * the arguments, open the recording or the databases they name (analyzing
+ * a recording first when a command needs a database), run the command, and
+ * close what was opened. The command file keeps only what is its own.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "pipeline.h"
+#include "vis.h"
+#include "wfile.h"
+#include "write.h"
+
+void darc_error(const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* messages quote names from recordings: escaped, and one line whatever they hold */
+	fputs("darc: ", stderr);
+	vis_put(stderr, msg, 0);
+	fputc('\n', stderr);
+}
+
+/* Is the database @db newer than @rec and readable by this darc? */
+static bool db_current(const char *db, const char *rec)
+{
+	struct stat d, r;
+	struct rdb *x;
+	struct fmt_err err;
+
+	if (stat(db, &d) || stat(rec, &r) || d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
+	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
+		return false;
+	x = rdb_open(db, &err);
+	rdb_close(x);
+	return x != NULL;
+}
+
+struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
+{
+	char *db;
+	struct rdb *r = NULL;
+	int n;
+
+	switch (db_is_darc(path)) {
+	case 1:
+		return rdb_open(path, err);
+	case -1:
+		fmt_errf(err, path, "%s", strerror(errno));
+		return NULL;
+	}
+	/* not a database: it must be a recording */
+	{
+		struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
+		if (!r)
+			return NULL;
+		fmt_reader_close(r);
+	}
+	db = pipeline_db_path(path);
+	if (!db) {
+		fmt_errf(err, path, "out of memory");
+		return NULL;
+	}
+	wfile_note_input(path);
+	if ((n = db_check_output(db, false, err))) {
+		/* this command has no -o or --force: say how to get a database */
+		if (n == -2)
+			fmt_errf(err, db, "exists and is not a darc database: not replaced");
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
+			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
+		goto out;
+	}
+	if (db_current(db, path)) {
+		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);
+	} else {
+		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first\n", prog, path, db);
+		if (pipeline_run(path, db, NULL, NULL, err))
+			goto out;
+	}
+	r = rdb_open(db, err);
+out:
+	free(db);
+	return r;
+}
+
+/*
+ * The end of a command that did not run, by ropt_parse()'s result @how: its
+ * usage on stdout (ROPT_HELP, EXIT_OK) or stderr (ROPT_USAGE), or the error
+ * in @err (ROPT_BAD). Returns the exit status.
+ */
+static int usage(const struct cmd *cmd, int how, const struct fmt_err *err)
+{
+	FILE *f = how == ROPT_HELP ? stdout : stderr;
+
+	if (how == ROPT_BAD) {
+		darc_error("%s", err->msg);
+		return EXIT_INPUT;
+	}
+	fprintf(f, "%s%s%s", cmd->usage_head, cmd->usage_mid ? cmd->usage_mid : "",
+		cmd->usage_tail ? cmd->usage_tail : "");
+	return how == ROPT_HELP ? EXIT_OK : EXIT_INPUT;
+}
+
+struct taking {
+	const struct cmd *cmd;
+	struct cmd_ctx *ctx;
+};
+
+/* ropt_parse()'s hook for the options that are not the report options. */
+static int take(void *p, int c, const char *arg, struct fmt_err *err)
+{
+	struct taking *t = p;
+
+	return t->cmd->take ? t->cmd->take(t->ctx, t->cmd->args, c, arg, err) : -1;
+}
+
+/* Read the options and find the arguments: ROPT_OK, or what usage() takes. */
+static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int argc,
+		 char **argv)
+{
+	struct taking t = {cmd, ctx};
+	int rc = ropt_parse_short(argc, argv, cmd->shortopts ? cmd->shortopts : "h", cmd->opts,
+				  &ctx->o, take, &t, flags & CMD_SELECTION, &ctx->err);
+
+	ctx->args = argv + optind;
+	ctx->nargs = argc - optind;
+	if (rc == ROPT_OK && cmd->check)
+		rc = cmd->check(ctx, cmd->args);
+	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
+		rc = ROPT_USAGE;
+	return rc;
+}
+
+/* Open what @flags say the command reads: 0, or -1 with ctx->err set. */
+static int open_inputs(unsigned flags, struct cmd_ctx *ctx)
+{
+	if (flags & CMD_NEEDS_RECORDING) {
+		ctx->reader = fmt_reader_open(ctx->args[0],
+					      flags & CMD_NO_KALLSYMS ? FMT_OPEN_NO_KALLSYMS : 0,
+					      &ctx->err);
+		if (!ctx->reader)
+			return -1;
+	}
+	if (flags & CMD_NEEDS_DB)
+		for (int i = 0; i < ctx->nargs && i < 2; i++)
+			if (!(ctx->db[i] = cmd_open_db(ctx->args[i], ctx->name, &ctx->err)))
+				return -1;
+	return 0;
+}
+
+int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv)
+{
+	struct cmd_ctx ctx = {.name = name};
+	int rc;
+
+	ropt_init(&ctx.o);
+	rc = parse(cmd, flags, &ctx, argc, argv);
+	if (rc != ROPT_OK) {
+		ropt_release(&ctx.o);
+		return usage(cmd, rc, &ctx.err);
+	}
+	ctx.err.msg[0] = 0;
+	rc = open_inputs(flags, &ctx);
+	if (!rc)
+		rc = cmd->run(&ctx, cmd->args);
+	if (rc) {
+		if (ctx.err.msg[0])
+			darc_error("%s", ctx.err.msg);
+		rc = EXIT_INPUT;
+	}
+	fmt_reader_close(ctx.reader);
+	rdb_close(ctx.db[0]);
+	rdb_close(ctx.db[1]);
+	ropt_release(&ctx.o);
+	return rc;
+}
