@@ -17,6 +17,7 @@
 #include "decode.h"
 #include "ftree.h"
 #include "funcs.h"
+#include "progress.h"
 
 struct run {
 	struct db *db;
@@ -192,9 +193,8 @@ static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
 }
 
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
-static int read_events(struct run *run, bool progress, double t0, struct fmt_err *err)
+static int read_events(struct run *run, struct progress *pg, struct fmt_err *err)
 {
-	double next_progress = t0 + 0.5;
 	struct fmt_event ev;
 	struct aev a;
 	int n;
@@ -220,14 +220,10 @@ static int read_events(struct run *run, bool progress, double t0, struct fmt_err
 		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
 		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags)))
 			return stage_failed(run, "cannot write a bio", err);
-		if (progress && !(run->events & 0xffff) && now() > next_progress) {
-			next_progress = now() + 0.5;
-			fprintf(stderr, "\rdarc: analyze: %.1f M events, %.1f s", run->events / 1e6,
-				now() - t0);
-		}
+		if (!(run->events & 0xffff) && progress_due(pg))
+			progress_show(pg, "%.1f M events", run->events / 1e6);
 	}
-	if (progress && now() - t0 > 0.5)
-		fprintf(stderr, "\r\033[K");
+	progress_end(pg);
 	if (n < 0)
 		return PIPELINE_INPUT;
 	if (ftree_finish(run->ft))
@@ -357,7 +353,9 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		rc = PIPELINE_INPUT; /* the output cannot be made: a usage error */
 	if (rc == PIPELINE_OK) {
 		db_set_call_indexes(run.db, o->indexes);
-		rc = read_events(&run, o->progress, t0, err);
+		struct progress pg;
+		progress_start(&pg, "analyze", o->progress);
+		rc = read_events(&run, &pg, err);
 		timing("events read, calls built", t0);
 	}
 	if (rc == PIPELINE_OK && (put_tree(&run) || put_recording(&run)))

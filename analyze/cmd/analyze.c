@@ -115,7 +115,7 @@ static int analyze(const char *path, const char *out, struct args *a, struct fmt
 	if (db_check_output(out, a->force, err))
 		return -1;
 	a->po.force = a->force;
-	a->po.progress = isatty(2);
+	a->po.progress = true; /* where stderr is a terminal */
 	if (pipeline_run(path, out, &a->po, a->quiet ? NULL : &res, err) != PIPELINE_OK)
 		return -1;
 	if (a->quiet)

@@ -87,8 +87,10 @@ struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 	if (db_current(db, path)) {
 		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);
 	} else {
+		struct pipeline_opts po = PIPELINE_OPTS_INIT;
 		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first\n", prog, path, db);
-		if (pipeline_run(path, db, NULL, NULL, err))
+		po.progress = true; /* where stderr is a terminal */
+		if (pipeline_run(path, db, &po, NULL, err))
 			goto out;
 	}
 	r = rdb_open(db, err);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "progress.h"
 #include "report.h"
 #include "vis.h"
 
@@ -297,6 +298,7 @@ struct chrome {
 	int active;	   /* the one speedscope opens on: the traced program's */
 	int64_t want_tid;  /* its task */
 	int64_t at0, at1;  /* the open profile's first and last event */
+	struct progress pg; /* "darc: export: 1.2 M calls" on a terminal */
 };
 
 static const char *const part_name[7] = {"incl_ns",    "excl_ns",    "children_ns", "irq_ns",
@@ -594,6 +596,8 @@ static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, 
 			rc = SQLITE_NOMEM;
 			break;
 		}
+		if (!(c->calls & 0xfff) && progress_due(&c->pg))
+			progress_show(&c->pg, "%.1f M calls", c->calls / 1e6);
 	}
 	sqlite3_finalize(st);
 	if (t)
@@ -691,6 +695,7 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 
 static void chrome_release(struct chrome *c)
 {
+	progress_end(&c->pg);
 	for (int i = 0; i < c->ntask; i++) {
 		free(c->task[i].name);
 		free(c->task[i].open);
@@ -722,6 +727,7 @@ static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool o
 		goto out;
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	progress_start(&c.pg, "export", true);
 	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) ||
 	    chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)) {
 		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
@@ -772,6 +778,7 @@ static int export_speedscope(FILE *out, struct rdb *db, const struct ropt *o, bo
 		goto out;
 	}
 	c.want_tid = traced_task(c.n.sql);
+	progress_start(&c.pg, "export", true);
 	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		     "\"exporter\":\"darc " DARC_VERSION "\",\"name\":%s,\"profiles\":[", src);
 	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true)) {
