@@ -12,7 +12,7 @@
 
 #include "decomp.h"
 #include "grow.h"
-#include "rd.h"
+#include "bytes.h"
 
 #define NSLOT 8			     /* chunks read ahead per stream, at most */
 #define SLOTS_ALL 32		     /* and in all, when there are many streams */
