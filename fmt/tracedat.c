@@ -227,22 +227,112 @@ static int read_cpu_table(struct fmt_reader *r, struct rd *d, int b, int ncpus,
 	return 0;
 }
 
-static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
-{
-	uint32_t cpus;
-	const uint8_t *tag;
+/* What v6's options say that its data needs: the instances and the clock. */
+struct v6_opts {
 	struct {
-		uint64_t off;
+		uint64_t off; /* of the instance's "flyrecord" data */
 		char *name;
-	} bufopts[MAX_BUFFERS];
-	int nbufopts = 0;
-	int rc = -1;
-	const char *clock = "local";
-	char *clockbuf = NULL;
+	} buf[MAX_BUFFERS];
+	int nbuf;
+	const char *clock; /* "local", or in clockbuf */
+	char *clockbuf;
+};
 
-	if (fmt_parse_tracing_data(r, d, err))
+/* One option of v6's options: those about the data here, the others shared. */
+static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const uint8_t *p,
+		     uint32_t n, struct fmt_err *err)
+{
+	switch (id) {
+	case FMT_OPT_BUFFER: {
+		struct rd b = rd_init(p, n, r->swap);
+		const char *name;
+
+		if (n < 9 || o->nbuf >= MAX_BUFFERS)
+			return FAIL("malformed BUFFER option");
+		o->buf[o->nbuf].off = rd_u64(&b);
+		name = rd_str(&b);
+		if (b.bad)
+			return FAIL("malformed BUFFER option");
+		o->buf[o->nbuf].name = strdup(name);
+		if (!o->buf[o->nbuf].name)
+			return FAIL("out of memory");
+		o->nbuf++;
+		return 0;
+	}
+	case FMT_OPT_TRACECLOCK: {
+		char *lb, *rb;
+
+		free(o->clockbuf);
+		o->clock = "local"; /* not into the text freed: this one may name none */
+		o->clockbuf = opt_string(p, n);
+		if (!o->clockbuf)
+			return FAIL("out of memory");
+		/* "[local] global ...": the bracketed one is in use */
+		lb = strchr(o->clockbuf, '[');
+		if (lb && (rb = strchr(lb, ']'))) {
+			*rb = 0;
+			o->clock = lb + 1;
+		}
+		return 0;
+	}
+	default:
+		return handle_option(r, id, p, n, err);
+	}
+}
+
+/* The options after the tracing data, up to the option 0 that ends them. */
+static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o,
+		      struct fmt_err *err)
+{
+	for (;;) {
+		uint16_t id = rd_u16(d);
+		uint32_t n;
+		const uint8_t *p;
+
+		if (d->bad)
+			return FAIL("truncated in the options");
+		if (id == 0)
+			return 0;
+		n = rd_u32(d);
+		p = rd_bytes(d, n);
+		if (!p)
+			return FAIL("truncated in the options");
+		if (v6_option(r, o, id, p, n, err))
+			return -1;
+	}
+}
+
+/* The top buffer's CPU table at @d, then each instance's at its BUFFER option's offset. */
+static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *o,
+		      uint32_t cpus, struct fmt_err *err)
+{
+	if (!add_buffer(r, "", o->clock, cpus, err) || read_cpu_table(r, d, 0, cpus, err))
 		return -1;
-	cpus = rd_u32(d);
+	for (int i = 0; i < o->nbuf; i++) {
+		struct rd bd = file_rd(r);
+		int b = r->info.nbuffers;
+		const uint8_t *tag;
+
+		rd_seek(&bd, o->buf[i].off);
+		if (!add_buffer(r, o->buf[i].name, o->clock, cpus, err))
+			return -1;
+		/* an instance's data starts with its own "flyrecord\0" tag */
+		tag = rd_bytes(&bd, 10);
+		if (!tag || memcmp(tag, "flyrecord", 10))
+			return FAIL("buffer '%.64s': no 'flyrecord' data at offset %" PRIu64,
+				    o->buf[i].name, o->buf[i].off);
+		if (read_cpu_table(r, &bd, b, cpus, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the tracing data: the CPU count, options, then latency text or flyrecord data. */
+static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
+{
+	uint32_t cpus = rd_u32(d);
+	const uint8_t *tag;
+
 	if (d->bad)
 		return FAIL("truncated before the CPU count");
 	if (cpus > MAX_CPUS)
@@ -252,107 +342,33 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (!tag)
 		return FAIL("truncated before the trace data");
 	if (!memcmp(tag, "options  ", 10)) {
-		for (;;) {
-			uint16_t id = rd_u16(d);
-			uint32_t n;
-			const uint8_t *p;
-
-			if (d->bad)
-				goto trunc_opt;
-			if (id == 0)
-				break;
-			n = rd_u32(d);
-			p = rd_bytes(d, n);
-			if (!p)
-				goto trunc_opt;
-			switch (id) {
-			case FMT_OPT_BUFFER:
-				if (n < 9 || nbufopts >= MAX_BUFFERS)
-					goto bad_opt;
-				{
-					struct rd o = rd_init(p, n, r->swap);
-					bufopts[nbufopts].off = rd_u64(&o);
-					const char *name = rd_str(&o);
-					if (o.bad)
-						goto bad_opt;
-					bufopts[nbufopts].name = strdup(name);
-					if (!bufopts[nbufopts].name)
-						goto oom;
-					nbufopts++;
-				}
-				break;
-			case FMT_OPT_TRACECLOCK:
-				free(clockbuf);
-				clock = "local"; /* not into the text freed: this one may name none */
-				clockbuf = opt_string(p, n);
-				if (!clockbuf)
-					goto oom;
-				/* "[local] global ...": the bracketed one is in use */
-				{
-					char *lb = strchr(clockbuf, '['), *rb;
-					if (lb && (rb = strchr(lb, ']'))) {
-						*rb = 0;
-						clock = lb + 1;
-					}
-				}
-				break;
-			default:
-				if (handle_option(r, id, p, n, err))
-					goto out;
-			}
-		}
+		if (v6_options(r, d, o, err))
+			return -1;
 		tag = rd_bytes(d, 10);
-		if (!tag) {
-			FAIL("truncated before the trace data");
-			goto out; /* the options' strings are freed there */
-		}
+		if (!tag)
+			return FAIL("truncated before the trace data");
 	}
 	if (!memcmp(tag, "latency  ", 10)) {
 		r->info.latency_text = true;
-		if (!add_buffer(r, "", clock, 0, err))
-			goto out;
-		rc = 0;
-		goto out;
+		return add_buffer(r, "", o->clock, 0, err) ? 0 : -1;
 	}
-	if (memcmp(tag, "flyrecord", 10)) {
-		FAIL("neither 'flyrecord' nor 'latency' data at offset %" PRIu64, rd_pos(d) - 10);
-		goto out;
-	}
-	if (!add_buffer(r, "", clock, cpus, err))
-		goto out;
-	if (read_cpu_table(r, d, 0, cpus, err))
-		goto out;
-	for (int i = 0; i < nbufopts; i++) {
-		struct rd bd = file_rd(r);
-		int b = r->info.nbuffers;
+	if (memcmp(tag, "flyrecord", 10))
+		return FAIL("neither 'flyrecord' nor 'latency' data at offset %" PRIu64,
+			    rd_pos(d) - 10);
+	return v6_buffers(r, d, o, cpus, err);
+}
 
-		rd_seek(&bd, bufopts[i].off);
-		if (!add_buffer(r, bufopts[i].name, clock, cpus, err))
-			goto out;
-		/* an instance's data starts with its own "flyrecord\0" tag */
-		tag = rd_bytes(&bd, 10);
-		if (!tag || memcmp(tag, "flyrecord", 10)) {
-			FAIL("buffer '%.64s': no 'flyrecord' data at offset %" PRIu64,
-			     bufopts[i].name, bufopts[i].off);
-			goto out;
-		}
-		if (read_cpu_table(r, &bd, b, cpus, err))
-			goto out;
-	}
-	rc = 0;
-	goto out;
-trunc_opt:
-	FAIL("truncated in the options");
-	goto out;
-bad_opt:
-	FAIL("malformed BUFFER option");
-	goto out;
-oom:
-	FAIL("out of memory");
-out:
-	for (int i = 0; i < nbufopts; i++)
-		free(bufopts[i].name);
-	free(clockbuf);
+static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	struct v6_opts o = {.clock = "local"};
+	int rc;
+
+	if (fmt_parse_tracing_data(r, d, err))
+		return -1;
+	rc = v6_data(r, d, &o, err);
+	for (int i = 0; i < o.nbuf; i++)
+		free(o.buf[i].name);
+	free(o.clockbuf);
 	return rc;
 }
 
@@ -486,93 +502,100 @@ static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32
 	return 0;
 }
 
+/* One option of v7's but DONE: those about this file's layout, the others shared. */
+static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
+		     struct fmt_err *err)
+{
+	struct rd o = rd_init(p, n, r->swap);
+
+	switch (id) {
+	case FMT_OPT_BUFFER:
+		return parse_buffer_option_v7(r, p, n, err);
+	case FMT_OPT_BUFFER_TEXT:
+		r->info.latency_text = true;
+		return 0;
+	case FMT_OPT_STRINGS: {
+		uint64_t soff = rd_u64(&o);
+		return o.bad ? FAIL("option STRINGS: short offset") : read_strings(r, soff, err);
+	}
+	case FMT_OPT_HEADER_INFO:
+	case FMT_OPT_FTRACE_EVENTS:
+	case FMT_OPT_EVENT_FORMATS:
+	case FMT_OPT_KALLSYMS:
+	case FMT_OPT_PRINTK:
+	case FMT_OPT_CMDLINES:
+		if (n < 8)
+			return FAIL("option %u: short offset", id);
+		td(r)->sec_off[id] = rd_u64(&o);
+		return 0;
+	default:
+		return handle_option(r, id, p, n, err);
+	}
+}
+
+/* The options section at @off, up to its DONE, which gives the next one's offset. */
+static int v7_option_section(struct fmt_reader *r, uint64_t off, uint64_t *next,
+			     struct fmt_err *err)
+{
+	struct rd d;
+	uint8_t *owned;
+	int rc = 0;
+
+	if (read_section(r, off, FMT_SEC_OPTIONS, "options", &d, &owned, err))
+		return -1;
+	while (!rc) {
+		uint16_t id = rd_u16(&d);
+		uint32_t n = rd_u32(&d);
+		const uint8_t *p = rd_bytes(&d, n);
+
+		if (!p) {
+			rc = FAIL("options section at offset %" PRIu64 ": truncated", off);
+		} else if (id == FMT_OPT_DONE) {
+			struct rd o = rd_init(p, n, r->swap);
+
+			if (n < 8)
+				rc = FAIL("options section at offset %" PRIu64 ": short DONE option",
+					  off);
+			else
+				*next = rd_u64(&o);
+			break;
+		} else {
+			rc = v7_option(r, id, p, n, err);
+		}
+	}
+	free(owned);
+	return rc;
+}
+
+/* trace-cmd writes its STRINGS section right after the last options section, at @off. */
+static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+{
+	struct rd t = file_rd(r);
+	uint64_t end;
+
+	rd_seek(&t, off + 8);
+	end = off + 16 + rd_u64(&t);
+	if (t.bad || end >= r->file_len)
+		return 0;
+	rd_seek(&t, end);
+	if (rd_left(&t) < 16)
+		return FAIL("truncated after the last options section");
+	if (rd_u16(&t) == FMT_OPT_STRINGS && read_strings(r, end, err))
+		return -1;
+	return 0;
+}
+
 static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 {
 	for (int nsec = 0; off; nsec++) {
-		struct rd d;
-		uint8_t *owned;
 		uint64_t next = 0;
-		bool done = false;
 
 		if (nsec >= MAX_OPTION_SECTIONS)
 			return FAIL("more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
-		if (read_section(r, off, FMT_SEC_OPTIONS, "options", &d, &owned, err))
+		if (v7_option_section(r, off, &next, err))
 			return -1;
-		while (!done) {
-			uint16_t id = rd_u16(&d);
-			uint32_t n = rd_u32(&d);
-			const uint8_t *p = rd_bytes(&d, n);
-			int rc = 0;
-
-			if (!p) {
-				free(owned);
-				return FAIL("options section at offset %" PRIu64 ": truncated",
-					    off);
-			}
-			switch (id) {
-			case FMT_OPT_DONE:
-				if (n < 8) {
-					free(owned);
-					return FAIL("options section at offset %" PRIu64
-						    ": short DONE option",
-						    off);
-				}
-				{
-					struct rd o = rd_init(p, n, r->swap);
-					next = rd_u64(&o);
-				}
-				done = true;
-				break;
-			case FMT_OPT_BUFFER:
-				rc = parse_buffer_option_v7(r, p, n, err);
-				break;
-			case FMT_OPT_BUFFER_TEXT:
-				r->info.latency_text = true;
-				break;
-			case FMT_OPT_STRINGS: {
-				struct rd o = rd_init(p, n, r->swap);
-				uint64_t soff = rd_u64(&o);
-				rc = o.bad ? FAIL("option STRINGS: short offset")
-					   : read_strings(r, soff, err);
-				break;
-			}
-			case FMT_OPT_HEADER_INFO:
-			case FMT_OPT_FTRACE_EVENTS:
-			case FMT_OPT_EVENT_FORMATS:
-			case FMT_OPT_KALLSYMS:
-			case FMT_OPT_PRINTK:
-			case FMT_OPT_CMDLINES:
-				if (n < 8) {
-					rc = FAIL("option %u: short offset", id);
-					break;
-				}
-				{
-					struct rd o = rd_init(p, n, r->swap);
-					td(r)->sec_off[id] = rd_u64(&o);
-				}
-				break;
-			default:
-				rc = handle_option(r, id, p, n, err);
-			}
-			if (rc) {
-				free(owned);
-				return -1;
-			}
-		}
-		free(owned);
-		if (!next) {
-			/* trace-cmd writes its STRINGS section right after the last options */
-			struct rd t = file_rd(r);
-			rd_seek(&t, off + 8);
-			uint64_t end = off + 16 + rd_u64(&t);
-			if (!t.bad && end < r->file_len) {
-				rd_seek(&t, end);
-				if (rd_left(&t) < 16)
-					return FAIL("truncated after the last options section");
-				if (rd_u16(&t) == FMT_OPT_STRINGS && read_strings(r, end, err))
-					return -1;
-			}
-		}
+		if (!next && v7_strings_after(r, off, err))
+			return -1;
 		if (next && next <= off)
 			return FAIL("options section at offset %" PRIu64
 				    " points back to offset %" PRIu64,
