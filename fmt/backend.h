@@ -79,7 +79,7 @@ struct fmt_reader {
 	char *path;
 	unsigned flags; /* FMT_OPEN_* */
 	int fd;
-	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros */
+	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros (reader.c) */
 	uint64_t file_len;
 	size_t map_total;
 	bool swap;

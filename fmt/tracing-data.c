@@ -236,28 +236,31 @@ int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	return fmt_load_kallsyms_text(r, p, n, err);
 }
 
-int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+/* A text table: its lines of the shape @ok, into libtraceevent with @parse. */
+static int parse_table(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
+		       uint64_t *bytes, int (*ok)(const char *line, size_t len),
+		       int (*parse)(struct tep_handle *tep, const char *buf), struct fmt_err *err)
 {
-	char *s = read_blob(r, d, 4, "printk formats", &r->info.printk_bytes, err);
+	char *s = read_blob(r, d, size_bytes, what, bytes, err);
 
 	if (!s)
 		return -1;
-	r->info.bad_lines += keep_lines(s, printk_line);
-	tep_parse_printk_formats(r->tep, s);
+	r->info.bad_lines += keep_lines(s, ok);
+	parse(r->tep, s);
 	free(s);
 	return 0;
 }
 
+int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	return parse_table(r, d, 4, "printk formats", &r->info.printk_bytes, printk_line,
+			   tep_parse_printk_formats, err);
+}
+
 int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
-	char *s = read_blob(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, err);
-
-	if (!s)
-		return -1;
-	r->info.bad_lines += keep_lines(s, cmdline_line);
-	tep_parse_saved_cmdlines(r->tep, s);
-	free(s);
-	return 0;
+	return parse_table(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, cmdline_line,
+			   tep_parse_saved_cmdlines, err);
 }
 
 int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
