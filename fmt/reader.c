@@ -181,4 +181,3 @@ const struct fmt_cpu_stats *fmt_reader_cpu_stats(const struct fmt_reader *r, int
 		return NULL;
 	return &r->streams[k].st;
 }
-

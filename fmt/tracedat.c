@@ -281,8 +281,7 @@ static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const
 }
 
 /* The options after the tracing data, up to the option 0 that ends them. */
-static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o,
-		      struct fmt_err *err)
+static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
 {
 	for (;;) {
 		uint16_t id = rd_u16(d);
@@ -303,8 +302,8 @@ static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o,
 }
 
 /* The top buffer's CPU table at @d, then each instance's at its BUFFER option's offset. */
-static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *o,
-		      uint32_t cpus, struct fmt_err *err)
+static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *o, uint32_t cpus,
+		      struct fmt_err *err)
 {
 	if (!add_buffer(r, "", o->clock, cpus, err) || read_cpu_table(r, d, 0, cpus, err))
 		return -1;

@@ -61,16 +61,16 @@ struct fmt_err;
 
 /* The trace.dat reader's state: its fmt_reader's be_priv. */
 struct tracedat {
-	struct decomp *dc;	     /* v7: how its sections and chunks are compressed */
+	struct decomp *dc;	       /* v7: how its sections and chunks are compressed */
 	uint64_t sec_off[FMT_SEC_MAX]; /* v7: sections found by options */
-	uint8_t **kept;		     /* decompressed sections formats point into */
+	uint8_t **kept;		       /* decompressed sections formats point into */
 	int nkept;
 	int buffers_cap;
 	/* owned strings */
 	char *manifest, *compression_ver;
 	char *cpustats_top;
 	/* the streams' merge (stream.c) */
-	struct heap_ent *heap; /* min-heap of streams on (ts, order) */
+	struct heap_ent *heap;	   /* min-heap of streams on (ts, order) */
 	struct prefetch *prefetch; /* decompresses compressed streams ahead */
 	int nheap;
 	int cur; /* stream whose event was returned last, or -1 */
