@@ -18,7 +18,7 @@ build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev li
 # the SVG plots are rendered in headless chromium; darc export's files are opened in
 # speedscope there, from the npm registry (Debian's npm, unless an npm is on PATH already,
 # e.g. nodesource's nodejs, which Debian's npm would conflict with)
-test_pkgs="trace-cmd libtracecmd-dev qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
+test_pkgs="trace-cmd libtracecmd-dev man-db qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
 	apt-utils python3 strace chromium"
 speedscope=speedscope@1.25.0 # tests/golden/speedscope.sh's, into build/npm
 

@@ -12,12 +12,12 @@
 #include "wfile.h"
 
 static const char usage_head[] =
-    "usage: darc export [options] DB|RECORDING (--folded | --chrome) [-o FILE]\n\n"
+    "usage: darc export [options] DB|RECORDING (--folded | --chrome | --speedscope)\n"
+    "                   [-o FILE]\n\n"
     "The calls of a darc database in the formats of other tools. Given a\n"
     "recording, darc analyzes it into RECORDING.db first (and reuses that).\n\n"
     "  --folded   folded stacks, one line per call path: 'root;child;leaf WEIGHT',\n"
-    "             for flamegraph.pl, speedscope (https://speedscope.app, or\n"
-    "             'npm install -g speedscope'), inferno, ... The weight of a path\n"
+    "             for flamegraph.pl, inferno, speedscope... The weight of a path\n"
     "             is summed over its complete calls (fnode table, or the calls\n"
     "             when --task, --comm, --time or --root ask for them):\n"
     "      --metric M   excl (default): the calls' own CPU time, excl_ns;\n"
@@ -30,12 +30,16 @@ static const char usage_head[] =
     "                   blocked (default), preempt or offcpu\n"
     "      --root R     a first frame naming the task: comm, or tid (comm-tid);\n"
     "                   none (default)\n"
-    "  --chrome   Trace Event Format JSON, for Perfetto (https://ui.perfetto.dev),\n"
-    "             chrome://tracing and speedscope: a B and an E event per complete\n"
+    "  --chrome   Trace Event Format JSON, for Perfetto (https://ui.perfetto.dev)\n"
+    "             and chrome://tracing: a B and an E event per complete\n"
     "             call on its task's thread (ts in us, ns as decimals, from the\n"
     "             recording's first event), its latency parts, flags and id as\n"
     "             args; each task's off-CPU intervals on a thread of its own, and\n"
     "             each CPU's interrupts in a process 'interrupts'\n"
+    "  --speedscope  speedscope's own JSON (https://speedscope.app): a timeline\n"
+    "             per task of its complete calls, frames named by function, so\n"
+    "             its left-heavy and sandwich views add up each function's\n"
+    "             calls; it opens on the traced program's busiest task\n"
     "  -o FILE    write FILE (whole, or not at all) instead of stdout\n"
     "Calls whose entry or exit the recording lacks are left out (their time is\n"
     "unknown).\n\n"
@@ -45,15 +49,16 @@ static const char usage_tail[] =
     "view:\n"
     "    darc export run.db --folded | flamegraph.pl > fg.svg\n"
     "    darc export run.db --chrome -o run.json; then open it in ui.perfetto.dev\n"
-    "    darc export run.db --folded > run.folded; speedscope run.folded (or drop\n"
-    "    run.folded or run.json on https://speedscope.app)\n\n"
+    "    darc export run.db --speedscope -o run.speedscope.json; speedscope\n"
+    "    run.speedscope.json ('npm install -g speedscope'), or drop the file on\n"
+    "    https://speedscope.app (also reads --folded)\n\n"
     "examples:\n"
     "  darc export trace.db --folded -o trace.folded\n"
     "  darc export trace.db --folded --metric incl --root comm --func __x64_sys_pread64\n"
     "  darc export trace.db --folded --off-cpu\n"
     "  darc export trace.dat --chrome --time 0-100ms -o trace.json\n";
 
-enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_METRIC, OPT_OFF_CPU, OPT_ROOT };
+enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_METRIC, OPT_OFF_CPU, OPT_ROOT };
 
 struct args {
 	struct export_opts x;
@@ -69,7 +74,10 @@ static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 	switch (c) {
 	case OPT_FOLDED:
 	case OPT_CHROME:
-		a->x.format = c == OPT_FOLDED ? EXPORT_FOLDED : EXPORT_CHROME;
+	case OPT_SPEEDSCOPE:
+		a->x.format = c == OPT_FOLDED	? EXPORT_FOLDED
+			      : c == OPT_CHROME ? EXPORT_CHROME
+						: EXPORT_SPEEDSCOPE;
 		a->formats++;
 		return 0;
 	case OPT_METRIC:
@@ -101,8 +109,9 @@ static int own_option(void *ctx, int c, const char *arg, struct fmt_err *err)
 static int check(struct args *a, struct fmt_err *err)
 {
 	if (a->formats != 1)
-		return fmt_errf(err, NULL, "say what to write: --folded or --chrome");
-	if (a->x.format == EXPORT_CHROME && (a->metric_given || a->x.off_cpu || a->x.root))
+		return fmt_errf(err, NULL, a->formats ? "--folded, --chrome and --speedscope exclude each other"
+						      : "say what to write: --folded, --chrome or --speedscope");
+	if (a->x.format != EXPORT_FOLDED && (a->metric_given || a->x.off_cpu || a->x.root))
 		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
 	if (a->x.off_cpu && !a->metric_given)
 		a->x.metric = XM_BLOCKED;
@@ -135,6 +144,7 @@ int cmd_export(int argc, char **argv)
 		ROPT_CALL_OPTIONS,
 		{"folded", no_argument, NULL, OPT_FOLDED},
 		{"chrome", no_argument, NULL, OPT_CHROME},
+		{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
 		{"metric", required_argument, NULL, OPT_METRIC},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 		{"root", required_argument, NULL, OPT_ROOT},

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "fmt.h"
+#include "info-manifest.h"
 #include "vis.h"
 
 static const char usage_text[] =
@@ -286,7 +287,7 @@ int cmd_info(int argc, char **argv)
 			}
 		}
 		if (info->manifest_json)
-			printf("manifest:     %s\n", vis(info->manifest_json));
+			info_manifest(info->manifest_json, tep, counts);
 		printf("events by name:\n");
 		for (int i = 0; i < nsorted; i++)
 			printf("  %12" PRIu64 "  %s\n", sorted[i].n,

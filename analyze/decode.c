@@ -449,13 +449,49 @@ static void resolve_block(struct etype *t, struct tep_event *e, const char *name
 	t->raw = !strcmp(name, "block_bio_complete");
 }
 
+/* A field of @e as t->f[i]; its value: the field, or NULL where @e has none. */
+#define FIELD(i, n) (t->f[i] = tep_find_field(e, n))
+
+/* The scheduler's events: switches and wake-ups. */
+static void resolve_sched(struct etype *t, struct tep_event *e, const char *name)
+{
+	if (!strcmp(name, "sched_switch") && FIELD(0, "prev_pid") && FIELD(1, "next_pid") &&
+	    FIELD(2, "prev_state")) {
+		FIELD(3, "prev_comm");
+		FIELD(4, "next_comm");
+		t->kind = AEV_SWITCH;
+	} else if (!strcmp(name, "sched_waking") && FIELD(0, "pid")) {
+		FIELD(1, "target_cpu");
+		t->kind = AEV_WAKING;
+	} else if ((!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new")) &&
+		   FIELD(0, "pid")) {
+		FIELD(1, "target_cpu");
+		t->kind = AEV_WAKEUP;
+	}
+}
+
+/* The interrupt handlers' and softirqs' events. */
+static void resolve_irq(struct etype *t, struct tep_event *e, const char *name)
+{
+	if (!strcmp(name, "irq_handler_entry") && FIELD(0, "irq")) {
+		FIELD(1, "name");
+		t->kind = AEV_IRQ_ENTRY;
+	} else if (!strcmp(name, "irq_handler_exit") && FIELD(0, "irq"))
+		t->kind = AEV_IRQ_EXIT;
+	else if (!strcmp(name, "softirq_entry") && FIELD(0, "vec"))
+		t->kind = AEV_SOFTIRQ_ENTRY;
+	else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
+		t->kind = AEV_SOFTIRQ_EXIT;
+	else if (!strcmp(name, "softirq_raise"))
+		t->kind = AEV_MARK;
+}
+
 static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 {
 	const char *sys = e->system, *name = e->name;
 
 	t->resolved = 1;
 	t->kind = AEV_OTHER;
-#define FIELD(i, n) (t->f[i] = tep_find_field(e, n))
 	if (!strcmp(sys, "ftrace")) {
 		/* fgraph_retaddr_entry: an entry with its return address (funcgraph-retaddr) */
 		if ((!strcmp(name, "funcgraph_entry") || !strcmp(name, "fgraph_retaddr_entry")) &&
@@ -496,31 +532,9 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 							DARC_NULL, NULL);
 		}
 	} else if (!strcmp(sys, "sched")) {
-		if (!strcmp(name, "sched_switch") && FIELD(0, "prev_pid") && FIELD(1, "next_pid") &&
-		    FIELD(2, "prev_state")) {
-			FIELD(3, "prev_comm");
-			FIELD(4, "next_comm");
-			t->kind = AEV_SWITCH;
-		} else if (!strcmp(name, "sched_waking") && FIELD(0, "pid")) {
-			FIELD(1, "target_cpu");
-			t->kind = AEV_WAKING;
-		} else if ((!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new")) &&
-			   FIELD(0, "pid")) {
-			FIELD(1, "target_cpu");
-			t->kind = AEV_WAKEUP;
-		}
+		resolve_sched(t, e, name);
 	} else if (!strcmp(sys, "irq")) {
-		if (!strcmp(name, "irq_handler_entry") && FIELD(0, "irq")) {
-			FIELD(1, "name");
-			t->kind = AEV_IRQ_ENTRY;
-		} else if (!strcmp(name, "irq_handler_exit") && FIELD(0, "irq"))
-			t->kind = AEV_IRQ_EXIT;
-		else if (!strcmp(name, "softirq_entry") && FIELD(0, "vec"))
-			t->kind = AEV_SOFTIRQ_ENTRY;
-		else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
-			t->kind = AEV_SOFTIRQ_EXIT;
-		else if (!strcmp(name, "softirq_raise"))
-			t->kind = AEV_MARK;
+		resolve_irq(t, e, name);
 	} else if (!strcmp(sys, "block") && FIELD(0, "dev") && FIELD(1, "sector")) {
 		resolve_block(t, e, name);
 	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
@@ -616,7 +630,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		char buf[64];
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
-		int kind = user ? FUNC_UPROBE : FUNC_KERNEL;
+		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
 
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */
@@ -999,10 +1013,83 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 	return out->sys.func_id < 0 ? -1 : 0;
 }
 
+/* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
+static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		     struct aev *out)
+{
+	out->fg.addr = (uint64_t)num(d, t->f[0], ev);
+	out->fg.depth = (int)num(d, t->f[1], ev);
+	out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
+	if (out->fg.func_id < 0)
+		return -1;
+	out->fg.bad_time = 0;
+	out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
+	out->fg.args = out->fg.retaddr = NULL;
+	if (t->kind == AEV_FG_ENTRY)
+		return fg_entry_values(d, t, ev, out) ? -1 : 0;
+	out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
+	out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+	if (t->f[4])
+		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
+	if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
+		return -1;
+	return 0;
+}
+
+/* A kprobe's or uprobe's hit or return: out->probe. 0, or -1 when out of memory. */
+static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_event *ev,
+			struct aev *out)
+{
+	const char *name;
+	int irq;
+
+	out->probe.addr = (uint64_t)num(d, t->f[0], ev);
+	if (!t->user && user_addr(d, out->probe.addr))
+		t->user = 1; /* a uprobe in a group not named so (perf probe -x: probe_BINARY) */
+	out->probe.func_id =
+	    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
+	if (out->probe.func_id < 0)
+		return -1;
+	out->probe.event = t->event;
+	out->probe.paired = t->paired < 0 ? ret_has(d, out->probe.addr) : t->paired;
+	out->probe.args = probe_args_json(d, t, ev);
+	if (!out->probe.args)
+		return -1;
+	return 0;
+}
+
+/* A block layer tracepoint: out->blk. */
+static void decode_blk(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		       struct aev *out)
+{
+	out->blk.dev = num(d, t->f[0], ev);
+	out->blk.sector = num(d, t->f[1], ev);
+	out->blk.nr_sector = (int32_t)num(d, t->f[2], ev);
+	out->blk.error = t->f[4] ? (int32_t)num(d, t->f[4], ev) : 0;
+	out->blk.bio_level = t->raw; /* block_bio_complete */
+	out->blk.rwbs = str(d, t->f[3], ev, d->buf, sizeof(d->buf));
+}
+
+/* An interrupt handler's, softirq's or vector's entry or exit: out->irq. */
+static void decode_irq(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+		       struct aev *out)
+{
+	int64_t v = num(d, t->f[0], ev);
+
+	out->irq.irq = v;
+	if (t->kind == AEV_IRQ_ENTRY)
+		out->irq.name = str(d, t->f[1], ev, d->buf, sizeof(d->buf));
+	else if (t->kind == AEV_IRQ_EXIT)
+		out->irq.name = NULL;
+	else if (t->kind == AEV_SOFTIRQ_ENTRY || t->kind == AEV_SOFTIRQ_EXIT)
+		out->irq.name = v >= 0 && v < 10 ? softirq_names[v] : "softirq";
+	else
+		out->irq.name = t->name;
+}
+
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 {
 	struct etype *t = &d->types[ev->type];
-	int64_t v;
 
 	out->kind = AEV_OTHER;
 	out->t = (int64_t)ev->ts;
@@ -1029,44 +1116,14 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		return 0;
 	case AEV_FG_ENTRY:
 	case AEV_FG_EXIT:
-		out->fg.addr = (uint64_t)num(d, t->f[0], ev);
-		out->fg.depth = (int)num(d, t->f[1], ev);
-		out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
-		if (out->fg.func_id < 0)
-			return -1;
-		out->fg.bad_time = 0;
-		out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
-		out->fg.args = out->fg.retaddr = NULL;
-		if (t->kind == AEV_FG_ENTRY) {
-			if (fg_entry_values(d, t, ev, out))
-				return -1;
-			break;
-		}
-		out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
-		out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
-		if (t->f[4])
-			out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
-		if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
+		if (decode_fg(d, t, ev, out))
 			return -1;
 		break;
 	case AEV_PROBE_ENTRY:
-	case AEV_PROBE_RETURN: {
-		const char *name;
-		int irq;
-		out->probe.addr = (uint64_t)num(d, t->f[0], ev);
-		if (!t->user && user_addr(d, out->probe.addr))
-			t->user = 1; /* a uprobe in a group not named so (perf probe -x: probe_BINARY) */
-		out->probe.func_id =
-		    kfunc(d, out->probe.addr, t->user, ev->event->name, t->file, &name, &irq);
-		if (out->probe.func_id < 0)
-			return -1;
-		out->probe.event = t->event;
-		out->probe.paired = t->paired < 0 ? ret_has(d, out->probe.addr) : t->paired;
-		out->probe.args = probe_args_json(d, t, ev);
-		if (!out->probe.args)
+	case AEV_PROBE_RETURN:
+		if (decode_probe(d, t, ev, out))
 			return -1;
 		break;
-	}
 	case AEV_SYS_ENTER:
 	case AEV_SYS_EXIT:
 		if (decode_sys(d, t, ev, out))
@@ -1085,31 +1142,15 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 		break;
 	case AEV_IRQ_ENTRY:
 	case AEV_IRQ_EXIT:
-		out->irq.irq = num(d, t->f[0], ev);
-		out->irq.name = t->kind == AEV_IRQ_ENTRY
-					? str(d, t->f[1], ev, d->buf, sizeof(d->buf))
-					: NULL;
-		break;
 	case AEV_SOFTIRQ_ENTRY:
 	case AEV_SOFTIRQ_EXIT:
-		v = num(d, t->f[0], ev);
-		out->irq.irq = v;
-		out->irq.name = v >= 0 && v < 10 ? softirq_names[v] : "softirq";
-		break;
 	case AEV_VECTOR_ENTRY:
 	case AEV_VECTOR_EXIT:
-		out->irq.irq = num(d, t->f[0], ev);
-		out->irq.name = t->name;
+		decode_irq(d, t, ev, out);
 		break;
 	default:
-		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE) {
-			out->blk.dev = num(d, t->f[0], ev);
-			out->blk.sector = num(d, t->f[1], ev);
-			out->blk.nr_sector = (int32_t)num(d, t->f[2], ev);
-			out->blk.error = t->f[4] ? (int32_t)num(d, t->f[4], ev) : 0;
-			out->blk.bio_level = t->raw; /* block_bio_complete */
-			out->blk.rwbs = str(d, t->f[3], ev, d->buf, sizeof(d->buf));
-		}
+		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE)
+			decode_blk(d, t, ev, out);
 		break;
 	}
 	out->kind = t->kind;

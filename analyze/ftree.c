@@ -1200,127 +1200,134 @@ static int end_held(struct ftree *ft, struct cpu *c, const struct aev *e)
 	return set_level(ft, c, e->cpu, LV_TASK, c->last_irq_t, e->pid, NULL, DARC_NULL);
 }
 
-int ftree_feed(struct ftree *ft, const struct aev *e)
+/* What the steps of ftree_feed learn of one event and pass on. */
+struct feed_step {
+	int fl;		/* the level its flags show */
+	int opener;	/* LV_HARD or LV_SOFT: an interrupt tracepoint opening that */
+	int closer;	/* it closes an interrupt context */
+	int irq_fg;	/* a function_graph event in interrupt context */
+	int64_t t_close; /* when what it closes ended */
+};
+
+/* Step 1 of ftree_feed: the counters of the contexts that @e opens. */
+static void count_opener(struct cpu *c, const struct aev *e, struct feed_step *s)
 {
-	struct cpu *c = cpu_get(ft, e->cpu);
-	struct task *tk = NULL;
-	int fl, lv, opener = 0, closer = 0, irq_fg = 0;
-	int64_t t_close;
-
-	if (!c)
-		return fail(ft, "bad cpu number");
-	if (ft->t_first == DARC_NULL)
-		ft->t_first = e->t;
-	if (e->missed && gap(ft, e->cpu))
-		return -1;
-	if (e->pid) {
-		tk = task_get(ft, e->pid);
-		if (!tk)
-			return fail(ft, "out of memory");
-	}
-
-	/* a mark changes no context: a softirq raised in a handler, or the
-	   stack trace after an event, must not open or stretch an interval */
-	if (e->kind == AEV_MARK)
-		return tk && release(ft, tk) ? -1 : 0;
-
-	/* 1. context at the event: flags, and openers that start before it */
-	fl = event_level(c, e);
-	if (end_held(ft, c, e))
-		return -1;
 	switch (e->kind) {
 	case AEV_IRQ_ENTRY:
 	case AEV_VECTOR_ENTRY:
 		c->hard++;
-		opener = LV_HARD;
+		s->opener = LV_HARD;
 		snprintf(c->hard_name, sizeof(c->hard_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
 	case AEV_SOFTIRQ_ENTRY:
 		c->soft++;
 		c->soft_hflag = level_of_flags(e->flags) == LV_HARD;
-		opener = LV_SOFT;
+		s->opener = LV_SOFT;
 		snprintf(c->soft_name, sizeof(c->soft_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
 	case AEV_FG_ENTRY:
 		/* inside an interrupt's calls, even where the flags show no irq
 		   (handle_softirqs is entered before it raises the softirq count) */
-		irq_fg = fl > LV_TASK || e->fg.irq_entry || c->irq.n > 0;
+		s->irq_fg = s->fl > LV_TASK || e->fg.irq_entry || c->irq.n > 0;
 		break;
 	case AEV_FG_EXIT:
-		irq_fg = find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0 ||
-			 find_detached(&c->irq, e->fg.addr, e->fg.depth) >= 0;
-		if (!irq_fg && (fl > LV_TASK || e->fg.irq_entry))
-			irq_fg = 1;
+		s->irq_fg = find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0 ||
+			    find_detached(&c->irq, e->fg.addr, e->fg.depth) >= 0;
+		if (!s->irq_fg && (s->fl > LV_TASK || e->fg.irq_entry))
+			s->irq_fg = 1;
 		break;
 	default:
 		break;
 	}
-	if (fl < c->flag_level && c->level > LV_TASK) {
+}
+
+/* Step 1 of ftree_feed: an interrupt entry point (function_graph) raises
+   the level before its call opens. */
+static int irq_fg_entry(struct ftree *ft, struct cpu *c, struct task *tk,
+			const struct aev *e, int fl)
+{
+	int level = fl > LV_TASK ? fl : LV_HARD;
+	struct task *it = c->level == LV_TASK ? tk : NULL;
+	int64_t interrupted = DARC_NULL;
+	int lv;
+
+	if (c->level == LV_TASK && it && top(&it->st))
+		interrupted = top(&it->st)->id;
+	else if (c->level > LV_TASK && c->episode)
+		interrupted = c->rec.call_id;
+	lv = cpu_level(c);
+	if (level > lv)
+		lv = level;
+	if (set_level(ft, c, e->cpu, lv, e->t, e->pid, NULL, DARC_NULL))
+		return -1;
+	if (fg_entry(ft, &c->irq, e, level, interrupted))
+		return -1;
+	if (c->episode && e->fg.name && name_by_fg(c->name, e->fg.name))
+		snprintf(c->name, sizeof(c->name), "%s", e->fg.name);
+	return 0;
+}
+
+/* Step 1 of ftree_feed: the CPU's level at @e, from its flags and openers. */
+static int enter_level(struct ftree *ft, struct cpu *c, struct task *tk,
+		       const struct aev *e, const struct feed_step *s)
+{
+	int lv;
+
+	if (s->fl < c->flag_level && c->level > LV_TASK) {
 		/* the flags fell: the flag-only context ended with the last irq event */
-		c->flag_level = fl;
+		c->flag_level = s->fl;
 		lv = cpu_level(c);
 		if (lv < c->level &&
 		    set_level(ft, c, e->cpu, lv, c->last_irq_t, e->pid, NULL, DARC_NULL))
 			return -1;
 	}
-	c->flag_level = fl;
-	if (e->kind == AEV_FG_ENTRY && irq_fg) {
-		/* an interrupt entry point raises the level before its call opens */
-		int level = fl > LV_TASK ? fl : LV_HARD;
-		struct task *it = c->level == LV_TASK ? tk : NULL;
-		int64_t interrupted = DARC_NULL;
-
-		if (c->level == LV_TASK && it && top(&it->st))
-			interrupted = top(&it->st)->id;
-		else if (c->level > LV_TASK && c->episode)
-			interrupted = c->rec.call_id;
-		lv = cpu_level(c);
-		if (level > lv)
-			lv = level;
-		if (set_level(ft, c, e->cpu, lv, e->t, e->pid, NULL, DARC_NULL))
+	c->flag_level = s->fl;
+	if (e->kind == AEV_FG_ENTRY && s->irq_fg) {
+		if (irq_fg_entry(ft, c, tk, e, s->fl))
 			return -1;
-		if (fg_entry(ft, &c->irq, e, level, interrupted))
-			return -1;
-		if (c->episode && e->fg.name && name_by_fg(c->name, e->fg.name))
-			snprintf(c->name, sizeof(c->name), "%s", e->fg.name);
 	} else {
 		lv = cpu_level(c);
 		if (lv != c->level && set_level(ft, c, e->cpu, lv, e->t, e->pid,
-						opener ? e->irq.name : NULL,
-						opener ? e->irq.irq : DARC_NULL))
+						s->opener ? e->irq.name : NULL,
+						s->opener ? e->irq.irq : DARC_NULL))
 			return -1;
-		if (opener && c->episode && !c->name[0] && e->irq.name) {
+		if (s->opener && c->episode && !c->name[0] && e->irq.name) {
 			snprintf(c->name, sizeof(c->name), "%s", e->irq.name);
 			c->rec.irq = e->irq.irq;
 		}
 	}
-	if (fl > LV_TASK || irq_fg)
+	if (s->fl > LV_TASK || s->irq_fg)
 		c->last_irq_t = e->t;
+	return 0;
+}
 
-	/* 2. the event itself */
-	t_close = e->t;
+/* Step 2 of ftree_feed: the event itself. */
+static int take_event(struct ftree *ft, struct cpu *c, struct task *tk,
+		      const struct aev *e, struct feed_step *s)
+{
+	s->t_close = e->t;
 	switch (e->kind) {
 	case AEV_FG_ENTRY:
-		if (irq_fg)
+		if (s->irq_fg)
 			break;
 		if (tk && fg_entry(ft, &tk->st, e, LV_TASK, DARC_NULL))
 			return -1;
 		break;
 	case AEV_FG_EXIT:
 		if (e->fg.rettime != DARC_NULL)
-			t_close = e->fg.rettime;
-		if (irq_fg) {
+			s->t_close = e->fg.rettime;
+		if (s->irq_fg) {
 			if (fg_exit(ft, &c->irq, e, (int32_t)c->rec.task_id,
-				    fl > LV_TASK ? fl : LV_HARD))
+				    s->fl > LV_TASK ? s->fl : LV_HARD))
 				return -1;
-			closer = 1;
+			s->closer = 1;
 		} else if (tk && fg_exit(ft, &tk->st, e, tk->tid, LV_TASK)) {
 			return -1;
 		}
 		break;
 	case AEV_PROBE_ENTRY:
 	case AEV_PROBE_RETURN:
-		if (probe_hit(ft, c, tk, fl, e))
+		if (probe_hit(ft, c, tk, s->fl, e))
 			return -1;
 		break;
 	case AEV_SYS_ENTER:
@@ -1342,18 +1349,55 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		if (c->hard > 0)
 			c->hard--;
 		c->hard_name[0] = 0;
-		closer = 1;
+		s->closer = 1;
 		break;
 	case AEV_SOFTIRQ_EXIT:
 		if (c->soft > 0)
 			c->soft--;
 		c->soft_name[0] = 0;
-		closer = 1;
+		s->closer = 1;
 		break;
 	default:
 		break;
 	}
-	if (tk && fl == LV_TASK && !irq_fg && e->kind != AEV_SWITCH)
+	return 0;
+}
+
+int ftree_feed(struct ftree *ft, const struct aev *e)
+{
+	struct cpu *c = cpu_get(ft, e->cpu);
+	struct task *tk = NULL;
+	struct feed_step s = { 0 };
+
+	if (!c)
+		return fail(ft, "bad cpu number");
+	if (ft->t_first == DARC_NULL)
+		ft->t_first = e->t;
+	if (e->missed && gap(ft, e->cpu))
+		return -1;
+	if (e->pid) {
+		tk = task_get(ft, e->pid);
+		if (!tk)
+			return fail(ft, "out of memory");
+	}
+
+	/* a mark changes no context: a softirq raised in a handler, or the
+	   stack trace after an event, must not open or stretch an interval */
+	if (e->kind == AEV_MARK)
+		return tk && release(ft, tk) ? -1 : 0;
+
+	/* 1. context at the event: flags, and openers that start before it */
+	s.fl = event_level(c, e);
+	if (end_held(ft, c, e))
+		return -1;
+	count_opener(c, e, &s);
+	if (enter_level(ft, c, tk, e, &s))
+		return -1;
+
+	/* 2. the event itself */
+	if (take_event(ft, c, tk, e, &s))
+		return -1;
+	if (tk && s.fl == LV_TASK && !s.irq_fg && e->kind != AEV_SWITCH)
 		tk->last_cpu = e->cpu;
 
 	/*
@@ -1362,9 +1406,9 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	 * function right away (irq_enter_rcu, then __sysvec_*) continues the
 	 * same episode; anything else ends it at t_close (step 1 above).
 	 */
-	if (closer) {
+	if (s.closer) {
 		c->flag_level = c->level;
-		c->last_irq_t = t_close;
+		c->last_irq_t = s.t_close;
 		c->held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
 	}
 	/* 4. the task's next event has come: its held off-CPU interval is final */

@@ -387,10 +387,20 @@ void pipeline_result_release(struct pipeline_result *res)
 
 char *pipeline_db_path(const char *rec)
 {
-	const char *slash = strrchr(rec, '/'), *dot = strrchr(rec, '.');
-	const char *base = slash ? slash + 1 : rec;
-	size_t n = dot && dot > base ? (size_t)(dot - rec) : strlen(rec);
-	char *out = malloc(n + 4);
+	const char *base = rec, *dot = NULL;
+	size_t len = strlen(rec), n;
+	char *out;
+
+	/* a directory given with its slash (uftrace.data/): its name, not a file in it */
+	while (len > 1 && rec[len - 1] == '/')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (rec[i] == '/')
+			base = rec + i + 1;
+		else if (rec[i] == '.')
+			dot = rec + i;
+	n = dot && dot > base ? (size_t)(dot - rec) : len;
+	out = malloc(n + 4);
 
 	if (out)
 		snprintf(out, n + 4, "%.*s.db", (int)n, rec);

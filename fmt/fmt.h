@@ -102,6 +102,7 @@ struct fmt_info {
 	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
 	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
 	bool latency_text;	   /* the file holds text (latency) data only */
+	bool user_funcs;	   /* function_graph records name user functions (uftrace) */
 	const char *lacks;	   /* what this format cannot tell, comma-separated
 				      ("kallsyms, lost events"), or NULL */
 	const char *skipped;	   /* what the reader passed over on purpose, counted

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "uftrace.h"
 #include "wfile.h"
 
 #define MAP_SLACK (1U << 17) /* readable zeros after the file: see map_file() */
@@ -109,6 +110,13 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	r->info.format = "trace.dat";
 	r->info.compression = "none";
 	r->info.compression_ver = "";
+	if (fmt_uftrace_dir(path)) { /* a directory: uftrace.c */
+		r->be = &fmt_uftrace_backend;
+		r->info.format = r->be->name;
+		if (r->be->open(r, err))
+			goto fail;
+		return r;
+	}
 	if (map_file(r, err) || open_backend(r, err))
 		goto fail;
 	return r;

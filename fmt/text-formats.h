@@ -47,6 +47,13 @@ static const char tf_function[] = "name: function\nID: 1\n" TF_COMMON
 	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
 
+/* 6.15 on: the argument registers (func-args) after the parent, as many as saved */
+static const char tf_function_args[] = "name: function\nID: 1\n" TF_COMMON
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
+
 #define TF_STACK_PRINT                                                                     \
 	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> "     \
 	"%ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], " \

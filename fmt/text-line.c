@@ -420,8 +420,13 @@ static int graph_body(struct tcur *c, struct tline *t, const char **why)
 	return 0;
 }
 
-/* "[+!#*@$ ]DUR us  |" or just "|"; then the body. */
-static int graph_columns(struct tcur *c, struct tline *t, const char **why)
+/*
+ * "[+!#*@$ ]DUR us  |" or just "|"; then the body. With funcgraph-duration
+ * off the kernel prints neither (nor the overhead mark): where a column
+ * before (the time, task or flags) ended in '|' at @bar, the body follows it.
+ */
+static int graph_columns(struct tcur *c, struct tline *t, const struct tcur *bar,
+			 const char **why)
 {
 	skip_spaces(c);
 	if (tcur_eat(c, "==========>") || tcur_eat(c, "<==========")) {
@@ -443,8 +448,13 @@ static int graph_columns(struct tcur *c, struct tline *t, const char **why)
 		t->has_dur = true;
 		skip_spaces(c);
 	}
-	if (!tcur_eat(c, "|"))
+	if (!tcur_eat(c, "|")) {
+		if (bar && !t->has_dur) {
+			struct tcur body = *bar;
+			return graph_body(&body, t, why);
+		}
 		return *why = "'|' expected before the function column", -1;
+	}
 	return graph_body(c, t, why);
 }
 
@@ -506,7 +516,8 @@ static bool switch_line(struct tcur *c, struct tline *t)
 /* The graph form: [TIME |] [CPU)] [task |] [flags |] [DUR us] | body */
 static int graph_line(struct tcur *c, struct tline *t, const char **why)
 {
-	struct tcur save;
+	struct tcur save, bar;
+	bool any_bar = false;
 	uint64_t v;
 	int prec;
 
@@ -516,6 +527,8 @@ static int graph_line(struct tcur *c, struct tline *t, const char **why)
 		t->has_ts = true;
 		t->ts = v;
 		t->ts_prec = prec;
+		bar = *c;
+		any_bar = true;
 	} else {
 		*c = save;
 	}
@@ -523,13 +536,19 @@ static int graph_line(struct tcur *c, struct tline *t, const char **why)
 	save = *c;
 	if (digits(c, &v, NULL) && tcur_eat(c, ")") && v < 65536) {
 		t->cpu = (int)v;
+		any_bar = false;
 		if (!t->has_ts && switch_line(c, t))
 			return 0;
 	} else {
 		*c = save;
 	}
+	save = *c;
 	proc_lat(c, t);
-	return graph_columns(c, t, why);
+	if (c->p != save.p) {
+		bar = *c;
+		any_bar = true;
+	}
+	return graph_columns(c, t, any_bar ? &bar : NULL, why);
 }
 
 /* "[N]" ending at @e (the ']' is e[-1]); its start in @o. */
@@ -615,6 +634,21 @@ static bool sym_mod(const char *s, const char *e, struct tline *t)
 }
 
 /*
+ * The arguments func-args (6.15 on) prints after the function tracer's
+ * function, "func(a=0x1, b=2)" or "func+0x4/0x80 [mod](a=0x1)", in [s, e):
+ * t->args, and where the function's name ends.
+ */
+static const char *func_args(const char *s, const char *e, struct tline *t)
+{
+	const char *o = memchr(s, '(', e - s);
+
+	if (!o || e[-1] != ')')
+		return e;
+	t->args = (struct tspan){o + 1, (int)(e - o - 2)};
+	return o;
+}
+
+/*
  * The function tracer's "func+0x0/0x80 <-parent+0x1c/0x40" (the kernel;
  * sym-offset gives the offsets) or trace-cmd's "func", "func <-- parent",
  * "ip=func parent_ip=parent" (-R), in [s, e).
@@ -626,11 +660,16 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 	while (s < e && *s == ' ')
 		s++;
 	if (e - s > 3 && !memcmp(s, "ip=", 3)) {
+		const char *g;
 		a = memmem(s, e - s, " parent_ip=", 11);
+		/* 6.15 on: " args=ARRAY[]", an array libtraceevent cannot size */
+		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
+		if (g && e[-1] == ']')
+			e = g;
 		return a && sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);
-	if (!sym_mod(s, a ? a : e, t))
+	if (!sym_mod(s, func_args(s, a ? a : e, t), t))
 		return false;
 	if (!a)
 		return true;
@@ -731,7 +770,7 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 	c->p = q + 1;
 	if (t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) {
 		t->name = (struct tspan){NULL, 0};
-		if (graph_columns(c, t, why))
+		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
 			: (*why = "funcgraph_entry without a call", -1);
@@ -741,14 +780,14 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		skip_spaces(c);
 		if (tcur_eat(c, "-->")) /* no handler in trace-cmd: its print format */
 			return retaddr_fields(c, t) ? 0 : (*why = "bad fgraph_retaddr_entry fields", -1);
-		if (graph_columns(c, t, why))
+		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
 			: (*why = "fgraph_retaddr_entry without a call", -1);
 	}
 	if (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14)) {
 		t->name = (struct tspan){NULL, 0};
-		if (graph_columns(c, t, why))
+		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_EXIT ? 0 : (*why = "funcgraph_exit without '}'", -1);
 	}
@@ -789,6 +828,8 @@ static bool frame_line(struct tcur *c, struct tline *t)
 
 	t->kind = TL_FRAME;
 	skip_spaces(c);
+	if (tcur_eat(c, "[FTRACE TRAMPOLINE]")) /* 6.x on: where kallsyms names it */
+		return t->name = (struct tspan){"ftrace_trampoline", 17}, c->p == e;
 	if (c->p < e && *c->p == '<' && e[-1] == '>')
 		return t->has_addr = true, thex(c->p + 1, e - 1, &t->addr);
 	if (hex_span(c->p, e, true, &t->addr))
@@ -842,6 +883,30 @@ static bool special_line(struct tcur *c, struct tline *t)
 	return false;
 }
 
+/*
+ * The latency format's event line, "comm-123   0d..1.   12us+: func <-parent"
+ * (the latency tracers irqsoff, preemptoff, wakeup..., and latency-format
+ * with a tracer other than function_graph): times in us since the buffer
+ * was reset, which the reader does not take.
+ */
+static bool lat_event_line(const char *p, const char *e)
+{
+	const char *q = e - p > 2 ? memmem(p, (size_t)(e - p), ": ", 2) : NULL, *d;
+
+	if (!q || memchr(p, '|', q - p))
+		return false;
+	d = q;
+	if (d > p && strchr(" !#$%@*+", d[-1]))
+		d--;
+	if (d - p > 2 && d[-1] == 's' && d[-2] == 'u')
+		d -= 2;
+	if (d == p || !is_digit(d[-1]))
+		return false;
+	while (d > p && is_digit(d[-1]))
+		d--;
+	return d > p && d[-1] == ' ' && memchr(p, '-', d - p);
+}
+
 int tline_parse(const char *p, int n, struct tline *t, const char **why)
 {
 	struct tcur c = {p, p + n};
@@ -862,6 +927,10 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why)
 	colon = report_colon(c.p, c.end);
 	if (colon && !memchr(c.p, '|', colon - c.p))
 		return report_line(&c, colon, t, why);
+	if (lat_event_line(c.p, c.end))
+		return *why = "a latency-format event line (a latency tracer's, or latency-format "
+			      "on a tracer other than function_graph): not supported",
+		       -1;
 	return graph_line(&c, t, why);
 }
 

@@ -180,6 +180,7 @@ struct text {
 	bool abs_times;	      /* the text prints times */
 	bool any_ret, any_args, any_retaddr; /* it prints return values, arguments,
 						return addresses */
+	bool fn_args;	      /* function tracer lines print arguments (func-args) */
 	bool any_proc, any_lat, any_switch;
 	bool block_ioprio;    /* block requests print their I/O priority (6.10 on) */
 	bool any_caller;      /* functions are given caller addresses */
@@ -1097,20 +1098,32 @@ static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l
 	return 0;
 }
 
-/* The function tracer's line: an ftrace:function event. */
+/*
+ * The function tracer's line: an ftrace:function event, with the argument
+ * registers func-args printed (the kernel saves six on x86: those not
+ * printed are zero).
+ */
 static int add_function(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
 			struct fmt_err *err, struct fmt_reader *r)
 {
+	struct targs ta = {0};
 	uint64_t ip, parent = 0;
 	uint8_t *rec;
 
+	if (x->fn_args && l->args.n && targs_parse(l->args, &ta))
+		return FAIL("line %d: cannot read the function's arguments", x->line);
 	if (sym_addr(x, l->name, l->mod, l->off, false, &ip) ||
 	    (l->ret_to.n &&
 	     sym_addr(x, l->ret_to, (struct tspan){NULL, 0}, l->ret_off, true, &parent)) ||
-	    !(rec = new_record(x, TF_ID_FUNCTION, cpu, pid, l, t, 24)))
+	    !(rec = new_record(x, TF_ID_FUNCTION, cpu, pid, l, t,
+			       24 + (x->fn_args ? 8 * (ta.nslots > TARGS_X86 ? ta.nslots
+									 : TARGS_X86)
+						: 0))))
 		return FAIL("out of memory");
 	put64(rec, 8, ip);
 	put64(rec, 16, parent);
+	for (int i = 0; i < ta.nslots; i++)
+		put64(rec, 24 + 8 * i, ta.v[i]);
 	return 0;
 }
 
@@ -1548,7 +1561,8 @@ static int check_line(struct text *x, const struct tline *l, struct fmt_err *err
 		      struct fmt_reader *r)
 {
 	if ((l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_dur)
-		return FAIL("line %d: a %s without its duration", x->line,
+		return FAIL("line %d: a %s without its duration (funcgraph-duration off: not "
+			    "supported)", x->line,
 			    l->kind == TL_LEAF ? "call" : "return");
 	if (is_event_line(l->kind) && x->abs_times && !l->has_ts && l->kind != TL_EVENT)
 		return FAIL("line %d: no time, where other lines have one", x->line);
@@ -1614,6 +1628,7 @@ static int survey_line(struct fmt_reader *r, struct text *x, const struct tline 
 	x->any_lat |= l->has_lat;
 	x->any_ret |= l->has_ret;
 	x->any_args |= (l->kind == TL_ENTRY || l->kind == TL_LEAF) && l->args.n;
+	x->fn_args |= l->kind == TL_FUNC && l->args.n;
 	x->any_retaddr |= l->ret_to.n > 0 && l->kind != TL_FUNC;
 	if (!x->block_ioprio)
 		x->block_ioprio = prints_ioprio(l);
@@ -1653,8 +1668,9 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 		F("sched", tf_wakeup_new),  F("sched", tf_waking),     F("irq", tf_softirq_exit),
 		F("irq", tf_softirq_entry), F("irq", tf_irq_exit),     F("irq", tf_irq_entry),
 		F("raw_syscalls", tf_sys_exit), F("raw_syscalls", tf_sys_enter),
-		F("ftrace", tf_function),   F("ftrace", tf_kernel_stack), F("ftrace", tf_user_stack),
-	}, exits[] = {F("ftrace", tf_fg_exit), F("ftrace", tf_fg_exit_retval)},
+		F("ftrace", tf_kernel_stack), F("ftrace", tf_user_stack),
+	}, functions[] = {F("ftrace", tf_function), F("ftrace", tf_function_args)},
+	   exits[] = {F("ftrace", tf_fg_exit), F("ftrace", tf_fg_exit_retval)},
 	   entries[] = {F("ftrace", tf_fg_entry), F("ftrace", tf_fg_entry_args)},
 	   retaddr = F("ftrace", tf_fg_retaddr);
 #undef F
@@ -1664,7 +1680,9 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
 			return -1;
-	if (fmt_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
+	if (fmt_add_format(r, "ftrace", functions[x->fn_args].text, functions[x->fn_args].len,
+			   err) ||
+	    fmt_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
 	    fmt_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
 			   err) ||
 	    (x->any_retaddr && fmt_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
@@ -1874,7 +1892,10 @@ static bool header_says(const char *p, const char *e, const char *end, int *mine
 	const char *why;
 
 	if (e - p >= 10 && !memcmp(p, "# tracer: ", 10)) {
-		static const char *const mine_[] = {"function_graph", "function", "nop"};
+		/* and the latency tracers, to say their lines are not read */
+		static const char *const mine_[] = {"function_graph", "function", "nop",
+						    "irqsoff", "preemptoff", "preemptirqsoff",
+						    "wakeup", "wakeup_rt", "wakeup_dl"};
 		const char *w = p + 10, *we = w;
 		while (we < e && *we != ' ' && *we != '\r')
 			we++;

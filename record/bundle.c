@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <tracefs.h>
+#include <traceevent/kbuffer.h>
 
 #include "config.h"
 #include "rec.h"
@@ -240,6 +241,36 @@ fail:
 	return NULL;
 }
 
+/*
+ * The events and lost-event marks in the first @c->pages pages of page file
+ * @fd, counted as a reader of the bundle counts them (kbuffer), so that the
+ * summary says what `darc info` will find.
+ */
+static void count_events(int fd, int page_size, struct rec_cpu_result *c)
+{
+	const union { uint16_t v; uint8_t b; } one = {1};
+	struct kbuffer *kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					   one.b ? KBUFFER_ENDIAN_LITTLE : KBUFFER_ENDIAN_BIG);
+	char *page = malloc(page_size);
+
+	for (uint64_t p = 0; kb && page && p < c->pages; p++) {
+		long long missed;
+
+		if (pread(fd, page, page_size, p * page_size) != page_size ||
+		    kbuffer_load_subbuffer(kb, page) < 0)
+			break;
+		missed = kbuffer_missed_events(kb);
+		c->lost_marks += missed != 0;
+		c->lost_uncounted += missed < 0;
+		c->lost_marked += missed > 0 ? missed : 0;
+		for (void *d = kbuffer_read_event(kb, NULL); d; d = kbuffer_next_event(kb, NULL))
+			c->events++;
+	}
+	free(page);
+	if (kb)
+		kbuffer_free(kb);
+}
+
 int bundle_finish(struct bundle *b, struct stream **streams, struct rec_result *r,
 		  const struct rec_opts *o, const struct target *t, struct fmt_err *err)
 {
@@ -259,6 +290,7 @@ int bundle_finish(struct bundle *b, struct stream **streams, struct rec_result *
 		for (int i = 0; i < br->ncpus; i++) {
 			br->cpus[i].bytes = st[i].bytes;
 			br->cpus[i].pages = st[i].pages;
+			count_events(stream_fd(streams[k], i), r->page_size, &br->cpus[i]);
 		}
 	}
 	m = manifest_json(o, t, r);

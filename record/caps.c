@@ -84,11 +84,10 @@ int caps_probe(struct rec_caps *c, struct fmt_err *err)
 				errno ? strerror(errno) : "kernel without CONFIG_FTRACE?");
 	c->mounted_by_us = !was && tracefs_mounted();
 	c->instances = tracefs_dir_exists(NULL, "instances");
-	tracers = tracefs_tracers(NULL);
+	tracers = c->tracers = tracefs_tracers(NULL);
 	for (int i = 0; tracers && tracers[i]; i++)
 		if (!strcmp(tracers[i], "function_graph"))
 			c->function_graph = true;
-	tracefs_list_free(tracers);
 	c->kprobes = top_file("kprobe_events");
 	c->uprobes = top_file("uprobe_events");
 	c->set_event_pid = top_file("set_event_pid");
@@ -97,11 +96,51 @@ int caps_probe(struct rec_caps *c, struct fmt_err *err)
 	return 0;
 }
 
+/* The words of tracefs file @name as a libtracefs list, or NULL. */
+static char **words(const char *name)
+{
+	char *text = tracefs_instance_file_read(NULL, name, NULL), *save = NULL;
+	char **v = NULL;
+
+	for (char *w = text ? strtok_r(text, " \n", &save) : NULL; w;
+	     w = strtok_r(NULL, " \n", &save)) {
+		char **n = tracefs_list_add(v, w);
+		if (!n)
+			break;
+		v = n;
+	}
+	free(text);
+	return v;
+}
+
+void caps_more(struct rec_caps *c)
+{
+	/* all of available_tracers (tracefs_tracers leaves out nop) */
+	char **all = words("available_tracers");
+
+	if (all) {
+		tracefs_list_free(c->tracers);
+		c->tracers = all;
+	}
+	c->systems = tracefs_event_systems(NULL);
+	c->instances_now = c->instances ? tracefs_instances(NULL) : NULL;
+	c->options = tracefs_instance_file_read(NULL, "trace_options", NULL);
+	c->current_tracer = tracefs_instance_file_read(NULL, "current_tracer", NULL);
+	if (c->current_tracer)
+		c->current_tracer[strcspn(c->current_tracer, "\n")] = 0;
+	c->lock_held = lock_holder(&c->lock_pid, c->lock_who, sizeof(c->lock_who));
+}
+
 void caps_release(struct rec_caps *c)
 {
 	if (c->mounted_by_us && c->dir)
 		umount2(c->dir, MNT_DETACH);
 	free(c->clocks);
+	tracefs_list_free(c->tracers);
+	tracefs_list_free(c->systems);
+	tracefs_list_free(c->instances_now);
+	free(c->options);
+	free(c->current_tracer);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -167,6 +206,37 @@ static int count_probes(const struct rec_opts *o, enum rec_probe_type a, enum re
 	return n;
 }
 
+/* The events that this kernel lacks leave o->events (a default one
+   silently); the number of those that are a problem (-e, no --best-effort). */
+static int check_events(struct rec_opts *o, struct rec_notes *missing)
+{
+	int k = 0, problems = 0;
+
+	for (int i = 0; i < o->nevents; i++) {
+		struct rec_event *e = &o->events[i];
+		if (event_exists(e)) {
+			o->events[k++] = *e;
+			continue;
+		}
+		if (!e->is_default) {
+			rec_note(missing,
+				 "event '%s%s%s' does not exist on this kernel "
+				 "(see available_events): -e needs an existing event",
+				 e->sys, e->name ? ":" : "", e->name ? e->name : "");
+			if (o->best_effort)
+				rec_note(&o->dropped, "event '%s%s%s'", e->sys,
+					 e->name ? ":" : "", e->name ? e->name : "");
+			else
+				problems++;
+		}
+		free(e->sys);
+		free(e->name);
+		free(e->filter);
+	}
+	o->nevents = k;
+	return problems;
+}
+
 int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *missing,
 	       struct rec_notes *works)
 {
@@ -220,31 +290,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 			 "takes one of those",
 			 o->clock, c->clocks ? c->clocks : "unreadable");
 	}
-	{
-		int k = 0;
-		for (int i = 0; i < o->nevents; i++) {
-			struct rec_event *e = &o->events[i];
-			if (event_exists(e)) {
-				o->events[k++] = *e;
-				continue;
-			}
-			if (!e->is_default) {
-				rec_note(missing,
-					 "event '%s%s%s' does not exist on this kernel "
-					 "(see available_events): -e needs an existing event",
-					 e->sys, e->name ? ":" : "", e->name ? e->name : "");
-				if (o->best_effort)
-					rec_note(&o->dropped, "event '%s%s%s'", e->sys,
-						 e->name ? ":" : "", e->name ? e->name : "");
-				else
-					problems++;
-			}
-			free(e->sys);
-			free(e->name);
-			free(e->filter);
-		}
-		o->nevents = k;
-	}
+	problems += check_events(o, missing);
 	/* what works, in the options' words */
 	if (tracefs_dir_exists(NULL, "events"))
 		strcat(have, "tracepoints (-e)");

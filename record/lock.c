@@ -107,3 +107,21 @@ int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err
 	}
 	return 0;
 }
+
+bool lock_holder(pid_t *pid, char *who, size_t n)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	/* read-only: F_GETLK needs no write access, and a missing file is no lock */
+	int fd = open(REC_LOCK_PATH, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	bool held;
+
+	if (fd < 0)
+		return false;
+	held = !fcntl(fd, F_GETLK, &fl) && fl.l_type != F_UNLCK;
+	if (held) {
+		*pid = fl.l_pid;
+		describe(fd, fl.l_pid, who, n);
+	}
+	close(fd);
+	return held;
+}

@@ -47,6 +47,9 @@ static const char usage_text[] =
     "                         such recording at a time, by a lock that is released\n"
     "                         when its holder exits, even by kill -9\n"
     "  -q, --quiet            no status line or summary\n"
+    "      --json             the summary as one line of JSON on stdout, at the end\n"
+    "                         (after the command's own output); with --check, its\n"
+    "                         facts as one JSON object\n"
     "      --check            say what this kernel allows, and exit\n"
     "      --reset            remove what a killed darc-record left in tracefs (not\n"
     "                         what a running one set up: --force removes that too)\n"
@@ -55,7 +58,14 @@ static const char usage_text[] =
     "The recording ends when the command (or every PID) exits, after --duration,\n"
     "or on SIGINT/SIGTERM; the bundle is written and tracefs restored each time.\n"
     "Exit status: 0 recorded, 1 the recording failed or this kernel cannot do\n"
-    "what is asked, 2 bad usage (or FILE exists).\n";
+    "what is asked, 2 bad usage (or FILE exists).\n"
+    "\n"
+    "examples:\n"
+    "  darc-record -g '*sys_openat' -- ls /tmp        # function_graph under a syscall\n"
+    "  darc-record -p 1234 -d 10 -o app.dat           # follow pid 1234 for 10 s\n"
+    "  darc-record -U ./app:main,handle -- ./app      # uprobes on user functions\n"
+    "  darc-record -q --json -- make                  # the summary for a script\n"
+    "  darc-record --check --json                     # what this kernel allows\n";
 
 enum {
 	OPT_FILTER = 300,
@@ -73,6 +83,7 @@ enum {
 	OPT_NO_INSTANCE,
 	OPT_CHECK,
 	OPT_RESET,
+	OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -101,6 +112,7 @@ static const struct option long_opts[] = {
     {"no-instance", no_argument, NULL, OPT_NO_INSTANCE},
     {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, OPT_CHECK},
+    {"json", no_argument, NULL, OPT_JSON},
     {"reset", no_argument, NULL, OPT_RESET},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -279,23 +291,56 @@ static void free_opts(struct rec_opts *o)
 	rec_notes_free(&o->dropped);
 }
 
-/* --check: what this kernel allows, one line each. */
-static int check(void)
+/* @v's strings on the rest of the line. */
+static void print_words(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		printf(" %s", v[i]);
+	putchar('\n');
+}
+
+/* --check: what this kernel allows, one line each (--json: one object). */
+static int check(bool json)
 {
 	struct rec_caps c;
 	struct fmt_err err;
+	char *s;
 
 	if (caps_probe(&c, &err)) {
 		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_FAILED;
 	}
+	caps_more(&c);
+	if (json) {
+		s = caps_json(&c);
+		if (s)
+			puts(s);
+		free(s);
+		caps_release(&c);
+		return s ? REC_OK : REC_FAILED;
+	}
 	printf("tracefs:        %s%s\n", c.dir, c.mounted_by_us ? " (mounted for this check)" : "");
-	printf("instances:      %s\n", c.instances ? "yes" : "no");
+	printf("instances:      %s, now:", c.instances ? "yes" : "no");
+	print_words(c.instances_now);
+	printf("tracers:       ");
+	print_words(c.tracers);
+	printf("current tracer: %s\n", c.current_tracer ? c.current_tracer : "?");
 	printf("function_graph: %s\n", c.function_graph ? "yes" : "no (-g, -n, --max-depth)");
 	printf("kprobes:        %s\n", c.kprobes ? "yes" : "no (--kprobe, --kretprobe)");
 	printf("uprobes:        %s\n", c.uprobes ? "yes" : "no (--uprobe, --uretprobe, --ufunc)");
 	printf("pid filter:     %s\n", c.set_event_pid ? "yes" : "no (-p, COMMAND)");
+	printf("function pids:  %s\n", c.set_ftrace_pid ? "yes" : "no");
+	printf("event systems: ");
+	print_words(c.systems);
 	printf("trace clocks:   %s", c.clocks ? c.clocks : "?\n");
+	printf("trace options: ");
+	for (const char *p = c.options; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+		printf(" %.*s", (int)strcspn(p, "\n"), p);
+	putchar('\n');
+	if (c.lock_held)
+		printf("top-level lock: held by %s\n", c.lock_who);
+	else
+		printf("top-level lock: free\n");
 	caps_release(&c);
 	return REC_OK;
 }
@@ -319,106 +364,135 @@ static int reset(bool force)
 	return left ? REC_FAILED : REC_OK;
 }
 
+/* An option saying what to record: events, function_graph, probes, pids.
+   REC_OK, REC_USAGE (said), or -1 when @c is none of those. */
+static int what_option(struct rec_opts *o, int c, int *last_event)
+{
+	int rc = 0;
+	double v;
+
+	switch (c) {
+	case 'p':
+		rc = add_pids(o, optarg);
+		break;
+	case 'e':
+		rc = add_events(o, optarg, last_event);
+		break;
+	case OPT_FILTER:
+		if (*last_event < 0)
+			return bad_usage("--filter '%s' needs an -e before it", optarg);
+		for (int i = *last_event; i < o->nevents; i++) {
+			free(o->events[i].filter);
+			o->events[i].filter = strdup(optarg);
+		}
+		break;
+	case OPT_NO_DEFAULTS:
+		o->no_defaults = true;
+		break;
+	case 'g':
+		o->graph_roots = grow(o->graph_roots, o->ngraph, sizeof(char *));
+		o->graph_roots[o->ngraph++] = strdup(optarg);
+		break;
+	case 'n':
+		o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
+		o->notrace[o->nnotrace++] = strdup(optarg);
+		break;
+	case OPT_MAX_DEPTH:
+		rc = number(optarg, "--max-depth", 1, 1000, &v);
+		o->max_depth = v;
+		break;
+	case OPT_SLEEP_TIME:
+	case OPT_NO_SLEEP_TIME:
+		o->sleep_time = c == OPT_SLEEP_TIME;
+		break;
+	case OPT_GRAPH_IRQS:
+	case OPT_NO_GRAPH_IRQS:
+		o->graph_irqs = c == OPT_GRAPH_IRQS;
+		break;
+	case OPT_KPROBE:
+		rc = add_probe(o, PROBE_KPROBE, optarg);
+		break;
+	case OPT_KRETPROBE:
+		rc = add_probe(o, PROBE_KRETPROBE, optarg);
+		break;
+	case OPT_UPROBE:
+		rc = add_probe(o, PROBE_UPROBE, optarg);
+		break;
+	case OPT_URETPROBE:
+		rc = add_probe(o, PROBE_URETPROBE, optarg);
+		break;
+	case 'U':
+		rc = add_ufunc(o, optarg);
+		break;
+	default:
+		return -1;
+	}
+	return rc;
+}
+
+/* An option saying how to record, or what to do instead (*mode: --check,
+   --reset; 'h' after --help or --version, which end the parse). */
+static int how_option(struct rec_opts *o, int c, int *mode)
+{
+	int rc = 0;
+	double v;
+
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'd':
+		rc = number(optarg, "duration", 0.001, 1e9, &o->duration);
+		break;
+	case 'b':
+		rc = number(optarg, "buffer size", 4, 1 << 30, &v);
+		o->buffer_kb = v;
+		break;
+	case 'C':
+		o->clock = optarg;
+		break;
+	case OPT_BEST_EFFORT:
+		o->best_effort = true;
+		break;
+	case OPT_NO_INSTANCE:
+		o->no_instance = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_CHECK:
+	case OPT_RESET:
+		*mode = c;
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		*mode = 'h';
+		break;
+	case 'V':
+		printf("darc-record %s\n", DARC_VERSION);
+		*mode = 'h';
+		break;
+	default:
+		return REC_USAGE;
+	}
+	return rc;
+}
+
 static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
 {
 	int c, last_event = -1, rc = 0;
-	double v;
 
-	while (!rc &&
+	while (!rc && *mode != 'h' &&
 	       (c = getopt_long(argc, argv, "+o:fp:e:g:n:U:d:b:C:qhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'p':
-			rc = add_pids(o, optarg);
-			break;
-		case 'e':
-			rc = add_events(o, optarg, &last_event);
-			break;
-		case OPT_FILTER:
-			if (last_event < 0)
-				return bad_usage("--filter '%s' needs an -e before it", optarg);
-			for (int i = last_event; i < o->nevents; i++) {
-				free(o->events[i].filter);
-				o->events[i].filter = strdup(optarg);
-			}
-			break;
-		case OPT_NO_DEFAULTS:
-			o->no_defaults = true;
-			break;
-		case 'g':
-			o->graph_roots = grow(o->graph_roots, o->ngraph, sizeof(char *));
-			o->graph_roots[o->ngraph++] = strdup(optarg);
-			break;
-		case 'n':
-			o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
-			o->notrace[o->nnotrace++] = strdup(optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			rc = number(optarg, "--max-depth", 1, 1000, &v);
-			o->max_depth = v;
-			break;
-		case OPT_SLEEP_TIME:
-		case OPT_NO_SLEEP_TIME:
-			o->sleep_time = c == OPT_SLEEP_TIME;
-			break;
-		case OPT_GRAPH_IRQS:
-		case OPT_NO_GRAPH_IRQS:
-			o->graph_irqs = c == OPT_GRAPH_IRQS;
-			break;
-		case OPT_KPROBE:
-			rc = add_probe(o, PROBE_KPROBE, optarg);
-			break;
-		case OPT_KRETPROBE:
-			rc = add_probe(o, PROBE_KRETPROBE, optarg);
-			break;
-		case OPT_UPROBE:
-			rc = add_probe(o, PROBE_UPROBE, optarg);
-			break;
-		case OPT_URETPROBE:
-			rc = add_probe(o, PROBE_URETPROBE, optarg);
-			break;
-		case 'U':
-			rc = add_ufunc(o, optarg);
-			break;
-		case 'd':
-			rc = number(optarg, "duration", 0.001, 1e9, &o->duration);
-			break;
-		case 'b':
-			rc = number(optarg, "buffer size", 4, 1 << 30, &v);
-			o->buffer_kb = v;
-			break;
-		case 'C':
-			o->clock = optarg;
-			break;
-		case OPT_BEST_EFFORT:
-			o->best_effort = true;
-			break;
-		case OPT_NO_INSTANCE:
-			o->no_instance = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_CHECK:
-		case OPT_RESET:
-			*mode = c;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			*mode = 'h';
-			return 0;
-		case 'V':
-			printf("darc-record %s\n", DARC_VERSION);
-			*mode = 'h';
-			return 0;
-		default:
-			return REC_USAGE;
-		}
+		rc = what_option(o, c, &last_event);
+		if (rc < 0)
+			rc = how_option(o, c, mode);
 	}
 	if (rc || *mode)
 		return rc;
@@ -466,7 +540,7 @@ int main(int argc, char **argv)
 	rc = parse(&o, argc, argv, &mode);
 	if (!rc) {
 		if (mode == OPT_CHECK)
-			rc = check();
+			rc = check(o.json);
 		else if (mode == OPT_RESET)
 			rc = reset(o.force);
 		else if (!mode)

@@ -6,6 +6,9 @@
  * times (wall clock and CLOCK_MONOTONIC, to place the trace clock), lost
  * events per buffer and CPU, the host, the targets' maps and the build-ids
  * of the files they mapped. `darc info` prints it.
+ *
+ * Also the JSON darc-record --json prints: --check's facts, and the summary
+ * of a recording (what the text summary says, and the events per CPU).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,11 +127,15 @@ static json_t *buffers(const struct rec_result *r, json_int_t *lost_total)
 			json_int_t lost = c->overrun + c->dropped + c->commit_overrun;
 			*lost_total += lost;
 			json_array_append_new(
-			    cpus, json_pack("{sisIsIsIsIsIsI}", "cpu", c->cpu, "bytes",
+			    cpus, json_pack("{sisIsIsIsIsIsIsIsIsIsI}", "cpu", c->cpu, "bytes",
 					    (json_int_t)c->bytes, "pages", (json_int_t)c->pages,
 					    "overrun", (json_int_t)c->overrun, "dropped",
 					    (json_int_t)c->dropped, "commit_overrun",
-					    (json_int_t)c->commit_overrun, "lost", lost));
+					    (json_int_t)c->commit_overrun, "lost", lost, "events",
+					    (json_int_t)c->events, "lost_marked",
+					    (json_int_t)c->lost_marked, "lost_marks",
+					    (json_int_t)c->lost_marks, "lost_uncounted",
+					    (json_int_t)c->lost_uncounted));
 		}
 		json_array_append_new(a, json_pack("{sssosbsoso}", "name", br->name, "instance",
 						   str_or_null(br->instance), "pid_filtered",
@@ -190,6 +197,35 @@ static json_t *tgids(const char *text)
 	return o;
 }
 
+static json_t *command(const struct rec_opts *o)
+{
+	json_t *a;
+
+	if (!o->command)
+		return json_null();
+	a = json_array();
+	for (int i = 0; o->command[i]; i++)
+		json_array_append_new(a, json_string(o->command[i]));
+	return a;
+}
+
+/* The target's pids and how the command ended, into @tgt. */
+static void outcome(const struct target *t, const struct rec_result *r, json_t *tgt)
+{
+	const pid_t *p;
+	int n = target_pids(t, &p);
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(p[i]));
+	json_object_set_new(tgt, "pids", a);
+	if (r->target_status >= 0 && WIFEXITED(r->target_status))
+		json_object_set_new(tgt, "exit_code", json_integer(WEXITSTATUS(r->target_status)));
+	else if (r->target_status >= 0 && WIFSIGNALED(r->target_status))
+		json_object_set_new(tgt, "killed_by_signal",
+				    json_integer(WTERMSIG(r->target_status)));
+}
+
 static json_t *host(void)
 {
 	struct utsname u;
@@ -228,22 +264,8 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 				    json_pack("{ss ss sb}", "before", r->top_before, "after",
 					      r->top_after ? r->top_after : "?", "expanded",
 					      r->top_expanded));
-	tgt = json_pack("{so}", "command", o->command ? json_array() : json_null());
-	for (int i = 0; o->command && o->command[i]; i++)
-		json_array_append_new(json_object_get(tgt, "command"), json_string(o->command[i]));
-	{
-		const pid_t *p;
-		int n = target_pids(t, &p);
-		json_t *a = json_array();
-		for (int i = 0; i < n; i++)
-			json_array_append_new(a, json_integer(p[i]));
-		json_object_set_new(tgt, "pids", a);
-	}
-	if (r->target_status >= 0 && WIFEXITED(r->target_status))
-		json_object_set_new(tgt, "exit_code", json_integer(WEXITSTATUS(r->target_status)));
-	else if (r->target_status >= 0 && WIFSIGNALED(r->target_status))
-		json_object_set_new(tgt, "killed_by_signal",
-				    json_integer(WTERMSIG(r->target_status)));
+	tgt = json_pack("{so}", "command", command(o));
+	outcome(t, r, tgt);
 	maps(t, tgt);
 	json_object_set_new(tgt, "tgids", tgids(r->tgids));
 	json_object_set_new(m, "target", tgt);
@@ -261,5 +283,123 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 	json_object_set_new(m, "dropped_options", strings(o->dropped.v, o->dropped.n));
 	s = json_dumps(m, JSON_COMPACT);
 	json_decref(m);
+	return s;
+}
+
+/* "local [global] counter": each name, and the one in brackets (in use). */
+static json_t *clocks(const char *text, json_t **in_use)
+{
+	json_t *a = json_array();
+
+	*in_use = json_null();
+	for (const char *p = text; p && *p;) {
+		size_t n;
+		bool sel;
+
+		p += strspn(p, " \n");
+		sel = *p == '[';
+		p += sel;
+		n = strcspn(p, " ]\n");
+		if (!n)
+			break;
+		json_array_append_new(a, json_stringn(p, n));
+		if (sel) {
+			json_decref(*in_use);
+			*in_use = json_stringn(p, n);
+		}
+		p += n + (p[n] == ']');
+	}
+	return a;
+}
+
+static json_t *list(char **v)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* trace_options' lines ("name" set, "noname" not) as {name: set}. */
+static json_t *options(const char *text)
+{
+	json_t *o = json_object();
+
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		bool off = n > 2 && !strncmp(l, "no", 2);
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 2 * off), l + 2 * off);
+		if (n)
+			json_object_set_new(o, name, json_boolean(!off));
+		l += n + (l[n] == '\n');
+	}
+	return o;
+}
+
+char *caps_json(const struct rec_caps *c)
+{
+	json_t *in_use, *j = json_pack(
+	    "{ss sb sb so so ss sb sb sb sb sb so}", "tracefs", c->dir, "mounted_for_check",
+	    c->mounted_by_us, "instances", c->instances, "instances_now", list(c->instances_now),
+	    "tracers", list(c->tracers), "current_tracer",
+	    c->current_tracer ? c->current_tracer : "", "function_graph", c->function_graph,
+	    "kprobes", c->kprobes, "uprobes", c->uprobes, "pid_filter", c->set_event_pid,
+	    "function_pid_filter", c->set_ftrace_pid, "event_systems", list(c->systems));
+	char *s;
+
+	if (!j)
+		return NULL;
+	json_object_set_new(j, "clocks", clocks(c->clocks, &in_use));
+	json_object_set_new(j, "clock", in_use);
+	json_object_set_new(j, "options", options(c->options));
+	json_object_set_new(j, "top_level_lock",
+			    c->lock_held ? json_pack("{sisb ss}", "pid", (int)c->lock_pid,
+						     "held", true, "holder", c->lock_who)
+					 : json_pack("{sb}", "held", false));
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	return s;
+}
+
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r)
+{
+	json_t *j = json_object(), *bufs, *probe_events = json_array();
+	json_int_t lost = 0, events = 0, bytes = 0;
+	char *s;
+
+	bufs = buffers(r, &lost);
+	for (int b = 0; b < r->nbuffers; b++)
+		for (int i = 0; i < r->buffers[b].ncpus; i++) {
+			events += r->buffers[b].cpus[i].events;
+			bytes += r->buffers[b].cpus[i].bytes;
+		}
+	for (int i = 0; i < o->nprobes; i++) {
+		char name[256];
+		snprintf(name, sizeof(name), "%s:%s", probe_group(o->probes[i].type),
+			 o->probes[i].event);
+		json_array_append_new(probe_events, json_string(name));
+	}
+	json_object_set_new(j, "bundle", json_string(o->output));
+	json_object_set_new(j, "events", json_integer(events));
+	json_object_set_new(j, "bytes", json_integer(bytes));
+	json_object_set_new(j, "lost_events", json_integer(lost));
+	json_object_set_new(j, "stop_reason", json_string(r->stop_reason));
+	json_object_set_new(j, "duration_s", json_real(seconds(&r->start_mono, &r->stop_mono)));
+	json_object_set_new(j, "command", command(o));
+	outcome(t, r, j);
+	json_object_set_new(j, "probes", probe_events);
+	json_object_set_new(j, "buffers", bufs);
+	json_object_set_new(j, "recorder_cpu_s",
+			    json_pack("{sfsf}", "user", r->cpu_user, "system", r->cpu_sys));
+	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
 	return s;
 }

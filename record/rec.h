@@ -10,7 +10,7 @@
  *   uprobe.c    ELF symbol -> file offset, build-ids (libelf)
  *   stream.c    per-CPU reader threads: trace_pipe_raw -> page files
  *   target.c    the traced command or pids, their maps and names
- *   manifest.c  the bundle's JSON manifest (jansson)
+ *   manifest.c  the bundle's JSON manifest, --check's and the summary's JSON (jansson)
  *   bundle.c    metadata from tracefs + page files -> trace.dat v7 (fmt/writer)
  *   reset.c     --reset: remove what a killed darc-record left
  *   lock.c      the top-level lock: one user of the top-level buffer at a time
@@ -98,6 +98,7 @@ struct rec_opts {
 	bool best_effort;
 	bool no_instance; /* record in the top-level buffer */
 	bool quiet;
+	bool json; /* --json: --check's facts, or the final summary, as JSON on stdout */
 	struct rec_notes dropped; /* what --best-effort left out, for the manifest */
 };
 
@@ -118,6 +119,15 @@ struct rec_caps {
 	bool set_event_pid;  /* set_event_pid exists */
 	bool set_ftrace_pid; /* set_ftrace_pid exists */
 	char *clocks;	     /* trace_clock contents */
+	char **tracers;	     /* available_tracers */
+	/* what only --check reads (caps_more) */
+	char **systems;	      /* the event systems (events/SYS) */
+	char **instances_now; /* the instances that exist now */
+	char *options;	      /* trace_options: "name" or "noname" lines */
+	char *current_tracer;
+	pid_t lock_pid;	    /* the top-level lock's holder, 0 if in another pid namespace */
+	bool lock_held;
+	char lock_who[192]; /* who holds it, in words */
 };
 
 /*
@@ -125,6 +135,10 @@ struct rec_caps {
  * what it offers. Returns -1 with @err when there is no tracefs to be had.
  */
 int caps_probe(struct rec_caps *c, struct fmt_err *err);
+
+/* The rest of what --check tells: event systems, instances, options, the
+   current tracer, the top-level lock's holder. */
+void caps_more(struct rec_caps *c);
 
 /* Unmount tracefs if caps_probe() mounted it; release @c. */
 void caps_release(struct rec_caps *c);
@@ -227,6 +241,9 @@ void rec_run_dir(void);
  * ("darc-record session PID (started TIME, ROLE)"); -1: @err.
  */
 int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err);
+
+/* Is the top-level lock held? Then *pid (0: in another pid namespace) and @who say by whom. */
+bool lock_holder(pid_t *pid, char *who, size_t n);
 
 /* ---- probes.c ---- */
 
@@ -341,6 +358,8 @@ struct rec_cpu_result {
 	uint64_t bytes, pages;
 	uint64_t overrun, dropped, commit_overrun; /* from per_cpu/cpuN/stats */
 	uint64_t pending;			   /* bytes still in the ring buffer */
+	/* in the pages stored, as a reader of the bundle counts them */
+	uint64_t events, lost_marked, lost_marks, lost_uncounted;
 };
 
 struct rec_buffer_result {
@@ -370,6 +389,12 @@ struct rec_result {
 
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */
 char *manifest_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
+
+/* --check's facts as an indented JSON text (caller frees), or NULL. */
+char *caps_json(const struct rec_caps *c);
+
+/* The recording's summary as a one-line JSON text (caller frees), or NULL. */
+char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
 
 /* ---- bundle.c ---- */
 

@@ -197,22 +197,234 @@ static void top_buffer_report(struct sess *s, struct rec_result *r, bool quiet)
 			before, now);
 }
 
+/* What one recording holds while it runs: rec_run's steps share it, and
+   run_free gives it all back, whichever step failed. */
+struct run {
+	struct rec_caps caps;
+	struct rec_notes missing, works, notes;
+	struct fmt_err err;
+	struct target *t;
+	struct sess *s;
+	struct sess_buffer *bufs;
+	int nbuf;
+	struct stream *st[2];
+	int *cpus[2], ncpus[2];
+	struct bundle *b;
+	struct rec_result r;
+	int sfd, sig;
+	char *dir, *extra;
+	bool touched; /* tracefs may have been changed: probes are removed */
+};
+
+/* The options against what the kernel can do. 0, or -1 (said) to stop. */
+static int check_options(struct rec_opts *o, struct run *x)
+{
+	if (!o->clock) /* comparable across CPUs, and with CLOCK_MONOTONIC */
+		o->clock = x->r.clock = caps_has_clock(&x->caps, "mono") ? "mono" : "global";
+	if (caps_check(&x->caps, o, &x->missing, &x->works)) {
+		print_notes(&x->missing, "");
+		print_notes(&x->works, "");
+		fprintf(stderr, "darc-record: rerun without the options above, or with "
+				"--best-effort to record what is possible\n");
+		return -1;
+	}
+	print_notes(&x->missing, "warning: left out (--best-effort): ");
+	if (o->nevents == 0 && o->nprobes == 0 && !o->ngraph) {
+		fprintf(stderr, "darc-record: nothing to record: no event, probe or graph "
+				"function is available\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The signals that end a recording, read from a descriptor in wait_end. */
+static int take_signals(struct run *x)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	x->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (x->sfd < 0) {
+		fprintf(stderr, "darc-record: cannot take signals: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The session, probes and target, and a reader per CPU of each buffer:
+   everything up to tracing on. 0, or -1 with x->err. */
+static int set_up(struct rec_opts *o, struct run *x)
+{
+	const pid_t *pids;
+	int n;
+
+	x->dir = page_dir(o->output, &x->err);
+	if (!x->dir)
+		return -1;
+	x->touched = true;
+	/* the session first: it takes the top-level lock before anything is made */
+	x->s = sess_create(o, &x->caps, &x->notes, &x->err);
+	if (!x->s)
+		return -1;
+	sess_note_dir(x->s, x->dir);
+	print_notes(&x->notes, "");
+	if (probes_create(o, &x->err))
+		return -1;
+	x->t = target_create(o->command, o->pids, o->npids, &x->err);
+	if (!x->t)
+		return -1;
+	if (sess_setup(x->s, o, &x->err))
+		return -1;
+	n = target_pids(x->t, &pids);
+	if (sess_set_pids(x->s, pids, n, &x->err))
+		return -1;
+	x->nbuf = sess_buffers(x->s, &x->bufs);
+	for (int k = 0; k < x->nbuf; k++) {
+		char tag[16];
+		snprintf(tag, sizeof(tag), "buffer%d", k);
+		x->ncpus[k] = list_cpus(x->bufs[k].inst, &x->cpus[k]);
+		if (!x->cpus[k]) {
+			fmt_errf(&x->err, NULL, "out of memory");
+			return -1;
+		}
+		x->st[k] = stream_start(x->bufs[k].inst, x->dir, tag, x->cpus[k], x->ncpus[k],
+					&x->err);
+		if (!x->st[k])
+			return -1;
+	}
+	if (layout(&x->r, x->bufs, x->nbuf, x->cpus, x->ncpus)) {
+		fmt_errf(&x->err, NULL, "out of memory");
+		return -1;
+	}
+	x->r.page_size = stream_page_size(x->st[0]);
+	return 0;
+}
+
+/* Tracing on until the recording ends, then off, with every reader drained.
+   0, or -1 with x->err. */
+static int record(const struct rec_opts *o, struct run *x)
+{
+	struct rec_result *r = &x->r;
+
+	clock_gettime(CLOCK_REALTIME, &r->start_real);
+	clock_gettime(CLOCK_MONOTONIC, &r->start_mono);
+	if (sess_tracing(x->s, 1, &x->err) || target_release(x->t, &x->err))
+		return -1;
+	if (!o->quiet)
+		fprintf(stderr, "darc-record: recording to '%s'%s\n", o->output,
+			o->command ? "" : "; Ctrl-C ends it");
+	r->stop_reason = wait_end(o, x->sfd, x->t, x->st, x->bufs, x->nbuf, r, &x->sig);
+	clock_gettime(CLOCK_REALTIME, &r->stop_real);
+	clock_gettime(CLOCK_MONOTONIC, &r->stop_mono);
+	cpu_time(&r->cpu_user, &r->cpu_sys);
+	if (isatty(2) && !o->quiet)
+		fputc('\n', stderr);
+
+	/* stop: tracing off, then the readers drain what is left */
+	sess_tracing(x->s, 0, NULL);
+	/* a command ends with its recording (SIGTERM: it may ignore SIGINT) */
+	if (strcmp(r->stop_reason, "target exited"))
+		target_kill(x->t, SIGTERM);
+	/* a command told to stop gets a second to do so, for its exit status */
+	for (int i = 0; i < 100 && !target_done(x->t); i++)
+		usleep(10000);
+	r->target_status = target_status(x->t);
+	for (int k = 0; k < x->nbuf; k++)
+		if (stream_stop(x->st[k], &x->err))
+			return -1;
+	return 0;
+}
+
+/* The bundle: its metadata, tracefs restored, then its page files stored.
+   0, or -1 with x->err. */
+static int store(struct rec_opts *o, struct run *x)
+{
+	sess_quiesce(x->s);
+	x->extra = target_cmdlines(x->t);
+	x->b = bundle_begin(o->output, o->force, x->bufs, x->nbuf, x->extra, &x->r,
+			    x->r.page_size, &x->err);
+	if (!x->b)
+		return -1;
+	/* tracefs back as it was before the data is stored (that can take a while) */
+	sess_restore(x->s);
+	probes_destroy(o);
+	top_buffer_report(x->s, &x->r, o->quiet);
+	return bundle_finish(x->b, x->st, &x->r, o, x->t, &x->err) ? -1 : 0;
+}
+
+/* What was written and lost, and what recording cost. */
+static void report_totals(const struct rec_opts *o, const struct rec_result *r, int nbuf)
+{
+	uint64_t bytes = 0, lost = 0, events = 0;
+	double u, sy;
+
+	for (int k = 0; k < nbuf; k++)
+		for (int i = 0; i < r->buffers[k].ncpus; i++) {
+			struct rec_cpu_result *c = &r->buffers[k].cpus[i];
+			bytes += c->bytes;
+			events += c->events;
+			lost += c->overrun + c->dropped + c->commit_overrun;
+			if (c->overrun + c->dropped + c->commit_overrun)
+				fprintf(stderr,
+					"darc-record: warning: buffer '%s' cpu %d lost %llu "
+					"events (--buffer-size may help)\n",
+					r->buffers[k].name, c->cpu,
+					(unsigned long long)(c->overrun + c->dropped +
+							     c->commit_overrun));
+		}
+	cpu_time(&u, &sy);
+	fprintf(stderr,
+		"darc-record: wrote '%s': %llu events, %.1f MB of trace data, %llu lost (%s)\n",
+		o->output, (unsigned long long)events, bytes / 1e6, (unsigned long long)lost,
+		r->stop_reason);
+	fprintf(stderr,
+		"darc-record: its own CPU time: %.2f s user + %.2f s system while "
+		"recording, %.2f s in all\n",
+		r->cpu_user, r->cpu_sys, u + sy);
+}
+
+/* The teardown every way out shares: tracefs restored, probes removed. */
+static void run_free(struct rec_opts *o, struct run *x)
+{
+	for (int k = 0; k < 2; k++)
+		if (x->st[k])
+			stream_stop(x->st[k], NULL);
+	sess_free(x->s);
+	if (x->touched)
+		probes_destroy(o);
+	bundle_free(x->b);
+	for (int k = 0; k < 2; k++) {
+		stream_free(x->st[k]);
+		free(x->cpus[k]);
+	}
+	if (x->dir)
+		rmdir(x->dir);
+	target_free(x->t);
+	caps_release(&x->caps);
+	for (int k = 0; k < x->r.nbuffers; k++)
+		free(x->r.buffers[k].cpus);
+	free(x->r.buffers);
+	free(x->r.tgids);
+	free(x->r.top_before);
+	free(x->r.top_after);
+	free(x->dir);
+	free(x->extra);
+	if (x->sfd >= 0)
+		close(x->sfd);
+	rec_notes_free(&x->missing);
+	rec_notes_free(&x->works);
+	rec_notes_free(&x->notes);
+}
+
 int rec_run(struct rec_opts *o)
 {
-	struct rec_caps caps = {0};
-	struct rec_notes missing = {0}, works = {0}, notes = {0};
-	struct fmt_err err = {.msg = ""};
-	struct target *t = NULL;
-	struct sess *s = NULL;
-	struct sess_buffer *bufs = NULL;
-	struct stream *st[2] = {NULL, NULL};
-	struct bundle *b = NULL;
-	struct rec_result r = {.target_status = -1, .clock = o->clock};
-	int *cpus[2] = {NULL, NULL}, ncpus[2] = {0, 0};
-	int nbuf = 0, rc = REC_FAILED, sfd = -1, sig = 0;
-	char *dir = NULL, *extra = NULL;
-	bool touched = false;
-	sigset_t mask;
+	struct run x = {.err = {.msg = ""}, .r = {.target_status = -1, .clock = o->clock},
+			.sfd = -1};
+	int rc = REC_FAILED;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "darc-record: must run as root: tracefs needs it\n");
@@ -222,177 +434,32 @@ int rec_run(struct rec_opts *o)
 	for (int i = 0; i < o->nprobes; i++)
 		if (o->probes[i].file)
 			wfile_note_input(o->probes[i].file);
-	if (wfile_check(o->output, &fmt_writer_kind, o->force, &err)) {
-		fprintf(stderr, "darc-record: %s\n", err.msg);
+	if (wfile_check(o->output, &fmt_writer_kind, o->force, &x.err)) {
+		fprintf(stderr, "darc-record: %s\n", x.err.msg);
 		return REC_USAGE;
 	}
-	if (caps_probe(&caps, &err)) {
-		fprintf(stderr, "darc-record: %s\n", err.msg);
+	if (caps_probe(&x.caps, &x.err)) {
+		fprintf(stderr, "darc-record: %s\n", x.err.msg);
 		return REC_FAILED;
 	}
-	if (!o->clock) /* comparable across CPUs, and with CLOCK_MONOTONIC */
-		o->clock = r.clock = caps_has_clock(&caps, "mono") ? "mono" : "global";
-	if (caps_check(&caps, o, &missing, &works)) {
-		print_notes(&missing, "");
-		print_notes(&works, "");
-		fprintf(stderr, "darc-record: rerun without the options above, or with "
-				"--best-effort to record what is possible\n");
+	if (check_options(o, &x) || take_signals(&x))
+		goto out;
+	if (set_up(o, &x) || record(o, &x) || store(o, &x)) {
+		fprintf(stderr, "darc-record: %s\n", x.err.msg);
 		goto out;
 	}
-	print_notes(&missing, "warning: left out (--best-effort): ");
-	if (o->nevents == 0 && o->nprobes == 0 && !o->ngraph) {
-		fprintf(stderr, "darc-record: nothing to record: no event, probe or graph "
-				"function is available\n");
-		goto out;
-	}
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0) {
-		fprintf(stderr, "darc-record: cannot take signals: %s\n", strerror(errno));
-		goto out;
-	}
-	dir = page_dir(o->output, &err);
-	if (!dir)
-		goto fail;
-	touched = true;
-	/* the session first: it takes the top-level lock before anything is made */
-	s = sess_create(o, &caps, &notes, &err);
-	if (!s)
-		goto fail;
-	sess_note_dir(s, dir);
-	print_notes(&notes, "");
-	if (probes_create(o, &err))
-		goto fail;
-	t = target_create(o->command, o->pids, o->npids, &err);
-	if (!t)
-		goto fail;
-	if (sess_setup(s, o, &err))
-		goto fail;
-	{
-		const pid_t *pids;
-		int n = target_pids(t, &pids);
-		if (sess_set_pids(s, pids, n, &err))
-			goto fail;
-	}
-	nbuf = sess_buffers(s, &bufs);
-	for (int k = 0; k < nbuf; k++) {
-		char tag[16];
-		snprintf(tag, sizeof(tag), "buffer%d", k);
-		ncpus[k] = list_cpus(bufs[k].inst, &cpus[k]);
-		if (!cpus[k]) {
-			fmt_errf(&err, NULL, "out of memory");
-			goto fail;
-		}
-		st[k] = stream_start(bufs[k].inst, dir, tag, cpus[k], ncpus[k], &err);
-		if (!st[k])
-			goto fail;
-	}
-	if (layout(&r, bufs, nbuf, cpus, ncpus)) {
-		fmt_errf(&err, NULL, "out of memory");
-		goto fail;
-	}
-	r.page_size = stream_page_size(st[0]);
-
-	clock_gettime(CLOCK_REALTIME, &r.start_real);
-	clock_gettime(CLOCK_MONOTONIC, &r.start_mono);
-	if (sess_tracing(s, 1, &err) || target_release(t, &err))
-		goto fail;
 	if (!o->quiet)
-		fprintf(stderr, "darc-record: recording to '%s'%s\n", o->output,
-			o->command ? "" : "; Ctrl-C ends it");
-	r.stop_reason = wait_end(o, sfd, t, st, bufs, nbuf, &r, &sig);
-	clock_gettime(CLOCK_REALTIME, &r.stop_real);
-	clock_gettime(CLOCK_MONOTONIC, &r.stop_mono);
-	cpu_time(&r.cpu_user, &r.cpu_sys);
-	if (isatty(2) && !o->quiet)
-		fputc('\n', stderr);
-
-	/* stop: tracing off, then the readers drain what is left */
-	sess_tracing(s, 0, NULL);
-	/* a command ends with its recording (SIGTERM: it may ignore SIGINT) */
-	if (strcmp(r.stop_reason, "target exited"))
-		target_kill(t, SIGTERM);
-	/* a command told to stop gets a second to do so, for its exit status */
-	for (int i = 0; i < 100 && !target_done(t); i++)
-		usleep(10000);
-	r.target_status = target_status(t);
-	for (int k = 0; k < nbuf; k++)
-		if (stream_stop(st[k], &err))
-			goto fail;
-	sess_quiesce(s);
-	extra = target_cmdlines(t);
-	b = bundle_begin(o->output, o->force, bufs, nbuf, extra, &r, r.page_size, &err);
-	if (!b)
-		goto fail;
-	/* tracefs back as it was before the data is stored (that can take a while) */
-	sess_restore(s);
-	probes_destroy(o);
-	top_buffer_report(s, &r, o->quiet);
-	if (bundle_finish(b, st, &r, o, t, &err))
-		goto fail;
-	if (!o->quiet) {
-		uint64_t bytes = 0, lost = 0;
-		for (int k = 0; k < nbuf; k++)
-			for (int i = 0; i < r.buffers[k].ncpus; i++) {
-				struct rec_cpu_result *c = &r.buffers[k].cpus[i];
-				bytes += c->bytes;
-				lost += c->overrun + c->dropped + c->commit_overrun;
-				if (c->overrun + c->dropped + c->commit_overrun)
-					fprintf(
-					    stderr,
-					    "darc-record: warning: buffer '%s' cpu %d lost %llu "
-					    "events (--buffer-size may help)\n",
-					    r.buffers[k].name, c->cpu,
-					    (unsigned long long)(c->overrun + c->dropped +
-								 c->commit_overrun));
-			}
-		double u, sy;
-		cpu_time(&u, &sy);
-		fprintf(stderr, "darc-record: wrote '%s': %.1f MB of trace data, %llu lost (%s)\n",
-			o->output, bytes / 1e6, (unsigned long long)lost, r.stop_reason);
-		fprintf(stderr,
-			"darc-record: its own CPU time: %.2f s user + %.2f s system while "
-			"recording, %.2f s in all\n",
-			r.cpu_user, r.cpu_sys, u + sy);
-	}
+		report_totals(o, &x.r, x.nbuf);
 	rc = REC_OK;
-	goto out;
-fail:
-	fprintf(stderr, "darc-record: %s\n", err.msg);
-	rc = REC_FAILED;
-out:
-	for (int k = 0; k < 2; k++)
-		if (st[k])
-			stream_stop(st[k], NULL);
-	sess_free(s);
-	if (touched)
-		probes_destroy(o);
-	bundle_free(b);
-	for (int k = 0; k < 2; k++) {
-		stream_free(st[k]);
-		free(cpus[k]);
+	if (o->json) {
+		char *j = summary_json(o, x.t, &x.r);
+		if (j)
+			printf("%s\n", j);
+		else
+			fprintf(stderr, "darc-record: out of memory for the JSON summary\n");
+		free(j);
 	}
-	if (dir)
-		rmdir(dir);
-	target_free(t);
-	caps_release(&caps);
-	for (int k = 0; k < r.nbuffers; k++)
-		free(r.buffers[k].cpus);
-	free(r.buffers);
-	free(r.tgids);
-	free(r.top_before);
-	free(r.top_after);
-	free(dir);
-	free(extra);
-	if (sfd >= 0)
-		close(sfd);
-	rec_notes_free(&missing);
-	rec_notes_free(&works);
-	rec_notes_free(&notes);
+out:
+	run_free(o, &x);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile: an OSprof latency profile (counts per log bucket), its peaks, and
- * the ways to compare two profiles (ALGORITHMS.md sections 2-4). Plain
+ * the ways to compare two profiles (analyze/METHODS.md sections 4-6). Plain
  * arithmetic on arrays: no database, no I/O, so every rule has unit tests.
  */
 #ifndef DARC_PROFILE_H

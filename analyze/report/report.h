@@ -118,7 +118,7 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	      int64_t call, int top, bool json, struct fmt_err *err);
 
 /* What darc export writes. */
-enum { EXPORT_FOLDED, EXPORT_CHROME };
+enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE };
 /* --folded's weights: a part of each call's latency (schema/README.md, view call), or a count. */
 enum export_metric {
 	XM_EXCL,    /* excl_ns: the call's own CPU time (the default) */
@@ -137,7 +137,7 @@ int export_metric_of(const char *name); /* -1 if unknown */
 enum { EXPORT_ROOT_NONE, EXPORT_ROOT_COMM, EXPORT_ROOT_TID };
 
 struct export_opts {
-	int format;	/* EXPORT_FOLDED or EXPORT_CHROME */
+	int format;	/* EXPORT_FOLDED, EXPORT_CHROME or EXPORT_SPEEDSCOPE */
 	int metric;	/* --folded: enum export_metric */
 	bool off_cpu;	/* --folded: off-CPU stacks (sched_interval), the wait's kind last */
 	int root;	/* --folded: EXPORT_ROOT_*: a first frame naming the task */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "report.h"
 #include "vis.h"
 
@@ -287,6 +288,13 @@ struct chrome {
 	char *flag[8]; /* call_flag names by bit */
 	bool first;
 	int64_t calls, incomplete, unnested;
+	/* --speedscope: one evented profile per track, frames by func.id */
+	bool ss;
+	bool in_profile;   /* a profile's events are open */
+	int nprofile;	   /* profiles begun */
+	int active;	   /* the one speedscope opens on: the traced program's */
+	int64_t want_tid;  /* its task */
+	int64_t at0, at1;  /* the open profile's first and last event */
 };
 
 static const char *const part_name[7] = {"incl_ns",    "excl_ns",    "children_ns", "irq_ns",
@@ -333,11 +341,43 @@ static struct track *task_track(struct chrome *c, int64_t tid)
 	return NULL;
 }
 
+/* --speedscope: close the open profile, with the span of its events. */
+static void profile_end(struct chrome *c)
+{
+	if (!c->in_profile)
+		return;
+	fprintf(c->out, "],\"startValue\":%" PRId64 ",\"endValue\":%" PRId64 "}",
+		c->at0 == INT64_MIN ? 0 : c->at0, c->at0 == INT64_MIN ? 0 : c->at1);
+	c->in_profile = false;
+}
+
+/* --speedscope: the profile of @t's calls (each track's calls come together). */
+static void profile_begin(struct chrome *c, const struct track *t)
+{
+	char tid[32];
+
+	profile_end(c);
+	snprintf(tid, sizeof(tid), t->pid == SYNTH ? "" : " [%" PRId64 "]", t->tid);
+	fprintf(c->out, "%s\n{\"type\":\"evented\",\"name\":%.*s%s\",\"unit\":\"nanoseconds\","
+		"\"events\":[", c->nprofile ? "," : "", (int)strlen(t->name) - 1, t->name, tid);
+	if (t->pid != SYNTH && t->tid == c->want_tid)
+		c->active = c->nprofile;
+	c->nprofile++;
+	c->in_profile = true;
+	c->first = true;
+	c->at0 = INT64_MIN;
+}
+
 /* The M events of a track the first time it is used (@off: its off-CPU track). */
 static void name_track(struct chrome *c, struct track *t, bool off)
 {
 	if (off ? t->off_named : t->named)
 		return;
+	if (c->ss) {
+		profile_begin(c, t);
+		t->named = true;
+		return;
+	}
 	if (!t->named && !t->off_named) {
 		const struct track *leader = task_track(c, t->pid);
 		meta(c, t->pid, t->pid, "process_name",
@@ -357,6 +397,15 @@ static void call_event(struct chrome *c, struct track *t, const struct ccall *k,
 	char ts[32];
 
 	event_start(c);
+	if (c->ss) {
+		int64_t at = (begin ? k->t_entry : k->t_exit) - c->t0;
+		fprintf(c->out, "{\"type\":\"%c\",\"frame\":%" PRId64 ",\"at\":%" PRId64 "}",
+			begin ? 'O' : 'C', k->func, at);
+		if (c->at0 == INT64_MIN)
+			c->at0 = at;
+		c->at1 = at;
+		return;
+	}
 	fprintf(c->out,
 		"{\"ph\":\"%c\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%s,\"cat\":\"call\","
 		"\"name\":%s,\"args\":{\"call\":%" PRId64 ",\"cpu\":%" PRId64,
@@ -687,6 +736,58 @@ out:
 	return rc;
 }
 
+/*
+ * The task speedscope opens on: the traced program's, the one whose entry
+ * points (system calls, user functions) took the most time; else the one
+ * whose root calls did.
+ */
+static int64_t traced_task(sqlite3 *sql)
+{
+	return one_int(sql, "SELECT c.task_id FROM call c JOIN func f ON f.id = c.func_id"
+			    " WHERE c.depth = 0 AND c.flags & 56 = 0 AND " COMPLETE
+			    " GROUP BY c.task_id ORDER BY max(f.kind IN (1, 3)) DESC,"
+			    " sum(c.incl_ns) DESC LIMIT 1");
+}
+
+/*
+ * speedscope's own format: a profile of O and C events per task (and per
+ * CPU's interrupt calls), frames shared by function, so that its left-heavy
+ * and sandwich views add up the calls of a function.
+ */
+static int export_speedscope(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
+			     struct fmt_err *err)
+{
+	struct chrome c = {.out = out,
+			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
+			   .t0 = rdb_t_first(db),
+			   .ss = true};
+	char *src = json_text(rdb_source(db));
+	int rc = -1;
+
+	if (!src || load_funcs(&c.n, json_text) || load_tasks(&c)) {
+		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
+			 rdb_why(c.n.sql));
+		goto out;
+	}
+	c.want_tid = traced_task(c.n.sql);
+	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		     "\"exporter\":\"darc " DARC_VERSION "\",\"name\":%s,\"profiles\":[", src);
+	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true)) {
+		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
+		goto out;
+	}
+	profile_end(&c);
+	fprintf(out, "],\n\"activeProfileIndex\":%d,\"shared\":{\"frames\":[", c.active);
+	for (int64_t i = 0; i < c.n.nfunc; i++)
+		fprintf(out, "%s{\"name\":%s}", i ? "," : "", c.n.func[i] ? c.n.func[i] : "\"?\"");
+	fputs("]}}\n", out);
+	rc = 0;
+out:
+	free(src);
+	chrome_release(&c);
+	return rc;
+}
+
 int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
 		  struct fmt_err *err)
 {
@@ -705,8 +806,9 @@ int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct 
 		     NULL);
 	if (owner && rdb_select_fnodes(db, s, err) < 0)
 		return -1;
-	rc = x->format == EXPORT_CHROME ? export_chrome(out, db, o, owner, err)
-					: export_folded(out, db, o, x, owner, err);
+	rc = x->format == EXPORT_CHROME	       ? export_chrome(out, db, o, owner, err)
+	     : x->format == EXPORT_SPEEDSCOPE ? export_speedscope(out, db, o, owner, err)
+					       : export_folded(out, db, o, x, owner, err);
 	if (!rc && (fflush(out) || ferror(out)))
 		rc = fmt_errf(err, rdb_path(db), "cannot write the export");
 	return rc;

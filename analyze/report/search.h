@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * search: DARC's root-cause path search (ALGORITHMS.md section 5), on the
+ * search: DARC's root-cause path search (analyze/METHODS.md section 7), on the
  * calls of one peak of a function f0 held in memory. No database here: the
  * caller loads the f0 calls of the peak with their whole subtrees (rdb.c),
  * and stores what comes out; so every rule has unit tests on built trees.

@@ -3,7 +3,7 @@
 #
 # Recording here means: the top-level tracefs buffer, events enabled by hand,
 # `trace-cmd extract` (trace-cmd record cannot run on these hosts, see
-# ../shared/design/LAB.md). Every tracefs setting touched is saved first and
+# tests/vm/README.md). Every tracefs setting touched is saved first and
 # restored by tf_restore, which the callers run from an EXIT trap.
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

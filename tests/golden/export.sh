@@ -162,9 +162,10 @@ expect_error() { # WHAT PATTERN ARGS...
 	fi
 }
 expect_error "no format" "say what to write" "$db"
-expect_error "two formats" "say what to write" "$db" --folded --chrome
+expect_error "two formats" "exclude each other" "$db" --folded --chrome
 expect_error "a bad metric" "bad --metric 'wall'" "$db" --folded --metric wall
 expect_error "--chrome with --metric" "are --folded's" "$db" --chrome --metric incl
+expect_error "--speedscope with --root" "are --folded's" "$db" --speedscope --root comm
 expect_error "--off-cpu with excl" "--off-cpu weighs" "$db" --folded --off-cpu --metric excl
 expect_error "a bad --root" "bad --root" "$db" --folded --root pid
 expect_error "an unknown function" "no function 'nope'" "$db" --folded --func nope

@@ -5,6 +5,9 @@
 #   - folded stacks, in speedscope's Time Order and Left Heavy views;
 #   - Trace Event JSON of one command's threads: speedscope names the thread
 #     and gives its total weight, which must be the task's root calls' incl_ns;
+#   - speedscope's own JSON (--speedscope): it opens on the traced program's
+#     task, and its Sandwich view lists each function once (frames named by
+#     function, not by call), with the total and self time SQL gives;
 # each screenshot must not be blank: below the toolbar and minimap, at least
 # 5% of the pixels drawn, in at least 20 colours (tests/golden/png.py).
 # speedscope is installed into NPM_DIR (npm install --prefix) when missing.
@@ -49,6 +52,7 @@ db=$tmp/fs.db
 "$darc" analyze -q -o "$db" "$samples/vm-fsyncread-v7.dat" || exit 1
 "$darc" export "$db" --folded -o "$tmp/www/fs.folded" || not_ok "export --folded"
 "$darc" export "$db" --chrome --comm vm-workload -o "$tmp/www/fs.json" || not_ok "export --chrome"
+"$darc" export "$db" --speedscope -o "$tmp/www/fs.speedscope.json" || not_ok "export --speedscope"
 
 # a web server on a free port of localhost, for as long as this runs
 python3 - "$tmp/www" >"$tmp/port" 2>/dev/null <<'PY' &
@@ -97,6 +101,43 @@ if grep -qF "vm-workload (pid $tid), vm-workload (tid $tid)" <<<"$dom" &&
 else
 	not_ok "speedscope's view of --chrome lacks thread $tid weighing $want:"
 	grep -F "(tid " <<<"$dom" | head -5 | sed 's/^/    /'
+fi
+shot speedscope-left "fs.speedscope.json&view=left-heavy" "--speedscope in speedscope's Left Heavy view"
+# --speedscope in the Sandwich view: the profile it opens on, and its rows
+chrome --dump-dom "${url}fs.speedscope.json&view=sandwich" >"$tmp/sandwich.html"
+if out=$(python3 - "$tmp/sandwich.html" "$db" <<'PY'
+import re, sqlite3, sys
+dom, db = open(sys.argv[1]).read(), sqlite3.connect(sys.argv[2])
+unit = {'ns': 1, 'µs': 1e3, 'ms': 1e6, 's': 1e9}
+def ns(text):
+    v, u = re.fullmatch(r'([0-9.]+)(ns|µs|ms|s)', text.strip()).groups()
+    return float(v) * unit[u]
+tid = db.execute("SELECT tid FROM task WHERE comm = 'vm-workload'").fetchone()[0]
+shown = re.search(r'<span>([^<]*) <span class="[^"]*">\(\d+/\d+\)</span>', dom)
+if not shown or shown.group(1) != f'vm-workload [{tid}]':
+    sys.exit(f'opens on {shown and shown.group(1)!r}, not the workload vm-workload [{tid}]')
+rows = re.findall(r'<tr class="[^"]*"><td class="[^"]*">([^<(]+) \([^)]*\)<div.*?'
+                  r'<td class="[^"]*">([^<(]+) \([^)]*\)<div.*?</span>([^<]+)</td></tr>', dom, re.S)
+names = [r[2] for r in rows]
+funcs = {r[0] for r in db.execute('SELECT name FROM func')}
+if len(rows) < 10 or len(set(names)) != len(names) or not set(names) <= funcs:
+    sys.exit(f'{len(rows)} rows, {len(set(names))} names, not functions: {set(names) - funcs}')
+ok = "c.task_id = ? AND c.incl_ns IS NOT NULL AND c.flags & 59 = 0"
+for total, self_, name in rows[:8]:
+    want = db.execute(f"SELECT sum(c.incl_ns) FROM call c JOIN func f ON f.id = c.func_id"
+                      f" WHERE f.name = ? AND {ok}", (name, tid)).fetchone()[0] or 0
+    kids = db.execute(f"SELECT sum(c.incl_ns) FROM call c JOIN call p ON p.id = c.parent_id"
+                      f" JOIN func f ON f.id = p.func_id WHERE f.name = ? AND {ok}"
+                      f" AND p.incl_ns IS NOT NULL AND p.flags & 59 = 0", (name, tid)).fetchone()[0]
+    for what, got, exp in (('total', ns(total), want), ('self', ns(self_), want - (kids or 0))):
+        if abs(got - exp) > max(0.006 * exp, 10e3 if got >= 1e6 else 10):
+            sys.exit(f'{name}: {what} {got:.0f} ns in speedscope, {exp} ns in SQL')
+print(f'vm-workload [{tid}], {len(rows)} functions, the first 8 as in SQL ({names[0]} first)')
+PY
+); then
+	ok "--speedscope in speedscope's Sandwich view: $out"
+else
+	not_ok "--speedscope in speedscope's Sandwich view: $out"
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

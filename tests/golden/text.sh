@@ -7,7 +7,10 @@
 #    (text-vs-dat.py: ftree paths and calls, incl_ns, incl histograms bucket
 #    by bucket; with printed times also excl/irq/softirq/preempt/blocked),
 #    and the values it prints (return values, arguments, return addresses:
-#    values-vs-dat.py) as the trace.dat's.
+#    values-vs-dat.py) as the trace.dat's. The same on 7.3's
+#    function_graph options (fg73*: funcgraph-args, -tail and -proc); with
+#    duration off refused at its first call; with sleep-time off each
+#    function's time is the sum of the durations trace-cmd prints.
 # 2. The same on `trace-cmd report` (-l -t, and plain) of every samples/vm-*
 #    and vm73-* recording (7.3: funcgraph-args, block requests printed with
 #    their I/O priority), where trace-cmd is installed (else skipped).
@@ -60,6 +63,58 @@ compare "$tmp/dat.db" "$st/preads-lat.txt" none
 # trace_pipe prints what trace does, without the header
 grep -v '^#' "$st/preads-default.txt" >"$tmp/preads-pipe.txt"
 compare "$tmp/dat.db" "$tmp/preads-pipe.txt" none
+
+# 7.3's function_graph options (make-text-samples.sh --kernel 7.3 --fgopt):
+# funcgraph-args ("f(regs=0x...) {") by default and with funcgraph-tail and
+# -proc ("} /* f */", the task column), against fg73.dat
+"$darc" analyze -q -f -o "$tmp/fg73.db" "$st/fg73.dat" || not_ok "darc analyze fg73.dat"
+compare "$tmp/fg73.db" "$st/fg73-args.txt" none
+compare "$tmp/fg73.db" "$st/fg73-tail.txt" none
+# duration, cpu and overhead off, abstime on: no call's time but from the
+# next line's; refused at the first call or return line (the first entry
+# "f() {" has its time)
+n=$(grep -nE '^ *[0-9]+\.[0-9]+ \|  +(\}|[^ /].*\);)' "$st/fg73-bare.txt" | head -1 | cut -d: -f1)
+out=$("$darc" dump "$st/fg73-bare.txt" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+	grep -q "^darc: '$st/fg73-bare.txt': line $n: .*funcgraph-duration off" <<<"$out" &&
+	ok "fg73-bare.txt refused at line $n: ${out#*line $n: }" ||
+	not_ok "fg73-bare.txt: exit $rc, '$out' (line $n expected)"
+# funcgraph-irqs 0 and sleep-time 0: the printed durations leave out the
+# time a call slept, which the trace.dat's entry and exit times hold. So
+# the text's calls are the trace.dat's, and each function's inclusive time
+# is the sum of the durations trace-cmd prints from the trace.dat's
+# calltime and rettime (not darc's analysis of the trace.dat: wall times).
+"$darc" analyze -q -f -o "$tmp/q.db" "$st/fg73-quiet.dat" &&
+	"$darc" analyze -q -f -o "$tmp/qt.db" "$st/fg73-quiet.txt" ||
+	not_ok "darc analyze fg73-quiet"
+fcalls() { sqlite3 "$1" "SELECT f.name, count(*) ${2:-} FROM call c JOIN func f ON f.id = c.func_id
+	GROUP BY 1 ORDER BY 1"; }
+fcalls "$tmp/q.db" >"$tmp/q.calls"
+[ -s "$tmp/q.calls" ] && [ "$(fcalls "$tmp/qt.db")" = "$(cat "$tmp/q.calls")" ] &&
+	ok "fg73-quiet.txt: the trace.dat's calls ($(wc -l <"$tmp/q.calls") functions)" ||
+	not_ok "fg73-quiet.txt: calls differ from fg73-quiet.dat's"
+if command -v trace-cmd >/dev/null; then
+	# each task's open calls in a stack: a return closes its last entry
+	trace-cmd report "$st/fg73-quiet.dat" 2>/dev/null | awk '
+	/ funcgraph_(entry|exit): / {
+		pid = $1; sub(/.*-/, "", pid)
+		split($0, p, "|"); body = p[2]; gsub(/^ +| +$/, "", body)
+		ns = 0; if (match(p[1], /[0-9.]+ us/)) ns = substr(p[1], RSTART, RLENGTH - 3) * 1000
+		f = body; sub(/\(.*/, "", f)
+		if (body ~ /\{$/) { open[pid, ++depth[pid]] = f; next }
+		if (body ~ /^\}/) f = open[pid, depth[pid]--]
+		n[f]++; sum[f] += ns
+	}
+	END { for (f in n) printf "%s|%d|%.0f\n", f, n[f], sum[f] }' | sort >"$tmp/q.printed"
+	fcalls "$tmp/qt.db" ", sum(c.incl_ns)" >"$tmp/qt.incl"
+	[ -s "$tmp/q.printed" ] && cmp -s "$tmp/q.printed" "$tmp/qt.incl" &&
+		ok "fg73-quiet.txt: each function's time, the durations trace-cmd prints of fg73-quiet.dat" ||
+		not_ok "fg73-quiet.txt: times differ from trace-cmd's: $(diff "$tmp/q.printed" "$tmp/qt.incl" | head -4 | tr '\n' ' ')"
+else
+	echo "skip: trace-cmd is not installed: fg73-quiet.txt's times unchecked"
+	skip=$((skip + 1))
+fi
 
 # the comparison can fail: another trace's text is not this one
 "$darc" analyze -q -f -o "$tmp/other.db" "$here/text/report-opts.txt" &&
@@ -162,6 +217,9 @@ sed '14i \ => vfs_read' "$st/func-cat.txt" >"$tmp/b.txt" # a frame after a sched
 bad 14 "$(cat "$tmp/b.txt")"
 n=$(grep -n 'sched_switch: *prev_comm' "$st/host-events-raw.txt" | sed -n 5p | cut -d: -f1)
 sed "${n}s/prev_state=[0-9]*/prev_state=x/" "$st/host-events-raw.txt" >"$tmp/b.txt" # -R
+bad "$n" "$(cat "$tmp/b.txt")"
+n=$(grep -n 'vfs_read(.*count=0x' "$st/func73-args.txt" | sed -n 2p | cut -d: -f1) # func-args
+sed -E "${n}s/count=0x/count=0xq/" "$st/func73-args.txt" >"$tmp/b.txt"
 bad "$n" "$(cat "$tmp/b.txt")"
 # a system call printed with other fields than its first line
 n=$(grep -n 'sys_openat(' "$st/host-events-cat.txt" | sed -n 2p | cut -d: -f1)

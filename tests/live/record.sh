@@ -22,7 +22,9 @@ check "the bundle exists" [ -s "$out" ]
 state_same "after a command" "$out"
 "$darc" info "$out" >"$work/info.txt"
 check "darc info reads the bundle" [ $? -eq 0 ]
-check "darc info shows the manifest" grep -q '^manifest: *{"format":"darc-bundle"' "$work/info.txt"
+check "darc info summarises the manifest" grep -q '^manifest: *darc-record ' "$work/info.txt"
+check "darc info names the target's pid" \
+	grep -qx "target pids: *$(jget "$out" 'm["target"]["pids"][0]')" "$work/info.txt"
 "$darc" dump "$out" >"$work/dump.txt"
 check "darc dump reads every event" [ $? -eq 0 ]
 check "uprobe run: 1 entry" [ "$(nevents "$out" darc_uprobes:run)" = 1 ]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of analyze/report/profile.c: peak detection on the vectors of
- * ALGORITHMS.md section 3, and the comparison methods of section 4 on
+ * analyze/METHODS.md section 5, and the comparison methods of section 6 on
  * hand-computed cases.
  */
 #include <check.h>

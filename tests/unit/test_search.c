@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of analyze/report/search.c, DARC's root-cause search, on
- * built trees: one test per rule of ALGORITHMS.md section 5.
+ * built trees: one test per rule of analyze/METHODS.md section 7.
  */
 #include <check.h>
 #include <stdio.h>

@@ -16,33 +16,72 @@
 # (trace-cmd report -l -t), and preads.cmd (the guest's settings).
 # tests/golden/text.sh then compares darc analyze of each text with the
 # trace.dat.  About 25 s.
+#   make-text-samples.sh [--out DIR] [--kernel K] --fgopt --annot [N]:
+#     function_graph's options (fgK.dat, fgK-{args,tail,bare}.txt,
+#     fgK-quiet.{dat,txt}, fgK.cmd) and the buffer annotations of real
+#     recordings (overrunK.dat, overrunK.txt: `cat trace` of a buffer that
+#     overran, "##### CPU N buffer started ####"; onecpuK.dat and
+#     onecpuK-report.txt: trace-cmd report of a trace with one CPU empty,
+#     "CPU 1 is empty"; annotK.cmd); parts can be combined in one boot
+#
+# --kernel K boots that kernel (tests/vm/vm.sh --kernel); the samples of a
+# kernel other than 6.1 carry its series in their names (func73*, fg73*).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=$top/samples/text
-if [ "${1:-}" = --out ]; then
-	out=${2:?--out needs a directory}
-	shift 2
-fi
-func=
-if [ "${1:-}" = --func ]; then
-	func=func
-	shift
-fi
+kernel=6.1 parts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--kernel) kernel=${2:?--kernel needs a kernel}; shift 2 ;;
+	--func | --fgopt | --annot) parts+=("${1#--}"); shift ;;
+	*) break ;;
+	esac
+done
 n=${1:-40}
+k=
+[ "$kernel" = 6.1 ] || k=${kernel//./}
 tc=$(command -v trace-cmd) || { echo "make-text-samples: trace-cmd is needed" >&2; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$here/vm.sh" --out "$work/r" --add "$tc" --timeout 300 --script "$here/guest-text.sh" -- "$n" $func ||
-	exit $?
+# no_timer_check: a loaded host sometimes makes 7.3's boot-time timer check fail
+"$here/vm.sh" --kernel "$kernel" --append no_timer_check --out "$work/r" --add "$tc" \
+	--timeout 500 --script "$here/guest-text.sh" -- "$n" "${parts[@]}" || exit $?
 mkdir -p "$out"
-if [ -n "$func" ]; then
-	for f in func.dat func.cmd func-cat.txt func-offset.txt; do
-		cp "$work/r/$f" "$out/$f"
-	done
-	trace-cmd report "$out/func.dat" >"$out/func-report.txt" 2>/dev/null
-	trace-cmd report -R "$out/func.dat" >"$out/func-raw.txt" 2>/dev/null
-	ls -l "$out"/func*
+# take FROM TO: a result of the guest into the samples
+take() { cp "$work/r/$1" "$out/$2"; }
+report() { trace-cmd report "$@" 2>/dev/null; }
+for part in "${parts[@]}"; do
+	case $part in
+	func)
+		take func.dat "func$k.dat"
+		[ ! -f "$work/r/func-args.dat" ] || take func-args.dat "func$k-args.dat"
+		take func.cmd "func$k.cmd"
+		for t in cat offset lat args; do
+			[ -f "$work/r/func-$t.txt" ] || continue
+			take "func-$t.txt" "func$k-$t.txt"
+		done
+		report "$out/func$k.dat" >"$out/func$k-report.txt"
+		report -R "$out/func$k.dat" >"$out/func$k-raw.txt"
+		;;
+	fgopt)
+		take fgopt.cmd "fg$k.cmd"
+		for f in fg.dat fg-args.txt fg-tail.txt fg-bare.txt fg-quiet.dat fg-quiet.txt; do
+			take "$f" "fg$k${f#fg}"
+		done
+		;;
+	annot)
+		take overrun.dat "overrun$k.dat"
+		take overrun.txt "overrun$k.txt"
+		take cpu0.dat "onecpu$k.dat"
+		take annot.cmd "annot$k.cmd"
+		report "$out/onecpu$k.dat" >"$out/onecpu$k-report.txt"
+		;;
+	esac
+done
+if [ ${#parts[@]} -gt 0 ]; then
+	ls -l "$out"/*"$k"*
 	exit 0
 fi
 for f in preads.dat preads.cmd preads-default.txt preads-abstime.txt preads-lat.txt; do
