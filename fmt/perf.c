@@ -22,7 +22,7 @@
 #include <traceevent/event-parse.h>
 
 #include "grow.h"
-#include "tracedat.h"
+#include "backend.h"
 
 #define PERF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
 #define PERF_MAGIC_BE 0x50455246494c4532ULL

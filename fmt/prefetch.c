@@ -12,7 +12,7 @@
 
 #include "decomp.h"
 #include "grow.h"
-#include "rd.h"
+#include "bytes.h"
 
 #define NSLOT 8			     /* chunks read ahead per stream, at most */
 #define SLOTS_ALL 32		     /* and in all, when there are many streams */
@@ -309,13 +309,62 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Stream @s of @src: its pages, or its chunk list's count checked. 0 or -1. */
+static int init_stream(struct prefetch *p, struct pstream *s, const struct prefetch_src *src,
+		       struct fmt_err *err)
+{
+	s->cpu = src->cpu;
+	s->compressed = src->compressed;
+	if (!s->compressed) {
+		s->pages = src->data;
+		s->len = src->len;
+		s->left = s->len > 0;
+		return 0;
+	}
+	s->chunks = rd_init(src->data, src->len, p->conf.swap);
+	s->released = src->data;
+	s->left = rd_u32(&s->chunks);
+	if (s->chunks.bad)
+		return fmt_errf(err, p->path, "cpu %d: truncated chunk count", s->cpu);
+	if (s->left > src->len / 8)
+		return fmt_errf(err, p->path, "cpu %d: absurd chunk count %u", s->cpu, s->left);
+	return 0;
+}
+
+/* The producers' kbuffers and decompressors (not yet their threads). 0 or -1. */
+static int init_workers(struct prefetch *p, const char *algo, bool compressed,
+			struct fmt_err *err)
+{
+	const struct page_conf *conf = &p->conf;
+	/* a producer per stream, up to one per CPU, at most MAX_WORKERS */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	p->nworkers = p->n < 1 ? 1 : p->n < MAX_WORKERS ? p->n : MAX_WORKERS;
+	if (cpus > 0 && cpus < p->nworkers)
+		p->nworkers = (int)cpus;
+	for (int i = 0; i < p->nworkers; i++) {
+		struct worker *w = &p->w[i];
+
+		w->p = p;
+		w->kbuf = kbuffer_alloc(conf->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					conf->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!w->kbuf)
+			return fmt_errf(err, p->path, "out of memory");
+		if (conf->old_format)
+			kbuffer_set_old_format(w->kbuf);
+		if (compressed && !(w->dc = decomp_new(algo)))
+			return fmt_errf(err, p->path, "cannot decompress '%s'",
+					algo ? algo : "(none)");
+	}
+	return 0;
+}
+
 struct prefetch *prefetch_start(const char *path, const char *algo, const struct page_conf *conf,
 				const struct prefetch_src *srcs, int n, const uint8_t *file_base,
 				struct fmt_err *err)
 {
 	struct prefetch *p = calloc(1, sizeof(*p));
 	bool compressed = false;
-	long cpus;
 
 	if (!p) {
 		fmt_errf(err, path, "out of memory");
@@ -334,51 +383,12 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 		goto fail;
 	}
 	for (int i = 0; i < n; i++) {
-		struct pstream *s = &p->s[i];
-
-		s->cpu = srcs[i].cpu;
-		s->compressed = srcs[i].compressed;
-		if (!s->compressed) {
-			s->pages = srcs[i].data;
-			s->len = srcs[i].len;
-			s->left = s->len > 0;
-			continue;
-		}
-		compressed = true;
-		s->chunks = rd_init(srcs[i].data, srcs[i].len, conf->swap);
-		s->released = srcs[i].data;
-		s->left = rd_u32(&s->chunks);
-		if (s->chunks.bad) {
-			fmt_errf(err, path, "cpu %d: truncated chunk count", s->cpu);
+		if (init_stream(p, &p->s[i], &srcs[i], err))
 			goto fail;
-		}
-		if (s->left > srcs[i].len / 8) {
-			fmt_errf(err, path, "cpu %d: absurd chunk count %u", s->cpu, s->left);
-			goto fail;
-		}
+		compressed |= srcs[i].compressed;
 	}
-	/* a producer per stream, up to one per CPU, at most MAX_WORKERS */
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	p->nworkers = n < 1 ? 1 : n < MAX_WORKERS ? n : MAX_WORKERS;
-	if (cpus > 0 && cpus < p->nworkers)
-		p->nworkers = (int)cpus;
-	for (int i = 0; i < p->nworkers; i++) {
-		struct worker *w = &p->w[i];
-
-		w->p = p;
-		w->kbuf = kbuffer_alloc(conf->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					conf->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		if (!w->kbuf) {
-			fmt_errf(err, path, "out of memory");
-			goto fail;
-		}
-		if (conf->old_format)
-			kbuffer_set_old_format(w->kbuf);
-		if (compressed && !(w->dc = decomp_new(algo))) {
-			fmt_errf(err, path, "cannot decompress '%s'", algo ? algo : "(none)");
-			goto fail;
-		}
-	}
+	if (init_workers(p, algo, compressed, err))
+		goto fail;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->ready, NULL);

@@ -10,12 +10,21 @@
 
 #include <traceevent/event-parse.h>
 
+#include "backend.h"
 #include "prefetch.h"
 #include "tracedat.h"
+
+/* A stream in the merge heap, with its sort key at hand. */
+struct heap_ent {
+	unsigned long long ts;
+	uint32_t order; /* buffer << 16 | cpu: ties go to the lower */
+	int stream;
+};
 
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
 static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
 {
+	const struct tracedat *t = r->be_priv;
 	const struct prefetch_chunk *c = s->chunk;
 
 	s->missed = 0;
@@ -26,7 +35,7 @@ static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err
 			*err = c->err;
 			return -1;
 		}
-		rc = prefetch_next(r->prefetch, (int)(s - r->streams), &s->chunk, err);
+		rc = prefetch_next(t->prefetch, (int)(s - r->streams), &s->chunk, err);
 		if (rc <= 0)
 			return rc;
 		c = s->chunk;
@@ -77,11 +86,12 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 	    .big_endian = r->info.big_endian,
 	    .old_format = tep_is_old_format(r->tep),
 	};
+	struct tracedat *t = r->be_priv;
 	struct prefetch_src *srcs;
 
-	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
+	t->heap = calloc(r->nstreams + 1, sizeof(*t->heap));
 	srcs = calloc(r->nstreams + 1, sizeof(*srcs));
-	if (!r->heap || !srcs) {
+	if (!t->heap || !srcs) {
 		free(srcs);
 		return FAIL("out of memory");
 	}
@@ -90,10 +100,16 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 
 		srcs[i] = (struct prefetch_src){s->src, s->src_len, s->compressed, s->cpu};
 	}
-	r->prefetch =
+	t->prefetch =
 	    prefetch_start(r->path, r->info.compression, &conf, srcs, r->nstreams, r->map, err);
 	free(srcs);
-	return r->prefetch ? 0 : -1;
+	return t->prefetch ? 0 : -1;
+}
+
+void fmt_streams_stop(struct tracedat *t)
+{
+	prefetch_stop(t->prefetch);
+	free(t->heap);
 }
 
 static inline struct tep_event *event_format(struct fmt_reader *r, int id)
@@ -101,47 +117,46 @@ static inline struct tep_event *event_format(struct fmt_reader *r, int id)
 	return r->ev_done[id] ? r->ev_of_id[id] : fmt_event_format(r, id);
 }
 
-int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int fmt_streams_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
 {
+	struct tracedat *t = r->be_priv;
 	struct stream *s;
 	const uint8_t *d;
 	int rc;
 
-	if (__builtin_expect(r->be != NULL, 0))
-		return r->be->next(r, ev, err);
-	if (r->cur >= 0) {
-		s = &r->streams[r->cur];
+	if (t->cur >= 0) {
+		s = &r->streams[t->cur];
 		rc = stream_advance(r, s, err);
 		if (rc < 0)
 			return -1;
 		if (rc) {
-			r->heap[0].ts = s->ts;
+			t->heap[0].ts = s->ts;
 		} else {
-			r->heap[0] = r->heap[--r->nheap];
+			t->heap[0] = t->heap[--t->nheap];
 		}
-		if (r->nheap > 1)
-			heap_down(r->heap, r->nheap, 0);
-	} else if (!r->started) {
-		r->started = true;
-		r->nheap = 0;
+		if (t->nheap > 1)
+			heap_down(t->heap, t->nheap, 0);
+	} else if (!t->started) {
+		t->started = true;
+		t->nheap = 0;
 		for (int i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
 			rc = stream_advance(r, s, err);
 			if (rc < 0)
 				return -1;
 			if (rc)
-				r->heap[r->nheap++] = (struct heap_ent){
+				t->heap[t->nheap++] = (struct heap_ent){
 					s->ts, (uint32_t)s->buffer << 16 | (uint32_t)s->cpu, i};
 		}
-		for (int i = r->nheap / 2 - 1; i >= 0; i--)
-			heap_down(r->heap, r->nheap, i);
+		for (int i = t->nheap / 2 - 1; i >= 0; i--)
+			heap_down(t->heap, t->nheap, i);
 	}
-	if (!r->nheap) {
-		r->cur = -1;
+	if (!t->nheap) {
+		t->cur = -1;
 		return 0;
 	}
-	r->cur = r->heap[0].stream;
-	s = &r->streams[r->cur];
+	t->cur = t->heap[0].stream;
+	s = &r->streams[t->cur];
 	d = s->data;
 	ev->ts = s->ts + r->info.ts_offset;
 	ev->data = d;

@@ -72,7 +72,7 @@
 #include "grow.h"
 #include "text-formats.h"
 #include "text.h"
-#include "tracedat.h"
+#include "backend.h"
 
 #define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no
 						     kernel code lives there */

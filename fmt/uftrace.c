@@ -37,7 +37,7 @@
 
 #include "grow.h"
 #include "text-formats.h"
-#include "tracedat.h"
+#include "backend.h"
 #include "uftrace.h"
 
 #define UFT_MAGIC "Ftrace!" /* 8 bytes with its NUL */

@@ -12,7 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fmt.h"
-#include "rd.h"
+#include "bytes.h"
 #include "tdat.h"
 #include "text-formats.h"
 #include "text.h"

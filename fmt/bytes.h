@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rd: bounds-checked reading of little- or big-endian numbers and strings
+ * bytes: bounds-checked reading of little- or big-endian numbers and strings
  * from a byte range. A read past the end sets ->bad and yields zeros, so a
  * parser can read a whole header and check once.
  */
-#ifndef DARC_RD_H
-#define DARC_RD_H
+#ifndef DARC_BYTES_H
+#define DARC_BYTES_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to fmt/: what every format's reader implements (struct
+ * fmt_backend) and shares (struct fmt_reader, the event formats of
+ * events.c, the tracing data of tracing-data.c).
+ */
+#ifndef DARC_BACKEND_H
+#define DARC_BACKEND_H
+
+#include <stdint.h>
+
+#include "fmt.h"
+#include "kmod.h"
+
+
+#include <stdbool.h>
+
+#include "bytes.h"
+
+/* An event format found in the file, parsed by libtraceevent when first needed. */
+struct fmt_format {
+	const char *sys;  /* system name (NUL-terminated) */
+	const char *text; /* the format file's text */
+	uint32_t len;
+	const char *name; /* "name: " value inside text, not NUL-terminated */
+	uint32_t name_len;
+	int id;
+};
+
+/* One CPU of one buffer: a sequence of ring-buffer pages. */
+struct stream {
+	int buffer;	/* index into info.buffers */
+	int cpu;	/* CPU number */
+	int index;	/* CPU index within the buffer */
+	/* where the data lives */
+	const uint8_t *src; /* pages, or the chunk list when compressed */
+	uint64_t src_len;
+	bool compressed;			  /* src is a chunk list */
+	const struct prefetch_chunk *chunk; /* what prefetch.c read ahead, being merged */
+	uint32_t irec, imark;		  /* the next record and lost-events mark in it */
+	/* the current event */
+	void *data;
+	uint32_t size;
+	unsigned long long ts;
+	uint64_t missed; /* lost events before the current one */
+	struct fmt_cpu_stats st;
+};
+
+struct fmt_reader;
+
+/*
+ * The reader of one format (fmt_backends[], backends.c), chosen by
+ * content. open() gets the mapped file (r->map, r->file_len) and
+ * fills r->tep, r->info and r->be_priv; it may fill r->formats (through
+ * fmt_add_format()) so that fmt_reader_find_event() works, and r->streams
+ * (one per CPU, only ->buffer, ->index, ->cpu and ->st used) for
+ * fmt_reader_cpu_stats(). next() yields events as fmt_reader_next() does.
+ * close() frees r->be_priv only.
+ */
+struct fmt_backend {
+	const char *name;
+	bool (*probe)(const uint8_t *p, uint64_t len); /* is this file mine? */
+	int (*open)(struct fmt_reader *r, struct fmt_err *err);
+	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+	void (*close)(struct fmt_reader *r);
+	/* optional: fmt_reader_load_kallsyms() of kallsyms not in r->ksyms */
+	int (*load_kallsyms)(struct fmt_reader *r, struct fmt_err *err);
+	/* optional: fmt_reader_func_params() */
+	bool (*func_params)(const struct fmt_reader *r, uint64_t addr,
+			    const struct fmt_param **p, int *n);
+};
+
+/* The backends, NULL-terminated (backends.c). */
+extern const struct fmt_backend *const fmt_backends[];
+
+struct fmt_reader {
+	const struct fmt_backend *be; /* the format's reader */
+	void *be_priv;
+	char *path;
+	unsigned flags; /* FMT_OPEN_* */
+	int fd;
+	uint8_t *map; /* the file, followed by MAP_SLACK bytes of zeros (reader.c) */
+	uint64_t file_len;
+	size_t map_total;
+	bool swap;
+	struct tep_handle *tep;
+	struct fmt_info info;
+	int kernel_long; /* size of the kernel's long (page header commit) */
+	int page_hdr;	 /* bytes of page header before the events */
+	/* one per CPU of each buffer, in order of buffer, then CPU index */
+	struct stream *streams;
+	int nstreams;
+	/* event formats, indexed at open and parsed on first use */
+	struct fmt_format *formats;
+	int nformats, formats_cap;
+	int32_t *format_of_id;	   /* [65536] index into formats + 1, 0 none */
+	struct tep_event **ev_of_id; /* [65536] parsed formats */
+	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */
+	uint16_t *ev_min_size;	   /* [65536] bytes a record needs: its fixed fields but a
+				      trailing array, which may be cut (kernel_stack's caller[8]) */
+	uint16_t *ev_full_size;	   /* [65536] bytes its fixed fields take */
+	uint8_t *pad;		   /* a short record, padded with zeros to its full size */
+	size_t pad_cap;
+	bool bad_layout;	   /* a format's common fields are not where read */
+	const uint8_t *ksyms;	   /* v6: kallsyms text in the mapping, parsed lazily */
+	uint64_t ksyms_len;
+	bool ksyms_done;	   /* kallsyms parsed (or there are none) */
+	struct kmod_map kmods;	   /* the modules of the module symbols */
+	/* owned strings */
+	char *uname, *tracer_version;
+};
+
+/* fmt_errf() naming the reader's file: for functions with @r and @err at hand */
+#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
+
+/* ---- events.c: the event formats --------------------------------------- */
+
+/*
+ * Allocate the libtraceevent handle and the format tables, for the byte
+ * order, long size and page size already in r->info. 0 or -1.
+ */
+int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err);
+
+/* Free what fmt_init_tep() and fmt_add_format() allocated. */
+void fmt_events_free(struct fmt_reader *r);
+
+/*
+ * Index the event format text @p (@n bytes, which must outlive the reader) of
+ * system @sys; parsed on first use. Texts without a name or id are skipped.
+ */
+int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
+		   struct fmt_err *err);
+
+/*
+ * The format of event @id, parsed on first use; NULL if the file has none
+ * (or libtraceevent cannot parse it). Sets r->bad_layout when the format's
+ * common fields are not where the reader takes type and pid from.
+ */
+struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
+/*
+ * Whether @ev (its format set) is a record libtraceevent must not read as
+ * it is: common fields not at 0 and 4 (r->bad_layout), or a record shorter
+ * than its format's fixed fields (it would read past the record).
+ */
+static inline bool fmt_event_short(const struct fmt_reader *r, const struct fmt_event *ev)
+{
+	return r->bad_layout || (ev->event && ev->size < r->ev_full_size[ev->type]);
+}
+
+/*
+ * Such an event: a record whose only the trailing array is cut (as the
+ * kernel writes kernel_stack) gets a copy padded with zeros (ev->data; its
+ * size stays); anything shorter is an error. 0, or -1 with @err set.
+ */
+int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+
+/* ---- tracing-data.c: trace-cmd's metadata ------------------------------ */
+
+/*
+ * Parse the metadata trace.dat v6 and perf.data's HEADER_TRACING_DATA share:
+ * header_page/header_event, ftrace and event formats, kallsyms, printk
+ * formats and cmdlines. 0 or -1.
+ */
+int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+
+/* Its parts, which trace.dat v7 keeps in sections of their own. 0 or -1. */
+int fmt_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int fmt_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int fmt_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+
+/* Parse the kallsyms text @p (@n bytes) into libtraceevent and r->kmods. 0 or -1. */
+int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
+			   struct fmt_err *err);
+
+#endif

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tracing data: the metadata trace-cmd writes (inline in a trace.dat v6,
+ * one section each in v7) and perf.data embeds as HEADER_TRACING_DATA:
+ * header_page/header_event, ftrace and event formats, kallsyms, printk
+ * formats and saved cmdlines, parsed into the reader's libtraceevent handle.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "backend.h"
+
+/*
+ * The parts of the file that describe the events, wherever they come from
+ * (inline in v6, sections in v7). @buf points at data inside the file or a
+ * decompressed copy.
+ */
+int fmt_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	const char *tag;
+	uint64_t n;
+	const uint8_t *p;
+
+	tag = (const char *)rd_bytes(d, 12);
+	if (!tag || memcmp(tag, "header_page", 12))
+		return FAIL("bad header: 'header_page' expected at offset %" PRIu64, rd_pos(d));
+	n = rd_u64(d);
+	p = rd_bytes(d, n);
+	if (!p)
+		return FAIL("truncated in header_page (size %" PRIu64 ")", n);
+	{
+		char *copy = strndup((const char *)p, n);
+		if (!copy)
+			return FAIL("out of memory");
+		int rc = tep_parse_header_page(r->tep, copy, n, r->info.long_size);
+		free(copy);
+		if (rc)
+			return FAIL("cannot parse header_page");
+	}
+	tag = (const char *)rd_bytes(d, 13);
+	if (!tag || memcmp(tag, "header_event", 13))
+		return FAIL("bad header: 'header_event' expected");
+	n = rd_u64(d);
+	if (!rd_bytes(d, n))
+		return FAIL("truncated in header_event (size %" PRIu64 ")", n);
+	r->kernel_long = tep_get_header_page_size(r->tep);
+	if (r->kernel_long != 4 && r->kernel_long != 8)
+		return FAIL("header_page gives a commit size of %d, not 4 or 8", r->kernel_long);
+	r->page_hdr = 8 + r->kernel_long;
+	return 0;
+}
+
+/* Index one format: find its name and id; libtraceevent parses it on first use. */
+static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
+			    struct fmt_err *err)
+{
+	uint64_t n = rd_u64(d);
+	const char *p = (const char *)rd_bytes(d, n);
+
+	if (!p)
+		return FAIL("truncated in the %s event formats (format of %" PRIu64 " bytes)", sys,
+			    n);
+	return fmt_add_format(r, sys, p, n, err);
+}
+
+int fmt_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint32_t count = rd_u32(d);
+
+	if (d->bad)
+		return FAIL("truncated before the ftrace formats");
+	if (count > rd_left(d) / 8)
+		return FAIL("truncated or corrupt: %u ftrace formats claimed, %" PRIu64
+			    " bytes left", count, rd_left(d));
+	for (uint32_t i = 0; i < count; i++)
+		if (parse_one_format(r, d, "ftrace", err))
+			return -1;
+	return 0;
+}
+
+int fmt_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint32_t nsys = rd_u32(d);
+
+	if (d->bad)
+		return FAIL("truncated before the event formats");
+	if (nsys > rd_left(d) / 5)
+		return FAIL("truncated or corrupt: %u event systems claimed, %" PRIu64
+			    " bytes left", nsys, rd_left(d));
+	for (uint32_t s = 0; s < nsys; s++) {
+		const char *sys = rd_str(d);
+		uint32_t count = rd_u32(d);
+
+		if (d->bad)
+			return FAIL("truncated in the event formats (system %u of %u)", s + 1, nsys);
+		if (count > rd_left(d) / 8)
+			return FAIL("truncated or corrupt: system '%.64s' claims %u events, %" PRIu64
+				    " bytes left", sys, count, rd_left(d));
+		for (uint32_t i = 0; i < count; i++)
+			if (parse_one_format(r, d, sys, err))
+				return -1;
+	}
+	return 0;
+}
+
+/* A text blob with a 4- or 8-byte size in front, NUL-terminated for the parser. */
+static char *read_blob(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
+		       uint64_t *len, struct fmt_err *err)
+{
+	uint64_t n = size_bytes == 4 ? rd_u32(d) : rd_u64(d);
+	const uint8_t *p = rd_bytes(d, n);
+	char *s;
+
+	if (!p) {
+		FAIL("truncated in %s (size %" PRIu64 ")", what, n);
+		return NULL;
+	}
+	s = malloc(n + 1);
+	if (!s) {
+		FAIL("out of memory for %s", what);
+		return NULL;
+	}
+	memcpy(s, p, n);
+	s[n] = 0;
+	*len = n;
+	return s;
+}
+
+/*
+ * The text tables are parsed by libtraceevent, which trusts them: keep only
+ * the lines of the expected shape (in place), so a damaged file cannot walk
+ * it off its buffers. Returns the number of lines dropped.
+ */
+static int keep_lines(char *s, int (*ok)(const char *line, size_t len))
+{
+	char *in = s, *out = s;
+	int dropped = 0;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		if (ok(in, len)) {
+			memmove(out, in, len);
+			out += len;
+			if (in[len] == '\n') /* a last line without one: no room */
+				*out++ = '\n';
+		} else if (len) {
+			dropped++;
+		}
+		in += len + (in[len] == '\n');
+	}
+	*out = 0;
+	return dropped;
+}
+
+static size_t span(const char *p, size_t len, const char *set)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] && strchr(set, p[i]))
+		i++;
+	return i;
+}
+
+#define HEX "0123456789abcdefABCDEF"
+
+/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
+static int kallsyms_line(const char *p, size_t len)
+{
+	size_t i = span(p, len, HEX);
+
+	return i > 0 && i + 4 <= len && p[i] == ' ' && p[i + 1] > ' ' && p[i + 1] < 0x7f &&
+	       p[i + 2] == ' ' && p[i + 3] > ' ';
+}
+
+/* 0xffffffff82000000 : "format text" */
+static int printk_line(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len < 2 || p[0] != '0' || p[1] != 'x')
+		return 0;
+	i = 2 + span(p + 2, len - 2, HEX);
+	return i > 2 && i + 7 <= len && !memcmp(p + i, " : \"", 4) && p[len - 1] == '"';
+}
+
+/* "1234 comm" */
+static int cmdline_line(const char *p, size_t len)
+{
+	size_t i = span(p, len, "0123456789");
+
+	return i > 0 && i < 11 && i + 1 < len && p[i] == ' ';
+}
+
+/* Parse the kallsyms text @p (@n bytes) into libtraceevent. */
+int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
+			   struct fmt_err *err)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
+	memcpy(s, p, n);
+	s[n] = 0;
+	r->info.bad_lines += keep_lines(s, kallsyms_line);
+	if (kmod_parse(&r->kmods, s)) { /* before libtraceevent cuts s up */
+		free(s);
+		return FAIL("out of memory for kallsyms' modules");
+	}
+	tep_parse_kallsyms(r->tep, s);
+	free(s);
+	return 0;
+}
+
+/*
+ * Kallsyms are big (a few MB of text) and only needed to name functions:
+ * remember where they are and parse them on first use (fmt_reader_load_kallsyms).
+ */
+int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	uint64_t n = rd_u32(d);
+	const uint8_t *p = rd_bytes(d, n);
+
+	if (!p)
+		return FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+	r->info.kallsyms_bytes = n;
+	if (r->info.version == 6) {
+		r->ksyms = p; /* in the mapping: stays valid */
+		r->ksyms_len = n;
+	}
+	if (r->flags & FMT_OPEN_NO_KALLSYMS)
+		return 0;
+	r->ksyms_done = true;
+	return fmt_load_kallsyms_text(r, p, n, err);
+}
+
+/* A text table: its lines of the shape @ok, into libtraceevent with @parse. */
+static int parse_table(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
+		       uint64_t *bytes, int (*ok)(const char *line, size_t len),
+		       int (*parse)(struct tep_handle *tep, const char *buf), struct fmt_err *err)
+{
+	char *s = read_blob(r, d, size_bytes, what, bytes, err);
+
+	if (!s)
+		return -1;
+	r->info.bad_lines += keep_lines(s, ok);
+	parse(r->tep, s);
+	free(s);
+	return 0;
+}
+
+int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	return parse_table(r, d, 4, "printk formats", &r->info.printk_bytes, printk_line,
+			   tep_parse_printk_formats, err);
+}
+
+int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	return parse_table(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, cmdline_line,
+			   tep_parse_saved_cmdlines, err);
+}
+
+int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+{
+	return fmt_parse_header_info(r, d, err) || fmt_parse_ftrace_formats(r, d, err) ||
+			       fmt_parse_event_formats(r, d, err) || fmt_parse_kallsyms(r, d, err) ||
+			       fmt_parse_printk(r, d, err) || fmt_parse_cmdlines(r, d, err)
+		       ? -1
+		       : 0;
+}
