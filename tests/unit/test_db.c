@@ -131,13 +131,21 @@ static struct call_rec call(int64_t id, int64_t parent, int64_t t_entry, int64_t
 	return c;
 }
 
-START_TEST(test_every_table)
+/* An fnode of @calls calls of @ns each (all own time), or of none (incomplete). */
+static struct fnode_rec fnode(int64_t id, int64_t func, int64_t calls, int64_t ns)
 {
-	struct db *db = create();
+	int64_t q = calls ? ns : DARC_NULL;
+	struct fnode_rec n = {.id = id, .parent_id = DARC_NULL, .func_id = func, .calls = calls,
+			      .incl_ns = ns, .excl_ns = ns, .max_ns = ns, .max_excl_ns = ns,
+			      .p50_ns = q, .p90_ns = q, .p99_ns = q, .incomplete = !calls};
+	return n;
+}
+
+/* The functions, a complete call and an irq call entered before the recording, their fnodes. */
+static void put_calls(struct db *db)
+{
 	struct call_rec c = call(1, DARC_NULL, 1000, 500);
 	struct call_rec open = call(2, DARC_NULL, 0, 0);
-	char comm[16] = "fio";
-	struct task_rec t = {.tid = 100, .pid = 99, .comm = comm};
 	struct func_rec f1 = {.id = 1,
 			      .name = "vfs_read",
 			      .kind = FUNC_KERNEL,
@@ -148,48 +156,38 @@ START_TEST(test_every_table)
 			      .kind = FUNC_UPROBE,
 			      .addr = DARC_NULL,
 			      .module = "/usr/bin/app"};
-	struct fnode_rec n = {.id = 1,
-			      .parent_id = DARC_NULL,
-			      .func_id = 1,
-			      .depth = 0,
-			      .calls = 1,
-			      .incl_ns = 500,
-			      .excl_ns = 500,
-			      .children_ns = 0,
-			      .irq_ns = 0,
-			      .softirq_ns = 0,
-			      .preempt_ns = 0,
-			      .blocked_ns = 0,
-			      .max_ns = 500,
-			      .max_excl_ns = 500,
-			      .p50_ns = 500,
-			      .p90_ns = 500,
-			      .p99_ns = 500,
-			      .incomplete = 0};
-	struct fnode_rec n2 = {.id = 2,
-			       .parent_id = DARC_NULL,
-			       .func_id = 2,
-			       .depth = 0,
-			       .calls = 0,
-			       .incl_ns = 0,
-			       .excl_ns = 0,
-			       .children_ns = 0,
-			       .irq_ns = 0,
-			       .softirq_ns = 0,
-			       .preempt_ns = 0,
-			       .blocked_ns = 0,
-			       .max_ns = 0,
-			       .max_excl_ns = 0,
-			       .p50_ns = DARC_NULL,
-			       .p90_ns = DARC_NULL,
-			       .p99_ns = DARC_NULL,
-			       .incomplete = 1};
+	struct fnode_rec n = fnode(1, 1, 1, 500), n2 = fnode(2, 2, 0, 0);
 	struct hist_rec h = {.owner_kind = OWNER_FNODE,
 			     .owner_id = 1,
 			     .metric = METRIC_EXCL,
 			     .resolution = 4,
 			     .bucket = 35,
 			     .count = 1};
+
+	/* an irq call on idle, entry before the recording */
+	open.task_id = 0;
+	open.func_id = 2;
+	open.fnode_id = 2;
+	open.interrupted_id = 1;
+	open.cpu = 3;
+	open.t_entry = DARC_NULL;
+	open.t_exit = 9000000000000;
+	open.incl_ns = DARC_NULL;
+	open.excl_ns = DARC_NULL;
+	open.irq_ns = 7;
+	open.flags = CALL_NO_ENTRY | CALL_HARDIRQ;
+	ck_assert_int_eq(db_put_func(db, &f1), 0);
+	ck_assert_int_eq(db_put_func(db, &f2), 0);
+	ck_assert_int_eq(db_put_call(db, &c), 0);
+	ck_assert_int_eq(db_put_call(db, &open), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n2), 0);
+	ck_assert_int_eq(db_put_hist(db, &h), 0);
+}
+
+/* An interrupt, a sleep and a preemption, a wake-up and a probe hit. */
+static void put_intervals(struct db *db)
+{
 	struct irq_rec irq = {.id = 1,
 			      .cpu = 3,
 			      .kind = IRQ_HARD,
@@ -226,61 +224,22 @@ START_TEST(test_every_table)
 			       .waker_cpu = 0,
 			       .ctx = CTX_HARDIRQ,
 			       .waker_call_id = 2};
-	struct recording_rec rec = {.source = "x.dat",
-				    .format = "trace.dat v7 (zstd)",
-				    .kernel = "Linux 6.1",
-				    .clock = "local",
-				    .cpus = 4,
-				    .t_first = 5,
-				    .t_last = 9000000000000,
-				    .events = 42,
-				    .lost_events = 0,
-				    .lost_marks = 0,
-				    .manifest = NULL,
-				    .darc_version = "0.1.0",
-				    .options = "{}"};
+	char args[] = "{\"bio\":\"0xffff888001234500\"}";
+	struct probe_rec p = {.id = 1, .t = 150, .cpu = 1, .task_id = 100, .func_id = 2,
+			      .event = "kprobes:submit_bio", .role = PROBE_POINT,
+			      .ctx = CTX_TASK, .call_id = 1, .args = args};
 
-	/* an irq call on idle, entry before the recording */
-	open.task_id = 0;
-	open.func_id = 2;
-	open.fnode_id = 2;
-	open.interrupted_id = 1;
-	open.cpu = 3;
-	open.t_entry = DARC_NULL;
-	open.t_exit = 9000000000000;
-	open.incl_ns = DARC_NULL;
-	open.excl_ns = DARC_NULL;
-	open.irq_ns = 7;
-	open.flags = CALL_NO_ENTRY | CALL_HARDIRQ;
-	ck_assert_int_eq(db_put_recording(db, &rec), 0);
-	ck_assert_int_eq(db_put_task(db, &t), 0);
-	strcpy(comm, "clobbered"); /* the record was copied */
-	ck_assert_int_eq(db_put_func(db, &f1), 0);
-	ck_assert_int_eq(db_put_func(db, &f2), 0);
-	ck_assert_int_eq(db_put_call(db, &c), 0);
-	ck_assert_int_eq(db_put_call(db, &open), 0);
-	ck_assert_int_eq(db_put_fnode(db, &n), 0);
-	ck_assert_int_eq(db_put_fnode(db, &n2), 0);
-	ck_assert_int_eq(db_put_hist(db, &h), 0);
 	ck_assert_int_eq(db_put_irq(db, &irq), 0);
 	ck_assert_int_eq(db_put_sched(db, &s1), 0);
 	ck_assert_int_eq(db_put_sched(db, &s2), 0);
 	ck_assert_int_eq(db_put_wakeup(db, &w), 0);
-	{
-		char args[] = "{\"bio\":\"0xffff888001234500\"}";
-		struct probe_rec p = {.id = 1, .t = 150, .cpu = 1, .task_id = 100, .func_id = 2,
-				      .event = "kprobes:submit_bio", .role = PROBE_POINT,
-				      .ctx = CTX_TASK, .call_id = 1, .args = args};
-		ck_assert_int_eq(db_put_probe(db, &p), 0);
-		args[0] = 'x'; /* copied */
-	}
-	/* the file is not there until db_finish */
-	ck_assert_int_ne(access(target, F_OK), 0);
-	finish(db);
-	ck_assert_str_eq(dir_list(), "out.db");
+	ck_assert_int_eq(db_put_probe(db, &p), 0);
+	args[0] = 'x'; /* copied */
+}
 
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "9");
-	ck_assert_int_eq(schema_version, 9);
+/* The rows of every table, as put. */
+static void check_rows(void)
+{
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
 			 "0.1.0|{}|NULL");
@@ -310,6 +269,39 @@ START_TEST(test_every_table)
 	ck_assert_str_eq(
 	    query(target, "SELECT typeof(t_exit), typeof(flags) FROM call WHERE id = 2"),
 	    "integer|integer");
+}
+
+START_TEST(test_every_table)
+{
+	struct db *db = create();
+	char comm[16] = "fio";
+	struct task_rec t = {.tid = 100, .pid = 99, .comm = comm};
+	struct recording_rec rec = {.source = "x.dat",
+				    .format = "trace.dat v7 (zstd)",
+				    .kernel = "Linux 6.1",
+				    .clock = "local",
+				    .cpus = 4,
+				    .t_first = 5,
+				    .t_last = 9000000000000,
+				    .events = 42,
+				    .lost_events = 0,
+				    .lost_marks = 0,
+				    .manifest = NULL,
+				    .darc_version = "0.1.0",
+				    .options = "{}"};
+
+	ck_assert_int_eq(db_put_recording(db, &rec), 0);
+	ck_assert_int_eq(db_put_task(db, &t), 0);
+	strcpy(comm, "clobbered"); /* the record was copied */
+	put_calls(db);
+	put_intervals(db);
+	/* the file is not there until db_finish */
+	ck_assert_int_ne(access(target, F_OK), 0);
+	finish(db);
+	ck_assert_str_eq(dir_list(), "out.db");
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "9");
+	ck_assert_int_eq(schema_version, 9);
+	check_rows();
 	/* the indexes exist (the optional ones on call only when asked), and so
 	   do the views; the checks find nothing */
 	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM "
