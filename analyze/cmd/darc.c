@@ -36,7 +36,7 @@ static const struct command {
 	{"paths", &cmd_paths, CMD_NEEDS_DB | CMD_SELECTION,
 	 "the root-cause path of each peak of a function (DARC), stored"},
 	{"explain", &cmd_explain, CMD_NEEDS_DB,
-	 "the slowest functions with several peaks, each peak's root cause"},
+	 "start here: the traced entry points' slow parts, their causes by time"},
 	{"waits", &cmd_waits, CMD_NEEDS_DB, "a task's waits, each followed to the waker's own wait"},
 	{"io", &cmd_io, CMD_NEEDS_DB,
 	 "requests split into layers to the ns; bio stage histograms; irqs per thread"},
@@ -48,8 +48,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: darc <command> [options] [args]\n\n"
 		   "darc finds the root causes of latency peaks in Linux traces.\n"
-		   "Recordings: trace.dat (trace-cmd v6/v7), darc bundles and ftrace text\n"
-		   "(function_graph output of cat trace or trace-cmd report).\n\n"
+		   "Recordings: trace.dat (trace-cmd v6/v7), darc bundles, perf.data,\n"
+		   "ftrace text (cat trace, trace_pipe, trace-cmd report) and uftrace.data.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
