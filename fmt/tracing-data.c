@@ -5,7 +5,9 @@
  * header_page/header_event, ftrace and event formats, kallsyms, printk
  * formats and saved cmdlines, parsed into the reader's libtraceevent handle.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,10 +168,28 @@ static size_t span(const char *p, size_t len, const char *set)
 
 #define HEX "0123456789abcdefABCDEF"
 
+static inline int hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') ? c - '0'
+	       : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+	       : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+					: -1;
+}
+
+/* The hex digits at @p (at most @len), span(p, len, HEX) without a strchr() a byte. */
+static size_t hex_span(const char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && hex_digit(p[i]) >= 0)
+		i++;
+	return i;
+}
+
 /* "ffffffff81000000 T _stext" or "... t name\t[module]" */
 static int kallsyms_line(const char *p, size_t len)
 {
-	size_t i = span(p, len, HEX);
+	size_t i = hex_span(p, len);
 
 	return i > 0 && i + 4 <= len && p[i] == ' ' && p[i + 1] > ' ' && p[i + 1] < 0x7f &&
 	       p[i + 2] == ' ' && p[i + 3] > ' ';
@@ -194,6 +214,63 @@ static int cmdline_line(const char *p, size_t len)
 	return i > 0 && i < 11 && i + 1 < len && p[i] == ' ';
 }
 
+/* The end of the word at @p: what sscanf's %s would take. */
+static char *word_end(char *p)
+{
+	for (unsigned char c = (unsigned char)*p; c && c != ' ' && (c < '\t' || c > '\r');
+	     c = (unsigned char)*++p)
+		;
+	return p;
+}
+
+/*
+ * One kept line of kallsyms into libtraceevent, as tep_parse_kallsyms() reads
+ * it with sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n"), whose cost was most of
+ * a small recording's analysis. The usual shape is read here; any other goes
+ * through that sscanf. Returns -1 where libtraceevent would stop.
+ */
+static int kallsyms_register(struct tep_handle *tep, char *line)
+{
+	int func_start, func_end = 0, mod_start = 0, mod_end = 0, n;
+	unsigned long long addr = 0;
+	char type, *func, *mod = NULL;
+	size_t i = hex_span(line, 17);
+
+	if (i > 16 || line[i] != ' ' || line[i + 2] != ' ' || line[i + 3] == ' ' ||
+	    (line[i + 3] >= '\t' && line[i + 3] <= '\r'))
+		goto slow; /* kallsyms_line() kept it: i > 0, and line[i + 1] is the type */
+	for (size_t k = 0; k < i; k++)
+		addr = addr << 4 | (unsigned)hex_digit(line[k]);
+	type = line[i + 1];
+	func_start = (int)i + 3;
+	func_end = (int)(word_end(line + func_start) - line);
+	if (line[func_end] == '\t' && line[func_end + 1] == '[') {
+		mod_start = func_end + 2;
+		mod_end = (int)(word_end(line + mod_start) - line);
+		if (mod_end == mod_start)
+			goto slow; /* %s would skip white space, or fail at the end */
+	}
+	goto found;
+slow:
+	errno = 0;
+	func_end = mod_start = mod_end = 0;
+	n = sscanf(line, "%16llx %c %n%*s%n%*1[\t][%n%*s%n", &addr, &type, &func_start,
+		   &func_end, &mod_start, &mod_end);
+	if (errno || n != 2 || !func_end)
+		return -1;
+found:
+	func = line + func_start;
+	if (func[0] == '$' || type == 'A' || type == 'a')
+		return 0;
+	line[func_end] = 0;
+	if (mod_end) {
+		mod = line + mod_start;
+		line[mod_end - 1] = 0;
+	}
+	tep_register_function(tep, func, addr, mod);
+	return 0;
+}
+
 /* Parse the kallsyms text @p (@n bytes) into libtraceevent. */
 int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
 			   struct fmt_err *err)
@@ -209,7 +286,13 @@ int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
 		free(s);
 		return FAIL("out of memory for kallsyms' modules");
 	}
-	tep_parse_kallsyms(r->tep, s);
+	for (char *line = s, *end; *line; line = end) {
+		end = line + strcspn(line, "\n");
+		if (*end)
+			*end++ = 0;
+		if (*line && kallsyms_register(r->tep, line) < 0)
+			break; /* libtraceevent's tep_parse_kallsyms() stops there too */
+	}
 	free(s);
 	return 0;
 }
