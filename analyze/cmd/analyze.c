@@ -79,13 +79,13 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		break;
 	case 't':
 		a->so.top = (int)strtol(arg, &end, 10);
-		if (*end || a->so.top < 0)
-			return fmt_errf(err, NULL, "bad --top '%s': a number expected", arg);
+		if (*end || end == arg || a->so.top < 0)
+			return fmt_errf(err, NULL, "a number expected");
 		break;
 	case OPT_MAX_DEPTH:
 		a->po.max_depth = (int)strtol(arg, &end, 10);
-		if (*end || a->po.max_depth < 0)
-			return fmt_errf(err, NULL, "bad --max-depth '%s': a number expected", arg);
+		if (*end || end == arg || a->po.max_depth < 0)
+			return fmt_errf(err, NULL, "a number expected");
 		break;
 	case OPT_JSON:
 		a->so.json = true;

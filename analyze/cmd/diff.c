@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"      --metric M       incl (default) or excl\n"
 	"      --resolution R   buckets per octave, 1 (default) to 4\n"
 	"      --kind K         func, path, or all (default)\n"
-	"      --min-calls N    prune pairs with fewer calls than N, or under P%% of\n"
+	"      --min-calls N    prune pairs with fewer calls than N, or under P% of\n"
 	"      --min-share P    their recording's latency, on both sides (20, 1)\n"
 	"      --show N         print the N most different pairs side by side (3)\n"
 	"      --json           print JSON: every pair with every method's score\n"
@@ -60,7 +60,27 @@ static int number(const char *arg, double lo, double hi, double *v)
 	return end != arg && !*end && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Take option @c; 0, or -1 with @err set. */
+/* What option @c takes, for "bad --kind 'x': func, path or all". */
+static const char *expected(int c)
+{
+	switch (c) {
+	case 'm':
+		return "totops, totlat, chisquare, emd, groupops or grouplat";
+	case 't':
+		return "a score from 0 up";
+	case OPT_METRIC:
+		return "incl or excl";
+	case OPT_RESOLUTION:
+		return "1, 2, 3 or 4 buckets per octave";
+	case OPT_KIND:
+		return "func, path or all";
+	case OPT_MIN_SHARE:
+		return "a percentage, 0 to 100";
+	}
+	return "a count, 0 or more";
+}
+
+/* Take option @c; 0, or -1 with @err saying what was expected. */
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
 	struct args *a = args;
@@ -112,7 +132,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return -1;
 	}
 	if (rc)
-		fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
+		fmt_errf(err, NULL, "%s", expected(c));
 	return rc;
 }
 
@@ -120,8 +140,6 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	if (ctx->nargs != 2)
-		return ROPT_USAGE;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);
 	return ROPT_OK;

@@ -86,9 +86,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		if ((a->x.metric = export_metric_of(arg)) >= 0)
 			return 0;
 		return fmt_errf(err, NULL,
-				"bad --metric '%s': excl, incl, calls, irq, softirq, preempt,"
-				" blocked or offcpu",
-				arg);
+				"excl, incl, calls, irq, softirq, preempt, blocked or offcpu");
 	case OPT_OFF_CPU:
 		a->x.off_cpu = true;
 		return 0;
@@ -98,7 +96,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 			    : !strcmp(arg, "tid")  ? EXPORT_ROOT_TID
 						   : -1;
 		return a->x.root >= 0 ? 0
-				      : fmt_errf(err, NULL, "bad --root '%s': none, comm or tid", arg);
+				      : fmt_errf(err, NULL, "none, comm or tid");
 	case 'o':
 		a->out = arg;
 		return 0;

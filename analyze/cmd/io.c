@@ -40,12 +40,14 @@ static const char usage_text[] =
 	"  darc io trace.db --bios\n"
 	"  darc io trace.db --irqs --json\n";
 
-enum { OPT_FUNC = 300, OPT_CALL, OPT_TOP, OPT_JSON, OPT_BIOS, OPT_IRQS, OPT_LAYERS };
+/* --func and --call are the shared ones (ctx->o: checked against the database by setup) */
+enum { OPT_TOP = 300, OPT_JSON, OPT_BIOS, OPT_IRQS, OPT_LAYERS };
 
 struct io_args {
 	const char *func, *layers;
 	int64_t call;
 	int what, top; /* what: 0 (requests), OPT_BIOS or OPT_IRQS */
+	int reports;   /* --bios and --irqs given */
 	bool json;
 };
 
@@ -71,37 +73,42 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	long long v = 1;
 	char *end;
 
-	if (c == OPT_CALL || c == OPT_TOP) {
+	if (c == OPT_TOP) {
 		v = strtoll(arg, &end, 10);
-		if (*end || v < 1)
-			return fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
-	}
-	if (c == OPT_FUNC)
-		a->func = arg;
-	else if (c == OPT_LAYERS)
-		a->layers = arg;
-	else if (c == OPT_CALL)
-		a->call = v;
-	else if (c == OPT_TOP)
+		if (*end || end == arg || v < 1)
+			return fmt_errf(err, NULL, "a positive number");
 		a->top = v > 1000 ? 1000 : (int)v;
-	else if (c == OPT_JSON)
+	} else if (c == OPT_LAYERS) {
+		a->layers = arg;
+	} else if (c == OPT_JSON) {
 		a->json = true;
-	else if ((c == OPT_BIOS || c == OPT_IRQS) && a->what && a->what != c)
-		return fmt_errf(err, NULL, "--bios and --irqs are two reports: ask for one");
-	else
+	} else {
+		a->reports += a->what != c;
 		a->what = c; /* OPT_BIOS or OPT_IRQS */
+	}
 	return 0;
 }
 
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct io_args *a = args;
+	struct io_args *a = args;
 
-	if (ctx->nargs != 1)
-		return ROPT_USAGE;
-	if (!!a->func + !!a->call + !!a->what != 1)
+	a->func = ctx->o.sel.func;
+	a->call = ctx->o.call;
+	if (!!a->func + !!a->call + a->reports > 1)
+		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
+						 " report of their own: give one"),
+		       ROPT_BAD;
+	if (!!a->func + !!a->call + a->reports == 0)
 		return fmt_errf(&ctx->err, NULL,
 				"say what to show: one of --func, --call, --bios or --irqs"),
+		       ROPT_BAD;
+	if (a->what == OPT_BIOS && a->top)
+		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
+						 " --call and --irqs"),
+		       ROPT_BAD;
+	if (a->what && a->layers)
+		return fmt_errf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
 		       ROPT_BAD;
 	return ROPT_OK;
 }
@@ -112,8 +119,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"func", required_argument, NULL, OPT_FUNC},
-	{"call", required_argument, NULL, OPT_CALL},
+	{"func", required_argument, NULL, ROPT_FUNC},
+	{"call", required_argument, NULL, ROPT_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"bios", no_argument, NULL, OPT_BIOS},
