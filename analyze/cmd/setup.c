@@ -197,12 +197,14 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 {
 	struct taking t = {cmd, ctx};
 	int rc = ropt_parse_short(argc, argv, cmd->shortopts ? cmd->shortopts : "h", cmd->opts,
-				  &ctx->o, take, &t, flags & CMD_SELECTION, &ctx->err);
+				  &ctx->o, take, &t, &ctx->err);
 
 	ctx->args = argv + optind;
 	ctx->nargs = argc - optind;
 	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
 		return ROPT_USAGE;
+	if (rc == ROPT_OK && ropt_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
+		return ROPT_BAD;
 	if (rc == ROPT_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
 	return rc;

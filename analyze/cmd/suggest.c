@@ -155,13 +155,18 @@ static int no_task(struct rdb *db, int64_t tid, struct fmt_err *err)
 			tid, list);
 }
 
-/* "1.5s" for the messages: seconds, or ms below one. */
+/* "1.5s", "140.87ms", "3ns": a duration as --time takes it, in the largest unit under it. */
 static const char *secs(int64_t ns, char *buf, size_t n)
 {
-	if (ns < 1000000000 && ns > -1000000000)
-		snprintf(buf, n, "%gms", ns / 1e6);
-	else
-		snprintf(buf, n, "%gs", ns / 1e9);
+	static const struct {
+		double ns;
+		const char *unit;
+	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	size_t i = 0;
+
+	while (i + 1 < sizeof(units) / sizeof(units[0]) && llabs(ns) < units[i].ns)
+		i++;
+	snprintf(buf, n, "%g%s", ns / units[i].ns, units[i].unit);
 	return buf;
 }
 

@@ -266,7 +266,7 @@ static void no_argument_of(const struct option *opts, struct fmt_err *err)
 
 int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, bool need_selection, struct fmt_err *err)
+		     void *ctx, struct fmt_err *err)
 {
 	char sopts[64];
 	int c, rc;
@@ -297,7 +297,7 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 			return ROPT_BAD;
 		}
 	}
-	return ropt_check(o, need_selection, err) ? ROPT_BAD : ROPT_OK;
+	return ROPT_OK;
 }
 
 void ropt_filters_json(const struct ropt *o, json_t *j)

@@ -114,14 +114,14 @@ enum {
  * getopt_long over @argv with short options @shortopts (which must have "h",
  * e.g. "ho:") and @opts (ROPT_OPTIONS, the command's own, and
  * "help"): shared options go to @o, the command's to @own (0 taken, -1 a bad
- * argument: @err says what was expected, or is empty); then ropt_check().
- * ROPT_OK (optind is at the operands), ROPT_HELP, ROPT_UNKNOWN, ROPT_NOARG,
+ * argument: @err says what was expected, or is empty); ropt_check() is the
+ * caller's, once it has checked the operands. ROPT_OK (optind is at them), ROPT_HELP, ROPT_UNKNOWN, ROPT_NOARG,
  * or ROPT_BAD: @err says why, a bad argument as "bad --top '0': a positive
  * number" (the option named by its long name).
  */
 int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, bool need_selection, struct fmt_err *err);
+		     void *ctx, struct fmt_err *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
