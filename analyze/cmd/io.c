@@ -10,7 +10,7 @@
 #include "report.h"
 
 static const char usage_text[] =
-	"usage: darc io [options] DB|RECORDING (--func F | --call ID | --bios | --irqs)\n\n"
+	"usage: darc io [options] DB|RECORDING [--func F | --call ID | --bios | --irqs]\n\n"
 	"The slowest requests (complete calls of F, a system call say, or the call\n"
 	"ID) with their latency split into layers, ReLayTracer's way: each call's\n"
 	"own CPU time to the layer of its function (vfs, fs, page cache, copy, block,\n"
@@ -25,16 +25,22 @@ static const char usage_text[] =
 	"as biolatency: merged bios left out) and total times\n"
 	"with their peaks; with --irqs, ReLayTracer's table of how often and how long\n"
 	"each thread was interrupted, per kind (hardirq, softirq, ...).\n\n"
+	"With none of them, an overview: the entry points (the roots of the call\n"
+	"trees, as darc explain's subjects) by total latency, each with the layers\n"
+	"of its 20 slowest calls summed, and per device its bios' mean queue time\n"
+	"and device time (p50, p90, max); nothing is stored.\n\n"
 	"      --func F         the slowest calls of F\n"
 	"      --call ID        this call (call.id)\n"
 	"      --bios           histograms of the bio stages per device\n"
 	"      --irqs           interrupt counts and time per thread\n"
 	"      --layers FILE    your layer map first: lines 'GLOB LAYER' (# comments),\n"
 	"                       e.g. 'ext4_file_read_iter page cache'\n"
-	"      --top N          how many (default 5; --irqs: 20)\n"
+	"      --top N          how many (default 5; --irqs: 20; the overview's entry\n"
+	"                       points: 3)\n"
 	"      --json           print JSON\n"
 	"  -h, --help\n\n"
 	"examples:\n"
+	"  darc io trace.db\n"
 	"  darc io trace.db --func __x64_sys_pread64 --top 3\n"
 	"  darc io trace.db --func __x64_sys_pread64 --layers my-layers.txt\n"
 	"  darc io trace.db --bios\n"
@@ -62,7 +68,11 @@ static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
 		return report_irqs(stdout, db, a->top ? a->top : 20, a->json, err);
 	if (a->layers && io_rules_load(a->layers, &rules, err))
 		return -1;
-	rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json, err);
+	if (!a->func && !a->call)
+		rc = report_io_overview(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
+	else
+		rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
+			       err);
 	io_rules_free(&rules);
 	return rc;
 }
@@ -98,10 +108,6 @@ static int check(struct cmd_ctx *ctx, void *args)
 	if (!!a->func + !!a->call + a->reports > 1)
 		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
 						 " report of their own: give one"),
-		       ROPT_BAD;
-	if (!!a->func + !!a->call + a->reports == 0)
-		return fmt_errf(&ctx->err, NULL,
-				"say what to show: one of --func, --call, --bios or --irqs"),
 		       ROPT_BAD;
 	if (a->what == OPT_BIOS && a->top)
 		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"

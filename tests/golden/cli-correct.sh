@@ -166,6 +166,35 @@ bad "'$tmp/other.db': not a darc database" explain "$tmp/other.db"
 bad "'$tmp/other.db': not a darc database" export "$tmp/other.db" --folded
 bad "'$tmp/other.db': not a darc database" diff "$db" "$tmp/other.db"
 
+# 7. darc io alone: an overview, its numbers against sqlite3's; the workload's
+# 200 O_DIRECT preads each went to the disk once (samples/README.md)
+if command -v python3 >/dev/null; then
+	slow=$(q "SELECT sum(incl_ns) FROM (SELECT c.incl_ns FROM call c JOIN func f ON
+		f.id = c.func_id WHERE f.name = '$sys' AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0
+		ORDER BY c.incl_ns DESC LIMIT 20)")
+	roots=$(q "SELECT f.name FROM fnode n JOIN func f ON f.id = n.func_id WHERE
+		n.parent_id IS NULL AND NOT f.overhead GROUP BY f.name ORDER BY sum(n.incl_ns) DESC
+		LIMIT 1")
+	dmax=$(q "SELECT max(t_complete - t_issue) FROM bio WHERE flags & 1 = 0")
+	if "$darc" io "$db" --json >"$tmp/io.json" 2>"$tmp/err" && python3 - "$tmp/io.json" \
+		"$roots" "$slow" "$dmax" <<'PY'; then
+import json, sys
+o = json.load(open(sys.argv[1]))
+e, d = o["entry_points"][0], o["devices"]
+assert e["func"] == sys.argv[2], (e["func"], sys.argv[2])
+assert e["requests"] == 20 and sum(e["layers"].values()) == int(sys.argv[3]), e
+assert len(d) == 1 and d[0]["requests"] == 200 and d[0]["bios"] == 200, d
+assert d[0]["device_max_ns"] == int(sys.argv[4]), d
+PY
+		ok "darc io alone: the entry point $roots, its 20 slowest calls' layers add up, 200 disk reads"
+	else
+		not_ok "darc io alone: $(head -3 "$tmp/err")"
+	fi
+	"$darc" io "$db" >"$tmp/out" 2>&1 && grep -q "^$sys: 400 calls" "$tmp/out" &&
+		grep -q "200 bios" "$tmp/out" && ok "darc io alone, as text" ||
+		not_ok "darc io alone, as text: $(head -5 "$tmp/out")"
+fi
+
 # darc --help documents the exit status of an empty selection
 "$darc" --help | tr '\n' ' ' | grep -q "2 bad usage or input.*selection" &&
 	ok "darc --help: exit status 2 for an empty selection" || not_ok "darc --help: exit status"
