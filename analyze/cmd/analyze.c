@@ -63,6 +63,7 @@ struct args {
 	const char *out; /* -o: the database, else the one beside the recording */
 	struct summary_opts so;
 	bool quiet, force;
+	bool summary_given; /* --top, --json or --all: the summary's, which -q drops */
 };
 
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
@@ -70,6 +71,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	struct args *a = args;
 	char *end;
 
+	a->summary_given |= c == 't' || c == OPT_JSON || c == OPT_ALL;
 	switch (c) {
 	case 'f':
 		a->force = true;
@@ -103,6 +105,17 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return -1;
 	}
 	return 0;
+}
+
+static int check(struct cmd_ctx *ctx, void *args)
+{
+	const struct args *a = args;
+
+	if (a->quiet && a->summary_given)
+		return fmt_errf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
+						 " leaves out: give one or the other"),
+		       ROPT_BAD;
+	return ROPT_OK;
 }
 
 /* Analyze the recording into the database, then say what it holds (summary.c). */
@@ -156,6 +169,6 @@ static const struct option opts[] = {
 static struct args args = {.po = PIPELINE_OPTS_INIT, .so = {10, false, false}};
 
 const struct cmd cmd_analyze = {
-	.usage_head = usage_text, .opts = opts, .shortopts = "o:t:fqh", .take = take, .run = run,
-	.args = &args, .nargs = 1,
+	.usage_head = usage_text, .opts = opts, .shortopts = "o:t:fqh", .take = take,
+	.check = check, .run = run, .args = &args, .nargs = 1,
 };

@@ -49,7 +49,7 @@ enum { OPT_METRIC = 300, OPT_RESOLUTION, OPT_KIND, OPT_MIN_CALLS, OPT_MIN_SHARE,
 struct args {
 	struct diff_opts o;
 	int show;
-	bool json, threshold_given;
+	bool json, threshold_given, show_given;
 };
 
 static int number(const char *arg, double lo, double hi, double *v)
@@ -115,6 +115,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		break;
 	case OPT_SHOW:
 		rc = number(arg, 0, 1000, &v) ? -1 : (a->show = (int)v, 0);
+		a->show_given = true;
 		break;
 	case OPT_JSON:
 		a->json = true;
@@ -140,6 +141,12 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
+	if (a->json && a->show_given)
+		return fmt_errf(&ctx->err, NULL, "--json prints every pair: --show is for the text"),
+		       ROPT_BAD;
+	if (!a->o.svg && (a->o.pair || a->o.force))
+		return fmt_errf(&ctx->err, NULL, "--pair and --force are for the plot: give --svg FILE"),
+		       ROPT_BAD;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);
 	return ROPT_OK;

@@ -123,6 +123,9 @@ static int check_args(struct args *a, struct fmt_err *err)
 
 static int check(struct cmd_ctx *ctx, void *args)
 {
+	if (ctx->o.force && !((struct args *)args)->out)
+		return fmt_errf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
+		       ROPT_BAD;
 	return check_args(args, &ctx->err) ? ROPT_BAD : ROPT_OK;
 }
 

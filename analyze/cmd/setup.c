@@ -205,6 +205,10 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 		return ROPT_USAGE;
 	if (rc == ROPT_OK && ropt_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
 		return ROPT_BAD;
+	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
+	if (rc == ROPT_OK && ctx->o.force && !ctx->o.svg && ropt_name(cmd->opts, ROPT_SVG))
+		return fmt_errf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
+		       ROPT_BAD;
 	if (rc == ROPT_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
 	return rc;

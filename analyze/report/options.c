@@ -214,6 +214,10 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
 	if (o->sel.task && o->sel.comm)
 		return fmt_errf(err, NULL, "--task and --comm do not go together");
+	if (o->npeaks && (o->pp.prominence != (struct peak_params)PEAK_PARAMS_DEFAULT.prominence ||
+			  o->pp.smooth != (struct peak_params)PEAK_PARAMS_DEFAULT.smooth))
+		return fmt_errf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
+					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
 		return fmt_errf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
 	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;

@@ -118,6 +118,19 @@ bad "^darc io: --bios .*--top" io "$db" --bios --top 2
 bad "^darc io: --layers" io "$db" --irqs --layers "$tmp/p.dat"
 bad "^darc waits: --task and --call" waits "$db" --task 1 --call 1
 bad "^darc hist: --task and --comm" hist "$db" --func vfs_read --task 1 --comm x
+# options another one would leave unused
+bad "^darc analyze: --top, --json and --all .*-q" analyze -q --json -o "$tmp/q.db" "$tmp/p.dat"
+bad "^darc analyze: --top, --json and --all .*-q" analyze -q -t 3 -o "$tmp/q.db" "$tmp/p.dat"
+[ -e "$tmp/q.db" ] && not_ok "analyze refused, yet wrote q.db" || ok "refused: no q.db"
+bad "^darc peaks: --explain.*--json" peaks "$db" --func vfs_read --explain --json
+bad "^darc diff: --json .*--show" diff "$db" "$db" --json --show 2
+bad "^darc diff: --pair and --force .*--svg" diff "$db" "$db" --pair vfs_read
+bad "^darc diff: --pair and --force .*--svg" diff "$db" "$db" --force
+bad "^darc hist: --force .*--svg" hist "$db" --func vfs_read --force
+bad "^darc export: --force .*-o" export "$db" --folded --force
+bad "^darc (hist|peaks): --peaks .*--prominence" peaks "$db" --func vfs_read --peaks 3-5 --prominence 1
+bad "^darc hist: --peaks .*--smooth" hist "$db" --func vfs_read --peaks 3-5 --smooth 3
+bad "^darc export: --metric, --off-cpu and --root are --folded's" export "$db" --chrome --root comm
 
 # 4. names that name nothing: a close one, from the database
 f=$(q "SELECT name FROM func WHERE name = 'vfs_read'")
