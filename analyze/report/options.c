@@ -282,6 +282,12 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 	while ((c = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
 		if (c == 'h')
 			return ROPT_HELP;
+		if (c == '?' && optopt && ropt_name(opts, optopt) &&
+		    !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
+			/* "--json=1": a known option given an argument it does not take */
+			fmt_errf(err, NULL, "--%s takes no argument", ropt_name(opts, optopt));
+			return ROPT_BAD;
+		}
 		if (c == '?') {
 			unknown(argc, argv, err);
 			return ROPT_UNKNOWN;

@@ -82,6 +82,9 @@ for c in $have; do
 done
 bad "^darc hist: unknown option '--peek'; did you mean --peaks\?" hist "$db" --peek 1-2 --func vfs_read
 bad "^darc paths: unknown option '--peek'; did you mean --peak\?" paths "$db" --peek 1 --root vfs_read
+bad "^darc hist: --json takes no argument" hist "$db" --func vfs_read --json=1
+bad "^darc info: --json takes no argument" info --json=1 "$tmp/p.dat"
+bad "^darc hist: unknown option '-x' \(darc hist --help\)$" hist "$db" --func vfs_read -x
 bad "^darc diff: needs two recordings or databases, A and B; got one" diff "$db"
 
 # 2. every bad argument names its option
