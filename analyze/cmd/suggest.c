@@ -251,6 +251,7 @@ static int no_call(struct rdb *db, int64_t id, struct fmt_err *err)
 int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err)
 {
 	const struct rsel *sel = &o->sel;
+	bool window = sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 	sqlite3 *s = rdb_sql(db);
 
 	if (sel->func && !exists(s, "SELECT 1 FROM func WHERE name = ?1", sel->func, 0))
@@ -262,9 +263,10 @@ int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct
 		return no_task(db, sel->task, err);
 	if (o->call && !exists(s, "SELECT 1 FROM call_base WHERE id = ?1", NULL, o->call))
 		return no_call(db, o->call, err);
-	if ((sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX) && time_outside(db, sel, err))
+	if (window && time_outside(db, sel, err))
 		return -1;
-	if (calls && !sel->path && (sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX))
+	/* a path's calls are read.c's to find (its names normalised there) */
+	if (calls && !sel->path && (sel->task || sel->comm || window))
 		return none_together(db, sel, err);
 	return 0;
 }
