@@ -63,6 +63,7 @@ struct args {
 	const char *out; /* -o: the database, else the one beside the recording */
 	struct summary_opts so;
 	bool quiet, force;
+	bool summary_given; /* --top, --json or --all: the summary's, which -q drops */
 };
 
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
@@ -70,6 +71,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	struct args *a = args;
 	char *end;
 
+	a->summary_given |= c == 't' || c == OPT_JSON || c == OPT_ALL;
 	switch (c) {
 	case 'f':
 		a->force = true;
@@ -79,13 +81,13 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		break;
 	case 't':
 		a->so.top = (int)strtol(arg, &end, 10);
-		if (*end || a->so.top < 0)
-			return fmt_errf(err, NULL, "bad --top '%s': a number expected", arg);
+		if (*end || end == arg || a->so.top < 0)
+			return fmt_errf(err, NULL, "a number expected");
 		break;
 	case OPT_MAX_DEPTH:
 		a->po.max_depth = (int)strtol(arg, &end, 10);
-		if (*end || a->po.max_depth < 0)
-			return fmt_errf(err, NULL, "bad --max-depth '%s': a number expected", arg);
+		if (*end || end == arg || a->po.max_depth < 0)
+			return fmt_errf(err, NULL, "a number expected");
 		break;
 	case OPT_JSON:
 		a->so.json = true;
@@ -103,6 +105,17 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return -1;
 	}
 	return 0;
+}
+
+static int check(struct cmd_ctx *ctx, void *args)
+{
+	const struct args *a = args;
+
+	if (a->quiet && a->summary_given)
+		return fmt_errf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
+						 " leaves out: give one or the other"),
+		       ROPT_BAD;
+	return ROPT_OK;
 }
 
 /* Analyze the recording into the database, then say what it holds (summary.c). */
@@ -156,6 +169,6 @@ static const struct option opts[] = {
 static struct args args = {.po = PIPELINE_OPTS_INIT, .so = {10, false, false}};
 
 const struct cmd cmd_analyze = {
-	.usage_head = usage_text, .opts = opts, .shortopts = "o:t:fqh", .take = take, .run = run,
-	.args = &args, .nargs = 1,
+	.usage_head = usage_text, .opts = opts, .shortopts = "o:t:fqh", .take = take,
+	.check = check, .run = run, .args = &args, .nargs = 1,
 };

@@ -89,6 +89,27 @@ int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, c
  */
 struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err);
 
+/*
+ * The commands but @except whose options include --@name, as "explain, io
+ * and waits", into @buf ("" if none): for "unknown option" (darc.c).
+ */
+void cmd_having_option(const char *name, const char *except, char *buf, size_t n);
+
+/* suggest.c: the edit distance of @a and @b, a transposition counting one. */
+int suggest_distance(const char *a, const char *b);
+
+/* The largest distance from @word at which a name is a slip for it. */
+int suggest_close(const char *word);
+
+/*
+ * Does what @o selects (--func, --task, --comm, --time, --call) name
+ * something in @db, and (with @calls: its filters choose calls, not waits)
+ * hold calls together? 0, or -1 with @err saying what is missing and what
+ * @db has instead (a close name, its tasks, its span): every command that
+ * reads a database asks this before it runs.
+ */
+int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err);
+
 /* Print "darc: MESSAGE" to stderr (one line). */
 void darc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

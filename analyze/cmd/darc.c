@@ -44,6 +44,26 @@ static const struct command {
 	 "folded stacks (flame graphs) or Trace Event JSON (Perfetto, speedscope)"},
 };
 
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cmd_having_option(const char *name, const char *except, char *buf, size_t n)
+{
+	const char *have[NCOMMANDS];
+	size_t k = 0, len = 0;
+
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		for (const struct option *o = commands[i].cmd->opts;
+		     o->name && strcmp(commands[i].name, except); o++)
+			if (!strcmp(o->name, name)) {
+				have[k++] = commands[i].name;
+				break;
+			}
+	buf[0] = 0;
+	for (size_t i = 0; i < k && len < n; i++)
+		len += snprintf(buf + len, n - len, "%s%s", i == 0 ? "" : i + 1 < k ? ", " : " and ",
+				have[i]);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: darc <command> [options] [args]\n\n"
@@ -51,10 +71,12 @@ static void usage(FILE *f)
 		   "Recordings: trace.dat (trace-cmd v6/v7), darc bundles, perf.data,\n"
 		   "ftrace text (cat trace, trace_pipe, trace-cmd report) and uftrace.data.\n\n"
 		   "commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'darc <command> --help' explains a command.\n"
-		   "exit status: 0 success, 1 analysis failed, 2 bad usage or input\n");
+		   "exit status: 0 success, 1 analysis failed, 2 bad usage or input, and a\n"
+		   "selection that names nothing in the recording or holds no call (--func,\n"
+		   "--task, --comm, --time, --call): each said in one line on stderr\n");
 }
 
 int main(int argc, char **argv)
@@ -76,7 +98,7 @@ int main(int argc, char **argv)
 		printf("darc %s\n", DARC_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		rc = cmd_run(commands[i].cmd, commands[i].name, commands[i].flags, argc - 1,

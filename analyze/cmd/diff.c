@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"      --metric M       incl (default) or excl\n"
 	"      --resolution R   buckets per octave, 1 (default) to 4\n"
 	"      --kind K         func, path, or all (default)\n"
-	"      --min-calls N    prune pairs with fewer calls than N, or under P%% of\n"
+	"      --min-calls N    prune pairs with fewer calls than N, or under P% of\n"
 	"      --min-share P    their recording's latency, on both sides (20, 1)\n"
 	"      --show N         print the N most different pairs side by side (3)\n"
 	"      --json           print JSON: every pair with every method's score\n"
@@ -49,7 +49,7 @@ enum { OPT_METRIC = 300, OPT_RESOLUTION, OPT_KIND, OPT_MIN_CALLS, OPT_MIN_SHARE,
 struct args {
 	struct diff_opts o;
 	int show;
-	bool json, threshold_given;
+	bool json, threshold_given, show_given;
 };
 
 static int number(const char *arg, double lo, double hi, double *v)
@@ -60,7 +60,27 @@ static int number(const char *arg, double lo, double hi, double *v)
 	return end != arg && !*end && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Take option @c; 0, or -1 with @err set. */
+/* What option @c takes, for "bad --kind 'x': func, path or all". */
+static const char *expected(int c)
+{
+	switch (c) {
+	case 'm':
+		return "totops, totlat, chisquare, emd, groupops or grouplat";
+	case 't':
+		return "a score from 0 up";
+	case OPT_METRIC:
+		return "incl or excl";
+	case OPT_RESOLUTION:
+		return "1, 2, 3 or 4 buckets per octave";
+	case OPT_KIND:
+		return "func, path or all";
+	case OPT_MIN_SHARE:
+		return "a percentage, 0 to 100";
+	}
+	return "a count, 0 or more";
+}
+
+/* Take option @c; 0, or -1 with @err saying what was expected. */
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
 	struct args *a = args;
@@ -95,6 +115,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		break;
 	case OPT_SHOW:
 		rc = number(arg, 0, 1000, &v) ? -1 : (a->show = (int)v, 0);
+		a->show_given = true;
 		break;
 	case OPT_JSON:
 		a->json = true;
@@ -112,7 +133,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return -1;
 	}
 	if (rc)
-		fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
+		fmt_errf(err, NULL, "%s", expected(c));
 	return rc;
 }
 
@@ -120,8 +141,12 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	if (ctx->nargs != 2)
-		return ROPT_USAGE;
+	if (a->json && a->show_given)
+		return fmt_errf(&ctx->err, NULL, "--json prints every pair: --show is for the text"),
+		       ROPT_BAD;
+	if (!a->o.svg && (a->o.pair || a->o.force))
+		return fmt_errf(&ctx->err, NULL, "--pair and --force are for the plot: give --svg FILE"),
+		       ROPT_BAD;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);
 	return ROPT_OK;

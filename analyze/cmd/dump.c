@@ -50,8 +50,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	case 'n':
 		a->limit = strtoll(arg, &end, 10);
 		if (*end || a->limit < 0)
-			return fmt_errf(err, NULL, "bad --limit '%s': a count of events expected",
-					arg);
+			return fmt_errf(err, NULL, "a count of events expected");
 		break;
 	default:
 		return -1;

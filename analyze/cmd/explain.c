@@ -88,7 +88,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	switch (c) {
 	case OPT_TOP:
 		a->top = (int)v;
-		return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "bad --top '%s' (1 to 64)", arg);
+		return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "a number from 1 to 64");
 	case OPT_MAX_DEPTH:
 		a->sp.max_depth = (int)v;
 		break;
@@ -100,11 +100,11 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		break;
 	case OPT_MODE:
 		a->sp.mode = !strcmp(arg, "max") ? SR_MAX : !strcmp(arg, "sum") ? SR_SUM : -1;
-		return a->sp.mode < 0 ? fmt_errf(err, NULL, "bad --mode '%s'", arg) : 0;
+		return a->sp.mode < 0 ? fmt_errf(err, NULL, "max or sum") : 0;
 	default:
 		return -1;
 	}
-	return v >= 0 ? 0 : fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
+	return v >= 0 ? 0 : fmt_errf(err, NULL, "a number, 0 or more");
 }
 
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
@@ -113,8 +113,6 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
 	const struct ropt *o = &ctx->o;
 
-	if (ctx->nargs != 1)
-		return ROPT_USAGE;
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
 		fmt_errf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
 					  " --fnode, --path and --peaks are darc paths'");

@@ -86,9 +86,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		if ((a->x.metric = export_metric_of(arg)) >= 0)
 			return 0;
 		return fmt_errf(err, NULL,
-				"bad --metric '%s': excl, incl, calls, irq, softirq, preempt,"
-				" blocked or offcpu",
-				arg);
+				"excl, incl, calls, irq, softirq, preempt, blocked or offcpu");
 	case OPT_OFF_CPU:
 		a->x.off_cpu = true;
 		return 0;
@@ -98,7 +96,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 			    : !strcmp(arg, "tid")  ? EXPORT_ROOT_TID
 						   : -1;
 		return a->x.root >= 0 ? 0
-				      : fmt_errf(err, NULL, "bad --root '%s': none, comm or tid", arg);
+				      : fmt_errf(err, NULL, "none, comm or tid");
 	case 'o':
 		a->out = arg;
 		return 0;
@@ -125,6 +123,9 @@ static int check_args(struct args *a, struct fmt_err *err)
 
 static int check(struct cmd_ctx *ctx, void *args)
 {
+	if (ctx->o.force && !((struct args *)args)->out)
+		return fmt_errf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
+		       ROPT_BAD;
 	return check_args(args, &ctx->err) ? ROPT_BAD : ROPT_OK;
 }
 

@@ -37,7 +37,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 
 	if (c == OPT_INTERVAL && !ropt_duration(arg, interval) && *interval > 0)
 		return 0;
-	return fmt_errf(err, NULL, "bad --interval '%s': a duration expected (e.g. 100ms)", arg);
+	return fmt_errf(err, NULL, "a duration expected (e.g. 100ms)");
 }
 
 static int run(struct cmd_ctx *ctx, void *args)

@@ -10,7 +10,7 @@
 #include "report.h"
 
 static const char usage_text[] =
-	"usage: darc io [options] DB|RECORDING (--func F | --call ID | --bios | --irqs)\n\n"
+	"usage: darc io [options] DB|RECORDING [--func F | --call ID | --bios | --irqs]\n\n"
 	"The slowest requests (complete calls of F, a system call say, or the call\n"
 	"ID) with their latency split into layers, ReLayTracer's way: each call's\n"
 	"own CPU time to the layer of its function (vfs, fs, page cache, copy, block,\n"
@@ -25,27 +25,35 @@ static const char usage_text[] =
 	"as biolatency: merged bios left out) and total times\n"
 	"with their peaks; with --irqs, ReLayTracer's table of how often and how long\n"
 	"each thread was interrupted, per kind (hardirq, softirq, ...).\n\n"
+	"With none of them, an overview: the entry points (the roots of the call\n"
+	"trees, as darc explain's subjects) by total latency, each with the layers\n"
+	"of its 20 slowest calls summed, and per device its bios' mean queue time\n"
+	"and device time (p50, p90, max); nothing is stored.\n\n"
 	"      --func F         the slowest calls of F\n"
 	"      --call ID        this call (call.id)\n"
 	"      --bios           histograms of the bio stages per device\n"
 	"      --irqs           interrupt counts and time per thread\n"
 	"      --layers FILE    your layer map first: lines 'GLOB LAYER' (# comments),\n"
 	"                       e.g. 'ext4_file_read_iter page cache'\n"
-	"      --top N          how many (default 5; --irqs: 20)\n"
+	"      --top N          how many (default 5; --irqs: 20; the overview's entry\n"
+	"                       points: 3)\n"
 	"      --json           print JSON\n"
 	"  -h, --help\n\n"
 	"examples:\n"
+	"  darc io trace.db\n"
 	"  darc io trace.db --func __x64_sys_pread64 --top 3\n"
 	"  darc io trace.db --func __x64_sys_pread64 --layers my-layers.txt\n"
 	"  darc io trace.db --bios\n"
 	"  darc io trace.db --irqs --json\n";
 
-enum { OPT_FUNC = 300, OPT_CALL, OPT_TOP, OPT_JSON, OPT_BIOS, OPT_IRQS, OPT_LAYERS };
+/* --func and --call are the shared ones (ctx->o: checked against the database by setup) */
+enum { OPT_TOP = 300, OPT_JSON, OPT_BIOS, OPT_IRQS, OPT_LAYERS };
 
 struct io_args {
 	const char *func, *layers;
 	int64_t call;
 	int what, top; /* what: 0 (requests), OPT_BIOS or OPT_IRQS */
+	int reports;   /* --bios and --irqs given */
 	bool json;
 };
 
@@ -60,7 +68,11 @@ static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
 		return report_irqs(stdout, db, a->top ? a->top : 20, a->json, err);
 	if (a->layers && io_rules_load(a->layers, &rules, err))
 		return -1;
-	rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json, err);
+	if (!a->func && !a->call)
+		rc = report_io_overview(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
+	else
+		rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
+			       err);
 	io_rules_free(&rules);
 	return rc;
 }
@@ -71,37 +83,38 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	long long v = 1;
 	char *end;
 
-	if (c == OPT_CALL || c == OPT_TOP) {
+	if (c == OPT_TOP) {
 		v = strtoll(arg, &end, 10);
-		if (*end || v < 1)
-			return fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
-	}
-	if (c == OPT_FUNC)
-		a->func = arg;
-	else if (c == OPT_LAYERS)
-		a->layers = arg;
-	else if (c == OPT_CALL)
-		a->call = v;
-	else if (c == OPT_TOP)
+		if (*end || end == arg || v < 1)
+			return fmt_errf(err, NULL, "a positive number");
 		a->top = v > 1000 ? 1000 : (int)v;
-	else if (c == OPT_JSON)
+	} else if (c == OPT_LAYERS) {
+		a->layers = arg;
+	} else if (c == OPT_JSON) {
 		a->json = true;
-	else if ((c == OPT_BIOS || c == OPT_IRQS) && a->what && a->what != c)
-		return fmt_errf(err, NULL, "--bios and --irqs are two reports: ask for one");
-	else
+	} else {
+		a->reports += a->what != c;
 		a->what = c; /* OPT_BIOS or OPT_IRQS */
+	}
 	return 0;
 }
 
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct io_args *a = args;
+	struct io_args *a = args;
 
-	if (ctx->nargs != 1)
-		return ROPT_USAGE;
-	if (!!a->func + !!a->call + !!a->what != 1)
-		return fmt_errf(&ctx->err, NULL,
-				"say what to show: one of --func, --call, --bios or --irqs"),
+	a->func = ctx->o.sel.func;
+	a->call = ctx->o.call;
+	if (!!a->func + !!a->call + a->reports > 1)
+		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
+						 " report of their own: give one"),
+		       ROPT_BAD;
+	if (a->what == OPT_BIOS && a->top)
+		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
+						 " --call and --irqs"),
+		       ROPT_BAD;
+	if (a->what && a->layers)
+		return fmt_errf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
 		       ROPT_BAD;
 	return ROPT_OK;
 }
@@ -112,8 +125,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"func", required_argument, NULL, OPT_FUNC},
-	{"call", required_argument, NULL, OPT_CALL},
+	{"func", required_argument, NULL, ROPT_FUNC},
+	{"call", required_argument, NULL, ROPT_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"bios", no_argument, NULL, OPT_BIOS},

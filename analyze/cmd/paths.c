@@ -43,6 +43,8 @@ enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE, OPT_MAX_DEPTH, OPT_PCT, OPT_MI
 struct args {
 	struct sr_params sp;
 	int peak;
+	const char *root;   /* --root F: F, also in the selection's func */
+	bool func_before;   /* --func came before --root */
 };
 
 static int number(const char *arg, double lo, double hi, double *v)
@@ -62,29 +64,45 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 
 	switch (c) {
 	case OPT_ROOT:
+		a->func_before = ctx->o.sel.func && !a->root;
+		a->root = arg;
 		return ropt_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
 	case OPT_RANGE:
 		return ropt_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
 		rc = number(arg, 1, 1000, &v) ? -1 : (a->peak = (int)v, 0);
-		break;
+		return rc ? fmt_errf(err, NULL, "a peak's number, 1 or more") : 0;
 	case OPT_MAX_DEPTH:
 		rc = number(arg, 0, 1000, &v) ? -1 : (a->sp.max_depth = (int)v, 0);
-		break;
+		return rc ? fmt_errf(err, NULL, "a number of levels, 0 to 1000") : 0;
 	case OPT_PCT:
 		rc = number(arg, 0.001, 100, &a->sp.maxcount_pct);
-		break;
+		return rc ? fmt_errf(err, NULL, "a percentage above 0, up to 100") : 0;
 	case OPT_MIN_BUCKET:
 		rc = number(arg, 0, 62, &v) ? -1 : (a->sp.min_bucket = (int)v, 0);
-		break;
+		return rc ? fmt_errf(err, NULL, "a log2 bucket, 0 to 62") : 0;
 	case OPT_MODE:
 		a->sp.mode = !strcmp(arg, "max") ? SR_MAX : !strcmp(arg, "sum") ? SR_SUM : -1;
-		rc = a->sp.mode < 0 ? -1 : 0;
-		break;
-	default:
-		return -1;
+		return a->sp.mode < 0 ? fmt_errf(err, NULL, "max or sum") : 0;
 	}
-	return rc ? fmt_errf(err, NULL, "bad argument '%s' of an option", arg) : 0;
+	return -1;
+}
+
+/* The options that would each be ignored by the other: refused. */
+static int check(struct cmd_ctx *ctx, void *args)
+{
+	const struct args *a = args;
+	const struct rsel *sel = &ctx->o.sel;
+
+	if (a->root && (a->func_before || sel->func != a->root))
+		return fmt_errf(&ctx->err, NULL, "--root and --func both name the function to start"
+						 " from: give one"),
+		       ROPT_BAD;
+	if (a->peak && ctx->o.npeaks)
+		return fmt_errf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
+						 " gives the buckets: give one"),
+		       ROPT_BAD;
+	return ROPT_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -106,9 +124,9 @@ static const struct option opts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
-static struct args args = {SR_PARAMS_DEFAULT, 0};
+static struct args args = {SR_PARAMS_DEFAULT, 0, NULL, false};
 
 const struct cmd cmd_paths = {
 	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
-	.opts = opts, .take = own_option, .run = run, .args = &args, .nargs = 1,
+	.opts = opts, .take = own_option, .check = check, .run = run, .args = &args, .nargs = 1,
 };

@@ -34,6 +34,14 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	return 0;
 }
 
+static int check(struct cmd_ctx *ctx, void *args)
+{
+	if (*(int *)args && ctx->o.json)
+		return fmt_errf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
+		       ROPT_BAD;
+	return ROPT_OK;
+}
+
 static int run(struct cmd_ctx *ctx, void *args)
 {
 	return report_peaks(stdout, ctx->db[0], &ctx->o, *(int *)args, &ctx->err);
@@ -49,5 +57,5 @@ static int explain;
 
 const struct cmd cmd_peaks = {
 	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
-	.opts = opts, .take = take, .run = run, .args = &explain, .nargs = 1,
+	.opts = opts, .take = take, .check = check, .run = run, .args = &explain, .nargs = 1,
 };

@@ -62,6 +62,9 @@ struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 		fmt_errf(err, path, "%s", strerror(errno));
 		return NULL;
 	}
+	/* another program's SQLite file: rdb_open() says it is not darc's */
+	if (db_sqlite_header(path) == 1)
+		return rdb_open(path, err);
 	/* not a database: it must be a recording */
 	{
 		struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
@@ -99,22 +102,82 @@ out:
 	return r;
 }
 
-/*
- * The end of a command that did not run, by ropt_parse()'s result @how: its
- * usage on stdout (ROPT_HELP, EXIT_OK) or stderr (ROPT_USAGE), or the error
- * in @err (ROPT_BAD). Returns the exit status.
- */
-static int usage(const struct cmd *cmd, int how, const struct fmt_err *err)
+/* "darc hist: MESSAGE (darc hist --help)": a usage error, one line, exit 2. */
+static int usage_error(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int usage_error(const char *name, const char *fmt, ...)
 {
-	FILE *f = how == ROPT_HELP ? stdout : stderr;
+	char msg[1024];
+	va_list ap;
 
-	if (how == ROPT_BAD) {
-		darc_error("%s", err->msg);
-		return EXIT_INPUT;
+	fflush(stdout);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "darc %s: ", name);
+	vis_put(stderr, msg, 0);
+	fprintf(stderr, " (darc %s --help)\n", name);
+	return EXIT_INPUT;
+}
+
+/* An unknown option @given: the close ones of this command, else the commands that have it. */
+static int unknown_option(const struct cmd *cmd, const char *name, const char *given)
+{
+	const char *word = given + strspn(given, "-");
+	const char *close = NULL;
+	int best = suggest_close(word) + 1;
+	char have[256];
+
+	for (const struct option *o = cmd->opts; *word && o->name; o++) {
+		int d = suggest_distance(word, o->name);
+		if (d < best) {
+			best = d;
+			close = o->name;
+		}
 	}
-	fprintf(f, "%s%s%s", cmd->usage_head, cmd->usage_mid ? cmd->usage_mid : "",
-		cmd->usage_tail ? cmd->usage_tail : "");
-	return how == ROPT_HELP ? EXIT_OK : EXIT_INPUT;
+	if (close)
+		return usage_error(name, "unknown option '%s'; did you mean --%s?", given, close);
+	cmd_having_option(word, name, have, sizeof(have));
+	if (have[0] && given[1] == '-')
+		return usage_error(name, "unknown option '%s' (an option of darc %s)", given, have);
+	return usage_error(name, "unknown option '%s'", given);
+}
+
+/* The wrong number of arguments: say what the command takes. */
+static int wrong_arguments(const struct cmd *cmd, const char *name, unsigned flags,
+			   const struct cmd_ctx *ctx)
+{
+	const char *what = cmd->nargs == 2		  ? "two recordings or databases, A and B"
+			   : flags & CMD_NEEDS_DB	  ? "a recording or a database"
+							  : "a recording";
+
+	if (ctx->nargs < cmd->nargs)
+		return usage_error(name, "needs %s; %s", what,
+				   ctx->nargs ? "got one" : "none given");
+	return usage_error(name, "takes %s: '%s' is one too many", what, ctx->args[cmd->nargs]);
+}
+
+/*
+ * The end of a command that did not run, by ropt_parse_short()'s result @how
+ * (or ROPT_USAGE for the wrong number of arguments): its usage on stdout
+ * (ROPT_HELP, EXIT_OK), or one line on stderr. Returns the exit status.
+ */
+static int usage(const struct cmd *cmd, const char *name, unsigned flags, int how,
+		 const struct cmd_ctx *ctx)
+{
+	switch (how) {
+	case ROPT_HELP:
+		printf("%s%s%s", cmd->usage_head, cmd->usage_mid ? cmd->usage_mid : "",
+		       cmd->usage_tail ? cmd->usage_tail : "");
+		return EXIT_OK;
+	case ROPT_BAD:
+		return usage_error(name, "%s", ctx->err.msg);
+	case ROPT_UNKNOWN:
+		return unknown_option(cmd, name, ctx->err.msg);
+	case ROPT_NOARG:
+		return usage_error(name, "%s needs an argument", ctx->err.msg);
+	}
+	return wrong_arguments(cmd, name, flags, ctx);
 }
 
 struct taking {
@@ -122,7 +185,7 @@ struct taking {
 	struct cmd_ctx *ctx;
 };
 
-/* ropt_parse()'s hook for the options that are not the report options. */
+/* ropt_parse_short()'s hook for the options that are not the report options. */
 static int take(void *p, int c, const char *arg, struct fmt_err *err)
 {
 	struct taking *t = p;
@@ -136,14 +199,20 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 {
 	struct taking t = {cmd, ctx};
 	int rc = ropt_parse_short(argc, argv, cmd->shortopts ? cmd->shortopts : "h", cmd->opts,
-				  &ctx->o, take, &t, flags & CMD_SELECTION, &ctx->err);
+				  &ctx->o, take, &t, &ctx->err);
 
 	ctx->args = argv + optind;
 	ctx->nargs = argc - optind;
+	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
+		return ROPT_USAGE;
+	if (rc == ROPT_OK && ropt_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
+		return ROPT_BAD;
+	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
+	if (rc == ROPT_OK && ctx->o.force && !ctx->o.svg && ropt_name(cmd->opts, ROPT_SVG))
+		return fmt_errf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
+		       ROPT_BAD;
 	if (rc == ROPT_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
-	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
-		rc = ROPT_USAGE;
 	return rc;
 }
 
@@ -173,10 +242,13 @@ int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, c
 	rc = parse(cmd, flags, &ctx, argc, argv);
 	if (rc != ROPT_OK) {
 		ropt_release(&ctx.o);
-		return usage(cmd, rc, &ctx.err);
+		return usage(cmd, name, flags, rc, &ctx);
 	}
 	ctx.err.msg[0] = 0;
 	rc = open_inputs(flags, &ctx);
+	/* a name that names nothing is said here, the same way for every command */
+	if (!rc && (flags & CMD_NEEDS_DB))
+		rc = cmd_check_selection(ctx.db[0], &ctx.o, ropt_name(cmd->opts, ROPT_TIME), &ctx.err);
 	if (!rc)
 		rc = cmd->run(&ctx, cmd->args);
 	if (rc) {

@@ -26,9 +26,10 @@ static const char usage_text[] =
 	"      --json           print JSON\n"
 	"  -h, --help\n\n"
 	"examples:\n"
-	"  darc waits trace.db --task 1234\n";
+	"  darc waits trace.db --task 162\n";
 
-enum { OPT_TASK = 300, OPT_CALL, OPT_TOP, OPT_JSON, OPT_SLACK };
+/* --task and --call are the shared ones (ctx->o: checked against the database by setup) */
+enum { OPT_TOP = 300, OPT_JSON, OPT_SLACK };
 
 struct args {
 	struct waits_sel ws;
@@ -47,27 +48,25 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	}
 	if (c == OPT_SLACK)
 		return ropt_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
-			       ? fmt_errf(err, NULL, "bad --slack '%s': a duration such as 1ms", arg)
+			       ? fmt_errf(err, NULL, "a duration such as 1ms")
 			       : 0;
 	v = strtoll(arg, &end, 10);
-	if (*end || v < 1)
-		return fmt_errf(err, NULL, "bad argument '%s' of an option", arg);
-	if (c == OPT_TASK)
-		a->ws.task = v;
-	else if (c == OPT_CALL)
-		a->ws.call = v;
-	else
-		a->ws.top = v > 1000 ? 1000 : (int)v;
+	if (*end || end == arg || v < 1)
+		return fmt_errf(err, NULL, "a positive number");
+	a->ws.top = v > 1000 ? 1000 : (int)v;
 	return 0;
 }
 
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct args *a = args;
+	struct args *a = args;
 
-	if (ctx->nargs != 1)
-		return ROPT_USAGE;
-	if (!a->ws.task == !a->ws.call)
+	a->ws.task = ctx->o.sel.task;
+	a->ws.call = ctx->o.call;
+	if (a->ws.task && a->ws.call)
+		return fmt_errf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
+		       ROPT_BAD;
+	if (!a->ws.task && !a->ws.call)
 		return fmt_errf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
 		       ROPT_BAD;
 	return ROPT_OK;
@@ -81,8 +80,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"task", required_argument, NULL, OPT_TASK},
-	{"call", required_argument, NULL, OPT_CALL},
+	{"task", required_argument, NULL, ROPT_TASK},
+	{"call", required_argument, NULL, ROPT_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"slack", required_argument, NULL, OPT_SLACK},

@@ -90,6 +90,91 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 	return rc;
 }
 
+/* The device times (issued to completed, once per request) of device @dev's bios, sorted. */
+static int64_t *device_times(struct rdb *db, int64_t dev, int *n)
+{
+	sqlite3_stmt *st;
+	int64_t *v = NULL;
+	int cap = 0;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(rdb_sql(db),
+			       "SELECT b.t_complete - b.t_issue FROM bio b WHERE b.dev = ?1 AND"
+			       " b.flags & 1 = 0 AND b.t_complete >= b.t_issue ORDER BY 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, dev);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (*n == cap) {
+			int64_t *a = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			if (!a)
+				break;
+			v = a;
+		}
+		v[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+json_t *io_devices_json(struct rdb *db)
+{
+	static const char q[] = "SELECT dev, count(*), avg(t_issue - t_queue) FROM bio"
+				" GROUP BY dev ORDER BY dev";
+	json_t *all = json_array();
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
+		return all;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(st, 0), *v;
+		int n;
+		json_t *d = json_pack("{sI sI sf}", "dev", (json_int_t)dev, "bios",
+				      (json_int_t)sqlite3_column_int64(st, 1), "queue_mean_ns",
+				      sqlite3_column_double(st, 2));
+		v = device_times(db, dev, &n);
+		json_object_set_new(d, "requests", json_integer(n));
+		if (n) {
+			json_object_set_new(d, "device_p50_ns", json_integer(v[(n - 1) / 2]));
+			json_object_set_new(d, "device_p90_ns", json_integer(v[(n - 1) * 9 / 10]));
+			json_object_set_new(d, "device_max_ns", json_integer(v[n - 1]));
+		}
+		free(v);
+		json_array_append_new(all, d);
+	}
+	sqlite3_finalize(st);
+	return all;
+}
+
+void io_devices_text(FILE *out, json_t *devs)
+{
+	char a[32], b[32], c[32], m[32];
+	json_t *d;
+	size_t i;
+
+	fprintf(out, "\nThe bios per device (darc io --bios: their histograms):\n");
+	if (!json_array_size(devs))
+		fprintf(out, "no bios (record block events: block_bio_queue, block_rq_issue,"
+			     " block_rq_complete)\n");
+	json_array_foreach(devs, i, d) {
+		json_int_t dev = json_integer_value(json_object_get(d, "dev"));
+		fprintf(out, "device %lld:%lld: %lld bios, queued %s on average", dev >> 20,
+			dev & 0xfffff, json_integer_value(json_object_get(d, "bios")),
+			show_amount(json_real_value(json_object_get(d, "queue_mean_ns")), "ns", m,
+				    sizeof(m)));
+		if (json_object_get(d, "device_max_ns"))
+			fprintf(out, "; %lld requests on the device: p50 %s, p90 %s, max %s",
+				json_integer_value(json_object_get(d, "requests")),
+				show_amount(json_integer_value(json_object_get(d, "device_p50_ns")),
+					    "ns", a, sizeof(a)),
+				show_amount(json_integer_value(json_object_get(d, "device_p90_ns")),
+					    "ns", b, sizeof(b)),
+				show_amount(json_integer_value(json_object_get(d, "device_max_ns")),
+					    "ns", c, sizeof(c)));
+		fputc('\n', out);
+	}
+}
+
 static const char irqs_sql[] =
     "SELECT i.task_id, coalesce(t.comm, '?'), coalesce(k.name, '?'), count(*),"
     " sum(i.t_end - i.t_start) AS total, max(i.t_end - i.t_start), count(i.call_id)"

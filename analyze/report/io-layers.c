@@ -328,23 +328,36 @@ static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
 	return rdb_store(db, "layers", put_layers, all, err);
 }
 
-int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
-	      int64_t call, int top, bool json, struct fmt_err *err)
+/* @q prepared on @db, with an empty array for its rows in *@all; NULL with @err set. */
+static sqlite3_stmt *prepare(struct rdb *db, const char *q, json_t **all, struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK) {
+		fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		return NULL;
+	}
+	if (!(*all = json_array())) {
+		sqlite3_finalize(st);
+		fmt_errf(err, rdb_path(db), "out of memory");
+		return NULL;
+	}
+	return st;
+}
+
+/* The @top slowest complete calls of @func (or call @call alone), each with its layers: a JSON array. */
+static json_t *requests(struct rdb *db, const struct io_rules *rules, const char *func,
+			int64_t call, int top, struct fmt_err *err)
 {
 	static const char pick[] =
 	    "SELECT c.id, c.incl_ns FROM call c JOIN func f ON f.id = c.func_id"
 	    " WHERE (?1 != 0 AND c.id = ?1) OR (?1 = 0 AND f.name = ?2 AND c.incl_ns IS NOT NULL"
 	    " AND c.flags & 3 = 0) ORDER BY c.incl_ns DESC LIMIT ?3";
-	sqlite3_stmt *st;
-	json_t *all = json_array();
-	size_t i;
-	json_t *r;
-	int rc = 0;
+	json_t *all;
+	sqlite3_stmt *st = prepare(db, pick, &all, err);
 
-	if (sqlite3_prepare_v2(rdb_sql(db), pick, -1, &st, NULL) != SQLITE_OK) {
-		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
-	}
+	if (!st)
+		return NULL;
 	sqlite3_bind_int64(st, 1, call);
 	sqlite3_bind_text(st, 2, func ? func : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, top);
@@ -355,6 +368,18 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 			json_array_append_new(all, one);
 	}
 	sqlite3_finalize(st);
+	return all;
+}
+
+int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
+	      int64_t call, int top, bool json, struct fmt_err *err)
+{
+	json_t *all = requests(db, rules, func, call, top, err), *r;
+	size_t i;
+	int rc = 0;
+
+	if (!all)
+		return -1;
 	if (!json_array_size(all))
 		rc = fmt_errf(err, rdb_path(db), "no complete call %s", func ? func : "with that id");
 	else if (store_layers(db, all, err))
@@ -367,5 +392,126 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 			request_text(out, r);
 		}
 	json_decref(all);
+	return rc;
+}
+
+/*
+ * The entry points: the functions at the roots of the call trees, by their
+ * total latency; not the tracer's own, nor those whose calls mostly ran in
+ * interrupt context (as darc explain's subjects).
+ */
+static const char entries_sql[] =
+    "WITH irq(id, n) AS (SELECT b.fnode_id, count(*) FROM call_extra e"
+    "  JOIN call_base b ON b.id = e.id WHERE e.flags & 24 AND b.depth = 0 GROUP BY b.fnode_id)"
+    " SELECT f.name, sum(fn.calls), sum(fn.incl_ns) FROM fnode fn JOIN func f ON f.id = fn.func_id"
+    " LEFT JOIN irq ON irq.id = fn.id WHERE fn.parent_id IS NULL AND NOT f.overhead"
+    " AND coalesce(irq.n, 0) * 2 <= fn.calls GROUP BY f.name HAVING sum(fn.calls) > 0"
+    " ORDER BY 3 DESC, 1 LIMIT ?1";
+
+/* The layers of @reqs summed into one object, by layer name. */
+static json_t *layers_summed(json_t *reqs)
+{
+	json_t *sum = json_object(), *r, *v;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(reqs, i, r) {
+		json_object_foreach(json_object_get(r, "layers"), k, v) {
+			json_int_t had = json_integer_value(json_object_get(sum, k));
+			json_object_set_new(sum, k, json_integer(had + json_integer_value(v)));
+		}
+	}
+	return sum;
+}
+
+/* One entry point in text: its calls, latency, and its slowest calls' layers, largest first. */
+static void entry_text(FILE *out, json_t *e)
+{
+	json_t *l = json_object_get(e, "layers"), *v;
+	double total = 0;
+	const char *k, *shown[NLAYER];
+	int n = 0;
+	char a[32];
+
+	fprintf(out, "%s: %lld calls, %s in all; its %lld slowest:\n",
+		json_string_value(json_object_get(e, "func")),
+		json_integer_value(json_object_get(e, "calls")),
+		show_amount(json_integer_value(json_object_get(e, "total_ns")), "ns", a, sizeof(a)),
+		json_integer_value(json_object_get(e, "requests")));
+	json_object_foreach(l, k, v)
+		total += json_integer_value(v);
+	while (n < NLAYER) { /* largest first: a selection over a dozen layers */
+		const char *best = NULL;
+		json_int_t bv = -1;
+		json_object_foreach(l, k, v) {
+			bool done = false;
+			for (int i = 0; i < n; i++)
+				done = done || !strcmp(shown[i], k);
+			if (!done && json_integer_value(v) > bv) {
+				bv = json_integer_value(v);
+				best = k;
+			}
+		}
+		if (!best)
+			break;
+		shown[n++] = best;
+		fprintf(out, "  %-22s %10s %5.1f%%\n", best, show_amount(bv, "ns", a, sizeof(a)),
+			total > 0 ? 100 * bv / total : 0);
+	}
+}
+
+/* The entry points with their layers: a JSON array. */
+static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, int per,
+		       struct fmt_err *err)
+{
+	json_t *all;
+	sqlite3_stmt *st = prepare(db, entries_sql, &all, err);
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_int(st, 1, top);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		json_t *reqs = requests(db, rules, f, 0, per, err);
+		if (!reqs)
+			break;
+		json_array_append_new(all, json_pack("{ss sI sI sI so}", "func", f, "calls",
+						     (json_int_t)sqlite3_column_int64(st, 1),
+						     "total_ns",
+						     (json_int_t)sqlite3_column_int64(st, 2),
+						     "requests", (json_int_t)json_array_size(reqs),
+						     "layers", layers_summed(reqs)));
+		json_decref(reqs);
+	}
+	sqlite3_finalize(st);
+	return all;
+}
+
+int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
+		       bool json, struct fmt_err *err)
+{
+	json_t *e = entries(db, rules, top, 20, err), *d, *r;
+	size_t i;
+	int rc = 0;
+
+	if (!e)
+		return -1;
+	d = io_devices_json(db);
+	if (json) {
+		json_t *o = json_pack("{sO sO}", "entry_points", e, "devices", d);
+		rc = show_json(out, o) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		json_decref(o);
+	} else {
+		fprintf(out, "The entry points (roots of the call trees) by total latency, each with"
+			     " the layers\nof its slowest calls summed (darc io --func F: call by"
+			     " call):\n\n");
+		json_array_foreach(e, i, r)
+			entry_text(out, r);
+		if (!json_array_size(e))
+			fprintf(out, "no entry point has complete calls\n");
+		io_devices_text(out, d);
+	}
+	json_decref(e);
+	json_decref(d);
 	return rc;
 }

@@ -111,43 +111,48 @@ static int number(const char *arg, double lo, double hi, double *v)
 	return end != arg && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* The options that take a number. */
-static int take_number(struct ropt *o, int c, const char *arg)
+/* The options that take a number: NULL, or what was expected. */
+static const char *take_number(struct ropt *o, int c, const char *arg)
 {
 	double v;
 
 	switch (c) {
 	case ROPT_FNODE:
-		if (number(arg, 1, 9e18, &v))
-			return -1;
+		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+			return "an fnode id (1 or more)";
 		o->sel.fnode = (int64_t)v;
-		return 0;
+		return NULL;
+	case ROPT_CALL:
+		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+			return "a call id (1 or more)";
+		o->call = (int64_t)v;
+		return NULL;
 	case ROPT_RESOLUTION:
 		if (number(arg, 1, 4, &v) || v != (int)v)
-			return -1;
+			return "1, 2, 3 or 4 buckets per octave";
 		o->sel.resolution = (int)v;
-		return 0;
+		return NULL;
 	case ROPT_TASK:
-		if (number(arg, 0, 4194304, &v) || v != (int)v)
-			return -1;
+		if (number(arg, 1, 4194304, &v) || v != (int)v)
+			return "a thread id (1 to 4194304)";
 		o->sel.task = (int64_t)v;
-		return 0;
+		return NULL;
 	case ROPT_CPU_MHZ:
-		return number(arg, 1, 1e6, &o->cpu_mhz);
+		return number(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
 	case ROPT_PROMINENCE:
-		return number(arg, 0, 64, &o->pp.prominence);
+		return number(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
 	case ROPT_SMOOTH:
 		if (number(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
-			return -1;
+			return "an odd number of buckets, 1 to 15";
 		o->pp.smooth = (int)v;
-		return 0;
+		return NULL;
 	}
-	return -1;
+	return "";
 }
 
 int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 {
-	int rc = 0;
+	const char *bad = NULL;
 
 	if (c < ROPT_FUNC || c >= ROPT_LAST)
 		return 0;
@@ -162,16 +167,22 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 		o->sel.comm = arg;
 		break;
 	case ROPT_METRIC:
-		rc = (o->sel.metric = rmetric_of(arg)) < 0 ? -1 : 0;
+		if ((o->sel.metric = rmetric_of(arg)) < 0)
+			bad = "incl, excl, irq, softirq, preempt or blocked";
 		break;
 	case ROPT_TIME:
-		rc = time_range(&o->sel, arg);
+		if (time_range(&o->sel, arg))
+			bad = "a window LO-HI of durations, LO below HI (e.g. 0.5-2, 100ms-1.5s)";
 		break;
 	case ROPT_UNIT:
-		rc = !strcmp(arg, "cycles") ? (o->cycles = true, 0) : !strcmp(arg, "ns") ? 0 : -1;
+		if (!strcmp(arg, "cycles"))
+			o->cycles = true;
+		else if (strcmp(arg, "ns"))
+			bad = "ns or cycles";
 		break;
 	case ROPT_PEAKS:
-		rc = peak_list(o, arg);
+		if (peak_list(o, arg))
+			bad = "bucket ranges LO-HI in increasing order, apart (e.g. 12-14,20-22)";
 		break;
 	case ROPT_JSON:
 		o->json = true;
@@ -183,10 +194,10 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 		o->force = true;
 		break;
 	default:
-		rc = take_number(o, c, arg);
+		bad = take_number(o, c, arg);
 	}
-	if (rc) {
-		fmt_errf(err, NULL, "bad argument '%s' of an option", arg ? arg : "");
+	if (bad) {
+		fmt_errf(err, NULL, "%s", bad);
 		return -1;
 	}
 	return 1;
@@ -196,40 +207,107 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 {
 	int n = !!o->sel.func + !!o->sel.fnode + !!o->sel.path;
 
-	if (n > 1 || (need_selection && !n))
+	if (n > 1)
+		return fmt_errf(err, NULL, "--func, --fnode and --path each choose the calls:"
+					   " give one of them");
+	if (need_selection && !n)
 		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
 	if (o->sel.task && o->sel.comm)
 		return fmt_errf(err, NULL, "--task and --comm do not go together");
+	if (o->npeaks && (o->pp.prominence != (struct peak_params)PEAK_PARAMS_DEFAULT.prominence ||
+			  o->pp.smooth != (struct peak_params)PEAK_PARAMS_DEFAULT.smooth))
+		return fmt_errf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
+					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
 		return fmt_errf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
 	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;
 	return 0;
 }
 
-int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
-	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
-	       bool need_selection, struct fmt_err *err)
+const char *ropt_name(const struct option *opts, int c)
 {
-	return ropt_parse_short(argc, argv, "h", opts, o, own, ctx, need_selection, err);
+	for (; opts->name; opts++)
+		if (opts->val == c)
+			return opts->name;
+	return NULL;
+}
+
+/* "bad --top '0': a positive number": the option of code @c by its long name. */
+static void bad_argument(const struct option *opts, int c, const char *arg, struct fmt_err *err)
+{
+	char what[sizeof(err->msg)];
+	const char *name = ropt_name(opts, c);
+
+	snprintf(what, sizeof(what), "%s", err->msg);
+	if (name)
+		fmt_errf(err, NULL, "bad --%s '%.200s'%s%.200s", name, arg, what[0] ? ": " : "",
+			 what);
+	else
+		fmt_errf(err, NULL, "bad -%c '%.200s'%s%.200s", c, arg, what[0] ? ": " : "", what);
+}
+
+/* The option getopt did not know, as given: "--peek" (without "=ARG"), "-x". */
+static void unknown(int argc, char **argv, struct fmt_err *err)
+{
+	const char *a = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (optopt)
+		fmt_errf(err, NULL, "-%c", optopt);
+	else
+		fmt_errf(err, NULL, "%.*s", (int)strcspn(a, "="), a);
+}
+
+/* The option getopt found without its argument, by name: "--func", "-o". */
+static void no_argument_of(const struct option *opts, struct fmt_err *err)
+{
+	const char *name = ropt_name(opts, optopt);
+
+	if (name)
+		fmt_errf(err, NULL, "--%s", name);
+	else
+		fmt_errf(err, NULL, "-%c", optopt);
 }
 
 int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, bool need_selection, struct fmt_err *err)
+		     void *ctx, struct fmt_err *err)
 {
+	char sopts[64];
 	int c, rc;
 
 	err->msg[0] = 0;
-	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+	/* ':' first: a missing argument is told from an unknown option; darc says both */
+	snprintf(sopts, sizeof(sopts), ":%s", shortopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
 		if (c == 'h')
 			return ROPT_HELP;
-		if (c == '?' || c == ':')
-			return ROPT_USAGE;
+		if (c == '?' && optopt && ropt_name(opts, optopt) &&
+		    !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
+			/* "--json=1": a known option given an argument it does not take */
+			fmt_errf(err, NULL, "--%s takes no argument", ropt_name(opts, optopt));
+			return ROPT_BAD;
+		}
+		if (c == '?') {
+			unknown(argc, argv, err);
+			return ROPT_UNKNOWN;
+		}
+		if (c == ':') {
+			no_argument_of(opts, err);
+			return ROPT_NOARG;
+		}
+		err->msg[0] = 0;
 		rc = ropt_take(o, c, optarg, err);
-		if (rc < 0 || (!rc && (!own || own(ctx, c, optarg, err))))
-			return err->msg[0] ? ROPT_BAD : ROPT_USAGE;
+		if (!rc)
+			rc = own && !own(ctx, c, optarg, err) ? 1 : -1;
+		if (rc < 0) {
+			/* a bad argument is named here, the same way for every option */
+			if (optarg)
+				bad_argument(opts, c, optarg, err);
+			return ROPT_BAD;
+		}
 	}
-	return ropt_check(o, need_selection, err) ? ROPT_BAD : ROPT_OK;
+	return ROPT_OK;
 }
 
 void ropt_filters_json(const struct ropt *o, json_t *j)

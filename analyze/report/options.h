@@ -31,6 +31,7 @@ enum {
 	ROPT_JSON,
 	ROPT_SVG,
 	ROPT_FORCE,
+	ROPT_CALL,
 	ROPT_LAST
 };
 
@@ -83,6 +84,7 @@ struct ropt {
 	bool json;
 	const char *svg;    /* --svg FILE: also write a plot there */
 	bool force;	    /* --force: replace a file of another kind there */
+	int64_t call;	    /* --call ID (io, waits): one call, or 0 */
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 };
@@ -93,28 +95,33 @@ void ropt_release(struct ropt *o);
 
 /*
  * Take option @c with argument @arg if it is a shared one: 1 taken, 0 not
- * a shared option, -1 a bad argument (@err says which).
+ * a shared option, -1 a bad argument (@err says what was expected, e.g. "a
+ * positive number": ropt_parse_short() puts the option's name before it).
  */
 int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err);
 
-/* What ropt_parse() found. */
-enum { ROPT_OK = 0, ROPT_HELP = 1, ROPT_USAGE = 2, ROPT_BAD = 3 };
+/* What ropt_parse_short() found. */
+enum {
+	ROPT_OK = 0,
+	ROPT_HELP = 1,
+	ROPT_USAGE = 2,	  /* the usage is wrong in a way the caller says */
+	ROPT_BAD = 3,	  /* @err says why */
+	ROPT_UNKNOWN = 4, /* an unknown option: @err holds it as given ("--peek") */
+	ROPT_NOARG = 5,	  /* an option without its argument: @err holds its name */
+};
 
 /*
- * getopt_long over @argv with @opts (ROPT_OPTIONS, the command's own, and
- * "help"): shared options go to @o, the command's to @own (0 taken, -1 bad:
- * it fills @err); then ropt_check(). ROPT_OK (optind is at the operands),
- * ROPT_HELP, ROPT_USAGE (an unknown option: print the usage), or ROPT_BAD
- * (@err says why).
+ * getopt_long over @argv with short options @shortopts (which must have "h",
+ * e.g. "ho:") and @opts (ROPT_OPTIONS, the command's own, and
+ * "help"): shared options go to @o, the command's to @own (0 taken, -1 a bad
+ * argument: @err says what was expected, or is empty); ropt_check() is the
+ * caller's, once it has checked the operands. ROPT_OK (optind is at them), ROPT_HELP, ROPT_UNKNOWN, ROPT_NOARG,
+ * or ROPT_BAD: @err says why, a bad argument as "bad --top '0': a positive
+ * number" (the option named by its long name).
  */
-int ropt_parse(int argc, char **argv, const struct option *opts, struct ropt *o,
-	       int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err), void *ctx,
-	       bool need_selection, struct fmt_err *err);
-
-/* ropt_parse() with short options @shortopts (which must have "h"), e.g. "ho:". */
 int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, bool need_selection, struct fmt_err *err);
+		     void *ctx, struct fmt_err *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
@@ -129,6 +136,9 @@ void ropt_filters_json(const struct ropt *o, json_t *j);
  */
 int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
 		   struct fmt_err *err);
+
+/* The long name of the option of code @c in @opts ("func"), or NULL. */
+const char *ropt_name(const struct option *opts, int c);
 
 /* The unit name of @o's values: "ns" or "cycles". */
 const char *ropt_unit(const struct ropt *o);

@@ -117,6 +117,17 @@ void io_rules_free(struct io_rules *rules);
 int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
 	      int64_t call, int top, bool json, struct fmt_err *err);
 
+/*
+ * darc io alone: the @top entry points (roots of the call trees) by latency,
+ * each with the layers of its 20 slowest calls summed, and each device's bios.
+ */
+int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
+		       bool json, struct fmt_err *err);
+
+/* Each device's bios: count, mean queue time, device time p50/p90/max (JSON array), and as text. */
+json_t *io_devices_json(struct rdb *db);
+void io_devices_text(FILE *out, json_t *devs);
+
 /* What darc export writes. */
 enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE };
 /* --folded's weights: a part of each call's latency (schema/README.md, view call), or a count. */

@@ -547,10 +547,10 @@ bad() {
 }
 bad "no function 'nope'" hist "$db" --func nope
 bad "say which calls" hist "$db"
-bad "say which calls" peaks "$db" --func a --fnode 2
+bad "each choose the calls" peaks "$db" --func a --fnode 2
 bad "no fnode 999999" peaks "$db" --fnode 999999
 bad "no call path 'x > y'" hist "$db" --path 'x>y'
-bad "bad argument '7'" hist "$db" --func vfs_read --resolution 7
+bad "bad --resolution '7': 1, 2, 3 or 4" hist "$db" --func vfs_read --resolution 7
 bad "bad --interval" hist "$db" --func vfs_read --interval soon
 bad "not a trace.dat, perf.data or ftrace text file" hist "$samples/README.md" --func vfs_read
 echo hello >"$tmp/x.db"
@@ -558,9 +558,9 @@ bad "too short for a recording" hist "$tmp/x.db" --func vfs_read
 cp "$samples/vm-zeroread-v7.dat" "$tmp/x.dat"
 bad "exists and is not a darc database" hist "$tmp/x.dat" --func vfs_read
 bad "cpu-mhz" hist "$db" --func vfs_read --unit cycles
-bad "bad argument 'fast'" diff "$db" "$db" --method fast
+bad "bad --method 'fast'" diff "$db" "$db" --method fast
 bad "No such file" diff "$db" "$tmp/none.db"
 bad "has 2 peaks, not 3" paths "$db" --root vfs_read --peak 3
-bad "bad argument 'half'" paths "$db" --root vfs_read --mode half
+bad "bad --mode 'half'" paths "$db" --root vfs_read --mode half
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
