@@ -45,7 +45,7 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 
 static const char irq_hits_sql[] =
     "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM irq_interval i"
-    " JOIN sr_sub s ON s.id = i.call_id JOIN call c ON c.id = i.call_id"
+    " JOIN sr_sub s ON s.id = i.call_id JOIN call_base c ON c.id = i.call_id"
     " JOIN func f ON f.id = c.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
     " CASE WHEN i.kind = 1 THEN 'softirq ' || coalesce(i.name, '?')"
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
@@ -53,7 +53,7 @@ static const char irq_hits_sql[] =
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 static const char preempt_hits_sql[] =
     "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sched_interval si"
-    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+    " JOIN sr_sub s ON s.id = si.call_id JOIN call_base c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 /*
@@ -65,8 +65,8 @@ static const char ran_instead_sql[] =
     "SELECT coalesce(t.comm, 'tid') || ' [' || o.task_id || ']', count(DISTINCT si.id),"
     " sum(min(coalesce((SELECT min(n.t_out) FROM sched_interval n WHERE n.task_id = o.task_id"
     " AND n.t_out >= o.t_in), si.t_in), si.t_in) - o.t_in)"
-    " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN sched_interval o ON o.cpu_in = si.cpu_out AND o.t_in >= si.t_out"
+    " FROM sr_sub s CROSS JOIN sched_interval si ON s.id = si.call_id"
+    " CROSS JOIN sched_interval o ON o.cpu_in = si.cpu_out AND o.t_in >= si.t_out"
     " AND o.t_in < si.t_in AND o.task_id != si.task_id LEFT JOIN task t ON t.tid = o.task_id"
     " WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY o.task_id ORDER BY 3 DESC LIMIT 3";
@@ -91,10 +91,10 @@ const char paths_wakers_sql[] =
     " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1), x.name)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN call c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
+    " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
     " JOIN wakeup_ctx x ON x.ctx = k.ctx JOIN wait wt ON wt.id = si.id"
     " LEFT JOIN task t ON t.tid = k.waker_tid"
-    " LEFT JOIN call wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+    " LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
@@ -143,7 +143,7 @@ static json_t *io_detail(struct rdb *db, int64_t fnode)
 	static const char q[] =
 	    "SELECT count(*), sum(w.queue_ns), sum(w.device_ns), sum(w.wakeup_ns),"
 	    " sum(w.run_delay_ns) FROM bio_wait w JOIN sched_interval si ON si.id = w.sched_id"
-	    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+	    " JOIN sr_sub s ON s.id = si.call_id JOIN call_base c ON c.id = si.call_id"
 	    " JOIN wakeup k ON k.id = si.wakeup_id"
 	    " WHERE (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
 	    " FROM bio b WHERE b.task_id = si.task_id AND b.complete_cpu = k.waker_cpu"
@@ -341,7 +341,7 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 	if (!params)
 		return fmt_errf(err, NULL, "out of memory");
 	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
-		if (sr_search(&rs.in, sp, &r))
+		if (sr_search_tree(&rs.tree, sp, &r))
 			fmt_errf(err, NULL, "the search failed (out of memory?)");
 		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
 					&id, err)) {
