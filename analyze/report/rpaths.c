@@ -44,16 +44,16 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 }
 
 static const char irq_hits_sql[] =
-    "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM irq_interval i"
-    " JOIN sr_sub s ON s.id = i.call_id JOIN call_base c ON c.id = i.call_id"
+    "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM sr_sub s"
+    " CROSS JOIN irq_interval i ON i.call_id = s.id JOIN call_base c ON c.id = i.call_id"
     " JOIN func f ON f.id = c.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
     " CASE WHEN i.kind = 1 THEN 'softirq ' || coalesce(i.name, '?')"
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
     " ELSE 'interrupt ' || coalesce(i.name, '?') END"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 static const char preempt_hits_sql[] =
-    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sched_interval si"
-    " JOIN sr_sub s ON s.id = si.call_id JOIN call_base c ON c.id = si.call_id"
+    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sr_sub s"
+    " CROSS JOIN sched_interval si ON si.call_id = s.id JOIN call_base c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 /*

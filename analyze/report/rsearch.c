@@ -300,6 +300,24 @@ static int load_trees(struct load *l)
 }
 
 /*
+ * The subtrees are read once, in order, in one read transaction (not one
+ * lock a statement); and from here on through SQLite's bounded page cache
+ * rather than the memory map: the search and its details touch pages all
+ * over the calls, and the map would hold every one of them in the
+ * process's memory until the command ends (twice the search's own).
+ */
+static int load_trees_once(struct load *l)
+{
+	sqlite3 *sql = rdb_sql(l->db);
+	int rc;
+
+	sqlite3_exec(sql, "PRAGMA mmap_size = 0", NULL, NULL, NULL);
+	rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l) : -1;
+	sqlite3_exec(sql, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
  * The indexes the details of a search's answer look things up by (bios by
  * task and completion for the sleeps they ended, switch-ins by CPU and time
  * for who ran instead): without them those joins read a table once a row
@@ -336,7 +354,7 @@ int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct 
 	ensure_indexes(db);
 	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)
 		return -1;
-	if (load_trees(&l))
+	if (load_trees_once(&l))
 		return fail(db, err, "the calls");
 	rs->nroots = rs->tree.nroots;
 	rs->tree.nsources = rs->nsources;
