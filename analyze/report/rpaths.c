@@ -136,14 +136,19 @@ static int by_votes(const void *a, const void *b)
  * CPU, after it), their time by stage (queue, device, completion to
  * wake-up, run delay) and the one that dominates. A sleep that a timer or
  * another task ended gets none, whatever I/O the same calls did elsewhere.
- * NULL if no such bio.
+ * NULL if no such bio. (Bio d is w's bio: only those completed in the sleep
+ * can be its, and the index finds them from the search's sleeps, rather
+ * than bio_wait's sleep looked up for every bio of the recording.)
  */
 static json_t *io_detail(struct rdb *db, int64_t fnode)
 {
 	static const char q[] =
 	    "SELECT count(*), sum(w.queue_ns), sum(w.device_ns), sum(w.wakeup_ns),"
-	    " sum(w.run_delay_ns) FROM bio_wait w JOIN sched_interval si ON si.id = w.sched_id"
-	    " JOIN sr_sub s ON s.id = si.call_id JOIN call_base c ON c.id = si.call_id"
+	    " sum(w.run_delay_ns) FROM sr_sub s CROSS JOIN sched_interval si ON si.call_id = s.id"
+	    " CROSS JOIN bio d ON d.task_id = si.task_id AND d.t_complete >= si.t_out"
+	    " AND d.t_complete <= coalesce(si.t_in, 9223372036854775807)"
+	    " CROSS JOIN bio_wait w ON w.bio_id = d.id AND w.sched_id = si.id"
+	    " JOIN call_base c ON c.id = si.call_id"
 	    " JOIN wakeup k ON k.id = si.wakeup_id"
 	    " WHERE (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
 	    " FROM bio b WHERE b.task_id = si.task_id AND b.complete_cpu = k.waker_cpu"
