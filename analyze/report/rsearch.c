@@ -13,18 +13,18 @@
 #include "model.h"
 
 /* The peak's f0 calls, in order, each with its subtree's range of ids. */
-static const char roots_sql[] =
-    "SELECT b.id, b.last_id, b.task_id FROM sr_root r JOIN call_base b ON b.id = r.id"
-    " ORDER BY b.id";
+static const char roots_sql[] = "SELECT id, last_id, task_id FROM sr_root ORDER BY id";
 /*
  * An f0 call's range of ids: its descendants in entry order (so a call's
  * parent is open when it comes), and the calls of interrupts in its task.
  */
 static const char range_sql[] =
-    "SELECT b.id, b.parent_id, b.fnode_id, coalesce(b.incl_ns, 0), coalesce(x.irq_ns, 0) +"
-    " coalesce(x.softirq_ns, 0) + coalesce(x.preempt_ns, 0), coalesce(x.preempt_ns, 0),"
-    " coalesce(x.blocked_ns, 0), b.func_id, b.last_id FROM call_base b"
-    " LEFT JOIN call_extra x ON x.id = b.id WHERE b.id BETWEEN ?1 AND ?2 AND b.task_id = ?3";
+    "SELECT id, parent_id, fnode_id, coalesce(incl_ns, 0), func_id, last_id FROM call_base"
+    " WHERE id BETWEEN ?1 AND ?2 AND task_id = ?3";
+/* the parts of the few calls that have some (merged in by id: no lookup a call) */
+static const char extra_sql[] =
+    "SELECT id, irq_ns + softirq_ns + preempt_ns, preempt_ns, blocked_ns FROM call_extra"
+    " WHERE id BETWEEN ?1 AND ?2";
 static const char irqs_sql[] =
     "SELECT call_id, kind, irq, name, t_end - t_start FROM irq_interval"
     " WHERE call_id BETWEEN ?1 AND ?2 AND t_end IS NOT NULL ORDER BY call_id";
@@ -45,11 +45,15 @@ struct root {
 	int64_t id, last, task;
 };
 
+struct part {
+	int64_t id, exo, pre, blocked;
+};
+
 /* The load of one search: statements, and the current f0 call's calls. */
 struct load {
 	struct rdb *db;
 	struct rsearch *rs;
-	sqlite3_stmt *range, *irqs, *sched, *add;
+	sqlite3_stmt *range, *extra, *irqs, *sched, *add;
 	struct root *roots;
 	int nroots;
 	int64_t *ovh; /* the tracer's own functions, sorted */
@@ -57,6 +61,8 @@ struct load {
 	int64_t *lid, *lpar; /* the current f0 call's calls (in id order) and their parents */
 	int *lidx;	     /* and their indices in the tree */
 	int nl, lcap, scap;
+	struct part *parts; /* the current f0 call's rows of call_extra */
+	int nparts, pcap;
 };
 
 static int fail(struct rdb *db, struct fmt_err *err, const char *what)
@@ -185,6 +191,28 @@ static int keep(struct load *l, int64_t id, int64_t parent, int idx)
 	return 0;
 }
 
+/* The rows of call_extra in @r's range of ids, in order. */
+static int root_parts(struct load *l, const struct root *r)
+{
+	int rc;
+
+	l->nparts = 0;
+	sqlite3_bind_int64(l->extra, 1, r->id);
+	sqlite3_bind_int64(l->extra, 2, r->last);
+	while ((rc = sqlite3_step(l->extra)) == SQLITE_ROW) {
+		if (GROW(l->parts, l->nparts, l->pcap, 64)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		l->parts[l->nparts++] = (struct part){sqlite3_column_int64(l->extra, 0),
+						      sqlite3_column_int64(l->extra, 1),
+						      sqlite3_column_int64(l->extra, 2),
+						      sqlite3_column_int64(l->extra, 3)};
+	}
+	sqlite3_reset(l->extra);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /*
  * Stream the subtree of f0 call @r into the tree: a call whose parent is
  * open is its child; the calls of interrupts (no parent, or one outside)
@@ -195,29 +223,34 @@ static int stream_root(struct load *l, const struct root *r)
 {
 	sqlite3_stmt *st = l->range;
 	int64_t skip = 0;
-	int rc;
+	int rc, x = 0;
 
+	if (root_parts(l, r))
+		return -1;
 	l->nl = 0;
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_int64(st, 2, r->last);
 	sqlite3_bind_int64(st, 3, r->task);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), parent = sqlite3_column_int64(st, 1);
-		int64_t func = sqlite3_column_int64(st, 7);
+		struct part p = {id};
 		int level = 0;
 		if (id != r->id && (id <= skip || sqlite3_column_type(st, 1) == SQLITE_NULL))
 			continue;
 		if (id != r->id && is_root(l, id)) {
-			skip = sqlite3_column_int64(st, 8);
+			skip = sqlite3_column_int64(st, 5);
 			continue;
 		}
 		if (id != r->id && (level = sr_tree_find(&l->rs->tree, parent)) < 0)
 			continue;
+		while (x < l->nparts && l->parts[x].id < id)
+			x++;
+		if (x < l->nparts && l->parts[x].id == id)
+			p = l->parts[x];
 		if (keep(l, id, id == r->id ? -1 : parent,
 			 sr_tree_add(&l->rs->tree, level, id, sqlite3_column_int64(st, 2),
-				     sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-				     sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
-				     find_id(l->ovh, l->novh, func) >= 0))) {
+				     sqlite3_column_int64(st, 3), p.exo, p.pre, p.blocked,
+				     find_id(l->ovh, l->novh, sqlite3_column_int64(st, 4)) >= 0))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -279,6 +312,7 @@ static int load_trees(struct load *l)
 	if (sqlite3_exec(sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
 	    (l->novh = load_ids(l->db, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
 	    sqlite3_prepare_v2(sql, range_sql, -1, &l->range, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, extra_sql, -1, &l->extra, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(sql, irqs_sql, -1, &l->irqs, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(sql, sched_sql, -1, &l->sched, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(sql, sub_add_sql, -1, &l->add, NULL) == SQLITE_OK) {
@@ -288,6 +322,7 @@ static int load_trees(struct load *l)
 		rc = rc ? rc : sr_tree_end(&l->rs->tree);
 	}
 	sqlite3_finalize(l->range);
+	sqlite3_finalize(l->extra);
 	sqlite3_finalize(l->irqs);
 	sqlite3_finalize(l->sched);
 	sqlite3_finalize(l->add);
@@ -296,6 +331,7 @@ static int load_trees(struct load *l)
 	free(l->lid);
 	free(l->lpar);
 	free(l->lidx);
+	free(l->parts);
 	return rc;
 }
 

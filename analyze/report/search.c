@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,12 +177,43 @@ static int cmp_by_fnode(const void *a, const void *b)
 	return t->order[i] - t->order[j];
 }
 
+/*
+ * by_fnode without a comparison sort where the fnode ids are dense (they
+ * are a database's row ids): counted by fnode, each fnode's calls in
+ * index order. 0, or 1 where the ids are too spread out for it.
+ */
+static int count_by_fnode(struct idx *x, const struct sr_tree *t)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int *at;
+
+	for (int i = 0; i < t->ncalls; i++) {
+		lo = t->calls[i].fnode < lo ? t->calls[i].fnode : lo;
+		hi = t->calls[i].fnode > hi ? t->calls[i].fnode : hi;
+	}
+	if (t->order || !t->ncalls || hi - lo > 4 * (int64_t)t->ncalls + 1024)
+		return 1;
+	at = calloc(hi - lo + 2, sizeof(*at));
+	if (!at)
+		return 1;
+	for (int i = 0; i < t->ncalls; i++)
+		at[t->calls[i].fnode - lo + 1]++;
+	for (int64_t f = 0; f < hi - lo + 1; f++)
+		at[f + 1] += at[f];
+	for (int i = 0; i < t->ncalls; i++)
+		x->by_fnode[at[t->calls[i].fnode - lo]++] = i;
+	free(at);
+	return 0;
+}
+
 static int idx_build(struct idx *x, const struct sr_tree *t)
 {
 	x->t = t;
 	x->by_fnode = malloc((t->ncalls + 1) * sizeof(*x->by_fnode));
 	if (!x->by_fnode)
 		return -1;
+	if (!count_by_fnode(x, t))
+		return 0;
 	for (int i = 0; i < t->ncalls; i++)
 		x->by_fnode[i] = i;
 	sort_tree = t;
