@@ -25,39 +25,47 @@ src=$repo_dir/samples/vm-odirect-v6.dat
 need_cmd python3 trace-cmd
 mkdir -p "$out"
 
-# timed CMD...: one run of CMD; its wall seconds and peak RSS (KiB) into $t, $rss
+# timed NAME CMD...: one run of CMD; prints its wall and CPU seconds and peak
+# RSS, and its CPU time over the analysis's ($ta, once set): on a machine
+# that other work shares, CPU time says more than wall time.
 timed() {
-	/usr/bin/time -f '%e %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
-		die "$* failed: $(head -n 1 "$out/err.txt")"
-	read -r t rss <"$out/time.txt"
+	local name=$1 t u s rss
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
+		die "$name failed: $(head -n 1 "$out/err.txt")"
+	read -r t u s rss <"$out/time.txt"
+	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+	awk -v k="$k" -v n="$events" -v name="$name" -v t="$t" -v c="$cpu" -v r="$rss" \
+		-v a="${ta:-}" 'BEGIN {
+		printf "%-5s %9s  %-28s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
+		if (a != "") printf " %9.2f", c / a
+		printf "\n" }'
 }
+
+# the sample's events (each copy holds as many)
+"$darc" analyze -q -o "$out/replay-1.db" "$src" || die "cannot analyze $src"
+per_copy=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+	"SELECT events FROM recording").fetchone()[0])' "$out/replay-1.db")
+rm -f "$out/replay-1.db"
 
 printf 'replay benchmark, %s, %s, %s CPUs\n' "$(date -u '+%F %H:%M UTC')" "$(uname -sr)" \
 	"$(nproc)"
-printf '%-5s %9s | %-17s | %-17s | %-17s | %-17s | %s\n' scale events "darc analyze" \
-	"report --profile" "paths --peak 2" "explain" "paths, explain / analyze"
+printf '%-5s %9s  %-28s %7s %7s %8s %9s\n' scale events command "wall s" "cpu s" "peak MB" \
+	"/ analyze"
 for k in 1 4 16; do
 	dat=$out/replay-x$k.dat db=$out/replay-x$k.db
 	python3 "$bench_dir/repeat-v6.py" "$src" "$dat" $((k * base)) >/dev/null ||
 		die "repeat-v6.py failed for $k"
 	rm -f "$db"
-	timed "$darc" analyze -q -o "$db" "$dat"
-	ta=$t ra=$rss
-	timed trace-cmd report --profile "$dat"
-	tp=$t rp=$rss
+	events=$((k * base * per_copy))
+	ta=
+	timed "darc analyze" "$darc" analyze -q -o "$db" "$dat"
+	ta=$cpu
+	timed "trace-cmd report --profile" trace-cmd report --profile "$dat"
 	cp "$db" "$out/replay.db"
-	timed "$darc" paths "$out/replay.db" --root vfs_read --peak 2
-	ts=$t rs=$rss
+	timed "darc paths --peak 2" "$darc" paths "$out/replay.db" --root vfs_read --peak 2
 	cp "$db" "$out/replay.db"
-	timed "$darc" explain "$out/replay.db"
-	te=$t re=$rss
-	events=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
-		"SELECT events FROM recording").fetchone()[0])' "$db")
-	awk -v k="$k" -v n="$events" -v ta="$ta" -v ra="$ra" -v tp="$tp" -v rp="$rp" \
-		-v ts="$ts" -v rs="$rs" -v te="$te" -v re="$re" 'BEGIN {
-		printf "%-5s %9d | %6.2f s %6.0f MB | %6.2f s %6.0f MB | %6.2f s %6.0f MB |" \
-			" %6.2f s %6.0f MB | %.2f, %.2f\n", k "x", n, ta, ra / 1024, tp, rp / 1024,
-			ts, rs / 1024, te, re / 1024, ts / ta, te / ta }'
+	timed "darc explain" "$darc" explain "$out/replay.db"
 	rm -f "$dat" "$out/replay.db"
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
