@@ -346,7 +346,9 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 	if (!params)
 		return fmt_errf(err, NULL, "out of memory");
 	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
-		if (sr_search_tree(&rs.tree, sp, &r))
+		int failed = sr_search_tree(&rs.tree, sp, &r);
+		sr_tree_release(&rs.tree); /* searched: its memory is the details' */
+		if (failed)
 			fmt_errf(err, NULL, "the search failed (out of memory?)");
 		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
 					&id, err)) {

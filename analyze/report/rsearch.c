@@ -335,22 +335,44 @@ static int load_trees(struct load *l)
 	return rc;
 }
 
-/*
- * The subtrees are read once, in order, in one read transaction (not one
- * lock a statement); and from here on through SQLite's bounded page cache
- * rather than the memory map: the search and its details touch pages all
- * over the calls, and the map would hold every one of them in the
- * process's memory until the command ends (twice the search's own).
- */
+/* The subtrees are read once, in order, in one read transaction (not one lock a statement). */
 static int load_trees_once(struct load *l)
 {
 	sqlite3 *sql = rdb_sql(l->db);
-	int rc;
+	int rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l) : -1;
 
-	sqlite3_exec(sql, "PRAGMA mmap_size = 0", NULL, NULL, NULL);
-	rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l) : -1;
 	sqlite3_exec(sql, "COMMIT", NULL, NULL, NULL);
 	return rc;
+}
+
+/*
+ * From here on through SQLite's page cache rather than the memory map:
+ * the peak's calls, their subtrees and the details touch pages all over
+ * the calls, and the map would hold every one in the process's memory
+ * until the command ends (twice the search's own). And with a small cache
+ * while the calls are read (each page once, in order: a big one would only
+ * hold them); the old size is returned, to be put back.
+ */
+static int64_t read_lean(struct rdb *db)
+{
+	sqlite3_stmt *st;
+	int64_t cache = -2000;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		cache = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
+		     NULL);
+	return cache;
+}
+
+static void cache_back(struct rdb *db, int64_t cache)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %" PRId64, cache);
+	sqlite3_exec(rdb_sql(db), sql, NULL, NULL, NULL);
 }
 
 /*
@@ -385,13 +407,18 @@ int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct 
 	int64_t lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	int64_t hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 	struct load l = {db, rs};
+	int64_t cache;
+	int rc;
 
 	memset(rs, 0, sizeof(*rs));
 	ensure_indexes(db);
-	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)
+	cache = read_lean(db);
+	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1
+	     : load_trees_once(&l)			    ? fail(db, err, "the calls")
+							    : 0;
+	cache_back(db, cache);
+	if (rc)
 		return -1;
-	if (load_trees_once(&l))
-		return fail(db, err, "the calls");
 	rs->nroots = rs->tree.nroots;
 	rs->tree.nsources = rs->nsources;
 	rs->tree.source_soft = rs->soft;
