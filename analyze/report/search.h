@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * search: DARC's root-cause path search (analyze/METHODS.md section 7), on the
- * calls of one peak of a function f0 held in memory. No database here: the
- * caller loads the f0 calls of the peak with their whole subtrees (rdb.c),
- * and stores what comes out; so every rule has unit tests on built trees.
+ * calls of one peak of a function f0 held in memory in a compact form
+ * (struct sr_tree: a call's value, fnode and subtree's end, its sums taken
+ * as it is added). No database here: the caller streams the f0 calls of the
+ * peak with their subtrees into it (rsearch.c), and stores what comes out;
+ * so every rule has unit tests on built trees.
  *
  * At each node of a path, for every f0 call in the peak, the candidates are:
  * the node's own time (self), each child fnode, each interrupt source and
