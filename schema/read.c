@@ -830,17 +830,18 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 		ensure_func_index(db);
 	if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */
 		snprintf(q, sizeof(q),
-			 "INSERT INTO sr_root(id) SELECT c.id FROM call_base c WHERE %s"
+			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call_base c WHERE %s"
 			 " AND c.incl_ns >= ?6 AND c.incl_ns < ?7 AND NOT EXISTS (SELECT 1 FROM"
 			 " call_extra e WHERE e.id = c.id AND e.flags & 3)",
 			 where);
 	else
 		snprintf(q, sizeof(q),
-			 "INSERT INTO sr_root(id) SELECT c.id FROM call c WHERE %s"
+			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call c WHERE %s"
 			 " AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0 AND c.%s >= ?6 AND c.%s < ?7",
 			 where, col[sel->metric], col[sel->metric]);
 	if (sqlite3_exec(db->sql,
-			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY);"
+			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY, last_id,"
+			 " task_id);" /* the range of a call's subtree, for the search */
 			 "DELETE FROM sr_root",
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||

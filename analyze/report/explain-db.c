@@ -522,9 +522,18 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		   int top, bool verbose, struct fmt_err *err)
 {
 	struct subject *s = NULL;
-	int n = load_subjects(db, o, top, &s, err), rc = n < 0 ? -1 : 0;
 	json_t *all = json_array(), *skip, *x;
 	size_t k;
+	int n, rc;
+
+	/*
+	 * Scans of every call, then searches: the memory map, or a big cache,
+	 * would keep their pages in memory, beside the searches' own
+	 */
+	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
+		     NULL);
+	n = load_subjects(db, o, top, &s, err);
+	rc = n < 0 ? -1 : 0;
 
 	for (int i = 0; !rc && i < n && i < top && s[i].nparts > 0; i++) {
 		json_t *j = explain_subject(db, o, sp, &s[i], err);

@@ -44,16 +44,16 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 }
 
 static const char irq_hits_sql[] =
-    "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM irq_interval i"
-    " JOIN sr_sub s ON s.id = i.call_id JOIN call c ON c.id = i.call_id"
+    "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM sr_sub s"
+    " CROSS JOIN irq_interval i ON i.call_id = s.id JOIN call_base c ON c.id = i.call_id"
     " JOIN func f ON f.id = c.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
     " CASE WHEN i.kind = 1 THEN 'softirq ' || coalesce(i.name, '?')"
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
     " ELSE 'interrupt ' || coalesce(i.name, '?') END"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 static const char preempt_hits_sql[] =
-    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sched_interval si"
-    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sr_sub s"
+    " CROSS JOIN sched_interval si ON si.call_id = s.id JOIN call_base c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
 /*
@@ -65,8 +65,8 @@ static const char ran_instead_sql[] =
     "SELECT coalesce(t.comm, 'tid') || ' [' || o.task_id || ']', count(DISTINCT si.id),"
     " sum(min(coalesce((SELECT min(n.t_out) FROM sched_interval n WHERE n.task_id = o.task_id"
     " AND n.t_out >= o.t_in), si.t_in), si.t_in) - o.t_in)"
-    " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN sched_interval o ON o.cpu_in = si.cpu_out AND o.t_in >= si.t_out"
+    " FROM sr_sub s CROSS JOIN sched_interval si ON s.id = si.call_id"
+    " CROSS JOIN sched_interval o ON o.cpu_in = si.cpu_out AND o.t_in >= si.t_out"
     " AND o.t_in < si.t_in AND o.task_id != si.task_id LEFT JOIN task t ON t.tid = o.task_id"
     " WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY o.task_id ORDER BY 3 DESC LIMIT 3";
@@ -91,10 +91,10 @@ const char paths_wakers_sql[] =
     " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1), x.name)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN call c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
+    " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
     " JOIN wakeup_ctx x ON x.ctx = k.ctx JOIN wait wt ON wt.id = si.id"
     " LEFT JOIN task t ON t.tid = k.waker_tid"
-    " LEFT JOIN call wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+    " LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
@@ -136,14 +136,19 @@ static int by_votes(const void *a, const void *b)
  * CPU, after it), their time by stage (queue, device, completion to
  * wake-up, run delay) and the one that dominates. A sleep that a timer or
  * another task ended gets none, whatever I/O the same calls did elsewhere.
- * NULL if no such bio.
+ * NULL if no such bio. (Bio d is w's bio: only those completed in the sleep
+ * can be its, and the index finds them from the search's sleeps, rather
+ * than bio_wait's sleep looked up for every bio of the recording.)
  */
 static json_t *io_detail(struct rdb *db, int64_t fnode)
 {
 	static const char q[] =
 	    "SELECT count(*), sum(w.queue_ns), sum(w.device_ns), sum(w.wakeup_ns),"
-	    " sum(w.run_delay_ns) FROM bio_wait w JOIN sched_interval si ON si.id = w.sched_id"
-	    " JOIN sr_sub s ON s.id = si.call_id JOIN call c ON c.id = si.call_id"
+	    " sum(w.run_delay_ns) FROM sr_sub s CROSS JOIN sched_interval si ON si.call_id = s.id"
+	    " CROSS JOIN bio d ON d.task_id = si.task_id AND d.t_complete >= si.t_out"
+	    " AND d.t_complete <= coalesce(si.t_in, 9223372036854775807)"
+	    " CROSS JOIN bio_wait w ON w.bio_id = d.id AND w.sched_id = si.id"
+	    " JOIN call_base c ON c.id = si.call_id"
 	    " JOIN wakeup k ON k.id = si.wakeup_id"
 	    " WHERE (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
 	    " FROM bio b WHERE b.task_id = si.task_id AND b.complete_cpu = k.waker_cpu"
@@ -341,7 +346,9 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 	if (!params)
 		return fmt_errf(err, NULL, "out of memory");
 	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
-		if (sr_search(&rs.in, sp, &r))
+		int failed = sr_search_tree(&rs.tree, sp, &r);
+		sr_tree_release(&rs.tree); /* searched: its memory is the details' */
+		if (failed)
 			fmt_errf(err, NULL, "the search failed (out of memory?)");
 		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
 					&id, err)) {

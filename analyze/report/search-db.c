@@ -13,27 +13,58 @@
 #include "hist.h"
 #include "rows.h"
 
-/* sr_sub: the roots (sr_root) first, as roots; then their descendants */
+/* The peak's f0 calls, in order, each with its subtree's range of ids. */
+static const char roots_sql[] = "SELECT id, last_id, task_id FROM sr_root ORDER BY id";
+/*
+ * An f0 call's range of ids: its descendants in entry order (so a call's
+ * parent is open when it comes), and the calls of interrupts in its task.
+ */
+static const char range_sql[] =
+    "SELECT id, parent_id, fnode_id, coalesce(incl_ns, 0), func_id, last_id FROM call_base"
+    " WHERE id BETWEEN ?1 AND ?2 AND task_id = ?3";
+/* the parts of the few calls that have some (merged in by id: no lookup a call) */
+static const char extra_sql[] =
+    "SELECT id, irq_ns + softirq_ns + preempt_ns, preempt_ns, blocked_ns FROM call_extra"
+    " WHERE id BETWEEN ?1 AND ?2";
+static const char irqs_sql[] =
+    "SELECT call_id, kind, irq, name, t_end - t_start FROM irq_interval"
+    " WHERE call_id BETWEEN ?1 AND ?2 AND t_end IS NOT NULL ORDER BY call_id";
+static const char sched_sql[] =
+    "SELECT DISTINCT call_id FROM sched_interval WHERE call_id BETWEEN ?1 AND ?2";
+static const char overhead_sql[] = "SELECT id FROM func WHERE overhead ORDER BY id";
+/*
+ * sr_sub: the calls of the search the reports' details join on (paths'
+ * interrupts, preemption, wake-ups): its f0 calls (parent NULL) and every
+ * call an interrupt or a switch was charged to, not all their calls.
+ */
 static const char sub_init_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS sr_sub(id INTEGER PRIMARY KEY, parent INTEGER);"
-    "DELETE FROM sr_sub;"
-    "INSERT INTO sr_sub SELECT id, NULL FROM sr_root";
-static const char roots_sql[] =
-    "SELECT b.id, b.last_id, b.task_id FROM sr_root r JOIN call_base b ON b.id = r.id";
-/* a root's range of ids: its descendants, and other tasks' calls and interrupts */
-static const char range_sql[] =
-    "SELECT id, parent_id FROM call_base WHERE id BETWEEN ?1 + 1 AND ?2 AND task_id = ?3"
-    " AND parent_id IS NOT NULL";
+    "DELETE FROM sr_sub";
 static const char sub_add_sql[] = "INSERT OR IGNORE INTO sr_sub VALUES (?1, ?2)";
 
-static const char calls_sql[] =
-    "SELECT s.id, s.parent, c.fnode_id, coalesce(c.incl_ns, 0), c.irq_ns, c.softirq_ns,"
-    " c.preempt_ns, c.blocked_ns, f.overhead FROM sr_sub s JOIN call c ON c.id = s.id"
-    " JOIN func f ON f.id = c.func_id ORDER BY s.id";
+struct root {
+	int64_t id, last, task;
+};
 
-static const char irqs_sql[] =
-    "SELECT i.call_id, i.kind, i.irq, i.name, i.t_end - i.t_start FROM irq_interval i"
-    " JOIN sr_sub s ON s.id = i.call_id WHERE i.t_end IS NOT NULL ORDER BY i.call_id";
+struct part {
+	int64_t id, exo, pre, blocked;
+};
+
+/* The load of one search: statements, and the current f0 call's calls. */
+struct load {
+	struct rdb *db;
+	struct rsearch *rs;
+	sqlite3_stmt *range, *extra, *irqs, *sched, *add;
+	struct root *roots;
+	int nroots;
+	int64_t *ovh; /* the tracer's own functions, sorted */
+	int novh;
+	int64_t *lid, *lpar; /* the current f0 call's calls (in id order) and their parents */
+	int *lidx;	     /* and their indices in the tree */
+	int nl, lcap, scap;
+	struct part *parts; /* the current f0 call's rows of call_extra */
+	int nparts, pcap;
+};
 
 static int fail(struct rdb *db, struct fmt_err *err, const char *what)
 {
@@ -58,49 +89,6 @@ static int find_id(const int64_t *ids, int n, int64_t id)
 	return -1;
 }
 
-/* Index of call @id in the sorted ids, or -1. */
-static int index_of(const struct rsearch *rs, int64_t id)
-{
-	return find_id(rs->ids, rs->in.ncalls, id);
-}
-
-static int load_calls(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
-{
-	sqlite3_stmt *st;
-	int64_t *parent_ids = NULL;
-	int n = 0, cap = 0, capp = 0, rc;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), calls_sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(db, err, "the calls");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int c2 = cap, c3 = capp;
-		if (GROW(rs->calls, n, cap, 1024) || GROW(rs->ids, n, c2, 1024) ||
-		    GROW(parent_ids, n, c3, 1024))
-			break;
-		capp = c3;
-		rs->ids[n] = sqlite3_column_int64(st, 0);
-		parent_ids[n] = sqlite3_column_type(st, 1) == SQLITE_NULL
-				    ? -1
-				    : sqlite3_column_int64(st, 1);
-		rs->calls[n] = (struct sr_call){-1, sqlite3_column_int64(st, 2),
-						sqlite3_column_int64(st, 3),
-						sqlite3_column_int64(st, 4),
-						sqlite3_column_int64(st, 5),
-						sqlite3_column_int64(st, 6),
-						sqlite3_column_int64(st, 7),
-						sqlite3_column_int(st, 8)};
-		n++;
-	}
-	sqlite3_finalize(st);
-	rs->in.ncalls = n;
-	for (int i = 0; i < n; i++) {
-		rs->calls[i].parent = parent_ids[i] < 0 ? -1 : index_of(rs, parent_ids[i]);
-		rs->nroots += rs->calls[i].parent < 0;
-	}
-	free(parent_ids);
-	return rc == SQLITE_DONE ? 0 : fail(db, err, "the calls");
-}
-
 /* The source index of interrupt (@kind, @irq, @name), added if new; -1 when out of memory. */
 static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 {
@@ -114,38 +102,18 @@ static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 			 name ? name : "?");
 	else
 		snprintf(label, sizeof(label), "interrupt %s", name ? name : "?");
-	for (int i = 0; i < rs->in.nsources; i++)
+	for (int i = 0; i < rs->nsources; i++)
 		if (!strcmp(rs->sources[i], label))
 			return i;
 	{
 		int c2 = *cap;
-		if (GROW(rs->sources, rs->in.nsources, *cap, 16) ||
-		    GROW(rs->soft, rs->in.nsources, c2, 16))
+		if (GROW(rs->sources, rs->nsources, *cap, 16) ||
+		    GROW(rs->soft, rs->nsources, c2, 16))
 			return -1;
 	}
-	rs->sources[rs->in.nsources] = strdup(label);
-	rs->soft[rs->in.nsources] = kind == IRQ_SOFT;
-	return rs->sources[rs->in.nsources] ? rs->in.nsources++ : -1;
-}
-
-static int load_irqs(struct rdb *db, struct rsearch *rs, struct fmt_err *err)
-{
-	sqlite3_stmt *st;
-	int n = 0, cap = 0, scap = 0, rc;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), irqs_sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(db, err, "the interrupts");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int call = index_of(rs, sqlite3_column_int64(st, 0));
-		int s = source(rs, &scap, sqlite3_column_int(st, 1), st);
-		if (s < 0 || GROW(rs->irqs, n, cap, 256))
-			break;
-		if (call >= 0)
-			rs->irqs[n++] = (struct sr_irq){call, s, sqlite3_column_int64(st, 4)};
-	}
-	sqlite3_finalize(st);
-	rs->in.nirqs = n;
-	return rc == SQLITE_DONE ? 0 : fail(db, err, "the interrupts");
+	rs->sources[rs->nsources] = strdup(label);
+	rs->soft[rs->nsources] = kind == IRQ_SOFT;
+	return rs->sources[rs->nsources] ? rs->nsources++ : -1;
 }
 
 /*
@@ -165,61 +133,273 @@ static int64_t bucket_start(int b, const struct rsel *sel)
 	return v;
 }
 
-/*
- * Add the descendants of root @id to sr_sub: one pass over its range of ids,
- * keeping a call whose parent is kept (parents come first). @buf holds the
- * subtree's ids so far, in order.
- */
-static int add_subtree(sqlite3_stmt *range, sqlite3_stmt *add, int64_t id, int64_t last,
-		       int64_t task, int64_t **buf, int *cap)
+/* The first column (int64) of every row of @sql into *@v. Their number, or -1. */
+static int load_ids(struct rdb *db, const char *sql, int64_t **v)
 {
-	int n = 0, rc;
+	sqlite3_stmt *st;
+	int n = 0, cap = 0, rc;
 
-	(*buf)[n++] = id;
-	sqlite3_bind_int64(range, 1, id);
-	sqlite3_bind_int64(range, 2, last);
-	sqlite3_bind_int64(range, 3, task);
-	while ((rc = sqlite3_step(range)) == SQLITE_ROW) {
-		int64_t c = sqlite3_column_int64(range, 0), p = sqlite3_column_int64(range, 1);
-
-		if (find_id(*buf, n, p) < 0)
-			continue;
-		if (GROW(*buf, n, *cap, 1024))
-			return SQLITE_NOMEM;
-		(*buf)[n++] = c;
-		sqlite3_bind_int64(add, 1, c);
-		sqlite3_bind_int64(add, 2, p);
-		sqlite3_step(add);
-		if (sqlite3_reset(add) != SQLITE_OK)
-			return sqlite3_reset(add);
-	}
-	sqlite3_reset(range);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(*v, n, cap, 64))
+		(*v)[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? n : -1;
 }
 
-/* sr_sub: every call under the roots in sr_root, each with its parent. */
-static int fill_subtrees(struct rdb *db, struct fmt_err *err)
+static int load_roots(struct load *l)
 {
-	sqlite3 *sql = rdb_sql(db);
-	sqlite3_stmt *roots = NULL, *range = NULL, *add = NULL;
-	int64_t *buf = malloc(1024 * sizeof(*buf));
-	int cap = 1024, rc = SQLITE_NOMEM;
+	sqlite3_stmt *st;
+	int cap = 0, rc;
 
-	if (buf && sqlite3_exec(sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, roots_sql, -1, &roots, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, range_sql, -1, &range, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, sub_add_sql, -1, &add, NULL) == SQLITE_OK) {
-		while ((rc = sqlite3_step(roots)) == SQLITE_ROW &&
-		       (rc = add_subtree(range, add, sqlite3_column_int64(roots, 0),
-					 sqlite3_column_int64(roots, 1),
-					 sqlite3_column_int64(roots, 2), &buf, &cap)) == SQLITE_OK)
-			;
+	if (sqlite3_prepare_v2(rdb_sql(l->db), roots_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(l->roots, l->nroots, cap, 256))
+		l->roots[l->nroots++] = (struct root){sqlite3_column_int64(st, 0),
+						      sqlite3_column_int64(st, 1),
+						      sqlite3_column_int64(st, 2)};
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int is_root(const struct load *l, int64_t id)
+{
+	int lo = 0, hi = l->nroots - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (l->roots[mid].id == id)
+			return 1;
+		if (l->roots[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
 	}
-	sqlite3_finalize(roots);
-	sqlite3_finalize(range);
-	sqlite3_finalize(add);
-	free(buf);
-	return rc == SQLITE_DONE ? 0 : fail(db, err, "the subtrees");
+	return 0;
+}
+
+/* Call @id (parent @parent, -1 for none) of the current f0 call, tree index @idx. */
+static int keep(struct load *l, int64_t id, int64_t parent, int idx)
+{
+	int c2 = l->lcap, c3 = l->lcap;
+
+	if (idx < 0 || GROW(l->lid, l->nl, l->lcap, 1024) || GROW(l->lpar, l->nl, c2, 1024) ||
+	    GROW(l->lidx, l->nl, c3, 1024))
+		return -1;
+	l->lid[l->nl] = id;
+	l->lpar[l->nl] = parent;
+	l->lidx[l->nl++] = idx;
+	return 0;
+}
+
+/* The rows of call_extra in @r's range of ids, in order. */
+static int root_parts(struct load *l, const struct root *r)
+{
+	int rc;
+
+	l->nparts = 0;
+	sqlite3_bind_int64(l->extra, 1, r->id);
+	sqlite3_bind_int64(l->extra, 2, r->last);
+	while ((rc = sqlite3_step(l->extra)) == SQLITE_ROW) {
+		if (GROW(l->parts, l->nparts, l->pcap, 64)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		l->parts[l->nparts++] = (struct part){sqlite3_column_int64(l->extra, 0),
+						      sqlite3_column_int64(l->extra, 1),
+						      sqlite3_column_int64(l->extra, 2),
+						      sqlite3_column_int64(l->extra, 3)};
+	}
+	sqlite3_reset(l->extra);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Stream the subtree of f0 call @r into the tree: a call whose parent is
+ * open is its child; the calls of interrupts (no parent, or one outside)
+ * are not; an f0 call nested in @r is left, with its subtree, to its own
+ * turn (a subtree of its own in the search, as it always was).
+ */
+static int stream_root(struct load *l, const struct root *r)
+{
+	sqlite3_stmt *st = l->range;
+	int64_t skip = 0;
+	int rc, x = 0;
+
+	if (root_parts(l, r))
+		return -1;
+	l->nl = 0;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int64(st, 2, r->last);
+	sqlite3_bind_int64(st, 3, r->task);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), parent = sqlite3_column_int64(st, 1);
+		struct part p = {id};
+		int level = 0;
+		if (id != r->id && (id <= skip || sqlite3_column_type(st, 1) == SQLITE_NULL))
+			continue;
+		if (id != r->id && is_root(l, id)) {
+			skip = sqlite3_column_int64(st, 5);
+			continue;
+		}
+		if (id != r->id && (level = sr_tree_find(&l->rs->tree, parent)) < 0)
+			continue;
+		while (x < l->nparts && l->parts[x].id < id)
+			x++;
+		if (x < l->nparts && l->parts[x].id == id)
+			p = l->parts[x];
+		if (keep(l, id, id == r->id ? -1 : parent,
+			 sr_tree_add(&l->rs->tree, level, id, sqlite3_column_int64(st, 2),
+				     sqlite3_column_int64(st, 3), p.exo, p.pre, p.blocked,
+				     find_id(l->ovh, l->novh, sqlite3_column_int64(st, 4)) >= 0))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Local call @j into sr_sub (once). */
+static int sub_add(struct load *l, int j)
+{
+	sqlite3_bind_int64(l->add, 1, l->lid[j]);
+	if (l->lpar[j] < 0)
+		sqlite3_bind_null(l->add, 2);
+	else
+		sqlite3_bind_int64(l->add, 2, l->lpar[j]);
+	sqlite3_step(l->add);
+	return sqlite3_reset(l->add) == SQLITE_OK ? 0 : -1;
+}
+
+/* The interrupts and switches charged to the calls of f0 call @r. */
+static int root_intervals(struct load *l, const struct root *r)
+{
+	struct sr_tree *t = &l->rs->tree;
+	int rc, j;
+
+	sqlite3_bind_int64(l->irqs, 1, r->id);
+	sqlite3_bind_int64(l->irqs, 2, r->last);
+	while ((rc = sqlite3_step(l->irqs)) == SQLITE_ROW) {
+		int s;
+		if ((j = find_id(l->lid, l->nl, sqlite3_column_int64(l->irqs, 0))) < 0)
+			continue;
+		s = source(l->rs, &l->scap, sqlite3_column_int(l->irqs, 1), l->irqs);
+		if (s < 0 || GROW(t->irqs, t->nirqs, t->icap, 256) || sub_add(l, j)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		t->irqs[t->nirqs++] =
+		    (struct sr_irq){l->lidx[j], s, sqlite3_column_int64(l->irqs, 4)};
+	}
+	sqlite3_reset(l->irqs);
+	if (rc != SQLITE_DONE || (l->nl && sub_add(l, 0)))
+		return -1;
+	sqlite3_bind_int64(l->sched, 1, r->id);
+	sqlite3_bind_int64(l->sched, 2, r->last);
+	while ((rc = sqlite3_step(l->sched)) == SQLITE_ROW)
+		if ((j = find_id(l->lid, l->nl, sqlite3_column_int64(l->sched, 0))) >= 0 &&
+		    sub_add(l, j))
+			break;
+	sqlite3_reset(l->sched);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int load_trees(struct load *l)
+{
+	sqlite3 *sql = rdb_sql(l->db);
+	int rc = -1;
+
+	if (sqlite3_exec(sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
+	    (l->novh = load_ids(l->db, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
+	    sqlite3_prepare_v2(sql, range_sql, -1, &l->range, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, extra_sql, -1, &l->extra, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, irqs_sql, -1, &l->irqs, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, sched_sql, -1, &l->sched, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(sql, sub_add_sql, -1, &l->add, NULL) == SQLITE_OK) {
+		rc = 0;
+		for (int k = 0; !rc && k < l->nroots; k++)
+			rc = stream_root(l, &l->roots[k]) || root_intervals(l, &l->roots[k]);
+		rc = rc ? rc : sr_tree_end(&l->rs->tree);
+	}
+	sqlite3_finalize(l->range);
+	sqlite3_finalize(l->extra);
+	sqlite3_finalize(l->irqs);
+	sqlite3_finalize(l->sched);
+	sqlite3_finalize(l->add);
+	free(l->roots);
+	free(l->ovh);
+	free(l->lid);
+	free(l->lpar);
+	free(l->lidx);
+	free(l->parts);
+	return rc;
+}
+
+/* The subtrees are read once, in order, in one read transaction (not one lock a statement). */
+static int load_trees_once(struct load *l)
+{
+	sqlite3 *sql = rdb_sql(l->db);
+	int rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l) : -1;
+
+	sqlite3_exec(sql, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * From here on through SQLite's page cache rather than the memory map:
+ * the peak's calls, their subtrees and the details touch pages all over
+ * the calls, and the map would hold every one in the process's memory
+ * until the command ends (twice the search's own). And with a small cache
+ * while the calls are read (each page once, in order: a big one would only
+ * hold them); the old size is returned, to be put back.
+ */
+static int64_t read_lean(struct rdb *db)
+{
+	sqlite3_stmt *st;
+	int64_t cache = -2000;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		cache = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
+		     NULL);
+	return cache;
+}
+
+static void cache_back(struct rdb *db, int64_t cache)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %" PRId64, cache);
+	sqlite3_exec(rdb_sql(db), sql, NULL, NULL, NULL);
+}
+
+/*
+ * The indexes the details of a search's answer look things up by (bios by
+ * task and completion for the sleeps they ended, switch-ins by CPU and time
+ * for who ran instead): without them those joins read a table once a row
+ * (minutes on millions of calls). Small tables, made once by the first
+ * search; a read-only database just goes without.
+ */
+static void ensure_indexes(struct rdb *db)
+{
+	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+				   " AND name IN ('bio_task_complete', 'sched_interval_in')";
+	sqlite3_stmt *st;
+	sqlite3 *w = NULL;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), have, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n < 2 && sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(w, "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id,"
+				" t_complete); CREATE INDEX IF NOT EXISTS sched_interval_in ON"
+				" sched_interval(cpu_in, t_in)", NULL, NULL, NULL);
+	sqlite3_close(w);
 }
 
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
@@ -227,29 +407,32 @@ int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct 
 {
 	int64_t lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	int64_t hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
+	struct load l = {db, rs};
+	int64_t cache;
+	int rc;
 
 	memset(rs, 0, sizeof(*rs));
-	if (rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0)
+	ensure_indexes(db);
+	cache = read_lean(db);
+	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1
+	     : load_trees_once(&l)			    ? fail(db, err, "the calls")
+							    : 0;
+	cache_back(db, cache);
+	if (rc)
 		return -1;
-	if (fill_subtrees(db, err))
-		return -1;
-	if (load_calls(db, rs, err) || load_irqs(db, rs, err))
-		return -1;
-	rs->in.calls = rs->calls;
-	rs->in.irqs = rs->irqs;
-	rs->in.source_soft = rs->soft;
+	rs->nroots = rs->tree.nroots;
+	rs->tree.nsources = rs->nsources;
+	rs->tree.source_soft = rs->soft;
 	return 0;
 }
 
 void rsearch_release(struct rsearch *rs)
 {
-	for (int i = 0; i < rs->in.nsources; i++)
+	for (int i = 0; i < rs->nsources; i++)
 		free(rs->sources[i]);
 	free(rs->sources);
 	free(rs->soft);
-	free(rs->calls);
-	free(rs->ids);
-	free(rs->irqs);
+	sr_tree_release(&rs->tree);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -258,7 +441,7 @@ char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t i
 	sqlite3_stmt *st;
 	char *name = NULL;
 
-	if ((kind == SR_IRQ || kind == SR_SOFTIRQ) && id >= 0 && id < rs->in.nsources)
+	if ((kind == SR_IRQ || kind == SR_SOFTIRQ) && id >= 0 && id < rs->nsources)
 		return strdup(rs->sources[id]);
 	if (kind != SR_FNODE)
 		return strdup(sr_kind_name(kind));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * search-db: a root-cause search's input read from a darc database (the f0
- * calls of one peak with their whole subtrees and the interrupts charged to
- * them), and its result written back (tables search, search_path,
+ * calls of one peak, their subtrees streamed a call at a time into the
+ * search's compact tree, and the interrupts charged to them), and its
+ * result written back (tables search, search_path,
  * search_candidate), with the names people read.
  */
 #ifndef DARC_SEARCH_DB_H
@@ -12,12 +13,10 @@
 #include "search.h"
 
 struct rsearch {
-	struct sr_input in;  /* what search.c reads (points into the arrays below) */
-	struct sr_call *calls;
-	int64_t *ids;	     /* [ncalls] call.id of each */
-	struct sr_irq *irqs;
+	struct sr_tree tree; /* what search.c reads */
 	char **sources;	     /* [nsources] "irq 11 (virtio0-requests)", "softirq TIMER", ... */
 	int *soft;	     /* [nsources] */
+	int nsources;
 	int nroots;
 };
 

@@ -3,22 +3,23 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The input, indexed for the search. */
+#include "grow.h"
+
+/* A call still open while a tree is built: its sums so far. */
+struct sr_open {
+	int idx;
+	int64_t key, incl, exo, pre, ovh, blocked;
+	int overhead;
+};
+
+/* The tree, indexed for the search. */
 struct idx {
-	const struct sr_input *in;
-	int *root;	       /* [ncalls] index of the f0 call above each call */
-	int *kid, *kid_at;     /* children of call i: kid[kid_at[i] .. kid_at[i + 1]) */
-	int *irq_at;	       /* interrupts of call i: irqs[irq_at[i] .. irq_at[i + 1]) (sorted) */
-	struct sr_irq *irqs;
-	int64_t *exo;	       /* [ncalls] irq + softirq + preempt over the subtree */
-	int64_t *pre;	       /* [ncalls] preemption over the subtree */
-	int64_t *ovh;	       /* [ncalls] tracer overhead over the subtree (also in exo) */
-	int *roots;	       /* the f0 calls */
-	int nroots;
-	int *by_fnode;	       /* call indices sorted by (fnode, root) */
+	const struct sr_tree *t;
+	int *by_fnode; /* call indices sorted by (fnode, f0 call, rank) */
 };
 
 /* The candidates of one node, keyed by (kind, id). */
@@ -34,9 +35,16 @@ struct row {
 	int n, cap;
 };
 
+static const struct sr_textra no_extra = {0};
+
 static int64_t value(const struct idx *x, int i)
 {
-	return x->in->calls[i].incl - x->exo[i];
+	return x->t->calls[i].value;
+}
+
+static const struct sr_textra *extra(const struct sr_tree *t, int i)
+{
+	return t->calls[i].extra < 0 ? &no_extra : &t->extras[t->calls[i].extra];
 }
 
 static int bucket(double v)
@@ -44,140 +52,173 @@ static int bucket(double v)
 	return v >= 1 ? (int)floor(log2(v)) : 0;
 }
 
-/* ---- indexing ---------------------------------------------------------------- */
-
-static int cmp_irq(const void *a, const void *b)
-{
-	const struct sr_irq *x = a, *y = b;
-	return x->call - y->call;
-}
-
-static const struct idx *sort_ctx;
-
-static int cmp_by_fnode(const void *a, const void *b)
-{
-	const struct sr_call *c = sort_ctx->in->calls;
-	int i = *(const int *)a, j = *(const int *)b;
-
-	if (c[i].fnode != c[j].fnode)
-		return c[i].fnode < c[j].fnode ? -1 : 1;
-	return sort_ctx->root[i] != sort_ctx->root[j] ? sort_ctx->root[i] - sort_ctx->root[j] : i - j;
-}
-
-/* Children lists, and the calls in an order where parents come first. */
-static int index_tree(struct idx *x, int *order)
-{
-	int n = x->in->ncalls, head = 0, tail = 0;
-	int *fill = calloc(n + 1, sizeof(*fill));
-
-	if (!fill)
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (x->in->calls[i].parent >= 0)
-			x->kid_at[x->in->calls[i].parent + 1]++;
-	for (int i = 0; i < n; i++)
-		x->kid_at[i + 1] += x->kid_at[i];
-	for (int i = 0; i < n; i++) {
-		int p = x->in->calls[i].parent;
-		if (p >= 0)
-			x->kid[x->kid_at[p] + fill[p]++] = i;
-		else
-			order[tail++] = x->roots[x->nroots++] = i;
-	}
-	while (head < tail) {
-		int i = order[head++];
-		for (int k = x->kid_at[i]; k < x->kid_at[i + 1]; k++) {
-			x->root[x->kid[k]] = x->root[i];
-			order[tail++] = x->kid[k];
-		}
-	}
-	free(fill);
-	return tail == n ? 0 : -1; /* a parent outside the input, or a cycle */
-}
+/* ---- building ---------------------------------------------------------------- */
 
 /*
- * Exogenous time over every subtree, children before parents. A call of
- * the tracer's own code is exogenous as a whole; the interrupts and
- * preemption in it stay what they are (they would have hit the code
- * anyway), the rest of it is tracer overhead.
+ * Close the innermost open call: its subtree is complete. A call of the
+ * tracer's own code is exogenous as a whole; the interrupts and preemption
+ * in it stay what they are (they would have hit the code anyway), the rest
+ * of it is tracer overhead.
  */
-static void sum_subtrees(struct idx *x, const int *order)
+static int close_call(struct sr_tree *t)
 {
-	const struct sr_call *c = x->in->calls;
+	const struct sr_open o = t->open[--t->nopen];
+	struct sr_tcall *c = &t->calls[o.idx];
 
-	for (int k = x->in->ncalls - 1; k >= 0; k--) {
-		int i = order[k], p = c[i].parent;
-		x->exo[i] += c[i].irq + c[i].softirq + c[i].preempt;
-		x->pre[i] += c[i].preempt;
-		if (p < 0)
-			continue;
-		x->exo[p] += c[i].overhead ? c[i].incl : x->exo[i];
-		x->pre[p] += x->pre[i];
-		x->ovh[p] += x->ovh[i] + (c[i].overhead ? c[i].incl - x->exo[i] : 0);
+	c->value = o.incl - o.exo;
+	c->last = t->ncalls - 1;
+	if (!t->nopen || o.overhead || o.pre || o.blocked || o.ovh) {
+		if (GROW(t->extras, t->nextras, t->xcap, 1024))
+			return -1;
+		c->extra = t->nextras;
+		t->extras[t->nextras++] =
+		    (struct sr_textra){o.incl, o.pre, o.blocked, o.ovh, o.overhead};
 	}
-}
-
-static int index_irqs(struct idx *x)
-{
-	int n = x->in->ncalls;
-
-	x->irqs = malloc((x->in->nirqs + 1) * sizeof(*x->irqs));
-	if (!x->irqs)
-		return -1;
-	if (x->in->nirqs) /* in->irqs may be NULL then: UB for memcpy even at 0 bytes */
-		memcpy(x->irqs, x->in->irqs, x->in->nirqs * sizeof(*x->irqs));
-	qsort(x->irqs, x->in->nirqs, sizeof(*x->irqs), cmp_irq);
-	for (int k = 0, i = 0; i <= n; i++) {
-		while (k < x->in->nirqs && x->irqs[k].call < i)
-			k++;
-		x->irq_at[i] = k;
+	if (t->nopen) {
+		struct sr_open *p = &t->open[t->nopen - 1];
+		p->exo += o.overhead ? o.incl : o.exo;
+		p->pre += o.pre;
+		p->ovh += o.ovh + (o.overhead ? o.incl - o.exo : 0);
 	}
 	return 0;
 }
 
-static void idx_free(struct idx *x)
+int sr_tree_add(struct sr_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
+		int64_t exo, int64_t preempt, int64_t blocked, int overhead)
 {
-	free(x->root);
-	free(x->kid);
-	free(x->kid_at);
-	free(x->irq_at);
-	free(x->irqs);
-	free(x->exo);
-	free(x->pre);
-	free(x->ovh);
-	free(x->roots);
-	free(x->by_fnode);
+	if (level < 0 || level > t->nopen)
+		return -1;
+	while (t->nopen > level)
+		if (close_call(t))
+			return -1;
+	if (GROW(t->calls, t->ncalls, t->cap, 1024) || GROW(t->open, t->nopen, t->ocap, 64) ||
+	    (!level && GROW(t->roots, t->nroots, t->rcap, 256)))
+		return -1;
+	if (!level)
+		t->roots[t->nroots++] = t->ncalls;
+	t->calls[t->ncalls] = (struct sr_tcall){0, fnode, t->ncalls, -1};
+	t->open[t->nopen++] = (struct sr_open){t->ncalls, key, incl, exo, preempt, 0, blocked,
+					       overhead};
+	return t->ncalls++;
 }
 
-static int idx_build(struct idx *x, const struct sr_input *in)
+int sr_tree_find(const struct sr_tree *t, int64_t key)
 {
-	int n = in->ncalls, rc = -1;
-	int *order = malloc((n + 1) * sizeof(*order));
+	for (int k = t->nopen - 1; k >= 0; k--)
+		if (t->open[k].key == key)
+			return k + 1;
+	return -1;
+}
 
-	memset(x, 0, sizeof(*x));
-	x->in = in;
-	x->root = calloc(n + 1, sizeof(*x->root));
-	x->kid = calloc(n + 1, sizeof(*x->kid));
-	x->kid_at = calloc(n + 2, sizeof(*x->kid_at));
-	x->irq_at = calloc(n + 2, sizeof(*x->irq_at));
-	x->exo = calloc(n + 1, sizeof(*x->exo));
-	x->pre = calloc(n + 1, sizeof(*x->pre));
-	x->ovh = calloc(n + 1, sizeof(*x->ovh));
-	x->roots = calloc(n + 1, sizeof(*x->roots));
-	x->by_fnode = calloc(n + 1, sizeof(*x->by_fnode));
-	if (order && x->root && x->kid && x->kid_at && x->irq_at && x->exo && x->pre && x->ovh &&
-	    x->roots && x->by_fnode) {
-		for (int i = 0; i < n; i++)
-			x->root[i] = x->by_fnode[i] = i;
-		if (!index_tree(x, order) && !index_irqs(x)) {
-			sum_subtrees(x, order);
-			sort_ctx = x;
-			qsort(x->by_fnode, n, sizeof(int), cmp_by_fnode);
-			rc = 0;
-		}
+int sr_tree_end(struct sr_tree *t)
+{
+	while (t->nopen)
+		if (close_call(t))
+			return -1;
+	return 0;
+}
+
+void sr_tree_release(struct sr_tree *t)
+{
+	free(t->calls);
+	free(t->extras);
+	free(t->roots);
+	free(t->irqs);
+	free(t->open);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- indexing ---------------------------------------------------------------- */
+
+/* The f0 call (its rank in t->roots) whose subtree holds call @i. */
+static int root_of(const struct sr_tree *t, int i)
+{
+	int lo = 0, hi = t->nroots - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (t->roots[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
 	}
-	free(order);
-	return rc;
+	return lo;
+}
+
+/* The first interrupt of t->irqs charged to call @i or after it. */
+static int irq_from(const struct sr_tree *t, int i)
+{
+	int lo = 0, hi = t->nirqs;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (t->irqs[mid].call < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct sr_tree *sort_tree;
+
+/* By fnode, then f0 call (preorder keeps each one's calls together), then rank. */
+static int cmp_by_fnode(const void *a, const void *b)
+{
+	const struct sr_tree *t = sort_tree;
+	int i = *(const int *)a, j = *(const int *)b;
+
+	if (t->calls[i].fnode != t->calls[j].fnode)
+		return t->calls[i].fnode < t->calls[j].fnode ? -1 : 1;
+	if (!t->order)
+		return i - j;
+	if (root_of(t, i) != root_of(t, j))
+		return root_of(t, i) - root_of(t, j);
+	return t->order[i] - t->order[j];
+}
+
+/*
+ * by_fnode without a comparison sort where the fnode ids are dense (they
+ * are a database's row ids): counted by fnode, each fnode's calls in
+ * index order. 0, or 1 where the ids are too spread out for it.
+ */
+static int count_by_fnode(struct idx *x, const struct sr_tree *t)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int *at;
+
+	for (int i = 0; i < t->ncalls; i++) {
+		lo = t->calls[i].fnode < lo ? t->calls[i].fnode : lo;
+		hi = t->calls[i].fnode > hi ? t->calls[i].fnode : hi;
+	}
+	if (t->order || !t->ncalls || hi - lo > 4 * (int64_t)t->ncalls + 1024)
+		return 1;
+	at = calloc(hi - lo + 2, sizeof(*at));
+	if (!at)
+		return 1;
+	for (int i = 0; i < t->ncalls; i++)
+		at[t->calls[i].fnode - lo + 1]++;
+	for (int64_t f = 0; f < hi - lo + 1; f++)
+		at[f + 1] += at[f];
+	for (int i = 0; i < t->ncalls; i++)
+		x->by_fnode[at[t->calls[i].fnode - lo]++] = i;
+	free(at);
+	return 0;
+}
+
+static int idx_build(struct idx *x, const struct sr_tree *t)
+{
+	x->t = t;
+	x->by_fnode = malloc((t->ncalls + 1) * sizeof(*x->by_fnode));
+	if (!x->by_fnode)
+		return -1;
+	if (!count_by_fnode(x, t))
+		return 0;
+	for (int i = 0; i < t->ncalls; i++)
+		x->by_fnode[i] = i;
+	sort_tree = t;
+	qsort(x->by_fnode, t->ncalls, sizeof(int), cmp_by_fnode);
+	return 0;
 }
 
 /* ---- candidates ---------------------------------------------------------------- */
@@ -240,16 +281,15 @@ static bool won_above(uint64_t won, int kind, int64_t id)
 static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int node, int i,
 		    uint64_t won)
 {
-	for (int k = x->irq_at[i]; k < x->irq_at[i + 1]; k++) {
-		int s = x->irqs[k].source;
-		int kind = x->in->source_soft && x->in->source_soft[s] ? SR_SOFTIRQ : SR_IRQ;
+	const struct sr_tree *t = x->t;
+
+	for (int k = irq_from(t, i); k < t->nirqs && t->irqs[k].call <= t->calls[i].last; k++) {
+		int s = t->irqs[k].source;
+		int kind = t->source_soft && t->source_soft[s] ? SR_SOFTIRQ : SR_IRQ;
 		if (!won_above(won, kind, s) &&
-		    row_add(r, cand(cs, node, kind, s), x->irqs[k].ns, SR_SUM))
+		    row_add(r, cand(cs, node, kind, s), t->irqs[k].ns, SR_SUM))
 			return -1;
 	}
-	for (int k = x->kid_at[i]; k < x->kid_at[i + 1]; k++)
-		if (add_irqs(x, cs, r, node, x->kid[k], won))
-			return -1;
 	return 0;
 }
 
@@ -260,7 +300,7 @@ static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int nod
 static int fill_row(const struct idx *x, const struct sr_params *p, struct cset *cs, int node,
 		    const int *inst, int n, uint64_t won, struct row *r)
 {
-	const struct sr_call *c = x->in->calls;
+	const struct sr_tcall *c = x->t->calls;
 	double v = 0, kids = 0, blocked = 0, pre = 0;
 	int rc = 0;
 
@@ -268,12 +308,12 @@ static int fill_row(const struct idx *x, const struct sr_params *p, struct cset 
 	for (int k = 0; k < n && !rc; k++) {
 		int i = inst[k];
 		v += value(x, i);
-		blocked += c[i].blocked;
-		pre += x->pre[i];
-		for (int j = x->kid_at[i]; j < x->kid_at[i + 1] && !rc; j++)
-			if (!c[x->kid[j]].overhead)
-				rc = row_add(r, cand(cs, node, SR_FNODE, c[x->kid[j]].fnode),
-				     value(x, x->kid[j]), p->mode);
+		blocked += extra(x->t, i)->blocked;
+		pre += extra(x->t, i)->pre;
+		for (int j = i + 1; j <= c[i].last && !rc; j = c[j].last + 1)
+			if (!extra(x->t, j)->overhead)
+				rc = row_add(r, cand(cs, node, SR_FNODE, c[j].fnode), value(x, j),
+					     p->mode);
 		rc = rc ? rc : add_irqs(x, cs, r, node, i, won);
 	}
 	for (int k = 0; k < r->n; k++)
@@ -348,7 +388,7 @@ static int vote_call(struct search *s, int node, int m, struct cset *cs)
 	const struct idx *x = s->x;
 
 	for (int j = 0; j < m; j++)
-		s->out->nodes[node].overhead_ns += x->ovh[s->inst[j]];
+		s->out->nodes[node].overhead_ns += extra(x->t, s->inst[j])->ovh;
 	if (s->p->mode == SR_MAX) /* the largest instance stands for them */
 		for (int j = 1; j < m; j++)
 			if (value(x, s->inst[j]) > value(x, s->inst[0]))
@@ -365,22 +405,27 @@ static int vote_call(struct search *s, int node, int m, struct cset *cs)
  */
 static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 {
-	const struct idx *x = s->x;
-	const int *b = x->by_fnode;
-	int n = x->in->ncalls;
+	const struct sr_tree *t = s->x->t;
+	const int *b = s->x->by_fnode;
+	int n = t->ncalls, k = 0, hi = n;
 
-	for (int k = 0; node == 0 && k < x->nroots; k++) {
-		s->inst[0] = x->roots[k];
+	for (int r = 0; node == 0 && r < t->nroots; r++) {
+		s->inst[0] = t->roots[r];
 		if (vote_call(s, node, 1, cs))
 			return -1;
 	}
-	for (int k = 0; node > 0 && k < n;) {
-		int m = 0, root = x->root[b[k]];
-		if (x->in->calls[b[k]].fnode != fnode) {
-			k++;
-			continue;
-		}
-		while (k < n && x->in->calls[b[k]].fnode == fnode && x->root[b[k]] == root)
+	if (node == 0)
+		return 0;
+	while (k < hi) { /* the first of @fnode */
+		int mid = (k + hi) / 2;
+		if (t->calls[b[mid]].fnode < fnode)
+			k = mid + 1;
+		else
+			hi = mid;
+	}
+	while (k < n && t->calls[b[k]].fnode == fnode) {
+		int m = 0, end = t->calls[t->roots[root_of(t, b[k])]].last;
+		while (k < n && t->calls[b[k]].fnode == fnode && b[k] <= end)
 			s->inst[m++] = b[k++];
 		if (vote_call(s, node, m, cs))
 			return -1;
@@ -440,9 +485,9 @@ static int search_node(struct search *s, int node, int64_t fnode)
 	return rc;
 }
 
-int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out)
+int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr_result *out)
 {
-	struct idx x;
+	struct idx x = {0};
 	struct search s = {&x, p, out};
 	struct sr_node f0 = {-1, 0, SR_FNODE, 0, 0, 0, 0, 1, SR_GOING};
 	int rc = -1;
@@ -451,26 +496,126 @@ int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_re
 	if (p->max_depth < 0 || !(p->maxcount_pct > 0 && p->maxcount_pct <= 100) ||
 	    p->min_bucket < 0 || p->min_bucket > 62 || (p->mode != SR_MAX && p->mode != SR_SUM))
 		return -1;
-	if (idx_build(&x, in))
+	if (t->nopen || idx_build(&x, t))
 		goto out;
-	s.inst = malloc((in->ncalls + 1) * sizeof(*s.inst));
+	s.inst = malloc((t->ncalls + 1) * sizeof(*s.inst));
 	if (!s.inst)
 		goto out;
-	for (int k = 0; k < x.nroots; k++)
-		s.f0_total += in->calls[x.roots[k]].incl;
-	s.ncalls = f0.maxcount = f0.ncalls = x.nroots;
+	for (int k = 0; k < t->nroots; k++)
+		s.f0_total += extra(t, t->roots[k])->incl;
+	s.ncalls = f0.maxcount = f0.ncalls = t->nroots;
 	f0.total_ns = s.f0_total;
-	f0.id = x.nroots ? in->calls[x.roots[0]].fnode : 0;
+	f0.id = t->nroots ? t->calls[t->roots[0]].fnode : 0;
 	rc = add_node(&s, &f0) < 0 ? -1 : 0;
-	if (!rc && x.nroots)
+	if (!rc && t->nroots)
 		rc = search_node(&s, 0, f0.id);
 out:
 	free(s.inst);
 	free(s.row.cand);
 	free(s.row.val);
-	idx_free(&x);
+	free(x.by_fnode);
 	if (rc)
 		sr_release(out);
+	return rc;
+}
+
+/* Children lists of @in: kid[kid_at[i] .. kid_at[i + 1]), in input order. -1 on a bad parent. */
+static int in_children(const struct sr_input *in, int *kid, int *kid_at)
+{
+	int n = in->ncalls;
+
+	for (int i = 0; i < n; i++) {
+		int p = in->calls[i].parent;
+		if (p >= n || p < -1)
+			return -1;
+		if (p >= 0)
+			kid_at[p + 1]++;
+	}
+	for (int i = 0; i < n; i++)
+		kid_at[i + 1] += kid_at[i];
+	for (int i = 0, *fill = kid_at; i < n; i++) /* kid_at shifted by one, then back */
+		if (in->calls[i].parent >= 0)
+			kid[fill[in->calls[i].parent]++] = i;
+	for (int i = n; i > 0; i--)
+		kid_at[i] = kid_at[i - 1];
+	kid_at[0] = 0;
+	return 0;
+}
+
+/* @in's calls into @t in preorder (f0 calls and children in input order); pos[i]: where. */
+static int in_tree(const struct sr_input *in, struct sr_tree *t, int *pos, int *rank)
+{
+	int n = in->ncalls, top = 0, rc = 0;
+	int *kid = malloc((n + 1) * sizeof(int)), *kid_at = calloc(n + 2, sizeof(int));
+	int *stack = malloc((n + 1) * sizeof(int)), *level = malloc((n + 1) * sizeof(int));
+
+	rc = kid && kid_at && stack && level ? in_children(in, kid, kid_at) : -1;
+	for (int i = n - 1; !rc && i >= 0; i--)
+		if (in->calls[i].parent < 0)
+			level[i] = 0, stack[top++] = i;
+	while (!rc && top > 0) {
+		int i = stack[--top];
+		const struct sr_call *c = &in->calls[i];
+		pos[i] = sr_tree_add(t, level[i], i, c->fnode, c->incl, c->irq + c->softirq + c->preempt,
+				     c->preempt, c->blocked, c->overhead);
+		rc = pos[i] < 0 ? -1 : 0;
+		if (!rc)
+			rank[pos[i]] = i;
+		for (int k = kid_at[i + 1] - 1; !rc && k >= kid_at[i]; k--)
+			level[kid[k]] = level[i] + 1, stack[top++] = kid[k];
+	}
+	if (!rc && (sr_tree_end(t) || t->ncalls != n))
+		rc = -1; /* out of memory, or a cycle */
+	free(kid);
+	free(kid_at);
+	free(stack);
+	free(level);
+	return rc;
+}
+
+/* @in's interrupts into @t, by the call's place in preorder, each call's in input order. */
+static int in_irqs(const struct sr_input *in, struct sr_tree *t, const int *pos)
+{
+	int n = in->ncalls, *at = calloc(n + 2, sizeof(int));
+
+	t->irqs = malloc((in->nirqs + 1) * sizeof(*t->irqs));
+	if (!at || !t->irqs) {
+		free(at);
+		return -1;
+	}
+	for (int k = 0; k < in->nirqs; k++)
+		if (in->irqs[k].call >= 0 && in->irqs[k].call < n)
+			at[pos[in->irqs[k].call] + 1]++;
+	for (int i = 0; i < n; i++)
+		at[i + 1] += at[i];
+	for (int k = 0; k < in->nirqs; k++)
+		if (in->irqs[k].call >= 0 && in->irqs[k].call < n) {
+			int i = pos[in->irqs[k].call];
+			t->irqs[at[i]] = in->irqs[k];
+			t->irqs[at[i]++].call = i;
+			t->nirqs++;
+		}
+	free(at);
+	return 0;
+}
+
+int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out)
+{
+	struct sr_tree t = {0};
+	int n = in->ncalls, rc = -1;
+	int *pos = malloc((n + 1) * sizeof(int)), *rank = malloc((n + 1) * sizeof(int));
+
+	memset(out, 0, sizeof(*out));
+	if (!pos || !rank || in_tree(in, &t, pos, rank) || in_irqs(in, &t, pos))
+		goto out;
+	t.nsources = in->nsources;
+	t.source_soft = in->source_soft;
+	t.order = rank;
+	rc = sr_search_tree(&t, p, out);
+out:
+	free(pos);
+	free(rank);
+	sr_tree_release(&t);
 	return rc;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * search: DARC's root-cause path search (analyze/METHODS.md section 7), on the
- * calls of one peak of a function f0 held in memory. No database here: the
- * caller loads the f0 calls of the peak with their whole subtrees (schema/read.c),
- * and stores what comes out; so every rule has unit tests on built trees.
+ * calls of one peak of a function f0 held in memory in a compact form
+ * (struct sr_tree: a call's value, fnode and subtree's end, its sums taken
+ * as it is added). No database here: the caller streams the f0 calls of the
+ * peak with their subtrees into it (search-db.c), and stores what comes out;
+ * so every rule has unit tests on built trees.
  *
  * At each node of a path, for every f0 call in the peak, the candidates are:
  * the node's own time (self), each child fnode, each interrupt source and
@@ -135,6 +137,62 @@ struct sr_result {
 	struct sr_cand *cands;
 	int ncands;
 };
+
+/*
+ * The form the search works on, which a caller can build a call at a time
+ * (search-db.c streams the database into it, never holding a subtree's raw
+ * rows): the calls in preorder (a call's subtree is the calls after it up to
+ * its last), each with its value already net of the exogenous time in its
+ * subtree, the rarer parts (preemption, blocking, tracer overhead, the f0
+ * calls' latency) apart. About 28 bytes a call.
+ */
+struct sr_tcall {
+	int64_t value;	/* incl minus interrupts, preemption, overhead in its subtree */
+	int64_t fnode;
+	int last;	/* index of the last call of its subtree */
+	int extra;	/* index into sr_tree.extras, -1 if all of them are 0 */
+};
+
+struct sr_textra {
+	int64_t incl;	 /* kept for the f0 calls and the tracer's own */
+	int64_t pre;	 /* preemption over the subtree */
+	int64_t blocked; /* its own */
+	int64_t ovh;	 /* tracer overhead over the subtree */
+	int overhead;
+};
+
+struct sr_tree {
+	struct sr_tcall *calls;
+	int ncalls, cap;
+	struct sr_textra *extras;
+	int nextras, xcap;
+	int *roots; /* the f0 calls, in order */
+	int nroots, rcap;
+	struct sr_irq *irqs; /* .call: index in calls; sorted by it */
+	int nirqs, icap;
+	int nsources;
+	const int *source_soft;
+	const int *order; /* NULL, or a call's rank among instances (tie-break) */
+	/* building: the open calls (the path from an f0 call down) */
+	struct sr_open *open;
+	int nopen, ocap;
+};
+
+/*
+ * Add a call at stack level @level (0: an f0 call; n: a child of the open
+ * call at level n - 1, which closes the calls below it); @key names it for
+ * sr_tree_find(). Its index, or -1 when out of memory or @level is wrong.
+ * sr_tree_end() closes the open calls once all are added.
+ */
+int sr_tree_add(struct sr_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
+		int64_t exo, int64_t preempt, int64_t blocked, int overhead);
+/* The level a child of the open call @key takes, or -1 if it is not open. */
+int sr_tree_find(const struct sr_tree *t, int64_t key);
+int sr_tree_end(struct sr_tree *t);
+void sr_tree_release(struct sr_tree *t);
+
+/* Search the f0 calls of @t; as sr_search(). */
+int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr_result *out);
 
 /*
  * Search from the f0 calls of @in (those with parent -1, all of one fnode or

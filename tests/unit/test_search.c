@@ -394,6 +394,70 @@ START_TEST(test_bad_params)
 }
 END_TEST
 
+/* The exogenous time of call @i's subtree, straight from the definition. */
+static int64_t exo_of(int i)
+{
+	int64_t v = calls[i].irq + calls[i].softirq + calls[i].preempt;
+
+	for (int j = i + 1; j < ncalls; j++)
+		if (calls[j].parent == i)
+			v += calls[j].overhead ? calls[j].incl : exo_of(j);
+	return v;
+}
+
+/*
+ * The tree a database is streamed into (search-db.c: calls in entry order,
+ * each child of an open call) searches as the same calls given as input:
+ * every node and candidate, on random trees with every kind of part.
+ */
+START_TEST(test_streamed_tree)
+{
+	struct sr_params p = SR_PARAMS_DEFAULT;
+	unsigned seed = 24;
+
+	for (int round = 0; round < 40; round++) {
+		struct sr_tree t = {0};
+		struct sr_result r2;
+		int path[16], depth = 0, n = 200 + round * 10;
+		setup();
+		for (int i = 0; i < n; i++) {
+			int d = i == 0 || rand_r(&seed) % 8 == 0 ? 0 : 1 + rand_r(&seed) % (depth < 15 ? depth : 15);
+			int c = add(d ? path[d - 1] : -1, d ? 2 + rand_r(&seed) % 6 : 1,
+				    1000 + rand_r(&seed) % 100000);
+			calls[c].overhead = d && rand_r(&seed) % 17 == 0;
+			calls[c].preempt = rand_r(&seed) % 9 == 0 ? rand_r(&seed) % 900 : 0;
+			calls[c].blocked = rand_r(&seed) % 7 == 0 ? rand_r(&seed) % 900 : 0;
+			if (rand_r(&seed) % 5 == 0 && nirqs < 64)
+				irq(c, rand_r(&seed) % 3, 1 + rand_r(&seed) % 500);
+			path[d] = c;
+			depth = d + 1;
+			ck_assert_int_eq(d ? sr_tree_find(&t, path[d - 1]) : 0, d);
+			ck_assert_int_eq(sr_tree_add(&t, d, c, calls[c].fnode, calls[c].incl,
+						     calls[c].irq + calls[c].softirq + calls[c].preempt,
+						     calls[c].preempt, calls[c].blocked, calls[c].overhead), c);
+		}
+		ck_assert_int_eq(sr_tree_end(&t), 0);
+		for (int i = 0; i < n; i++)
+			ck_assert(t.calls[i].value == calls[i].incl - exo_of(i));
+		t.irqs = irqs;
+		t.nirqs = nirqs;
+		t.nsources = 4;
+		t.source_soft = soft;
+		p.mode = round % 2 ? SR_SUM : SR_MAX;
+		p.maxcount_pct = round % 3 ? 97 : 50;
+		ck_assert_int_eq(search(p.maxcount_pct, p.mode), 0);
+		ck_assert_int_eq(sr_search_tree(&t, &p, &r2), 0);
+		ck_assert_int_eq(r2.nnodes, res.nnodes);
+		ck_assert_int_eq(r2.ncands, res.ncands);
+		ck_assert(!memcmp(r2.nodes, res.nodes, res.nnodes * sizeof(*res.nodes)));
+		ck_assert(!memcmp(r2.cands, res.cands, res.ncands * sizeof(*res.cands)));
+		sr_release(&r2);
+		t.irqs = NULL; /* the test's array */
+		sr_tree_release(&t);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -417,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_overhead);
 	tcase_add_test(tc, test_votes_per_level);
 	tcase_add_test(tc, test_bad_params);
+	tcase_add_test(tc, test_streamed_tree);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
