@@ -136,7 +136,7 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 
 /*
  * Put the ids of @sel's complete calls whose value lies in [@lo, @hi) into
- * the temporary table sr_root(id) of @db (emptied first). Returns how many,
+ * the temporary table sr_root(id, last_id, task_id) of @db (emptied first). Returns how many,
  * or -1 with @err set.
  */
 int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
