@@ -711,39 +711,6 @@ static void chrome_release(struct chrome *c)
 	names_release(&c->n);
 }
 
-static int export_chrome(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
-			 struct fmt_err *err)
-{
-	struct chrome c = {.out = out,
-			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
-			   .t0 = rdb_t_first(db),
-			   .first = true};
-	char *src = json_text(rdb_source(db));
-	int rc = -1;
-
-	if (!src || load_funcs(&c.n, json_text) || load_tasks(&c) || load_flags(&c)) {
-		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
-			 rdb_why(c.n.sql));
-		goto out;
-	}
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	progress_start(&c.pg, "export", true);
-	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) ||
-	    chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)) {
-		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
-		goto out;
-	}
-	fprintf(out,
-		"\n],\n\"otherData\":{\"source\":%s,\"t0_ns\":%" PRId64 ",\"calls\":%" PRId64
-		",\"left_out_incomplete\":%" PRId64 ",\"left_out_not_nested\":%" PRId64 "}}\n",
-		src, c.t0, c.calls, c.incomplete, c.unnested);
-	rc = 0;
-out:
-	free(src);
-	chrome_release(&c);
-	return rc;
-}
-
 /*
  * The task speedscope opens on: the traced program's, the one whose entry
  * points (system calls, user functions) took the most time; else the one
@@ -757,39 +724,66 @@ static int64_t traced_task(sqlite3 *sql)
 			    " sum(c.incl_ns) DESC LIMIT 1");
 }
 
+/* speedscope's head: its schema and the recording; the profiles follow. */
+static void speedscope_head(struct chrome *c, const char *src)
+{
+	c->want_tid = traced_task(c->n.sql);
+	fprintf(c->out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+			"\"exporter\":\"darc " DARC_VERSION "\",\"name\":%s,\"profiles\":[", src);
+}
+
+/* speedscope's tail: the profile it opens on, and the frames by func.id. */
+static void speedscope_tail(struct chrome *c)
+{
+	profile_end(c);
+	fprintf(c->out, "],\n\"activeProfileIndex\":%d,\"shared\":{\"frames\":[", c->active);
+	for (int64_t i = 0; i < c->n.nfunc; i++)
+		fprintf(c->out, "%s{\"name\":%s}", i ? "," : "",
+			c->n.func[i] ? c->n.func[i] : "\"?\"");
+	fputs("]}}\n", c->out);
+}
+
 /*
- * speedscope's own format: a profile of O and C events per task (and per
- * CPU's interrupt calls), frames shared by function, so that its left-heavy
- * and sandwich views add up the calls of a function.
+ * The calls as a timeline: Trace Event Format JSON (@ss false: B and E
+ * events, off-CPU and interrupt intervals as X events), or speedscope's own
+ * format (@ss: a profile of O and C events per task, and per CPU's
+ * interrupt calls, frames shared by function, so that its left-heavy and
+ * sandwich views add up the calls of a function).
  */
-static int export_speedscope(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
-			     struct fmt_err *err)
+static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool owner, bool ss,
+			   struct fmt_err *err)
 {
 	struct chrome c = {.out = out,
 			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
 			   .t0 = rdb_t_first(db),
-			   .ss = true};
+			   .first = true,
+			   .ss = ss};
 	char *src = json_text(rdb_source(db));
 	int rc = -1;
 
-	if (!src || load_funcs(&c.n, json_text) || load_tasks(&c)) {
+	if (!src || load_funcs(&c.n, json_text) || load_tasks(&c) || load_flags(&c)) {
 		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
 			 rdb_why(c.n.sql));
 		goto out;
 	}
-	c.want_tid = traced_task(c.n.sql);
+	if (ss)
+		speedscope_head(&c, src);
+	else
+		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
 	progress_start(&c.pg, "export", true);
-	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		     "\"exporter\":\"darc " DARC_VERSION "\",\"name\":%s,\"profiles\":[", src);
-	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true)) {
+	if (chrome_calls(&c, db, o, owner, false) || chrome_calls(&c, db, o, owner, true) ||
+	    (!ss && (chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)))) {
 		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
 		goto out;
 	}
-	profile_end(&c);
-	fprintf(out, "],\n\"activeProfileIndex\":%d,\"shared\":{\"frames\":[", c.active);
-	for (int64_t i = 0; i < c.n.nfunc; i++)
-		fprintf(out, "%s{\"name\":%s}", i ? "," : "", c.n.func[i] ? c.n.func[i] : "\"?\"");
-	fputs("]}}\n", out);
+	if (ss)
+		speedscope_tail(&c);
+	else
+		fprintf(out,
+			"\n],\n\"otherData\":{\"source\":%s,\"t0_ns\":%" PRId64
+			",\"calls\":%" PRId64 ",\"left_out_incomplete\":%" PRId64
+			",\"left_out_not_nested\":%" PRId64 "}}\n",
+			src, c.t0, c.calls, c.incomplete, c.unnested);
 	rc = 0;
 out:
 	free(src);
@@ -815,9 +809,9 @@ int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct 
 		     NULL);
 	if (owner && rdb_select_fnodes(db, s, err) < 0)
 		return -1;
-	rc = x->format == EXPORT_CHROME	       ? export_chrome(out, db, o, owner, err)
-	     : x->format == EXPORT_SPEEDSCOPE ? export_speedscope(out, db, o, owner, err)
-					       : export_folded(out, db, o, x, owner, err);
+	rc = x->format == EXPORT_FOLDED ? export_folded(out, db, o, x, owner, err)
+					: export_timeline(out, db, o, owner,
+							  x->format == EXPORT_SPEEDSCOPE, err);
 	if (!rc && (fflush(out) || ferror(out)))
 		rc = fmt_errf(err, rdb_path(db), "cannot write the export");
 	return rc;
