@@ -45,7 +45,7 @@ def commands(darc):
     return [line.split()[0] for line in block.splitlines() if line.strip()]
 
 
-def sections(text, cmds):
+def sections(text):
     """Each command's part of darc(1): from its heading to the next one."""
     parts, heads = {}, [(m.start(), m.group(1)) for m in
                         re.finditer(r'^   darc (\S+)$', text, re.M)]
@@ -65,7 +65,7 @@ def main():
     check(run('lexgrog', man1).stdout.startswith(f'{man1}: "darc - '), 'darc.1: lexgrog finds no NAME')
     cmds = commands(darc)
     check(len(cmds) >= 10, f'darc --help lists {len(cmds)} commands')
-    parts = sections(text, cmds)
+    parts = sections(text)
     for cmd in cmds:
         check(cmd in parts, f'darc.1: no section for darc {cmd}')
         for opt in long_options(darc, cmd):
