@@ -30,6 +30,11 @@ struct slot {
 	struct fmt_mark *marks;
 	int mcap;
 	const uint8_t *from, *to; /* uncompressed: the file's pages it covers */
+	const uint8_t *cdata;	  /* compressed: the chunk, NULL past the data's end */
+	uint32_t csize, usize;	  /* and its sizes */
+	const uint8_t *rel_from, *rel_to; /* compressed data to give back first */
+	uint64_t pending;	  /* lost events of a page with no event yet to carry them */
+	bool ready;		  /* produced: the consumer may take it */
 	struct prefetch_chunk c;
 };
 
@@ -39,12 +44,11 @@ struct pstream {
 	const uint8_t *pages;	 /* uncompressed: the stream's pages */
 	uint64_t len, off;	 /* and how far the producer is */
 	uint32_t left;		 /* chunks not yet produced */
-	unsigned head, tail;	 /* consumer's next slot, producer's next slot */
+	unsigned head, tail;	 /* consumer's next slot, next slot to claim */
 	int holds;		 /* the consumer holds slot head */
-	int failed;		 /* the producer stopped (the last slot says why) */
-	bool busy;		 /* a producer is reading its next chunk */
+	int failed;		 /* a chunk failed: no more are claimed (its slot says why) */
 	int cpu;
-	uint64_t pending;	 /* lost events of a page with no event yet to carry them */
+	uint64_t carry;		 /* consumer: lost events no chunk's event has carried yet */
 	const uint8_t *released; /* compressed data before this was given back */
 	struct slot slots[NSLOT];
 };
@@ -68,6 +72,7 @@ struct prefetch {
 	pthread_cond_t ready; /* a chunk was produced */
 	int stop;
 	int idle;	 /* producers waiting for room */
+	int waiting;	 /* the consumer waits for a chunk */
 	bool ready_init; /* the lock and conditions exist */
 	int n;
 	int nslot; /* chunks read ahead per stream: NSLOT, fewer for many streams */
@@ -122,14 +127,14 @@ static void done(struct slot *sl, uint32_t n, uint32_t nm)
 }
 
 /* Record @n (@ts, at @d, @size bytes) of slot @sl, after a mark if events were lost before it. */
-static int add_rec(struct pstream *s, struct slot *sl, uint32_t *n, uint32_t *nm,
-		   unsigned long long ts, uint32_t off, uint32_t size)
+static int add_rec(struct slot *sl, uint32_t *n, uint32_t *nm, unsigned long long ts,
+		   uint32_t off, uint32_t size)
 {
-	if (s->pending) {
+	if (sl->pending) {
 		if (GROW(sl->marks, *nm, sl->mcap, 16))
 			return -1;
-		sl->marks[(*nm)++] = (struct fmt_mark){*n, s->pending};
-		s->pending = 0;
+		sl->marks[(*nm)++] = (struct fmt_mark){*n, sl->pending};
+		sl->pending = 0;
 	}
 	if (GROW(sl->recs, *n, sl->rcap, 1024))
 		return -1;
@@ -153,11 +158,11 @@ static inline uint32_t le32_at(const uint8_t *p)
  * bytes of data. 1 when done, 0 (nothing recorded) where a record is not
  * plainly sound: then kbuffer reads the page, and says what is wrong.
  */
-static int walk_page(struct pstream *s, struct slot *sl, const uint8_t *page,
-		     const uint8_t *base, uint32_t size, uint32_t avail, uint32_t *n, uint32_t *nm)
+static int walk_page(struct slot *sl, const uint8_t *page, const uint8_t *base, uint32_t size,
+		     uint32_t avail, uint32_t *n, uint32_t *nm)
 {
 	const uint8_t *data = page + 16;
-	unsigned long long ts, pending = s->pending;
+	unsigned long long ts, pending = sl->pending;
 	uint32_t next = 0, n0 = *n, nm0 = *nm;
 
 	memcpy(&ts, page, 8);
@@ -203,14 +208,14 @@ static int walk_page(struct pstream *s, struct slot *sl, const uint8_t *page,
 			continue;
 		if (len < 8 || p + len > size)
 			goto odd; /* walk() names the corrupt record */
-		if (add_rec(s, sl, n, nm, ts, (uint32_t)(data + p - base), len))
+		if (add_rec(sl, n, nm, ts, (uint32_t)(data + p - base), len))
 			return -1;
 	}
 	return 1;
 odd:
 	*n = n0;
 	*nm = nm0;
-	s->pending = pending;
+	sl->pending = pending;
 	return 0;
 }
 
@@ -277,14 +282,14 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 			c->st.lost_marks++;
 			if (missed < 0) {
 				c->st.lost_uncounted++;
-				s->pending = FMT_MISSED_UNKNOWN;
+				sl->pending = FMT_MISSED_UNKNOWN;
 			} else {
 				c->st.lost += missed;
-				s->pending = missed;
+				sl->pending = missed;
 			}
 		}
 		if (fast) {
-			int rc = walk_page(s, sl, page, base, (uint32_t)(commit & COMMIT_MASK),
+			int rc = walk_page(sl, page, base, (uint32_t)(commit & COMMIT_MASK),
 					   cf->page_size - 16, &n, &nm);
 
 			if (rc < 0)
@@ -300,7 +305,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 					    "%s offset %" PRIu64,
 					    s->cpu, size, in, at);
 			}
-			if (add_rec(s, sl, &n, &nm, ts, (uint32_t)((const uint8_t *)d - base),
+			if (add_rec(sl, &n, &nm, ts, (uint32_t)((const uint8_t *)d - base),
 				    (uint32_t)size))
 				return STOP("out of memory");
 		}
@@ -310,16 +315,19 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 #undef STOP
 }
 
-/* Read the next chunk of @s into slot @sl (no lock held). -1 if @s must stop. */
-static int produce(struct worker *w, struct pstream *s, struct slot *sl)
+/*
+ * Take stream @s's next chunk for slot @sl (lock held): where its pages or its
+ * compressed bytes are, so that another producer can take the one after it
+ * at once. The chunks of a stream are produced in parallel, and handed to
+ * the reader in order.
+ */
+static void claim(struct prefetch *p, struct pstream *s, struct slot *sl)
 {
-	struct prefetch *p = w->p;
-	struct prefetch_chunk *c = &sl->c;
-	uint32_t csize, usize;
-	const uint8_t *cdata;
-
-	memset(c, 0, sizeof(*c)); /* no records until walk() hands them over */
-	sl->from = sl->to = NULL;
+	memset(&sl->c, 0, sizeof(sl->c)); /* no records until walk() hands them over */
+	sl->from = sl->to = sl->cdata = sl->rel_from = sl->rel_to = NULL;
+	sl->pending = 0;
+	sl->ready = false;
+	s->tail++;
 	if (!s->compressed) {
 		uint64_t len = s->len - s->off < RUN_BYTES ? s->len - s->off : RUN_BYTES;
 
@@ -330,35 +338,50 @@ static int produce(struct worker *w, struct pstream *s, struct slot *sl)
 		sl->from = s->pages + s->off;
 		sl->to = sl->from + len;
 		s->off += len;
-		map_in(sl->from, sl->to);
-		return walk(w, s, sl, sl->from, len);
+		s->left = s->off < s->len;
+		return;
 	}
-	csize = rd_u32(&s->chunks);
-	usize = rd_u32(&s->chunks);
-	cdata = rd_bytes(&s->chunks, csize);
-	if (cdata && (size_t)(cdata - s->released) > RELEASE_BATCH) {
-		fmt_release_pages(s->released, cdata);
-		s->released = cdata;
+	sl->csize = rd_u32(&s->chunks);
+	sl->usize = rd_u32(&s->chunks);
+	sl->cdata = rd_bytes(&s->chunks, sl->csize);
+	s->left = sl->cdata ? s->left - 1 : 0; /* past the end: produce() says so */
+	if (sl->cdata && (size_t)(sl->cdata - s->released) > RELEASE_BATCH) {
+		sl->rel_from = s->released;
+		sl->rel_to = s->released = sl->cdata;
 	}
-	if (!cdata)
-		return WFAIL("cpu %d: compressed chunk past the end of its data: truncated", s->cpu);
-	if (usize > MAX_CHUNK_BYTES || usize == 0)
-		return WFAIL("cpu %d: absurd chunk size %u", s->cpu, usize);
-	if (usize > sl->cap) {
-		free(sl->buf);
-		sl->buf = malloc(usize);
-		sl->cap = sl->buf ? usize : 0;
-		if (!sl->buf)
-			return WFAIL("out of memory for a %u-byte chunk", usize);
-	}
-	if (decomp_run(w->dc, cdata, csize, sl->buf, usize))
-		return WFAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
-			     " does not decompress",
-			     s->cpu, csize, (uint64_t)(cdata - p->base));
-	return walk(w, s, sl, sl->buf, usize);
 }
 
-/* The stream that most needs a chunk: fewest queued, with room and chunks left. */
+/* Produce slot @sl of @s, claimed (no lock held). -1 if @s must stop. */
+static int produce(struct worker *w, struct pstream *s, struct slot *sl)
+{
+	struct prefetch *p = w->p;
+	struct prefetch_chunk *c = &sl->c;
+
+	if (!s->compressed) {
+		map_in(sl->from, sl->to);
+		return walk(w, s, sl, sl->from, (uint64_t)(sl->to - sl->from));
+	}
+	if (sl->rel_to)
+		fmt_release_pages(sl->rel_from, sl->rel_to);
+	if (!sl->cdata)
+		return WFAIL("cpu %d: compressed chunk past the end of its data: truncated", s->cpu);
+	if (sl->usize > MAX_CHUNK_BYTES || sl->usize == 0)
+		return WFAIL("cpu %d: absurd chunk size %u", s->cpu, sl->usize);
+	if (sl->usize > sl->cap) {
+		free(sl->buf);
+		sl->buf = malloc(sl->usize);
+		sl->cap = sl->buf ? sl->usize : 0;
+		if (!sl->buf)
+			return WFAIL("out of memory for a %u-byte chunk", sl->usize);
+	}
+	if (decomp_run(w->dc, sl->cdata, sl->csize, sl->buf, sl->usize))
+		return WFAIL("cpu %d: a %u-byte compressed chunk at offset %" PRIu64
+			     " does not decompress",
+			     s->cpu, sl->csize, (uint64_t)(sl->cdata - p->base));
+	return walk(w, s, sl, sl->buf, sl->usize);
+}
+
+/* The stream that most needs a chunk: fewest claimed ahead, with room and chunks left. */
 static struct pstream *pick(struct prefetch *p)
 {
 	struct pstream *best = NULL;
@@ -367,7 +390,7 @@ static struct pstream *pick(struct prefetch *p)
 	for (int i = 0; i < p->n; i++) {
 		struct pstream *s = &p->s[i];
 		unsigned q = s->tail - s->head;
-		if (s->left && !s->failed && !s->busy && q < queued) {
+		if (s->left && !s->failed && q < queued) {
 			best = s;
 			queued = q;
 		}
@@ -382,12 +405,12 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		struct pstream *s;
+		struct pstream *s = NULL;
 		struct slot *sl;
 		int rc;
 
 		while (!p->stop && !(s = pick(p))) {
-			p->idle++; /* every queue is full or taken: sleep until one is half empty */
+			p->idle++; /* every queue is full: sleep until one is half empty */
 			pthread_cond_wait(&p->work, &p->lock);
 			p->idle--;
 		}
@@ -395,19 +418,17 @@ static void *worker_main(void *arg)
 			break;
 		/* slot tail is free: tail - head < nslot, and head is the held one */
 		sl = &s->slots[s->tail % p->nslot];
-		s->busy = true;
+		claim(p, s, sl);
+		if (p->idle && pick(p))
+			pthread_cond_signal(&p->work); /* there is more: a second producer */
 		pthread_mutex_unlock(&p->lock);
 		rc = produce(w, s, sl);
 		pthread_mutex_lock(&p->lock);
-		s->busy = false;
-		s->tail++; /* a failed chunk too: its records come first, then why */
+		sl->ready = true; /* a failed chunk too: its records come first, then why */
 		if (rc)
 			s->failed = 1;
-		else if (s->compressed)
-			s->left--;
-		else
-			s->left = s->off < s->len;
-		pthread_cond_broadcast(&p->ready);
+		if (p->waiting)
+			pthread_cond_broadcast(&p->ready);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -510,10 +531,42 @@ fail:
 	return NULL;
 }
 
+/*
+ * Lost events that a chunk's last pages reported with no event after them
+ * are carried by the next event of the stream, which may be in a chunk that
+ * another producer walked: the reader, taking chunks in order, puts the
+ * carried count on the first record of slot @sl (as one producer walking the
+ * pages in turn would have), unless the chunk's own pages report a loss
+ * before that record. 0, or -1 when out of memory.
+ */
+static int carry_over(struct pstream *s, struct slot *sl)
+{
+	struct prefetch_chunk *c = &sl->c;
+	bool own_first = c->nmark && c->marks[0].rec == 0;
+
+	if (!c->nrec) {
+		if (sl->pending)
+			s->carry = sl->pending;
+		return 0;
+	}
+	if (s->carry && !own_first) {
+		uint32_t nm = c->nmark;
+
+		if (GROW(sl->marks, nm, sl->mcap, 16))
+			return -1;
+		memmove(sl->marks + 1, sl->marks, c->nmark * sizeof(*sl->marks));
+		sl->marks[0] = (struct fmt_mark){0, s->carry};
+		done(sl, c->nrec, c->nmark + 1);
+	}
+	s->carry = sl->pending;
+	return 0;
+}
+
 int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		  struct fmt_err *err)
 {
 	struct pstream *s = &p->s[i];
+	struct slot *sl;
 	int rc;
 
 	if (s->holds && !s->compressed) {
@@ -525,14 +578,18 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 	if (s->holds) {
 		s->holds = 0;
 		s->head++;
-		/* wake the producer for several chunks at a time, not one each */
+		/* wake a producer for several chunks at a time, not one each */
 		if (p->idle && s->tail - s->head <= (unsigned)p->nslot / 2)
 			pthread_cond_signal(&p->work);
 	}
-	while (s->head == s->tail && s->left && !s->failed)
+	sl = &s->slots[s->head % p->nslot];
+	while (s->head == s->tail ? s->left && !s->failed : !sl->ready) {
+		p->waiting++;
 		pthread_cond_wait(&p->ready, &p->lock);
+		p->waiting--;
+	}
 	if (s->head != s->tail) {
-		*c = &s->slots[s->head % p->nslot].c;
+		*c = &sl->c;
 		s->holds = 1;
 		rc = 1;
 	} else if (s->failed) {
@@ -541,6 +598,8 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		rc = 0;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (rc == 1 && carry_over(s, sl))
+		rc = fmt_errf(err, p->path, "out of memory");
 	return rc;
 }
 

@@ -223,7 +223,7 @@ static int write_one(const char *dir, const char *name, int o)
 {
 	static const char *ftrace[4];
 	static const char *const sys[] = {sys_enter_fmt, sys_exit_fmt};
-	struct tdat t;
+	static struct tdat t;
 	uint64_t calltime[8];
 	char path[512];
 	int n = 0;

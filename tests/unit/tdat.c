@@ -37,7 +37,11 @@ void tdat_init(struct tdat *t, int ncpus)
 
 void tdat_page(struct tdat *t, int cpu, uint64_t ts, long missed)
 {
-	struct tdat_page *p = &t->pages[cpu][t->npages[cpu]++];
+	struct tdat_page *p;
+
+	if (t->npages[cpu] >= TDAT_MAXPAGES)
+		abort();
+	p = &t->pages[cpu][t->npages[cpu]++];
 	uint64_t commit = 0;
 
 	memset(p, 0, sizeof(*p));

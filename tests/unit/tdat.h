@@ -11,6 +11,7 @@
 
 #define TDAT_PAGE 4096
 #define TDAT_MAXCPU 4
+#define TDAT_MAXPAGES 72 /* past the reader's first run of 64 pages (fmt/prefetch.c) */
 
 /* The one event format the builder declares: "test:tick", id 100, field "value" (s32). */
 #define TDAT_TICK_ID 100
@@ -22,7 +23,7 @@ struct tdat_page {
 };
 
 struct tdat {
-	struct tdat_page pages[TDAT_MAXCPU][8];
+	struct tdat_page pages[TDAT_MAXCPU][TDAT_MAXPAGES];
 	int npages[TDAT_MAXCPU];
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */

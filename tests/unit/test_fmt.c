@@ -202,6 +202,44 @@ START_TEST(test_missed_events)
 }
 END_TEST
 
+/*
+ * A loss reported by a page with no event is carried by the stream's next
+ * event, also when that event is in the next run of pages, which the reader
+ * may walk on another thread (fmt/prefetch.c: 64 pages a run): a later loss
+ * report before that event replaces the carried one, as one reader walking
+ * page by page does.
+ */
+START_TEST(test_missed_carried)
+{
+	static struct tdat t;
+	static struct fmt_event ev[160];
+	static int val[160];
+	struct fmt_err err;
+	int i, n;
+
+	tdat_init(&t, 2);
+	for (i = 0; i < 63; i++) {
+		tdat_page(&t, 0, 100 + i, 0);
+		tdat_tick(&t, 0, 100 + i, 7, 0, i);
+		tdat_page(&t, 1, 100 + i, 0);
+		tdat_tick(&t, 1, 100 + i, 8, 0, 1000 + i);
+	}
+	tdat_page(&t, 0, 200, 11); /* page 63, the first run's last: no event */
+	tdat_page(&t, 0, 300, 0);  /* page 64, the second run's first */
+	tdat_tick(&t, 0, 300, 7, 0, 64);
+	tdat_page(&t, 1, 200, 5); /* page 63: no event */
+	tdat_page(&t, 1, 300, 9); /* page 64: its loss replaces the 5 */
+	tdat_tick(&t, 1, 300, 8, 0, 1064);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	n = read_all(path, ev, val, 160, &err);
+	ck_assert_int_eq(n, 128);
+	for (i = 0; i < n; i++) {
+		uint64_t want = val[i] == 64 ? 11 : val[i] == 1064 ? 9 : 0;
+		ck_assert_uint_eq(ev[i].missed, want);
+	}
+}
+END_TEST
+
 /* Overwrite @n bytes at @off of the file at path. */
 static void poke(long off, const void *b, size_t n)
 {
@@ -873,6 +911,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_info_and_comm);
 	tcase_add_test(tc, test_kallsyms_modules);
 	tcase_add_test(tc, test_missed_events);
+	tcase_add_test(tc, test_missed_carried);
 	tcase_add_test(tc, test_corrupt_page_header);
 	tcase_add_test(tc, test_corrupt_event_length);
 	tcase_add_test(tc, test_bad_headers);
