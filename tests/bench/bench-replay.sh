@@ -7,8 +7,11 @@
 # report --profile on the same file as the peer; then, each on a fresh copy
 # of the database, darc paths --root vfs_read --peak 2 (its slow O_DIRECT
 # reads; the first makes the indexes a replay uses, the second is a replay)
-# and darc explain. Prints wall seconds and peak RSS of every run,
-# from one run, and each replay's time over the analysis's.
+# and darc explain. Prints wall seconds, CPU seconds and peak RSS of every
+# run, from one run, each replay's CPU time over the analysis's, and how
+# much faster darc analyze is than trace-cmd report --profile. Then the 16x
+# recording, converted to zstd v7 by trace-cmd, is parsed by darc info
+# against zstd -d on the same compressed chunks (v7-chunks.py).
 #
 # usage: bench-replay.sh [DARC [OUT_DIR]]   (BASE=n to change the scale)
 set -euo pipefail
@@ -23,7 +26,7 @@ src=$repo_dir/samples/vm-odirect-v6.dat
 [[ -x $darc ]] || die "no darc at '$darc' (build first, or pass its path)"
 [[ -x /usr/bin/time ]] || die "missing /usr/bin/time (apt-get install time)"
 [[ $base =~ ^[1-9][0-9]*$ ]] || die "BASE must be a positive number, not '$base'"
-need_cmd python3 trace-cmd
+need_cmd python3 trace-cmd zstd
 mkdir -p "$out"
 
 # timed NAME CMD...: one run of CMD; prints its wall and CPU seconds and peak
@@ -35,6 +38,7 @@ timed() {
 	/usr/bin/time -f '%e %U %S %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
 		die "$name failed: $(head -n 1 "$out/err.txt")"
 	read -r t u s rss <"$out/time.txt"
+	wall=$t
 	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
 	awk -v k="$k" -v n="$events" -v name="$name" -v t="$t" -v c="$cpu" -v r="$rss" \
 		-v a="${ta:-}" 'BEGIN {
@@ -61,13 +65,50 @@ for k in 1 4 16; do
 	events=$((k * base * per_copy))
 	ta=
 	timed "darc analyze" "$darc" analyze -q -o "$db" "$dat"
-	ta=$cpu
+	ta=$cpu wa=$wall
 	timed "trace-cmd report --profile" trace-cmd report --profile "$dat"
+	awk -v k="$k" -v w="$wall" -v c="$cpu" -v wa="$wa" -v ca="$ta" 'BEGIN {
+		printf "%-5s darc analyze is %.2fx faster than trace-cmd report --profile (wall), %.2fx (CPU)\n",
+			k "x", w / wa, c / ca }'
 	cp "$db" "$out/replay.db"
 	timed "darc paths --peak 2 (first)" "$darc" paths "$out/replay.db" --root vfs_read --peak 2
 	timed "darc paths --peak 2 (again)" "$darc" paths "$out/replay.db" --root vfs_read --peak 2
 	cp "$db" "$out/replay.db"
 	timed "darc explain" "$darc" explain "$out/replay.db"
-	rm -f "$dat" "$out/replay.db"
+	rm -f "$out/replay.db"
+	[[ $k == 16 ]] || rm -f "$dat"
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
+
+# best NAME CMD...: the best wall time of 3 runs of CMD, with its CPU seconds
+best() {
+	local name=$1 t u s bt='' bc
+	shift
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
+			die "$name failed: $(head -n 1 "$out/err.txt")"
+		read -r t u s <"$out/time.txt"
+		if [[ -z $bt ]] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then
+			bt=$t
+			bc=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+		fi
+	done
+	awk -v n="$events" -v name="$name" -v t="$bt" -v c="$bc" 'BEGIN {
+		printf "  %-40s %7.2f %7.2f %9.1f\n", name, t, c, n / t / 1e6 }'
+}
+
+# parsing zstd v7: the 16x recording converted by trace-cmd, read by darc
+# info (every event read and merged in time order), against zstd -d on the
+# same compressed chunks (v7-chunks.py)
+echo
+v7=$out/replay-x16-v7z.dat
+trace-cmd convert --file-version 7 --compression zstd -i "$dat" -o "$v7" >/dev/null 2>&1 ||
+	die "trace-cmd convert to zstd v7 failed"
+python3 "$bench_dir/v7-chunks.py" "$v7" "$out/replay-x16.zst" >/dev/null ||
+	die "v7-chunks.py failed"
+rm -f "$dat"
+printf 'parsing zstd v7, %s events, best of 3:\n' "$events"
+printf '  %-40s %7s %7s %9s\n' command "wall s" "cpu s" "M ev/s"
+best "darc info (v7, zstd)" "$darc" info "$v7"
+best "zstd -d on its chunks" zstd -q -d -c "$out/replay-x16.zst"
+rm -f "$v7" "$out/replay-x16.zst"
