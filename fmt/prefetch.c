@@ -49,6 +49,7 @@ struct pstream {
 	int failed;		 /* a chunk failed: no more are claimed (its slot says why) */
 	int cpu;
 	uint64_t carry;		 /* consumer: lost events no chunk's event has carried yet */
+	const uint8_t *read_from, *read_to; /* consumer: file pages read, not yet given back */
 	const uint8_t *released; /* compressed data before this was given back */
 	struct slot slots[NSLOT];
 };
@@ -571,8 +572,15 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 
 	if (s->holds && !s->compressed) {
 		struct slot *old = &s->slots[s->head % p->nslot];
-		/* the reader is done with these pages of the file */
-		fmt_release_pages(old->from, old->to);
+		/* the reader is done with these pages of the file: give them back
+		   a few MiB at a time (each madvise flushes TLBs on every CPU) */
+		if (!s->read_from)
+			s->read_from = old->from;
+		s->read_to = old->to;
+		if ((size_t)(s->read_to - s->read_from) >= RELEASE_BATCH) {
+			fmt_release_pages(s->read_from, s->read_to);
+			s->read_from = s->read_to;
+		}
 	}
 	pthread_mutex_lock(&p->lock);
 	if (s->holds) {
