@@ -80,6 +80,13 @@ for k in 1 4 16; do
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
 
+# SQLite's own floor for the 16x database's call rows, one thread: the time
+# no database writer can go under, whatever the analysis does beside it
+echo
+build_c "$out/sqlite-wall" "$bench_dir/sqlite-wall.c" -Wno-unused-parameter -lsqlite3
+"$out/sqlite-wall" "$out/replay-x16.db" "$out/wall.db" | sed 's/^/  /'
+rm -f "$out/wall.db"
+
 # best NAME CMD...: the best wall time of 3 runs of CMD, with its CPU seconds
 best() {
 	local name=$1 t u s bt='' bc
