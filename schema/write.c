@@ -4,11 +4,11 @@
  *
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
- * to a queue that one writer thread drains inside one transaction: the calls
- * through virtual tables over the block, a run at a time (INSERT ...
- * SELECT), the rest through prepared INSERTs. Calls finish in no order of id
- * (a parent after its children); a window puts them back in order first, so
- * that SQLite appends them. At most MAX_BLOCKS blocks exist, so memory stays
+ * to a queue that one writer thread drains inside one transaction, a table
+ * at a time: one INSERT ... SELECT from a virtual table over the block's
+ * rows of that table (over a run of them for the calls). Calls finish in no
+ * order of id (a parent after its children); a window puts them back in
+ * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist, so memory stays
  * bounded and a producer that outruns SQLite waits for a free block. The
  * database is a fresh file nobody else sees until db_finish() renames it, so
  * SQLite runs with no journal, no syncs and an exclusive lock; the indexes
@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,64 +83,6 @@ enum row_kind {
 };
 
 /*
- * How each kind's rows go in: into @table (its columns from columns.h), from
- * the virtual table @from (all the rows of a block in one statement), or
- * bound to ?1, ?2, ... in the order of the columns; @tail ends the statement.
- */
-static const struct {
-	const char *table, *verb, *from, *tail;
-	bool one_row; /* rowid 1: a second put replaces the first */
-} inserts[ROW_KINDS] = {
-    /* all the calls of a block in one statement, through the virtual table below */
-    [ROW_CALL] = {"call_base", "INSERT", "darc_call_rows"},
-    /* likewise the call_extra parts of a block's calls that have them */
-    [ROW_CALL_EXTRA] = {"call_extra", "INSERT", "darc_extra_rows"},
-    /* a task seen again keeps what it knew, and takes what is new */
-    [ROW_TASK] = {"task", "INSERT", NULL,
-		  " ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
-		  " comm = coalesce(excluded.comm, comm)"},
-    [ROW_FUNC] = {"func", "INSERT"},
-    [ROW_FNODE] = {"fnode", "INSERT"},
-    /* and the buckets of the histograms, through a third one */
-    [ROW_HIST] = {"hist", "INSERT", "darc_hist_rows"},
-    [ROW_IRQ] = {"irq_interval", "INSERT"},
-    [ROW_SCHED] = {"sched_interval", "INSERT"},
-    [ROW_WAKEUP] = {"wakeup", "INSERT"},
-    [ROW_PROBE] = {"probe_hit", "INSERT"},
-    [ROW_BIO] = {"bio", "INSERT"},
-    [ROW_CALL_VALUE] = {"call_value", "INSERT"},
-    [ROW_RECORDING] = {"recording", "INSERT OR REPLACE", NULL, NULL, true},
-};
-
-/* Kind @k's INSERT, made from inserts[] and columns.h: sqlite3_free() it; NULL if out of memory. */
-static char *insert_sql(int k)
-{
-	const struct db_table *t = db_table(inserts[k].table);
-	const bool one = inserts[k].one_row;
-	char *cols = db_column_list(t);
-	sqlite3_str *s = sqlite3_str_new(NULL);
-
-	sqlite3_str_appendf(s, "%s INTO %s(%s%s)", inserts[k].verb, t->name, one ? "rowid, " : "",
-			    cols);
-	if (inserts[k].from) {
-		sqlite3_str_appendf(s, " SELECT * FROM %s", inserts[k].from);
-	} else {
-		sqlite3_str_appendall(s, one ? " VALUES (1" : " VALUES (");
-		for (int i = 0; i < t->ncols; i++)
-			sqlite3_str_appendf(s, "%s?%d", i || one ? ", " : "", i + 1);
-		sqlite3_str_appendall(s, ")");
-	}
-	if (inserts[k].tail)
-		sqlite3_str_appendall(s, inserts[k].tail);
-	sqlite3_free(cols);
-	if (!cols) {
-		sqlite3_free(sqlite3_str_finish(s));
-		return NULL;
-	}
-	return sqlite3_str_finish(s);
-}
-
-/*
  * A call as it waits in a block for the writer: call_base's columns in one
  * cache line (the writer reads what the producer wrote on the other core,
  * so every line counts). The whole call_rec follows in the block's extras
@@ -152,7 +95,7 @@ struct qcall {
 };
 
 /* What call_value holds of a call (only a few recordings have it). */
-struct value_rec {
+struct call_value_rec {
 	int64_t id;
 	int64_t retval; /* DARC_NULL if not recorded */
 	const char *args, *retaddr;
@@ -160,20 +103,113 @@ struct value_rec {
 
 struct row {
 	union {
-		struct value_rec value;
+		/* named after their tables, for FIELD() */
+		struct call_value_rec call_value;
 		struct task_rec task;
 		struct func_rec func;
 		struct fnode_rec fnode;
 		struct hist_rec hist;
-		struct irq_rec irq;
-		struct sched_rec sched;
+		struct irq_rec irq_interval;
+		struct sched_rec sched_interval;
 		struct wakeup_rec wakeup;
-		struct probe_rec probe;
+		struct probe_rec probe_hit;
 		struct bio_rec bio;
 		struct recording_rec recording;
 	};
 	int kind; /* enum row_kind */
 };
+
+/*
+ * Where each column's value lies in its row's record: in the member of the
+ * same name of the record named after its table in struct row (a column of
+ * columns.h without one does not compile), read as the member's C type says:
+ * int64_t (DARC_NULL is NULL), int, uint32_t, const char * (NULL is NULL) or
+ * char[] (as it is, or "" for NULL: below). call_base's rows are qcalls, read
+ * by call_column(); call_extra's are call_recs.
+ */
+enum { F_I64 = 1, F_INT, F_U32, F_STR, F_CHARS };
+
+struct field {
+	uint8_t type;	 /* F_* */
+	bool empty_null; /* F_CHARS: "" is NULL */
+	int16_t off;	 /* the member's offset in the record */
+	int16_t neg;	 /* NULL when the int32 member at this offset is negative; -1: never */
+};
+
+#define FIELD_TYPE(m)                                                                              \
+	_Generic((m), int64_t: F_I64, int: F_INT, uint32_t: F_U32, const char *: F_STR,         \
+		 char *: F_CHARS)
+/* column @col is member @m of the record type @rec */
+#define FIELD_IN(col, rec, m) [col] = {FIELD_TYPE(((rec *)0)->m), false, offsetof(rec, m), -1},
+#define ROW_FIELD(t, n, type) FIELD_IN(COL_##t##_##n, struct row, t.n)
+#define EXTRA_FIELD(t, n, type) FIELD_IN(COL_##t##_##n, struct call_rec, n)
+/* the fields of a table's columns (the X-macro @LIST of columns.h) */
+#define FIELDS(LIST, X) ((const struct field[]){LIST(X)})
+
+/*
+ * The columns NULL on a condition of their own: a CPU of -1 (not seen), the
+ * context of a completion not seen, "" for no handler or no bio address.
+ */
+static const struct {
+	int kind, col;
+	int16_t neg; /* as field.neg; -1: "" is NULL */
+} null_rules[] = {
+    {ROW_SCHED, COL_sched_interval_cpu_in, offsetof(struct sched_rec, cpu_in)},
+    {ROW_BIO, COL_bio_queue_cpu, offsetof(struct bio_rec, queue_cpu)},
+    {ROW_BIO, COL_bio_complete_cpu, offsetof(struct bio_rec, complete_cpu)},
+    {ROW_BIO, COL_bio_complete_ctx, offsetof(struct bio_rec, complete_cpu)},
+    {ROW_BIO, COL_bio_ptr, -1},
+    {ROW_WAKEUP, COL_wakeup_handler, -1},
+};
+
+/*
+ * How each kind's rows go in: into @table (its columns from columns.h), all
+ * the rows of a block in one statement, from the virtual table darc_@table_rows
+ * over them (below); @tail ends the statement.
+ */
+static const struct {
+	const char *table, *tail;
+	const struct field *fields;
+	bool one_row; /* rowid 1: a second put replaces the first */
+} inserts[ROW_KINDS] = {
+    [ROW_CALL] = {"call_base"},
+    [ROW_CALL_EXTRA] = {"call_extra", NULL, FIELDS(CALL_EXTRA_COLUMNS, EXTRA_FIELD)},
+    /* a task seen again keeps what it knew, and takes what is new (the WHERE
+       tells SQLite's parser that ON CONFLICT is no join's ON) */
+    [ROW_TASK] = {"task",
+		  " WHERE true ON CONFLICT(tid) DO UPDATE SET pid = coalesce(excluded.pid, pid),"
+		  " comm = coalesce(excluded.comm, comm)",
+		  FIELDS(TASK_COLUMNS, ROW_FIELD)},
+    [ROW_FUNC] = {"func", NULL, FIELDS(FUNC_COLUMNS, ROW_FIELD)},
+    [ROW_FNODE] = {"fnode", NULL, FIELDS(FNODE_COLUMNS, ROW_FIELD)},
+    [ROW_HIST] = {"hist", NULL, FIELDS(HIST_COLUMNS, ROW_FIELD)},
+    [ROW_IRQ] = {"irq_interval", NULL, FIELDS(IRQ_INTERVAL_COLUMNS, ROW_FIELD)},
+    [ROW_SCHED] = {"sched_interval", NULL, FIELDS(SCHED_INTERVAL_COLUMNS, ROW_FIELD)},
+    [ROW_WAKEUP] = {"wakeup", NULL, FIELDS(WAKEUP_COLUMNS, ROW_FIELD)},
+    [ROW_PROBE] = {"probe_hit", NULL, FIELDS(PROBE_HIT_COLUMNS, ROW_FIELD)},
+    [ROW_BIO] = {"bio", NULL, FIELDS(BIO_COLUMNS, ROW_FIELD)},
+    [ROW_CALL_VALUE] = {"call_value", NULL, FIELDS(CALL_VALUE_COLUMNS, ROW_FIELD)},
+    [ROW_RECORDING] = {"recording", NULL, FIELDS(RECORDING_COLUMNS, ROW_FIELD), true},
+};
+
+/* Kind @k's INSERT, made from inserts[] and columns.h: sqlite3_free() it; NULL if out of memory. */
+static char *insert_sql(int k)
+{
+	const struct db_table *t = db_table(inserts[k].table);
+	const bool one = inserts[k].one_row;
+	char *cols = db_column_list(t);
+	sqlite3_str *s = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendf(s, "INSERT%s INTO %s(%s%s) SELECT %s* FROM darc_%s_rows%s",
+			    one ? " OR REPLACE" : "", t->name, one ? "rowid, " : "", cols,
+			    one ? "1, " : "", t->name, inserts[k].tail ? inserts[k].tail : "");
+	sqlite3_free(cols);
+	if (!cols) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
 
 /* String space: the rows' strings point into a block's chunks. */
 struct chunk {
@@ -192,6 +228,18 @@ struct block {
 	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
 
+/*
+ * The rows of one statement of the writer: rows lo .. hi-1 of the array at
+ * @base, whose elements are @stride bytes apart; with @idx, row i is
+ * element idx[i].
+ */
+struct row_src {
+	const char *base;
+	size_t stride;
+	const uint16_t *idx;
+	int lo, hi;
+};
+
 struct db {
 	bool call_indexes; /* build schema/call-indexes.sql too */
 	char *path; /* the target */
@@ -202,11 +250,15 @@ struct db {
 	struct block *cur;			  /* the producer's block, NULL once handed over */
 	/* the writer's, on cache lines of their own (the producer writes nearby) */
 	struct {
-		const struct block *wb; /* the block being written */
-		int lo, hi;	 /* darc_call_rows is wb->calls[lo..hi) */
-		bool append;	 /* and its ids are the next ones: let SQLite give them */
-		int64_t last_id; /* the largest call id in call_base */
+		struct row_src src; /* the rows the virtual tables show now */
+		bool append;	    /* and they are calls whose ids follow: let SQLite give them */
+		int64_t last_id;    /* the largest call id in call_base */
+		uint16_t order[OTHER_ROWS]; /* a block's rows, grouped by kind (group_rows()) */
 	} __attribute__((aligned(64)));
+	struct vt_aux {
+		struct db *db;
+		int kind;
+	} vt[ROW_KINDS]; /* each virtual table's */
 
 	/* The producer's window: calls are finished in no order of id (a parent
 	   after its children), but SQLite appends rows fastest in order. A call
@@ -457,230 +509,67 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	return 0;
 }
 
-static inline int bind_i64(sqlite3_stmt *s, int i, int64_t v)
-{
-	return v == DARC_NULL ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, v);
-}
-
-/* The strings live in the block until the row is written: SQLITE_STATIC. */
-static inline int bind_str(sqlite3_stmt *s, int i, const char *v)
-{
-	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
-}
-
-static int bind_fnode(sqlite3_stmt *s, const struct fnode_rec *n)
-{
-	return bind_i64(s, PARAM(fnode, id), n->id) |
-	       bind_i64(s, PARAM(fnode, parent_id), n->parent_id) |
-	       bind_i64(s, PARAM(fnode, func_id), n->func_id) |
-	       sqlite3_bind_int(s, PARAM(fnode, depth), n->depth) |
-	       bind_i64(s, PARAM(fnode, calls), n->calls) |
-	       bind_i64(s, PARAM(fnode, incl_ns), n->incl_ns) |
-	       bind_i64(s, PARAM(fnode, excl_ns), n->excl_ns) |
-	       bind_i64(s, PARAM(fnode, children_ns), n->children_ns) |
-	       bind_i64(s, PARAM(fnode, irq_ns), n->irq_ns) |
-	       bind_i64(s, PARAM(fnode, softirq_ns), n->softirq_ns) |
-	       bind_i64(s, PARAM(fnode, preempt_ns), n->preempt_ns) |
-	       bind_i64(s, PARAM(fnode, blocked_ns), n->blocked_ns) |
-	       bind_i64(s, PARAM(fnode, max_ns), n->max_ns) |
-	       bind_i64(s, PARAM(fnode, max_excl_ns), n->max_excl_ns) |
-	       bind_i64(s, PARAM(fnode, p50_ns), n->p50_ns) |
-	       bind_i64(s, PARAM(fnode, p90_ns), n->p90_ns) |
-	       bind_i64(s, PARAM(fnode, p99_ns), n->p99_ns) |
-	       bind_i64(s, PARAM(fnode, incomplete), n->incomplete);
-}
-
-static int bind_recording(sqlite3_stmt *s, const struct recording_rec *r)
-{
-	return bind_str(s, PARAM(recording, source), r->source) |
-	       bind_str(s, PARAM(recording, format), r->format) |
-	       bind_str(s, PARAM(recording, kernel), r->kernel) |
-	       bind_str(s, PARAM(recording, clock), r->clock) |
-	       sqlite3_bind_int(s, PARAM(recording, cpus), r->cpus) |
-	       bind_i64(s, PARAM(recording, t_first), r->t_first) |
-	       bind_i64(s, PARAM(recording, t_last), r->t_last) |
-	       bind_i64(s, PARAM(recording, events), r->events) |
-	       bind_i64(s, PARAM(recording, lost_events), r->lost_events) |
-	       bind_i64(s, PARAM(recording, lost_marks), r->lost_marks) |
-	       bind_str(s, PARAM(recording, manifest), r->manifest) |
-	       bind_str(s, PARAM(recording, darc_version), r->darc_version) |
-	       bind_str(s, PARAM(recording, options), r->options) |
-	       bind_str(s, PARAM(recording, lacks), r->lacks);
-}
-
-static int bind_probe(sqlite3_stmt *s, const struct probe_rec *p)
-{
-	return bind_i64(s, PARAM(probe_hit, id), p->id) | bind_i64(s, PARAM(probe_hit, t), p->t) |
-	       sqlite3_bind_int(s, PARAM(probe_hit, cpu), p->cpu) |
-	       bind_i64(s, PARAM(probe_hit, task_id), p->task_id) |
-	       bind_i64(s, PARAM(probe_hit, func_id), p->func_id) |
-	       bind_str(s, PARAM(probe_hit, event), p->event) |
-	       sqlite3_bind_int(s, PARAM(probe_hit, role), p->role) |
-	       sqlite3_bind_int(s, PARAM(probe_hit, ctx), p->ctx) |
-	       bind_i64(s, PARAM(probe_hit, call_id), p->call_id) |
-	       bind_str(s, PARAM(probe_hit, args), p->args);
-}
-
-/* A CPU number, or NULL for -1 (not seen). */
-static int bind_cpu(sqlite3_stmt *s, int i, int32_t cpu)
-{
-	return cpu < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, cpu);
-}
-
-static int bind_bio(sqlite3_stmt *s, const struct bio_rec *b)
-{
-	return bind_i64(s, PARAM(bio, id), b->id) | bind_i64(s, PARAM(bio, dev), b->dev) |
-	       bind_i64(s, PARAM(bio, sector), b->sector) |
-	       sqlite3_bind_int(s, PARAM(bio, nr_sector), b->nr_sector) |
-	       bind_str(s, PARAM(bio, op), b->op) | bind_i64(s, PARAM(bio, t_queue), b->t_queue) |
-	       bind_i64(s, PARAM(bio, t_getrq), b->t_getrq) |
-	       bind_i64(s, PARAM(bio, t_insert), b->t_insert) |
-	       bind_i64(s, PARAM(bio, t_issue), b->t_issue) |
-	       bind_i64(s, PARAM(bio, t_complete), b->t_complete) |
-	       bind_i64(s, PARAM(bio, task_id), b->task_id) |
-	       bind_i64(s, PARAM(bio, call_id), b->call_id) |
-	       bind_cpu(s, PARAM(bio, queue_cpu), b->queue_cpu) |
-	       bind_cpu(s, PARAM(bio, complete_cpu), b->complete_cpu) |
-	       (b->complete_cpu < 0
-		    ? sqlite3_bind_null(s, PARAM(bio, complete_ctx))
-		    : sqlite3_bind_int(s, PARAM(bio, complete_ctx), b->complete_ctx)) |
-	       sqlite3_bind_int(s, PARAM(bio, error), b->error) |
-	       sqlite3_bind_int(s, PARAM(bio, flags), (int)b->flags) |
-	       bind_str(s, PARAM(bio, ptr), b->ptr[0] ? b->ptr : NULL);
-}
-
-/* Bind every parameter of @r's INSERT; nonzero if a bind failed. */
-static int bind_row(sqlite3_stmt *s, const struct row *r)
-{
-	const struct irq_rec *i = &r->irq;
-	const struct sched_rec *sc = &r->sched;
-	const struct wakeup_rec *w = &r->wakeup;
-
-	switch (r->kind) {
-	case ROW_TASK:
-		return bind_i64(s, PARAM(task, tid), r->task.tid) |
-		       bind_i64(s, PARAM(task, pid), r->task.pid) |
-		       bind_str(s, PARAM(task, comm), r->task.comm);
-	case ROW_FUNC:
-		return bind_i64(s, PARAM(func, id), r->func.id) |
-		       bind_str(s, PARAM(func, name), r->func.name) |
-		       sqlite3_bind_int(s, PARAM(func, kind), r->func.kind) |
-		       bind_i64(s, PARAM(func, addr), r->func.addr) |
-		       bind_str(s, PARAM(func, module), r->func.module) |
-		       sqlite3_bind_int(s, PARAM(func, overhead), r->func.overhead);
-	case ROW_FNODE:
-		return bind_fnode(s, &r->fnode);
-	case ROW_IRQ:
-		return bind_i64(s, PARAM(irq_interval, id), i->id) |
-		       sqlite3_bind_int(s, PARAM(irq_interval, cpu), i->cpu) |
-		       sqlite3_bind_int(s, PARAM(irq_interval, kind), i->kind) |
-		       bind_i64(s, PARAM(irq_interval, irq), i->irq) |
-		       bind_str(s, PARAM(irq_interval, name), i->name) |
-		       bind_i64(s, PARAM(irq_interval, t_start), i->t_start) |
-		       bind_i64(s, PARAM(irq_interval, t_end), i->t_end) |
-		       bind_i64(s, PARAM(irq_interval, task_id), i->task_id) |
-		       bind_i64(s, PARAM(irq_interval, call_id), i->call_id);
-	case ROW_SCHED:
-		/* cpu_in -1 (did not come back) is NULL, like t_in */
-		return bind_i64(s, PARAM(sched_interval, id), sc->id) |
-		       bind_i64(s, PARAM(sched_interval, task_id), sc->task_id) |
-		       sqlite3_bind_int(s, PARAM(sched_interval, kind), sc->kind) |
-		       bind_i64(s, PARAM(sched_interval, state), sc->state) |
-		       sqlite3_bind_int(s, PARAM(sched_interval, cpu_out), sc->cpu_out) |
-		       (sc->cpu_in < 0
-			    ? sqlite3_bind_null(s, PARAM(sched_interval, cpu_in))
-			    : sqlite3_bind_int(s, PARAM(sched_interval, cpu_in), sc->cpu_in)) |
-		       bind_i64(s, PARAM(sched_interval, t_out), sc->t_out) |
-		       bind_i64(s, PARAM(sched_interval, t_in), sc->t_in) |
-		       bind_i64(s, PARAM(sched_interval, call_id), sc->call_id) |
-		       bind_i64(s, PARAM(sched_interval, wakeup_id), sc->wakeup_id);
-	case ROW_WAKEUP:
-		return bind_i64(s, PARAM(wakeup, id), w->id) |
-		       bind_i64(s, PARAM(wakeup, task_id), w->task_id) |
-		       bind_i64(s, PARAM(wakeup, t), w->t) |
-		       bind_i64(s, PARAM(wakeup, waker_tid), w->waker_tid) |
-		       sqlite3_bind_int(s, PARAM(wakeup, waker_cpu), w->waker_cpu) |
-		       sqlite3_bind_int(s, PARAM(wakeup, ctx), w->ctx) |
-		       bind_i64(s, PARAM(wakeup, waker_call_id), w->waker_call_id) |
-		       (w->handler[0] ? sqlite3_bind_text(s, PARAM(wakeup, handler), w->handler, -1,
-							  SQLITE_TRANSIENT)
-				      : sqlite3_bind_null(s, PARAM(wakeup, handler)));
-	case ROW_PROBE:
-		return bind_probe(s, &r->probe);
-	case ROW_BIO:
-		return bind_bio(s, &r->bio);
-	case ROW_RECORDING:
-		return bind_recording(s, &r->recording);
-	case ROW_CALL_VALUE:
-		return bind_i64(s, PARAM(call_value, id), r->value.id) |
-		       bind_i64(s, PARAM(call_value, retval), r->value.retval) |
-		       bind_str(s, PARAM(call_value, args), r->value.args) |
-		       bind_str(s, PARAM(call_value, retaddr), r->value.retaddr);
-	}
-	return SQLITE_MISUSE; /* calls and buckets go through the virtual tables below */
-}
-
 /*
- * darc_call_rows and darc_extra_rows: eponymous virtual tables over the calls
- * of the block being written (db->wb->calls[lo..hi)) and over those of them
- * with a call_extra part (db->wb->extras), so that one INSERT ... SELECT writes a
- * whole run of calls. It saves, per row, a statement's start and end and a
- * sqlite3_bind_int64 per column (the calls are nearly all of the rows).
+ * darc_TABLE_rows: an eponymous virtual table per kind of row, over the rows
+ * of that kind in the block being written (db->src), so that one INSERT ...
+ * SELECT writes them all. It saves, per row, a statement's start and end and
+ * a sqlite3_bind_* per column. One module serves every kind: its table's
+ * columns come from columns.h, their values from the kind's fields.
  */
-enum { VT_CALLS, VT_EXTRAS, VT_HISTS };
-
 struct rows_vtab {
 	sqlite3_vtab base;
 	struct db *db;
-	int which; /* VT_* */
+	int kind;
+	struct field fields[]; /* the kind's, null_rules applied (none for call_base) */
 };
 
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
-	struct db *db;
-	int which;
 	int i;
 };
 
-/* Declare virtual table @which with the columns of @table (columns.h), in their order. */
-static int connect_vt(sqlite3 *sql, struct db *db, int which, const char *table,
-		      sqlite3_vtab **vtab)
+/* @v's fields: its kind's, with their null_rules. */
+static void vtab_fields(struct rows_vtab *v, const struct field *f, int ncols)
 {
-	struct rows_vtab *v;
-	char *cols = db_column_list(db_table(table));
+	memcpy(v->fields, f, ncols * sizeof(*f));
+	for (size_t i = 0; i < sizeof(null_rules) / sizeof(*null_rules); i++) {
+		struct field *r = &v->fields[null_rules[i].col];
+
+		if (null_rules[i].kind != v->kind)
+			continue;
+		if (null_rules[i].neg < 0)
+			r->empty_null = true;
+		else
+			r->neg = null_rules[i].neg;
+	}
+}
+
+/* Declare the virtual table of the kind @aux (a vt_aux) with its table's columns (columns.h). */
+static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
+			sqlite3_vtab **vtab, char **errmsg)
+{
+	const struct vt_aux *a = aux;
+	const struct db_table *t = db_table(inserts[a->kind].table);
+	const struct field *f = inserts[a->kind].fields;
+	char *cols = db_column_list(t);
 	char *decl = cols ? sqlite3_mprintf("CREATE TABLE x(%s)", cols) : NULL;
 	int rc = decl ? sqlite3_declare_vtab(sql, decl) : SQLITE_NOMEM;
+	struct rows_vtab *v;
 
 	sqlite3_free(cols);
 	sqlite3_free(decl);
 	if (rc != SQLITE_OK)
 		return rc;
-	v = sqlite3_malloc(sizeof(*v));
+	v = sqlite3_malloc64(sizeof(*v) + (f ? t->ncols : 0) * sizeof(*f));
 	if (!v)
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof(*v));
-	v->db = db;
-	v->which = which;
+	v->db = a->db;
+	v->kind = a->kind;
+	if (f)
+		vtab_fields(v, f, t->ncols);
 	*vtab = &v->base;
 	return SQLITE_OK;
-}
-
-static int calls_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
-			 sqlite3_vtab **vtab, char **errmsg)
-{
-	return connect_vt(sql, aux, VT_CALLS, "call_base", vtab);
-}
-
-static int extras_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
-			  sqlite3_vtab **vtab, char **errmsg)
-{
-	return connect_vt(sql, aux, VT_EXTRAS, "call_extra", vtab);
-}
-
-static int hists_connect(sqlite3 *sql, void *aux, int argc, const char *const *argv,
-			 sqlite3_vtab **vtab, char **errmsg)
-{
-	return connect_vt(sql, aux, VT_HISTS, "hist", vtab);
 }
 
 static int rows_disconnect(sqlite3_vtab *vtab)
@@ -703,8 +592,6 @@ static int rows_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **cur)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct rows_vtab *)vtab)->db;
-	c->which = ((struct rows_vtab *)vtab)->which;
 	*cur = &c->base;
 	return SQLITE_OK;
 }
@@ -715,12 +602,15 @@ static int rows_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+static const struct row_src *cursor_src(sqlite3_vtab_cursor *cur)
+{
+	return &((struct rows_vtab *)cur->pVtab)->db->src;
+}
+
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 		       sqlite3_value **argv)
 {
-	struct rows_cursor *c = (struct rows_cursor *)cur;
-
-	c->i = c->which == VT_CALLS ? c->db->lo : 0;
+	((struct rows_cursor *)cur)->i = cursor_src(cur)->lo;
 	return SQLITE_OK;
 }
 
@@ -732,16 +622,10 @@ static int rows_next(sqlite3_vtab_cursor *cur)
 
 static int rows_eof(sqlite3_vtab_cursor *cur)
 {
-	struct rows_cursor *c = (struct rows_cursor *)cur;
-
-	const struct block *b = c->db->wb;
-
-	if (c->which == VT_CALLS)
-		return c->i >= c->db->hi;
-	return c->i >= (int)(c->which == VT_EXTRAS ? b->nextras : b->nhists);
+	return ((struct rows_cursor *)cur)->i >= cursor_src(cur)->hi;
 }
 
-/* Column @col of darc_call_rows (columns.h: CALL_BASE_COLUMNS). */
+/* Column @col of darc_call_base_rows (columns.h: CALL_BASE_COLUMNS). */
 static int64_t call_column(const struct qcall *c, int col)
 {
 	switch (col) {
@@ -771,60 +655,65 @@ static int64_t call_column(const struct qcall *c, int col)
 	return DARC_NULL;
 }
 
-/* Column @col of darc_extra_rows (CALL_EXTRA_COLUMNS). */
-static int64_t extra_column(const struct call_rec *c, int col)
+static void result_i64(sqlite3_context *ctx, int64_t v)
 {
-	switch (col) {
-	case COL_call_extra_id:
-		return c->id;
-	case COL_call_extra_t_exit:
-		return c->t_exit;
-	case COL_call_extra_interrupted_id:
-		return c->interrupted_id;
-	case COL_call_extra_irq_ns:
-		return c->irq_ns;
-	case COL_call_extra_softirq_ns:
-		return c->softirq_ns;
-	case COL_call_extra_preempt_ns:
-		return c->preempt_ns;
-	case COL_call_extra_blocked_ns:
-		return c->blocked_ns;
-	case COL_call_extra_flags:
-		return c->flags;
-	}
-	return DARC_NULL;
-}
-
-/* Column @col of darc_hist_rows (HIST_COLUMNS). */
-static int64_t hist_column(const struct hist_rec *h, int col)
-{
-	const int64_t v[HIST_NCOLS] = {
-	    [COL_hist_owner_kind] = h->owner_kind, [COL_hist_owner_id] = h->owner_id,
-	    [COL_hist_metric] = h->metric,	   [COL_hist_resolution] = h->resolution,
-	    [COL_hist_bucket] = h->bucket,	   [COL_hist_count] = h->count,
-	};
-
-	return col >= 0 && col < HIST_NCOLS ? v[col] : DARC_NULL;
-}
-
-static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
-{
-	struct rows_cursor *rc = (struct rows_cursor *)cur;
-	struct db *db = rc->db;
-	int64_t v;
-
-	if (rc->which == VT_EXTRAS)
-		v = extra_column(&db->wb->extras[rc->i], col);
-	else if (rc->which == VT_HISTS)
-		v = hist_column(&db->wb->hists[rc->i], col);
-	else if (col == COL_call_base_id && db->append)
-		v = DARC_NULL; /* SQLite gives the next id, and appends without searching */
-	else
-		v = call_column(&db->wb->calls[rc->i], col);
 	if (v == DARC_NULL)
 		sqlite3_result_null(ctx);
 	else
 		sqlite3_result_int64(ctx, v);
+}
+
+/*
+ * Field @f of the record at @rec. The strings live in the block until the
+ * statement is done: SQLITE_STATIC.
+ */
+static void field_result(sqlite3_context *ctx, const char *rec, const struct field *f)
+{
+	const char *p = rec + f->off, *s = NULL;
+	int64_t v = DARC_NULL;
+	int32_t i;
+	uint32_t u;
+	bool null = f->neg >= 0 && (memcpy(&i, rec + f->neg, sizeof(i)), i < 0);
+
+	switch (null ? 0 : f->type) {
+	case F_I64:
+		memcpy(&v, p, sizeof(v));
+		break;
+	case F_INT:
+		memcpy(&i, p, sizeof(i));
+		v = i;
+		break;
+	case F_U32:
+		memcpy(&u, p, sizeof(u));
+		v = u;
+		break;
+	case F_STR:
+		memcpy(&s, p, sizeof(s));
+		break;
+	case F_CHARS:
+		s = f->empty_null && !*p ? NULL : p;
+	}
+	if (s)
+		sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+	else
+		result_i64(ctx, v); /* NULL unless a number was read */
+}
+
+static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
+	const struct db *db = v->db;
+	const struct row_src *src = &db->src;
+	int i = ((struct rows_cursor *)cur)->i;
+	const char *rec = src->base + src->stride * (src->idx ? src->idx[i] : i);
+
+	/* a call's id is NULL in a run that appends: SQLite gives the next, without searching */
+	if (v->kind != ROW_CALL)
+		field_result(ctx, rec, &v->fields[col]);
+	else if (col == COL_call_base_id && db->append)
+		sqlite3_result_null(ctx);
+	else
+		result_i64(ctx, call_column((const struct qcall *)rec, col));
 	return SQLITE_OK;
 }
 
@@ -834,18 +723,18 @@ static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 	return SQLITE_OK;
 }
 
-#define ROWS_MODULE(connect)                                                                       \
-	{                                                                                          \
-		.xConnect = connect, /* no xCreate: eponymous only, nothing in the file */         \
-		.xBestIndex = rows_best_index, .xDisconnect = rows_disconnect,                     \
-		.xOpen = rows_open, .xClose = rows_close, .xFilter = rows_filter,                  \
-		.xNext = rows_next, .xEof = rows_eof, .xColumn = rows_column,                      \
-		.xRowid = rows_rowid,                                                              \
-	}
-
-static const sqlite3_module calls_module = ROWS_MODULE(calls_connect);
-static const sqlite3_module extras_module = ROWS_MODULE(extras_connect);
-static const sqlite3_module hists_module = ROWS_MODULE(hists_connect);
+static const sqlite3_module rows_module = {
+    .xConnect = rows_connect, /* no xCreate: eponymous only, nothing in the file */
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
 
 /* Record why @table could not be written, from the connection's last error. */
 static int write_failed(struct db *db, const char *table)
@@ -859,21 +748,33 @@ static int write_failed(struct db *db, const char *table)
 	return -1;
 }
 
+/* The rows @src of @kind, through its virtual table, in one statement. 0, or -1 (recorded). */
+static int write_rows(struct db *db, int kind, struct row_src src)
+{
+	sqlite3_stmt *s = db->insert[kind];
+	int rc;
+
+	db->src = src;
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : write_failed(db, inserts[kind].table);
+}
+
+/* The first @n elements of the array @a, as a row_src. */
+#define ARRAY_SRC(a, n) ((struct row_src){(const char *)(a), sizeof(*(a)), NULL, 0, (int)(n)})
+
 /*
- * Insert the calls of block db->wb into call_base, a run at a time: a run whose
+ * Insert the calls of block @b into call_base, a run at a time: a run whose
  * ids follow the largest one in the table goes in with NULL ids, so SQLite
  * numbers the rows itself and appends them without searching the tree; the
  * others go in with their ids. On failure record why and return -1.
  */
-static int write_calls(struct db *db)
+static int write_calls(struct db *db, const struct block *b)
 {
-	const struct block *b = db->wb;
-
 	for (int i = 0, j; i < (int)b->ncalls; i = j) {
 		int64_t max = db->last_id;
 		bool append = b->calls[i].id == max + 1;
-		sqlite3_stmt *s;
-		int rc;
+		struct row_src src = ARRAY_SRC(b->calls, 0);
 
 		/* a run ends where the next id starts (or breaks) the order */
 		for (j = i; j < (int)b->ncalls; j++) {
@@ -884,14 +785,11 @@ static int write_calls(struct db *db)
 			if (id > max)
 				max = id;
 		}
-		db->lo = i;
-		db->hi = j;
+		src.lo = i;
+		src.hi = j;
 		db->append = append;
-		s = db->insert[ROW_CALL];
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return write_failed(db, inserts[ROW_CALL].table);
+		if (write_rows(db, ROW_CALL, src) < 0)
+			return -1;
 		db->last_id = max;
 	}
 	return 0;
@@ -918,44 +816,54 @@ static void charge(struct db *db, int kind, long rows, double *t)
 	*t = now;
 }
 
-/* The @n rows of @kind in the block, through their virtual table. 0 or -1. */
-static int write_all(struct db *db, int kind, long n, double *t)
+/*
+ * Group the rows of @b by kind in db->order, each kind's in the order they
+ * were put, so that each table gets its rows in that order (a statement a
+ * table changes no table's content): kind k's are order[from[k] .. from[k + 1]).
+ */
+static void group_rows(struct db *db, const struct block *b, unsigned from[ROW_KINDS + 1])
 {
-	sqlite3_stmt *s = db->insert[kind];
-	int rc = sqlite3_step(s);
+	unsigned at[ROW_KINDS + 1] = {0};
 
-	sqlite3_reset(s);
-	charge(db, kind, n, t);
-	return rc == SQLITE_DONE ? 0 : write_failed(db, inserts[kind].table);
+	for (unsigned i = 0; i < b->n; i++)
+		at[b->rows[i].kind + 1]++;
+	for (int k = 0; k < ROW_KINDS; k++)
+		at[k + 1] += at[k];
+	memcpy(from, at, sizeof(at));
+	for (unsigned i = 0; i < b->n; i++)
+		db->order[at[b->rows[i].kind]++] = (uint16_t)i;
 }
 
-/* Insert the rows of @b; on failure record why and return -1. */
-static int write_block(struct db *db, struct block *b)
+/* Insert the rows of @b, a statement a table; on failure record why and return -1. */
+static int write_block(struct db *db, const struct block *b)
 {
-	sqlite3_stmt *s;
+	unsigned from[ROW_KINDS + 1];
 	double t = db->timing ? thread_cpu() : 0;
-	int rc;
+	int rc = 0;
 
-	for (unsigned i = 0; i < b->n; i++) {
-		const struct row *r = &b->rows[i];
+	group_rows(db, b, from);
+	for (int k = 0; k < ROW_KINDS && rc == 0; k++) {
+		struct row_src src = ARRAY_SRC(b->rows, from[k + 1]);
 
-		s = db->insert[r->kind];
-		rc = bind_row(s, r);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return write_failed(db, inserts[r->kind].table);
-		charge(db, r->kind, 1, &t);
+		if (from[k] == from[k + 1])
+			continue;
+		src.idx = db->order;
+		src.lo = from[k];
+		rc = write_rows(db, k, src);
+		charge(db, k, from[k + 1] - from[k], &t);
 	}
-	db->wb = b;
-	rc = write_calls(db);
-	charge(db, ROW_CALL, b->ncalls, &t);
-	if (rc == 0 && b->nextras)
-		rc = write_all(db, ROW_CALL_EXTRA, b->nextras, &t);
-	if (rc == 0 && b->nhists)
-		rc = write_all(db, ROW_HIST, b->nhists, &t);
-	db->wb = NULL;
+	if (rc == 0) {
+		rc = write_calls(db, b);
+		charge(db, ROW_CALL, b->ncalls, &t);
+	}
+	if (rc == 0 && b->nextras) {
+		rc = write_rows(db, ROW_CALL_EXTRA, ARRAY_SRC(b->extras, b->nextras));
+		charge(db, ROW_CALL_EXTRA, b->nextras, &t);
+	}
+	if (rc == 0 && b->nhists) {
+		rc = write_rows(db, ROW_HIST, ARRAY_SRC(b->hists, b->nhists));
+		charge(db, ROW_HIST, b->nhists, &t);
+	}
 	return rc;
 }
 
@@ -1085,6 +993,31 @@ static int exec(struct db *db, const char *sql, const char *what, struct fmt_err
 	return -1;
 }
 
+/* Register each kind's virtual table (darc_TABLE_rows), and prepare its INSERT. 0 or -1. */
+static int prepare_inserts(struct db *db, struct fmt_err *err)
+{
+	for (int k = 0; k < ROW_KINDS; k++) {
+		char *name = sqlite3_mprintf("darc_%s_rows", inserts[k].table);
+		char *sql = name ? insert_sql(k) : NULL;
+		int rc = sql ? SQLITE_OK : SQLITE_NOMEM;
+
+		db->vt[k].db = db;
+		db->vt[k].kind = k;
+		if (rc == SQLITE_OK)
+			rc = sqlite3_create_module_v2(db->sql, name, &rows_module, &db->vt[k], NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
+						&db->insert[k], NULL);
+		sqlite3_free(name);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK) {
+			sql_errf(db, err, "cannot prepare an insert");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct db *db_create(const char *path, bool force, struct fmt_err *err)
 {
 	struct db *db = calloc(1, sizeof(*db));
@@ -1126,27 +1059,8 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 	    exec(db, schema_tables_sql, "cannot create the tables", err) < 0 ||
 	    exec(db, schema_views_sql, "cannot create the views", err) < 0)
 		goto out;
-	if (sqlite3_create_module_v2(db->sql, "darc_call_rows", &calls_module, db, NULL) !=
-		SQLITE_OK ||
-	    sqlite3_create_module_v2(db->sql, "darc_extra_rows", &extras_module, db, NULL) !=
-		SQLITE_OK ||
-	    sqlite3_create_module_v2(db->sql, "darc_hist_rows", &hists_module, db, NULL) !=
-		SQLITE_OK) {
-		sql_errf(db, err, "cannot register the call rows");
+	if (prepare_inserts(db, err) < 0)
 		goto out;
-	}
-	for (int i = 0; i < ROW_KINDS; i++) {
-		char *sql = insert_sql(i);
-		int rc = sql ? sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
-						  &db->insert[i], NULL)
-			     : SQLITE_NOMEM;
-
-		sqlite3_free(sql);
-		if (rc != SQLITE_OK) {
-			sql_errf(db, err, "cannot prepare an insert");
-			goto out;
-		}
-	}
 	db->cur = block_new();
 	if (!db->cur) {
 		fmt_errf(err, path, "out of memory");
@@ -1239,13 +1153,13 @@ static int window_advance(struct db *db)
  */
 static int put_value_row(struct db *db, const struct call_rec *c)
 {
-	struct value_rec v = {c->id, c->has_retval ? c->retval : DARC_NULL, c->args, c->retaddr};
+	struct call_value_rec v = {c->id, c->has_retval ? c->retval : DARC_NULL, c->args, c->retaddr};
 	struct row *r;
 
 	if (!c->has_retval && !c->args && !c->retaddr)
 		return 0;
 	r = put(db, ROW_CALL_VALUE, &v, sizeof(v));
-	return r ? own_str(db, &r->value.args) | own_str(db, &r->value.retaddr) : -1;
+	return r ? own_str(db, &r->call_value.args) | own_str(db, &r->call_value.retaddr) : -1;
 }
 
 int db_put_call(struct db *db, const struct call_rec *c)
@@ -1307,7 +1221,7 @@ int db_put_irq(struct db *db, const struct irq_rec *i)
 {
 	struct row *r = put(db, ROW_IRQ, i, sizeof(*i));
 
-	return r ? own_str(db, &r->irq.name) : -1;
+	return r ? own_str(db, &r->irq_interval.name) : -1;
 }
 
 int db_put_sched(struct db *db, const struct sched_rec *sc)
@@ -1324,7 +1238,7 @@ int db_put_probe(struct db *db, const struct probe_rec *p)
 {
 	struct row *r = put(db, ROW_PROBE, p, sizeof(*p));
 
-	return r ? own_str(db, &r->probe.event) | own_str(db, &r->probe.args) : -1;
+	return r ? own_str(db, &r->probe_hit.event) | own_str(db, &r->probe_hit.args) : -1;
 }
 
 int db_put_bio(struct db *db, const struct bio_rec *b)

@@ -552,6 +552,108 @@ START_TEST(test_strings_and_replacements)
 }
 END_TEST
 
+/*
+ * The columns NULL on a condition of their own (rows.h: a bio's CPU of -1 not
+ * seen, its completion context with no completion, "" for no address or no
+ * wake-up handler), and call_value's rows, which only some calls have.
+ */
+START_TEST(test_bios_and_values)
+{
+	struct db *db = create();
+	struct bio_rec done = {.id = 1, .dev = 8 << 20 | 16, .sector = 2048, .nr_sector = 8,
+			       .op = "WS", .t_queue = 10, .t_getrq = DARC_NULL,
+			       .t_insert = DARC_NULL, .t_issue = 12, .t_complete = 20,
+			       .task_id = 100, .call_id = 1, .queue_cpu = 0, .complete_cpu = 3,
+			       .complete_ctx = CTX_HARDIRQ, .error = -5, .flags = BIO_MERGED,
+			       .ptr = "0xffff888001234500"};
+	struct bio_rec open = {.id = 2, .dev = 8 << 20 | 16, .sector = 0, .nr_sector = 1,
+			       .op = "R", .t_queue = 30, .t_getrq = DARC_NULL,
+			       .t_insert = DARC_NULL, .t_issue = DARC_NULL,
+			       .t_complete = DARC_NULL, .task_id = 100, .call_id = DARC_NULL,
+			       .queue_cpu = 1, .complete_cpu = -1, .complete_ctx = CTX_TASK,
+			       .flags = BIO_NO_COMPLETE};
+	struct bio_rec lone = {.id = 3, .dev = 8 << 20 | 16, .sector = 8, .nr_sector = 8,
+			       .op = "", .t_queue = DARC_NULL, .t_getrq = DARC_NULL,
+			       .t_insert = DARC_NULL, .t_issue = DARC_NULL, .t_complete = 40,
+			       .task_id = 0, .call_id = DARC_NULL, .queue_cpu = -1,
+			       .complete_cpu = 0, .complete_ctx = CTX_SOFTIRQ, .error = 0,
+			       .flags = BIO_NO_QUEUE};
+	struct wakeup_rec w1 = {.id = 1, .task_id = 100, .t = 15, .waker_tid = 0, .waker_cpu = 3,
+				.ctx = CTX_HARDIRQ, .waker_call_id = DARC_NULL,
+				.handler = "virtio0-requests"};
+	struct wakeup_rec w2 = {.id = 2, .task_id = 100, .t = 25, .waker_tid = 101,
+				.waker_cpu = 1, .ctx = CTX_TASK, .waker_call_id = 2};
+	struct call_rec c1 = call(1, DARC_NULL, 1000, 500), c2 = call(2, 1, 1100, 100);
+	struct call_rec c3 = call(3, DARC_NULL, 2000, 10);
+	static const char *const want[][2] = { /* a query, its rows */
+	    {"SELECT * FROM bio ORDER BY id",
+	     "1|8388624|2048|8|WS|10|NULL|NULL|12|20|100|1|0|3|1|-5|1|0xffff888001234500\n"
+	     "2|8388624|0|1|R|30|NULL|NULL|NULL|NULL|100|NULL|1|NULL|NULL|0|8|NULL\n"
+	     "3|8388624|8|8||NULL|NULL|NULL|NULL|40|0|NULL|NULL|0|2|0|4|NULL"},
+	    {"SELECT typeof(op) FROM bio WHERE id = 3", "text"},
+	    {"SELECT * FROM wakeup ORDER BY id",
+	     "1|100|15|0|3|1|NULL|virtio0-requests\n2|100|25|101|1|0|2|NULL"},
+	    {"SELECT * FROM call_value ORDER BY id",
+	     "1|-4|{\"fd\":3}|ksys_read+0x6d\n2|NULL|NULL|vfs_read+0x9c"},
+	};
+
+	c1.last_id = 2;
+	c1.has_retval = true, c1.retval = -4;
+	c1.args = "{\"fd\":3}", c1.retaddr = "ksys_read+0x6d";
+	c2.retaddr = "vfs_read+0x9c"; /* a return address alone: no return value */
+	ck_assert(db_put_bio(db, &done) == 0 && db_put_wakeup(db, &w1) == 0 &&
+		  db_put_bio(db, &open) == 0);
+	/* the child first, as calls finish */
+	ck_assert(db_put_call(db, &c2) == 0 && db_put_call(db, &c1) == 0 &&
+		  db_put_call(db, &c3) == 0);
+	ck_assert(db_put_wakeup(db, &w2) == 0 && db_put_bio(db, &lone) == 0);
+	finish(db);
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+		ck_assert_str_eq(query(target, want[i][0]), want[i][1]);
+}
+END_TEST
+
+/*
+ * Rows of several tables put in turn, over many of write.c's blocks: each
+ * table gets all of its own, and a task renamed at every turn keeps the
+ * name put last.
+ */
+START_TEST(test_tables_in_turn)
+{
+	struct db *db = create();
+	const int n = 5000;
+	char want[64];
+
+	for (int i = 1; i <= n; i++) {
+		char comm[16];
+		struct task_rec t = {.tid = 7, .pid = 7, .comm = comm};
+		struct irq_rec irq = {.id = i, .cpu = i % 4, .kind = IRQ_SOFT, .irq = 3,
+				      .name = "NET_RX", .t_start = 10 * i, .t_end = 10 * i + 5,
+				      .task_id = 7, .call_id = DARC_NULL};
+		struct sched_rec sc = {.id = i, .task_id = 7, .kind = SCHED_PREEMPTED,
+				       .cpu_out = 0, .cpu_in = i % 2 ? 1 : -1, .t_out = 10 * i + 6,
+				       .t_in = 10 * i + 8, .call_id = DARC_NULL,
+				       .wakeup_id = DARC_NULL};
+
+		snprintf(comm, sizeof(comm), "name%d", i);
+		ck_assert_int_eq(db_put_task(db, &t), 0);
+		ck_assert_int_eq(db_put_irq(db, &irq), 0);
+		ck_assert_int_eq(db_put_sched(db, &sc), 0);
+	}
+	finish(db);
+	snprintf(want, sizeof(want), "7|name%d", n);
+	ck_assert_str_eq(query(target, "SELECT tid, comm FROM task WHERE tid = 7"), want);
+	snprintf(want, sizeof(want), "%d|%d|0", n, n);
+	ck_assert_str_eq(query(target, "SELECT count(*), max(id), sum(t_start != 10 * id"
+				       " OR name != 'NET_RX') FROM irq_interval"),
+			 want);
+	snprintf(want, sizeof(want), "%d|%d|0", n, n / 2);
+	ck_assert_str_eq(query(target, "SELECT count(*), count(cpu_in), sum(t_out != 10 * id + 6)"
+				       " FROM sched_interval"),
+			 want);
+}
+END_TEST
+
 /* db_set_call_indexes() adds the indexes of schema/call-indexes.sql. */
 START_TEST(test_call_indexes)
 {
@@ -708,6 +810,8 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, test_calls_out_of_window);
 	tcase_add_test(tc, test_id_beyond_32_bits);
 	tcase_add_test(tc, test_strings_and_replacements);
+	tcase_add_test(tc, test_bios_and_values);
+	tcase_add_test(tc, test_tables_in_turn);
 	tcase_add_test(tc, test_bad_target);
 	tcase_add_test(tc, test_call_indexes);
 	tcase_add_test(tc, test_abort);
