@@ -13,17 +13,20 @@
 # recording, converted to zstd v7 by trace-cmd, is parsed by darc info
 # against zstd -d on the same compressed chunks (v7-chunks.py).
 #
-# usage: bench-replay.sh [DARC [OUT_DIR]]   (BASE=n to change the scale)
+# usage: bench-replay.sh [DARC [OUT_DIR]]   (BASE=n to change the scale;
+#        BEFORE=OLD_DARC times an older darc too, in the same run)
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LC_ALL=C
 
 darc=${1:-${DARC:-$repo_dir/build/analyze/darc}}
+before=${BEFORE:-}
 out=${2:-${BENCH_OUT:-$repo_dir/build/bench}}
 base=${BASE:-38}
 src=$repo_dir/samples/vm-odirect-v6.dat
 [[ -x $darc ]] || die "no darc at '$darc' (build first, or pass its path)"
+[[ -z $before || -x $before ]] || die "no darc at BEFORE='$before'"
 [[ -x /usr/bin/time ]] || die "missing /usr/bin/time (apt-get install time)"
 [[ $base =~ ^[1-9][0-9]*$ ]] || die "BASE must be a positive number, not '$base'"
 need_cmd python3 trace-cmd zstd
@@ -42,7 +45,7 @@ timed() {
 	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
 	awk -v k="$k" -v n="$events" -v name="$name" -v t="$t" -v c="$cpu" -v r="$rss" \
 		-v a="${ta:-}" 'BEGIN {
-		printf "%-5s %9s  %-28s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
+		printf "%-5s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
 		if (a != "") printf " %9.2f", c / a
 		printf "\n" }'
 }
@@ -55,27 +58,42 @@ rm -f "$out/replay-1.db"
 
 printf 'replay benchmark, %s, %s, %s CPUs\n' "$(date -u '+%F %H:%M UTC')" "$(uname -sr)" \
 	"$(nproc)"
-printf '%-5s %9s  %-28s %7s %7s %8s %9s\n' scale events command "wall s" "cpu s" "peak MB" \
+printf '%-5s %9s  %-38s %7s %7s %8s %9s\n' scale events command "wall s" "cpu s" "peak MB" \
 	"/ analyze"
+# runs TAG DARC: DARC's analysis of $dat into $db, then its replays on copies
+# of that database; TAG ("" or " (before)") follows each command's name
+runs() {
+	local tag=$1 bin=$2
+	rm -f "$db"
+	ta=
+	timed "darc analyze$tag" "$bin" analyze -q -o "$db" "$dat"
+	ta=$cpu
+	da+=("$tag $wall $cpu")
+	cp "$db" "$out/replay.db"
+	timed "darc paths --peak 2 (first)$tag" "$bin" paths "$out/replay.db" --root vfs_read --peak 2
+	timed "darc paths --peak 2 (again)$tag" "$bin" paths "$out/replay.db" --root vfs_read --peak 2
+	cp "$db" "$out/replay.db"
+	timed "darc explain$tag" "$bin" explain "$out/replay.db"
+	rm -f "$out/replay.db"
+}
+
 for k in 1 4 16; do
 	dat=$out/replay-x$k.dat db=$out/replay-x$k.db
 	python3 "$bench_dir/repeat-v6.py" "$src" "$dat" $((k * base)) >/dev/null ||
 		die "repeat-v6.py failed for $k"
-	rm -f "$db"
 	events=$((k * base * per_copy))
+	da=()
+	[[ -z $before ]] || runs " (before)" "$before"
+	runs "" "$darc"
 	ta=
-	timed "darc analyze" "$darc" analyze -q -o "$db" "$dat"
-	ta=$cpu wa=$wall
 	timed "trace-cmd report --profile" trace-cmd report --profile "$dat"
-	awk -v k="$k" -v w="$wall" -v c="$cpu" -v wa="$wa" -v ca="$ta" 'BEGIN {
-		printf "%-5s darc analyze is %.2fx faster than trace-cmd report --profile (wall), %.2fx (CPU)\n",
-			k "x", w / wa, c / ca }'
-	cp "$db" "$out/replay.db"
-	timed "darc paths --peak 2 (first)" "$darc" paths "$out/replay.db" --root vfs_read --peak 2
-	timed "darc paths --peak 2 (again)" "$darc" paths "$out/replay.db" --root vfs_read --peak 2
-	cp "$db" "$out/replay.db"
-	timed "darc explain" "$darc" explain "$out/replay.db"
-	rm -f "$out/replay.db"
+	for r in "${da[@]}"; do
+		read -r -a f <<<"$r"
+		awk -v k="$k" -v tag="${r% * *}" -v w="$wall" -v c="$cpu" -v wa="${f[-2]}" \
+			-v ca="${f[-1]}" 'BEGIN {
+			printf "%-5s darc analyze%s is %.2fx faster than trace-cmd report --profile (wall), %.2fx (CPU)\n",
+				k "x", tag, w / wa, c / ca }'
+	done
 	[[ $k == 16 ]] || rm -f "$dat"
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
@@ -116,6 +134,7 @@ python3 "$bench_dir/v7-chunks.py" "$v7" "$out/replay-x16.zst" >/dev/null ||
 rm -f "$dat"
 printf 'parsing zstd v7, %s events, best of 3:\n' "$events"
 printf '  %-40s %7s %7s %9s\n' command "wall s" "cpu s" "M ev/s"
+[[ -z $before ]] || best "darc info (v7, zstd) (before)" "$before" info "$v7"
 best "darc info (v7, zstd)" "$darc" info "$v7"
 best "zstd -d on its chunks" zstd -q -d -c "$out/replay-x16.zst"
 rm -f "$v7" "$out/replay-x16.zst"
