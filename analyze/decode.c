@@ -944,6 +944,8 @@ static int learn_name(struct decoder *d, int64_t nr, const char *name)
 /* What the prescan reads from the events of one type. */
 struct pre_type {
 	bool seen;
+	bool known;		       /* its function is known: a kernel one, constant */
+	bool user;		       /* a uprobe by its group's name */
 	struct tep_format_field *func; /* return probes: the function they report */
 	struct tep_format_field *nr;   /* syscalls:*: the call's number ... */
 	const char *name;	       /* ... and its name */
@@ -955,6 +957,7 @@ static void pre_resolve(const struct decoder *d, struct pre_type *p, struct tep_
 	if (!e)
 		return;
 	p->func = tep_find_field(e, "__probe_func");
+	p->user = strstr(e->system, "uprobe") != NULL;
 	if (d->learn_names && !strcmp(e->system, "syscalls")) {
 		p->name = starts_with(e->name, "sys_enter_")  ? e->name + 10
 			  : starts_with(e->name, "sys_exit_") ? e->name + 9
@@ -963,27 +966,59 @@ static void pre_resolve(const struct decoder *d, struct pre_type *p, struct tep_
 	}
 }
 
+/*
+ * Has the prescan learnt all it can, having seen return probe @p report
+ * @addr? A kretprobe reports the probed kernel function, the same in every
+ * event of its type: once each return-probe type has been seen with a
+ * kernel address, the rest of the recording adds nothing. A uretprobe
+ * reports the function at its address in each process, which may differ
+ * from one to the next, and on a 32-bit kernel no address says which it
+ * is: then, and for the system calls' names, the prescan reads to the end.
+ */
+static bool pre_done(const struct decoder *d, struct pre_type *p, uint64_t addr, int *nknown,
+		     bool *to_end)
+{
+	if (p->known || *to_end)
+		return false;
+	if (p->user || user_addr(d, addr) || tep_get_long_size(d->tep) != 8) {
+		*to_end = true;
+		return false;
+	}
+	p->known = addr != 0;
+	*nknown += p->known;
+	return *nknown >= d->returns;
+}
+
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 {
 	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
-	int n, rc = -1;
+	bool to_end = d->learn_names;
+	int n, rc = -1, nknown = 0;
 
 	if (!types) {
 		fmt_errf(err, NULL, "out of memory");
 		return -1;
 	}
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
+		uint64_t addr;
+
 		p = &types[ev.type];
 		if (!p->seen)
 			pre_resolve(d, p, ev.event);
-		if ((p->func && ret_add(d, (uint64_t)num(d, p->func, &ev))) ||
-		    (p->nr && learn_name(d, num(d, p->nr, &ev), p->name))) {
+		addr = p->func ? (uint64_t)num(d, p->func, &ev) : 0;
+		if (p->func && ret_add(d, addr)) {
 			fmt_errf(err, NULL, "out of memory");
 			goto out;
 		}
+		if (p->nr && learn_name(d, num(d, p->nr, &ev), p->name)) {
+			fmt_errf(err, NULL, "out of memory");
+			goto out;
+		}
+		if (p->func && pre_done(d, p, addr, &nknown, &to_end))
+			break;
 	}
-	rc = n;
+	rc = n < 0 ? -1 : 0;
 out:
 	free(types);
 	return rc;
