@@ -324,15 +324,23 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 	fmt_reader_close(run->r);
 }
 
-/* DARC_TIMING=1: the wall seconds since @t0 at the end of stage @what, on stderr. */
+/*
+ * DARC_TIMING=1: the wall seconds since @t0 at the end of stage @what, and
+ * the CPU seconds of this thread (reading, decoding, the call trees: the
+ * critical path while the writer keeps up), on stderr.
+ */
 static void timing(const char *what, double t0)
 {
 	static int on = -1;
+	struct timespec cpu;
 
 	if (on < 0)
 		on = getenv("DARC_TIMING") != NULL;
-	if (on)
-		fprintf(stderr, "darc: %-30s at %.3f s\n", what, now() - t0);
+	if (!on)
+		return;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	fprintf(stderr, "darc: %-30s at %.3f s (main thread %.3f s CPU)\n", what, now() - t0,
+		cpu.tv_sec + cpu.tv_nsec / 1e9);
 }
 
 int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
