@@ -40,10 +40,13 @@ struct decoder {
 	enum syscall_abi abi;
 	int swap;
 	struct etype *types; /* [65536] */
-	/* kernel functions by address: open addressing, addr -> func id */
-	uint64_t *addr_keys;
-	int64_t *addr_ids;
-	uint8_t *addr_irq; /* the function is an interrupt entry point */
+	/* functions by address: open addressing, one cache line a look-up */
+	struct kaddr {
+		uint64_t key;
+		int64_t id;	  /* its func id, 0 for an empty slot */
+		const char *name; /* its name (the func's) */
+		int irq;	  /* the function is an interrupt entry point */
+	} *addrs;
 	int64_t naddr, addr_slots;
 	struct sys_nr {	  /* by raw syscall number, 0..4096 (4096: all others) */
 		int64_t id;   /* its func id (0 = not yet) */
@@ -163,9 +166,7 @@ void decoder_free(struct decoder *d)
 	free(d->types);
 	free(d->ret_keys);
 	free(d->args_json);
-	free(d->addr_keys);
-	free(d->addr_ids);
-	free(d->addr_irq);
+	free(d->addrs);
 	for (int i = 0; i < d->nsys; i++)
 		free(d->sys[i].name);
 	free(d->sys);
@@ -579,45 +580,49 @@ static bool entry_of(const char *sym, uint64_t start, uint64_t addr, const char 
 	return strstr(e ? e + 1 : event, sym) != NULL;
 }
 
+/* The slot of @addr in @d's table of functions by address: its own, or the empty one for it. */
+static struct kaddr *addr_slot(const struct decoder *d, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->addr_slots - 1);
+
+	while (d->addrs[i].id && d->addrs[i].key != addr)
+		i = (i + 1) & (d->addr_slots - 1);
+	return &d->addrs[i];
+}
+
+/* Make room for one more address in @d's table. 0, or -1 when out of memory. */
+static int addr_room(struct decoder *d)
+{
+	struct kaddr *old = d->addrs;
+	int64_t nold = d->addr_slots;
+
+	if (d->naddr * 2 < d->addr_slots)
+		return 0;
+	d->addr_slots = nold ? nold * 2 : 4096;
+	d->addrs = calloc(d->addr_slots, sizeof(*d->addrs));
+	if (!d->addrs) {
+		d->addrs = old;
+		d->addr_slots = nold;
+		return -1;
+	}
+	for (int64_t j = 0; j < nold; j++)
+		if (old[j].id)
+			*addr_slot(d, old[j].key) = old[j];
+	free(old);
+	return 0;
+}
+
 /* The function id of kernel address @addr (symbol from kallsyms, or the address). */
 static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
 		     const char *file, const char **name, int *irq)
 {
-	uint64_t i;
+	struct kaddr *k;
 
-	if (d->naddr * 2 >= d->addr_slots) {
-		int64_t n = d->addr_slots ? d->addr_slots * 2 : 4096;
-		uint64_t *k = calloc(n, sizeof(*k));
-		int64_t *v = calloc(n, sizeof(*v));
-		uint8_t *q = calloc(n, 1);
-		if (!k || !v || !q) {
-			free(k);
-			free(v);
-			free(q);
-			return -1;
-		}
-		for (int64_t j = 0; j < d->addr_slots; j++) {
-			if (!d->addr_ids[j])
-				continue;
-			for (i = (d->addr_keys[j] * 0x9e3779b97f4a7c15ULL >> 20) & (n - 1); v[i];
-			     i = (i + 1) & (n - 1))
-				;
-			k[i] = d->addr_keys[j];
-			v[i] = d->addr_ids[j];
-			q[i] = d->addr_irq[j];
-		}
-		free(d->addr_keys);
-		free(d->addr_ids);
-		free(d->addr_irq);
-		d->addr_keys = k;
-		d->addr_ids = v;
-		d->addr_irq = q;
-		d->addr_slots = n;
-	}
-	for (i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->addr_slots - 1); d->addr_ids[i];
-	     i = (i + 1) & (d->addr_slots - 1))
-		if (d->addr_keys[i] == addr)
-			goto found;
+	if (addr_room(d))
+		return -1;
+	k = addr_slot(d, addr);
+	if (k->id)
+		goto found;
 	if (!d->ksyms && !user) {
 		/* the first kernel address: now the symbols are worth parsing */
 		d->ksyms = 1;
@@ -631,6 +636,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
 		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
+		int64_t id;
 
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */
@@ -641,20 +647,18 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 			sym = buf; /* no symbol at this exact address: name it by the address */
 		}
-		d->addr_keys[i] = addr;
-		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr_of,
-					  user ? file : fmt_reader_func_module(d->r, start));
-		if (d->addr_ids[i] < 0) {
-			d->addr_ids[i] = 0;
+		id = funcs_id(d->fs, kind, sym, (int64_t)addr_of,
+			      user ? file : fmt_reader_func_module(d->r, start));
+		if (id < 0)
 			return -1;
-		}
-		d->addr_irq[i] = kind == FUNC_KERNEL && irq_entry_name(sym);
+		*k = (struct kaddr){addr, id, funcs_get(d->fs, id)->name,
+				    kind == FUNC_KERNEL && irq_entry_name(sym)};
 		d->naddr++;
 	}
 found:
-	*name = funcs_get(d->fs, d->addr_ids[i])->name;
-	*irq = d->addr_irq[i];
-	return d->addr_ids[i];
+	*name = k->name;
+	*irq = k->irq;
+	return k->id;
 }
 
 /*

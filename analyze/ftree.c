@@ -61,7 +61,7 @@ struct frame {
 	struct seg_copy post[4]; /* its last segments, some may follow its return */
 };
 
-#define NLOG 8
+#define NLOG 8 /* a power of two: log_at() masks */
 struct seg {
 	int64_t a, b;
 	int cat;
@@ -76,6 +76,7 @@ struct stack {
 	int ndet, capdet;
 	struct seg log[NLOG]; /* the last segments charged, a ring */
 	int nlog, logpos;
+	int64_t log_end; /* no segment of the log ends after it (move_after()) */
 	/* the off-CPU interval just ended, held until the task's next event:
 	   a late exit event may move its time from frame held_frame (pop()) */
 	struct sched_rec *held;
@@ -119,6 +120,7 @@ struct ftree {
 	/* tasks: open addressing on tid; the tasks themselves never move */
 	struct task **tasks;
 	int ntask_slots, ntasks;
+	struct task *last_task; /* the last one looked up: most events are its */
 	struct cpu *cpus;
 	int ncpus;
 	/* the ftree */
@@ -157,9 +159,11 @@ static uint64_t mix(uint64_t x)
 
 static struct task *task_get(struct ftree *ft, int32_t tid)
 {
-	struct task *t;
+	struct task *t = ft->last_task;
 	uint64_t i;
 
+	if (t && t->tid == tid)
+		return t;
 	if (ft->ntasks * 2 >= ft->ntask_slots) {
 		int n = ft->ntask_slots ? ft->ntask_slots * 2 : 1024;
 		struct task **nt = calloc(n, sizeof(*nt));
@@ -180,7 +184,7 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	for (i = mix(tid) & (ft->ntask_slots - 1); ft->tasks[i];
 	     i = (i + 1) & (ft->ntask_slots - 1))
 		if (ft->tasks[i]->tid == tid)
-			return ft->tasks[i];
+			return ft->last_task = ft->tasks[i];
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -190,7 +194,7 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	ft->tasks[i] = t;
 	ft->ntasks++;
 	ft->stats.tasks++;
-	return t;
+	return ft->last_task = t;
 }
 
 static struct cpu *cpu_get(struct ftree *ft, int32_t c)
@@ -275,9 +279,17 @@ static struct frame *top(struct stack *s)
 static void log_seg(struct stack *s, int64_t a, int64_t b, int cat, int depth)
 {
 	s->log[s->logpos] = (struct seg){a, b, cat, depth};
-	s->logpos = (s->logpos + 1) % NLOG;
+	s->logpos = (s->logpos + 1) & (NLOG - 1);
 	if (s->nlog < NLOG)
 		s->nlog++;
+	if (b > s->log_end)
+		s->log_end = b;
+}
+
+/* The @i-th last segment of the log (0: the last one). */
+static struct seg *log_at(struct stack *s, int i)
+{
+	return &s->log[(s->logpos - 1 - i) & (NLOG - 1)];
 }
 
 /* Charge [a, b) of @cat to the innermost call of @s (nothing if none). */
@@ -303,8 +315,11 @@ static void move_after(struct stack *s, int from, int to, int64_t t)
 {
 	int k = s->nlog;
 
+	/* most calls open and close between segments: nothing ends after @t */
+	if (t >= s->log_end)
+		return;
 	for (int i = 0; i < k; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		int64_t start, len;
 
 		if (g->depth != from || g->b <= t)
@@ -325,21 +340,18 @@ static void move_after(struct stack *s, int from, int to, int64_t t)
 	}
 }
 
-static struct frame *push(struct ftree *ft, struct stack *s, const struct frame *fr)
+/* Open the frame new_frame() made above the top of @s. */
+static struct frame *push(struct ftree *ft, struct stack *s)
 {
-	struct frame *f;
+	struct frame *f = &s->f[s->n++];
 
-	if (GROW(s->f, s->n, s->cap, 16))
-		return NULL;
-	f = &s->f[s->n++];
-	memcpy(f, fr, offsetof(struct frame, npre)); /* the rest is set below, or by detach() */
 	f->id = f->last_id = ++ft->next_call;
 	s->nfg += f->kind == FR_FG;
 	/* remember the parent's last segments: function_graph's calltime, known
 	   at the exit, may put them inside this call */
 	f->npre = 0;
 	for (int i = 0; i < s->nlog && f->npre < 2; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		if (g->depth == s->n - 2)
 			f->pre[f->npre++] = (struct seg_copy){g->a, g->b, g->cat};
 	}
@@ -527,7 +539,7 @@ static int detach(struct ftree *ft, struct stack *s)
 	f->det_depth = s->n - 1;
 	f->npost = 0;
 	for (int i = 0; i < s->nlog && f->npost < 4; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		if (g->depth == s->n - 1) {
 			f->post[f->npost++] = (struct seg_copy){g->a, g->b, g->cat};
 			g->depth = -2; /* no longer on the stack */
@@ -613,14 +625,11 @@ static int drop_detached(struct ftree *ft, struct stack *s, uint32_t flags, int3
 	return 0;
 }
 
-/* Write a call whose entry was not recorded (it is not pushed). */
-static int lone_exit(struct ftree *ft, struct stack *s, const struct frame *fr, int64_t t_exit,
-		     int32_t tid)
+/* Write the call of the frame new_frame() made, whose entry was not recorded. */
+static int lone_exit(struct ftree *ft, struct stack *s, int64_t t_exit, int32_t tid)
 {
-	struct frame *f = push(ft, s, fr);
+	struct frame *f = push(ft, s);
 
-	if (!f)
-		return fail(ft, "out of memory");
 	f->flags |= CALL_NO_ENTRY;
 	ft->stats.no_entry++;
 	return pop(ft, s, t_exit, 0, tid);
@@ -860,15 +869,21 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 
 /* ---- calls ------------------------------------------------------------------ */
 
-static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int kind,
-		     int64_t func, uint64_t key, int64_t t, int32_t cpu)
+/*
+ * A frame for a call of @func, made in place just above the top of @s,
+ * where push() opens it (until then the stack is as it was). NULL when out
+ * of memory.
+ */
+static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int64_t func,
+			       uint64_t key, int64_t t, int32_t cpu)
 {
-	struct frame *p = top(s);
+	struct frame *p = top(s), *fr;
 	int node = node_get(ft, p ? p->fnode : -1, func, s->n);
 
-	if (node < 0)
-		return fail(ft, "out of memory");
-	memset(fr, 0, offsetof(struct frame, npre)); /* what push() copies */
+	if (node < 0 || GROW(s->f, s->n, s->cap, 16))
+		return fail(ft, "out of memory"), NULL;
+	fr = &s->f[s->n];
+	memset(fr, 0, offsetof(struct frame, npre)); /* the rest is push()'s and detach()'s */
 	fr->func_id = func;
 	fr->fnode = node;
 	fr->kind = kind;
@@ -878,7 +893,7 @@ static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int ki
 	fr->t_entry = t;
 	fr->interrupted_id = DARC_NULL;
 	fr->retval = DARC_NULL;
-	return 0;
+	return fr;
 }
 
 /*
@@ -906,29 +921,32 @@ static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, in
 static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
 		    int64_t interrupted)
 {
-	struct frame fr, *f;
+	struct frame *fr;
 
 	while (s->n && top(s)->kind == FR_FG && top(s)->fg_depth >= e->fg.depth)
 		if (detach(ft, s))
 			return -1;
 
-	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu))
+	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu);
+	if (!fr)
 		return -1;
-	fr.fg_depth = e->fg.depth;
-	fr.level = level;
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
 	if (level == LV_HARD)
-		fr.flags |= CALL_HARDIRQ;
+		fr->flags |= CALL_HARDIRQ;
 	else if (level == LV_SOFT)
-		fr.flags |= CALL_SOFTIRQ;
+		fr->flags |= CALL_SOFTIRQ;
 	else if (level == LV_NMI)
-		fr.flags |= CALL_NMI;
-	fr.interrupted_id = interrupted;
-	fr.args = e->fg.args ? strdup(e->fg.args) : NULL;
-	fr.retaddr = e->fg.retaddr ? strdup(e->fg.retaddr) : NULL;
-	f = (!e->fg.args || fr.args) && (!e->fg.retaddr || fr.retaddr) ? push(ft, s, &fr) : NULL;
-	if (!f)
-		frame_release(&fr);
-	return f ? 0 : fail(ft, "out of memory");
+		fr->flags |= CALL_NMI;
+	fr->interrupted_id = interrupted;
+	fr->args = e->fg.args ? strdup(e->fg.args) : NULL;
+	fr->retaddr = e->fg.retaddr ? strdup(e->fg.retaddr) : NULL;
+	if ((e->fg.args && !fr->args) || (e->fg.retaddr && !fr->retaddr)) {
+		frame_release(fr);
+		return fail(ft, "out of memory");
+	}
+	push(ft, s);
+	return 0;
 }
 
 static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32_t tid, int level)
@@ -937,7 +955,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
 	uint32_t flags = 0;
 	int64_t ct;
-	struct frame fr;
+	struct frame *fr;
 
 	if (i != s->n - 1 || i < 0) {
 		int k = find_detached(s, e->fg.addr, e->fg.depth);
@@ -966,17 +984,18 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		return close_to(ft, s, i, t_exit, tid);
 	}
 	ct = fg_calltime(ft, e, DARC_NULL, &flags);
-	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu))
+	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu);
+	if (!fr)
 		return -1;
-	fr.flags |= flags;
-	fr.retval = e->fg.retval;
-	fr.fg_depth = e->fg.depth;
-	fr.level = level;
+	fr->flags |= flags;
+	fr->retval = e->fg.retval;
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
 	if (level == LV_HARD)
-		fr.flags |= CALL_HARDIRQ;
+		fr->flags |= CALL_HARDIRQ;
 	else if (level == LV_SOFT)
-		fr.flags |= CALL_SOFTIRQ;
-	return lone_exit(ft, s, &fr, t_exit, tid);
+		fr->flags |= CALL_SOFTIRQ;
+	return lone_exit(ft, s, t_exit, tid);
 }
 
 /*
@@ -987,7 +1006,6 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 		       struct probe_rec *h)
 {
 	struct stack *s = &tk->st;
-	struct frame fr, *f;
 	int i = e->kind == AEV_PROBE_RETURN ? find_frame(s, FR_PROBE, e->probe.addr, -1) : -1;
 
 	/*
@@ -1000,12 +1018,9 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 	if (e->kind == AEV_PROBE_RETURN && s->nfg && i < 0)
 		return 0;
 	if (e->kind == AEV_PROBE_ENTRY) {
-		if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
+		if (!new_frame(ft, s, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
 			return -1;
-		f = push(ft, s, &fr);
-		if (!f)
-			return fail(ft, "out of memory");
-		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = f->id};
+		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = push(ft, s)->id};
 		return 0;
 	}
 	h->role = PROBE_RETURN;
@@ -1013,10 +1028,10 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 		h->call_id = s->f[i].id;
 		return close_to(ft, s, i, e->t, tk->tid);
 	}
-	if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
+	if (!new_frame(ft, s, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
 		return -1;
 	h->call_id = ft->next_call + 1; /* the id lone_exit() gives it */
-	return lone_exit(ft, s, &fr, e->t, tk->tid);
+	return lone_exit(ft, s, e->t, tk->tid);
 }
 
 /* Every probe event becomes a probe_hit row; pairs also open and close calls. */
@@ -1066,7 +1081,7 @@ static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct a
 static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 {
 	struct stack *s = &tk->st;
-	struct frame fr, *f;
+	struct frame *fr;
 	int i = -1;
 
 	/*
@@ -1096,12 +1111,12 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 			return 0; /* the same entry seen by raw_syscalls and syscalls:* */
 		if (i >= 0 && close_to(ft, s, i, DARC_NULL, tk->tid)) /* its exit was lost */
 			return -1;
-		if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, e->t, e->cpu))
+		if (!(fr = new_frame(ft, s, FR_SYS, e->sys.func_id, e->sys.nr, e->t, e->cpu)))
 			return -1;
-		fr.sys_raw = e->sys.raw;
-		f = push(ft, s, &fr);
+		fr->sys_raw = e->sys.raw;
+		push(ft, s);
 		tk->closed_sys_nr = -1;
-		return f ? 0 : fail(ft, "out of memory");
+		return 0;
 	}
 	if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr) {
 		tk->closed_sys_nr = e->sys.nr;
@@ -1113,11 +1128,11 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 		tk->closed_sys_nr = -1;
 		return 0; /* the second sighting of an exit already taken */
 	}
-	if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu))
+	if (!(fr = new_frame(ft, s, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu)))
 		return -1;
-	fr.sys_raw = e->sys.raw;
-	fr.retval = e->sys.ret;
-	return lone_exit(ft, s, &fr, e->t, tk->tid);
+	fr->sys_raw = e->sys.raw;
+	fr->retval = e->sys.ret;
+	return lone_exit(ft, s, e->t, tk->tid);
 }
 
 /* Events were lost on @cpu: nothing open there may be paired across the gap. */
