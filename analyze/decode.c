@@ -30,6 +30,8 @@ struct etype {
 	char *event;	  /* "system:name" */
 	struct tep_format_field **args; /* the fetch args */
 	int nargs;
+	bool args_unique; /* no two args share a name: probe_args_json() may write them */
+	size_t json_max;  /* the longest JSON object of args it may write */
 };
 
 struct decoder {
@@ -73,6 +75,8 @@ struct decoder {
 	uint64_t *ret_keys;   /* open addressing, 0 = empty */
 	int64_t nret, ret_slots;
 	char *args_json;      /* the last probe's (or entry's) args, handed out by decode() */
+	char *pjson;	      /* ... or written here (probe_args_json()) */
+	size_t pjson_cap;
 	char retaddr[160];    /* the last entry's return address */
 	char buf[128];
 };
@@ -166,6 +170,7 @@ void decoder_free(struct decoder *d)
 	free(d->types);
 	free(d->ret_keys);
 	free(d->args_json);
+	free(d->pjson);
 	free(d->addrs);
 	for (int i = 0; i < d->nsys; i++)
 		free(d->sys[i].name);
@@ -406,7 +411,12 @@ static int irq_entry_name(const char *name)
 	       (starts_with(name, "smp_") && ends_with(name, "_interrupt"));
 }
 
-/* The event's name and its fetch args: every field but the common ones and __probe_*. */
+#define ARG_TEXT 256 /* a string arg's bytes at most, with the NUL */
+
+/*
+ * The event's name and its fetch args: every field but the common ones and
+ * __probe_*; what probe_args_json() needs to know of them.
+ */
 static int probe_args(struct etype *t, struct tep_event *e)
 {
 	struct tep_format_field *f;
@@ -424,6 +434,14 @@ static int probe_args(struct etype *t, struct tep_event *e)
 	for (f = e->format.fields; f; f = f->next)
 		if (strncmp(f->name, "__probe_", 8))
 			t->args[t->nargs++] = f;
+	/* braces, NUL; each arg's comma, name and colon, value: escaped, six bytes a byte */
+	t->json_max = 3;
+	t->args_unique = true;
+	for (int i = 0; i < t->nargs; i++) {
+		t->json_max += 1 + 2 + 6 * strlen(t->args[i]->name) + 1 + 2 + 6 * ARG_TEXT;
+		for (int j = 0; j < i; j++)
+			t->args_unique &= strcmp(t->args[i]->name, t->args[j]->name) != 0;
+	}
 	return 0;
 }
 
@@ -790,32 +808,45 @@ static int fg_clock(struct decoder *d, struct aev *out)
 	return 0;
 }
 
+enum arg_kind { ARG_STRING, ARG_NULL, ARG_HEX, ARG_INT };
+
 /*
- * A fetch arg as JSON: a string; an 8-byte unsigned value (a pointer, or
- * kprobe's default x64 type) as a "0x..." string, the way trace-cmd shows it;
- * any other number as a number.
+ * How a fetch arg is shown in JSON: a string; an 8-byte unsigned value (a
+ * pointer, or kprobe's default x64 type) as a "0x..." string, the way
+ * trace-cmd shows it; any other number as a number; an array, null.
  */
+static enum arg_kind arg_kind(const struct tep_format_field *f)
+{
+	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))
+		return ARG_STRING;
+	if (f->flags & TEP_FIELD_IS_ARRAY || f->size > 8)
+		return ARG_NULL;
+	return f->size == 8 && !(f->flags & TEP_FIELD_IS_SIGNED) ? ARG_HEX : ARG_INT;
+}
+
 static json_t *arg_json(struct decoder *d, const struct tep_format_field *f,
 			const struct fmt_event *ev)
 {
-	char buf[256];
+	char buf[ARG_TEXT];
+	const char *v;
 
-	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) {
-		const char *v = str(d, f, ev, buf, sizeof(buf));
+	switch (arg_kind(f)) {
+	case ARG_STRING:
+		v = str(d, f, ev, buf, sizeof(buf));
 		return v ? json_stringn_nocheck(v, strnlen(v, sizeof(buf))) : json_null();
-	}
-	if (f->flags & TEP_FIELD_IS_ARRAY || f->size > 8)
+	case ARG_NULL:
 		return json_null();
-	if (f->size == 8 && !(f->flags & TEP_FIELD_IS_SIGNED)) {
+	case ARG_HEX:
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)num(d, f, ev));
 		return json_string(buf);
+	default:
+		return json_integer(num(d, f, ev));
 	}
-	return json_integer(num(d, f, ev));
 }
 
 /* The fetch args of probe event @ev as a JSON object (owned by @d), or NULL. */
-static const char *probe_args_json(struct decoder *d, const struct etype *t,
-				   const struct fmt_event *ev)
+static const char *probe_args_jansson(struct decoder *d, const struct etype *t,
+				      const struct fmt_event *ev)
 {
 	json_t *o = json_object();
 
@@ -828,6 +859,123 @@ static const char *probe_args_json(struct decoder *d, const struct etype *t,
 	d->args_json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(o);
 	return d->args_json;
+}
+
+/*
+ * @s (@n bytes) as a JSON string at @o, escaped as json_dumps() escapes it
+ * with JSON_ENSURE_ASCII; the end, or NULL at a byte past ASCII (which
+ * jansson, checking its UTF-8, must see).
+ */
+static char *ascii_json(char *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		const char *esc = c == '\b' ? "b" : c == '\f' ? "f" : c == '\n' ? "n"
+				: c == '\r' ? "r" : c == '\t' ? "t" : NULL;
+
+		if (c >= 0x80)
+			return NULL;
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = c;
+		} else if (c >= 0x20) {
+			*o++ = c;
+		} else if (esc) {
+			*o++ = '\\';
+			*o++ = *esc;
+		} else {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
+/* @v at @o in base @base (10 or 16, lower case), as printf's %llu or %llx; the end. */
+static char *digits(char *o, uint64_t v, unsigned base)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n)
+		*o++ = t[--n];
+	return o;
+}
+
+/* Fetch arg @f of @ev as JSON at @o; the end, or NULL where jansson must write it. */
+static char *arg_text(struct decoder *d, const struct tep_format_field *f,
+		      const struct fmt_event *ev, char *o)
+{
+	char buf[ARG_TEXT];
+	const char *v;
+	int64_t x;
+
+	switch (arg_kind(f)) {
+	case ARG_STRING:
+		if ((v = str(d, f, ev, buf, sizeof(buf))))
+			return ascii_json(o, v, strnlen(v, sizeof(buf)));
+		/* fall through */
+	case ARG_NULL:
+		memcpy(o, "null", 4);
+		return o + 4;
+	case ARG_HEX:
+		memcpy(o, "\"0x", 3);
+		o = digits(o + 3, (uint64_t)num(d, f, ev), 16);
+		*o++ = '"';
+		return o;
+	default:
+		x = num(d, f, ev);
+		if (x < 0)
+			*o++ = '-';
+		return digits(o, x < 0 ? -(uint64_t)x : (uint64_t)x, 10);
+	}
+}
+
+/*
+ * The fetch args of probe event @ev as a JSON object (owned by @d), or NULL:
+ * written here as json_dumps() writes them (a probe hit's args are most of
+ * what a probe costs), or by jansson where a name repeats or a byte is past
+ * ASCII.
+ */
+static const char *probe_args_json(struct decoder *d, const struct etype *t,
+				   const struct fmt_event *ev)
+{
+	char *o;
+
+	if (!t->args_unique)
+		return probe_args_jansson(d, t, ev);
+	if (t->json_max > d->pjson_cap) {
+		char *p = realloc(d->pjson, t->json_max);
+		if (!p)
+			return NULL;
+		d->pjson = p;
+		d->pjson_cap = t->json_max;
+	}
+	o = d->pjson;
+	*o++ = '{';
+	for (int i = 0; o && i < t->nargs; i++) {
+		if (i)
+			*o++ = ',';
+		o = ascii_json(o, t->args[i]->name, strlen(t->args[i]->name));
+		if (o)
+			*o++ = ':';
+		o = o ? arg_text(d, t->args[i], ev, o) : NULL;
+	}
+	if (!o)
+		return probe_args_jansson(d, t, ev);
+	*o++ = '}';
+	*o = 0;
+	return d->pjson;
 }
 
 /*
