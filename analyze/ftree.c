@@ -47,7 +47,8 @@ struct frame {
 	uint32_t flags;
 	int64_t retval;	    /* the return value, once its exit says, else DARC_NULL */
 	char *args, *retaddr; /* owned: what its entry said (freed when it is written) */
-	/* push() sets what follows; detach() the det_ and post fields */
+	/* new_frame() sets each field above; push() what follows, detach() the
+	   det_ and post fields */
 	int npre;
 	struct seg_copy {
 		int64_t a, b;
@@ -402,6 +403,36 @@ static void frame_release(struct frame *f)
 	f->args = f->retaddr = NULL;
 }
 
+/* Call @c's exclusive time: what its inclusive time leaves to its parts. */
+static int64_t excl_of(const struct call_rec *c)
+{
+	return c->incl_ns - c->children_ns - c->irq_ns - c->softirq_ns - c->preempt_ns -
+	       c->blocked_ns;
+}
+
+/* Make the parts of call @c fit its inclusive time, flagging it clamped. */
+static void clamp_parts(struct call_rec *c)
+{
+	int64_t *part[] = {&c->blocked_ns, &c->preempt_ns, &c->softirq_ns, &c->irq_ns,
+			   &c->children_ns};
+
+	/* time that ran backwards (a damaged or stitched recording) can leave a
+	   part below zero: no part is negative, ever */
+	for (int i = 0; i < 5; i++)
+		if (*part[i] < 0) {
+			*part[i] = 0;
+			c->flags |= CALL_CLAMPED;
+		}
+	c->excl_ns = excl_of(c);
+	/* clock skew across CPUs can make the parts exceed the whole: trim them */
+	for (int i = 0; c->excl_ns < 0 && i < 5; i++) {
+		int64_t take = *part[i] < -c->excl_ns ? *part[i] : -c->excl_ns;
+		*part[i] -= take;
+		c->excl_ns += take;
+		c->flags |= CALL_CLAMPED;
+	}
+}
+
 /*
  * Write the call of frame @f, which ends at @t_exit (DARC_NULL: unknown),
  * whose parent is @parent (NULL for a root), at @depth.
@@ -409,51 +440,39 @@ static void frame_release(struct frame *f)
 static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, int64_t parent_id,
 		      int depth, int64_t t_exit, uint32_t flags, int32_t tid)
 {
-	struct call_rec c;
+	struct call_rec c = {
+	    .id = f->id,
+	    .task_id = tid,
+	    .func_id = f->func_id,
+	    .parent_id = parent_id,
+	    .last_id = f->last_id,
+	    .fnode_id = f->fnode + 1,
+	    .interrupted_id = f->interrupted_id,
+	    .depth = depth,
+	    .cpu = f->cpu,
+	    .t_entry = f->t_entry,
+	    .t_exit = t_exit,
+	    .incl_ns = DARC_NULL,
+	    .excl_ns = DARC_NULL,
+	    .children_ns = f->children,
+	    .irq_ns = f->cat[CAT_IRQ],
+	    .softirq_ns = f->cat[CAT_SOFTIRQ],
+	    .preempt_ns = f->cat[CAT_PREEMPT],
+	    .blocked_ns = f->cat[CAT_BLOCKED],
+	    .flags = f->flags | flags | (t_exit == DARC_NULL ? CALL_NO_EXIT : 0),
+	    .has_retval = f->retval != DARC_NULL,
+	    .retval = f->retval,
+	    .args = f->args,
+	    .retaddr = f->retaddr,
+	};
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.id = f->id;
-	c.task_id = tid;
-	c.func_id = f->func_id;
-	c.parent_id = parent_id;
-	c.last_id = f->last_id;
-	c.fnode_id = f->fnode + 1;
-	c.interrupted_id = f->interrupted_id;
-	c.depth = depth;
-	c.cpu = f->cpu;
-	c.t_entry = f->t_entry;
-	c.t_exit = t_exit;
-	c.children_ns = f->children;
-	c.irq_ns = f->cat[CAT_IRQ];
-	c.softirq_ns = f->cat[CAT_SOFTIRQ];
-	c.preempt_ns = f->cat[CAT_PREEMPT];
-	c.blocked_ns = f->cat[CAT_BLOCKED];
-	c.flags = f->flags | flags;
-	if (t_exit == DARC_NULL)
-		c.flags |= CALL_NO_EXIT;
-	if (c.t_entry == DARC_NULL || c.t_exit == DARC_NULL) {
-		c.incl_ns = c.excl_ns = DARC_NULL;
-	} else {
-		int64_t *part[] = {&c.blocked_ns, &c.preempt_ns, &c.softirq_ns, &c.irq_ns,
-				   &c.children_ns};
-		/* time that ran backwards (a damaged or stitched recording) can leave a
-		   part below zero: no part is negative, ever */
-		for (int i = 0; i < 5; i++)
-			if (*part[i] < 0) {
-				*part[i] = 0;
-				c.flags |= CALL_CLAMPED;
-			}
+	if (c.t_entry != DARC_NULL && c.t_exit != DARC_NULL) {
 		c.incl_ns = c.t_exit - c.t_entry;
-		c.excl_ns = c.incl_ns - c.children_ns - c.irq_ns - c.softirq_ns - c.preempt_ns -
-			    c.blocked_ns;
-		/* clock skew across CPUs can make the parts exceed the whole: trim them */
-		for (int i = 0; c.excl_ns < 0 && i < 5; i++) {
-			int64_t take = *part[i] < -c.excl_ns ? *part[i] : -c.excl_ns;
-			*part[i] -= take;
-			c.excl_ns += take;
-			c.flags |= CALL_CLAMPED;
-		}
+		c.excl_ns = excl_of(&c);
+		if (c.excl_ns < 0 ||
+		    (c.blocked_ns | c.preempt_ns | c.softirq_ns | c.irq_ns | c.children_ns) < 0)
+			clamp_parts(&c); /* rare: a part below zero, or the parts above the whole */
 	}
 	if (parent && f->last_id > parent->last_id)
 		parent->last_id = f->last_id;
@@ -472,10 +491,6 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 		ft->stats.clamped++;
 	if (c.flags & (CALL_HARDIRQ | CALL_SOFTIRQ | CALL_NMI))
 		ft->stats.irq_calls++;
-	c.has_retval = f->retval != DARC_NULL;
-	c.retval = f->retval;
-	c.args = f->args;
-	c.retaddr = f->retaddr;
 	rc = account(ft, &c) ? -1
 	     : ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
 	frame_release(f);
@@ -882,17 +897,26 @@ static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int6
 
 	if (node < 0 || GROW(s->f, s->n, s->cap, 16))
 		return fail(ft, "out of memory"), NULL;
+	/* every field up to npre, one by one (a memset of them costs more);
+	   the rest is push()'s and detach()'s */
 	fr = &s->f[s->n];
-	memset(fr, 0, offsetof(struct frame, npre)); /* the rest is push()'s and detach()'s */
+	fr->id = fr->last_id = 0;
 	fr->func_id = func;
 	fr->fnode = node;
 	fr->kind = kind;
 	fr->key = key;
 	fr->fg_depth = -1;
+	fr->sys_raw = 0;
+	fr->level = 0;
 	fr->cpu = cpu;
 	fr->t_entry = t;
+	fr->children = 0;
+	for (int i = 0; i < NCAT; i++)
+		fr->cat[i] = 0;
 	fr->interrupted_id = DARC_NULL;
+	fr->flags = 0;
 	fr->retval = DARC_NULL;
+	fr->args = fr->retaddr = NULL;
 	return fr;
 }
 
