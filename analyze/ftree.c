@@ -34,6 +34,7 @@ struct frame {
 	int64_t id, func_id;
 	int64_t last_id;    /* the largest id of a call in its subtree so far */
 	int fnode;	    /* index into nodes */
+	int last_child;	    /* the fnode of its latest child, -1 before the first */
 	int kind;	    /* enum frame_kind */
 	uint64_t key;	    /* address or syscall number */
 	int fg_depth;	    /* function_graph depth, -1 otherwise */
@@ -158,13 +159,12 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static struct task *task_get(struct ftree *ft, int32_t tid)
+/* The task @tid, made on first sight (task_get()'s look-up). NULL when out of memory. */
+static struct task *task_find(struct ftree *ft, int32_t tid)
 {
-	struct task *t = ft->last_task;
+	struct task *t;
 	uint64_t i;
 
-	if (t && t->tid == tid)
-		return t;
 	if (ft->ntasks * 2 >= ft->ntask_slots) {
 		int n = ft->ntask_slots ? ft->ntask_slots * 2 : 1024;
 		struct task **nt = calloc(n, sizeof(*nt));
@@ -198,7 +198,16 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	return ft->last_task = t;
 }
 
-static struct cpu *cpu_get(struct ftree *ft, int32_t c)
+/* The task @tid, made on first sight. NULL when out of memory. */
+static inline struct task *task_get(struct ftree *ft, int32_t tid)
+{
+	struct task *t = ft->last_task;
+
+	return t && t->tid == tid ? t : task_find(ft, tid);
+}
+
+/* CPU @c, made on first sight (cpu_get()'s slow way). NULL if out of range or memory. */
+static struct cpu *cpu_add(struct ftree *ft, int32_t c)
 {
 	if (c < 0 || c > 65535)
 		return NULL;
@@ -212,6 +221,11 @@ static struct cpu *cpu_get(struct ftree *ft, int32_t c)
 		ft->ncpus = n;
 	}
 	return &ft->cpus[c];
+}
+
+static inline struct cpu *cpu_get(struct ftree *ft, int32_t c)
+{
+	return c >= 0 && c < ft->ncpus ? &ft->cpus[c] : cpu_add(ft, c);
 }
 
 /* The fnode of @func under @parent (-1 for a root), created on first use. */
@@ -367,6 +381,7 @@ static int account(struct ftree *ft, const struct call_rec *c)
 {
 	struct ftree_node *nd = &ft->nodes[c->fnode_id - 1];
 	struct fnode_rec *r = &nd->rec;
+	int fine;
 
 	if (c->incl_ns == DARC_NULL || (c->flags & (CALL_NO_ENTRY | CALL_NO_EXIT))) {
 		r->incomplete++;
@@ -384,8 +399,12 @@ static int account(struct ftree *ft, const struct call_rec *c)
 		r->max_ns = c->incl_ns;
 	if (c->excl_ns > r->max_excl_ns)
 		r->max_excl_ns = c->excl_ns;
-	/* the function's histograms are the sums of its fnodes', at the end */
-	if (hist_add(&nd->incl, c->incl_ns) || hist_add(&nd->excl, c->excl_ns))
+	/* the function's histograms are the sums of its fnodes', at the end;
+	   a leaf's exclusive time is mostly its inclusive time: one bucket */
+	fine = hist_fine(c->incl_ns);
+	if (hist_add_at(&nd->incl, fine, c->incl_ns) ||
+	    hist_add_at(&nd->excl, c->excl_ns == c->incl_ns ? fine : hist_fine(c->excl_ns),
+			c->excl_ns))
 		return fail(ft, "out of memory");
 	ft->stats.complete++;
 	return 0;
@@ -889,11 +908,38 @@ static int wakeup(struct ftree *ft, const struct aev *e)
  * where push() opens it (until then the stack is as it was). NULL when out
  * of memory.
  */
+/*
+ * The fnode of a call of @func in @s: node_get()'s, but a call's children
+ * mostly follow the order of its previous calls', so the node after its
+ * latest child (or its node's first child) is tried first. -1 when out of
+ * memory.
+ */
+static int child_node(struct ftree *ft, struct stack *s, int64_t func)
+{
+	struct frame *p = top(s);
+	int guess, node;
+
+	if (!p)
+		return node_get(ft, -1, func, 0);
+	guess = p->last_child >= 0 ? ft->nodes[p->last_child].next_sibling
+				   : ft->nodes[p->fnode].first_child;
+	if (guess && ft->nodes[guess - 1].rec.func_id == func)
+		return p->last_child = guess - 1;
+	node = node_get(ft, p->fnode, func, s->n);
+	if (node < 0)
+		return -1;
+	if (p->last_child >= 0)
+		ft->nodes[p->last_child].next_sibling = node + 1;
+	else
+		ft->nodes[p->fnode].first_child = node + 1;
+	return p->last_child = node;
+}
+
 static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int64_t func,
 			       uint64_t key, int64_t t, int32_t cpu)
 {
-	struct frame *p = top(s), *fr;
-	int node = node_get(ft, p ? p->fnode : -1, func, s->n);
+	struct frame *fr;
+	int node = child_node(ft, s, func);
 
 	if (node < 0 || GROW(s->f, s->n, s->cap, 16))
 		return fail(ft, "out of memory"), NULL;
@@ -903,6 +949,7 @@ static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int6
 	fr->id = fr->last_id = 0;
 	fr->func_id = func;
 	fr->fnode = node;
+	fr->last_child = -1;
 	fr->kind = kind;
 	fr->key = key;
 	fr->fg_depth = -1;
