@@ -30,6 +30,8 @@ struct etype {
 	char *event;	  /* "system:name" */
 	struct tep_format_field **args; /* the fetch args */
 	int nargs;
+	bool args_unique; /* no two args share a name: probe_args_json() may write them */
+	size_t json_max;  /* the longest JSON object of args it may write */
 };
 
 struct decoder {
@@ -40,10 +42,13 @@ struct decoder {
 	enum syscall_abi abi;
 	int swap;
 	struct etype *types; /* [65536] */
-	/* kernel functions by address: open addressing, addr -> func id */
-	uint64_t *addr_keys;
-	int64_t *addr_ids;
-	uint8_t *addr_irq; /* the function is an interrupt entry point */
+	/* functions by address: open addressing, one cache line a look-up */
+	struct kaddr {
+		uint64_t key;
+		int64_t id;	  /* its func id, 0 for an empty slot */
+		const char *name; /* its name (the func's) */
+		int irq;	  /* the function is an interrupt entry point */
+	} *addrs;
 	int64_t naddr, addr_slots;
 	struct sys_nr {	  /* by raw syscall number, 0..4096 (4096: all others) */
 		int64_t id;   /* its func id (0 = not yet) */
@@ -70,6 +75,8 @@ struct decoder {
 	uint64_t *ret_keys;   /* open addressing, 0 = empty */
 	int64_t nret, ret_slots;
 	char *args_json;      /* the last probe's (or entry's) args, handed out by decode() */
+	char *pjson;	      /* ... or written here (probe_args_json()) */
+	size_t pjson_cap;
 	char retaddr[160];    /* the last entry's return address */
 	char buf[128];
 };
@@ -163,9 +170,8 @@ void decoder_free(struct decoder *d)
 	free(d->types);
 	free(d->ret_keys);
 	free(d->args_json);
-	free(d->addr_keys);
-	free(d->addr_ids);
-	free(d->addr_irq);
+	free(d->pjson);
+	free(d->addrs);
 	for (int i = 0; i < d->nsys; i++)
 		free(d->sys[i].name);
 	free(d->sys);
@@ -405,7 +411,12 @@ static int irq_entry_name(const char *name)
 	       (starts_with(name, "smp_") && ends_with(name, "_interrupt"));
 }
 
-/* The event's name and its fetch args: every field but the common ones and __probe_*. */
+#define ARG_TEXT 256 /* a string arg's bytes at most, with the NUL */
+
+/*
+ * The event's name and its fetch args: every field but the common ones and
+ * __probe_*; what probe_args_json() needs to know of them.
+ */
 static int probe_args(struct etype *t, struct tep_event *e)
 {
 	struct tep_format_field *f;
@@ -423,6 +434,14 @@ static int probe_args(struct etype *t, struct tep_event *e)
 	for (f = e->format.fields; f; f = f->next)
 		if (strncmp(f->name, "__probe_", 8))
 			t->args[t->nargs++] = f;
+	/* braces, NUL; each arg's comma, name and colon, value: escaped, six bytes a byte */
+	t->json_max = 3;
+	t->args_unique = true;
+	for (int i = 0; i < t->nargs; i++) {
+		t->json_max += 1 + 2 + 6 * strlen(t->args[i]->name) + 1 + 2 + 6 * ARG_TEXT;
+		for (int j = 0; j < i; j++)
+			t->args_unique &= strcmp(t->args[i]->name, t->args[j]->name) != 0;
+	}
 	return 0;
 }
 
@@ -579,45 +598,49 @@ static bool entry_of(const char *sym, uint64_t start, uint64_t addr, const char 
 	return strstr(e ? e + 1 : event, sym) != NULL;
 }
 
+/* The slot of @addr in @d's table of functions by address: its own, or the empty one for it. */
+static struct kaddr *addr_slot(const struct decoder *d, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->addr_slots - 1);
+
+	while (d->addrs[i].id && d->addrs[i].key != addr)
+		i = (i + 1) & (d->addr_slots - 1);
+	return &d->addrs[i];
+}
+
+/* Make room for one more address in @d's table. 0, or -1 when out of memory. */
+static int addr_room(struct decoder *d)
+{
+	struct kaddr *old = d->addrs;
+	int64_t nold = d->addr_slots;
+
+	if (d->naddr * 2 < d->addr_slots)
+		return 0;
+	d->addr_slots = nold ? nold * 2 : 4096;
+	d->addrs = calloc(d->addr_slots, sizeof(*d->addrs));
+	if (!d->addrs) {
+		d->addrs = old;
+		d->addr_slots = nold;
+		return -1;
+	}
+	for (int64_t j = 0; j < nold; j++)
+		if (old[j].id)
+			*addr_slot(d, old[j].key) = old[j];
+	free(old);
+	return 0;
+}
+
 /* The function id of kernel address @addr (symbol from kallsyms, or the address). */
 static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *event,
 		     const char *file, const char **name, int *irq)
 {
-	uint64_t i;
+	struct kaddr *k;
 
-	if (d->naddr * 2 >= d->addr_slots) {
-		int64_t n = d->addr_slots ? d->addr_slots * 2 : 4096;
-		uint64_t *k = calloc(n, sizeof(*k));
-		int64_t *v = calloc(n, sizeof(*v));
-		uint8_t *q = calloc(n, 1);
-		if (!k || !v || !q) {
-			free(k);
-			free(v);
-			free(q);
-			return -1;
-		}
-		for (int64_t j = 0; j < d->addr_slots; j++) {
-			if (!d->addr_ids[j])
-				continue;
-			for (i = (d->addr_keys[j] * 0x9e3779b97f4a7c15ULL >> 20) & (n - 1); v[i];
-			     i = (i + 1) & (n - 1))
-				;
-			k[i] = d->addr_keys[j];
-			v[i] = d->addr_ids[j];
-			q[i] = d->addr_irq[j];
-		}
-		free(d->addr_keys);
-		free(d->addr_ids);
-		free(d->addr_irq);
-		d->addr_keys = k;
-		d->addr_ids = v;
-		d->addr_irq = q;
-		d->addr_slots = n;
-	}
-	for (i = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->addr_slots - 1); d->addr_ids[i];
-	     i = (i + 1) & (d->addr_slots - 1))
-		if (d->addr_keys[i] == addr)
-			goto found;
+	if (addr_room(d))
+		return -1;
+	k = addr_slot(d, addr);
+	if (k->id)
+		goto found;
 	if (!d->ksyms && !user) {
 		/* the first kernel address: now the symbols are worth parsing */
 		d->ksyms = 1;
@@ -631,6 +654,7 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
 		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
+		int64_t id;
 
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */
@@ -641,20 +665,18 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 			sym = buf; /* no symbol at this exact address: name it by the address */
 		}
-		d->addr_keys[i] = addr;
-		d->addr_ids[i] = funcs_id(d->fs, kind, sym, (int64_t)addr_of,
-					  user ? file : fmt_reader_func_module(d->r, start));
-		if (d->addr_ids[i] < 0) {
-			d->addr_ids[i] = 0;
+		id = funcs_id(d->fs, kind, sym, (int64_t)addr_of,
+			      user ? file : fmt_reader_func_module(d->r, start));
+		if (id < 0)
 			return -1;
-		}
-		d->addr_irq[i] = kind == FUNC_KERNEL && irq_entry_name(sym);
+		*k = (struct kaddr){addr, id, funcs_get(d->fs, id)->name,
+				    kind == FUNC_KERNEL && irq_entry_name(sym)};
 		d->naddr++;
 	}
 found:
-	*name = funcs_get(d->fs, d->addr_ids[i])->name;
-	*irq = d->addr_irq[i];
-	return d->addr_ids[i];
+	*name = k->name;
+	*irq = k->irq;
+	return k->id;
 }
 
 /*
@@ -786,32 +808,45 @@ static int fg_clock(struct decoder *d, struct aev *out)
 	return 0;
 }
 
+enum arg_kind { ARG_STRING, ARG_NULL, ARG_HEX, ARG_INT };
+
 /*
- * A fetch arg as JSON: a string; an 8-byte unsigned value (a pointer, or
- * kprobe's default x64 type) as a "0x..." string, the way trace-cmd shows it;
- * any other number as a number.
+ * How a fetch arg is shown in JSON: a string; an 8-byte unsigned value (a
+ * pointer, or kprobe's default x64 type) as a "0x..." string, the way
+ * trace-cmd shows it; any other number as a number; an array, null.
  */
+static enum arg_kind arg_kind(const struct tep_format_field *f)
+{
+	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))
+		return ARG_STRING;
+	if (f->flags & TEP_FIELD_IS_ARRAY || f->size > 8)
+		return ARG_NULL;
+	return f->size == 8 && !(f->flags & TEP_FIELD_IS_SIGNED) ? ARG_HEX : ARG_INT;
+}
+
 static json_t *arg_json(struct decoder *d, const struct tep_format_field *f,
 			const struct fmt_event *ev)
 {
-	char buf[256];
+	char buf[ARG_TEXT];
+	const char *v;
 
-	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) {
-		const char *v = str(d, f, ev, buf, sizeof(buf));
+	switch (arg_kind(f)) {
+	case ARG_STRING:
+		v = str(d, f, ev, buf, sizeof(buf));
 		return v ? json_stringn_nocheck(v, strnlen(v, sizeof(buf))) : json_null();
-	}
-	if (f->flags & TEP_FIELD_IS_ARRAY || f->size > 8)
+	case ARG_NULL:
 		return json_null();
-	if (f->size == 8 && !(f->flags & TEP_FIELD_IS_SIGNED)) {
+	case ARG_HEX:
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)num(d, f, ev));
 		return json_string(buf);
+	default:
+		return json_integer(num(d, f, ev));
 	}
-	return json_integer(num(d, f, ev));
 }
 
 /* The fetch args of probe event @ev as a JSON object (owned by @d), or NULL. */
-static const char *probe_args_json(struct decoder *d, const struct etype *t,
-				   const struct fmt_event *ev)
+static const char *probe_args_jansson(struct decoder *d, const struct etype *t,
+				      const struct fmt_event *ev)
 {
 	json_t *o = json_object();
 
@@ -824,6 +859,123 @@ static const char *probe_args_json(struct decoder *d, const struct etype *t,
 	d->args_json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(o);
 	return d->args_json;
+}
+
+/*
+ * @s (@n bytes) as a JSON string at @o, escaped as json_dumps() escapes it
+ * with JSON_ENSURE_ASCII; the end, or NULL at a byte past ASCII (which
+ * jansson, checking its UTF-8, must see).
+ */
+static char *ascii_json(char *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		const char *esc = c == '\b' ? "b" : c == '\f' ? "f" : c == '\n' ? "n"
+				: c == '\r' ? "r" : c == '\t' ? "t" : NULL;
+
+		if (c >= 0x80)
+			return NULL;
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = c;
+		} else if (c >= 0x20) {
+			*o++ = c;
+		} else if (esc) {
+			*o++ = '\\';
+			*o++ = *esc;
+		} else {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
+/* @v at @o in base @base (10 or 16, lower case), as printf's %llu or %llx; the end. */
+static char *digits(char *o, uint64_t v, unsigned base)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n)
+		*o++ = t[--n];
+	return o;
+}
+
+/* Fetch arg @f of @ev as JSON at @o; the end, or NULL where jansson must write it. */
+static char *arg_text(struct decoder *d, const struct tep_format_field *f,
+		      const struct fmt_event *ev, char *o)
+{
+	char buf[ARG_TEXT];
+	const char *v;
+	int64_t x;
+
+	switch (arg_kind(f)) {
+	case ARG_STRING:
+		if ((v = str(d, f, ev, buf, sizeof(buf))))
+			return ascii_json(o, v, strnlen(v, sizeof(buf)));
+		/* fall through */
+	case ARG_NULL:
+		memcpy(o, "null", 4);
+		return o + 4;
+	case ARG_HEX:
+		memcpy(o, "\"0x", 3);
+		o = digits(o + 3, (uint64_t)num(d, f, ev), 16);
+		*o++ = '"';
+		return o;
+	default:
+		x = num(d, f, ev);
+		if (x < 0)
+			*o++ = '-';
+		return digits(o, x < 0 ? -(uint64_t)x : (uint64_t)x, 10);
+	}
+}
+
+/*
+ * The fetch args of probe event @ev as a JSON object (owned by @d), or NULL:
+ * written here as json_dumps() writes them (a probe hit's args are most of
+ * what a probe costs), or by jansson where a name repeats or a byte is past
+ * ASCII.
+ */
+static const char *probe_args_json(struct decoder *d, const struct etype *t,
+				   const struct fmt_event *ev)
+{
+	char *o;
+
+	if (!t->args_unique)
+		return probe_args_jansson(d, t, ev);
+	if (t->json_max > d->pjson_cap) {
+		char *p = realloc(d->pjson, t->json_max);
+		if (!p)
+			return NULL;
+		d->pjson = p;
+		d->pjson_cap = t->json_max;
+	}
+	o = d->pjson;
+	*o++ = '{';
+	for (int i = 0; o && i < t->nargs; i++) {
+		if (i)
+			*o++ = ',';
+		o = ascii_json(o, t->args[i]->name, strlen(t->args[i]->name));
+		if (o)
+			*o++ = ':';
+		o = o ? arg_text(d, t->args[i], ev, o) : NULL;
+	}
+	if (!o)
+		return probe_args_jansson(d, t, ev);
+	*o++ = '}';
+	*o = 0;
+	return d->pjson;
 }
 
 /*
@@ -944,6 +1096,8 @@ static int learn_name(struct decoder *d, int64_t nr, const char *name)
 /* What the prescan reads from the events of one type. */
 struct pre_type {
 	bool seen;
+	bool known;		       /* its function is known: a kernel one, constant */
+	bool user;		       /* a uprobe by its group's name */
 	struct tep_format_field *func; /* return probes: the function they report */
 	struct tep_format_field *nr;   /* syscalls:*: the call's number ... */
 	const char *name;	       /* ... and its name */
@@ -955,6 +1109,7 @@ static void pre_resolve(const struct decoder *d, struct pre_type *p, struct tep_
 	if (!e)
 		return;
 	p->func = tep_find_field(e, "__probe_func");
+	p->user = strstr(e->system, "uprobe") != NULL;
 	if (d->learn_names && !strcmp(e->system, "syscalls")) {
 		p->name = starts_with(e->name, "sys_enter_")  ? e->name + 10
 			  : starts_with(e->name, "sys_exit_") ? e->name + 9
@@ -963,27 +1118,59 @@ static void pre_resolve(const struct decoder *d, struct pre_type *p, struct tep_
 	}
 }
 
+/*
+ * Has the prescan learnt all it can, having seen return probe @p report
+ * @addr? A kretprobe reports the probed kernel function, the same in every
+ * event of its type: once each return-probe type has been seen with a
+ * kernel address, the rest of the recording adds nothing. A uretprobe
+ * reports the function at its address in each process, which may differ
+ * from one to the next, and on a 32-bit kernel no address says which it
+ * is: then, and for the system calls' names, the prescan reads to the end.
+ */
+static bool pre_done(const struct decoder *d, struct pre_type *p, uint64_t addr, int *nknown,
+		     bool *to_end)
+{
+	if (p->known || *to_end)
+		return false;
+	if (p->user || user_addr(d, addr) || tep_get_long_size(d->tep) != 8) {
+		*to_end = true;
+		return false;
+	}
+	p->known = addr != 0;
+	*nknown += p->known;
+	return *nknown >= d->returns;
+}
+
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 {
 	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
-	int n, rc = -1;
+	bool to_end = d->learn_names;
+	int n, rc = -1, nknown = 0;
 
 	if (!types) {
 		fmt_errf(err, NULL, "out of memory");
 		return -1;
 	}
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
+		uint64_t addr;
+
 		p = &types[ev.type];
 		if (!p->seen)
 			pre_resolve(d, p, ev.event);
-		if ((p->func && ret_add(d, (uint64_t)num(d, p->func, &ev))) ||
-		    (p->nr && learn_name(d, num(d, p->nr, &ev), p->name))) {
+		addr = p->func ? (uint64_t)num(d, p->func, &ev) : 0;
+		if (p->func && ret_add(d, addr)) {
 			fmt_errf(err, NULL, "out of memory");
 			goto out;
 		}
+		if (p->nr && learn_name(d, num(d, p->nr, &ev), p->name)) {
+			fmt_errf(err, NULL, "out of memory");
+			goto out;
+		}
+		if (p->func && pre_done(d, p, addr, &nknown, &to_end))
+			break;
 	}
-	rc = n;
+	rc = n < 0 ? -1 : 0;
 out:
 	free(types);
 	return rc;

@@ -48,8 +48,10 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
  * functions they report must be read from the whole recording first. So
  * must the system calls' numbers that syscalls:* events name, when
  * raw_syscalls events are named by them. decoder_needs_prescan() says so,
- * and decoder_prescan() reads @r (a second reader of the same recording) to
- * its end. Returns 0, or -1 with @err filled.
+ * and decoder_prescan() reads @r (a second reader of the same recording)
+ * until nothing more can be learnt: to its end, unless every return probe
+ * is a kretprobe (one function per event type) and no names are wanted.
+ * Returns 0, or -1 with @err filled.
  */
 bool decoder_needs_prescan(const struct decoder *d);
 int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err);

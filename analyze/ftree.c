@@ -34,6 +34,7 @@ struct frame {
 	int64_t id, func_id;
 	int64_t last_id;    /* the largest id of a call in its subtree so far */
 	int fnode;	    /* index into nodes */
+	int last_child;	    /* the fnode of its latest child, -1 before the first */
 	int kind;	    /* enum frame_kind */
 	uint64_t key;	    /* address or syscall number */
 	int fg_depth;	    /* function_graph depth, -1 otherwise */
@@ -47,7 +48,8 @@ struct frame {
 	uint32_t flags;
 	int64_t retval;	    /* the return value, once its exit says, else DARC_NULL */
 	char *args, *retaddr; /* owned: what its entry said (freed when it is written) */
-	/* push() sets what follows; detach() the det_ and post fields */
+	/* new_frame() sets each field above; push() what follows, detach() the
+	   det_ and post fields */
 	int npre;
 	struct seg_copy {
 		int64_t a, b;
@@ -61,7 +63,7 @@ struct frame {
 	struct seg_copy post[4]; /* its last segments, some may follow its return */
 };
 
-#define NLOG 8
+#define NLOG 8 /* a power of two: log_at() masks */
 struct seg {
 	int64_t a, b;
 	int cat;
@@ -76,6 +78,7 @@ struct stack {
 	int ndet, capdet;
 	struct seg log[NLOG]; /* the last segments charged, a ring */
 	int nlog, logpos;
+	int64_t log_end; /* no segment of the log ends after it (move_after()) */
 	/* the off-CPU interval just ended, held until the task's next event:
 	   a late exit event may move its time from frame held_frame (pop()) */
 	struct sched_rec *held;
@@ -119,6 +122,7 @@ struct ftree {
 	/* tasks: open addressing on tid; the tasks themselves never move */
 	struct task **tasks;
 	int ntask_slots, ntasks;
+	struct task *last_task; /* the last one looked up: most events are its */
 	struct cpu *cpus;
 	int ncpus;
 	/* the ftree */
@@ -155,7 +159,8 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static struct task *task_get(struct ftree *ft, int32_t tid)
+/* The task @tid, made on first sight (task_get()'s look-up). NULL when out of memory. */
+static struct task *task_find(struct ftree *ft, int32_t tid)
 {
 	struct task *t;
 	uint64_t i;
@@ -180,7 +185,7 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	for (i = mix(tid) & (ft->ntask_slots - 1); ft->tasks[i];
 	     i = (i + 1) & (ft->ntask_slots - 1))
 		if (ft->tasks[i]->tid == tid)
-			return ft->tasks[i];
+			return ft->last_task = ft->tasks[i];
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -190,10 +195,19 @@ static struct task *task_get(struct ftree *ft, int32_t tid)
 	ft->tasks[i] = t;
 	ft->ntasks++;
 	ft->stats.tasks++;
-	return t;
+	return ft->last_task = t;
 }
 
-static struct cpu *cpu_get(struct ftree *ft, int32_t c)
+/* The task @tid, made on first sight. NULL when out of memory. */
+static inline struct task *task_get(struct ftree *ft, int32_t tid)
+{
+	struct task *t = ft->last_task;
+
+	return t && t->tid == tid ? t : task_find(ft, tid);
+}
+
+/* CPU @c, made on first sight (cpu_get()'s slow way). NULL if out of range or memory. */
+static struct cpu *cpu_add(struct ftree *ft, int32_t c)
 {
 	if (c < 0 || c > 65535)
 		return NULL;
@@ -207,6 +221,11 @@ static struct cpu *cpu_get(struct ftree *ft, int32_t c)
 		ft->ncpus = n;
 	}
 	return &ft->cpus[c];
+}
+
+static inline struct cpu *cpu_get(struct ftree *ft, int32_t c)
+{
+	return c >= 0 && c < ft->ncpus ? &ft->cpus[c] : cpu_add(ft, c);
 }
 
 /* The fnode of @func under @parent (-1 for a root), created on first use. */
@@ -275,9 +294,17 @@ static struct frame *top(struct stack *s)
 static void log_seg(struct stack *s, int64_t a, int64_t b, int cat, int depth)
 {
 	s->log[s->logpos] = (struct seg){a, b, cat, depth};
-	s->logpos = (s->logpos + 1) % NLOG;
+	s->logpos = (s->logpos + 1) & (NLOG - 1);
 	if (s->nlog < NLOG)
 		s->nlog++;
+	if (b > s->log_end)
+		s->log_end = b;
+}
+
+/* The @i-th last segment of the log (0: the last one). */
+static struct seg *log_at(struct stack *s, int i)
+{
+	return &s->log[(s->logpos - 1 - i) & (NLOG - 1)];
 }
 
 /* Charge [a, b) of @cat to the innermost call of @s (nothing if none). */
@@ -303,8 +330,11 @@ static void move_after(struct stack *s, int from, int to, int64_t t)
 {
 	int k = s->nlog;
 
+	/* most calls open and close between segments: nothing ends after @t */
+	if (t >= s->log_end)
+		return;
 	for (int i = 0; i < k; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		int64_t start, len;
 
 		if (g->depth != from || g->b <= t)
@@ -325,21 +355,18 @@ static void move_after(struct stack *s, int from, int to, int64_t t)
 	}
 }
 
-static struct frame *push(struct ftree *ft, struct stack *s, const struct frame *fr)
+/* Open the frame new_frame() made above the top of @s. */
+static struct frame *push(struct ftree *ft, struct stack *s)
 {
-	struct frame *f;
+	struct frame *f = &s->f[s->n++];
 
-	if (GROW(s->f, s->n, s->cap, 16))
-		return NULL;
-	f = &s->f[s->n++];
-	memcpy(f, fr, offsetof(struct frame, npre)); /* the rest is set below, or by detach() */
 	f->id = f->last_id = ++ft->next_call;
 	s->nfg += f->kind == FR_FG;
 	/* remember the parent's last segments: function_graph's calltime, known
 	   at the exit, may put them inside this call */
 	f->npre = 0;
 	for (int i = 0; i < s->nlog && f->npre < 2; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		if (g->depth == s->n - 2)
 			f->pre[f->npre++] = (struct seg_copy){g->a, g->b, g->cat};
 	}
@@ -354,6 +381,7 @@ static int account(struct ftree *ft, const struct call_rec *c)
 {
 	struct ftree_node *nd = &ft->nodes[c->fnode_id - 1];
 	struct fnode_rec *r = &nd->rec;
+	int fine;
 
 	if (c->incl_ns == DARC_NULL || (c->flags & (CALL_NO_ENTRY | CALL_NO_EXIT))) {
 		r->incomplete++;
@@ -371,8 +399,12 @@ static int account(struct ftree *ft, const struct call_rec *c)
 		r->max_ns = c->incl_ns;
 	if (c->excl_ns > r->max_excl_ns)
 		r->max_excl_ns = c->excl_ns;
-	/* the function's histograms are the sums of its fnodes', at the end */
-	if (hist_add(&nd->incl, c->incl_ns) || hist_add(&nd->excl, c->excl_ns))
+	/* the function's histograms are the sums of its fnodes', at the end;
+	   a leaf's exclusive time is mostly its inclusive time: one bucket */
+	fine = hist_fine(c->incl_ns);
+	if (hist_add_at(&nd->incl, fine, c->incl_ns) ||
+	    hist_add_at(&nd->excl, c->excl_ns == c->incl_ns ? fine : hist_fine(c->excl_ns),
+			c->excl_ns))
 		return fail(ft, "out of memory");
 	ft->stats.complete++;
 	return 0;
@@ -390,6 +422,36 @@ static void frame_release(struct frame *f)
 	f->args = f->retaddr = NULL;
 }
 
+/* Call @c's exclusive time: what its inclusive time leaves to its parts. */
+static int64_t excl_of(const struct call_rec *c)
+{
+	return c->incl_ns - c->children_ns - c->irq_ns - c->softirq_ns - c->preempt_ns -
+	       c->blocked_ns;
+}
+
+/* Make the parts of call @c fit its inclusive time, flagging it clamped. */
+static void clamp_parts(struct call_rec *c)
+{
+	int64_t *part[] = {&c->blocked_ns, &c->preempt_ns, &c->softirq_ns, &c->irq_ns,
+			   &c->children_ns};
+
+	/* time that ran backwards (a damaged or stitched recording) can leave a
+	   part below zero: no part is negative, ever */
+	for (int i = 0; i < 5; i++)
+		if (*part[i] < 0) {
+			*part[i] = 0;
+			c->flags |= CALL_CLAMPED;
+		}
+	c->excl_ns = excl_of(c);
+	/* clock skew across CPUs can make the parts exceed the whole: trim them */
+	for (int i = 0; c->excl_ns < 0 && i < 5; i++) {
+		int64_t take = *part[i] < -c->excl_ns ? *part[i] : -c->excl_ns;
+		*part[i] -= take;
+		c->excl_ns += take;
+		c->flags |= CALL_CLAMPED;
+	}
+}
+
 /*
  * Write the call of frame @f, which ends at @t_exit (DARC_NULL: unknown),
  * whose parent is @parent (NULL for a root), at @depth.
@@ -397,51 +459,39 @@ static void frame_release(struct frame *f)
 static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, int64_t parent_id,
 		      int depth, int64_t t_exit, uint32_t flags, int32_t tid)
 {
-	struct call_rec c;
+	struct call_rec c = {
+	    .id = f->id,
+	    .task_id = tid,
+	    .func_id = f->func_id,
+	    .parent_id = parent_id,
+	    .last_id = f->last_id,
+	    .fnode_id = f->fnode + 1,
+	    .interrupted_id = f->interrupted_id,
+	    .depth = depth,
+	    .cpu = f->cpu,
+	    .t_entry = f->t_entry,
+	    .t_exit = t_exit,
+	    .incl_ns = DARC_NULL,
+	    .excl_ns = DARC_NULL,
+	    .children_ns = f->children,
+	    .irq_ns = f->cat[CAT_IRQ],
+	    .softirq_ns = f->cat[CAT_SOFTIRQ],
+	    .preempt_ns = f->cat[CAT_PREEMPT],
+	    .blocked_ns = f->cat[CAT_BLOCKED],
+	    .flags = f->flags | flags | (t_exit == DARC_NULL ? CALL_NO_EXIT : 0),
+	    .has_retval = f->retval != DARC_NULL,
+	    .retval = f->retval,
+	    .args = f->args,
+	    .retaddr = f->retaddr,
+	};
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.id = f->id;
-	c.task_id = tid;
-	c.func_id = f->func_id;
-	c.parent_id = parent_id;
-	c.last_id = f->last_id;
-	c.fnode_id = f->fnode + 1;
-	c.interrupted_id = f->interrupted_id;
-	c.depth = depth;
-	c.cpu = f->cpu;
-	c.t_entry = f->t_entry;
-	c.t_exit = t_exit;
-	c.children_ns = f->children;
-	c.irq_ns = f->cat[CAT_IRQ];
-	c.softirq_ns = f->cat[CAT_SOFTIRQ];
-	c.preempt_ns = f->cat[CAT_PREEMPT];
-	c.blocked_ns = f->cat[CAT_BLOCKED];
-	c.flags = f->flags | flags;
-	if (t_exit == DARC_NULL)
-		c.flags |= CALL_NO_EXIT;
-	if (c.t_entry == DARC_NULL || c.t_exit == DARC_NULL) {
-		c.incl_ns = c.excl_ns = DARC_NULL;
-	} else {
-		int64_t *part[] = {&c.blocked_ns, &c.preempt_ns, &c.softirq_ns, &c.irq_ns,
-				   &c.children_ns};
-		/* time that ran backwards (a damaged or stitched recording) can leave a
-		   part below zero: no part is negative, ever */
-		for (int i = 0; i < 5; i++)
-			if (*part[i] < 0) {
-				*part[i] = 0;
-				c.flags |= CALL_CLAMPED;
-			}
+	if (c.t_entry != DARC_NULL && c.t_exit != DARC_NULL) {
 		c.incl_ns = c.t_exit - c.t_entry;
-		c.excl_ns = c.incl_ns - c.children_ns - c.irq_ns - c.softirq_ns - c.preempt_ns -
-			    c.blocked_ns;
-		/* clock skew across CPUs can make the parts exceed the whole: trim them */
-		for (int i = 0; c.excl_ns < 0 && i < 5; i++) {
-			int64_t take = *part[i] < -c.excl_ns ? *part[i] : -c.excl_ns;
-			*part[i] -= take;
-			c.excl_ns += take;
-			c.flags |= CALL_CLAMPED;
-		}
+		c.excl_ns = excl_of(&c);
+		if (c.excl_ns < 0 ||
+		    (c.blocked_ns | c.preempt_ns | c.softirq_ns | c.irq_ns | c.children_ns) < 0)
+			clamp_parts(&c); /* rare: a part below zero, or the parts above the whole */
 	}
 	if (parent && f->last_id > parent->last_id)
 		parent->last_id = f->last_id;
@@ -460,10 +510,6 @@ static int emit_frame(struct ftree *ft, struct frame *f, struct frame *parent, i
 		ft->stats.clamped++;
 	if (c.flags & (CALL_HARDIRQ | CALL_SOFTIRQ | CALL_NMI))
 		ft->stats.irq_calls++;
-	c.has_retval = f->retval != DARC_NULL;
-	c.retval = f->retval;
-	c.args = f->args;
-	c.retaddr = f->retaddr;
 	rc = account(ft, &c) ? -1
 	     : ft->sink.call(ft->sink.ctx, &c) ? fail(ft, "cannot write a call") : 0;
 	frame_release(f);
@@ -527,7 +573,7 @@ static int detach(struct ftree *ft, struct stack *s)
 	f->det_depth = s->n - 1;
 	f->npost = 0;
 	for (int i = 0; i < s->nlog && f->npost < 4; i++) {
-		struct seg *g = &s->log[(s->logpos - 1 - i + 2 * NLOG) % NLOG];
+		struct seg *g = log_at(s, i);
 		if (g->depth == s->n - 1) {
 			f->post[f->npost++] = (struct seg_copy){g->a, g->b, g->cat};
 			g->depth = -2; /* no longer on the stack */
@@ -613,14 +659,11 @@ static int drop_detached(struct ftree *ft, struct stack *s, uint32_t flags, int3
 	return 0;
 }
 
-/* Write a call whose entry was not recorded (it is not pushed). */
-static int lone_exit(struct ftree *ft, struct stack *s, const struct frame *fr, int64_t t_exit,
-		     int32_t tid)
+/* Write the call of the frame new_frame() made, whose entry was not recorded. */
+static int lone_exit(struct ftree *ft, struct stack *s, int64_t t_exit, int32_t tid)
 {
-	struct frame *f = push(ft, s, fr);
+	struct frame *f = push(ft, s);
 
-	if (!f)
-		return fail(ft, "out of memory");
 	f->flags |= CALL_NO_ENTRY;
 	ft->stats.no_entry++;
 	return pop(ft, s, t_exit, 0, tid);
@@ -860,25 +903,68 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 
 /* ---- calls ------------------------------------------------------------------ */
 
-static int new_frame(struct ftree *ft, struct stack *s, struct frame *fr, int kind,
-		     int64_t func, uint64_t key, int64_t t, int32_t cpu)
+/*
+ * A frame for a call of @func, made in place just above the top of @s,
+ * where push() opens it (until then the stack is as it was). NULL when out
+ * of memory.
+ */
+/*
+ * The fnode of a call of @func in @s: node_get()'s, but a call's children
+ * mostly follow the order of its previous calls', so the node after its
+ * latest child (or its node's first child) is tried first. -1 when out of
+ * memory.
+ */
+static int child_node(struct ftree *ft, struct stack *s, int64_t func)
 {
 	struct frame *p = top(s);
-	int node = node_get(ft, p ? p->fnode : -1, func, s->n);
+	int guess, node;
 
+	if (!p)
+		return node_get(ft, -1, func, 0);
+	guess = p->last_child >= 0 ? ft->nodes[p->last_child].next_sibling
+				   : ft->nodes[p->fnode].first_child;
+	if (guess && ft->nodes[guess - 1].rec.func_id == func)
+		return p->last_child = guess - 1;
+	node = node_get(ft, p->fnode, func, s->n);
 	if (node < 0)
-		return fail(ft, "out of memory");
-	memset(fr, 0, offsetof(struct frame, npre)); /* what push() copies */
+		return -1;
+	if (p->last_child >= 0)
+		ft->nodes[p->last_child].next_sibling = node + 1;
+	else
+		ft->nodes[p->fnode].first_child = node + 1;
+	return p->last_child = node;
+}
+
+static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int64_t func,
+			       uint64_t key, int64_t t, int32_t cpu)
+{
+	struct frame *fr;
+	int node = child_node(ft, s, func);
+
+	if (node < 0 || GROW(s->f, s->n, s->cap, 16))
+		return fail(ft, "out of memory"), NULL;
+	/* every field up to npre, one by one (a memset of them costs more);
+	   the rest is push()'s and detach()'s */
+	fr = &s->f[s->n];
+	fr->id = fr->last_id = 0;
 	fr->func_id = func;
 	fr->fnode = node;
+	fr->last_child = -1;
 	fr->kind = kind;
 	fr->key = key;
 	fr->fg_depth = -1;
+	fr->sys_raw = 0;
+	fr->level = 0;
 	fr->cpu = cpu;
 	fr->t_entry = t;
+	fr->children = 0;
+	for (int i = 0; i < NCAT; i++)
+		fr->cat[i] = 0;
 	fr->interrupted_id = DARC_NULL;
+	fr->flags = 0;
 	fr->retval = DARC_NULL;
-	return 0;
+	fr->args = fr->retaddr = NULL;
+	return fr;
 }
 
 /*
@@ -906,29 +992,32 @@ static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, in
 static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
 		    int64_t interrupted)
 {
-	struct frame fr, *f;
+	struct frame *fr;
 
 	while (s->n && top(s)->kind == FR_FG && top(s)->fg_depth >= e->fg.depth)
 		if (detach(ft, s))
 			return -1;
 
-	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu))
+	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu);
+	if (!fr)
 		return -1;
-	fr.fg_depth = e->fg.depth;
-	fr.level = level;
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
 	if (level == LV_HARD)
-		fr.flags |= CALL_HARDIRQ;
+		fr->flags |= CALL_HARDIRQ;
 	else if (level == LV_SOFT)
-		fr.flags |= CALL_SOFTIRQ;
+		fr->flags |= CALL_SOFTIRQ;
 	else if (level == LV_NMI)
-		fr.flags |= CALL_NMI;
-	fr.interrupted_id = interrupted;
-	fr.args = e->fg.args ? strdup(e->fg.args) : NULL;
-	fr.retaddr = e->fg.retaddr ? strdup(e->fg.retaddr) : NULL;
-	f = (!e->fg.args || fr.args) && (!e->fg.retaddr || fr.retaddr) ? push(ft, s, &fr) : NULL;
-	if (!f)
-		frame_release(&fr);
-	return f ? 0 : fail(ft, "out of memory");
+		fr->flags |= CALL_NMI;
+	fr->interrupted_id = interrupted;
+	fr->args = e->fg.args ? strdup(e->fg.args) : NULL;
+	fr->retaddr = e->fg.retaddr ? strdup(e->fg.retaddr) : NULL;
+	if ((e->fg.args && !fr->args) || (e->fg.retaddr && !fr->retaddr)) {
+		frame_release(fr);
+		return fail(ft, "out of memory");
+	}
+	push(ft, s);
+	return 0;
 }
 
 static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32_t tid, int level)
@@ -937,7 +1026,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
 	uint32_t flags = 0;
 	int64_t ct;
-	struct frame fr;
+	struct frame *fr;
 
 	if (i != s->n - 1 || i < 0) {
 		int k = find_detached(s, e->fg.addr, e->fg.depth);
@@ -966,17 +1055,18 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		return close_to(ft, s, i, t_exit, tid);
 	}
 	ct = fg_calltime(ft, e, DARC_NULL, &flags);
-	if (new_frame(ft, s, &fr, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu))
+	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu);
+	if (!fr)
 		return -1;
-	fr.flags |= flags;
-	fr.retval = e->fg.retval;
-	fr.fg_depth = e->fg.depth;
-	fr.level = level;
+	fr->flags |= flags;
+	fr->retval = e->fg.retval;
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
 	if (level == LV_HARD)
-		fr.flags |= CALL_HARDIRQ;
+		fr->flags |= CALL_HARDIRQ;
 	else if (level == LV_SOFT)
-		fr.flags |= CALL_SOFTIRQ;
-	return lone_exit(ft, s, &fr, t_exit, tid);
+		fr->flags |= CALL_SOFTIRQ;
+	return lone_exit(ft, s, t_exit, tid);
 }
 
 /*
@@ -987,7 +1077,6 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 		       struct probe_rec *h)
 {
 	struct stack *s = &tk->st;
-	struct frame fr, *f;
 	int i = e->kind == AEV_PROBE_RETURN ? find_frame(s, FR_PROBE, e->probe.addr, -1) : -1;
 
 	/*
@@ -1000,12 +1089,9 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 	if (e->kind == AEV_PROBE_RETURN && s->nfg && i < 0)
 		return 0;
 	if (e->kind == AEV_PROBE_ENTRY) {
-		if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
+		if (!new_frame(ft, s, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
 			return -1;
-		f = push(ft, s, &fr);
-		if (!f)
-			return fail(ft, "out of memory");
-		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = f->id};
+		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = push(ft, s)->id};
 		return 0;
 	}
 	h->role = PROBE_RETURN;
@@ -1013,10 +1099,10 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 		h->call_id = s->f[i].id;
 		return close_to(ft, s, i, e->t, tk->tid);
 	}
-	if (new_frame(ft, s, &fr, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
+	if (!new_frame(ft, s, FR_PROBE, e->probe.func_id, e->probe.addr, DARC_NULL, e->cpu))
 		return -1;
 	h->call_id = ft->next_call + 1; /* the id lone_exit() gives it */
-	return lone_exit(ft, s, &fr, e->t, tk->tid);
+	return lone_exit(ft, s, e->t, tk->tid);
 }
 
 /* Every probe event becomes a probe_hit row; pairs also open and close calls. */
@@ -1066,7 +1152,7 @@ static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct a
 static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 {
 	struct stack *s = &tk->st;
-	struct frame fr, *f;
+	struct frame *fr;
 	int i = -1;
 
 	/*
@@ -1096,12 +1182,12 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 			return 0; /* the same entry seen by raw_syscalls and syscalls:* */
 		if (i >= 0 && close_to(ft, s, i, DARC_NULL, tk->tid)) /* its exit was lost */
 			return -1;
-		if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, e->t, e->cpu))
+		if (!(fr = new_frame(ft, s, FR_SYS, e->sys.func_id, e->sys.nr, e->t, e->cpu)))
 			return -1;
-		fr.sys_raw = e->sys.raw;
-		f = push(ft, s, &fr);
+		fr->sys_raw = e->sys.raw;
+		push(ft, s);
 		tk->closed_sys_nr = -1;
-		return f ? 0 : fail(ft, "out of memory");
+		return 0;
 	}
 	if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr) {
 		tk->closed_sys_nr = e->sys.nr;
@@ -1113,11 +1199,11 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 		tk->closed_sys_nr = -1;
 		return 0; /* the second sighting of an exit already taken */
 	}
-	if (new_frame(ft, s, &fr, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu))
+	if (!(fr = new_frame(ft, s, FR_SYS, e->sys.func_id, e->sys.nr, DARC_NULL, e->cpu)))
 		return -1;
-	fr.sys_raw = e->sys.raw;
-	fr.retval = e->sys.ret;
-	return lone_exit(ft, s, &fr, e->t, tk->tid);
+	fr->sys_raw = e->sys.raw;
+	fr->retval = e->sys.ret;
+	return lone_exit(ft, s, e->t, tk->tid);
 }
 
 /* Events were lost on @cpu: nothing open there may be paired across the gap. */

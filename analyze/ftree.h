@@ -47,6 +47,9 @@ const char *ftree_error(const struct ftree *ft);
 struct ftree_node {
 	struct fnode_rec rec;
 	struct hist incl, excl; /* complete calls only */
+	/* ftree's guesses of the next child's fnode (index + 1, 0 for none):
+	   the first under this one, the one called after this one */
+	int first_child, next_sibling;
 };
 
 int ftree_nnodes(const struct ftree *ft);

@@ -79,8 +79,11 @@ int hist_fine(uint64_t ns)
 
 int hist_add(struct hist *h, uint64_t ns)
 {
-	int fine = fine_bucket(ns);
+	return hist_add_at(h, fine_bucket(ns), ns);
+}
 
+int hist_add_at(struct hist *h, int fine, uint64_t ns)
+{
 	if (!h->n || fine < h->lo || fine >= h->lo + h->n)
 		if (grow(h, fine))
 			return -1;

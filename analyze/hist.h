@@ -34,6 +34,9 @@ int hist_add(struct hist *h, uint64_t ns);
 /* The fine bucket of @ns: floor(HIST_FINE * log2(ns)), 0 for ns < 2. */
 int hist_fine(uint64_t ns);
 
+/* hist_add() of @ns whose fine bucket, hist_fine(@ns), is known: @fine. */
+int hist_add_at(struct hist *h, int fine, uint64_t ns);
+
 /* Add every value of @src to @dst (as if hist_add()ed one by one). 0, or -1 (memory). */
 int hist_merge(struct hist *dst, const struct hist *src);
 

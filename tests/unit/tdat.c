@@ -66,7 +66,7 @@ void tdat_append(struct tdat_page *p, uint64_t ts, const void *rec, size_t len)
 	uint64_t delta = ts - p->last;
 	uint32_t words = (uint32_t)(len + 3) / 4, hdr;
 
-	if (words > 28) /* type_len 1..28 holds the size; the tests need no larger */
+	if (words > 255) /* a page holds them all; the tests need no larger */
 		abort();
 	if (delta >> 27) { /* type_len 30: a time extend, the high bits in array[0] */
 		uint32_t hi = (uint32_t)(delta >> 27);
@@ -77,8 +77,19 @@ void tdat_append(struct tdat_page *p, uint64_t ts, const void *rec, size_t len)
 		p->used += 8;
 		delta = 0;
 	}
-	hdr = words | (uint32_t)delta << 5; /* type_len: the data's 4-byte words */
-	memcpy(e, &hdr, 4);
+	if (words > 28) {
+		/* type_len 0: a longer record, its length (with the length's own
+		   4 bytes) in array[0] */
+		uint32_t n = 4 + 4 * words;
+		hdr = (uint32_t)delta << 5;
+		memcpy(e, &hdr, 4);
+		memcpy(e + 4, &n, 4);
+		e += 4;
+		p->used += 4;
+	} else {
+		hdr = words | (uint32_t)delta << 5; /* type_len: the data's 4-byte words */
+		memcpy(e, &hdr, 4);
+	}
 	memset(e + 4, 0, 4 * words);
 	memcpy(e + 4, rec, len);
 	p->used += 4 + 4 * words;

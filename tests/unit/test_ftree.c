@@ -4,6 +4,7 @@
  * sequences in, calls and intervals out, every number checked.
  */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1028,6 +1029,203 @@ START_TEST(test_raw_names_by_recording)
 }
 END_TEST
 
+/* ---- probe pairs: which entries a return probe answers ---- */
+
+#define PROBE_FMT(NAME, ID, FIELD)                                                                 \
+	"name: " NAME "\nID: " ID "\n" COMMON "\tfield:unsigned long " FIELD                       \
+	";\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n"
+
+enum { ID_P_B = 40, ID_P_C, ID_R_A, ID_R_B, ID_UP, ID_UR };
+
+#define FN_A 0xffffffff81000100ULL
+#define FN_B 0xffffffff81000200ULL
+#define FN_C 0xffffffff81000300ULL
+
+/* A probe event: its type, its task, and the function it reports. */
+struct probe_ev {
+	uint16_t type;
+	int32_t pid;
+	uint64_t addr;
+};
+
+/* For each probe entry, "NAME=1" (a call's entry) or "NAME=0" (a point). */
+static void entry_paired(const struct aev *a, struct funcs *fs, void *ctx)
+{
+	struct text *o = ctx;
+	size_t k = strlen(o->s);
+
+	if (a->kind != AEV_PROBE_ENTRY)
+		return;
+	snprintf(o->s + k, o->n - k, "%s%s=%d", k ? " " : "", funcs_get(fs, a->probe.func_id)->name,
+		 a->probe.paired);
+}
+
+/*
+ * Decode a recording with kprobes on fb and fc, kretprobes on fa and fb,
+ * and with @uprobes, a uprobe and a uretprobe on one function of a
+ * program; its events @ev, 10 ns apart. In @out, how each entry pairs.
+ */
+static void decode_probes(bool uprobes, const struct probe_ev *ev, size_t n, char *out,
+			  size_t nout)
+{
+	static const char *const fmt[][2] = {
+	    {"kprobes", PROBE_FMT("p_fb", "40", "__probe_ip")},
+	    {"kprobes", PROBE_FMT("p_fc", "41", "__probe_ip")},
+	    {"kprobes", PROBE_FMT("r_fa", "42", "__probe_func")},
+	    {"kprobes", PROBE_FMT("r_fb", "43", "__probe_func")},
+	    {"uprobes", PROBE_FMT("p_work", "44", "__probe_ip")},
+	    {"uprobes", PROBE_FMT("r_work", "45", "__probe_func")},
+	};
+	static struct tdat t;
+	struct text o = {out, nout};
+
+	tdat_init(&t, 1);
+	t.kallsyms = "ffffffff81000000 T _stext\nffffffff81000100 T fa\n"
+		     "ffffffff81000200 T fb\nffffffff81000300 T fc\n";
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]) - (uprobes ? 0 : 2); i++) {
+		t.formats[t.nformats].system = fmt[i][0];
+		t.formats[t.nformats++].text = fmt[i][1];
+	}
+	tdat_page(&t, 0, 1000, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b[16] = {0};
+
+		memcpy(b, &ev[i].type, 2);
+		memcpy(b + 4, &ev[i].pid, 4);
+		memcpy(b + 8, &ev[i].addr, 8);
+		tdat_event(&t, 0, 1000 + 10 * i, b, sizeof(b));
+	}
+	out[0] = 0;
+	decode_each(&t, entry_paired, &o);
+}
+
+/*
+ * A uretprobe reports the function at its address in each process: two
+ * processes that map the program at different addresses pair their own
+ * entries, though every return-probe type was seen before the second.
+ */
+START_TEST(test_uretprobe_addresses)
+{
+	static const struct probe_ev ev[] = {
+	    {ID_R_A, 7, FN_A},	       {ID_UR, 8, 0x401000},
+	    {ID_R_B, 7, FN_B},	       {ID_UP, 9, 0x402000},
+	    {ID_UP, 10, 0x403000}, /* a process whose return never comes */
+	    {ID_UR, 9, 0x402000},
+	};
+	char got[256];
+
+	decode_probes(true, ev, sizeof(ev) / sizeof(ev[0]), got, sizeof(got));
+	ck_assert_str_eq(got, "p_work=1 p_work=0");
+}
+END_TEST
+
+/* A kretprobe first seen after the entries it pairs with still pairs them. */
+START_TEST(test_kretprobe_late)
+{
+	static const struct probe_ev ev[] = {
+	    {ID_R_A, 7, FN_A}, {ID_P_B, 7, FN_B}, {ID_P_C, 7, FN_C},
+	    {ID_R_A, 7, FN_A}, {ID_R_B, 7, FN_B}, {ID_P_B, 7, FN_B},
+	};
+	char got[256];
+
+	decode_probes(false, ev, sizeof(ev) / sizeof(ev[0]), got, sizeof(got));
+	ck_assert_str_eq(got, "fb=1 fc=0 fb=1");
+}
+END_TEST
+
+/* The args of each probe entry, one per line. */
+static void entry_args(const struct aev *a, struct funcs *fs, void *ctx)
+{
+	struct text *o = ctx;
+	size_t k = strlen(o->s);
+
+	(void)fs;
+	if (a->kind == AEV_PROBE_ENTRY)
+		snprintf(o->s + k, o->n - k, "%s\n", a->probe.args);
+}
+
+/*
+ * A kprobe hit with @path (@len bytes), an int, a pointer, a long and an
+ * array as its fetch args (the layout of PROBE_ARGS_FMT), at @ts.
+ */
+static void args_rec(struct tdat *t, uint64_t ts, const char *path, uint16_t len)
+{
+	uint8_t b[512] = {0};
+	uint16_t type = 46;
+	int32_t pid = 7, n = -5;
+	uint32_t loc = (uint32_t)len << 16 | 44;
+	uint64_t ip = FN_A, p = FN_C;
+	int64_t neg = INT64_MIN;
+
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &ip, 8);
+	memcpy(b + 16, &loc, 4);
+	memcpy(b + 20, &n, 4);
+	memcpy(b + 24, &p, 8);
+	memcpy(b + 32, &neg, 8);
+	memcpy(b + 40, "\1\2\3\4", 4);
+	memcpy(b + 44, path, len);
+	tdat_event(t, 0, ts, b, 44 + len);
+}
+
+#define PROBE_ARGS_FMT                                                                             \
+	"name: p_args\nID: 46\n" COMMON                                                            \
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"                       \
+	"\tfield:__data_loc char[] path;\toffset:16;\tsize:4;\tsigned:0;\n"                        \
+	"\tfield:int n;\toffset:20;\tsize:4;\tsigned:1;\n"                                         \
+	"\tfield:unsigned long p;\toffset:24;\tsize:8;\tsigned:0;\n"                               \
+	"\tfield:long neg;\toffset:32;\tsize:8;\tsigned:1;\n"                                      \
+	"\tfield:int arr[1];\toffset:40;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n"
+
+/* What jansson writes for the args of args_rec(): the JSON darc's must equal. */
+static void args_by_jansson(const char *path, char *out, size_t n)
+{
+	json_t *o = json_object();
+	char *s;
+
+	json_object_set_new(o, "path", json_string(path));
+	json_object_set_new(o, "n", json_integer(-5));
+	json_object_set_new(o, "p", json_string("0xffffffff81000300"));
+	json_object_set_new(o, "neg", json_integer(INT64_MIN));
+	json_object_set_new(o, "arr", json_null());
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	ck_assert_ptr_nonnull(s);
+	snprintf(out + strlen(out), n - strlen(out), "%s\n", s);
+	free(s);
+	json_decref(o);
+}
+
+/*
+ * A probe's args in JSON, as jansson writes them: every ASCII character
+ * (escaped where JSON wants it), a string past ASCII, each kind of number.
+ */
+START_TEST(test_probe_args_json)
+{
+	static struct tdat t;
+	char ascii[128], got[2048] = "", want[2048] = "";
+	struct text o = {got, sizeof(got)};
+	const char *utf8 = "caf\xc3\xa9 \xf0\x9f\x90\xa7";
+
+	for (int c = 1; c < 128; c++)
+		ascii[c - 1] = (char)c;
+	ascii[127] = 0;
+	tdat_init(&t, 1);
+	t.kallsyms = "ffffffff81000000 T _stext\nffffffff81000100 T fa\n";
+	t.formats[t.nformats].system = "kprobes";
+	t.formats[t.nformats++].text = PROBE_ARGS_FMT;
+	tdat_page(&t, 0, 1000, 0);
+	args_rec(&t, 1000, ascii, sizeof(ascii));
+	args_rec(&t, 1010, utf8, strlen(utf8) + 1);
+	args_rec(&t, 1020, "", 0);
+	decode_each(&t, entry_args, &o);
+	args_by_jansson(ascii, want, sizeof(want));
+	args_by_jansson(utf8, want, sizeof(want));
+	args_by_jansson("", want, sizeof(want));
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
 /* ---- a 5.15 kernel's irq events, written as a trace.dat ---- */
 
 #define IRQ_FMT(NAME, ID, FIELDS) "name: " NAME "\nID: " ID "\n" COMMON FIELDS "\nprint fmt: \"\"\n"
@@ -1190,6 +1388,9 @@ static Suite *ftree_suite(void)
 	tc = tcase_create("decode");
 	tcase_add_test(tc, test_raw_names_by_table);
 	tcase_add_test(tc, test_raw_names_by_recording);
+	tcase_add_test(tc, test_uretprobe_addresses);
+	tcase_add_test(tc, test_kretprobe_late);
+	tcase_add_test(tc, test_probe_args_json);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_softirq_on_irq_exit_5_15);
 	suite_add_tcase(s, tc);
