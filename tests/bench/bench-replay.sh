@@ -9,7 +9,8 @@
 # reads; the first makes the indexes a replay uses, the second is a replay)
 # and darc explain. Prints wall seconds, CPU seconds and peak RSS of every
 # run, from one run, each replay's CPU time over the analysis's, and how
-# much faster darc analyze is than trace-cmd report --profile. Then the 16x
+# much faster darc analyze is than trace-cmd report --profile (the two
+# taking turns, best of 3 each). Then the 16x
 # recording, converted to zstd v7 by trace-cmd, is parsed by darc info
 # against zstd -d on the same compressed chunks (v7-chunks.py).
 #
@@ -41,7 +42,6 @@ timed() {
 	/usr/bin/time -f '%e %U %S %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
 		die "$name failed: $(head -n 1 "$out/err.txt")"
 	read -r t u s rss <"$out/time.txt"
-	wall=$t
 	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
 	awk -v k="$k" -v n="$events" -v name="$name" -v t="$t" -v c="$cpu" -v r="$rss" \
 		-v a="${ta:-}" 'BEGIN {
@@ -68,7 +68,6 @@ runs() {
 	ta=
 	timed "darc analyze$tag" "$bin" analyze -q -o "$db" "$dat"
 	ta=$cpu
-	da+=("$tag $wall $cpu")
 	cp "$db" "$out/replay.db"
 	timed "darc paths --peak 2 (first)$tag" "$bin" paths "$out/replay.db" --root vfs_read --peak 2
 	timed "darc paths --peak 2 (again)$tag" "$bin" paths "$out/replay.db" --root vfs_read --peak 2
@@ -77,23 +76,66 @@ runs() {
 	rm -f "$out/replay.db"
 }
 
+# turns ARGV_FN NAME...: the commands ARGV_FN names (it sets argv for a
+# NAME) taking turns, 3 rounds: this machine's speed drifts by a third over
+# minutes, so only runs made side by side compare. Leaves each one's best
+# wall time in bw[] and that run's CPU time in bc[], in the order of NAMEs.
+turns() {
+	local fn=$1 i t u s
+	shift
+	bw=() bc=()
+	for _ in 1 2 3; do
+		i=0
+		for name in "$@"; do
+			"$fn" "$name"
+			rm -f "$out/turn.db"
+			/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${argv[@]}" >/dev/null 2>"$out/err.txt" ||
+				die "$name failed: $(head -n 1 "$out/err.txt")"
+			read -r t u s <"$out/time.txt"
+			if [[ -z ${bw[$i]:-} ]] || awk -v a="$t" -v b="${bw[$i]}" 'BEGIN { exit !(a < b) }'; then
+				bw[i]=$t
+				bc[i]=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+			fi
+			i=$((i + 1))
+		done
+	done
+	rm -f "$out/turn.db"
+}
+
+analyze_argv() {
+	case $1 in
+	trace-cmd*) argv=(trace-cmd report --profile "$dat") ;;
+	*before*) argv=("$before" analyze -q -o "$out/turn.db" "$dat") ;;
+	*) argv=("$darc" analyze -q -o "$out/turn.db" "$dat") ;;
+	esac
+}
+
+# race: the analyses against trace-cmd report --profile (turns), and how
+# much faster each is than it
+race() {
+	local -a names=("trace-cmd report --profile")
+	local j
+	[[ -z $before ]] || names+=("darc analyze (before)")
+	names+=("darc analyze")
+	turns analyze_argv "${names[@]}"
+	for j in "${!names[@]}"; do
+		awk -v k="$k" -v n="$events" -v name="${names[$j]}" -v t="${bw[$j]}" -v c="${bc[$j]}" \
+			-v t0="${bw[0]}" -v c0="${bc[0]}" 'BEGIN {
+			printf "%-5s %9s  %-38s %7.2f %7.2f", k "x", n, name " (best of 3)", t, c
+			if (name !~ /^trace-cmd/)
+				printf "   %.2fx faster than trace-cmd --profile (wall), %.2fx (CPU)", t0 / t, c0 / c
+			printf "\n" }'
+	done
+}
+
 for k in 1 4 16; do
 	dat=$out/replay-x$k.dat db=$out/replay-x$k.db
 	python3 "$bench_dir/repeat-v6.py" "$src" "$dat" $((k * base)) >/dev/null ||
 		die "repeat-v6.py failed for $k"
 	events=$((k * base * per_copy))
-	da=()
 	[[ -z $before ]] || runs " (before)" "$before"
 	runs "" "$darc"
-	ta=
-	timed "trace-cmd report --profile" trace-cmd report --profile "$dat"
-	for r in "${da[@]}"; do
-		read -r -a f <<<"$r"
-		awk -v k="$k" -v tag="${r% * *}" -v w="$wall" -v c="$cpu" -v wa="${f[-2]}" \
-			-v ca="${f[-1]}" 'BEGIN {
-			printf "%-5s darc analyze%s is %.2fx faster than trace-cmd report --profile (wall), %.2fx (CPU)\n",
-				k "x", tag, w / wa, c / ca }'
-	done
+	race
 	[[ $k == 16 ]] || rm -f "$dat"
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
@@ -105,21 +147,12 @@ build_c "$out/sqlite-wall" "$bench_dir/sqlite-wall.c" -Wno-unused-parameter -lsq
 "$out/sqlite-wall" "$out/replay-x16.db" "$out/wall.db" | sed 's/^/  /'
 rm -f "$out/wall.db"
 
-# best NAME CMD...: the best wall time of 3 runs of CMD, with its CPU seconds
-best() {
-	local name=$1 t u s bt='' bc
-	shift
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
-			die "$name failed: $(head -n 1 "$out/err.txt")"
-		read -r t u s <"$out/time.txt"
-		if [[ -z $bt ]] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then
-			bt=$t
-			bc=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-		fi
-	done
-	awk -v n="$events" -v name="$name" -v t="$bt" -v c="$bc" 'BEGIN {
-		printf "  %-40s %7.2f %7.2f %9.1f\n", name, t, c, n / t / 1e6 }'
+parse_argv() {
+	case $1 in
+	zstd*) argv=(zstd -q -d -c "$out/replay-x16.zst") ;;
+	*before*) argv=("$before" info "$v7") ;;
+	*) argv=("$darc" info "$v7") ;;
+	esac
 }
 
 # parsing zstd v7: the 16x recording converted by trace-cmd, read by darc
@@ -132,9 +165,14 @@ trace-cmd convert --file-version 7 --compression zstd -i "$dat" -o "$v7" >/dev/n
 python3 "$bench_dir/v7-chunks.py" "$v7" "$out/replay-x16.zst" >/dev/null ||
 	die "v7-chunks.py failed"
 rm -f "$dat"
-printf 'parsing zstd v7, %s events, best of 3:\n' "$events"
+printf 'parsing zstd v7, %s events, taking turns, best of 3:\n' "$events"
 printf '  %-40s %7s %7s %9s\n' command "wall s" "cpu s" "M ev/s"
-[[ -z $before ]] || best "darc info (v7, zstd) (before)" "$before" info "$v7"
-best "darc info (v7, zstd)" "$darc" info "$v7"
-best "zstd -d on its chunks" zstd -q -d -c "$out/replay-x16.zst"
+names=()
+[[ -z $before ]] || names+=("darc info (v7, zstd) (before)")
+names+=("darc info (v7, zstd)" "zstd -d on its chunks")
+turns parse_argv "${names[@]}"
+for j in "${!names[@]}"; do
+	awk -v n="$events" -v name="${names[$j]}" -v t="${bw[$j]}" -v c="${bc[$j]}" 'BEGIN {
+		printf "  %-40s %7.2f %7.2f %9.1f\n", name, t, c, n / t / 1e6 }'
+done
 rm -f "$v7" "$out/replay-x16.zst"
