@@ -120,6 +120,30 @@ static int usage_error(const char *name, const char *fmt, ...)
 	return EXIT_INPUT;
 }
 
+/*
+ * The long options of @opts that @word (up to an '=') begins, "--a or --b"
+ * into @buf; how many. getopt_long() takes a prefix of one option, and
+ * refuses one of two or more: darc names them.
+ */
+static int options_begun(const struct option *opts, const char *word, char *buf, size_t size)
+{
+	size_t len = strcspn(word, "="), at = 0;
+	int n = 0;
+
+	buf[0] = 0;
+	for (const struct option *o = opts; len && o->name; o++) {
+		if (strncmp(o->name, word, len))
+			continue;
+		if (o->name[len] == 0)
+			return 0; /* the whole name of one: not ambiguous */
+		n++;
+		if (at < size)
+			at += (size_t)snprintf(buf + at, size - at, "%s--%s", n > 1 ? " or " : "",
+					       o->name);
+	}
+	return n;
+}
+
 /* An unknown option @given: the close ones of this command, else the commands that have it. */
 static int unknown_option(const struct cmd *cmd, const char *name, const char *given)
 {
@@ -127,6 +151,9 @@ static int unknown_option(const struct cmd *cmd, const char *name, const char *g
 	const char *close = NULL;
 	int best = suggest_close(word) + 1;
 	char have[256];
+
+	if (given[1] == '-' && options_begun(cmd->opts, word, have, sizeof(have)) > 1)
+		return usage_error(name, "ambiguous option '%s': %s?", given, have);
 
 	for (const struct option *o = cmd->opts; *word && o->name; o++) {
 		int d = suggest_distance(word, o->name);

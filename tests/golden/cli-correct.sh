@@ -66,6 +66,33 @@ for c in $commands; do
 	[ ${#opt} -ge 5 ] &&
 		bad "^darc $c: unknown option '--$(slip "$opt" 2)'; did you mean --$opt\?" \
 		"$c" "--$(slip "$opt" 2)" $(operands "$c")
+	# the common start of two of its help's long options (neither the start
+	# of the other): getopt_long refuses it as ambiguous, darc names them all
+	amb=$(grep -oE -- '--[a-z][a-z-]+' "$tmp/help" | sort -u | sed 's/^--//' | awk '
+		{ o[n++] = $0 }
+		END {
+			for (i = 0; i < n; i++)
+				for (j = i + 1; j < n; j++) {
+					a = o[i]; b = o[j]; k = 0
+					while (k < length(a) && substr(a, k + 1, 1) == substr(b, k + 1, 1))
+						k++
+					if (k >= 2 && k < length(a) && k < length(b)) {
+						print substr(a, 1, k); exit
+					}
+				}
+		}')
+	if [ -n "$amb" ]; then
+		want=$(grep -oE -- "--${amb}[a-z-]*" "$tmp/help" | sort -u | tr '\n' ' ')
+		"$darc" "$c" "--$amb" $(operands "$c") >/dev/null 2>"$tmp/err"
+		rc=$? miss=
+		for w in $want; do grep -qF -- "$w" "$tmp/err" || miss="$miss $w"; done
+		if [ $rc = 2 ] && grep -q "^darc $c: ambiguous option '--$amb': " "$tmp/err" &&
+			[ -z "$miss" ] && [ "$(wc -l <"$tmp/err")" = 1 ]; then
+			ok "darc $c --$amb: $(cat "$tmp/err")"
+		else
+			not_ok "darc $c --$amb (exit $rc; want 2, 'ambiguous option' and$miss): $(cat "$tmp/err")"
+		fi
+	fi
 	# an option with an argument (its help says '--opt WORD'), last, without it
 	arg_opt=$(grep -oE -- '--[a-z-]+ [A-Z]+' "$tmp/help" | head -1 | cut -d' ' -f1)
 	if [ -n "$arg_opt" ]; then
