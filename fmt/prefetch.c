@@ -49,8 +49,8 @@ struct pstream {
 	int failed;		 /* a chunk failed: no more are claimed (its slot says why) */
 	int cpu;
 	uint64_t carry;		 /* consumer: lost events no chunk's event has carried yet */
-	const uint8_t *read_from, *read_to; /* consumer: file pages read, not yet given back */
-	const uint8_t *released; /* compressed data before this was given back */
+	const uint8_t *released; /* the file's data before this was given back: compressed
+				    chunks by the producers, pages by the reader */
 	struct slot slots[NSLOT];
 };
 
@@ -115,6 +115,15 @@ static void map_in(const uint8_t *from, const uint8_t *to)
 }
 
 #define RELEASE_BATCH (4u << 20) /* release read file pages 4 MiB at a time */
+
+/*
+ * Whether the file's data read from @released to @to is a batch to give
+ * back: a few MiB at a time, as each madvise flushes the TLBs of every CPU.
+ */
+static inline bool release_due(const uint8_t *released, const uint8_t *to)
+{
+	return (size_t)(to - released) >= RELEASE_BATCH;
+}
 
 #define WFAIL(...) (fmt_errf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
 
@@ -346,7 +355,7 @@ static void claim(struct prefetch *p, struct pstream *s, struct slot *sl)
 	sl->usize = rd_u32(&s->chunks);
 	sl->cdata = rd_bytes(&s->chunks, sl->csize);
 	s->left = sl->cdata ? s->left - 1 : 0; /* past the end: produce() says so */
-	if (sl->cdata && (size_t)(sl->cdata - s->released) > RELEASE_BATCH) {
+	if (sl->cdata && release_due(s->released, sl->cdata)) {
 		sl->rel_from = s->released;
 		sl->rel_to = s->released = sl->cdata;
 	}
@@ -441,6 +450,7 @@ static int init_stream(struct prefetch *p, struct pstream *s, const struct prefe
 {
 	s->cpu = src->cpu;
 	s->compressed = src->compressed;
+	s->released = src->data;
 	if (!s->compressed) {
 		s->pages = src->data;
 		s->len = src->len;
@@ -448,7 +458,6 @@ static int init_stream(struct prefetch *p, struct pstream *s, const struct prefe
 		return 0;
 	}
 	s->chunks = rd_init(src->data, src->len, p->conf.swap);
-	s->released = src->data;
 	s->left = rd_u32(&s->chunks);
 	if (s->chunks.bad)
 		return fmt_errf(err, p->path, "cpu %d: truncated chunk count", s->cpu);
@@ -572,14 +581,10 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 
 	if (s->holds && !s->compressed) {
 		struct slot *old = &s->slots[s->head % p->nslot];
-		/* the reader is done with these pages of the file: give them back
-		   a few MiB at a time (each madvise flushes TLBs on every CPU) */
-		if (!s->read_from)
-			s->read_from = old->from;
-		s->read_to = old->to;
-		if ((size_t)(s->read_to - s->read_from) >= RELEASE_BATCH) {
-			fmt_release_pages(s->read_from, s->read_to);
-			s->read_from = s->read_to;
+		/* the reader is done with these pages of the file */
+		if (release_due(s->released, old->to)) {
+			fmt_release_pages(s->released, old->to);
+			s->released = old->to;
 		}
 	}
 	pthread_mutex_lock(&p->lock);
