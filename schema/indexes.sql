@@ -1,10 +1,10 @@
 -- SPDX-License-Identifier: MIT
 -- darc schema: the indexes db_finish() creates after the load. Sorting once
--- at the end is cheaper than keeping an index up to date row by row, except
--- for call_parent (tables.sql). On the calls (call_base) each one costs about
--- 0.6 s per 2.8 M rows here (tests/bench/bench-db.c -i prints them), so they
--- are in call-indexes.sql, built when darc analyze is given --indexes (a full
--- scan of call_base takes about 0.12 s per 2.8 M rows without them).
+-- at the end is cheaper than keeping an index up to date row by row. On the
+-- calls (call_base) each one costs about 0.6 s per 2.8 M rows here
+-- (tests/bench/bench-db.c -i prints them), so they are in call-indexes.sql,
+-- built when darc analyze is given --indexes (a full scan of call_base takes
+-- about 0.12 s per 2.8 M rows without them).
 
 CREATE INDEX fnode_parent ON fnode(parent_id);
 CREATE INDEX fnode_func ON fnode(func_id);

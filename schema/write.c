@@ -8,11 +8,12 @@
  * at a time: one INSERT ... SELECT from a virtual table over the block's
  * rows of that table (over a run of them for the calls). Calls finish in no
  * order of id (a parent after its children); a window puts them back in
- * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist, so memory stays
- * bounded and a producer that outruns SQLite waits for a free block. The
- * database is a fresh file nobody else sees until db_finish() renames it, so
- * SQLite runs with no journal, no syncs and an exclusive lock; the indexes
- * but call_parent (schema/tables.sql) are built once, after the load.
+ * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist,
+ * so memory stays bounded and a producer that outruns SQLite waits for a
+ * free block. The database is a fresh file nobody else sees until
+ * db_finish() renames it, so SQLite runs with no journal, no syncs and an
+ * exclusive lock; the indexes (schema/indexes.sql, and call-indexes.sql
+ * when asked) are built once, after the load.
  */
 #include "write.h"
 
