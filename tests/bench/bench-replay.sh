@@ -33,17 +33,23 @@ src=$repo_dir/samples/vm-odirect-v6.dat
 need_cmd python3 trace-cmd zstd
 mkdir -p "$out"
 
+# run1 NAME CMD...: one run of CMD, its output kept in replay.out; sets wall,
+# cpu (user + system seconds) and rss (KiB)
+run1() {
+	local name=$1 u s
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
+		die "$name failed: $(head -n 1 "$out/err.txt")"
+	read -r wall u s rss <"$out/time.txt"
+	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+}
+
 # timed NAME CMD...: one run of CMD; prints its wall and CPU seconds and peak
 # RSS, and its CPU time over the analysis's ($ta, once set): on a machine
 # that other work shares, CPU time says more than wall time.
 timed() {
-	local name=$1 t u s rss
-	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$out/time.txt" "$@" >"$out/replay.out" 2>"$out/err.txt" ||
-		die "$name failed: $(head -n 1 "$out/err.txt")"
-	read -r t u s rss <"$out/time.txt"
-	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-	awk -v k="$k" -v n="$events" -v name="$name" -v t="$t" -v c="$cpu" -v r="$rss" \
+	run1 "$@"
+	awk -v k="$k" -v n="$events" -v name="$1" -v t="$wall" -v c="$cpu" -v r="$rss" \
 		-v a="${ta:-}" 'BEGIN {
 		printf "%-5s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
 		if (a != "") printf " %9.2f", c / a
@@ -81,7 +87,7 @@ runs() {
 # minutes, so only runs made side by side compare. Leaves each one's best
 # wall time in bw[] and that run's CPU time in bc[], in the order of NAMEs.
 turns() {
-	local fn=$1 i t u s
+	local fn=$1 i
 	shift
 	bw=() bc=()
 	for _ in 1 2 3; do
@@ -89,17 +95,15 @@ turns() {
 		for name in "$@"; do
 			"$fn" "$name"
 			rm -f "$out/turn.db"
-			/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${argv[@]}" >/dev/null 2>"$out/err.txt" ||
-				die "$name failed: $(head -n 1 "$out/err.txt")"
-			read -r t u s <"$out/time.txt"
-			if [[ -z ${bw[$i]:-} ]] || awk -v a="$t" -v b="${bw[$i]}" 'BEGIN { exit !(a < b) }'; then
-				bw[i]=$t
-				bc[i]=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+			run1 "$name" "${argv[@]}"
+			if [[ -z ${bw[$i]:-} ]] || awk -v a="$wall" -v b="${bw[$i]}" 'BEGIN { exit !(a < b) }'; then
+				bw[i]=$wall
+				bc[i]=$cpu
 			fi
 			i=$((i + 1))
 		done
 	done
-	rm -f "$out/turn.db"
+	rm -f "$out/turn.db" "$out/replay.out"
 }
 
 analyze_argv() {
