@@ -64,6 +64,7 @@ struct decoder {
 		int64_t off; /* event clock - function_graph's clock */
 		int64_t cand; /* an implausible gap, waiting for a second like it */
 		int ncand;
+		int sure;     /* off rests on more than one gap */
 	} *off;		  /* per CPU */
 	int noff;
 	int same_clock;	  /* the events use function_graph's clock (local) */
@@ -744,25 +745,37 @@ static struct fg_off *fg_off_of(struct decoder *d, int cpu)
 }
 
 /*
- * Is @gap (exit event time - rettime) what the offset allows? Returns 1, or 0
- * for an implausible one, which moves the offset only when a second gap
- * agrees with it (then it was the offset that was wrong).
+ * Is @gap (exit event time - rettime) what the offset allows? Returns 1; 2 when
+ * the offset is this gap alone (the CPU's first exit); or 0 for an implausible
+ * one, which moves the offset only when a second gap agrees with it (then it
+ * was the offset that was wrong). A first exit written late (an interrupt
+ * between the return and its event) makes the offset too large: the second
+ * exit's smaller gap, if within FG_LATE of it, corrects it at once.
  */
 static int fg_gap_ok(struct fg_off *o, int64_t gap)
 {
 	if (!o->known) {
 		o->known = 1;
 		o->off = o->fixed ? 0 : gap;
+		o->sure = 0;
+		return o->fixed ? 1 : 2;
 	}
 	if (gap >= o->off - (o->fixed ? 0 : FG_SLACK) && gap <= o->off + FG_LATE) {
 		if (gap < o->off)
 			o->off = gap;
+		o->sure = 1;
+		return 1;
+	}
+	if (!o->fixed && !o->sure && gap < o->off && gap >= o->off - FG_LATE) {
+		o->off = gap;
+		o->sure = 1;
 		return 1;
 	}
 	if (o->ncand && gap >= o->cand - FG_SLACK && gap <= o->cand + FG_SLACK) {
 		o->off = gap < o->cand ? gap : o->cand;
 		o->fixed = 0;
 		o->ncand = 0;
+		o->sure = 1;
 		return 1;
 	}
 	o->cand = gap;
@@ -780,23 +793,29 @@ static int fg_gap_ok(struct fg_off *o, int64_t gap)
  * rettime - calltime, is left exactly as recorded. Times that cannot be true
  * (a damaged recording: the exit long after the return or before it, the
  * call before the recording could start, or ending before it started) are
- * dropped and the exit marked bad_time: they never move the offset.
+ * dropped and the exit marked bad_time: they never move the offset. Its
+ * duration stays in fg.dur, and fg.new_off says when the offset came from
+ * this exit alone (one that was written late sets it too large: ftree.c
+ * places such calls at their entry events).
  */
 static int fg_clock(struct decoder *d, struct aev *out)
 {
 	struct fg_off *o;
 	int64_t ct = out->fg.calltime;
+	int ok;
 
 	if (out->cpu < 0 || out->cpu > 65535)
 		return 0;
 	o = fg_off_of(d, out->cpu);
 	if (!o)
 		return -1;
-	if (!fg_gap_ok(o, out->t - out->fg.rettime)) {
+	ok = fg_gap_ok(o, out->t - out->fg.rettime);
+	if (!ok) {
 		out->fg.rettime = out->fg.calltime = DARC_NULL;
 		out->fg.bad_time = 1;
 		return 0;
 	}
+	out->fg.new_off = ok == 2;
 	out->fg.rettime += o->off;
 	if (ct != DARC_NULL)
 		ct += o->off;
@@ -1209,8 +1228,8 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 	out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
 	if (out->fg.func_id < 0)
 		return -1;
-	out->fg.bad_time = 0;
-	out->fg.calltime = out->fg.rettime = out->fg.retval = DARC_NULL;
+	out->fg.bad_time = out->fg.new_off = 0;
+	out->fg.calltime = out->fg.rettime = out->fg.retval = out->fg.dur = DARC_NULL;
 	out->fg.args = out->fg.retaddr = NULL;
 	if (t->kind == AEV_FG_ENTRY)
 		return fg_entry_values(d, t, ev, out) ? -1 : 0;
@@ -1218,6 +1237,9 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 	out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
 	if (t->f[4])
 		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
+	if (out->fg.calltime != DARC_NULL && out->fg.rettime != DARC_NULL &&
+	    out->fg.rettime >= out->fg.calltime)
+		out->fg.dur = out->fg.rettime - out->fg.calltime;
 	if (out->fg.rettime != DARC_NULL && fg_clock(d, out))
 		return -1;
 	return 0;

@@ -74,6 +74,12 @@ struct aev {
 			int64_t calltime, rettime; /* exit only; DARC_NULL if absent or implausible */
 			int irq_entry;		   /* the function is an interrupt entry point */
 			int bad_time;		   /* exit: its calltime/rettime were implausible */
+			int64_t dur;		   /* exit: rettime - calltime as recorded (its
+						      own duration, kept when bad_time), else
+						      DARC_NULL */
+			int new_off;		   /* exit: the clock offset that placed its times
+						      rests on this exit alone (the first on its
+						      CPU, or the first after a jump) */
 			int64_t retval;		   /* exit: the return value (funcgraph-retval),
 						      DARC_NULL if not recorded */
 			const char *args;	   /* entry: its arguments as a JSON object

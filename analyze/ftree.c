@@ -590,9 +590,13 @@ static int detach(struct ftree *ft, struct stack *s)
  * (DARC_NULL if unseen), or DARC_NULL, with CALL_BAD_TIME added to @flags,
  * when the exit's times were implausible or calltime cannot be this call's:
  * after its entry event, long before it, or long before the recording began.
+ * But a calltime after the entry event when the clock offset rests on this
+ * exit alone (decode.c: its CPU's first, written late) says the offset was
+ * too large: the call is placed at its entry event, and *@t_exit there plus
+ * function_graph's duration.
  */
 static int64_t fg_calltime(const struct ftree *ft, const struct aev *e, int64_t t_entry,
-			   uint32_t *flags)
+			   uint32_t *flags, int64_t *t_exit)
 {
 	int64_t ct = e->fg.calltime;
 
@@ -600,6 +604,11 @@ static int64_t fg_calltime(const struct ftree *ft, const struct aev *e, int64_t 
 		*flags |= CALL_BAD_TIME;
 	if (ct == DARC_NULL)
 		return ct;
+	if (t_entry != DARC_NULL && ct > t_entry + FG_SLACK && e->fg.new_off &&
+	    e->fg.dur != DARC_NULL) {
+		*t_exit = t_entry + e->fg.dur;
+		return t_entry;
+	}
 	if (t_entry != DARC_NULL ? ct > t_entry + FG_SLACK || ct < t_entry - FG_LATE
 				 : ct < ft->t_first - FG_EARLY) {
 		*flags |= CALL_BAD_TIME;
@@ -615,7 +624,7 @@ static int finish_detached(struct ftree *ft, struct stack *s, int k, const struc
 	struct frame f = s->det[k];
 	struct frame *parent = NULL;
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
-	int64_t ct = fg_calltime(ft, e, f.t_entry, &f.flags);
+	int64_t ct = fg_calltime(ft, e, f.t_entry, &f.flags, &t_exit);
 
 	s->det[k] = s->det[--s->ndet];
 	f.retval = e->fg.retval;
@@ -1037,7 +1046,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 	if (i >= 0) {
 		/* function_graph's own times: the duration trace-cmd prints */
 		struct frame *f = &s->f[i];
-		ct = fg_calltime(ft, e, f->t_entry, &f->flags);
+		ct = fg_calltime(ft, e, f->t_entry, &f->flags, &t_exit);
 		if (ct != DARC_NULL && i == s->n - 1 && f->t_entry != DARC_NULL && ct < f->t_entry) {
 			for (int k = 0; k < f->npre && i > 0; k++) {
 				int64_t a = f->pre[k].a > ct ? f->pre[k].a : ct;
@@ -1054,7 +1063,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		f->retval = e->fg.retval;
 		return close_to(ft, s, i, t_exit, tid);
 	}
-	ct = fg_calltime(ft, e, DARC_NULL, &flags);
+	ct = fg_calltime(ft, e, DARC_NULL, &flags, &t_exit);
 	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, ct, e->cpu);
 	if (!fr)
 		return -1;

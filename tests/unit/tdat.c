@@ -182,7 +182,15 @@ long tdat_write(const struct tdat *t, const char *path)
 	put(f, "42 worker\n1 init\n", 17); /* saved cmdlines */
 	put32(f, t->ncpus);
 	put(f, "options  ", 10);
-	put(f, "\0\0", 2); /* no options */
+	if (t->clock) { /* TRACECLOCK (4): trace_clock's text, the one in use bracketed */
+		char text[64];
+		int n = snprintf(text, sizeof(text), "local [%s]", t->clock) + 1;
+
+		put(f, "\4\0", 2);
+		put32(f, (uint32_t)n);
+		put(f, text, (size_t)n);
+	}
+	put(f, "\0\0", 2); /* the end of the options */
 	put(f, "flyrecord", 10);
 	table = ftell(f);
 	data = (table + 16 * t->ncpus + page - 1) / page * page;

@@ -27,6 +27,7 @@ struct tdat {
 	int npages[TDAT_MAXCPU];
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */
+	const char *clock;    /* the trace clock in use ("mono"), or NULL: no option */
 	/* more formats besides test:tick: the ftrace ones (funcgraph_entry, ...), a
 	   NULL-terminated list (or NULL), and of other systems, one each */
 	const char *const *ftrace_formats;

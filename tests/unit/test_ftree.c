@@ -1357,6 +1357,74 @@ START_TEST(test_softirq_on_irq_exit_5_15)
 }
 END_TEST
 
+#define FG_FMT(NAME, ID, FIELDS)                                                                   \
+	"name: " NAME "\nID: " ID "\n" COMMON                                                      \
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"                            \
+	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n" FIELDS "\nprint fmt: \"\"\n"
+
+/* A function_graph entry or @exit of func 0xffffffff81000100 + @f, depth 0, task 7. */
+static void fg_rec(struct tdat *t, uint64_t ts, int f, int exit, int64_t ct, int64_t rt)
+{
+	uint8_t r[40] = {0};
+	uint16_t type = exit ? 10 : 11;
+	int32_t pid = 7;
+	uint64_t func = 0xffffffff81000100ULL + (uint64_t)f;
+
+	memcpy(r, &type, 2);
+	memcpy(r + 4, &pid, 4);
+	memcpy(r + 8, &func, 8);
+	if (exit) {
+		memcpy(r + 24, &ct, 8);
+		memcpy(r + 32, &rt, 8);
+	}
+	tdat_event(t, 0, ts, r, exit ? 40 : 24);
+}
+
+/*
+ * With the mono clock, function_graph's own times (local) are moved onto the
+ * events' by an offset estimated from the exits. The CPU's first exit here
+ * was written 5 ms after its return (an interrupt came between): the offset
+ * it gives is 5 ms too large, and the second exit's gap shows it. Each call's
+ * duration is still rettime - calltime, as trace-cmd prints it: 30010, 2010,
+ * 3010; the fourth exit's rettime is damaged (50 ms late), and only that one
+ * call falls back to its events' times (and is flagged), the fifth is whole.
+ */
+START_TEST(test_first_exit_written_late)
+{
+	static const char *const ftrace[] = {
+	    FG_FMT("funcgraph_exit", "10", "\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+		   "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n"),
+	    FG_FMT("funcgraph_entry", "11", ""), NULL};
+	static struct tdat t;
+	const int64_t local = 3000000000LL; /* mono - local */
+	/* entry event, calltime, rettime, exit event (mono) */
+	const int64_t c[5][4] = {{10000, 9990, 40000, 5040000},
+				 {6000000, 5999990, 6002000, 6002050},
+				 {7000000, 6999990, 7003000, 7003040},
+				 {8000000, 7999990, 8001000 + 50000000, 8001030},
+				 {9000000, 8999990, 9004000, 9004060}};
+	const int64_t incl[5] = {30010, 2010, 3010, 1030, 4010};
+
+	tdat_init(&t, 1);
+	t.ftrace_formats = ftrace;
+	t.clock = "mono";
+	tdat_page(&t, 0, 10000, 0);
+	for (int i = 0; i < 5; i++) {
+		fg_rec(&t, (uint64_t)c[i][0], i, 0, 0, 0);
+		fg_rec(&t, (uint64_t)c[i][3], i, 1, c[i][1] - local, c[i][2] - local);
+	}
+	feed_recording(&t);
+	ck_assert_int_eq(ncalls, 5);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(calls[i].incl_ns, incl[i]);
+		ck_assert_uint_eq(calls[i].flags, i == 3 ? CALL_BAD_TIME : 0);
+	}
+	ck_assert_int_eq(calls[0].t_entry, c[0][0]);
+	check_identity();
+}
+END_TEST
+
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
@@ -1383,6 +1451,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_probe_pair);
 	tcase_add_test(tc, test_implausible_calltime);
 	tcase_add_test(tc, test_bad_time_exit);
+	tcase_add_test(tc, test_first_exit_written_late);
 	tcase_add_test(tc, test_call_values);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("decode");
