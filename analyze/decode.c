@@ -749,8 +749,8 @@ static struct fg_off *fg_off_of(struct decoder *d, int cpu)
  * the offset is this gap alone (the CPU's first exit); or 0 for an implausible
  * one, which moves the offset only when a second gap agrees with it (then it
  * was the offset that was wrong). A first exit written late (an interrupt
- * between the return and its event) makes the offset too large: the second
- * exit's smaller gap, if within FG_LATE of it, corrects it at once.
+ * between the return and its event, or the virtual CPU stopped) makes the
+ * offset too large: the second exit's smaller gap corrects it at once.
  */
 static int fg_gap_ok(struct fg_off *o, int64_t gap)
 {
@@ -766,7 +766,7 @@ static int fg_gap_ok(struct fg_off *o, int64_t gap)
 		o->sure = 1;
 		return 1;
 	}
-	if (!o->fixed && !o->sure && gap < o->off && gap >= o->off - FG_LATE) {
+	if (!o->fixed && !o->sure && gap < o->off) {
 		o->off = gap;
 		o->sure = 1;
 		return 1;

@@ -1383,11 +1383,12 @@ static void fg_rec(struct tdat *t, uint64_t ts, int f, int exit, int64_t ct, int
 /*
  * With the mono clock, function_graph's own times (local) are moved onto the
  * events' by an offset estimated from the exits. The CPU's first exit here
- * was written 5 ms after its return (an interrupt came between): the offset
- * it gives is 5 ms too large, and the second exit's gap shows it. Each call's
- * duration is still rettime - calltime, as trace-cmd prints it: 30010, 2010,
- * 3010; the fourth exit's rettime is damaged (50 ms late), and only that one
- * call falls back to its events' times (and is flagged), the fifth is whole.
+ * was written 150 ms after its return (its virtual CPU stopped between): the
+ * offset it gives is 150 ms too large, and the second exit's gap shows it.
+ * Each call's duration is still rettime - calltime, as trace-cmd prints it:
+ * 30010, 2010, 3010; the fourth exit's rettime is damaged (50 ms late), and
+ * only that one call falls back to its events' times (and is flagged), the
+ * fifth is whole.
  */
 START_TEST(test_first_exit_written_late)
 {
@@ -1398,12 +1399,13 @@ START_TEST(test_first_exit_written_late)
 	    FG_FMT("funcgraph_entry", "11", ""), NULL};
 	static struct tdat t;
 	const int64_t local = 3000000000LL; /* mono - local */
+	const int64_t ms = 1000000;
 	/* entry event, calltime, rettime, exit event (mono) */
-	const int64_t c[5][4] = {{10000, 9990, 40000, 5040000},
-				 {6000000, 5999990, 6002000, 6002050},
-				 {7000000, 6999990, 7003000, 7003040},
-				 {8000000, 7999990, 8001000 + 50000000, 8001030},
-				 {9000000, 8999990, 9004000, 9004060}};
+	const int64_t c[5][4] = {{10000, 9990, 40000, 150 * ms + 40000},
+				 {206 * ms, 206 * ms - 10, 206 * ms + 2000, 206 * ms + 2050},
+				 {207 * ms, 207 * ms - 10, 207 * ms + 3000, 207 * ms + 3040},
+				 {208 * ms, 208 * ms - 10, 258 * ms + 1000, 208 * ms + 1030},
+				 {209 * ms, 209 * ms - 10, 209 * ms + 4000, 209 * ms + 4060}};
 	const int64_t incl[5] = {30010, 2010, 3010, 1030, 4010};
 
 	tdat_init(&t, 1);
