@@ -85,11 +85,12 @@ runs() {
 # turns ARGV_FN NAME...: the commands ARGV_FN names (it sets argv for a
 # NAME) taking turns, 3 rounds: this machine's speed drifts by a third over
 # minutes, so only runs made side by side compare. Leaves each one's best
-# wall time in bw[] and that run's CPU time in bc[], in the order of NAMEs.
+# wall time in bw[], that run's CPU time in bc[] and its peak RSS (KiB) in
+# br[], in the order of NAMEs.
 turns() {
 	local fn=$1 i
 	shift
-	bw=() bc=()
+	bw=() bc=() br=()
 	for _ in 1 2 3; do
 		i=0
 		for name in "$@"; do
@@ -99,6 +100,7 @@ turns() {
 			if [[ -z ${bw[$i]:-} ]] || awk -v a="$wall" -v b="${bw[$i]}" 'BEGIN { exit !(a < b) }'; then
 				bw[i]=$wall
 				bc[i]=$cpu
+				br[i]=$rss
 			fi
 			i=$((i + 1))
 		done
@@ -124,8 +126,8 @@ race() {
 	turns analyze_argv "${names[@]}"
 	for j in "${!names[@]}"; do
 		awk -v k="$k" -v n="$events" -v name="${names[$j]}" -v t="${bw[$j]}" -v c="${bc[$j]}" \
-			-v t0="${bw[0]}" -v c0="${bc[0]}" 'BEGIN {
-			printf "%-5s %9s  %-38s %7.2f %7.2f", k "x", n, name " (best of 3)", t, c
+			-v r="${br[$j]}" -v t0="${bw[0]}" -v c0="${bc[0]}" 'BEGIN {
+			printf "%-5s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name " (best of 3)", t, c, r / 1024
 			if (name !~ /^trace-cmd/)
 				printf "   %.2fx faster than trace-cmd --profile (wall), %.2fx (CPU)", t0 / t, c0 / c
 			printf "\n" }'
