@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,9 +198,19 @@ void wfile_catch_signals(void)
 	}
 }
 
+/* wfile_sync_ahead()'s thread */
+struct wsync {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t due;
+	bool pending, stop; /* under lock */
+	int fd;		    /* the temporary file, read-only */
+};
+
 struct wfile {
 	char *path, *tmp;
 	int fd, slot;
+	struct wsync *sync; /* NULL until wfile_sync_ahead() */
 };
 
 /* The target's directory ("." for a bare name) and base name, split in @buf. */
@@ -337,8 +348,84 @@ int wfile_close_fd(struct wfile *w, struct fmt_err *err)
 	return rc < 0 ? fmt_errf(err, w->path, "cannot write it: %s", strerror(errno)) : 0;
 }
 
+/* ---- syncing ahead -------------------------------------------------------- */
+
+static void *sync_main(void *arg)
+{
+	struct wsync *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->pending && !s->stop)
+			pthread_cond_wait(&s->due, &s->lock);
+		if (!s->pending)
+			break;
+		s->pending = false;
+		pthread_mutex_unlock(&s->lock);
+		fdatasync(s->fd); /* best effort: wfile_commit() reports */
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static struct wsync *sync_start(const struct wfile *w)
+{
+	struct wsync *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->fd = open(w->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->fd >= 0 && !pthread_mutex_init(&s->lock, NULL)) {
+		if (!pthread_cond_init(&s->due, NULL)) {
+			if (!pthread_create(&s->thread, NULL, sync_main, s))
+				return s;
+			pthread_cond_destroy(&s->due);
+		}
+		pthread_mutex_destroy(&s->lock);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return NULL;
+}
+
+void wfile_sync_ahead(struct wfile *w)
+{
+	struct wsync *s;
+
+	if (!w->sync && !(w->sync = sync_start(w)))
+		return; /* then wfile_commit() does it all */
+	s = w->sync;
+	pthread_mutex_lock(&s->lock);
+	s->pending = true;
+	pthread_cond_signal(&s->due);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Let a sync under way end, end the thread and close its descriptor. */
+static void sync_stop(struct wfile *w)
+{
+	struct wsync *s = w->sync;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->pending = false; /* wfile_commit() syncs what is left */
+	s->stop = true;
+	pthread_cond_signal(&s->due);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->due);
+	pthread_mutex_destroy(&s->lock);
+	close(s->fd);
+	free(s);
+	w->sync = NULL;
+}
+
 static void wfile_free(struct wfile *w)
 {
+	sync_stop(w);
 	if (w->fd >= 0)
 		close(w->fd);
 	if (w->slot >= 0)
@@ -352,6 +439,7 @@ void wfile_abort(struct wfile *w)
 {
 	if (!w)
 		return;
+	sync_stop(w);
 	if (w->tmp)
 		unlink(w->tmp);
 	wfile_free(w);
@@ -376,6 +464,7 @@ int wfile_commit(struct wfile *w, struct fmt_err *err)
 	const char *dir, *base;
 	int rc = -1;
 
+	sync_stop(w);
 	if (w->fd >= 0 ? fsync(w->fd) < 0 : sync_path(w->tmp, false) < 0)
 		fmt_errf(err, w->path, "cannot write it: %s", strerror(errno));
 	else if (wfile_close_fd(w, err) == 0) {

@@ -55,6 +55,17 @@ int wfile_fd(const struct wfile *w);
 const char *wfile_tmp(const struct wfile *w);
 /* Close the descriptor early (the caller reopens the temporary file by name). */
 int wfile_close_fd(struct wfile *w, struct fmt_err *err);
+/*
+ * Start making what the temporary file holds so far reach the disk, in a
+ * thread of its own, and return at once: wfile_commit()'s fsync then finds
+ * little left to write (a large file written over seconds: a database, a
+ * bundle). A request while the last one runs is merged with it. Best effort:
+ * wfile_commit() syncs again and reports. One thread may call it, and
+ * wfile_commit()/wfile_abort() come after its last call. The thread holds
+ * a descriptor of the file until then, so a library that has the file open
+ * under POSIX locks (SQLite) must have closed it before either.
+ */
+void wfile_sync_ahead(struct wfile *w);
 /* fsync, close, rename to the target, fsync its directory; frees @w. 0 or -1 + @err. */
 int wfile_commit(struct wfile *w, struct fmt_err *err);
 /* Remove the temporary file; frees @w. NULL is fine. */

@@ -705,6 +705,8 @@ static int put_cpu(struct fmt_writer *w, const struct fmt_writer_cpu *c,
 	if (w->compress && pwrite_all(w, &nchunks, 4, start, err))
 		return -1;
 	st->stored = w->off - start - (w->compress ? 4 : 0);
+	/* while the next CPU's data is compressed, this one's goes to the disk */
+	wfile_sync_ahead(w->wf);
 	return 0;
 }
 

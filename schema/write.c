@@ -44,6 +44,7 @@
 #define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
 #define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
+#define SYNC_BLOCKS 64	       /* blocks written (some 10 MB) between two background syncs */
 
 enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call, an id not stored */
 
@@ -882,6 +883,7 @@ static void print_timing(const struct db *db)
 static void *writer_main(void *arg)
 {
 	struct db *db = arg;
+	unsigned written = 0;
 
 	for (;;) {
 		struct block *b;
@@ -900,8 +902,13 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&db->lock);
 		if (!b)
 			break;
-		if (!skip && !atomic_load(&db->failed))
+		if (!skip && !atomic_load(&db->failed)) {
 			write_block(db, b);
+			/* what SQLite has written goes to the disk meanwhile, not all
+			   at the fsync before the rename */
+			if (++written % SYNC_BLOCKS == 0)
+				wfile_sync_ahead(db->wf);
+		}
 		block_reset(b);
 		pthread_mutex_lock(&db->lock);
 		b->next = db->free;

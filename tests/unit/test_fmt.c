@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of fmt/: the trace.dat reader on hand-built files, the ftree
- * text grammar of function_graph's options, and vis (names escaped).
+ * text grammar of function_graph's options, vis (names escaped) and wfile's
+ * syncing ahead.
  */
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <traceevent/event-parse.h>
 
@@ -17,6 +21,7 @@
 #include "text-formats.h"
 #include "text.h"
 #include "vis.h"
+#include "wfile.h"
 
 static char path[64];
 
@@ -900,6 +905,88 @@ START_TEST(test_tracedat_fgraph_fields)
 }
 END_TEST
 
+/* The entries of /proc/self/@what (fd, task): open descriptors, threads. */
+static int proc_count(const char *what)
+{
+	char dir[64];
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/self/%s", what);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* @n bytes of 'x' to @fd. */
+static void write_x(int fd, size_t n)
+{
+	static char buf[65536];
+
+	memset(buf, 'x', sizeof(buf));
+	while (n) {
+		size_t k = n < sizeof(buf) ? n : sizeof(buf);
+		ck_assert_int_eq(write(fd, buf, k), (ssize_t)k);
+		n -= k;
+	}
+}
+
+/*
+ * wfile_sync_ahead(): a thread syncs in the background while the file is
+ * written; commit and abort end it and close its descriptor, and the file
+ * is whole (commit) or gone (abort). Also with the descriptor closed early
+ * and the file written by name, as the database writer does.
+ */
+START_TEST(test_wfile_sync_ahead)
+{
+	const struct wfile_kind any = {"a test file", NULL};
+	int fds = proc_count("fd"), threads = proc_count("task");
+	char tmp[128];
+	struct stat st;
+	struct fmt_err err;
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct wfile *w;
+		int fd;
+
+		unlink(path);
+		w = wfile_create(path, &any, true, &err);
+		ck_assert_msg(w, "%s", err.msg);
+		snprintf(tmp, sizeof(tmp), "%s", wfile_tmp(w));
+		fd = wfile_fd(w);
+		if (mode == 2) { /* closed early, written by name */
+			ck_assert_int_eq(wfile_close_fd(w, &err), 0);
+			fd = open(tmp, O_WRONLY);
+			ck_assert_int_ge(fd, 0);
+		}
+		write_x(fd, 1 << 20);
+		wfile_sync_ahead(w);
+		ck_assert_int_eq(proc_count("task"), threads + 1);
+		write_x(fd, 1 << 20);
+		wfile_sync_ahead(w);
+		wfile_sync_ahead(w); /* merged, or one more: either is fine */
+		write_x(fd, 12345);
+		if (mode == 2)
+			close(fd);
+		if (mode == 1) {
+			wfile_abort(w);
+			ck_assert_int_ne(stat(tmp, &st), 0);
+			ck_assert_int_ne(stat(path, &st), 0);
+		} else {
+			ck_assert_msg(wfile_commit(w, &err) == 0, "%s", err.msg);
+			ck_assert_int_eq(stat(path, &st), 0);
+			ck_assert_int_eq(st.st_size, (2 << 20) + 12345);
+			ck_assert_int_ne(stat(tmp, &st), 0);
+		}
+		ck_assert_int_eq(proc_count("fd"), fds);
+		ck_assert_int_eq(proc_count("task"), threads);
+	}
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -932,6 +1019,10 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_vis_escapes);
 	tcase_add_test(tc, test_vis_folded);
 	tcase_add_test(tc, test_vis_ring);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("wfile");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_wfile_sync_ahead);
 	suite_add_tcase(s, tc);
 	return s;
 }
