@@ -11,6 +11,7 @@
 
 #include "fmt.h"
 #include "kmod.h"
+#include "ksyms.h"
 
 
 #include <stdbool.h>
@@ -106,6 +107,7 @@ struct fmt_reader {
 	uint64_t ksyms_len;
 	bool ksyms_done;	   /* kallsyms parsed (or there are none) */
 	struct kmod_map kmods;	   /* the modules of the module symbols */
+	struct ksyms ksyms_tab;	   /* kallsyms' functions, libtraceevent's resolver */
 	/* owned strings */
 	char *uname, *tracer_version;
 };
@@ -171,7 +173,7 @@ int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 
-/* Parse the kallsyms text @p (@n bytes) into libtraceevent and r->kmods. 0 or -1. */
+/* Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's resolver) and r->kmods. 0 or -1. */
 int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
 			   struct fmt_err *err);
 

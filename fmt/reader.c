@@ -138,7 +138,8 @@ void fmt_reader_close(struct fmt_reader *r)
 		r->be->close(r);
 	kmod_free(&r->kmods);
 	free(r->streams);
-	fmt_events_free(r);
+	fmt_events_free(r); /* libtraceevent, which resolves through ksyms_tab */
+	ksyms_free(&r->ksyms_tab);
 	for (int i = 0; i < r->info.nbuffers; i++) {
 		struct fmt_buffer *b = &r->info.buffers[i];
 		free(b->name);

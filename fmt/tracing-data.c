@@ -224,12 +224,14 @@ static char *word_end(char *p)
 }
 
 /*
- * One kept line of kallsyms into libtraceevent, as tep_parse_kallsyms() reads
- * it with sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n"), whose cost was most of
- * a small recording's analysis. The usual shape is read here; any other goes
- * through that sscanf. Returns -1 where libtraceevent would stop.
+ * One kept line of kallsyms as libtraceevent's tep_parse_kallsyms() reads it,
+ * with sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n"), whose cost was most of a
+ * small recording's analysis: the usual shape is read here, any other goes
+ * through that sscanf. Its name and module are cut out of @line in place.
+ * 1: a function (in *@out); 0: a symbol libtraceevent would not keep; -1:
+ * where libtraceevent would stop.
  */
-static int kallsyms_register(struct tep_handle *tep, char *line)
+static int kallsyms_entry(char *line, struct ksym *out)
 {
 	int func_start, func_end = 0, mod_start = 0, mod_end = 0, n;
 	unsigned long long addr = 0;
@@ -267,33 +269,40 @@ found:
 		mod = line + mod_start;
 		line[mod_end - 1] = 0;
 	}
-	tep_register_function(tep, func, addr, mod);
-	return 0;
+	*out = (struct ksym){addr, func, mod};
+	return 1;
 }
 
-/* Parse the kallsyms text @p (@n bytes) into libtraceevent. */
+/* Parse the kallsyms text @p (@n bytes): libtraceevent resolves functions through it. */
 int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
 			   struct fmt_err *err)
 {
 	char *s = malloc(n + 1);
+	struct ksym k;
+	int rc = 0;
 
 	if (!s)
 		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
 	memcpy(s, p, n);
 	s[n] = 0;
 	r->info.bad_lines += keep_lines(s, kallsyms_line);
-	if (kmod_parse(&r->kmods, s)) { /* before libtraceevent cuts s up */
+	if (kmod_parse(&r->kmods, s)) { /* before the lines are cut up */
 		free(s);
 		return FAIL("out of memory for kallsyms' modules");
 	}
-	for (char *line = s, *end; *line; line = end) {
+	if (ksyms_keep(&r->ksyms_tab, s))
+		return FAIL("out of memory for kallsyms");
+	for (char *line = s, *end; *line && rc >= 0; line = end) {
 		end = line + strcspn(line, "\n");
 		if (*end)
 			*end++ = 0;
-		if (*line && kallsyms_register(r->tep, line) < 0)
-			break; /* libtraceevent's tep_parse_kallsyms() stops there too */
+		/* libtraceevent's tep_parse_kallsyms() stops at a line it cannot read */
+		rc = *line ? kallsyms_entry(line, &k) : 0;
+		if (rc > 0 && ksyms_add(&r->ksyms_tab, k.addr, k.name, k.mod))
+			return FAIL("out of memory for kallsyms");
 	}
-	free(s);
+	if (ksyms_publish(&r->ksyms_tab, r->tep))
+		return FAIL("out of memory for kallsyms");
 	return 0;
 }
 

@@ -139,6 +139,88 @@ START_TEST(test_info_and_comm)
 }
 END_TEST
 
+/*
+ * A kallsyms text like a kernel's: its own symbols in order of address,
+ * with aliases (two to four names at one address), absolute symbols and
+ * '$' names (not functions), then modules' symbols out of order, with
+ * aliases too. Deterministic (a fixed seed). Written into @buf.
+ */
+static void make_kallsyms(char *buf, size_t size)
+{
+	uint64_t rng = 0x243f6a8885a308d3ULL, a = 0xffffffff81000000ULL;
+	size_t o = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		int names = (rng % 7 == 0) ? 2 + (int)(rng % 3) : 1;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (int k = 0; k < names; k++)
+			o += snprintf(buf + o, size - o, "%016llx %c %s_%d_%d\n", (unsigned long long)a,
+				      "TtDdrA"[(rng >> 33) % 6], k == 1 && i % 5 == 0 ? "$x" : "f", i, k);
+		a += 16 + (rng >> 40) % 4096;
+	}
+	for (int i = 0; i < 800; i++) { /* modules: addresses in no order */
+		uint64_t m = 0xffffffffc0000000ULL + ((rng >> 20) % 0x100000) * 16;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		o += snprintf(buf + o, size - o, "%016llx t m_%d\t[mod%d]\n", (unsigned long long)m, i,
+			      i % 3);
+		if (i % 9 == 0)
+			o += snprintf(buf + o, size - o, "%016llx t m_%d_alias\t[mod%d]\n",
+				      (unsigned long long)m, i, i % 3);
+	}
+	ck_assert_uint_lt(o, size - 1);
+}
+
+/* The answers of @tep and @lib (libtraceevent's own table) at @addr are the same. */
+static void same_function(struct tep_handle *tep, struct tep_handle *lib, uint64_t addr)
+{
+	const char *a = tep_find_function(tep, addr), *b = tep_find_function(lib, addr);
+
+	ck_assert_msg((!a && !b) || (a && b && !strcmp(a, b)), "at 0x%llx: %s, libtraceevent %s",
+		      (unsigned long long)addr, a ? a : "(none)", b ? b : "(none)");
+	ck_assert_uint_eq(tep_find_function_address(tep, addr), tep_find_function_address(lib, addr));
+}
+
+/*
+ * The reader's kallsyms table (fmt/ksyms.c, libtraceevent's resolver) finds
+ * every address as libtraceevent's own table does (tep_parse_kallsyms() into
+ * a handle of its own): the same name, aliases included, and the same start.
+ */
+START_TEST(test_ksyms_like_libtraceevent)
+{
+	static struct tdat t;
+	static char text[1 << 20];
+	struct fmt_err err;
+	struct fmt_reader *r;
+	struct tep_handle *lib = tep_alloc();
+	int n = 0;
+
+	make_kallsyms(text, sizeof(text));
+	ck_assert_int_eq(tep_parse_kallsyms(lib, text), 0);
+	tdat_init(&t, 1);
+	tdat_page(&t, 0, 10, 0);
+	tdat_tick(&t, 0, 10, 42, 0, 1);
+	t.kallsyms = text;
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	t.kallsyms = NULL;
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+		uint64_t a = strtoull(line, NULL, 16);
+
+		for (int d = -1; d <= 5; d++)
+			same_function(fmt_reader_tep(r), lib, a + d);
+		n++;
+	}
+	same_function(fmt_reader_tep(r), lib, 0);
+	same_function(fmt_reader_tep(r), lib, UINT64_MAX);
+	ck_assert_int_gt(n, 4000);
+	fmt_reader_close(r);
+	tep_free(lib);
+}
+END_TEST
+
 /* Kallsyms: names through libtraceevent, modules through the reader. */
 START_TEST(test_kallsyms_modules)
 {
@@ -997,6 +1079,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_merge_order);
 	tcase_add_test(tc, test_info_and_comm);
 	tcase_add_test(tc, test_kallsyms_modules);
+	tcase_add_test(tc, test_ksyms_like_libtraceevent);
 	tcase_add_test(tc, test_missed_events);
 	tcase_add_test(tc, test_missed_carried);
 	tcase_add_test(tc, test_corrupt_page_header);
