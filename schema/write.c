@@ -527,7 +527,11 @@ struct rows_vtab {
 
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
-	int i;
+	int i, hi;	 /* the current row, and the end */
+	const char *rec; /* the current row's record (a qcall for calls) */
+	const struct row_src *src;
+	const struct field *fields; /* the kind's; NULL for calls */
+	bool append;		    /* calls whose ids SQLite gives (their id column is NULL) */
 };
 
 /* @v's fields: its kind's, with their null_rules. */
@@ -604,27 +608,44 @@ static int rows_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-static const struct row_src *cursor_src(sqlite3_vtab_cursor *cur)
+/* Point @c at its row i (if any). */
+static void cursor_at(struct rows_cursor *c)
 {
-	return &((struct rows_vtab *)cur->pVtab)->db->src;
+	const struct row_src *src = c->src;
+
+	if (c->i < c->hi)
+		c->rec = src->base + src->stride * (src->idx ? src->idx[c->i] : c->i);
 }
 
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 		       sqlite3_value **argv)
 {
-	((struct rows_cursor *)cur)->i = cursor_src(cur)->lo;
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
+
+	c->src = &v->db->src;
+	c->fields = v->kind == ROW_CALL ? NULL : v->fields;
+	c->append = v->db->append;
+	c->i = c->src->lo;
+	c->hi = c->src->hi;
+	cursor_at(c);
 	return SQLITE_OK;
 }
 
 static int rows_next(sqlite3_vtab_cursor *cur)
 {
-	((struct rows_cursor *)cur)->i++;
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	c->i++;
+	cursor_at(c);
 	return SQLITE_OK;
 }
 
 static int rows_eof(sqlite3_vtab_cursor *cur)
 {
-	return ((struct rows_cursor *)cur)->i >= cursor_src(cur)->hi;
+	const struct rows_cursor *c = (const struct rows_cursor *)cur;
+
+	return c->i >= c->hi;
 }
 
 /* Column @col of darc_call_base_rows (columns.h: CALL_BASE_COLUMNS). */
@@ -703,19 +724,14 @@ static void field_result(sqlite3_context *ctx, const char *rec, const struct fie
 
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
-	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
-	const struct db *db = v->db;
-	const struct row_src *src = &db->src;
-	int i = ((struct rows_cursor *)cur)->i;
-	const char *rec = src->base + src->stride * (src->idx ? src->idx[i] : i);
+	const struct rows_cursor *c = (const struct rows_cursor *)cur;
 
-	/* a call's id is NULL in a run that appends: SQLite gives the next, without searching */
-	if (v->kind != ROW_CALL)
-		field_result(ctx, rec, &v->fields[col]);
-	else if (col == COL_call_base_id && db->append)
-		sqlite3_result_null(ctx);
+	if (c->fields)
+		field_result(ctx, c->rec, &c->fields[col]);
+	else if (col == COL_call_base_id && c->append)
+		sqlite3_result_null(ctx); /* SQLite gives the next: no search of the tree */
 	else
-		result_i64(ctx, call_column((const struct qcall *)rec, col));
+		result_i64(ctx, call_column((const struct qcall *)c->rec, col));
 	return SQLITE_OK;
 }
 
@@ -1307,6 +1323,7 @@ int db_finish(struct db *db, struct fmt_err *err)
 		sqlite3_finalize(db->insert[i]);
 		db->insert[i] = NULL;
 	}
+
 	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
 	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
 		 "cannot write to table task", &e) < 0 ||
