@@ -70,28 +70,35 @@ static int add(struct kmod_map *m, uint64_t addr, uint32_t mod)
 	return 0;
 }
 
+int kmod_line(struct kmod_map *m, const char *s, const char *end)
+{
+	const char *open = s;
+	char *after;
+	uint64_t addr;
+
+	/* the first "\t[", if any: most lines have no tab at all */
+	while ((open = memchr(open, '\t', (size_t)(end - open))) && open + 1 < end && open[1] != '[')
+		open++;
+	if (!open || open + 1 >= end || end[-1] != ']')
+		return 0;
+	addr = strtoull(s, &after, 16);
+	/* "ADDR TYPE NAME\t[MOD]": the module in brackets at the end */
+	if (after > s && end > open + 3 && addr) {
+		long mod = intern(m, open + 2, (size_t)(end - 1 - (open + 2)));
+
+		if (mod < 0 || add(m, addr, (uint32_t)mod))
+			return -1;
+	}
+	return 0;
+}
+
 int kmod_parse(struct kmod_map *m, const char *s)
 {
 	while (*s) {
-		const char *end = strchrnul(s, '\n'), *open = s;
-		char *after;
-		uint64_t addr;
+		const char *end = strchrnul(s, '\n');
 
-		/* the first "\t[", if any: most lines have no tab at all */
-		while ((open = memchr(open, '\t', (size_t)(end - open))) && open + 1 < end &&
-		       open[1] != '[')
-			open++;
-		if (!open || open + 1 >= end || end[-1] != ']')
-			goto next;
-		addr = strtoull(s, &after, 16);
-		/* "ADDR TYPE NAME\t[MOD]": the module in brackets at the end */
-		if (after > s && end > open + 3 && addr) {
-			long mod = intern(m, open + 2, (size_t)(end - 1 - (open + 2)));
-
-			if (mod < 0 || add(m, addr, (uint32_t)mod))
-				return -1;
-		}
-next:
+		if (kmod_line(m, s, end))
+			return -1;
 		s = *end ? end + 1 : end;
 	}
 	return 0;

@@ -21,6 +21,8 @@ struct kmod_map {
 
 /* Add the module symbols of the kallsyms text @s (lines "ADDR TYPE NAME\t[MOD]"). 0, or -1 (memory). */
 int kmod_parse(struct kmod_map *m, const char *s);
+/* The same for the one line @s .. @end (its newline, or its end). */
+int kmod_line(struct kmod_map *m, const char *s, const char *end);
 
 /* The module of the symbol at @addr, or NULL (the kernel proper, or not a symbol). */
 const char *kmod_find(const struct kmod_map *m, uint64_t addr);

@@ -168,12 +168,17 @@ static size_t span(const char *p, size_t len, const char *set)
 
 #define HEX "0123456789abcdefABCDEF"
 
+/* Each hex digit's value plus one, 0 for any other byte: a table, for kallsyms' 100 K lines */
+static const uint8_t hex_value1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+    ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static inline int hex_digit(char c)
 {
-	return (c >= '0' && c <= '9') ? c - '0'
-	       : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-	       : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-					: -1;
+	return hex_value1[(unsigned char)c] - 1;
 }
 
 /* The hex digits at @p (at most @len), span(p, len, HEX) without a strchr() a byte. */
@@ -273,31 +278,41 @@ found:
 	return 1;
 }
 
-/* Parse the kallsyms text @p (@n bytes): libtraceevent resolves functions through it. */
+/*
+ * Parse the kallsyms text @p (@n bytes): libtraceevent resolves functions
+ * through it, and r->kmods knows the modules. One pass: a line of another
+ * shape is dropped and counted, as keep_lines() would.
+ */
 int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
 			   struct fmt_err *err)
 {
 	char *s = malloc(n + 1);
+	bool stopped = false;
 	struct ksym k;
-	int rc = 0;
 
 	if (!s)
 		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
 	memcpy(s, p, n);
 	s[n] = 0;
-	r->info.bad_lines += keep_lines(s, kallsyms_line);
-	if (kmod_parse(&r->kmods, s)) { /* before the lines are cut up */
-		free(s);
-		return FAIL("out of memory for kallsyms' modules");
-	}
 	if (ksyms_keep(&r->ksyms_tab, s))
 		return FAIL("out of memory for kallsyms");
-	for (char *line = s, *end; *line && rc >= 0; line = end) {
-		end = line + strcspn(line, "\n");
-		if (*end)
-			*end++ = 0;
+	for (char *line = s, *end, *next; *line; line = next) {
+		int rc;
+
+		end = strchrnul(line, '\n');
+		next = *end ? end + 1 : end;
+		if (!kallsyms_line(line, (size_t)(end - line))) {
+			r->info.bad_lines += end > line;
+			continue;
+		}
+		if (kmod_line(&r->kmods, line, end)) /* before the line is cut up */
+			return FAIL("out of memory for kallsyms' modules");
+		if (stopped)
+			continue;
+		*end = 0;
 		/* libtraceevent's tep_parse_kallsyms() stops at a line it cannot read */
-		rc = *line ? kallsyms_entry(line, &k) : 0;
+		rc = kallsyms_entry(line, &k);
+		stopped = rc < 0;
 		if (rc > 0 && ksyms_add(&r->ksyms_tab, k.addr, k.name, k.mod))
 			return FAIL("out of memory for kallsyms");
 	}
