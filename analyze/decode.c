@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "decode.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,7 +42,9 @@ struct decoder {
 	json_t *manifest; /* a darc bundle's, or NULL */
 	enum syscall_abi abi;
 	int swap;
-	struct etype *types; /* [65536] */
+	struct etype *types; /* [65536], zero pages until an id is seen */
+	uint16_t *resolved;  /* the ids resolved, so that decoder_free() touches no other */
+	int nresolved, resolved_cap;
 	/* functions by address: open addressing, one cache line a look-up */
 	struct kaddr {
 		uint64_t key;
@@ -164,11 +167,12 @@ void decoder_free(struct decoder *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < 65536; i++) {
-		free(d->types[i].event);
-		free(d->types[i].args);
+	for (int i = 0; i < d->nresolved; i++) {
+		free(d->types[d->resolved[i]].event);
+		free(d->types[d->resolved[i]].args);
 	}
 	free(d->types);
+	free(d->resolved);
 	free(d->ret_keys);
 	free(d->args_json);
 	free(d->pjson);
@@ -1296,6 +1300,15 @@ static void decode_irq(struct decoder *d, const struct etype *t, const struct fm
 		out->irq.name = t->name;
 }
 
+/* Note that type @id is being resolved (for decoder_free()). 0, or -1 when out of memory. */
+static int note_resolved(struct decoder *d, uint16_t id)
+{
+	if (GROW(d->resolved, d->nresolved, d->resolved_cap, 16))
+		return -1;
+	d->resolved[d->nresolved++] = id;
+	return 0;
+}
+
 int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 {
 	struct etype *t = &d->types[ev->type];
@@ -1313,6 +1326,8 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			t->resolved = 1;
 			return 0;
 		}
+		if (note_resolved(d, ev->type))
+			return -1;
 		resolve(d, t, ev->event);
 		if (t->func_id < 0)
 			return -1;
