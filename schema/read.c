@@ -88,7 +88,7 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		fmt_errf(err, path, "not a darc database (not an SQLite file)");
 		goto fail;
 	}
-	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fmt_errf(err, path, "cannot open: %s", rdb_why(db->sql));
 		goto fail;
 	}
