@@ -828,7 +828,16 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 	where_sql(sel, where, sizeof(where));
 	if (sel->func)
 		ensure_func_index(db);
-	if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */
+	if (sel->metric == RM_INCL && sel->func)
+		/* the function's calls in the range by the index, then their rows in order of
+		   id: straight from the index they are in order of latency, a page read a row */
+		snprintf(q, sizeof(q),
+			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call_base c"
+			 " WHERE c.id IN (SELECT id FROM call_base WHERE func_id IN (SELECT id FROM"
+			 " func WHERE name = ?1) AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
+			 " EXISTS (SELECT 1 FROM call_extra e WHERE e.id = c.id AND e.flags & 3)",
+			 where);
+	else if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */
 		snprintf(q, sizeof(q),
 			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call_base c WHERE %s"
 			 " AND c.incl_ns >= ?6 AND c.incl_ns < ?7 AND NOT EXISTS (SELECT 1 FROM"
