@@ -80,7 +80,8 @@ int ksyms_publish(struct ksyms *k, struct tep_handle *tep)
 		free(tmp);
 		return -1;
 	}
-	memcpy(map, k->reg, k->n * sizeof(*map));
+	if (k->n) /* none: a kallsyms of absolute symbols only */
+		memcpy(map, k->reg, k->n * sizeof(*map));
 	sort_stable(map, tmp, k->n);
 	free(tmp);
 	/* libtraceevent's table is its list of registrations, newest first,

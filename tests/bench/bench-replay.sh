@@ -10,9 +10,12 @@
 # and darc explain. Prints wall seconds, CPU seconds and peak RSS of every
 # run, from one run, each replay's CPU time over the analysis's, and how
 # much faster darc analyze is than trace-cmd report --profile (the two
-# taking turns, best of 3 each). Then the 16x
-# recording, converted to zstd v7 by trace-cmd, is parsed by darc info
-# against zstd -d on the same compressed chunks (v7-chunks.py).
+# taking turns, best of 3 each). Then the same race on the function_graph
+# bench recordings of the VM lab (mkrec-vm.sh: two writers appending, 4
+# times the appends, mixed reads; made once, reused; skipped and said so
+# where the lab cannot run). Then the 16x recording, converted to zstd v7
+# by trace-cmd, is parsed by darc info against zstd -d on the same
+# compressed chunks (v7-chunks.py).
 #
 # usage: bench-replay.sh [DARC [OUT_DIR]]   (BASE=n to change the scale;
 #        BEFORE=OLD_DARC times an older darc too, in the same run)
@@ -51,7 +54,7 @@ timed() {
 	run1 "$@"
 	awk -v k="$k" -v n="$events" -v name="$1" -v t="$wall" -v c="$cpu" -v r="$rss" \
 		-v a="${ta:-}" 'BEGIN {
-		printf "%-5s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
+		printf "%-10s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name, t, c, r / 1024
 		if (a != "") printf " %9.2f", c / a
 		printf "\n" }'
 }
@@ -64,7 +67,7 @@ rm -f "$out/replay-1.db"
 
 printf 'replay benchmark, %s, %s, %s CPUs\n' "$(date -u '+%F %H:%M UTC')" "$(uname -sr)" \
 	"$(nproc)"
-printf '%-5s %9s  %-38s %7s %7s %8s %9s\n' scale events command "wall s" "cpu s" "peak MB" \
+printf '%-10s %9s  %-38s %7s %7s %8s %9s\n' recording events command "wall s" "cpu s" "peak MB" \
 	"/ analyze"
 # runs TAG DARC: DARC's analysis of $dat into $db, then its replays on copies
 # of that database; TAG ("" or " (before)") follows each command's name
@@ -125,9 +128,9 @@ race() {
 	names+=("darc analyze")
 	turns analyze_argv "${names[@]}"
 	for j in "${!names[@]}"; do
-		awk -v k="$k" -v n="$events" -v name="${names[$j]}" -v t="${bw[$j]}" -v c="${bc[$j]}" \
-			-v r="${br[$j]}" -v t0="${bw[0]}" -v c0="${bc[0]}" 'BEGIN {
-			printf "%-5s %9s  %-38s %7.2f %7.2f %8.0f", k "x", n, name " (best of 3)", t, c, r / 1024
+		awk -v k="${label:-${k}x}" -v n="$events" -v name="${names[$j]}" -v t="${bw[$j]}" \
+			-v c="${bc[$j]}" -v r="${br[$j]}" -v t0="${bw[0]}" -v c0="${bc[0]}" 'BEGIN {
+			printf "%-10s %9s  %-38s %7.2f %7.2f %8.0f", k, n, name " (best of 3)", t, c, r / 1024
 			if (name !~ /^trace-cmd/)
 				printf "   %.2fx faster than trace-cmd --profile (wall), %.2fx (CPU)", t0 / t, c0 / c
 			printf "\n" }'
@@ -145,6 +148,25 @@ for k in 1 4 16; do
 	[[ $k == 16 ]] || rm -f "$dat"
 done
 echo "(targets at 16x: paths within the analysis time, explain within 3 times it, both under 200 MB)"
+
+# the function_graph bench recordings of the VM lab, the same race
+echo
+x16=$dat
+rc=0
+bash "$bench_dir/mkrec-vm.sh" "$out" >"$out/mkrec-vm.log" 2>&1 || rc=$?
+[[ $rc == 0 || $rc == 77 ]] || die "mkrec-vm.sh failed: $(tail -n 1 "$out/mkrec-vm.log")"
+for fg in bench-fgappend-v7 bench-fgappend4-v7 bench-fgmix-v7; do
+	dat=$out/$fg.dat
+	if [[ ! -s $dat ]]; then
+		echo "(no $dat: the VM lab could not make it, see $out/mkrec-vm.log)"
+		continue
+	fi
+	label=${fg#bench-}
+	label=${label%-v7}
+	events=$("$darc" info "$dat" | awk '/^events:/ { print $2 }')
+	race
+done
+label='' dat=$x16
 
 # SQLite's own floor for the 16x database's call rows, one thread: the time
 # no database writer can go under, whatever the analysis does beside it

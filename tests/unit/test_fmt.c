@@ -218,6 +218,16 @@ START_TEST(test_ksyms_like_libtraceevent)
 	ck_assert_int_gt(n, 4000);
 	fmt_reader_close(r);
 	tep_free(lib);
+
+	/* no function at all (absolute symbols only): nothing is found */
+	t.kallsyms = "0000000000000000 A fixed_percpu_data\n0000000000001000 A __per_cpu_end\n";
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	t.kallsyms = NULL;
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	ck_assert_ptr_null(tep_find_function(fmt_reader_tep(r), 0x1000));
+	ck_assert_uint_eq(tep_find_function_address(fmt_reader_tep(r), 0x1000), 0);
+	fmt_reader_close(r);
 }
 END_TEST
 
