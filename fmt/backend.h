@@ -173,8 +173,12 @@ int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
 
-/* Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's resolver) and r->kmods. 0 or -1. */
-int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
+/*
+ * Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's
+ * resolver) and r->kmods. @p must live as long as @r; it is freed with it
+ * when @owned. 0 or -1.
+ */
+int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
 			   struct fmt_err *err);
 
 #endif

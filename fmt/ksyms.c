@@ -6,31 +6,59 @@
 
 #include <traceevent/event-parse.h>
 
-int ksyms_add(struct ksyms *k, uint64_t addr, const char *name, const char *mod)
-{
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 4096;
-		struct ksym *v = realloc(k->reg, cap * sizeof(*v));
+#define ARENA_CHUNK 16384
 
-		if (!v)
-			return -1;
-		k->reg = v;
-		k->cap = cap;
+int ksyms_start(struct ksyms *k, const char *text, size_t size, bool owned)
+{
+	if (k->text || size > UINT32_MAX) {
+		if (owned)
+			free((char *)text);
+		return -1;
 	}
-	k->reg[k->n++] = (struct ksym){addr, name, mod};
+	k->text = text;
+	k->owned = owned ? (char *)text : NULL;
 	return 0;
 }
 
-int ksyms_keep(struct ksyms *k, char *text)
+/* The index + 1 of module @name (@len bytes), added if new; 0 when out of memory. */
+static int intern_mod(struct ksyms *k, const char *name, size_t len)
 {
-	char **t = realloc(k->texts, (k->ntexts + 1) * sizeof(*t));
+	char **m;
 
-	if (!t) {
-		free(text);
+	/* a module's symbols come together: look from the newest back */
+	for (int i = k->nmods; i-- > 0;)
+		if (!strncmp(k->mods[i], name, len) && !k->mods[i][len])
+			return i + 1;
+	if (k->nmods == UINT16_MAX)
+		return 0;
+	m = realloc(k->mods, (k->nmods + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	k->mods = m;
+	if (!(m[k->nmods] = strndup(name, len)))
+		return 0;
+	return ++k->nmods;
+}
+
+int ksyms_add(struct ksyms *k, uint64_t addr, const char *name, size_t len, const char *mod,
+	      size_t mod_len)
+{
+	int m = 0;
+
+	if (len > UINT16_MAX)
+		return 0; /* no kernel's: leave it out */
+	if (mod && !(m = intern_mod(k, mod, mod_len)))
 		return -1;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 4096;
+		struct ksym *v = realloc(k->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		k->v = v;
+		k->cap = cap;
 	}
-	k->texts = t;
-	t[k->ntexts++] = text;
+	k->v[k->n++] = (struct ksym){addr, (uint32_t)(name - k->text), (uint16_t)len, (uint16_t)m};
 	return 0;
 }
 
@@ -60,42 +88,52 @@ static void sort_stable(struct ksym *a, struct ksym *tmp, size_t n)
 /* The resolver libtraceevent calls: the function at or before *@addrp. */
 static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 {
-	const struct ksym *s = ksyms_find(priv, *addrp);
+	struct ksyms *k = priv;
+	const struct ksym *s = ksyms_find(k, *addrp);
 
 	if (!s)
 		return NULL;
 	*addrp = s->addr;
-	*modp = (char *)s->mod;
-	return (char *)s->name;
+	*modp = s->mod ? k->mods[s->mod - 1] : NULL;
+	return (char *)ksyms_name(k, s);
 }
 
 int ksyms_publish(struct ksyms *k, struct tep_handle *tep)
 {
-	struct ksym *map = realloc(k->map, (k->n + 1) * sizeof(*map));
-	struct ksym *tmp = malloc((k->n ? k->n : 1) * sizeof(*tmp));
+	struct ksym *tmp;
 
-	if (map)
-		k->map = map;
-	if (!map || !tmp) {
+	if (k->published)
+		return 0;
+	/* one more entry: libtraceevent's table ends in one of address 0 */
+	if (k->n == k->cap) {
+		struct ksym *v = realloc(k->v, (k->n + 1) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		k->v = v;
+		k->cap = k->n + 1;
+	}
+	tmp = malloc((k->n ? k->n : 1) * sizeof(*tmp));
+	k->cnames = calloc(k->n ? k->n : 1, sizeof(*k->cnames)); /* zero pages until used */
+	if (!tmp || !k->cnames) {
 		free(tmp);
 		return -1;
 	}
-	if (k->n) /* none: a kallsyms of absolute symbols only */
-		memcpy(map, k->reg, k->n * sizeof(*map));
-	sort_stable(map, tmp, k->n);
+	sort_stable(k->v, tmp, k->n);
 	free(tmp);
 	/* libtraceevent's table is its list of registrations, newest first,
 	   sorted stably: at one address, the last registered comes first */
 	for (size_t i = 0, j; i < k->n; i = j) {
-		for (j = i + 1; j < k->n && map[j].addr == map[i].addr; j++)
+		for (j = i + 1; j < k->n && k->v[j].addr == k->v[i].addr; j++)
 			;
 		for (size_t a = i, b = j - 1; a < b; a++, b--) {
-			struct ksym t = map[a];
-			map[a] = map[b];
-			map[b] = t;
+			struct ksym t = k->v[a];
+			k->v[a] = k->v[b];
+			k->v[b] = t;
 		}
 	}
-	map[k->n] = (struct ksym){0, NULL, NULL};
+	k->v[k->n] = (struct ksym){0, 0, 0, 0};
+	k->published = true;
 	return tep_set_function_resolver(tep, resolve, k) ? -1 : 0;
 }
 
@@ -111,19 +149,58 @@ static int find_cmp(const void *key, const void *elem)
 
 const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr)
 {
-	struct ksym key = {addr, NULL, NULL};
+	struct ksym key = {addr, 0, 0, 0};
 
-	if (!k->map || !k->n)
+	if (!k->published || !k->n)
 		return NULL;
-	return bsearch(&key, k->map, k->n, sizeof(*k->map), find_cmp);
+	return bsearch(&key, k->v, k->n, sizeof(*k->v), find_cmp);
+}
+
+/* @n bytes of string space that live as long as @k, or NULL. */
+static char *arena_take(struct ksyms *k, size_t n)
+{
+	char *p;
+
+	if (!k->arena || k->arena_used + n > k->arena_size) {
+		size_t size = n + sizeof(char *) > ARENA_CHUNK ? n + sizeof(char *) : ARENA_CHUNK;
+		char *c = malloc(size);
+
+		if (!c)
+			return NULL;
+		memcpy(c, &k->arena, sizeof(char *)); /* the chain, for ksyms_free() */
+		k->arena = c;
+		k->arena_used = sizeof(char *);
+		k->arena_size = size;
+	}
+	p = k->arena + k->arena_used;
+	k->arena_used += n;
+	return p;
+}
+
+const char *ksyms_name(struct ksyms *k, const struct ksym *s)
+{
+	size_t i = (size_t)(s - k->v);
+	char *c = k->cnames[i];
+
+	if (!c && (c = arena_take(k, s->len + 1u))) {
+		memcpy(c, k->text + s->name, s->len);
+		c[s->len] = 0;
+		k->cnames[i] = c;
+	}
+	return c;
 }
 
 void ksyms_free(struct ksyms *k)
 {
-	for (int i = 0; i < k->ntexts; i++)
-		free(k->texts[i]);
-	free(k->texts);
-	free(k->reg);
-	free(k->map);
+	for (char *c = k->arena, *next; c; c = next) {
+		memcpy(&next, c, sizeof(char *));
+		free(c);
+	}
+	for (int i = 0; i < k->nmods; i++)
+		free(k->mods[i]);
+	free(k->mods);
+	free(k->cnames);
+	free(k->v);
+	free(k->owned);
 	memset(k, 0, sizeof(*k));
 }

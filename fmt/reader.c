@@ -71,7 +71,7 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 		return 0;
 	r->ksyms_done = true;
 	if (r->ksyms)
-		return fmt_load_kallsyms_text(r, r->ksyms, r->ksyms_len, err);
+		return fmt_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
 	return r->be->load_kallsyms ? r->be->load_kallsyms(r, err) : 0;
 }
 

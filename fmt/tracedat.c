@@ -821,10 +821,14 @@ static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 	{
 		uint64_t n = rd_u32(&d);
 		const uint8_t *p = rd_bytes(&d, n);
-		rc = p ? fmt_load_kallsyms_text(r, p, n, err)
-		       : FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+		if (!p) {
+			free(owned);
+			return FAIL("truncated in kallsyms (size %" PRIu64 ")", n);
+		}
+		if (owned) /* the text alone, in a buffer the table owns */
+			p = memmove(owned, p, n);
+		rc = fmt_load_kallsyms_text(r, p, n, owned != NULL, err);
 	}
-	free(owned);
 	return rc;
 }
 

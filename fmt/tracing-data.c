@@ -219,101 +219,120 @@ static int cmdline_line(const char *p, size_t len)
 	return i > 0 && i < 11 && i + 1 < len && p[i] == ' ';
 }
 
-/* The end of the word at @p: what sscanf's %s would take. */
-static char *word_end(char *p)
+/* The end of the word at @p, before @end: what sscanf's %s would take. */
+static const char *word_end_in(const char *p, const char *end)
 {
-	for (unsigned char c = (unsigned char)*p; c && c != ' ' && (c < '\t' || c > '\r');
-	     c = (unsigned char)*++p)
-		;
+	while (p < end && *p != ' ' && (*p < '\t' || *p > '\r'))
+		p++;
 	return p;
 }
 
+/* A kallsyms line: its address, its name and its module (NULL, or @mod_len bytes). */
+struct kline {
+	unsigned long long addr;
+	const char *name, *mod;
+	size_t len, mod_len;
+};
+
+/* The line @line (@len bytes) through libtraceevent's sscanf(), on a copy of its own. */
+static int kallsyms_sscanf(const char *line, size_t len, char *type, struct kline *out,
+			   int *func_start, int *func_end, int *mod_start, int *mod_end)
+{
+	char buf[512], *c = len < sizeof(buf) ? buf : malloc(len + 1);
+	int n;
+
+	if (!c)
+		return -1;
+	memcpy(c, line, len);
+	c[len] = 0;
+	errno = 0;
+	n = sscanf(c, "%16llx %c %n%*s%n%*1[\t][%n%*s%n", &out->addr, type, func_start, func_end,
+		   mod_start, mod_end);
+	if (c != buf)
+		free(c);
+	return errno || n != 2 || !*func_end ? -1 : 0;
+}
+
 /*
- * One kept line of kallsyms as libtraceevent's tep_parse_kallsyms() reads it,
- * with sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n"), whose cost was most of a
- * small recording's analysis: the usual shape is read here, any other goes
- * through that sscanf. Its name and module are cut out of @line in place.
- * 1: a function (in *@out); 0: a symbol libtraceevent would not keep; -1:
+ * One kept line of kallsyms (@line, @len bytes, no newline), as
+ * libtraceevent's tep_parse_kallsyms() reads it with sscanf("%16llx %c
+ * %n%*s%n%*1[\t][%n%*s%n"), whose cost was most of a small recording's
+ * analysis: the usual shape is read here, any other goes through that
+ * sscanf. The line is only read (it may lie in the file's mapping).
+ * 1: a function, in *@out; 0: a symbol libtraceevent would not keep; -1:
  * where libtraceevent would stop.
  */
-static int kallsyms_entry(char *line, struct ksym *out)
+static int kallsyms_entry(const char *line, size_t len, struct kline *out)
 {
-	int func_start, func_end = 0, mod_start = 0, mod_end = 0, n;
-	unsigned long long addr = 0;
-	char type, *func, *mod = NULL;
-	size_t i = hex_span(line, 17);
+	const char *end = line + len;
+	int func_start, func_end = 0, mod_start = 0, mod_end = 0;
+	char type;
+	size_t i = hex_span(line, len < 17 ? len : 17);
 
-	if (i > 16 || line[i] != ' ' || line[i + 2] != ' ' || line[i + 3] == ' ' ||
-	    (line[i + 3] >= '\t' && line[i + 3] <= '\r'))
-		goto slow; /* kallsyms_line() kept it: i > 0, and line[i + 1] is the type */
+	out->addr = 0;
+	if (i > 16) /* kallsyms_line() kept it: i > 0, a space, the type, a space, a name */
+		goto slow;
 	for (size_t k = 0; k < i; k++)
-		addr = addr << 4 | (unsigned)hex_digit(line[k]);
+		out->addr = out->addr << 4 | (unsigned)hex_digit(line[k]);
 	type = line[i + 1];
 	func_start = (int)i + 3;
-	func_end = (int)(word_end(line + func_start) - line);
-	if (line[func_end] == '\t' && line[func_end + 1] == '[') {
+	func_end = (int)(word_end_in(line + func_start, end) - line);
+	if (end - (line + func_end) >= 2 && line[func_end] == '\t' && line[func_end + 1] == '[') {
 		mod_start = func_end + 2;
-		mod_end = (int)(word_end(line + mod_start) - line);
+		mod_end = (int)(word_end_in(line + mod_start, end) - line);
 		if (mod_end == mod_start)
 			goto slow; /* %s would skip white space, or fail at the end */
 	}
 	goto found;
 slow:
-	errno = 0;
 	func_end = mod_start = mod_end = 0;
-	n = sscanf(line, "%16llx %c %n%*s%n%*1[\t][%n%*s%n", &addr, &type, &func_start,
-		   &func_end, &mod_start, &mod_end);
-	if (errno || n != 2 || !func_end)
+	if (kallsyms_sscanf(line, len, &type, out, &func_start, &func_end, &mod_start, &mod_end))
 		return -1;
 found:
-	func = line + func_start;
-	if (func[0] == '$' || type == 'A' || type == 'a')
+	if (line[func_start] == '$' || type == 'A' || type == 'a')
 		return 0;
-	line[func_end] = 0;
-	if (mod_end) {
-		mod = line + mod_start;
-		line[mod_end - 1] = 0;
-	}
-	*out = (struct ksym){addr, func, mod};
+	out->name = line + func_start;
+	out->len = (size_t)(func_end - func_start);
+	/* the module's last byte (its ']') is cut off, as libtraceevent does */
+	out->mod = mod_end ? line + mod_start : NULL;
+	out->mod_len = mod_end ? (size_t)(mod_end - 1 - mod_start) : 0;
 	return 1;
 }
 
 /*
- * Parse the kallsyms text @p (@n bytes): libtraceevent resolves functions
- * through it, and r->kmods knows the modules. One pass: a line of another
- * shape is dropped and counted, as keep_lines() would.
+ * Parse the kallsyms text @p (@n bytes, which live as long as @r; freed with
+ * it when @owned): libtraceevent resolves functions through it, and r->kmods
+ * knows the modules. One pass, reading the text in place: a line of another
+ * shape is dropped and counted; the text ends at its first NUL, if any.
  */
-int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n,
+int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
 			   struct fmt_err *err)
 {
-	char *s = malloc(n + 1);
+	const char *s = (const char *)p, *nul = memchr(s, 0, n);
+	const char *stop = nul ? nul : s + n;
 	bool stopped = false;
-	struct ksym k;
+	struct kline k;
 
-	if (!s)
-		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
-	memcpy(s, p, n);
-	s[n] = 0;
-	if (ksyms_keep(&r->ksyms_tab, s))
-		return FAIL("out of memory for kallsyms");
-	for (char *line = s, *end, *next; *line; line = next) {
+	if (ksyms_start(&r->ksyms_tab, s, n, owned))
+		return 0; /* a second kallsyms: the first names the functions */
+	for (const char *line = s, *end; line < stop; line = end + 1) {
 		int rc;
 
-		end = strchrnul(line, '\n');
-		next = *end ? end + 1 : end;
+		end = memchr(line, '\n', (size_t)(stop - line));
+		if (!end)
+			end = stop;
 		if (!kallsyms_line(line, (size_t)(end - line))) {
 			r->info.bad_lines += end > line;
 			continue;
 		}
-		if (kmod_line(&r->kmods, line, end)) /* before the line is cut up */
+		if (kmod_line(&r->kmods, line, end))
 			return FAIL("out of memory for kallsyms' modules");
 		if (stopped)
 			continue;
-		*end = 0;
 		/* libtraceevent's tep_parse_kallsyms() stops at a line it cannot read */
-		rc = kallsyms_entry(line, &k);
+		rc = kallsyms_entry(line, (size_t)(end - line), &k);
 		stopped = rc < 0;
-		if (rc > 0 && ksyms_add(&r->ksyms_tab, k.addr, k.name, k.mod))
+		if (rc > 0 && ksyms_add(&r->ksyms_tab, k.addr, k.name, k.len, k.mod, k.mod_len))
 			return FAIL("out of memory for kallsyms");
 	}
 	if (ksyms_publish(&r->ksyms_tab, r->tep))
@@ -340,7 +359,12 @@ int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (r->flags & FMT_OPEN_NO_KALLSYMS)
 		return 0;
 	r->ksyms_done = true;
-	return fmt_load_kallsyms_text(r, p, n, err);
+	/* the buffer may not outlive this parse (a section, a record): a copy of its own */
+	uint8_t *copy = malloc(n ? n : 1);
+	if (!copy)
+		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
+	memcpy(copy, p, n);
+	return fmt_load_kallsyms_text(r, copy, n, true, err);
 }
 
 /* A text table: its lines of the shape @ok, into libtraceevent with @parse. */
