@@ -895,11 +895,46 @@ static void print_timing(const struct db *db)
 	fprintf(stderr, "darc: writer: whole thread %.3f s CPU\n", thread_cpu());
 }
 
-/* The writer thread: write queued blocks until closing and the queue is empty. */
+static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err);
+static int prepare_inserts(struct db *db, struct fmt_err *err);
+
+/*
+ * The database itself, made by the writer thread while the producer starts
+ * reading: SQLite, the bulk-load settings, the schema, the inserts. 0, or -1
+ * (recorded: the producer's next put fails, db_finish() says why).
+ */
+static int db_setup(struct db *db)
+{
+	struct fmt_err e;
+
+	/* one thread at a time uses the connection: no SQLite mutexes needed */
+	if (sqlite3_open_v2(db->tmp, &db->sql,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK) {
+		if (!db->sql)
+			fmt_errf(&e, db->path, "cannot open '%s': out of memory", db->tmp);
+		else
+			sql_errf(db, &e, "cannot open the database");
+	} else if (exec(db, pragmas_sql, "cannot set up the database", &e) < 0 ||
+		   exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
+		   exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
+		   exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
+		   prepare_inserts(db, &e) < 0) {
+		/* e says why */
+	} else {
+		return 0;
+	}
+	fail(db, &e);
+	return -1;
+}
+
+/* The writer thread: make the database, then write queued blocks until closing and the queue is empty. */
 static void *writer_main(void *arg)
 {
 	struct db *db = arg;
 	unsigned written = 0;
+
+	db_setup(db); /* a failure is in db->failed: the blocks are only given back */
 
 	for (;;) {
 		struct block *b;
@@ -1067,23 +1102,6 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 	}
 	db->mutex_ready = true;
 	if (create_tmp(db, force, err) < 0)
-		goto out;
-	/* one thread at a time uses the connection: no SQLite mutexes needed */
-	if (sqlite3_open_v2(db->tmp, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-			    NULL) !=
-	    SQLITE_OK) {
-		if (!db->sql)
-			fmt_errf(err, path, "cannot open '%s': out of memory", db->tmp);
-		else
-			sql_errf(db, err, "cannot open the database");
-		goto out;
-	}
-	if (exec(db, pragmas_sql, "cannot set up the database", err) < 0 ||
-	    exec(db, "BEGIN", "cannot begin writing", err) < 0 ||
-	    exec(db, schema_tables_sql, "cannot create the tables", err) < 0 ||
-	    exec(db, schema_views_sql, "cannot create the views", err) < 0)
-		goto out;
-	if (prepare_inserts(db, err) < 0)
 		goto out;
 	db->cur = block_new();
 	if (!db->cur) {
