@@ -644,6 +644,36 @@ static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
 	return rc;
 }
 
+/*
+ * Kallsyms left for later (FMT_OPEN_NO_KALLSYMS): their size, from the
+ * section's header, without decompressing a few MB that the first kernel
+ * address decompresses again (tracedat_load_kallsyms). 0 or -1.
+ */
+static int kallsyms_size_v7(struct fmt_reader *r, struct fmt_err *err)
+{
+	uint64_t off = td(r)->sec_off[FMT_SEC_KALLSYMS];
+	struct rd d = file_rd(r);
+	uint16_t flags;
+	uint64_t size;
+
+	if (!off)
+		return 0;
+	rd_seek(&d, off);
+	if (rd_u16(&d) != FMT_SEC_KALLSYMS && !d.bad)
+		return FAIL("kallsyms section at offset %" PRIu64 ": not a kallsyms section", off);
+	flags = rd_u16(&d);
+	(void)rd_u32(&d); /* description string id */
+	size = rd_u64(&d);
+	if (flags & FMT_SEC_FL_COMPRESS) {
+		(void)rd_u32(&d); /* compressed size */
+		size = rd_u32(&d);   /* its text's, and the text's size before it */
+	}
+	if (d.bad)
+		return FAIL("kallsyms section at offset %" PRIu64 ": truncated header", off);
+	r->info.kallsyms_bytes = size >= 4 ? size - 4 : 0;
+	return 0;
+}
+
 static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
 	const char *cname = rd_str(d);
@@ -669,8 +699,10 @@ static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 			     false, true, err) ||
 	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", fmt_parse_event_formats,
 			     false, true, err) ||
-	    parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", fmt_parse_kallsyms, false, false,
-			     err) ||
+	    (r->flags & FMT_OPEN_NO_KALLSYMS
+		 ? kallsyms_size_v7(r, err)
+		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", fmt_parse_kallsyms, false,
+				    false, err)) ||
 	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", fmt_parse_printk, false, false,
 			     err) ||
 	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", fmt_parse_cmdlines, false, false,

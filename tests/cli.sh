@@ -73,6 +73,25 @@ else
 	pass=$((pass + 1))
 fi
 expect 2 "^darc: '$tmp/no/such/dir/x.db': cannot" "$darc" analyze -o "$tmp/no/such/dir/x.db" "$sample"
+# a v7 recording whose kallsyms section does not decompress: the analysis loads
+# it at its first kernel address, info after the events; both say so
+fg7="$here/../samples/vm-preads-v7.dat"
+koff=$(trace-cmd dump --sections "$fg7" 2>&1 | sed -n 's/.*Section 19 @ \([0-9]*\) .*"kallsyms".*/\1/p')
+if [ -n "$koff" ]; then
+	python3 -c 'import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+for i in range(int(sys.argv[2]) + 40, int(sys.argv[2]) + 400, 7):
+    d[i] ^= 0x5a
+open(sys.argv[3], "wb").write(d)' "$fg7" "$koff" "$tmp/badksyms.dat"
+	expect 2 "^darc: '$tmp/badksyms.dat': kallsyms section at offset $koff does not decompress$" \
+		"$darc" info "$tmp/badksyms.dat"
+	expect 2 "^darc: '$tmp/badksyms.dat': kallsyms section at offset $koff does not decompress$" \
+		"$darc" analyze -q -o "$tmp/badksyms.db" "$tmp/badksyms.dat"
+	[ -e "$tmp/badksyms.db" ] && { echo "FAIL: a failed analysis left badksyms.db"; fail=$((fail + 1)); }
+else
+	echo "FAIL: no kallsyms section found in $fg7 (trace-cmd dump --sections)"
+	fail=$((fail + 1))
+fi
 expect 2 "bad --top" "$darc" analyze --top x "$sample"
 if ! "$darc" analyze --json -o "$tmp/j.db" "$sample" | grep -q '"calls": 1510'; then
 	echo "FAIL: darc analyze --json does not count 1510 calls"

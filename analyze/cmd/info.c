@@ -294,6 +294,9 @@ static int run(struct cmd_ctx *ctx, void *args)
 	struct tally t = {0};
 	int rc = count_events(ctx->reader, &t, &ctx->err);
 
+	/* and the kallsyms, left for later at open: a damaged section fails here too */
+	if (!rc)
+		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)
 		print_json(ctx->reader, &t);
 	else if (!rc)
