@@ -152,7 +152,7 @@ echo "(targets at 16x: paths within the analysis time, explain within 3 times it
 
 # the function_graph bench recordings of the VM lab, the same race
 echo
-x16=$dat
+x16=$dat events16=$events
 rc=0
 bash "$bench_dir/mkrec-vm.sh" "$out" >"$out/mkrec-vm.log" 2>&1 || rc=$?
 [[ $rc == 0 || $rc == 77 ]] || die "mkrec-vm.sh failed: $(tail -n 1 "$out/mkrec-vm.log")"
@@ -167,7 +167,7 @@ for fg in bench-fgappend-v7 bench-fgappend4-v7 bench-fgmix-v7; do
 	events=$("$darc" info "$dat" | awk '/^events:/ { print $2 }')
 	race
 done
-label='' dat=$x16
+label='' dat=$x16 events=$events16
 
 # SQLite's own floor for the 16x database's call rows, one thread: the time
 # no database writer can go under, whatever the analysis does beside it
