@@ -20,8 +20,8 @@ static const char roots_sql[] = "SELECT id, last_id, task_id FROM sr_root ORDER 
  * parent is open when it comes), and the calls of interrupts in its task.
  */
 static const char range_sql[] =
-    "SELECT id, parent_id, fnode_id, coalesce(incl_ns, 0), func_id, last_id FROM call_base"
-    " WHERE id BETWEEN ?1 AND ?2 AND task_id = ?3";
+    "SELECT id, parent_id, fnode_id, incl_ns FROM call_base"
+    " WHERE id BETWEEN ?1 AND ?2 AND task_id = ?3"; /* a NULL incl_ns reads as 0 */
 /* the parts of the few calls that have some (merged in by id: no lookup a call) */
 static const char extra_sql[] =
     "SELECT id, irq_ns + softirq_ns + preempt_ns, preempt_ns, blocked_ns FROM call_extra"
@@ -31,7 +31,9 @@ static const char irqs_sql[] =
     " WHERE call_id BETWEEN ?1 AND ?2 AND t_end IS NOT NULL ORDER BY call_id";
 static const char sched_sql[] =
     "SELECT DISTINCT call_id FROM sched_interval WHERE call_id BETWEEN ?1 AND ?2";
-static const char overhead_sql[] = "SELECT id FROM func WHERE overhead ORDER BY id";
+/* the fnodes of the tracer's own functions (a call's function is its fnode's) */
+static const char overhead_sql[] =
+    "SELECT id FROM fnode WHERE func_id IN (SELECT id FROM func WHERE overhead) ORDER BY id";
 /*
  * sr_sub: the calls of the search the reports' details join on (paths'
  * interrupts, preemption, wake-ups): its f0 calls (parent NULL) and every
@@ -57,7 +59,7 @@ struct load {
 	sqlite3_stmt *range, *extra, *irqs, *sched, *add;
 	struct root *roots;
 	int nroots;
-	int64_t *ovh; /* the tracer's own functions, sorted */
+	int64_t *ovh; /* the fnodes of the tracer's own functions, sorted */
 	int novh;
 	int64_t *lid, *lpar; /* the current f0 call's calls (in id order) and their parents */
 	int *lidx;	     /* and their indices in the tree */
@@ -162,20 +164,21 @@ static int load_roots(struct load *l)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int is_root(const struct load *l, int64_t id)
+/* The f0 call @id, or NULL if it is none. */
+static const struct root *root_of(const struct load *l, int64_t id)
 {
 	int lo = 0, hi = l->nroots - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 		if (l->roots[mid].id == id)
-			return 1;
+			return &l->roots[mid];
 		if (l->roots[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid - 1;
 	}
-	return 0;
+	return NULL;
 }
 
 /* Call @id (parent @parent, -1 for none) of the current f0 call, tree index @idx. */
@@ -234,12 +237,14 @@ static int stream_root(struct load *l, const struct root *r)
 	sqlite3_bind_int64(st, 3, r->task);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), parent = sqlite3_column_int64(st, 1);
+		int64_t fnode = sqlite3_column_int64(st, 2);
+		const struct root *nested;
 		struct part p = {id};
 		int level = 0;
 		if (id != r->id && (id <= skip || sqlite3_column_type(st, 1) == SQLITE_NULL))
 			continue;
-		if (id != r->id && is_root(l, id)) {
-			skip = sqlite3_column_int64(st, 5);
+		if (id != r->id && (nested = root_of(l, id))) {
+			skip = nested->last;
 			continue;
 		}
 		if (id != r->id && (level = sr_tree_find(&l->rs->tree, parent)) < 0)
@@ -249,9 +254,8 @@ static int stream_root(struct load *l, const struct root *r)
 		if (x < l->nparts && l->parts[x].id == id)
 			p = l->parts[x];
 		if (keep(l, id, id == r->id ? -1 : parent,
-			 sr_tree_add(&l->rs->tree, level, id, sqlite3_column_int64(st, 2),
-				     sqlite3_column_int64(st, 3), p.exo, p.pre, p.blocked,
-				     find_id(l->ovh, l->novh, sqlite3_column_int64(st, 4)) >= 0))) {
+			 sr_tree_add(&l->rs->tree, level, id, fnode, sqlite3_column_int64(st, 3),
+				     p.exo, p.pre, p.blocked, find_id(l->ovh, l->novh, fnode) >= 0))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
