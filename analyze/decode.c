@@ -33,6 +33,10 @@ struct etype {
 	int nargs;
 	bool args_unique; /* no two args share a name: probe_args_json() may write them */
 	size_t json_max;  /* the longest JSON object of args it may write */
+	/* function_graph events of the usual layout (8-byte func, calltime and
+	   rettime, 4-byte depth, the file's byte order): their fields read in
+	   place when the record holds them all (fg_fixed_size bytes); 0 otherwise */
+	uint16_t fg_fixed_size;
 };
 
 struct decoder {
@@ -510,6 +514,25 @@ static void resolve_irq(struct etype *t, struct tep_event *e, const char *name)
 		t->kind = AEV_MARK;
 }
 
+/*
+ * Whether function_graph type @t has the usual layout (see
+ * etype.fg_fixed_size) in its first @n fields: note its size if so.
+ */
+static void fg_fixed_layout(const struct decoder *d, struct etype *t, int n)
+{
+	static const int size[4] = {8, 4, 8, 8}; /* func, depth, calltime, rettime */
+	int end = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!t->f[i] || t->f[i]->size != size[i] || t->f[i]->offset < 0)
+			return;
+		if (t->f[i]->offset + size[i] > end)
+			end = t->f[i]->offset + size[i];
+	}
+	if (!d->swap && end <= UINT16_MAX)
+		t->fg_fixed_size = (uint16_t)end;
+}
+
 static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 {
 	const char *sys = e->system, *name = e->name;
@@ -523,11 +546,13 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			FIELD(2, "args"); /* funcgraph-args: the argument registers */
 			FIELD(3, "retaddr");
 			t->kind = AEV_FG_ENTRY;
+			fg_fixed_layout(d, t, 2);
 		} else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "calltime");
 			FIELD(3, "rettime");
 			FIELD(4, "retval"); /* funcgraph-retval */
 			t->kind = AEV_FG_EXIT;
+			fg_fixed_layout(d, t, 4);
 		} else if (!strcmp(name, "kernel_stack") || !strcmp(name, "user_stack")) {
 			t->kind = AEV_MARK;
 		}
@@ -1223,10 +1248,51 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 	return out->sys.func_id < 0 ? -1 : 0;
 }
 
+/*
+ * decode_fg() of an entry or exit of the usual layout, its fields read in
+ * place (as num() would: the sizes and byte order are the ones it would find).
+ */
+static int decode_fg_fixed(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
+			   struct aev *out)
+{
+	const uint8_t *p = ev->data;
+	uint64_t addr;
+	int32_t depth;
+	int64_t calltime, rettime;
+
+	memcpy(&addr, p + t->f[0]->offset, 8);
+	memcpy(&depth, p + t->f[1]->offset, 4);
+	out->fg.addr = addr;
+	out->fg.depth = depth;
+	out->fg.func_id = kfunc(d, addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
+	if (out->fg.func_id < 0)
+		return -1;
+	out->fg.bad_time = out->fg.new_off = 0;
+	out->fg.retval = out->fg.dur = DARC_NULL;
+	out->fg.args = out->fg.retaddr = NULL;
+	if (t->kind == AEV_FG_ENTRY) {
+		out->fg.calltime = out->fg.rettime = DARC_NULL;
+		return fg_entry_values(d, t, ev, out) ? -1 : 0;
+	}
+	memcpy(&calltime, p + t->f[2]->offset, 8);
+	memcpy(&rettime, p + t->f[3]->offset, 8);
+	out->fg.calltime = calltime;
+	out->fg.rettime = rettime;
+	if (t->f[4])
+		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
+	if (calltime != DARC_NULL && rettime != DARC_NULL && rettime >= calltime)
+		out->fg.dur = rettime - calltime;
+	if (rettime != DARC_NULL && fg_clock(d, out))
+		return -1;
+	return 0;
+}
+
 /* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
 static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
 		     struct aev *out)
 {
+	if (t->fg_fixed_size && ev->size >= t->fg_fixed_size)
+		return decode_fg_fixed(d, t, ev, out);
 	out->fg.addr = (uint64_t)num(d, t->f[0], ev);
 	out->fg.depth = (int)num(d, t->f[1], ev);
 	out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
