@@ -138,6 +138,60 @@ int hist_each(const struct hist *h, int resolution,
 	return acc ? fn(ctx, cur, acc) : 0;
 }
 
+/* hist_each_all()'s @fn with its resolution, for hist_each(). */
+struct each_at {
+	int (*fn)(void *ctx, int resolution, int bucket, uint64_t count);
+	void *ctx;
+	int resolution;
+};
+
+static int each_at(void *ctx, int bucket, uint64_t count)
+{
+	const struct each_at *a = ctx;
+
+	return a->fn(a->ctx, a->resolution, bucket, count);
+}
+
+int hist_each_all(const struct hist *h,
+		  int (*fn)(void *ctx, int resolution, int bucket, uint64_t count), void *ctx)
+{
+	int fine[512], nz = 0, rc = 0;
+	uint64_t count[512];
+
+	for (int i = 0; i < h->n; i++) {
+		if (!h->counts[i])
+			continue;
+		if (nz == 512) /* a histogram this spread: the long way */
+			goto slow;
+		fine[nz] = h->lo + i;
+		count[nz++] = h->counts[i];
+	}
+	for (int r = 1; r <= 4 && !rc; r++) {
+		const int m = HIST_FINE / r; /* fine buckets per OSprof bucket */
+		uint64_t acc = 0;
+		int cur = 0;
+
+		for (int k = 0; k < nz && !rc; k++) {
+			int b = fine[k] / m; /* fine >= 0, so this is floor */
+			if (acc && b != cur) {
+				rc = fn(ctx, r, cur, acc);
+				acc = 0;
+			}
+			cur = b;
+			acc += count[k];
+		}
+		if (!rc && acc)
+			rc = fn(ctx, r, cur, acc);
+	}
+	return rc;
+slow:
+	for (int r = 1; r <= 4 && !rc; r++) {
+		struct each_at a = {fn, ctx, r};
+		rc = hist_each(h, r, each_at, &a);
+	}
+	return rc;
+}
+
 uint64_t hist_quantile(const struct hist *h, double q)
 {
 	uint64_t rank, seen = 0;

@@ -48,6 +48,13 @@ int hist_each(const struct hist *h, int resolution,
 	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx);
 
 /*
+ * hist_each() at resolutions 1, 2, 3 and 4 in turn, in one pass over the
+ * fine buckets (most are empty): @fn gets the resolution too.
+ */
+int hist_each_all(const struct hist *h,
+		  int (*fn)(void *ctx, int resolution, int bucket, uint64_t count), void *ctx);
+
+/*
  * The @q quantile (0 < q <= 1) of the values added: the geometric middle of
  * the fine bucket holding it, clamped to [min, max]; 0 when empty.
  */

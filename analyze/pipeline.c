@@ -83,10 +83,11 @@ struct hist_ctx {
 	struct hist_rec h;
 };
 
-static int put_bucket(void *ctx, int bucket, uint64_t count)
+static int put_bucket(void *ctx, int resolution, int bucket, uint64_t count)
 {
 	struct hist_ctx *hc = ctx;
 
+	hc->h.resolution = resolution;
 	hc->h.bucket = bucket;
 	hc->h.count = (int64_t)count;
 	return db_put_hist(hc->db, &hc->h);
@@ -97,12 +98,7 @@ static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, co
 {
 	struct hist_ctx hc = {db, {owner_kind, owner, metric, 0, 0, 0}};
 
-	for (int r = 1; r <= 4; r++) {
-		hc.h.resolution = r;
-		if (hist_each(h, r, put_bucket, &hc))
-			return -1;
-	}
-	return 0;
+	return hist_each_all(h, put_bucket, &hc) ? -1 : 0;
 }
 
 static double now(void)

@@ -618,6 +618,51 @@ START_TEST(test_probe_pair)
 }
 END_TEST
 
+/* "r:bucket:count " for every bucket hist_each() visits at resolution @r, appended to @out. */
+static void each_text(const struct hist *h, int r, char *out, size_t size)
+{
+	struct {
+		char *out;
+		size_t size;
+		int r;
+	} a = {out, size, r};
+	int put(void *ctx, int bucket, uint64_t n)
+	{
+		typeof(a) *x = ctx;
+		size_t len = strlen(x->out);
+		snprintf(x->out + len, x->size - len, "%d:%d:%lu ", x->r, bucket, n);
+		return 0;
+	}
+	hist_each(h, r, put, &a);
+}
+
+/* hist_each_all() visits what hist_each() does at resolutions 1 to 4, in that order. */
+START_TEST(test_hist_each_all)
+{
+	static char want[1 << 17], got[1 << 17];
+	int put(void *ctx, int r, int bucket, uint64_t n)
+	{
+		size_t len = strlen(got);
+		snprintf(got + len, sizeof(got) - len, "%d:%d:%lu ", r, bucket, n);
+		return 0;
+	}
+	/* a few dozen non-empty fine buckets, and thousands (the long way) */
+	for (int spread = 0; spread < 2; spread++) {
+		struct hist h = HIST_INIT;
+
+		for (double x = 3; x < (spread ? 1e12 : 5e5); x *= spread ? 1.001 : 1.3)
+			ck_assert_int_eq(hist_add(&h, (uint64_t)x), 0);
+		want[0] = got[0] = 0;
+		for (int r = 1; r <= 4; r++)
+			each_text(&h, r, want, sizeof(want));
+		ck_assert_int_eq(hist_each_all(&h, put, NULL), 0);
+		ck_assert_uint_gt(strlen(want), 100);
+		ck_assert_str_eq(got, want);
+		hist_release(&h);
+	}
+}
+END_TEST
+
 START_TEST(test_hist_buckets)
 {
 	struct hist h = HIST_INIT;
@@ -1449,6 +1494,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_exit_written_late);
 	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_hist_each_all);
 	tcase_add_test(tc, test_probe_without_return);
 	tcase_add_test(tc, test_probe_pair);
 	tcase_add_test(tc, test_implausible_calltime);
