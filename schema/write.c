@@ -5,7 +5,8 @@
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
  * to a queue that one writer thread drains inside one transaction, a table
- * at a time: one INSERT ... SELECT from a virtual table over the block's
+ * at a time (having first made the database itself, while the producer
+ * starts reading): one INSERT ... SELECT from a virtual table over the block's
  * rows of that table (over a run of them for the calls). Calls finish in no
  * order of id (a parent after its children); a window puts them back in
  * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist,
@@ -915,17 +916,18 @@ static int db_setup(struct db *db)
 			fmt_errf(&e, db->path, "cannot open '%s': out of memory", db->tmp);
 		else
 			sql_errf(db, &e, "cannot open the database");
-	} else if (exec(db, pragmas_sql, "cannot set up the database", &e) < 0 ||
-		   exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
-		   exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
-		   exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
-		   prepare_inserts(db, &e) < 0) {
-		/* e says why */
-	} else {
-		return 0;
+		fail(db, &e);
+		return -1;
 	}
-	fail(db, &e);
-	return -1;
+	if (exec(db, pragmas_sql, "cannot set up the database", &e) < 0 ||
+	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
+	    exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
+	    exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
+	    prepare_inserts(db, &e) < 0) {
+		fail(db, &e);
+		return -1;
+	}
+	return 0;
 }
 
 /* The writer thread: make the database, then write queued blocks until closing and the queue is empty. */
@@ -1341,7 +1343,6 @@ int db_finish(struct db *db, struct fmt_err *err)
 		sqlite3_finalize(db->insert[i]);
 		db->insert[i] = NULL;
 	}
-
 	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
 	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
 		 "cannot write to table task", &e) < 0 ||

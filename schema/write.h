@@ -22,9 +22,11 @@ struct db;
 /*
  * Create the database that will become @path: a temporary file in the same
  * directory (wfile: never over an input, a non-regular file or, without
- * @force, a file that is not a darc database) with the schema (the .sql
- * files of schema/) applied. Returns NULL and fills @err (naming @path) on
- * failure. Finish with db_finish() or db_abort().
+ * @force, a file that is not a darc database), into which the writer thread
+ * puts the schema (the .sql files of schema/) while the caller goes on.
+ * Returns NULL and fills @err (naming @path) when the file cannot be made; a
+ * failure of SQLite after that fails the next db_put_*(), and db_finish()
+ * says why. Finish with db_finish() or db_abort().
  */
 struct db *db_create(const char *path, bool force, struct fmt_err *err);
 
