@@ -21,6 +21,12 @@ struct rdb {
 	char *source; /* rdb_source(): read once */
 	sqlite3 *w; /* the read-write connection, once opened (writer()) */
 	bool side;  /* read-only: results go to temp tables of sql (rdb_store()) */
+	/* rdb_preselect_calls(): the calls of @sel in [lo, hi), in table sr_pre */
+	struct {
+		bool on;
+		struct rsel sel;
+		int64_t lo, hi, scans;
+	} pre;
 };
 
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
@@ -815,13 +821,20 @@ static void ensure_func_index(struct rdb *db)
 	sqlite3_close(failed);
 }
 
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			 struct fmt_err *err)
+/*
+ * Insert into @table(id, last_id, task_id[, incl_ns]) the complete calls of
+ * @sel whose value lies in [@lo, @hi): a scan of the calls (by the index of
+ * a function's calls for a function). How many, or -1 with @err set.
+ */
+static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
+			   const struct rsel *sel, int64_t lo, int64_t hi, struct fmt_err *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
 	char *path = sel->path ? norm_path(sel->path) : NULL;
-	char where[512], q[1024];
+	const char *cols = with_incl ? "c.id, c.last_id, c.task_id, c.incl_ns"
+				     : "c.id, c.last_id, c.task_id";
+	char where[512], q[1200];
 	sqlite3_stmt *st = NULL;
 	int64_t n = -1;
 
@@ -832,28 +845,24 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 		/* the function's calls in the range by the index, then their rows in order of
 		   id: straight from the index they are in order of latency, a page read a row */
 		snprintf(q, sizeof(q),
-			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call_base c"
+			 "INSERT INTO %s SELECT %s FROM call_base c"
 			 " WHERE c.id IN (SELECT id FROM call_base WHERE func_id IN (SELECT id FROM"
 			 " func WHERE name = ?1) AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
 			 " EXISTS (SELECT 1 FROM call_extra e WHERE e.id = c.id AND e.flags & 3)",
-			 where);
+			 table, cols, where);
 	else if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */
 		snprintf(q, sizeof(q),
-			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call_base c WHERE %s"
+			 "INSERT INTO %s SELECT %s FROM call_base c WHERE %s"
 			 " AND c.incl_ns >= ?6 AND c.incl_ns < ?7 AND NOT EXISTS (SELECT 1 FROM"
 			 " call_extra e WHERE e.id = c.id AND e.flags & 3)",
-			 where);
+			 table, cols, where);
 	else
 		snprintf(q, sizeof(q),
-			 "INSERT INTO sr_root SELECT c.id, c.last_id, c.task_id FROM call c WHERE %s"
+			 "INSERT INTO %s SELECT %s FROM call c WHERE %s"
 			 " AND c.incl_ns IS NOT NULL AND c.flags & 3 = 0 AND c.%s >= ?6 AND c.%s < ?7",
-			 where, col[sel->metric], col[sel->metric]);
-	if (sqlite3_exec(db->sql,
-			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY, last_id,"
-			 " task_id);" /* the range of a call's subtree, for the search */
-			 "DELETE FROM sr_root",
-			 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
+			 table, cols, where, col[sel->metric], col[sel->metric]);
+	db->pre.scans++;
+	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    bind_sel(st, sel, path, rdb_t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
 	    sqlite3_bind_int64(st, 7, hi) || sqlite3_step(st) != SQLITE_DONE)
 		fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
@@ -862,6 +871,78 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 	sqlite3_finalize(st);
 	free(path);
 	return n;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether @a and @b select the same calls, by the same value. */
+static bool same_sel(const struct rsel *a, const struct rsel *b)
+{
+	return same_str(a->func, b->func) && a->fnode == b->fnode && same_str(a->path, b->path) &&
+	       a->metric == b->metric && a->task == b->task && same_str(a->comm, b->comm) &&
+	       a->t_lo == b->t_lo && a->t_hi == b->t_hi;
+}
+
+int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			 struct fmt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	if (sqlite3_exec(db->sql,
+			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY, last_id,"
+			 " task_id);" /* the range of a call's subtree, for the search */
+			 "DELETE FROM sr_root",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+	if (!db->pre.on || !same_sel(&db->pre.sel, sel) || lo < db->pre.lo || hi > db->pre.hi)
+		return select_into(db, "sr_root", false, sel, lo, hi, err);
+	/* from the calls preselected: no scan */
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO sr_root SELECT id, last_id, task_id FROM sr_pre"
+			       " WHERE incl_ns >= ?1 AND incl_ns < ?2",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 1, lo) || sqlite3_bind_int64(st, 2, hi) ||
+	    sqlite3_step(st) != SQLITE_DONE)
+		fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+	else
+		n = sqlite3_changes(db->sql);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			    struct fmt_err *err)
+{
+	int64_t n;
+
+	rdb_preselect_end(db);
+	if (sel->metric != RM_INCL)
+		return 0; /* sr_pre holds incl_ns: other values are selected each time */
+	if (sqlite3_exec(db->sql,
+			 "CREATE TEMP TABLE IF NOT EXISTS sr_pre(id INTEGER PRIMARY KEY, last_id,"
+			 " task_id, incl_ns); DELETE FROM sr_pre",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+	n = select_into(db, "sr_pre", true, sel, lo, hi, err);
+	if (n >= 0)
+		db->pre = (typeof(db->pre)){true, *sel, lo, hi, db->pre.scans};
+	return n;
+}
+
+void rdb_preselect_end(struct rdb *db)
+{
+	if (db->pre.on)
+		sqlite3_exec(db->sql, "DELETE FROM sr_pre", NULL, NULL, NULL);
+	db->pre.on = false;
+}
+
+int64_t rdb_select_scans(const struct rdb *db)
+{
+	return db->pre.scans;
 }
 
 int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err)

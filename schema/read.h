@@ -142,6 +142,20 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
 			 struct fmt_err *err);
 
+/*
+ * One scan for several latency ranges of one selection (explain's slow
+ * parts of a subject): keep @sel's complete calls in [@lo, @hi) (incl_ns
+ * only: for other values this does nothing) in the temporary table sr_pre,
+ * from which rdb_select_calls() then takes any range of @sel inside [@lo,
+ * @hi) without reading the calls again, until rdb_preselect_end(). How many,
+ * or -1 with @err set.
+ */
+int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			    struct fmt_err *err);
+void rdb_preselect_end(struct rdb *db);
+/* How many times the calls were read for a selection (tests). */
+int64_t rdb_select_scans(const struct rdb *db);
+
 /* The recording's first event, ns (0 if unknown): where --time LO-HI counts from. */
 int64_t rdb_t_first(struct rdb *db);
 

@@ -12,6 +12,7 @@
 #include "columns.h"
 #include "explain.h"
 #include "report.h"
+#include "search-db.h"
 #include "show.h"
 #include "vis.h"
 
@@ -241,6 +242,39 @@ static bool follow(struct rdb *db, json_t *c)
 
 /* ---- one subject ---- */
 
+/* The selection of @s's calls: its fnode, at one bucket an octave (the search's). */
+static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
+{
+	struct rsel sel = o->sel;
+
+	sel.func = NULL;
+	sel.path = NULL;
+	sel.fnode = s->fnode;
+	sel.resolution = 1;
+	return sel;
+}
+
+/*
+ * The calls of all of @s's slow parts, read from the calls at once: each
+ * part's search then takes its own from them, with no scan of its own (a
+ * subject's calls are found by a scan of every call). 0, or -1 with @err set.
+ */
+static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
+			   struct fmt_err *err)
+{
+	struct rsel sel = subject_sel(o, s);
+	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
+
+	if (s->nparts < 2)
+		return 0;
+	for (int k = 0; k < s->nparts; k++) {
+		rsearch_range(&sel, s->part[k].slow.lo, s->part[k].slow.hi, &a, &b);
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	return rdb_preselect_calls(db, &sel, lo, hi, err) < 0 ? -1 : 0;
+}
+
 static json_t *range_json(const struct peak *pk)
 {
 	return json_pack("{si si sI sf}", "lo", pk->lo, "hi", pk->hi, "calls",
@@ -260,10 +294,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	char *title = explain_title(s->func);
 	size_t k;
 
-	x.sel.func = NULL;
-	x.sel.path = NULL;
-	x.sel.fnode = s->fnode;
-	x.sel.resolution = 1;
+	x.sel = subject_sel(o, s);
 	if (!title || paths_search(db, &x, sp, s->what, part->number, &part->slow, all, err)) {
 		json_decref(all);
 		free(title);
@@ -323,6 +354,10 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 	json_t *more = json_array();
 
 	free(title);
+	if (j && preselect_parts(db, o, s, err)) {
+		json_decref(j);
+		j = NULL;
+	}
 	for (int k = 0; j && k < s->nparts; k++) {
 		json_t *part = explain_part(db, o, sp, s, &s->part[k], err);
 		if (!part) {
@@ -335,6 +370,7 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 			json_decref(part);
 		}
 	}
+	rdb_preselect_end(db);
 	if (j && json_array_size(more))
 		json_object_set(j, "more", more);
 	json_decref(more);

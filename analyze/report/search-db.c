@@ -392,15 +392,21 @@ static void ensure_indexes(struct rdb *db)
 	sqlite3_close(w);
 }
 
+void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
+{
+	*lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
+	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
+}
+
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
 		 struct fmt_err *err)
 {
-	int64_t lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
-	int64_t hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
+	int64_t lo_ns, hi_ns;
 	struct load l = {db, rs};
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
+	rsearch_range(sel, lo, hi, &lo_ns, &hi_ns);
 	ensure_indexes(db);
 	read_lean(db);
 	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1

@@ -20,6 +20,9 @@ struct rsearch {
 	int nroots;
 };
 
+/* The values of buckets @lo..@hi of @sel, as rsearch_load() selects them: [*@lo_ns, *@hi_ns). */
+void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns);
+
 /*
  * Load the complete calls of @sel whose value lies in buckets @lo..@hi
  * (resolution 1: [2^lo, 2^(hi+1)) ns) with their subtrees. 0, or -1 with

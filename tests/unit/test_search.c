@@ -4,11 +4,15 @@
  * built trees: one test per rule of analyze/METHODS.md section 7.
  */
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "read.h"
 #include "search.h"
+#include "write.h"
 
 #define MAXC 20000
 static struct sr_call calls[MAXC];
@@ -458,6 +462,78 @@ START_TEST(test_streamed_tree)
 }
 END_TEST
 
+/* The ids in sr_root, "1,3,5", into @buf. */
+static const char *roots(struct rdb *db, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = 0;
+	ck_assert_int_eq(sqlite3_prepare_v2(rdb_sql(db), "SELECT group_concat(id) FROM"
+				" (SELECT id FROM sr_root ORDER BY id)", -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/*
+ * rdb_preselect_calls(): the calls of two latency ranges of one selection
+ * (explain's two slow parts of a subject) come from one scan of the calls,
+ * and are those each range's own scan finds; a range outside it, another
+ * selection, or after rdb_preselect_end(), are scanned for again.
+ */
+START_TEST(test_preselect)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
+	struct fmt_err err;
+	struct db *w;
+	struct rdb *db;
+	struct rsel sel = RSEL_INIT, other = RSEL_INIT;
+	int64_t scans;
+
+	close(mkstemp(path));
+	w = db_create(path, true, &err);
+	ck_assert_msg(w, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(w, &(struct func_rec){1, "f", FUNC_KERNEL, DARC_NULL, NULL, 0}), 0);
+	for (int k = 1; k <= 2; k++)
+		ck_assert_int_eq(db_put_fnode(w, &(struct fnode_rec){.id = k, .parent_id = DARC_NULL,
+								     .func_id = 1, .calls = 20}), 0);
+	for (int i = 1; i <= 40; i++) /* fast and slow calls of fnodes 1 and 2, by turns */
+		ck_assert_int_eq(db_put_call(w, &(struct call_rec){.id = i, .task_id = 7, .func_id = 1,
+			.parent_id = DARC_NULL, .last_id = i, .fnode_id = 1 + i % 4 / 2,
+			.interrupted_id = DARC_NULL, .t_entry = 1000000 * i,
+			.t_exit = 1000000 * i + (i % 2 ? 1000 : 100000) + i,
+			.incl_ns = (i % 2 ? 1000 : 100000) + i, .excl_ns = (i % 2 ? 1000 : 100000) + i,
+			.retval = DARC_NULL}), 0);
+	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
+	db = rdb_open(path, &err);
+	ck_assert_msg(db, "%s", err.msg);
+	sel.fnode = 1;
+	other.fnode = 2;
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	roots(db, a, sizeof(a));
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 50000, 500000, &err), 10);
+	roots(db, b, sizeof(b));
+	ck_assert_str_ne(a, b);
+	scans = rdb_select_scans(db);
+	ck_assert_int_eq(rdb_preselect_calls(db, &sel, 500, 500000, &err), 20);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), a);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 50000, 500000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), b);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 1); /* the preselection's, alone */
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 50000, 600000, &err), 10); /* outside */
+	ck_assert_int_eq(rdb_select_calls(db, &other, 500, 5000, &err), 10); /* another */
+	ck_assert_int_eq(rdb_select_scans(db), scans + 3);
+	rdb_preselect_end(db);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), a);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 4);
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -467,6 +543,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_synthetic_tree);
+	tcase_add_test(tc, test_preselect);
 	tcase_add_test(tc, test_loop_max_rule);
 	tcase_add_test(tc, test_loop_one_slow);
 	tcase_add_test(tc, test_tie_branches);
