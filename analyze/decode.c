@@ -1249,52 +1249,35 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 }
 
 /*
- * decode_fg() of an entry or exit of the usual layout, its fields read in
- * place (as num() would: the sizes and byte order are the ones it would find).
+ * Field @i (0 func, 1 depth, 2 calltime, 3 rettime) of function_graph type @t:
+ * read in place when @fixed (the record has the usual layout, whole: see
+ * etype.fg_fixed_size), else by num(); the same value either way.
  */
-static int decode_fg_fixed(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-			   struct aev *out)
+static inline int64_t fg_field(const struct decoder *d, const struct etype *t,
+			       const struct fmt_event *ev, int i, bool fixed)
 {
-	const uint8_t *p = ev->data;
-	uint64_t addr;
-	int32_t depth;
-	int64_t calltime, rettime;
+	const uint8_t *p = (const uint8_t *)ev->data + (fixed ? t->f[i]->offset : 0);
+	int64_t v;
+	int32_t v32;
 
-	memcpy(&addr, p + t->f[0]->offset, 8);
-	memcpy(&depth, p + t->f[1]->offset, 4);
-	out->fg.addr = addr;
-	out->fg.depth = depth;
-	out->fg.func_id = kfunc(d, addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
-	if (out->fg.func_id < 0)
-		return -1;
-	out->fg.bad_time = out->fg.new_off = 0;
-	out->fg.retval = out->fg.dur = DARC_NULL;
-	out->fg.args = out->fg.retaddr = NULL;
-	if (t->kind == AEV_FG_ENTRY) {
-		out->fg.calltime = out->fg.rettime = DARC_NULL;
-		return fg_entry_values(d, t, ev, out) ? -1 : 0;
+	if (!fixed)
+		return num(d, t->f[i], ev);
+	if (i == 1) {
+		memcpy(&v32, p, 4);
+		return v32;
 	}
-	memcpy(&calltime, p + t->f[2]->offset, 8);
-	memcpy(&rettime, p + t->f[3]->offset, 8);
-	out->fg.calltime = calltime;
-	out->fg.rettime = rettime;
-	if (t->f[4])
-		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
-	if (calltime != DARC_NULL && rettime != DARC_NULL && rettime >= calltime)
-		out->fg.dur = rettime - calltime;
-	if (rettime != DARC_NULL && fg_clock(d, out))
-		return -1;
-	return 0;
+	memcpy(&v, p, 8);
+	return v;
 }
 
 /* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
 static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
 		     struct aev *out)
 {
-	if (t->fg_fixed_size && ev->size >= t->fg_fixed_size)
-		return decode_fg_fixed(d, t, ev, out);
-	out->fg.addr = (uint64_t)num(d, t->f[0], ev);
-	out->fg.depth = (int)num(d, t->f[1], ev);
+	bool fixed = t->fg_fixed_size && ev->size >= t->fg_fixed_size;
+
+	out->fg.addr = (uint64_t)fg_field(d, t, ev, 0, fixed);
+	out->fg.depth = (int)fg_field(d, t, ev, 1, fixed);
 	out->fg.func_id = kfunc(d, out->fg.addr, 0, NULL, NULL, &out->fg.name, &out->fg.irq_entry);
 	if (out->fg.func_id < 0)
 		return -1;
@@ -1303,8 +1286,8 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 	out->fg.args = out->fg.retaddr = NULL;
 	if (t->kind == AEV_FG_ENTRY)
 		return fg_entry_values(d, t, ev, out) ? -1 : 0;
-	out->fg.calltime = t->f[2] ? num(d, t->f[2], ev) : DARC_NULL;
-	out->fg.rettime = t->f[3] ? num(d, t->f[3], ev) : DARC_NULL;
+	out->fg.calltime = t->f[2] ? fg_field(d, t, ev, 2, fixed) : DARC_NULL;
+	out->fg.rettime = t->f[3] ? fg_field(d, t, ev, 3, fixed) : DARC_NULL;
 	if (t->f[4])
 		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
 	if (out->fg.calltime != DARC_NULL && out->fg.rettime != DARC_NULL &&

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "kmod.h"
+#include "intern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,24 +38,6 @@ static int grow(struct kmod_map *m)
 	return 0;
 }
 
-/* The index of module @name (@len bytes), added if new; -1 on memory. */
-static long intern(struct kmod_map *m, const char *name, size_t len)
-{
-	char **p;
-
-	/* a module's symbols come together: look from the newest back */
-	for (uint32_t i = m->nnames; i-- > 0;)
-		if (!strncmp(m->names[i], name, len) && !m->names[i][len])
-			return i;
-	p = realloc(m->names, (m->nnames + 1) * sizeof(*p));
-	if (!p)
-		return -1;
-	m->names = p;
-	if (!(p[m->nnames] = strndup(name, len)))
-		return -1;
-	return m->nnames++;
-}
-
 static int add(struct kmod_map *m, uint64_t addr, uint32_t mod)
 {
 	size_t k;
@@ -84,7 +67,7 @@ int kmod_line(struct kmod_map *m, const char *s, const char *end)
 	addr = strtoull(s, &after, 16);
 	/* "ADDR TYPE NAME\t[MOD]": the module in brackets at the end */
 	if (after > s && end > open + 3 && addr) {
-		long mod = intern(m, open + 2, (size_t)(end - 1 - (open + 2)));
+		long mod = intern_name(&m->names, &m->nnames, open + 2, (size_t)(end - 1 - (open + 2)));
 
 		if (mod < 0 || add(m, addr, (uint32_t)mod))
 			return -1;

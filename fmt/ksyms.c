@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ksyms.h"
+#include "grow.h"
+#include "intern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,45 +22,18 @@ int ksyms_start(struct ksyms *k, const char *text, size_t size, bool owned)
 	return 0;
 }
 
-/* The index + 1 of module @name (@len bytes), added if new; 0 when out of memory. */
-static int intern_mod(struct ksyms *k, const char *name, size_t len)
-{
-	char **m;
-
-	/* a module's symbols come together: look from the newest back */
-	for (int i = k->nmods; i-- > 0;)
-		if (!strncmp(k->mods[i], name, len) && !k->mods[i][len])
-			return i + 1;
-	if (k->nmods == UINT16_MAX)
-		return 0;
-	m = realloc(k->mods, (k->nmods + 1) * sizeof(*m));
-	if (!m)
-		return 0;
-	k->mods = m;
-	if (!(m[k->nmods] = strndup(name, len)))
-		return 0;
-	return ++k->nmods;
-}
-
 int ksyms_add(struct ksyms *k, uint64_t addr, const char *name, size_t len, const char *mod,
 	      size_t mod_len)
 {
-	int m = 0;
+	long m = -1;
 
 	if (len > UINT16_MAX)
 		return 0; /* no kernel's: leave it out */
-	if (mod && !(m = intern_mod(k, mod, mod_len)))
+	if (mod && ((m = intern_name(&k->mods, &k->nmods, mod, mod_len)) < 0 || m >= UINT16_MAX))
 		return -1;
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 4096;
-		struct ksym *v = realloc(k->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		k->v = v;
-		k->cap = cap;
-	}
-	k->v[k->n++] = (struct ksym){addr, (uint32_t)(name - k->text), (uint16_t)len, (uint16_t)m};
+	if (GROW(k->v, k->n, k->cap, 4096))
+		return -1;
+	k->v[k->n++] = (struct ksym){addr, (uint32_t)(name - k->text), (uint16_t)len, (uint16_t)(m + 1)};
 	return 0;
 }
 
@@ -105,14 +80,8 @@ int ksyms_publish(struct ksyms *k, struct tep_handle *tep)
 	if (k->published)
 		return 0;
 	/* one more entry: libtraceevent's table ends in one of address 0 */
-	if (k->n == k->cap) {
-		struct ksym *v = realloc(k->v, (k->n + 1) * sizeof(*v));
-
-		if (!v)
-			return -1;
-		k->v = v;
-		k->cap = k->n + 1;
-	}
+	if (GROW(k->v, k->n, k->cap, 1))
+		return -1;
 	tmp = malloc((k->n ? k->n : 1) * sizeof(*tmp));
 	k->cnames = calloc(k->n ? k->n : 1, sizeof(*k->cnames)); /* zero pages until used */
 	if (!tmp || !k->cnames) {
@@ -196,7 +165,7 @@ void ksyms_free(struct ksyms *k)
 		memcpy(&next, c, sizeof(char *));
 		free(c);
 	}
-	for (int i = 0; i < k->nmods; i++)
+	for (uint32_t i = 0; i < k->nmods; i++)
 		free(k->mods[i]);
 	free(k->mods);
 	free(k->cnames);

@@ -38,10 +38,10 @@ struct ksyms {
 	const char *text;  /* the kallsyms text the names lie in (see ksyms_start()) */
 	char *owned;	   /* the text, when it is ours to free */
 	struct ksym *v;	   /* in order of registration, by address once published */
-	size_t n, cap;
+	int n, cap;
 	char **cnames;	   /* [n]: each name as a C string, made when first looked up */
-	char **mods;	   /* module names */
-	int nmods;
+	char **mods;	   /* module names (intern.h) */
+	uint32_t nmods;
 	char *arena;	   /* the C strings: chunks, each starting with the next one's address */
 	size_t arena_used, arena_size;
 	bool published;

@@ -254,25 +254,16 @@ static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
 	return sel;
 }
 
-/*
- * The calls of all of @s's slow parts, read from the calls at once: each
- * part's search then takes its own from them, with no scan of its own (a
- * subject's calls are found by a scan of every call). 0, or -1 with @err set.
- */
+/* The calls of all of @s's slow parts from one read of the calls (rsearch_preselect). */
 static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
 			   struct fmt_err *err)
 {
 	struct rsel sel = subject_sel(o, s);
-	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
+	struct peak slow[MAX_PARTS];
 
-	if (s->nparts < 2)
-		return 0;
-	for (int k = 0; k < s->nparts; k++) {
-		rsearch_range(&sel, s->part[k].slow.lo, s->part[k].slow.hi, &a, &b);
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-	}
-	return rdb_preselect_calls(db, &sel, lo, hi, err) < 0 ? -1 : 0;
+	for (int k = 0; k < s->nparts; k++)
+		slow[k] = s->part[k].slow;
+	return rsearch_preselect(db, &sel, slow, s->nparts, err);
 }
 
 static json_t *range_json(const struct peak *pk)

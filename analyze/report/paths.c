@@ -392,25 +392,6 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 }
 
 /*
- * The calls of all @n peaks @pk of @sel read from the calls at once, each
- * peak's search then taking its own from them (rdb_preselect_calls): for a
- * selection by fnode or path, whose calls only a scan of all finds. 0, or
- * -1 with @err set.
- */
-static int preselect_peaks(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
-			   struct fmt_err *err)
-{
-	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
-
-	for (int k = 0; k < n; k++) {
-		rsearch_range(sel, pk[k].lo, pk[k].hi, &a, &b);
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-	}
-	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
-}
-
-/*
  * Search every peak of @o's selection (or peak @peak, or the ranges given)
  * into @all (a JSON array, one object per peak searched); *@what gets the
  * selection's title (caller frees). 0, or -1 with @err set.
@@ -432,8 +413,8 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	else if (peak > npk)
 		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
-	else if (!peak && npk > 1 && !o->sel.func) /* a function's calls have an index */
-		rc = preselect_peaks(db, &o->sel, pk, npk, err);
+	else if (!peak && !o->sel.func) /* a function's calls have an index: one range each */
+		rc = rsearch_preselect(db, &o->sel, pk, npk, err);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)
 			rc = paths_search(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all,

@@ -398,6 +398,21 @@ void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64
 	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 }
 
+int rsearch_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
+		      struct fmt_err *err)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
+
+	if (n < 2)
+		return 0;
+	for (int k = 0; k < n; k++) {
+		rsearch_range(sel, pk[k].lo, pk[k].hi, &a, &b);
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
+}
+
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
 		 struct fmt_err *err)
 {

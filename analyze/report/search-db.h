@@ -24,6 +24,15 @@ struct rsearch {
 void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns);
 
 /*
+ * Before the searches of @n (2 or more) ranges @pk of @sel: their calls
+ * read from the calls at once (rdb_preselect_calls), each search's load
+ * then taking its own from them. End with rdb_preselect_end(). 0, or -1
+ * with @err set.
+ */
+int rsearch_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
+		      struct fmt_err *err);
+
+/*
  * Load the complete calls of @sel whose value lies in buckets @lo..@hi
  * (resolution 1: [2^lo, 2^(hi+1)) ns) with their subtrees. 0, or -1 with
  * @err set. Release with rsearch_release().
