@@ -19,9 +19,15 @@ struct rd {
 	bool bad;	     /* a read went past the end */
 };
 
+/*
+ * A reader of the @len bytes at @base. A NULL @base (no data, as a record
+ * with no payload gives) is an empty range whatever @len says: no pointer
+ * is formed from it, which C leaves undefined even for an offset of 0.
+ */
 static inline struct rd rd_init(const void *base, uint64_t len, bool swap)
 {
-	struct rd r = {base, base, (const uint8_t *)base + len, swap, false};
+	const uint8_t *b = base;
+	struct rd r = {b, b, b ? b + len : b, swap, false};
 	return r;
 }
 

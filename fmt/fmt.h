@@ -124,6 +124,9 @@ enum {
 	FMT_OPEN_NO_KALLSYMS = 1 << 0, /* parse kallsyms only when asked, with
 					  fmt_reader_load_kallsyms() (they are only
 					  needed to name kernel functions) */
+	FMT_OPEN_SERIAL = 1 << 1,      /* read in the calling thread only, no
+					  reading threads: the same work in the
+					  same order every run (the fuzz targets) */
 };
 
 /*

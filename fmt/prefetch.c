@@ -471,8 +471,9 @@ static int init_workers(struct prefetch *p, const char *algo, bool compressed,
 			struct fmt_err *err)
 {
 	const struct page_conf *conf = &p->conf;
-	/* a producer per stream, up to one per CPU, at most MAX_WORKERS */
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	/* a producer per stream, up to one per CPU, at most MAX_WORKERS (one, and
+	   no thread, for a serial reader: see prefetch_next()) */
+	long cpus = conf->serial ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
 
 	p->nworkers = p->n < 1 ? 1 : p->n < MAX_WORKERS ? p->n : MAX_WORKERS;
 	if (cpus > 0 && cpus < p->nworkers)
@@ -524,6 +525,8 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 	}
 	if (init_workers(p, algo, compressed, err))
 		goto fail;
+	if (conf->serial)
+		return p; /* no lock, no thread: prefetch_next() produces */
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->ready, NULL);
@@ -572,6 +575,33 @@ static int carry_over(struct pstream *s, struct slot *sl)
 	return 0;
 }
 
+/*
+ * prefetch_next() of a serial reader: the next chunk of @s produced here, by
+ * the one worker, when the reader asks for it (no lock: no other thread).
+ */
+static int next_serial(struct prefetch *p, struct pstream *s, const struct prefetch_chunk **c,
+		       struct fmt_err *err)
+{
+	struct slot *sl;
+
+	if (s->holds) {
+		s->holds = 0;
+		s->head++;
+	}
+	sl = &s->slots[s->head % p->nslot];
+	if (s->head == s->tail && s->left && !s->failed) {
+		claim(p, s, sl);
+		if (produce(&p->w[0], s, sl))
+			s->failed = 1;
+		sl->ready = true;
+	}
+	if (s->head == s->tail)
+		return s->failed ? fmt_errf(err, p->path, "cpu %d: read past a failure", s->cpu) : 0;
+	*c = &sl->c;
+	s->holds = 1;
+	return carry_over(s, sl) ? fmt_errf(err, p->path, "out of memory") : 1;
+}
+
 int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		  struct fmt_err *err)
 {
@@ -587,6 +617,8 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 			s->released = old->to;
 		}
 	}
+	if (p->conf.serial)
+		return next_serial(p, s, c, err);
 	pthread_mutex_lock(&p->lock);
 	if (s->holds) {
 		s->holds = 0;

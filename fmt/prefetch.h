@@ -32,6 +32,8 @@ struct page_conf {
 	bool swap;	 /* the file's byte order is not ours */
 	bool big_endian; /* the file's byte order */
 	bool old_format; /* kbuffer's old page format */
+	bool serial;	 /* no reading threads: each chunk produced by the reader
+			    when it asks for it (FMT_OPEN_SERIAL) */
 };
 
 /* One stream: its pages, or its chunk list (count, then size-prefixed chunks). */

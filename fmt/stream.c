@@ -85,6 +85,7 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 	    .swap = r->swap,
 	    .big_endian = r->info.big_endian,
 	    .old_format = tep_is_old_format(r->tep),
+	    .serial = r->flags & FMT_OPEN_SERIAL,
 	};
 	struct tracedat *t = r->be_priv;
 	struct prefetch_src *srcs;

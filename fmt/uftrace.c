@@ -877,8 +877,10 @@ static int open_streams(struct uft *u, struct fmt_err *err)
 		snprintf(name, sizeof(name), "%d.dat", (int)u->tasks[i].tid);
 		rc = add_stream(u, name, i, -1, err);
 	}
+	/* n stays 0 unless ".dat" followed the number ("perf-cpu5" alone sets none) */
 	while (!rc && (de = readdir(d)))
-		if (sscanf(de->d_name, "perf-cpu%d.dat%n", &cpu, &n) == 1 && !de->d_name[n] &&
+		if ((n = 0, sscanf(de->d_name, "perf-cpu%d.dat%n", &cpu, &n)) == 1 && n &&
+		    !de->d_name[n] &&
 		    cpu >= 0 && cpu < 65536 && !(rc = add_stream(u, de->d_name, -1, cpu, err)))
 			rc = read_comms(u, &u->st[u->nst - 1], err);
 	closedir(d);

@@ -81,7 +81,8 @@ static void read_all(struct fmt_reader *r, struct fmt_err *err)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-	unsigned flags = (size & 1) ? FMT_OPEN_NO_KALLSYMS : 0;
+	/* no reading threads: a run's coverage must not depend on their timing */
+	unsigned flags = FMT_OPEN_SERIAL | ((size & 1) ? FMT_OPEN_NO_KALLSYMS : 0);
 	struct fmt_err err = {{0}};
 	struct fmt_reader *r;
 	char path[64];

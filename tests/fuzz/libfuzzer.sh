@@ -1,18 +1,29 @@
-# The steps the libFuzzer suites share (perf.sh, text.sh, tracedat.sh), sourced.
+# The steps the libFuzzer suites share (perf.sh, text.sh, tracedat.sh, uftrace.sh), sourced.
 #
 #   fz_init NAME SRC BUILD [WORK]   (exits 77 without clang's libFuzzer)
 #   ... put seeds in $work/corpus ...
-#   fz_run SECS MAX_LEN TIMEOUT [LIBFUZZER ARGS...]   (exits with the verdict)
+#   fz_run BUDGET MAX_LEN TIMEOUT [LIBFUZZER ARGS...]   (exits with the verdict)
 #
 # fz_init builds tests/fuzz/fuzz-NAME.c with every reader in fmt/ (not the
 # writer) under clang -fsanitize=fuzzer,address,undefined into WORK (default:
 # a temporary directory, removed at exit) and copies the inputs that once
 # crashed the reader (tests/fuzz/NAME-regress/crash-*, each fixed) into the
-# corpus, so every run replays them first. fz_run runs libFuzzer for SECS
-# seconds; any crash, sanitizer report or leak of ours fails, the input kept
-# in WORK/crash-* (leak-*, timeout-*). A longer campaign keeps its WORK and
-# may pass libFuzzer more arguments after it:
-#   nice tests/fuzz/tracedat.sh . build 7200 /tmp/fz-tracedat -runs=10000000
+# corpus, so every run replays them first.
+#
+# fz_run's BUDGET says what kind of run it is:
+#   N (a count)    the suite's run, deterministic: every input of the corpus
+#                  replayed, then N mutations from a fixed seed (-seed=1,
+#                  -reload=0, no time limit, no address space randomisation,
+#                  no mutations from compared operands), so that one tree
+#                  always gives one result; a timeout is generous (TIMEOUT x 6) so that a loaded
+#                  machine does not fail a slow input that a quiet one passes.
+#   Ns (seconds)   a campaign: N seconds from a random seed, as libFuzzer's
+#                  -max_total_time, for finding new inputs outside CI.
+# Any crash, sanitizer report or leak of ours fails, the input kept in
+# WORK/crash-* (leak-*, timeout-*); a campaign's finds join
+# tests/fuzz/NAME-regress/ once fixed. A campaign keeps its WORK and may pass
+# libFuzzer more arguments after it:
+#   nice tests/fuzz/tracedat.sh . build 7200s /tmp/fz-tracedat -runs=10000000
 
 fz_init() {
 	name=$1
@@ -21,9 +32,12 @@ fz_init() {
 	work=${4:-}
 	here=$src/tests/fuzz
 	cc=$(command -v clang || command -v clang-14) || { echo "skip: no clang"; exit 77; }
+	# what is removed at exit (a suite may add to it): a temporary WORK
+	fz_tmp=()
+	trap 'rm -rf "${fz_tmp[@]}"' EXIT
 	if [ -z "$work" ]; then
 		work=$(mktemp -d)
-		trap 'rm -rf "$work"' EXIT
+		fz_tmp+=("$work")
 	fi
 	mkdir -p "$work/corpus" && work=$(realpath "$work") || exit 1
 	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
@@ -49,14 +63,26 @@ fz_init() {
 }
 
 fz_run() {
-	local secs=$1 max_len=$2 timeout=$3 dict=() rc
+	local budget=$1 max_len=$2 timeout=$3 dict=() mode=() norand=() rc
 	shift 3
 	[ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
+	case $budget in
+	*[!0-9]*s | s) echo "FAIL: bad budget '$budget' (N runs, or Ns seconds)"; exit 1 ;;
+	*s) mode=(-max_total_time="${budget%s}") ;;
+	'' | *[!0-9]*) echo "FAIL: bad budget '$budget' (N runs, or Ns seconds)"; exit 1 ;;
+	*) # no comparison operands as mutations (-use_cmp, -use_memmem): the table
+	   # libFuzzer keeps of them changed between two runs of one tree
+	   mode=(-seed=1 -runs="$budget" -reload=0 -use_cmp=0 -use_memmem=0)
+	   timeout=$((timeout * 6))
+	   # the same addresses every run: libFuzzer takes operands of comparisons
+	   # (pointers among them) into its dictionary, so ASLR would vary the inputs
+	   norand=(setarch "$(uname -m)" -R) ;;
+	esac
 	export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 	export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	cd "$work" || exit 1
-	"./fuzz-$name" -max_total_time="$secs" -max_len="$max_len" -timeout="$timeout" \
+	"${norand[@]}" "./fuzz-$name" "${mode[@]}" -max_len="$max_len" -timeout="$timeout" \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" "${dict[@]}" \
 		"$@" corpus 2>"$work/fuzz.log"
 	rc=$?

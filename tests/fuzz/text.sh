@@ -2,9 +2,9 @@
 # The ftrace text reader under libFuzzer (suite 'fuzz'): builds fuzz-text.c
 # and fmt/ (libfuzzer.sh), seeds a corpus from the text samples
 # (samples/text/*.txt cut into pieces of at most 8 KiB, each keeping its
-# file's header, and tests/golden/text/), and runs it for SECONDS (default 60).
+# file's header, and tests/golden/text/), and runs it for BUDGET (libfuzzer.sh's fz_run: N runs from a fixed seed, or Ns seconds).
 #
-#   text.sh SRC BUILD [SECONDS [WORK [LIBFUZZER ARGS...]]]
+#   text.sh SRC BUILD [BUDGET [WORK [LIBFUZZER ARGS...]]]
 #
 # Exit 77 when clang or libFuzzer is missing.
 set -u
@@ -22,4 +22,4 @@ for f in "$src"/samples/text/*.txt "$src"/tests/golden/text/*.txt; do
 		n=$((n + 1))
 	done
 done
-fz_run "${3:-60}" 16384 10 "${@:5}"
+fz_run "${3:-20000}" 16384 10 "${@:5}"

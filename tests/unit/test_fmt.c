@@ -39,9 +39,12 @@ static void teardown(void)
 }
 
 /* Read every event of @path into arrays; returns the count or -1. */
+/* fmt_reader_open()'s flags of read_all() */
+static unsigned open_flags;
+
 static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct fmt_err *err)
 {
-	struct fmt_reader *r = fmt_reader_open(p, 0, err);
+	struct fmt_reader *r = fmt_reader_open(p, open_flags, err);
 	int n = 0, rc;
 
 	if (!r)
@@ -334,12 +337,23 @@ START_TEST(test_missed_carried)
 	tdat_page(&t, 1, 300, 9); /* page 64: its loss replaces the 5 */
 	tdat_tick(&t, 1, 300, 8, 0, 1064);
 	ck_assert_int_gt(tdat_write(&t, path), 0);
-	n = read_all(path, ev, val, 160, &err);
-	ck_assert_int_eq(n, 128);
-	for (i = 0; i < n; i++) {
-		uint64_t want = val[i] == 64 ? 11 : val[i] == 1064 ? 9 : 0;
-		ck_assert_uint_eq(ev[i].missed, want);
+	/* the reading threads, then the reader's own thread alone (FMT_OPEN_SERIAL):
+	   the same events in the same order */
+	for (int serial = 0; serial < 2; serial++) {
+		static int first[160];
+
+		open_flags = serial ? FMT_OPEN_SERIAL : 0;
+		n = read_all(path, ev, val, 160, &err);
+		ck_assert_int_eq(n, 128);
+		for (i = 0; i < n; i++) {
+			uint64_t want = val[i] == 64 ? 11 : val[i] == 1064 ? 9 : 0;
+			ck_assert_uint_eq(ev[i].missed, want);
+			if (serial)
+				ck_assert_int_eq(val[i], first[i]);
+			first[i] = val[i];
+		}
 	}
+	open_flags = 0;
 }
 END_TEST
 
