@@ -345,6 +345,14 @@ static int read_map(struct uft *u, struct usess *s, struct fmt_err *err)
 	return 0;
 }
 
+static int add_task(struct uft *u, int32_t tid, int32_t pid, uint64_t ts)
+{
+	if (GROW(u->tasks, u->ntasks, u->tasks_cap, 16))
+		return -1;
+	u->tasks[u->ntasks++] = (struct utask){tid, pid, ts, 0, 0, ""};
+	return 0;
+}
+
 /* One SESS, TASK, FORK or DLOP line of task.txt. */
 static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 {
@@ -361,20 +369,20 @@ static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 		s->exename = line_str(l, "exename=\"");
 		return read_map(u, s, err) ? -2 : 0;
 	}
-	if (!strncmp(l, "TASK ", 5)) {
-		if (GROW(u->tasks, u->ntasks, u->tasks_cap, 16))
-			return -1;
-		u->tasks[u->ntasks++] = (struct utask){(int32_t)line_num(l, "tid=", 10),
-						      (int32_t)line_num(l, "pid=", 10), line_ts(l),
-						      0, 0, ""};
-		return 0;
-	}
+	if (!strncmp(l, "TASK ", 5))
+		return add_task(u, (int32_t)line_num(l, "tid=", 10),
+				(int32_t)line_num(l, " pid=", 10), line_ts(l));
 	if (!strncmp(l, "FORK ", 5)) {
+		/* a new process: "pid" is the child (its own thread group), "ppid"
+		   its parent; it is a task even if it never writes a TASK line
+		   (one that does not exec), as uftrace's create_task() makes it */
+		int32_t pid = (int32_t)line_num(l, " pid=", 10);
+
 		if (GROW(u->forks, u->nforks, u->forks_cap, 4))
 			return -1;
-		u->forks[u->nforks].pid = (int32_t)line_num(l, "pid=", 10);
+		u->forks[u->nforks].pid = pid;
 		u->forks[u->nforks++].ppid = (int32_t)line_num(l, "ppid=", 10);
-		return 0;
+		return add_task(u, pid, pid, line_ts(l));
 	}
 	if (!strncmp(l, "DLOP ", 5)) {
 		const char *p = strstr(l, "sid=");
@@ -392,6 +400,14 @@ static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 	return 0;
 }
 
+/* by tid alone: task_of() looks a thread up by its tid (tid_cmp() would need its time too) */
+static int tid_only_cmp(const void *a, const void *b)
+{
+	const struct utask *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 static int tid_cmp(const void *a, const void *b)
 {
 	const struct utask *x = a, *y = b;
@@ -399,6 +415,42 @@ static int tid_cmp(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return (x->tid > y->tid) - (x->tid < y->tid);
 	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static struct utask *task_of(struct uft *u, int32_t tid)
+{
+	struct utask key = {.tid = tid};
+
+	return bsearch(&key, u->tasks, u->ntasks, sizeof(key), tid_only_cmp);
+}
+
+/*
+ * uftrace reads the threads info's "taskinfo:tids=" lists (made from
+ * task.txt's TASK and FORK lines when the recording ended): each must be a
+ * task here, and as many, or darc would read other threads than uftrace.
+ */
+static int check_tids(struct uft *u, struct fmt_err *err)
+{
+	const char *p = strstr(u->info_text, "\ntaskinfo:tids=");
+	char *path = join(u->dir, "info"), *e;
+	int n = 0, rc = 0;
+
+	if (!p) /* an info without TASKINFO: task.txt alone says */
+		goto out;
+	for (p += 15; !rc && *p && *p != '\n'; p = *e == ',' ? e + 1 : e, n++) {
+		long tid = strtol(p, &e, 10);
+		if (e == p || (*e != ',' && *e != '\n' && *e))
+			rc = UFAIL(path, "bad taskinfo:tids line");
+		else if (!task_of(u, (int32_t)tid))
+			rc = UFAIL(path, "thread %ld of taskinfo:tids has no TASK or FORK line in "
+				   "task.txt", tid);
+	}
+	if (!rc && n != u->ntasks)
+		rc = UFAIL(path, "taskinfo:tids lists %d threads, task.txt's TASK and FORK lines "
+			   "%d", n, u->ntasks);
+out:
+	free(path);
+	return rc;
 }
 
 static int read_tasks(struct uft *u, struct fmt_err *err)
@@ -423,27 +475,22 @@ static int read_tasks(struct uft *u, struct fmt_err *err)
 		UFAIL(path, "out of memory");
 	else if (!rc && (!u->nsess || !u->ntasks))
 		rc = UFAIL(path, "no %s line: not a finished uftrace recording",
-			   u->nsess ? "TASK" : "SESS");
+			   u->nsess ? "TASK or FORK" : "SESS");
 	free(t);
 	free(path);
 	if (rc)
 		return -1;
-	/* a thread that ran exec has a TASK line per program: one file */
+	/* a thread that ran exec has a TASK line per program, a forked process
+	   its FORK line too: one file, its first line says its process */
 	qsort(u->tasks, u->ntasks, sizeof(*u->tasks), tid_cmp);
 	for (int i = 1, k = 0; i <= u->ntasks; i++)
 		if (i == u->ntasks)
 			u->ntasks = k + 1;
 		else if (u->tasks[i].tid != u->tasks[k].tid)
 			u->tasks[++k] = u->tasks[i];
-	return 0;
+	return check_tids(u, err);
 }
 
-static struct utask *task_of(struct uft *u, int32_t tid)
-{
-	struct utask key = {.tid = tid};
-
-	return bsearch(&key, u->tasks, u->ntasks, sizeof(key), tid_cmp);
-}
 
 /*
  * The session of process @pid at @ts: its own last before @ts, else (a
