@@ -26,6 +26,7 @@
 
 #define PERF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
 #define PERF_MAGIC_BE 0x50455246494c4532ULL
+#define PERF_MAGIC_V1 "PERFFILE" /* version 1, the legacy format: a string, no byte order */
 #define PERF_MAX_CPUS 8192
 #define PERF_TYPE_TRACEPOINT 2
 #define ATTR_SAMPLE_ID_ALL (1ULL << 18) /* bit of the attr's flags word */
@@ -948,7 +949,8 @@ static bool perf_probe(const uint8_t *b, uint64_t len)
 	if (len < 8)
 		return false;
 	memcpy(&magic, b, 8);
-	return magic == PERF_MAGIC || magic == PERF_MAGIC_BE;
+	/* version 1 too, so that perf_open() names it rather than "wrong magic" */
+	return magic == PERF_MAGIC || magic == PERF_MAGIC_BE || !memcmp(b, PERF_MAGIC_V1, 8);
 }
 
 static const char *clock_name(int64_t id)
@@ -1016,6 +1018,9 @@ static int perf_open(struct fmt_reader *r, struct fmt_err *err)
 	p->clockid = -1;
 	if (magic == PERF_MAGIC_BE)
 		return FAIL("big-endian perf.data is not supported");
+	if (!memcmp(r->map, PERF_MAGIC_V1, 8))
+		return FAIL("perf.data version 1 (magic PERFFILE, the legacy format of old perf): "
+			    "not supported, only version 2 (PERFILE2)");
 	if (d.bad || (hsize != FILE_HDR_BYTES && hsize != PIPE_HDR_BYTES))
 		return FAIL("bad perf.data header size %" PRIu64 " (104 or 16 for a pipe)", hsize);
 	p->pipe = hsize == PIPE_HDR_BYTES;

@@ -45,11 +45,17 @@
 #define REC_MAGIC 5
 /* made-up function addresses: in the kernel's half, where no user address is */
 #define FUNC_BASE 0xffffffe000000000ULL
-#define RESYNC_MAX 65536 /* bytes of argument data one record may carry */
+#define ARGS_MAX 4096 /* bytes of argument data one record may carry */
+#define EVENT_ID_MAX 4000000 /* uftrace's event ids: SDT from 0, builtin, perf, user, extern data */
 #define CACHE_SLOTS 4096
 
 enum { U_ENTRY, U_EXIT, U_LOST, U_EVENT };
-enum { FEAT_KERNEL = 1 << 2 }; /* info's feature bit: uftrace -k traced the kernel too */
+/* info's feature bits (uftrace.h's enum uftrace_feat_bits) */
+enum {
+	FEAT_KERNEL = 1 << 2,	    /* uftrace -k traced the kernel too */
+	FEAT_SYM_REL = 1 << 5,	    /* NAME.sym addresses relative to the module's load address */
+	FEAT_EST_RETURN = 1 << 11,  /* -e: entries only, uftrace makes the returns up */
+};
 enum { PERF_COMM = 3, PERF_SWITCH = 14 };
 enum { MISC_SWITCH_OUT = 0x2000, MISC_SWITCH_PREEMPT = 0x4000 };
 enum { ID_EXIT = TF_ID_FG_EXIT, ID_ENTRY = TF_ID_FG_ENTRY, ID_SWITCH = TF_ID_SWITCH };
@@ -255,6 +261,16 @@ static int read_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
 		goto out;
 	}
 	memcpy(&u->feat, t + 16, 8);
+	if (u->feat & FEAT_EST_RETURN) {
+		UFAIL(path, "recorded with uftrace --estimate-return (-e): entries only, the "
+		      "return times are uftrace's guesses: not supported");
+		goto out;
+	}
+	if (!(u->feat & FEAT_SYM_REL)) {
+		UFAIL(path, "symbol addresses not relative to their module (feature bits %#" PRIx64
+		      ", no SYM_REL_ADDR): not supported", u->feat);
+		goto out;
+	}
 	r->info.version = (int)version;
 	r->info.long_size = cls == 2 ? 8 : 4;
 	u->info_text = strdup(t + UFT_HDR_BYTES);
@@ -345,6 +361,14 @@ static int read_map(struct uft *u, struct usess *s, struct fmt_err *err)
 	return 0;
 }
 
+static int add_task(struct uft *u, int32_t tid, int32_t pid, uint64_t ts)
+{
+	if (GROW(u->tasks, u->ntasks, u->tasks_cap, 16))
+		return -1;
+	u->tasks[u->ntasks++] = (struct utask){tid, pid, ts, 0, 0, ""};
+	return 0;
+}
+
 /* One SESS, TASK, FORK or DLOP line of task.txt. */
 static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 {
@@ -361,20 +385,20 @@ static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 		s->exename = line_str(l, "exename=\"");
 		return read_map(u, s, err) ? -2 : 0;
 	}
-	if (!strncmp(l, "TASK ", 5)) {
-		if (GROW(u->tasks, u->ntasks, u->tasks_cap, 16))
-			return -1;
-		u->tasks[u->ntasks++] = (struct utask){(int32_t)line_num(l, "tid=", 10),
-						      (int32_t)line_num(l, "pid=", 10), line_ts(l),
-						      0, 0, ""};
-		return 0;
-	}
+	if (!strncmp(l, "TASK ", 5))
+		return add_task(u, (int32_t)line_num(l, "tid=", 10),
+				(int32_t)line_num(l, " pid=", 10), line_ts(l));
 	if (!strncmp(l, "FORK ", 5)) {
+		/* a new process: "pid" is the child (its own thread group), "ppid"
+		   its parent; it is a task even if it never writes a TASK line
+		   (one that does not exec), as uftrace's create_task() makes it */
+		int32_t pid = (int32_t)line_num(l, " pid=", 10);
+
 		if (GROW(u->forks, u->nforks, u->forks_cap, 4))
 			return -1;
-		u->forks[u->nforks].pid = (int32_t)line_num(l, "pid=", 10);
+		u->forks[u->nforks].pid = pid;
 		u->forks[u->nforks++].ppid = (int32_t)line_num(l, "ppid=", 10);
-		return 0;
+		return add_task(u, pid, pid, line_ts(l));
 	}
 	if (!strncmp(l, "DLOP ", 5)) {
 		const char *p = strstr(l, "sid=");
@@ -392,6 +416,14 @@ static int task_line(struct uft *u, const char *l, struct fmt_err *err)
 	return 0;
 }
 
+/* by tid alone: task_of() looks a thread up by its tid (tid_cmp() would need its time too) */
+static int tid_only_cmp(const void *a, const void *b)
+{
+	const struct utask *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 static int tid_cmp(const void *a, const void *b)
 {
 	const struct utask *x = a, *y = b;
@@ -399,6 +431,42 @@ static int tid_cmp(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return (x->tid > y->tid) - (x->tid < y->tid);
 	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static struct utask *task_of(struct uft *u, int32_t tid)
+{
+	struct utask key = {.tid = tid};
+
+	return bsearch(&key, u->tasks, u->ntasks, sizeof(key), tid_only_cmp);
+}
+
+/*
+ * uftrace reads the threads info's "taskinfo:tids=" lists (made from
+ * task.txt's TASK and FORK lines when the recording ended): each must be a
+ * task here, and as many, or darc would read other threads than uftrace.
+ */
+static int check_tids(struct uft *u, struct fmt_err *err)
+{
+	const char *p = strstr(u->info_text, "\ntaskinfo:tids=");
+	char *path = join(u->dir, "info"), *e;
+	int n = 0, rc = 0;
+
+	if (!p) /* an info without TASKINFO: task.txt alone says */
+		goto out;
+	for (p += 15; !rc && *p && *p != '\n'; p = *e == ',' ? e + 1 : e, n++) {
+		long tid = strtol(p, &e, 10);
+		if (e == p || (*e != ',' && *e != '\n' && *e))
+			rc = UFAIL(path, "bad taskinfo:tids line");
+		else if (!task_of(u, (int32_t)tid))
+			rc = UFAIL(path, "thread %ld of taskinfo:tids has no TASK or FORK line in "
+				   "task.txt", tid);
+	}
+	if (!rc && n != u->ntasks)
+		rc = UFAIL(path, "taskinfo:tids lists %d threads, task.txt's TASK and FORK lines "
+			   "%d", n, u->ntasks);
+out:
+	free(path);
+	return rc;
 }
 
 static int read_tasks(struct uft *u, struct fmt_err *err)
@@ -423,27 +491,22 @@ static int read_tasks(struct uft *u, struct fmt_err *err)
 		UFAIL(path, "out of memory");
 	else if (!rc && (!u->nsess || !u->ntasks))
 		rc = UFAIL(path, "no %s line: not a finished uftrace recording",
-			   u->nsess ? "TASK" : "SESS");
+			   u->nsess ? "TASK or FORK" : "SESS");
 	free(t);
 	free(path);
 	if (rc)
 		return -1;
-	/* a thread that ran exec has a TASK line per program: one file */
+	/* a thread that ran exec has a TASK line per program, a forked process
+	   its FORK line too: one file, its first line says its process */
 	qsort(u->tasks, u->ntasks, sizeof(*u->tasks), tid_cmp);
 	for (int i = 1, k = 0; i <= u->ntasks; i++)
 		if (i == u->ntasks)
 			u->ntasks = k + 1;
 		else if (u->tasks[i].tid != u->tasks[k].tid)
 			u->tasks[++k] = u->tasks[i];
-	return 0;
+	return check_tids(u, err);
 }
 
-static struct utask *task_of(struct uft *u, int32_t tid)
-{
-	struct utask key = {.tid = tid};
-
-	return bsearch(&key, u->tasks, u->ntasks, sizeof(key), tid_cmp);
-}
 
 /*
  * The session of process @pid at @ts: its own last before @ts, else (a
@@ -684,12 +747,59 @@ static int add_stream(struct uft *u, const char *name, int task, int cpu, struct
 	return 0;
 }
 
+/* Is @addr inside a module some session mapped (a dlopen'd one without symbols: past its start)? */
+static bool mapped(const struct uft *u, uint64_t addr)
+{
+	for (int i = 0; i < u->nsess; i++)
+		for (int k = 0; k < u->sess[i].nmaps; k++) {
+			const struct umap *mp = &u->sess[i].maps[k];
+			if (addr >= mp->start && (!mp->end || addr < mp->end))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Could a record start at offset @o of @s, after one at time @t? Its magic;
+ * a LOST record has time 0 and no data (libmcount writes it so), the others
+ * a time not before @t; an entry's or exit's address in a mapped module, an
+ * event's id below EVENT_ID_MAX; and, @hops more times, the record after
+ * it as well (unless this one has data after it, or the file ends there).
+ */
+static bool rec_plausible(const struct uft *u, const struct ustream *s, uint64_t o, uint64_t t,
+			  int hops)
+{
+	uint64_t tt, w, addr;
+	int type, more;
+
+	if (o == s->len)
+		return true;
+	if (o + 16 > s->len)
+		return false;
+	memcpy(&tt, s->p + o, 8);
+	memcpy(&w, s->p + o + 8, 8);
+	type = (int)(w & 3);
+	more = (int)((w >> 2) & 1);
+	addr = w >> 16;
+	if (((w >> 3) & 7) != REC_MAGIC)
+		return false;
+	if (type == U_LOST ? tt || more : tt < t)
+		return false;
+	if (type == U_EVENT ? addr >= EVENT_ID_MAX : type != U_LOST && !mapped(u, addr))
+		return false;
+	if (more || !hops)
+		return true;
+	return rec_plausible(u, s, o + 16, type == U_LOST ? t : tt, hops - 1);
+}
+
 /*
  * Pass over the argument or return-value data after a record with the
  * "more" bit. An event's data says its length; arguments do not, their
  * layout is in the recording's argument specs (patterns over function
- * names), so the reader looks for where the next record starts: the first
- * 8-byte step that holds a record's magic and a time not before this one's.
+ * names, auto-args lists, formats), so the reader looks for where the next
+ * record starts: the first 8-byte step where rec_plausible() holds for it
+ * and the two after it. Argument data is a few words (strings are cut
+ * short by libmcount), so a record found far away, or none, is an error.
  */
 static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, struct fmt_err *err)
 {
@@ -707,20 +817,13 @@ static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, str
 		s->off = o;
 		return 0;
 	}
-	for (o += 8; o + 16 <= s->len && o - s->off <= RESYNC_MAX; o += 8) {
-		uint64_t tt, w;
-		memcpy(&tt, s->p + o, 8);
-		memcpy(&w, s->p + o + 8, 8);
-		if (((w >> 3) & 7) == REC_MAGIC && (tt >= t || (w & 3) == U_LOST)) {
+	for (o += 8; o <= s->len && o - s->off <= ARGS_MAX; o += 8)
+		if (rec_plausible(u, s, o, t, 2)) {
 			s->off = o;
 			return 0;
 		}
-	}
-	if (s->len - s->off <= RESYNC_MAX) { /* the file's last record had data */
-		s->off = s->len;
-		return 0;
-	}
-	return UFAIL(s->path, "no record after the argument data at offset %" PRIu64, s->off);
+	return UFAIL(s->path, "no record within %d bytes after the argument data at offset %" PRIu64,
+		     ARGS_MAX, s->off);
 }
 
 /* The next call record of a thread's file into @s. 1, 0 at the end, or -1. */

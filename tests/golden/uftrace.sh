@@ -12,12 +12,14 @@
 #     run in spin (CPU: never waiting), as the program does;
 #   - hist, peaks, paths and diff run on it and name the function asked.
 # `darc analyze DIR/` writes DIR.db. Then damaged copies: each gives one error line naming the damaged file.
-# Usage: uftrace.sh DARC. Exit 0 pass, 1 fail, 77 without python3.
+# Then one check per way darc once failed on uftrace's recordings (issue 17).
+# Usage: uftrace.sh DARC. Exit 0 pass, 1 fail, 77 without python3 or sqlite3.
 set -u
 darc=$(realpath "${1:?usage: uftrace.sh DARC}") || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 samples=$here/../../samples/uftrace
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skip: sqlite3 not installed"; exit 77; }
 tmp=$(mktemp -d /tmp/darc-uftrace.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . "$here/../live/lib.sh" # for check and summary only: nothing here needs root
@@ -98,4 +100,35 @@ damage "info cut in its header" info truncate -s 20 info
 damage "task.txt missing" task.txt rm task.txt
 damage "the session's map missing" ".map" bash -c 'rm sid-*.map'
 damage "perf-cpu0.dat cut in a record" perf-cpu0.dat truncate -s -3 perf-cpu0.dat
+
+# What darc once got wrong, one check each (samples/uftrace/matrix, made by
+# tests/matrix/uftrace-matrix.sh; golden-uftrace-matrix compares all of it):
+m=$samples/matrix
+echo "failure kinds:"
+# calls NAME DB TID: the calls of NAME by thread TID in DB
+calls() { sqlite3 "$2" "SELECT count(*) FROM call c JOIN func f ON f.id = c.func_id
+	WHERE f.name = '$1' AND c.task_id = $3"; }
+# a child with a FORK line and no TASK line in task.txt was dropped with its calls
+child=$(sed -n 's/^FORK .* pid=\([0-9]*\) ppid=.*/\1/p' "$m/v0.13/fork.data/task.txt")
+"$darc" analyze -o "$tmp/fork.db" "$m/v0.13/fork.data" >/dev/null 2>&1
+check "a forked child that never execs (FORK line only): its 30 work() calls are read" \
+	[ "$(calls work "$tmp/fork.db" "$child")" = 30 ]
+# info's thread list (the files uftrace reads) must be task.txt's
+rm -rf "$tmp/nofork.data" && cp -r "$m/v0.13/fork.data" "$tmp/nofork.data" &&
+	sed -i '/^FORK /d' "$tmp/nofork.data/task.txt"
+"$darc" analyze -o "$tmp/nofork.db" "$tmp/nofork.data" >/dev/null 2>"$tmp/nofork.err"
+rc=$?
+echo "   FORK line removed: $(cat "$tmp/nofork.err")"
+check "a thread of info's taskinfo:tids without its task.txt line: exit 2, one line" \
+	[ $rc -eq 2 -a "$(wc -l <"$tmp/nofork.err")" = 1 ] &&
+	grep -q "thread $child of taskinfo:tids has no TASK or FORK line" "$tmp/nofork.err"
+# uftrace -e writes exits at times it makes up
+"$darc" analyze -o "$tmp/est.db" "$m/v0.19/estimate-return.data" >/dev/null 2>"$tmp/est.err"
+rc=$?
+check "uftrace -e (--estimate-return) refused in one line" \
+	[ $rc -eq 2 -a "$(wc -l <"$tmp/est.err")" = 1 ] && grep -q -- "--estimate-return" "$tmp/est.err"
+# uftrace 0.19's argument data once read as a record after it
+"$darc" analyze -o "$tmp/args.db" "$m/v0.19/args.data" >/dev/null 2>&1
+main=$(sed -n 's/^TASK .* tid=\([0-9]*\) .*/\1/p' "$m/v0.19/args.data/task.txt")
+check "uftrace 0.19 -A/-R data passed over: add()'s 8 calls read" [ "$(calls add "$tmp/args.db" "$main")" = 8 ]
 summary
