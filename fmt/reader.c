@@ -4,6 +4,7 @@
  * of fmt_backends[] that knows its content, and pass every call on to it.
  */
 #include "fmt.h"
+#include "file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,17 +28,12 @@
  */
 static int map_file(struct fmt_reader *r, struct fmt_err *err)
 {
-	struct stat st;
 	void *base;
 
-	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO, a device, a directory: refused at once, never waited on */
+	r->fd = fmt_open_regular(r->path, "recording", UINT64_MAX / 2, &r->file_len, err);
 	if (r->fd < 0)
-		return FAIL("cannot open: %s", strerror(errno));
-	if (fstat(r->fd, &st) < 0)
-		return FAIL("cannot stat: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return FAIL("not a regular file");
-	r->file_len = st.st_size;
+		return -1;
 	if (r->file_len == 0)
 		return FAIL("empty file");
 	r->map_total = ((r->file_len + 4095) & ~4095ULL) + MAP_SLACK;
@@ -73,6 +69,17 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 	if (r->ksyms)
 		return fmt_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
 	return r->be->load_kallsyms ? r->be->load_kallsyms(r, err) : 0;
+}
+
+/* A directory that is no uftrace.data (fmt_uftrace_dir() said so): -1 with @err set. */
+static int dir_not_uftrace(const char *path, struct fmt_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	return fmt_errf(err, path, "a directory, not a recording (a uftrace.data directory"
+				   " holds a file 'info')");
 }
 
 /* The first format that knows the content reads it. */
@@ -117,7 +124,7 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 			goto fail;
 		return r;
 	}
-	if (map_file(r, err) || open_backend(r, err))
+	if (dir_not_uftrace(path, err) || map_file(r, err) || open_backend(r, err))
 		goto fail;
 	return r;
 fail:

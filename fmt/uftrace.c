@@ -39,6 +39,7 @@
 #include "text-formats.h"
 #include "backend.h"
 #include "uftrace.h"
+#include "file.h"
 
 #define UFT_MAGIC "Ftrace!" /* 8 bytes with its NUL */
 #define UFT_HDR_BYTES 40
@@ -150,69 +151,50 @@ static char *join(const char *dir, const char *name)
 	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
 }
 
-/* The whole text file DIR/NAME, NUL-terminated; NULL with @err set. */
-static char *slurp(const char *dir, const char *name, size_t *len, struct fmt_err *err)
+/*
+ * The most a metadata file of a recording may hold: uftrace writes a few
+ * KiB of info, a line a task or session in task.txt, a process's maps in
+ * sid-*.map and a line a symbol in NAME.sym; a file past these is no
+ * uftrace's (a sparse file, a link to a huge one), and is refused rather
+ * than read whole.
+ */
+#define MAX_INFO (1ULL << 20)
+#define MAX_TASKS (256ULL << 20)
+#define MAX_MAP (64ULL << 20)
+#define MAX_SYMS (1ULL << 30)
+
+/*
+ * The whole text file DIR/NAME (@what, at most @max bytes: fmt_read_file()),
+ * NUL-terminated; NULL with @err set (and errno ENOENT when there is none).
+ */
+static char *slurp(const char *dir, const char *name, const char *what, uint64_t max,
+		   size_t *len, struct fmt_err *err)
 {
-	char *path = join(dir, name), *buf = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-	int fd;
+	char *path = join(dir, name), *buf;
+	int e;
 
 	if (!path) {
 		UFAIL(dir, "out of memory");
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		UFAIL(path, "cannot open: %s", strerror(errno));
-		free(path);
-		return NULL;
-	}
-	do {
-		if (n + 4097 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 8192);
-			if (!b) {
-				UFAIL(path, "out of memory");
-				goto fail;
-			}
-			buf = b;
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0) {
-			UFAIL(path, "cannot read: %s", strerror(errno));
-			goto fail;
-		}
-		n += got;
-	} while (got > 0);
-	buf[n] = 0;
-	*len = n;
-	close(fd);
+	buf = fmt_read_file(path, what, max, len, err);
+	e = errno;
 	free(path);
+	errno = e;
 	return buf;
-fail:
-	free(buf);
-	close(fd);
-	free(path);
-	return NULL;
 }
 
+/*
+ * A directory with a file "info": uftrace's, or refused by uft_open() for
+ * what its info is (a FIFO, another program's file, uftrace's of another
+ * version). Nothing is opened here, so a FIFO cannot hang the test.
+ */
 bool fmt_uftrace_dir(const char *path)
 {
-	char *info = join(path, "info"), magic[8];
+	char *info = join(path, "info");
 	struct stat st;
-	int fd;
-	bool yes = false;
+	bool yes = info && !stat(path, &st) && S_ISDIR(st.st_mode) && !lstat(info, &st);
 
-	if (!info || stat(path, &st) || !S_ISDIR(st.st_mode)) {
-		free(info);
-		return false;
-	}
-	fd = open(info, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		yes = read(fd, magic, sizeof(magic)) == sizeof(magic) &&
-		      !memcmp(magic, UFT_MAGIC, sizeof(magic));
-		close(fd);
-	}
 	free(info);
 	return yes;
 }
@@ -237,14 +219,18 @@ static int read_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
 {
 	char *path = join(u->dir, "info"), buf[128];
 	size_t len = 0;
-	char *t = slurp(u->dir, "info", &len, err);
+	char *t = slurp(u->dir, "info", "uftrace info file", MAX_INFO, &len, err);
 	uint32_t version;
 	uint8_t endian, cls;
 	int rc = -1;
 
 	if (!t || !path)
 		goto out;
-	if (len < UFT_HDR_BYTES || memcmp(t, UFT_MAGIC, 8)) {
+	if (len >= 8 && memcmp(t, UFT_MAGIC, 8)) {
+		UFAIL(path, "not a uftrace info file (no magic \"%s\")", UFT_MAGIC);
+		goto out;
+	}
+	if (len < UFT_HDR_BYTES) {
 		UFAIL(path, "truncated header (%zu bytes, a uftrace header has %d)", len,
 		      UFT_HDR_BYTES);
 		goto out;
@@ -291,25 +277,6 @@ out:
 	return rc;
 }
 
-/* "timestamp=SEC.NSEC" in @l as ns, 0 if absent. */
-static uint64_t line_ts(const char *l)
-{
-	unsigned long long s = 0, ns = 0;
-	const char *p = strstr(l, "timestamp=");
-
-	if (p && sscanf(p + 10, "%llu.%llu", &s, &ns) == 2)
-		return s * 1000000000ULL + ns;
-	return 0;
-}
-
-/* The integer after "KEY=" in line @l; -1 if absent. */
-static long long line_num(const char *l, const char *key, int base)
-{
-	const char *p = strstr(l, key);
-
-	return p ? strtoll(p + strlen(key), NULL, base) : -1;
-}
-
 /* The quoted string after "KEY=\"" in line @l, malloc'd; NULL if absent. */
 static char *line_str(const char *l, const char *key)
 {
@@ -341,7 +308,7 @@ static int read_map(struct uft *u, struct usess *s, struct fmt_err *err)
 	size_t len;
 
 	snprintf(name, sizeof(name), "sid-%s.map", s->sid);
-	t = slurp(u->dir, name, &len, err);
+	t = slurp(u->dir, name, "uftrace map file", MAX_MAP, &len, err);
 	if (!t)
 		return -1;
 	for (l = t; *l; l = nl ? nl + 1 : l + strlen(l)) {
@@ -369,45 +336,66 @@ static int add_task(struct uft *u, int32_t tid, int32_t pid, uint64_t ts)
 	return 0;
 }
 
-/* One SESS, TASK, FORK or DLOP line of task.txt. */
-static int task_line(struct uft *u, const char *l, struct fmt_err *err)
+/*
+ * One SESS, TASK, FORK or DLOP line of task.txt (@l, line @n of @path).
+ * uftrace refuses a file with a line of these kinds that lacks a field of
+ * its own, and passes over lines of other kinds; so does this. 0, -1 when
+ * out of memory, -2 with @err set.
+ */
+static int task_line(struct uft *u, const char *l, int n, const char *path,
+		     struct fmt_err *err)
 {
+	unsigned long long sec, ns, base;
+	int tid, pid;
+	char sid[40];
+
 	if (!strncmp(l, "SESS ", 5)) {
 		struct usess *s;
-		const char *p = strstr(l, "sid=");
 
-		if (!p || GROW(u->sess, u->nsess, u->sess_cap, 4))
+		if (sscanf(l + 5, "timestamp=%llu.%llu %*[^i]id=%d sid=%39[0-9a-fA-F]", &sec, &ns, &pid,
+			   sid) != 4 || !strstr(l, "exename=\""))
+			return UFAIL(path, "line %d: a SESS line without its timestamp, pid, sid"
+					   " or exename", n), -2;
+		if (GROW(u->sess, u->nsess, u->sess_cap, 4))
 			return -1;
 		s = memset(&u->sess[u->nsess++], 0, sizeof(*s));
-		sscanf(p + 4, "%39[0-9a-fA-F]", s->sid);
-		s->pid = (int32_t)line_num(l, "pid=", 10);
-		s->ts = line_ts(l);
+		memcpy(s->sid, sid, sizeof(sid));
+		s->pid = pid;
+		s->ts = sec * 1000000000ULL + ns;
 		s->exename = line_str(l, "exename=\"");
 		return read_map(u, s, err) ? -2 : 0;
 	}
-	if (!strncmp(l, "TASK ", 5))
-		return add_task(u, (int32_t)line_num(l, "tid=", 10),
-				(int32_t)line_num(l, " pid=", 10), line_ts(l));
+	if (!strncmp(l, "TASK ", 5)) {
+		if (sscanf(l + 5, "timestamp=%llu.%llu tid=%d pid=%d", &sec, &ns, &tid, &pid) != 4)
+			return UFAIL(path, "line %d: a TASK line without its timestamp, tid or pid",
+				     n), -2;
+		return add_task(u, tid, pid, sec * 1000000000ULL + ns);
+	}
 	if (!strncmp(l, "FORK ", 5)) {
 		/* a new process: "pid" is the child (its own thread group), "ppid"
 		   its parent; it is a task even if it never writes a TASK line
 		   (one that does not exec), as uftrace's create_task() makes it */
-		int32_t pid = (int32_t)line_num(l, " pid=", 10);
+		int ppid;
 
+		if (sscanf(l + 5, "timestamp=%llu.%llu pid=%d ppid=%d", &sec, &ns, &pid, &ppid) != 4)
+			return UFAIL(path, "line %d: a FORK line without its timestamp, pid or ppid",
+				     n), -2;
 		if (GROW(u->forks, u->nforks, u->forks_cap, 4))
 			return -1;
 		u->forks[u->nforks].pid = pid;
-		u->forks[u->nforks++].ppid = (int32_t)line_num(l, "ppid=", 10);
-		return add_task(u, pid, pid, line_ts(l));
+		u->forks[u->nforks++].ppid = ppid;
+		return add_task(u, pid, pid, sec * 1000000000ULL + ns);
 	}
 	if (!strncmp(l, "DLOP ", 5)) {
-		const char *p = strstr(l, "sid=");
-		char *lib = line_str(l, "libname=\"");
-		long long base = line_num(l, "base=", 16);
+		char *lib;
 		int rc = 0;
 
-		for (int i = 0; p && lib && i < u->nsess; i++)
-			if (!strncmp(p + 4, u->sess[i].sid, strlen(u->sess[i].sid)))
+		if (sscanf(l + 5, "timestamp=%llu.%llu tid=%d sid=%39[0-9a-fA-F] base=%llx", &sec, &ns,
+			   &tid, sid, &base) != 5 || !(lib = line_str(l, "libname=\"")))
+			return UFAIL(path, "line %d: a DLOP line without its timestamp, tid, sid,"
+					   " base or libname", n), -2;
+		for (int i = 0; i < u->nsess; i++)
+			if (!strcmp(sid, u->sess[i].sid))
 				/* its end is known once its symbols are: see lib_ends() */
 				rc = add_map(u, &u->sess[i], (uint64_t)base, 0, lib);
 		free(lib);
@@ -473,19 +461,19 @@ static int read_tasks(struct uft *u, struct fmt_err *err)
 {
 	char *path = join(u->dir, "task.txt"), *l, *nl;
 	size_t len;
-	char *t = slurp(u->dir, "task.txt", &len, err);
-	int rc = 0;
+	char *t = slurp(u->dir, "task.txt", "uftrace task file", MAX_TASKS, &len, err);
+	int rc = 0, n;
 
 	if (!t || !path) {
 		free(t);
 		free(path);
 		return -1;
 	}
-	for (l = t; *l && !rc; l = nl ? nl + 1 : l + strlen(l)) {
+	for (l = t, n = 1; *l && !rc; l = nl ? nl + 1 : l + strlen(l), n++) {
 		nl = strchr(l, '\n');
 		if (nl)
 			*nl = 0;
-		rc = task_line(u, l, err);
+		rc = task_line(u, l, n, path, err);
 	}
 	if (rc == -1)
 		UFAIL(path, "out of memory");
@@ -580,6 +568,8 @@ static int sym_line(struct umod *m, char *l)
 		if (*p++ != ' ')
 			return 0;
 	}
+	if (!*p) /* "ADDR " and the line's end: no type, nothing past the NUL to read */
+		return 0;
 	type = *p++;
 	if (*p++ != ' ')
 		return 0;
@@ -605,14 +595,13 @@ static int read_syms(struct uft *u, struct umod *m, struct fmt_err *err)
 {
 	char *file, *t, *l, *nl;
 	size_t len;
-	struct fmt_err ignore;
 
 	if (asprintf(&file, "%s.sym", m->name) < 0)
 		return UFAIL(u->dir, "out of memory");
-	t = slurp(u->dir, file, &len, &ignore);
+	t = slurp(u->dir, file, "uftrace symbol file", MAX_SYMS, &len, err);
 	free(file);
-	if (!t)
-		return 0;
+	if (!t) /* none saved: its calls are named by address; any other failure is said */
+		return errno == ENOENT ? 0 : -1;
 	for (l = t; *l; l = nl ? nl + 1 : l + strlen(l)) {
 		nl = strchr(l, '\n');
 		if (nl)
@@ -714,7 +703,7 @@ static uint64_t func_of(struct uft *u, int s, uint64_t addr)
 static int add_stream(struct uft *u, const char *name, int task, int cpu, struct fmt_err *err)
 {
 	struct ustream *s;
-	struct stat st;
+	uint64_t size;
 	int fd;
 
 	if (GROW(u->st, u->nst, u->st_cap, 16))
@@ -726,15 +715,11 @@ static int add_stream(struct uft *u, const char *name, int task, int cpu, struct
 	if (!s->path)
 		return UFAIL(u->dir, "out of memory");
 	u->nst++;
-	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	/* a regular file only: a FIFO or a device is refused, never read */
+	fd = fmt_open_regular(s->path, "uftrace data file", UINT64_MAX / 2, &size, err);
 	if (fd < 0) /* a thread that called nothing traced has no file */
-		return errno == ENOENT && task >= 0 ? 0
-						    : UFAIL(s->path, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return UFAIL(s->path, "cannot stat: %s", strerror(errno));
-	}
-	s->len = st.st_size;
+		return errno == ENOENT && task >= 0 ? 0 : -1;
+	s->len = size;
 	if (s->len) {
 		void *p = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {

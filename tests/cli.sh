@@ -46,7 +46,35 @@ printf '\027\010\104tracing9\0' >"$tmp/v9.dat"
 expect 2 "unsupported trace.dat version '9'" "$darc" dump "$tmp/v9.dat"
 head -c 100000 "$sample" >"$tmp/cut.dat"
 expect 2 "^darc: '$tmp/cut.dat': .*truncated" "$darc" info "$tmp/cut.dat"
-expect 2 "not a regular file" "$darc" info "$tmp"
+expect 2 "a directory, not a recording" "$darc" info "$tmp"
+# special files are answered at once, never waited on or read whole ([19]): a FIFO as
+# the recording (every command), and inside a uftrace.data directory a FIFO, a link to
+# /dev/zero and a sparse 3 GB file where uftrace's files belong
+mkfifo "$tmp/fifo.dat"
+for c in info dump analyze "hist --func vfs_read" "peaks --func vfs_read" explain io \
+	"export --folded -o $tmp/x.folded" "paths --func vfs_read"; do
+	# shellcheck disable=SC2086 # the command's words
+	expect 2 "^darc: '$tmp/fifo.dat': a FIFO, not a regular file$" timeout 10 "$darc" $c "$tmp/fifo.dat"
+done
+uft=$(dirname "$sample")/uftrace/pg.data
+special_uftrace() { # NAME what-to-put-there EXPECTED
+	rm -rf "$tmp/u.data" && cp -r "$uft" "$tmp/u.data" && rm -f "$tmp/u.data/$1" && eval "$2"
+	expect 2 "^darc: '$tmp/u.data/$1': $3" timeout 10 "$darc" info "$tmp/u.data"
+}
+special_uftrace info 'mkfifo "$tmp/u.data/info"' "a FIFO, not a regular file$"
+special_uftrace task.txt 'mkfifo "$tmp/u.data/task.txt"' "a FIFO, not a regular file$"
+map=$(cd "$uft" && ls sid-*.map)
+special_uftrace "$map" 'ln -s /dev/zero "$tmp/u.data/$map"' "a character device, not a regular file$"
+special_uftrace 10161.dat 'ln -s /dev/zero "$tmp/u.data/10161.dat"' "a character device, not a regular file$"
+special_uftrace info 'truncate -s 3G "$tmp/u.data/info"' "3221225472 bytes, more than the 1048576 a uftrace info file may have$"
+special_uftrace task.txt 'truncate -s 3G "$tmp/u.data/task.txt"' "3221225472 bytes, more than the 268435456 a uftrace task file may have$"
+special_uftrace workload-pg.sym 'mkfifo "$tmp/u.data/workload-pg.sym"' "a FIFO, not a regular file$"
+# task.txt cut short or missing a field: refused with its line, as uftrace refuses it
+for line in 'SESS ti' 'TASK timestamp=1.2 tid=5' 'FORK timestamp=1.2 pid=5'; do
+	special_uftrace task.txt "printf '%s' '$line' >\"\$tmp/u.data/task.txt\"" \
+		"line 1: a ${line%% *} line without its"
+done
+rm -rf "$tmp/u.data"
 expect 0 '' "$darc" info "$sample"
 expect 0 '' "$darc" info --json "$sample"
 if ! "$darc" info --json "$sample" | grep -q '"events": 6615'; then
