@@ -494,8 +494,12 @@ int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
 	FILE *f;
 	int rc, e;
 
-	if (!strcmp(path, "-"))
-		return fn(ctx, stdout) ? -1 : 0;
+	if (!strcmp(path, "-")) { /* @fn's failure, as for a file: -2, @err set */
+		if (!fn(ctx, stdout))
+			return 0;
+		fmt_errf(err, "-", "cannot write it");
+		return -2;
+	}
 	w = wfile_create(path, kind, force, err);
 	if (!w)
 		return -1;

@@ -192,7 +192,7 @@ static int add_events(struct rec_opts *o, const char *list, int *first)
 
 static int add_probe(struct rec_opts *o, enum rec_probe_type type, const char *spec)
 {
-	struct fmt_err err;
+	struct fmt_err err = {""};
 
 	o->probes = grow(o->probes, o->nprobes, sizeof(*o->probes));
 	if (probe_parse(&o->probes[o->nprobes], type, spec, &err)) {
@@ -303,7 +303,7 @@ static void print_words(char **v)
 static int check(bool json)
 {
 	struct rec_caps c;
-	struct fmt_err err;
+	struct fmt_err err = {""};
 	char *s;
 
 	if (caps_probe(&c, &err)) {
@@ -349,7 +349,7 @@ static int reset(bool force)
 {
 	struct rec_notes notes = {0};
 	struct rec_caps c;
-	struct fmt_err err;
+	struct fmt_err err = {""};
 	int left;
 
 	if (caps_probe(&c, &err)) {

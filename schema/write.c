@@ -309,7 +309,7 @@ static void fail(struct db *db, const struct fmt_err *e)
 
 static void fail_oom(struct db *db)
 {
-	struct fmt_err e;
+	struct fmt_err e = {""};
 
 	fmt_errf(&e, db->path, "out of memory");
 	fail(db, &e);
@@ -497,7 +497,7 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	    next_block(db) < 0)
 		return -1;
 	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX) {
-		struct fmt_err e;
+		struct fmt_err e = {""};
 
 		fmt_errf(&e, db->path,
 			 "call %" PRId64 ": a task, function or fnode id or a subtree beyond 32 bits",
@@ -758,7 +758,7 @@ static const sqlite3_module rows_module = {
 /* Record why @table could not be written, from the connection's last error. */
 static int write_failed(struct db *db, const char *table)
 {
-	struct fmt_err e;
+	struct fmt_err e = {""};
 	char what[64];
 
 	snprintf(what, sizeof(what), "cannot write to table %s", table);
@@ -906,7 +906,7 @@ static int prepare_inserts(struct db *db, struct fmt_err *err);
  */
 static int db_setup(struct db *db)
 {
-	struct fmt_err e;
+	struct fmt_err e = {""};
 
 	/* one thread at a time uses the connection: no SQLite mutexes needed */
 	if (sqlite3_open_v2(db->tmp, &db->sql,
@@ -1325,7 +1325,7 @@ static void step_done(const struct db *db, const char *what, double *t)
 
 int db_finish(struct db *db, struct fmt_err *err)
 {
-	struct fmt_err e;
+	struct fmt_err e = {""};
 	double t = 0;
 	int ret = -1, rc;
 
@@ -1391,14 +1391,20 @@ void db_abort(struct db *db)
 int db_sqlite_header(const char *path)
 {
 	char h[16];
-	FILE *f = fopen(path, "rbe");
-	size_t n;
+	struct stat st;
+	/* without blocking: a FIFO is no database, and the reader says what it is */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	n = fread(h, 1, sizeof(h), f);
-	fclose(f);
-	return n == sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);
 }
 
 int db_is_darc(const char *path)

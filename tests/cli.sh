@@ -191,5 +191,25 @@ fi
 if [ -w /dev/full ]; then
 	expect 2 "cannot write the output" sh -c '"$0" dump "$1" >/dev/full' "$darc" "$sample"
 fi
+# error messages are made of initialised text ([19] item 4): an export of a database
+# whose table task is gone, to stdout and to a file, says what SQLite said
+"$darc" analyze -q -o "$tmp/notask.db" "$sample" && sqlite3 "$tmp/notask.db" "DROP TABLE task"
+expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such table: task$" \
+	"$darc" export "$tmp/notask.db" --chrome -o -
+expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such table: task$" \
+	"$darc" export "$tmp/notask.db" --chrome -o "$tmp/notask.json"
+# a pipe that closes early ends darc quietly (SIGPIPE, nothing on stderr)
+"$darc" analyze -q -o "$tmp/good.db" "$sample"
+for c in "dump $sample" "dump --pretty $sample" "export --chrome $tmp/good.db"; do
+	# shellcheck disable=SC2086 # the command's words
+	"$darc" $c 2>"$tmp/pipe.err" | head -c 1 >/dev/null
+	if [ -s "$tmp/pipe.err" ]; then
+		echo "FAIL: darc $c | head: stderr: $(head -c 200 "$tmp/pipe.err")"
+		fail=$((fail + 1))
+	else
+		echo "ok: darc $c | head: quiet"
+		pass=$((pass + 1))
+	fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -150,7 +150,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 	struct job j = {ctx->db[0], &ctx->o, &a->x, {""}, 0};
-	struct fmt_err werr;
+	struct fmt_err werr = {""};
 	int rc;
 
 	if (!a->out)

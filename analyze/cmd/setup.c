@@ -39,7 +39,7 @@ static bool db_current(const char *db, const char *rec)
 {
 	struct stat d, r;
 	struct rdb *x;
-	struct fmt_err err;
+	struct fmt_err err = {""};
 
 	if (stat(db, &d) || stat(rec, &r) || d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
 	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
@@ -279,8 +279,12 @@ int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, c
 	if (!rc)
 		rc = cmd->run(&ctx, cmd->args);
 	if (rc) {
+		/* never a silent failure: a path that forgot to say why is a bug, said as one */
 		if (ctx.err.msg[0])
 			darc_error("%s", ctx.err.msg);
+		else
+			darc_error("%s failed without saying why (a bug in darc: please report it)",
+				   name);
 		rc = EXIT_INPUT;
 	}
 	fmt_reader_close(ctx.reader);
