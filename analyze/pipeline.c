@@ -18,6 +18,7 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "progress.h"
+#include "file.h"
 
 struct run {
 	struct db *db;
@@ -273,8 +274,13 @@ static int put_recording(struct run *run)
 	const struct fmt_info *info = fmt_reader_info(run->r);
 	char fmtname[64], opt[128];
 	int64_t lost, marks;
+	struct fmt_identity id;
+	struct fmt_err ierr;
 
 	count_lost(run->r, &lost, &marks);
+	/* what tells this recording from another, for reusing the database (setup.c) */
+	if (fmt_identity(run->path, &id, &ierr))
+		id = (struct fmt_identity){(uint64_t)DARC_NULL, DARC_NULL, ""};
 	snprintf(fmtname, sizeof(fmtname), "%s v%d (%s)", info->format, info->version,
 		 info->compression);
 	snprintf(opt, sizeof(opt), "{\"max_depth\": %d}", run->max_depth);
@@ -291,7 +297,10 @@ static int put_recording(struct run *run)
 				   info->manifest_json,
 				   DARC_VERSION,
 				   opt,
-				   info->lacks};
+				   info->lacks,
+				   (int64_t)id.size,
+				   id.mtime_ns,
+				   id.hash[0] ? id.hash : NULL};
 	return db_put_recording(run->db, &rr);
 }
 

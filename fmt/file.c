@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +105,98 @@ char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *le
 	buf[n] = 0;
 	*len = (size_t)n;
 	return buf;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Hash up to @max bytes of regular file @path into *@h (nothing when it is not one). */
+static void hash_head(const char *path, uint64_t max, uint64_t *h)
+{
+	static char buf[65536];
+	struct fmt_err ignore;
+	uint64_t size, left;
+	int fd = fmt_open_regular(path, "file", UINT64_MAX / 2, &size, &ignore);
+	ssize_t got;
+
+	if (fd < 0)
+		return;
+	for (left = max; left; left -= (uint64_t)got) {
+		got = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+		if (got <= 0)
+			break;
+		*h = fnv(*h, buf, (size_t)got);
+	}
+	close(fd);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* A uftrace.data directory's identity: its files' names and sizes, info's and task.txt's start. */
+static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+{
+	struct dirent **de;
+	uint64_t h = FNV_OFFSET;
+	char f[4096];
+	int n = scandir(path, &de, NULL, by_name);
+
+	if (n < 0)
+		return fmt_errf(err, path, "cannot list the directory: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+
+		snprintf(f, sizeof(f), "%s/%s", path, de[i]->d_name);
+		if (!lstat(f, &st) && S_ISREG(st.st_mode)) {
+			h = fnv(h, de[i]->d_name, strlen(de[i]->d_name) + 1);
+			h = fnv(h, &st.st_size, sizeof(st.st_size));
+			id->size += (uint64_t)st.st_size;
+			if (mtime_ns(&st) > id->mtime_ns)
+				id->mtime_ns = mtime_ns(&st);
+		}
+		free(de[i]);
+	}
+	free(de);
+	snprintf(f, sizeof(f), "%s/info", path);
+	hash_head(f, 65536, &h);
+	snprintf(f, sizeof(f), "%s/task.txt", path);
+	hash_head(f, 65536, &h);
+	snprintf(id->hash, sizeof(id->hash), "%016llx", (unsigned long long)h);
+	return 0;
+}
+
+int fmt_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+{
+	struct stat st;
+	uint64_t h = FNV_OFFSET;
+
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &st))
+		return fmt_errf(err, path, "cannot stat: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return dir_identity(path, id, err);
+	if (!S_ISREG(st.st_mode))
+		return fmt_errf(err, path, "%s, not a regular file", fmt_file_kind(st.st_mode));
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = mtime_ns(&st);
+	h = fnv(h, &id->size, sizeof(id->size));
+	hash_head(path, 1 << 20, &h);
+	snprintf(id->hash, sizeof(id->hash), "%016llx", (unsigned long long)h);
+	return 0;
 }

@@ -33,6 +33,21 @@ int fmt_open_regular(const char *path, const char *what, uint64_t max, uint64_t 
 char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *len,
 		    struct fmt_err *err);
 
+/*
+ * What tells one recording from another without reading it all: its size,
+ * its modification time, and a hash of its first MiB (for a uftrace.data
+ * directory: of its files' names and sizes, and the first 64 KiB of info
+ * and task.txt). A database keeps it of the recording it was made from.
+ */
+struct fmt_identity {
+	uint64_t size;	    /* bytes (a directory: of its files) */
+	int64_t mtime_ns;   /* modification time (a directory: its newest file's) */
+	char hash[17];	    /* 64-bit FNV-1a, in hex */
+};
+
+/* The identity of the recording at @path. 0, or -1 with @err set. */
+int fmt_identity(const char *path, struct fmt_identity *id, struct fmt_err *err);
+
 /* What the file type of mode @mode is, for messages: "a FIFO", "a directory", ... */
 const char *fmt_file_kind(unsigned mode);
 

@@ -40,6 +40,19 @@ void wfile_note_input(const char *path)
 	inputs[ninputs++].ino = st.st_ino;
 }
 
+void wfile_forget_input(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return;
+	for (int i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
+			inputs[i] = inputs[--ninputs];
+			return;
+		}
+}
+
 static bool is_input(const struct stat *st)
 {
 	for (int i = 0; i < ninputs; i++)

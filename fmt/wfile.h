@@ -38,6 +38,8 @@ extern const struct wfile_kind wfile_svg, wfile_json, wfile_folded;
 
 /* A file the process reads: no wfile may replace it. Silently ignores errors. */
 void wfile_note_input(const char *path);
+/* @path is no longer read (it was only looked at): a wfile may replace it again. */
+void wfile_forget_input(const char *path);
 
 /*
  * May @path be written as @kind?  0: yes (it does not exist, or may be

@@ -161,7 +161,10 @@
 	X(recording, manifest, TEXT)                                                               \
 	X(recording, darc_version, TEXT)                                                           \
 	X(recording, options, TEXT)                                                                \
-	X(recording, lacks, TEXT)
+	X(recording, lacks, TEXT)                                                                  \
+	X(recording, source_size, INTEGER)                                                         \
+	X(recording, source_mtime_ns, INTEGER)                                                     \
+	X(recording, source_hash, TEXT)
 
 /*
  * The tables the report commands store their results in (through

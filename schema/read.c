@@ -207,6 +207,21 @@ int64_t rdb_t_first(struct rdb *db)
 	return query_int(db->sql, "SELECT t_first FROM recording", 0);
 }
 
+bool rdb_made_from(struct rdb *db, const struct fmt_identity *id)
+{
+	sqlite3_stmt *st = NULL;
+	bool same = false;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT source_size, source_mtime_ns, source_hash FROM"
+				       " recording", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 2) == SQLITE_TEXT)
+		same = (uint64_t)sqlite3_column_int64(st, 0) == id->size &&
+		       sqlite3_column_int64(st, 1) == id->mtime_ns &&
+		       !strcmp((const char *)sqlite3_column_text(st, 2), id->hash);
+	sqlite3_finalize(st);
+	return same;
+}
+
 int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
 {
 	int rc = sqlite3_bind_int64(st, 2, sel->task);

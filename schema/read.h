@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file.h"
 #include "fmt.h"
 #include "profile.h"
 
@@ -158,6 +159,12 @@ int64_t rdb_select_scans(const struct rdb *db);
 
 /* The recording's first event, ns (0 if unknown): where --time LO-HI counts from. */
 int64_t rdb_t_first(struct rdb *db);
+
+/*
+ * Was @db made from the recording whose identity is @id (size, mtime and
+ * hash, as table recording keeps them)? False when it says nothing.
+ */
+bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
 
 /*
  * The task and time filters of a selection as SQL, for a query whose task id

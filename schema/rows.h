@@ -220,6 +220,9 @@ struct recording_rec {
 	const char *darc_version;
 	const char *options;  /* JSON of the analysis options */
 	const char *lacks;    /* what the format cannot tell, or NULL */
+	int64_t source_size;  /* the recording's identity (fmt/file.h's fmt_identity) */
+	int64_t source_mtime_ns;
+	const char *source_hash;
 };
 
 #endif

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -27,7 +27,10 @@ CREATE TABLE recording (
 	manifest TEXT,		-- the recording's manifest (JSON), if it has one
 	darc_version TEXT,	-- darc that wrote this database
 	options TEXT,		-- the analysis options (JSON)
-	lacks TEXT		-- what the format cannot tell (e.g. 'kallsyms, lost events'), NULL if nothing
+	lacks TEXT,		-- what the format cannot tell (e.g. 'kallsyms, lost events'), NULL if nothing
+	source_size INTEGER,	-- the recording's identity when analysed (fmt/file.h): its bytes,
+	source_mtime_ns INTEGER, -- its modification time,
+	source_hash TEXT	-- and a hash of its first MiB: a database is reused only for it
 );
 
 -- Every task (thread) seen. tid 0 is the idle task.

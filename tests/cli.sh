@@ -198,6 +198,20 @@ expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such 
 	"$darc" export "$tmp/notask.db" --chrome -o -
 expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such table: task$" \
 	"$darc" export "$tmp/notask.db" --chrome -o "$tmp/notask.json"
+# a database is reused only for the recording it was made from ([19] item 6): a copy of
+# another recording's database, newer than the recording, is remade, not read as its analysis
+cp "$sample" "$tmp/ida.dat" && cp "$(dirname "$sample")/vm-preads-v7.dat" "$tmp/idb.dat"
+"$darc" hist --func vfs_read "$tmp/idb.dat" >/dev/null 2>&1
+"$darc" hist --func sched_switch "$tmp/ida.dat" >/dev/null 2>&1
+cp "$tmp/ida.db" "$tmp/idb.db" && touch "$tmp/idb.db"
+expect 0 "^darc hist: analyzing '$tmp/idb.dat' into '$tmp/idb.db' first \(it was made from another recording: " \
+	"$darc" hist --func vfs_read "$tmp/idb.dat"
+if ! grep -q "400 calls" "$tmp/out"; then
+	echo "FAIL: darc hist of idb.dat after its database was replaced: $(head -1 "$tmp/out")"
+	fail=$((fail + 1))
+fi
+expect 0 "^darc hist: reading '$tmp/idb.db' \(the analysis of '$tmp/idb.dat'\)$" \
+	"$darc" hist --func vfs_read "$tmp/idb.dat"
 # a pipe that closes early ends darc quietly (SIGPIPE, nothing on stderr)
 "$darc" analyze -q -o "$tmp/good.db" "$sample"
 for c in "dump $sample" "dump --pretty $sample" "export --chrome $tmp/good.db"; do

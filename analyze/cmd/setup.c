@@ -34,24 +34,43 @@ void darc_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Is the database @db newer than @rec and readable by this darc? */
-static bool db_current(const char *db, const char *rec)
+/*
+ * Is the database @db the analysis of @rec as it is now, readable by this
+ * darc? NULL when it is: newer than @rec, of this darc's schema, and made
+ * from @rec (the size, modification time and hash of @rec that its table
+ * recording keeps are @rec's: a copy of another recording's database,
+ * touched, is not). Else why not, for the message.
+ */
+static const char *db_stale(const char *db, const char *rec)
 {
 	struct stat d, r;
+	struct fmt_identity id;
 	struct rdb *x;
 	struct fmt_err err = {""};
+	const char *why = NULL;
 
-	if (stat(db, &d) || stat(rec, &r) || d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
+	if (stat(db, &d))
+		return "";
+	if (stat(rec, &r) || fmt_identity(rec, &id, &err))
+		return "the recording cannot be looked at";
+	if (d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
 	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
-		return false;
+		return "it is older than the recording";
 	x = rdb_open(db, &err);
+	if (!x)
+		why = "this darc cannot read it";
+	else if (!rdb_made_from(x, &id))
+		why = "it was made from another recording: its size, time or content differ";
 	rdb_close(x);
-	return x != NULL;
+	if (why) /* only looked at: the analysis may replace it */
+		wfile_forget_input(db);
+	return why;
 }
 
 struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 {
 	char *db;
+	const char *why;
 	struct rdb *r = NULL;
 	int n;
 
@@ -87,11 +106,13 @@ struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
 		goto out;
 	}
-	if (db_current(db, path)) {
+	why = db_stale(db, path);
+	if (!why) {
 		fprintf(stderr, "darc %s: reading '%s' (the analysis of '%s')\n", prog, db, path);
 	} else {
 		struct pipeline_opts po = PIPELINE_OPTS_INIT;
-		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first\n", prog, path, db);
+		fprintf(stderr, "darc %s: analyzing '%s' into '%s' first%s%s%s\n", prog, path, db,
+			*why ? " (" : "", why, *why ? ")" : "");
 		po.progress = true; /* where stderr is a terminal */
 		if (pipeline_run(path, db, &po, NULL, err))
 			goto out;
