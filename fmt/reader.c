@@ -110,6 +110,7 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	r->info.format = "trace.dat";
 	r->info.compression = "none";
 	r->info.compression_ver = "";
+	r->info.ts_report_secs = true; /* every format but a raw-clock trace.dat */
 	if (fmt_uftrace_dir(path)) { /* a directory: uftrace.c */
 		r->be = &fmt_uftrace_backend;
 		r->info.format = r->be->name;
@@ -149,6 +150,7 @@ void fmt_reader_close(struct fmt_reader *r)
 		free(b->cpustats);
 	}
 	free(r->info.buffers);
+	free(r->info.options);
 	if (r->map)
 		munmap(r->map, r->map_total);
 	if (r->fd >= 0)
