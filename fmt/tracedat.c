@@ -681,21 +681,30 @@ static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *
 	return 0;
 }
 
+/*
+ * The chain of options sections from @off. trace-cmd's own files chain them
+ * forward, but a section may point back to one written before it (trace-cmd
+ * reads that too): only a section met twice, a loop, is refused.
+ */
 static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 {
-	for (int nsec = 0; off; nsec++) {
+	uint64_t seen[64];
+	int nsec;
+
+	for (nsec = 0; off; nsec++) {
 		uint64_t next = 0;
 
 		if (nsec >= MAX_OPTION_SECTIONS)
-			return FAIL("more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+			return FAIL("more than %d option sections", MAX_OPTION_SECTIONS);
+		for (int i = 0; i < nsec && i < 64; i++)
+			if (seen[i] == off)
+				return FAIL("options sections loop back to offset %" PRIu64, off);
+		if (nsec < 64)
+			seen[nsec] = off;
 		if (v7_option_section(r, off, &next, err))
 			return -1;
 		if (!next && v7_strings_after(r, off, err))
 			return -1;
-		if (next && next <= off)
-			return FAIL("options section at offset %" PRIu64
-				    " points back to offset %" PRIu64,
-				    off, next);
 		off = next;
 	}
 	return 0;
