@@ -185,6 +185,14 @@ struct fmt_param {
 bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
 			    const struct fmt_param **p, int *n);
 
+/*
+ * A time @raw of the recording's trace clock taken on CPU @cpu (such as
+ * function_graph's calltime and rettime, where that clock is local) made
+ * what the events' timestamps are made (TIME_SHIFT, TSC2NSEC, DATE,
+ * OFFSET: fmt_info.ts_conv), so that it compares with them again.
+ */
+uint64_t fmt_reader_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu);
+
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);
 

@@ -65,6 +65,11 @@ bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
 	return r->be && r->be->func_params && r->be->func_params(r, addr, p, n);
 }
 
+uint64_t fmt_reader_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
+{
+	return r->be && r->be->clock_ts ? r->be->clock_ts(r, raw, cpu) : raw;
+}
+
 int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 {
 	if (r->ksyms_done)

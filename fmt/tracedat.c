@@ -968,6 +968,11 @@ static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 	return rc;
 }
 
+static uint64_t tracedat_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
+{
+	return td_clock_ts(&td(r)->clk, raw, cpu);
+}
+
 const struct fmt_backend fmt_tracedat_backend = {
 	.name = "trace.dat",
 	.probe = tracedat_probe,
@@ -975,4 +980,5 @@ const struct fmt_backend fmt_tracedat_backend = {
 	.next = fmt_streams_next,
 	.close = tracedat_close,
 	.load_kallsyms = tracedat_load_kallsyms,
+	.clock_ts = tracedat_clock_ts,
 };
