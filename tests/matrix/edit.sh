@@ -20,7 +20,7 @@ edits=(
 	"shift-one 316-local-v7-none shift-one"
 	"shift-v2 316-local-v7-none shift-v2"
 	"shift-tsc 34-tsc2nsec-v7-zstd shift-interp"
-	"guest 331-local-v7-zlib guest"
+	"guest 331-mono-v7-zstd guest"
 )
 for e in "${edits[@]}"; do
 	read -r name base kind <<<"$e"
@@ -33,6 +33,7 @@ declare -A tools=([316]="$(command -v trace-cmd)"
 	[34]="$("$top/tests/vm/fetch-tool.sh" trace-cmd sid)")
 for f in "$dir"/edit-*.dat; do
 	for l in "${!tools[@]}"; do
-		"${tools[$l]}" report -R -t "$f" 2>/dev/null | xz -9 >"${f%.dat}.$l.report.xz"
+		r=${f%.dat}.$l.report.xz
+		"${tools[$l]}" report -R -t "$f" 2>/dev/null | xz -9 >"$r" || rm -f "$r"
 	done
 done
