@@ -121,7 +121,8 @@ struct fmt_info {
 				      line ("x86-tsc counts converted to ns by
 				      TSC2NSEC (mult M, shift S)"), or NULL: as read */
 	const char *ts_not_ns;	   /* why the timestamps are no nanoseconds ("x86-tsc
-				      counts, and no TSC2NSEC option"), or NULL:
+				      counts, not nanoseconds, and no TSC2NSEC
+				      option to convert them"), or NULL:
 				      analysis refuses such a file, dump and info
 				      show the counts */
 	bool ts_report_secs;	   /* trace-cmd report prints them as seconds (its

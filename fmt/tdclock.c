@@ -130,23 +130,42 @@ static void tsc2nsec_option(struct fmt_reader *r, struct td_clock *c, const uint
 		 c->mult, c->shift, c->tsc_offset);
 }
 
-/* Sort one CPU's samples by time (stable) and keep the first of each time. */
-static void shift_sort(struct td_shift_cpu *sc)
+/* A sample and its place in the file, for a stable sort. */
+struct placed {
+	struct td_sample s;
+	uint32_t at;
+};
+
+static int by_time(const void *a, const void *b)
 {
+	const struct placed *x = a, *y = b;
+
+	if (x->s.time != y->s.time)
+		return x->s.time < y->s.time ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Sort one CPU's samples by time and keep the first of each time, as
+ * trace-cmd does (its qsort, glibc's merge sort, keeps the file's order
+ * among equal times). 0, or -1 out of memory.
+ */
+static int shift_sort(struct td_shift_cpu *sc)
+{
+	struct placed *p = malloc((sc->n ? sc->n : 1) * sizeof(*p));
 	uint32_t j = 0;
 
-	for (uint32_t i = 1; i < sc->n; i++) {
-		struct td_sample s = sc->s[i];
-		uint32_t k = i;
-
-		for (; k > 0 && sc->s[k - 1].time > s.time; k--)
-			sc->s[k] = sc->s[k - 1];
-		sc->s[k] = s;
-	}
+	if (!p)
+		return -1;
+	for (uint32_t i = 0; i < sc->n; i++)
+		p[i] = (struct placed){sc->s[i], i};
+	qsort(p, sc->n, sizeof(*p), by_time);
 	for (uint32_t k = 0; k < sc->n; k++)
-		if (k == 0 || sc->s[k].time != sc->s[k - 1].time)
-			sc->s[j++] = sc->s[k];
+		if (k == 0 || p[k].s.time != p[k - 1].s.time)
+			sc->s[j++] = p[k].s;
 	sc->n = j;
+	free(p);
+	return 0;
 }
 
 /* One CPU's count, times, offsets and scalings. 0, or -1 with the option's @d bad. */
@@ -194,7 +213,8 @@ static int shift_samples(struct td_clock *c, struct rd *d)
 	if (d->bad)
 		return -1;
 	for (uint32_t i = 0; i < ncpus; i++)
-		shift_sort(&c->shift_cpu[i]);
+		if (shift_sort(&c->shift_cpu[i]))
+			return -1;
 	return 0;
 }
 
@@ -462,16 +482,16 @@ static char *why_not_ns(const struct td_clock *c, const char *clock)
 	if (c->mult || clock_in_ns(clock))
 		return NULL;
 	if (!strcmp(clock, "x86-tsc") || !strcmp(clock, "tsc2nsec"))
-		return str_printf("timestamps are x86-tsc counts, not nanoseconds: the file has "
-				  "no TSC2NSEC option (record with --tsc2nsec)");
+		return str_printf("x86-tsc counts, not nanoseconds, and no TSC2NSEC option to "
+				  "convert them (record with --tsc2nsec)");
 	if (!strcmp(clock, "counter"))
-		return str_printf("timestamps are counter clock counts (an event counter, no "
-				  "time), and the file has no TSC2NSEC option");
+		return str_printf("counter clock counts (an event counter, no time), and no "
+				  "TSC2NSEC option to convert them");
 	if (!strcmp(clock, "uptime"))
-		return str_printf("timestamps are uptime clock ticks (jiffies), not "
-				  "nanoseconds, and the file has no TSC2NSEC option");
-	return str_printf("timestamps are counts of clock '%.64s', of no known unit, and the "
-			  "file has no TSC2NSEC option",
+		return str_printf("uptime clock ticks (jiffies), not nanoseconds, and no TSC2NSEC "
+				  "option to convert them");
+	return str_printf("counts of clock '%.64s', of no known unit, and no TSC2NSEC option "
+			  "to convert them",
 			  clock);
 }
 

@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"Debian 12's libtraceevent 1.7), one space between columns, whatever tool\n"
 	"made the file: the same text for every file, for scripts. --like VERSION\n"
 	"prints each line exactly as that trace-cmd's 'report -R -t' does, its\n"
-	"column padding included:\n"
+	"column padding included (control characters escaped as above):\n"
 	"  3.1   3.0 to 3.2 (Debian 12's 3.1.6): as the default, padded\n"
 	"  3.3   3.3 and 3.4 (Debian 13's 3.3.1, sid's 3.4, with libtraceevent\n"
 	"        1.8.4 on): the event's flags after the CPU, '[001]-0x2d', and a\n"
@@ -67,8 +67,8 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	case 'L':
 		a->like = dump_like_parse(arg);
 		if (a->like < 0)
-			return fmt_errf(err, NULL, "--like %s: no known form of that version's "
-					"report (3.1, 3.3 and 3.4 are known)", arg);
+			return fmt_errf(err, NULL, "no known form of that version's report "
+					"(3.1, 3.3 and 3.4 are known)");
 		break;
 	case 'n':
 		a->limit = strtoll(arg, &end, 10);

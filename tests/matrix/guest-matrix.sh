@@ -5,9 +5,9 @@
 #
 #   guest-matrix.sh KSERIES LABEL=TRACE-CMD...
 #
-# KSERIES is 61 or 73 (which cells: the clocks, compressions and file
-# versions on 6.1; function_graph's funcgraph-args and funcgraph-retval on
-# 7.3), each LABEL=TRACE-CMD a tool (316=/usr/bin/trace-cmd, 34=the sid
+# KSERIES is 61, 61c or 73 (which cells: the clocks, compressions and file
+# versions on 6.1; the other clocks on 6.1; function_graph's funcgraph-args
+# and funcgraph-retval on 7.3), each LABEL=TRACE-CMD a tool (316=/usr/bin/trace-cmd, 34=the sid
 # wrapper...).  Every cell is one short `trace-cmd record`: function_graph
 # on five functions of read(2) (set_ftrace_filter, so the trace names no
 # other function), sched_switch, sched_wakeup and the irq events, around
@@ -90,6 +90,15 @@ cells61() {
 	cell "$l" "$tc" tsoffset-v6 --file-version 6 -C local --ts-offset 1000000000
 }
 
+# the other clocks: each nanoseconds but uptime (jiffies), which trace-cmd
+# prints as seconds all the same
+cellsclk() {
+	l=$1 tc=$2
+	for c in global perf mono_raw tai uptime; do
+		cell "$l" "$tc" $c-v7 --file-version 7 --compression none -C $c
+	done
+}
+
 cells73() {
 	l=$1 tc=$2
 	cell "$l" "$tc" fg-v7-zstd --file-version 7 --compression zstd -C local
@@ -109,6 +118,7 @@ for t in "$@"; do
 	"$tc" --version 2>&1 | grep -q "version" || { say "$l: $tc does not run here"; exit 1; }
 	case $KS in
 	61) cells61 "$l" "$tc" ;;
+	61c) cellsclk "$l" "$tc" ;;
 	73) cells73 "$l" "$tc" ;;
 	*) say "unknown kernel series $KS"; exit 2 ;;
 	esac

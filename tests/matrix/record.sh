@@ -2,13 +2,14 @@
 # record.sh: (re)make the trace.dat matrix in the VM lab with the real
 # tools, and each recording's `trace-cmd report -R -t` by the same tool.
 #
-#   tests/matrix/record.sh [--out DIR] [--kernel 61|73]... [--tool 316|331|34]...
+#   tests/matrix/record.sh [--out DIR] [--kernel 61|61c|73]... [--tool 316|331|34]...
 #
 # Tools: 316 = this host's trace-cmd (Debian 12's 3.1.6, built without
 # zlib), 331 = trixie's 3.3.1, 34 = sid's 3.4, the last two fetched with
 # tests/vm/fetch-tool.sh; all run inside the guest (vm.sh --add of the
 # tool's cache directory: the wrapper works there). Kernels: 61 = Debian's
-# 6.1 (clocks, compressions, file versions, --date, --ts-offset), 73 =
+# 6.1 (clocks, compressions, file versions, --date, --ts-offset), 61c =
+# 6.1 with the other clocks (global, perf, mono_raw, tai, uptime), 73 =
 # 7.3 (function_graph with funcgraph-args and funcgraph-retval). The guest
 # script is tests/matrix/guest-matrix.sh, which says what each cell is.
 #
@@ -30,11 +31,11 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--kernel) kernels+=("$2"); shift 2 ;;
 	--tool) tools+=("$2"); shift 2 ;;
-	*) echo "usage: record.sh [--out DIR] [--kernel 61|73]... [--tool 316|331|34]..." >&2
+	*) echo "usage: record.sh [--out DIR] [--kernel 61|61c|73]... [--tool 316|331|34]..." >&2
 		exit 2 ;;
 	esac
 done
-[ ${#kernels[@]} -gt 0 ] || kernels=(61 73)
+[ ${#kernels[@]} -gt 0 ] || kernels=(61 61c 73)
 [ ${#tools[@]} -gt 0 ] || tools=(316 331 34)
 
 # tool_path LABEL: the command that runs that trace-cmd
