@@ -24,7 +24,7 @@ KIND (default all) chooses what is checked, one failure kind each:
              default form) are the report's
   timeshift  the files with a TIME_SHIFT option: the same
   offset     the recordings made with --date and --ts-offset: the same
-  rawclock   the x86-tsc and counter recordings without TSC2NSEC: darc
+  rawclock   the x86-tsc, counter and uptime recordings without TSC2NSEC: darc
              analyze refuses them in one line naming the clock and the
              option; darc dump prints their counts as the report does
   options    the file with a GUEST and an unknown option: darc info shows
@@ -302,7 +302,7 @@ def check_samples():
 def main():
     files = matrix_files()
     pick = {"tsc2nsec": "tsc2nsec", "timeshift": "shift", "offset": "(date|tsoffset)",
-            "rawclock": "-(tsc|counter)-", "options": "guest"}
+            "rawclock": "-(tsc|counter|uptime)-", "options": "guest"}
     if kind == "all":
         check_all(files)
     elif kind == "samples":
@@ -318,7 +318,7 @@ def main():
                 if kind != "rawclock" or label == "316":
                     compare_times(dat, label, rep)
             if kind == "rawclock":
-                clock = "counter" if "counter" in dat else "x86-tsc"
+                clock = next((c for c in ("counter", "uptime") if c in dat), "x86-tsc")
                 check_refused(dat, clock)
             if kind == "options":
                 text = run(darc, "info", dat).stdout
