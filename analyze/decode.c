@@ -75,6 +75,7 @@ struct decoder {
 	} *off;		  /* per CPU */
 	int noff;
 	int same_clock;	  /* the events use function_graph's clock (local) */
+	int conv_clock;	  /* ... converted (fmt_reader_clock_ts): calltime, rettime too */
 	int64_t t_first;  /* the first event's time, DARC_NULL before it */
 	struct fmt_err err;
 	/* probe pairs: the functions that return probes report (see decoder_prescan) */
@@ -152,6 +153,9 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 	d->abi = abi;
 	d->t_first = DARC_NULL;
 	d->same_clock = !fmt_reader_info(r)->clock || !strcmp(fmt_reader_info(r)->clock, "local");
+	/* a guest's times shifted to the host's, an offset added: function_graph's
+	   local clock is the events' only once converted alike */
+	d->conv_clock = d->same_clock && fmt_reader_info(r)->ts_conv;
 	if (fmt_reader_info(r)->manifest_json) /* unreadable: the binaries stay unknown */
 		d->manifest = json_loads(fmt_reader_info(r)->manifest_json, 0, NULL);
 	d->swap = fmt_reader_info(r)->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -1248,6 +1252,14 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 	return out->sys.func_id < 0 ? -1 : 0;
 }
 
+/* calltime or rettime @v on the events' clock, converted as they are (conv_clock). */
+static int64_t fg_conv(const struct decoder *d, int64_t v, int cpu)
+{
+	if (v == DARC_NULL || !d->conv_clock)
+		return v;
+	return (int64_t)fmt_reader_clock_ts(d->r, (uint64_t)v, cpu);
+}
+
 /*
  * Field @i (0 func, 1 depth, 2 calltime, 3 rettime) of function_graph type @t:
  * read in place when @fixed (the record has the usual layout, whole: see
@@ -1288,6 +1300,8 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 		return fg_entry_values(d, t, ev, out) ? -1 : 0;
 	out->fg.calltime = t->f[2] ? fg_field(d, t, ev, 2, fixed) : DARC_NULL;
 	out->fg.rettime = t->f[3] ? fg_field(d, t, ev, 3, fixed) : DARC_NULL;
+	out->fg.calltime = fg_conv(d, out->fg.calltime, ev->cpu);
+	out->fg.rettime = fg_conv(d, out->fg.rettime, ev->cpu);
 	if (t->f[4])
 		out->fg.retval = fg_retval((uint64_t)num(d, t->f[4], ev), t->f[4]->size);
 	if (out->fg.calltime != DARC_NULL && out->fg.rettime != DARC_NULL &&

@@ -128,8 +128,12 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 	run->r = fmt_reader_open(run->path, FMT_OPEN_NO_KALLSYMS, err);
 	if (!run->r)
 		return PIPELINE_INPUT;
-	run->fs = funcs_new();
 	info = fmt_reader_info(run->r);
+	if (info->ts_not_ns) /* durations in a clock's own counts: refused, not guessed */
+		return fmt_errf(err, run->path, "its timestamps are %s: darc analyzes nanoseconds "
+				"only (darc dump and darc info read the file)", info->ts_not_ns),
+		       PIPELINE_INPUT;
+	run->fs = funcs_new();
 	run->dec = run->fs ? decoder_new(run->r, run->fs,
 					 syscall_abi_of(info->uname, info->long_size,
 							info->big_endian))

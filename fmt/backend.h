@@ -66,6 +66,8 @@ struct fmt_backend {
 	void (*close)(struct fmt_reader *r);
 	/* optional: fmt_reader_load_kallsyms() of kallsyms not in r->ksyms */
 	int (*load_kallsyms)(struct fmt_reader *r, struct fmt_err *err);
+	/* optional: fmt_reader_clock_ts() (else times are taken as they are) */
+	uint64_t (*clock_ts)(const struct fmt_reader *r, uint64_t raw, int cpu);
 	/* optional: fmt_reader_func_params() */
 	bool (*func_params)(const struct fmt_reader *r, uint64_t addr,
 			    const struct fmt_param **p, int *n);

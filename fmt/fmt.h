@@ -74,6 +74,21 @@ struct fmt_buffer {
 	char *cpustats;	  /* per_cpu stats text saved at record time, or NULL */
 };
 
+/* Which options of a trace.dat file darc used (fmt_info.options). */
+enum fmt_option_use {
+	FMT_OPTION_APPLIED, /* read and acted on (a clock, a conversion, metadata) */
+	FMT_OPTION_SHOWN,   /* read and shown by darc info, not needed to read events */
+	FMT_OPTION_IGNORED, /* not applied: darc info lists it, with why */
+};
+
+/* One option of a trace.dat file, in file order, and what darc did with it. */
+struct fmt_option {
+	uint16_t id;		  /* trace-cmd's option id */
+	const char *name;	  /* its name ("TSC2NSEC"), or "unknown" */
+	enum fmt_option_use use;
+	char note[200];		  /* what it said, or why it was not applied */
+};
+
 /* What a recording says about itself. Owned by the reader. */
 struct fmt_info {
 	const char *path;
@@ -99,7 +114,21 @@ struct fmt_info {
 	/* perf.data: what the reader passes over, counted as it reads */
 	uint64_t skipped_samples;  /* samples of events that are no tracepoint with RAW data */
 	uint64_t skipped_records;  /* records not needed (MMAP, EXIT, simpleperf's own...) */
-	int64_t ts_offset;	   /* added to every timestamp (OFFSET option) */
+	int64_t ts_offset;	   /* ns added to every timestamp (OFFSET and DATE options) */
+	const char *trace_clock;   /* the kernel trace clock the events were stamped
+				      with ("x86-tsc" where clock says "tsc2nsec"), or NULL */
+	const char *ts_conv;	   /* how the timestamps were brought to ns, one
+				      line ("x86-tsc counts converted to ns by
+				      TSC2NSEC (mult M, shift S)"), or NULL: as read */
+	const char *ts_not_ns;	   /* why the timestamps are no nanoseconds ("x86-tsc
+				      counts, not nanoseconds, and no TSC2NSEC
+				      option to convert them"), or NULL:
+				      analysis refuses such a file, dump and info
+				      show the counts */
+	bool ts_report_secs;	   /* trace-cmd report prints them as seconds (its
+				      IN_USECS rule), else as raw counts */
+	struct fmt_option *options; /* trace.dat: every option, in file order */
+	int noptions;
 	const char *manifest_json; /* darc manifest, NULL unless a darc bundle */
 	bool latency_text;	   /* the file holds text (latency) data only */
 	bool user_funcs;	   /* function_graph records name user functions (uftrace) */
@@ -159,6 +188,14 @@ struct fmt_param {
  */
 bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
 			    const struct fmt_param **p, int *n);
+
+/*
+ * A time @raw of the recording's trace clock taken on CPU @cpu (such as
+ * function_graph's calltime and rettime, where that clock is local) made
+ * what the events' timestamps are made (TIME_SHIFT, TSC2NSEC, DATE,
+ * OFFSET: fmt_info.ts_conv), so that it compares with them again.
+ */
+uint64_t fmt_reader_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu);
 
 /* Release everything the reader holds. Accepts NULL. */
 void fmt_reader_close(struct fmt_reader *r);

@@ -61,6 +61,11 @@ bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
 	return r->be && r->be->func_params && r->be->func_params(r, addr, p, n);
 }
 
+uint64_t fmt_reader_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
+{
+	return r->be && r->be->clock_ts ? r->be->clock_ts(r, raw, cpu) : raw;
+}
+
 int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 {
 	if (r->ksyms_done)
@@ -117,6 +122,7 @@ struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_
 	r->info.format = "trace.dat";
 	r->info.compression = "none";
 	r->info.compression_ver = "";
+	r->info.ts_report_secs = true; /* every format but a raw-clock trace.dat */
 	if (fmt_uftrace_dir(path)) { /* a directory: uftrace.c */
 		r->be = &fmt_uftrace_backend;
 		r->info.format = r->be->name;
@@ -156,6 +162,7 @@ void fmt_reader_close(struct fmt_reader *r)
 		free(b->cpustats);
 	}
 	free(r->info.buffers);
+	free(r->info.options);
 	if (r->map)
 		munmap(r->map, r->map_total);
 	if (r->fd >= 0)

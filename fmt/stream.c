@@ -47,7 +47,8 @@ static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err
 	}
 	if (s->imark < c->nmark && c->marks[s->imark].rec == s->irec)
 		s->missed = c->marks[s->imark++].missed;
-	s->ts = c->recs[s->irec].ts;
+	/* merged on the times trace-cmd prints: a guest's CPUs shifted apart */
+	s->ts = td_clock_ts(&t->clk, c->recs[s->irec].ts, s->cpu);
 	s->size = c->recs[s->irec].size;
 	s->data = (void *)(c->base + c->recs[s->irec].off);
 	s->irec++;
@@ -159,7 +160,7 @@ int fmt_streams_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err 
 	t->cur = t->heap[0].stream;
 	s = &r->streams[t->cur];
 	d = s->data;
-	ev->ts = s->ts + r->info.ts_offset;
+	ev->ts = s->ts;
 	ev->data = d;
 	ev->size = s->size;
 	ev->cpu = s->cpu;

@@ -146,9 +146,71 @@ static char *opt_string(const uint8_t *p, uint32_t n)
 
 /* ---- options common to both versions ------------------------------------ */
 
-/* Take an option both versions share (uname, version, cpustat, ...). */
-static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-			 struct fmt_err *err)
+/* trace-cmd's names of the option ids (its enum tracecmd_file_options). */
+static const char *const option_names[] = {
+    [FMT_OPT_DONE] = "DONE",
+    [FMT_OPT_DATE] = "DATE",
+    [FMT_OPT_CPUSTAT] = "CPUSTAT",
+    [FMT_OPT_BUFFER] = "BUFFER",
+    [FMT_OPT_TRACECLOCK] = "TRACECLOCK",
+    [FMT_OPT_UNAME] = "UNAME",
+    [FMT_OPT_HOOK] = "HOOK",
+    [FMT_OPT_OFFSET] = "OFFSET",
+    [FMT_OPT_CPUCOUNT] = "CPUCOUNT",
+    [FMT_OPT_VERSION] = "VERSION",
+    [FMT_OPT_PROCMAPS] = "PROCMAPS",
+    [FMT_OPT_TRACEID] = "TRACEID",
+    [FMT_OPT_TIME_SHIFT] = "TIME_SHIFT",
+    [FMT_OPT_GUEST] = "GUEST",
+    [FMT_OPT_TSC2NSEC] = "TSC2NSEC",
+    [FMT_OPT_STRINGS] = "STRINGS",
+    [FMT_OPT_HEADER_INFO] = "HEADER_INFO",
+    [FMT_OPT_FTRACE_EVENTS] = "FTRACE_EVENTS",
+    [FMT_OPT_EVENT_FORMATS] = "EVENT_FORMATS",
+    [FMT_OPT_KALLSYMS] = "KALLSYMS",
+    [FMT_OPT_PRINTK] = "PRINTK",
+    [FMT_OPT_CMDLINES] = "CMDLINES",
+    [FMT_OPT_BUFFER_TEXT] = "BUFFER_TEXT",
+};
+
+/* Note option @id in the file's list (fmt_info.options): applied unless told. */
+static struct fmt_option *note_option(struct fmt_reader *r, uint16_t id, struct fmt_err *err)
+{
+	struct fmt_option *o;
+
+	if (GROW(r->info.options, r->info.noptions, td(r)->options_cap, 16)) {
+		FAIL("out of memory");
+		return NULL;
+	}
+	o = &r->info.options[r->info.noptions++];
+	memset(o, 0, sizeof(*o));
+	o->id = id;
+	o->name = id < sizeof(option_names) / sizeof(option_names[0]) && option_names[id]
+			  ? option_names[id]
+		  : id == FMT_OPT_DARC_MANIFEST ? "DARC_MANIFEST"
+						: "unknown";
+	o->use = FMT_OPTION_APPLIED;
+	return o;
+}
+
+/* Options darc reads no further, and why: info lists them as not applied. */
+static void ignored_option(struct fmt_option *o, uint16_t id)
+{
+	o->use = FMT_OPTION_IGNORED;
+	if (id == FMT_OPT_HOOK)
+		snprintf(o->note, sizeof(o->note), "a hook of trace-cmd's record -H: darc "
+			 "matches no events by it");
+	else if (id == FMT_OPT_PROCMAPS)
+		snprintf(o->note, sizeof(o->note), "user-space memory maps: darc names no user "
+			 "addresses by them");
+	else
+		snprintf(o->note, sizeof(o->note), "unknown to darc (and to trace-cmd 3.4): "
+			 "passed over");
+}
+
+/* Metadata options: uname, version, CPU count, stats, the trace id, darc's manifest. */
+static int meta_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
+		       struct fmt_option *op, struct fmt_err *err)
 {
 	struct rd o = rd_init(p, n, r->swap);
 
@@ -171,38 +233,54 @@ static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, ui
 			r->info.cpus = c;
 		}
 		break;
-	case FMT_OPT_OFFSET: {
-		char *s = opt_string(p, n);
-		if (!s)
-			return FAIL("out of memory");
-		r->info.ts_offset = strtoll(s, NULL, 0);
-		free(s);
-		break;
-	}
 	case FMT_OPT_CPUSTAT:
 		if (append_cpustats(&td(r)->cpustats_top, (const char *)p, strnlen((const char *)p, n)))
 			return FAIL("out of memory");
+		break;
+	case FMT_OPT_TRACEID:
+		op->use = FMT_OPTION_SHOWN;
+		if (n >= 8)
+			snprintf(op->note, sizeof(op->note), "0x%" PRIx64, rd_u64(&o));
 		break;
 	case FMT_OPT_DARC_MANIFEST:
 		free(td(r)->manifest);
 		td(r)->manifest = opt_string(p, n);
 		r->info.manifest_json = td(r)->manifest;
 		break;
-	case FMT_OPT_DATE:
-	case FMT_OPT_TRACECLOCK:
-	case FMT_OPT_HOOK:
-	case FMT_OPT_PROCMAPS:
+	}
+	return 0;
+}
+
+/* Take an option both versions share (uname, version, cpustat, clocks, ...). */
+static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
+			 struct fmt_option *o, struct fmt_err *err)
+{
+	switch (id) {
+	case FMT_OPT_UNAME:
+	case FMT_OPT_VERSION:
+	case FMT_OPT_CPUCOUNT:
+	case FMT_OPT_CPUSTAT:
 	case FMT_OPT_TRACEID:
+	case FMT_OPT_DARC_MANIFEST:
+		return meta_option(r, id, p, n, o, err);
+	case FMT_OPT_DATE:
+	case FMT_OPT_OFFSET:
+	case FMT_OPT_TRACECLOCK:
 	case FMT_OPT_TIME_SHIFT:
 	case FMT_OPT_GUEST:
 	case FMT_OPT_TSC2NSEC:
+		return td_clock_option(r, &td(r)->clk, id, p, n, o, err);
+	case FMT_OPT_HOOK:
+	case FMT_OPT_PROCMAPS:
+		ignored_option(o, id);
+		return 0;
 	case FMT_OPT_HEADER_INFO:
-		break; /* known, not needed to read events */
+		return 0; /* v6 files of old trace-cmd: the header is in the tracing data */
 	default:
+		ignored_option(o, id);
 		r->info.unknown_options++; /* skipped, as trace-cmd does */
+		return 0;
 	}
-	(void)err;
-	return 0;
 }
 
 /* ---- version 6 --------------------------------------------------------- */
@@ -242,6 +320,10 @@ struct v6_opts {
 static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const uint8_t *p,
 		     uint32_t n, struct fmt_err *err)
 {
+	struct fmt_option *op = note_option(r, id, err);
+
+	if (!op)
+		return -1;
 	switch (id) {
 	case FMT_OPT_BUFFER: {
 		struct rd b = rd_init(p, n, r->swap);
@@ -273,10 +355,10 @@ static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const
 			*rb = 0;
 			o->clock = lb + 1;
 		}
-		return 0;
+		return handle_option(r, id, p, n, op, err);
 	}
 	default:
-		return handle_option(r, id, p, n, err);
+		return handle_option(r, id, p, n, op, err);
 	}
 }
 
@@ -307,6 +389,18 @@ static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *
 {
 	if (!add_buffer(r, "", o->clock, cpus, err) || read_cpu_table(r, d, 0, cpus, err))
 		return -1;
+	{
+		/* then "[clock]", which trace-cmd takes for the clock after a TRACECLOCK
+		   option (or "[local]" if it cannot be read) */
+		struct rd c = *d;
+		uint64_t n = rd_u64(&c);
+		const uint8_t *p = n < 4096 ? rd_bytes(&c, n) : NULL;
+
+		if (p)
+			td_clock_v6_name(&td(r)->clk, (const char *)p, n);
+		else
+			td_clock_v6_name(&td(r)->clk, "[local]", 7);
+	}
 	for (int i = 0; i < o->nbuf; i++) {
 		struct rd bd = file_rd(r);
 		int b = r->info.nbuffers;
@@ -505,8 +599,11 @@ static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32
 static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
 		     struct fmt_err *err)
 {
-	struct rd o = rd_init(p, n, r->swap);
+	struct rd d = rd_init(p, n, r->swap);
+	struct fmt_option *o = note_option(r, id, err);
 
+	if (!o)
+		return -1;
 	switch (id) {
 	case FMT_OPT_BUFFER:
 		return parse_buffer_option_v7(r, p, n, err);
@@ -514,8 +611,8 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 		r->info.latency_text = true;
 		return 0;
 	case FMT_OPT_STRINGS: {
-		uint64_t soff = rd_u64(&o);
-		return o.bad ? FAIL("option STRINGS: short offset") : read_strings(r, soff, err);
+		uint64_t soff = rd_u64(&d);
+		return d.bad ? FAIL("option STRINGS: short offset") : read_strings(r, soff, err);
 	}
 	case FMT_OPT_HEADER_INFO:
 	case FMT_OPT_FTRACE_EVENTS:
@@ -525,10 +622,10 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 	case FMT_OPT_CMDLINES:
 		if (n < 8)
 			return FAIL("option %u: short offset", id);
-		td(r)->sec_off[id] = rd_u64(&o);
+		td(r)->sec_off[id] = rd_u64(&d);
 		return 0;
 	default:
-		return handle_option(r, id, p, n, err);
+		return handle_option(r, id, p, n, o, err);
 	}
 }
 
@@ -584,21 +681,30 @@ static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *
 	return 0;
 }
 
+/*
+ * The chain of options sections from @off. trace-cmd's own files chain them
+ * forward, but a section may point back to one written before it (trace-cmd
+ * reads that too): only a section met twice, a loop, is refused.
+ */
 static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 {
-	for (int nsec = 0; off; nsec++) {
+	uint64_t seen[64];
+	int nsec;
+
+	for (nsec = 0; off; nsec++) {
 		uint64_t next = 0;
 
 		if (nsec >= MAX_OPTION_SECTIONS)
-			return FAIL("more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+			return FAIL("more than %d option sections", MAX_OPTION_SECTIONS);
+		for (int i = 0; i < nsec && i < 64; i++)
+			if (seen[i] == off)
+				return FAIL("options sections loop back to offset %" PRIu64, off);
+		if (nsec < 64)
+			seen[nsec] = off;
 		if (v7_option_section(r, off, &next, err))
 			return -1;
 		if (!next && v7_strings_after(r, off, err))
 			return -1;
-		if (next && next <= off)
-			return FAIL("options section at offset %" PRIu64
-				    " points back to offset %" PRIu64,
-				    off, next);
 		off = next;
 	}
 	return 0;
@@ -799,6 +905,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 	if (!t)
 		return FAIL("out of memory");
 	t->cur = -1;
+	t->clk.in_usecs = true; /* trace-cmd's default: seconds */
 	r->be_priv = t;
 	if (read_file_header(r, &d, err) || fmt_init_tep(r, err))
 		return -1;
@@ -809,13 +916,9 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 			if (r->info.buffers[i].ncpus > r->info.cpus)
 				r->info.cpus = r->info.buffers[i].ncpus;
 	tep_set_cpus(r->tep, r->info.cpus);
-	for (int i = 0; i < r->info.nbuffers; i++)
-		if (r->info.buffers[i].ncpus) {
-			r->info.clock = r->info.buffers[i].clock;
-			break;
-		}
-	if (!r->info.clock)
-		r->info.clock = r->info.nbuffers ? r->info.buffers[0].clock : "local";
+	if (td_clock_finish(r, &t->clk, r->info.nbuffers ? r->info.buffers[0].clock : NULL, err))
+		return -1;
+	r->info.clock = r->info.trace_clock;
 	split_cpustats(r);
 	return fmt_streams_init(r, err);
 }
@@ -834,6 +937,7 @@ static void tracedat_close(struct fmt_reader *r)
 	free(t->manifest);
 	free(t->compression_ver);
 	free(t->cpustats_top);
+	td_clock_free(&t->clk);
 	free(t);
 	r->be_priv = NULL;
 }
@@ -864,6 +968,11 @@ static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 	return rc;
 }
 
+static uint64_t tracedat_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
+{
+	return td_clock_ts(&td(r)->clk, raw, cpu);
+}
+
 const struct fmt_backend fmt_tracedat_backend = {
 	.name = "trace.dat",
 	.probe = tracedat_probe,
@@ -871,4 +980,5 @@ const struct fmt_backend fmt_tracedat_backend = {
 	.next = fmt_streams_next,
 	.close = tracedat_close,
 	.load_kallsyms = tracedat_load_kallsyms,
+	.clock_ts = tracedat_clock_ts,
 };

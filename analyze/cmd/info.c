@@ -102,6 +102,55 @@ static void print_skipped(const struct fmt_info *info)
 	putchar('\n');
 }
 
+static const char *const option_use[] = {"applied", "shown", "not applied"};
+
+/*
+ * How the timestamps were brought to ns, or why they are not ns, and the
+ * options not applied: lines only where there is something to say.
+ */
+static void print_clock(const struct fmt_info *info)
+{
+	if (info->ts_not_ns)
+		printf("timestamps:   %s (analysis refuses the file)\n", info->ts_not_ns);
+	if (info->ts_conv)
+		printf("timestamps:   %s\n", info->ts_conv);
+	if (!info->ts_report_secs && !info->ts_not_ns)
+		printf("timestamps:   ns; trace-cmd report prints them as counts (it takes clock "
+		       "%s for no time)\n", vis(info->trace_clock));
+	for (int i = 0; i < info->noptions; i++) {
+		const struct fmt_option *o = &info->options[i];
+
+		if (!strcmp(o->name, "GUEST") && o->use == FMT_OPTION_SHOWN)
+			printf("guest:        %s\n", vis(o->note));
+		if (o->use == FMT_OPTION_IGNORED)
+			printf("not applied:  option %s (id %u): %s\n", o->name, o->id, vis(o->note));
+	}
+}
+
+/* The clock, the conversions and every option with what darc did with it, as JSON. */
+static json_t *clock_json(const struct fmt_info *info)
+{
+	json_t *opts = json_array(), *ign = json_array();
+
+	for (int i = 0; i < info->noptions; i++) {
+		const struct fmt_option *o = &info->options[i];
+
+		json_array_append_new(opts, json_pack("{s:i, s:s, s:s, s:s}", "id", o->id, "name",
+						      o->name, "use", option_use[o->use], "note",
+						      o->note));
+		if (o->use == FMT_OPTION_IGNORED)
+			json_array_append_new(ign, json_pack("{s:i, s:s, s:s}", "id", o->id, "name",
+							     o->name, "why", o->note));
+	}
+	return json_pack("{s:o, s:s, s:o, s:o, s:b, s:I, s:o, s:o}", "trace_clock",
+			 info->trace_clock ? json_string(info->trace_clock) : json_null(), "unit",
+			 info->ts_not_ns ? "counts" : "ns", "conversion",
+			 info->ts_conv ? json_string(info->ts_conv) : json_null(), "not_ns",
+			 info->ts_not_ns ? json_string(info->ts_not_ns) : json_null(),
+			 "report_seconds", info->ts_report_secs, "offset_ns",
+			 (json_int_t)info->ts_offset, "options", opts, "options_not_applied", ign);
+}
+
 /* Every event of the recording, counted by type, with the first and last time. */
 struct tally {
 	uint64_t *counts; /* by event type: 65536 */
@@ -195,6 +244,7 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_object_set_new(o, "tracer_version",
 			    info->tracer_version ? json_string(info->tracer_version) : json_null());
 	json_object_set_new(o, "clock", json_string(info->clock));
+	json_object_set_new(o, "timestamps", clock_json(info));
 	json_object_set_new(o, "cpus", json_integer(info->cpus));
 	json_object_set_new(o, "events", json_integer(t->total));
 	json_object_set_new(o, "first_ts", json_integer(t->first));
@@ -265,10 +315,14 @@ static void print_text(struct fmt_reader *r, const struct tally *t)
 	if (info->lacks)
 		printf("lacks:        %s (the format does not record them)\n", info->lacks);
 	printf("clock:        %s\n", vis(info->clock));
+	print_clock(info);
 	printf("cpus:         %d\n", info->cpus);
 	printf("events:       %" PRIu64 "\n", t->total);
 	print_skipped(info);
-	if (t->total)
+	if (t->total && info->ts_not_ns) /* counts of a clock, no seconds */
+		printf("time span:    %" PRIu64 " .. %" PRIu64 " (%" PRIu64 " %s counts)\n",
+		       t->first, t->last, t->last - t->first, vis(info->trace_clock));
+	else if (t->total)
 		printf("time span:    %" PRIu64 ".%09" PRIu64 " .. %" PRIu64 ".%09" PRIu64
 		       " (%.6f s)\n",
 		       t->first / 1000000000, t->first % 1000000000, t->last / 1000000000,
