@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -359,6 +360,81 @@ int wfile_close_fd(struct wfile *w, struct fmt_err *err)
 
 	w->fd = -1;
 	return rc < 0 ? fmt_errf(err, w->path, "cannot write it: %s", strerror(errno)) : 0;
+}
+
+/* ---- reservations --------------------------------------------------------- */
+
+/* "PATH.lock", malloc'd; NULL when out of memory. */
+static char *lock_path(const char *path)
+{
+	char *l = malloc(strlen(path) + 6);
+
+	if (l)
+		sprintf(l, "%s.lock", path);
+	return l;
+}
+
+/* The pid a lock file holds, 0 if none can be read. */
+static long lock_holder(int fd)
+{
+	char b[24] = "";
+
+	return pread(fd, b, sizeof(b) - 1, 0) > 0 ? strtol(b, NULL, 10) : 0;
+}
+
+int wfile_reserve(const char *path, struct fmt_err *err)
+{
+	char *l = lock_path(path), pid[24];
+	struct stat a, b;
+	int fd = -1;
+
+	if (!l)
+		return fmt_errf(err, path, "out of memory");
+	/* the file locked must still be the one at the name (a releaser may
+	   have removed it between our open and our lock): else again */
+	for (int tries = 0; tries < 100; tries++) {
+		fd = open(l, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0) {
+			fmt_errf(err, path, "cannot reserve it (%s): %s", l, strerror(errno));
+			break;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			long holder = lock_holder(fd);
+
+			if (holder)
+				fmt_errf(err, path, "another process (pid %ld) is writing it", holder);
+			else
+				fmt_errf(err, path, "another process is writing it (%s is locked)", l);
+			break;
+		}
+		if (!fstat(fd, &a) && !stat(l, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
+			snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+			/* the pid is for messages only: failing to write it is no failure */
+			if (!ftruncate(fd, 0))
+				(void)!pwrite(fd, pid, strlen(pid), 0);
+			free(l);
+			return fd;
+		}
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(l);
+	return -1;
+}
+
+void wfile_release(const char *path, int handle)
+{
+	char *l;
+
+	if (handle < 0)
+		return;
+	l = lock_path(path);
+	if (l)
+		unlink(l); /* while it is locked: a waiter finds it gone, and makes its own */
+	free(l);
+	close(handle);
 }
 
 /* ---- syncing ahead -------------------------------------------------------- */

@@ -74,6 +74,19 @@ int wfile_commit(struct wfile *w, struct fmt_err *err);
 void wfile_abort(struct wfile *w);
 
 /*
+ * Reserve @path for this process until wfile_release(): a lock file
+ * "PATH.lock" beside it, held with flock() (so a crash releases it) and
+ * holding the holder's pid. A second process that reserves the same path
+ * fails at once: "'PATH': another process (pid N) is writing it". For a
+ * writer that runs long before it writes (darc-record: the recording comes
+ * first), so that of two on one path exactly one goes on. -1 with @err set,
+ * else a handle for wfile_release().
+ */
+int wfile_reserve(const char *path, struct fmt_err *err);
+/* End a reservation (the lock file is removed); -1 is fine. */
+void wfile_release(const char *path, int handle);
+
+/*
  * Write @path whole through @fn (which returns nonzero on failure, having
  * said why in its own context); "-" writes to stdout. 0; -1 with @err when
  * the file could not be written (a full disk: @err says so); -2 when @fn

@@ -212,6 +212,7 @@ struct run {
 	struct bundle *b;
 	struct rec_result r;
 	int sfd, sig;
+	int reserved; /* the output's reservation (wfile_reserve()), -1 for none */
 	char *dir, *extra;
 	bool touched; /* tracefs may have been changed: probes are removed */
 };
@@ -415,6 +416,7 @@ static void run_free(struct rec_opts *o, struct run *x)
 	free(x->extra);
 	if (x->sfd >= 0)
 		close(x->sfd);
+	wfile_release(o->output, x->reserved); /* after the bundle's rename */
 	rec_notes_free(&x->missing);
 	rec_notes_free(&x->works);
 	rec_notes_free(&x->notes);
@@ -423,7 +425,7 @@ static void run_free(struct rec_opts *o, struct run *x)
 int rec_run(struct rec_opts *o)
 {
 	struct run x = {.err = {.msg = ""}, .r = {.target_status = -1, .clock = o->clock},
-			.sfd = -1};
+			.sfd = -1, .reserved = -1};
 	int rc = REC_FAILED;
 
 	if (geteuid() != 0) {
@@ -438,8 +440,16 @@ int rec_run(struct rec_opts *o)
 		fprintf(stderr, "darc-record: %s\n", x.err.msg);
 		return REC_USAGE;
 	}
+	/* the output is this session's from the start: a second darc-record on the
+	   same -o fails here, before it touches tracefs (the recording comes first) */
+	x.reserved = wfile_reserve(o->output, &x.err);
+	if (x.reserved < 0) {
+		fprintf(stderr, "darc-record: %s\n", x.err.msg);
+		return REC_FAILED;
+	}
 	if (caps_probe(&x.caps, &x.err)) {
 		fprintf(stderr, "darc-record: %s\n", x.err.msg);
+		wfile_release(o->output, x.reserved);
 		return REC_FAILED;
 	}
 	if (check_options(o, &x) || take_signals(&x))

@@ -155,4 +155,22 @@ check "--reset from /: the page files of darc-record $relpid are gone" \
 check "--reset from /: it names their absolute directory" \
 	grep -q "removed the page files in '$abs/\.darc-record\.[^/]*'$" "$work/reset-rel.err"
 state_same "after a relative -o, kill -9 and --reset from /"
+
+# 4. two sessions on one -o
+"$here/tracefs-state.sh" "$tfs" >"$work/state.before4"
+start_bg one -o "$work/same.dat" -e "$syscalls" -- "$target" 100000 5
+onepid=$bg
+check "one -o, the first: records" grep -q "recording to" "$work/one.err"
+"$rec" -o "$work/same.dat" -e "$syscalls" -- "$target" 1000 1 2>"$work/two.err"
+check "one -o, the second: fails" [ $? -ne 0 ]
+check "one -o, the second: one line naming the first's pid" \
+	[ "$(cat "$work/two.err")" = "darc-record: '$work/same.dat': another process (pid $onepid) is writing it" ]
+check "one -o, the second: printed no 'recording to' and no 'wrote'" \
+	sh -c '! grep -q "recording to\|wrote" "$1"' sh "$work/two.err"
+stop $onepid
+check "one -o, the first: exit 0" [ "$stopped" -eq 0 ]
+check "one -o, the first: wrote its bundle" grep -q "wrote" "$work/one.err"
+check "one -o: the bundle reads" "$darc" info "$work/same.dat"
+check "one -o: no lock file left" [ ! -e "$work/same.dat.lock" ]
+same_as "$work/state.before4" "after two sessions on one -o"
 summary
