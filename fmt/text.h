@@ -39,7 +39,7 @@ enum tline_kind {
 	TL_HEADER,	/* "# ..." and trace-cmd's "cpus=N", "version = N" */
 	TL_SEP,		/* " -----...": around a context-switch marker */
 	TL_SWITCH,	/* " 1)  comm-1 => comm-2": the task on a CPU changed */
-	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]" */
+	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]", trace-cmd's "CPU:1 [12 EVENTS DROPPED]" */
 	TL_ANNOT,	/* "##### CPU 1 buffer started ####", "CPU 1 is empty" */
 	TL_IRQ_MARK,	/* "==========>" or "<==========" (irq entered / left) */
 	TL_ENTRY,	/* "func() {" */
@@ -100,12 +100,16 @@ struct tline {
 	uint64_t ret;	    /* it, as the 64-bit register ("-22" is 2^64 - 22) */
 	int prev_pid, next_pid; /* TL_SWITCH */
 	struct tspan prev_comm, next_comm;
-	uint64_t lost;	    /* TL_LOST */
+	uint64_t lost;	    /* TL_LOST; TL_HEADER "# entries-in-buffer/entries-written:
+			       N/M": the M - N entries overwritten */
+	bool lost_unknown;  /* TL_LOST "CPU:1 [EVENTS DROPPED]": how many is not known */
 	uint64_t off;	    /* TL_FUNC: the offset in name, 0 where not printed */
 	bool has_addr;	    /* TL_FRAME: an address is printed ("0xffff..." alone, or
 			       "name (ffff...)" of trace-cmd) */
 	uint64_t addr;
 	int sys;	    /* TL_EVENT: 1 "sys_X(args)", 2 "sys_X -> ret" (name is X) */
+	bool has_calltime;  /* TL_EXIT of trace-cmd report -R: the exit's own times */
+	uint64_t calltime, rettime; /* (ns, the trace clock's) */
 };
 
 /*
@@ -135,7 +139,10 @@ struct tprobe {
 	struct tspan str[TPROBE_MAX_ARGS];
 };
 
-/* Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0". 0, or -1 if it is not one. */
+/*
+ * Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0", or -R's "__probe_ip=ADDR a=0x1" and
+ * "__probe_func=ADDR __probe_ret_ip=ADDR ret=0x0". 0, or -1 if it is not one.
+ */
 int tprobe_parse(struct tspan fields, struct tprobe *a);
 
 /*

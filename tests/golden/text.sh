@@ -223,7 +223,7 @@ sed -E "${n}s/count=0x/count=0xq/" "$st/func73-args.txt" >"$tmp/b.txt"
 bad "$n" "$(cat "$tmp/b.txt")"
 # a system call printed with other fields than its first line
 n=$(grep -n 'sys_openat(' "$st/host-events-cat.txt" | sed -n 2p | cut -d: -f1)
-sed -E "${n}s/, mode: (0x)?[0-9a-f]+\)/)/" "$st/host-events-cat.txt" >"$tmp/b.txt"
+sed -E "${n}s/, flags: (0x)?[0-9a-f]+,/,/" "$st/host-events-cat.txt" >"$tmp/b.txt"
 bad "$n" "$(cat "$tmp/b.txt")"
 for f in "$top/README.md" "$top/samples/README.md" "$here/text-vs-dat.py" /bin/sh; do
 	out=$("$darc" info "$f" 2>&1)
