@@ -216,8 +216,7 @@ static bool ret_value(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-/* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps): the symbol, and the offset in it. */
-static bool sym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
+bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 {
 	const char *plus, *slash;
 	uint64_t size;
@@ -243,7 +242,7 @@ static bool sym_off(const char *s, const char *e, struct tspan *name, uint64_t *
 /* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
 static bool caller(const char *s, const char *e, struct tline *t)
 {
-	return sym_off(s, e, &t->ret_to, &t->ret_off);
+	return tsym_off(s, e, &t->ret_to, &t->ret_off);
 }
 
 /*
@@ -652,7 +651,7 @@ static bool sym_mod(const char *s, const char *e, struct tline *t)
 		t->mod = (struct tspan){b + 2, (int)(e - b - 3)};
 		e = b;
 	}
-	return sym_off(s, e, &t->name, &t->off);
+	return tsym_off(s, e, &t->name, &t->off);
 }
 
 /*
@@ -688,7 +687,7 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
 		if (g && e[-1] == ']')
 			e = g;
-		return a && sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
+		return a && tsym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);
 	if (!sym_mod(s, func_args(s, a ? a : e, t), t))

@@ -127,6 +127,28 @@ static int raw_probe(const char *p, const char *end, struct tprobe *a)
 	return 0;
 }
 
+/* An address in hex (trace-cmd), or the kernel's "vfs_read+0x0/0x2a0" (@sym, at offset @v). */
+static bool probe_site(const char *s, const char *e, uint64_t *v, struct tspan *sym)
+{
+	if (thex(s, e, v))
+		return true;
+	return tsym_off(s, e, sym, v);
+}
+
+/* An eprobe's "syscalls.sys_enter_openat": the event it is attached to. */
+static bool attached_event(const char *s, const char *e)
+{
+	const char *dot = memchr(s, '.', e - s);
+
+	if (!dot || dot == s || dot + 1 == e)
+		return false;
+	for (const char *q = s; q < e; q++)
+		if (q != dot && !(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+				  (*q >= '0' && *q <= '9')))
+			return false;
+	return true;
+}
+
 int tprobe_parse(struct tspan f, struct tprobe *a)
 {
 	const char *p = f.p, *end = f.p + f.n, *close, *arrow;
@@ -142,9 +164,20 @@ int tprobe_parse(struct tspan f, struct tprobe *a)
 	arrow = memmem(p, close - p, " <- ", 4);
 	if (arrow) {
 		a->ret = true;
-		if (!thex(p + 1, arrow, &a->ip) || !thex(arrow + 4, close, &a->ret_ip))
+		if (!probe_site(p + 1, arrow, &a->ip, &a->ip_sym) ||
+		    !probe_site(arrow + 4, close, &a->ret_ip, &a->ret_sym))
 			return -1;
-	} else if (!thex(p + 1, close, &a->ip)) {
+		if (a->ip_sym.n && a->ret_sym.n) { /* the kernel's: "(RET_SITE <- FUNC)" */
+			struct tspan sym = a->ip_sym;
+			uint64_t ip = a->ip;
+			a->ip_sym = a->ret_sym;
+			a->ip = a->ret_ip;
+			a->ret_sym = sym;
+			a->ret_ip = ip;
+		}
+	} else if (attached_event(p + 1, close)) {
+		a->eprobe = true;
+	} else if (!probe_site(p + 1, close, &a->ip, &a->ip_sym)) {
 		return -1;
 	}
 	p = close + 1;
@@ -159,7 +192,7 @@ int tprobe_parse(struct tspan f, struct tprobe *a)
 /* Where the fields go: the probe's addresses, then 8 bytes per number, 4 per string. */
 static int arg_off(const struct tprobe *a, int i)
 {
-	int off = a->ret ? 24 : 16;
+	int off = a->eprobe ? 8 : a->ret ? 24 : 16;
 
 	for (int k = 0; k < i; k++)
 		off += a->kind[k] == TPROBE_STR ? 4 : 8;
@@ -175,7 +208,9 @@ char *tprobe_format(const char *name, int id, const struct tprobe *a, int *len)
 
 	if (!ff || !fp || !fa)
 		goto out;
-	if (a->ret) {
+	if (a->eprobe) {
+		/* no address: the attached event's fields the probe fetched */
+	} else if (a->ret) {
 		fputs("\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
 		      "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n", ff);
 		fputs("(%lx <- %lx)", fp);
@@ -248,7 +283,8 @@ void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe 
 {
 	int data = arg_off(layout, layout->nargs);
 
-	memcpy(rec + 8, &ip, 8);
+	if (!layout->eprobe)
+		memcpy(rec + 8, &ip, 8);
 	if (layout->ret)
 		memcpy(rec + 16, &ret_ip, 8);
 	for (int i = 0; i < a->nargs; i++) {

@@ -512,7 +512,8 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
 		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_add_format(r, sys[kind], d->text, len, err))
+	if (fmt_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
+			   len, err))
 		return NULL;
 	return d;
 }
@@ -543,25 +544,63 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	return 0;
 }
 
-/* A kprobe or kretprobe line "(ADDR) args": its record. */
+static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
+		    uint64_t *addr);
+
+/*
+ * The address a probe the kernel printed at "sym+off" (event @name) is given,
+ * as the analysis of a trace.dat names it (decode.c's kfunc()): the function
+ * itself where the probe is at its start, or just past its entry padding
+ * (8 bytes at most) with the event named after it; else a function named
+ * after the event. The choice made at the first probe on @sym holds for the
+ * others (a return probe prints the function without its offset).
+ */
+static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, uint64_t *out)
+{
+	long f = func_index(x, a->ip_sym, (struct tspan){NULL, 0});
+	uint64_t key;
+
+	if (f < 0)
+		return -1;
+	key = func_addr((uint32_t)f); /* made up: no real address is one */
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].addr == key)
+			return *out = func_addr(x->sites[i].func), 0;
+	if (a->ip && !(a->ip <= 8 && memmem(name.p, name.n, a->ip_sym.p, a->ip_sym.n)))
+		f = func_index(x, name, (struct tspan){NULL, 0});
+	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
+		return -1;
+	x->sites[x->nsites++] = (struct tsite){key, (uint32_t)f};
+	*out = func_addr((uint32_t)f);
+	return 0;
+}
+
+/* A kprobe, kretprobe, fprobe or eprobe line "(ADDR) args": its record. */
 static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
 		     struct fmt_err *err)
 {
 	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
-	uint64_t ip;
+	uint64_t ip = 0, ret_ip = a->ret_ip;
 	uint8_t *rec;
 	int size;
 
 	if (!d)
 		return -1;
-	size = d->kind == DYN_PROBE && d->layout->ret == a->ret ? tprobe_size(d->layout, a) : -1;
+	size = d->kind == DYN_PROBE && d->layout->ret == a->ret && d->layout->eprobe == a->eprobe
+		       ? tprobe_size(d->layout, a)
+		       : -1;
 	if (size < 0)
 		return FAIL("line %d: probe %.*s's fields differ from its first line's", x->line,
 			    name.n, name.p);
-	if (probe_addr(x, a->ip, name, &ip) || !(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+	if (a->ip_sym.n ? probe_sym(x, a, name, &ip) : probe_addr(x, a->ip, name, &ip))
 		return FAIL("out of memory");
-	tprobe_fill(rec, d->layout, a, ip, a->ret_ip);
+	if (a->ret_sym.n &&
+	    sym_addr(x, a->ret_sym, (struct tspan){NULL, 0}, a->ret_ip, true, &ret_ip))
+		return FAIL("line %d: too many callers, or an offset too large", x->line);
+	if (!(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+		return FAIL("out of memory");
+	tprobe_fill(rec, d->layout, a, ip, ret_ip);
 	return 0;
 }
 
@@ -863,15 +902,20 @@ static int ev_irq_entry(struct at *a)
 static int ev_irq_exit(struct at *a)
 {
 	struct tspan ret = tfield(a->f, "ret");
-	long long irq;
+	long long irq, handled;
 	uint8_t *rec;
 
-	if (!field_int(a->f, "irq", &irq) || !ret.n)
+	/* "ret=handled" or "unhandled"; -R prints the number ("ret=1") */
+	if (same("handled", ret) || same("unhandled", ret))
+		handled = same("handled", ret);
+	else if (!tspan_int(ret, &handled))
+		return bad_fields(a);
+	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
 	if (!(rec = at_record(a, TF_ID_IRQ_EXIT, 16)))
 		return no_memory(a);
 	put32(rec, 8, (int32_t)irq);
-	put32(rec, 12, same("handled", ret));
+	put32(rec, 12, (int32_t)handled);
 	return 0;
 }
 

@@ -25,16 +25,8 @@
 # Usage: text.sh DARC [--update]   (--update rewrites the expected dumps)
 set -u
 darc=${1:?usage: text.sh DARC [--update]}
-darc=$(realpath "$darc") || exit 1
 update=${2:-}
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-st=$top/samples/text
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0 skip=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-not_ok() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/text-lib.sh"
 
 # compare BIN.db TEXT KIND: analyze TEXT, compare with BIN.db
 compare() {

@@ -58,7 +58,7 @@ extract() {
 # every address the texts resolve is still resolved the same
 small_kallsyms() {
 	umount /proc/kallsyms 2>/dev/null || true
-	awk 'NR == FNR { for (i = 1; i <= NF; i++) { w = $i; sub(/^<-/, "", w)
+	awk 'NR == FNR { for (i = 1; i <= NF; i++) { w = $i; sub(/^(<-|\()/, "", w)
 			sub(/[+(].*/, "", w); want[w] = 1 }; next }
 		($3 in want) || $3 == "ftrace_trampoline"' "$1" /proc/kallsyms >/tmp/kallsyms.small
 	mount --bind /tmp/kallsyms.small /proc/kallsyms ||
@@ -282,9 +282,12 @@ annot_text() {
 #   sys.dat        `trace-cmd extract`
 # and, where the kernel has them (dynamic_events: eprobes 5.15 on, fprobes
 # 6.5 on), probes on the same system calls with named arguments, a second
-# trace: sysprobe-cat.txt and sysprobe.dat (eprobe on sys_enter_openat and
-# sys_enter_pread64: "openat_e: (syscalls.sys_enter_openat) dfd=...";
-# fprobe on ksys_pread64 and its return).
+# trace: sysprobe-cat.txt and sysprobe.dat (eprobes on sys_enter_openat,
+# with the path as a string, and sys_enter_pread64: "openat_e:
+# (syscalls.sys_enter_openat) dfd=0xffffff9c path=\"/x\" flags=0x0"; an
+# fprobe on __x64_sys_pread64 and its return: "pread_f: (__x64_sys_pread64)
+# regs=0x...", "pread_x: (__x64_sys_pread64 <- do_syscall_64+0x..) ret=0x1000";
+# a kprobe and a kretprobe on it: "pread_k: (__x64_sys_pread64+0x0/0xb0)").
 sys_events() {
 	for s in openat pread64 close ioctl clone clone3 wait4 exit_group; do
 		for d in enter exit; do
@@ -349,17 +352,21 @@ dyn() {
 	kinds="$kinds $kind"
 }
 
-# eprobes and fprobes on system calls: each kind the kernel's README names
+# eprobes, fprobes and kprobes on system calls: each kind the kernel's README names
 sysprobe_text() {
 	kinds=
 	echo >$T/dynamic_events
-	grep -q 'e\[:\[EGRP/\]\[EEVENT\]\]' $T/README &&
-		dyn eprobe 'e:sysprobe/openat_e syscalls.sys_enter_openat dfd=$dfd flags=$flags' \
+	# the README's syntax lines: "e[:[<group>/][<event>]] <attached-group>..."
+	grep -q '^[[:space:]]*e\[:\[' $T/README &&
+		dyn eprobe 'e:sysprobe/openat_e syscalls.sys_enter_openat dfd=$dfd path=+0($filename):ustring flags=$flags' \
 			'e:sysprobe/pread_e syscalls.sys_enter_pread64 fd=$fd count=$count pos=$pos'
-	grep -q 'f\[:\[GRP/\]\[EVENT\]\]' $T/README &&
-		dyn fprobe 'f:sysprobe/pread_f ksys_pread64 fd=$arg1 count=$arg3' \
-			'f:sysprobe/pread_x ksys_pread64%return ret=$retval'
-	[ -n "$kinds" ] || { say "no eprobe or fprobe taken by this kernel"; return 0; }
+	grep -q '^[[:space:]]*f\[:\[' $T/README &&
+		dyn fprobe 'f:sysprobe/pread_f __x64_sys_pread64 regs=$arg1' \
+			'f:sysprobe/pread_x __x64_sys_pread64%return ret=$retval'
+	[ -e $T/kprobe_events ] &&
+		dyn kprobe 'p:sysprobe/pread_k __x64_sys_pread64 regs=%di' \
+			'r:sysprobe/pread_r __x64_sys_pread64 ret=$retval'
+	[ -n "$kinds" ] || { say "no eprobe, fprobe or kprobe taken by this kernel"; return 0; }
 	cat $T/dynamic_events >"$OUT/sysprobe-events.txt"
 	echo 'comm == "vm-workload"' >$T/events/sysprobe/filter 2>/dev/null || true
 	echo 1 >$T/events/sysprobe/enable
