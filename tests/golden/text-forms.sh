@@ -54,9 +54,8 @@ counts() {
 	local dat=$1 text=$2 kept
 	shift 2
 	kept=$(printf '%s|' "$@")
-	by_name() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }'; }
-	by_name "$dat" | sed -E "s/ [a-z_]+:(${kept%|})\$/ text:\\1/" | sort >"$tmp/want"
-	by_name "$text" | sort >"$tmp/got"
+	names "$dat" "$tmp/dat.names" && names "$text" "$tmp/got" || return
+	sed -E "s/ [a-z_]+:(${kept%|})\$/ text:\\1/" "$tmp/dat.names" | sort >"$tmp/want"
 	if [ -s "$tmp/want" ] && diff -q "$tmp/want" "$tmp/got" >/dev/null; then
 		ok "darc info $(basename "$text"): $(wc -l <"$tmp/got") events by name, as the trace.dat's"
 	else

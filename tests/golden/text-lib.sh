@@ -26,3 +26,18 @@ same_events() {
 	out=$(python3 "$here/dump-vs-dat.py" "$tmp/dat.dump" "$tmp/text.dump" "$prec" "$@") &&
 		ok "$n: $out, as in $(basename "$dat")" || not_ok "$n against $(basename "$dat"): $out"
 }
+
+# names FILE OUT: darc info's events by name of FILE, sorted, into OUT. Where
+# darc fails (its exit status, a signal: 128 + N) or prints no such list,
+# not_ok says so with what it wrote on stderr, and names returns 1: an empty
+# list is never compared as if darc had said it.
+names() {
+	local rc
+	"$darc" info "$1" >"$tmp/info.out" 2>"$tmp/info.err"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -qx 'events by name:' "$tmp/info.out"; then
+		not_ok "darc info $(basename "$1"): exit $rc, $(wc -c <"$tmp/info.out") bytes on stdout, stderr: $(head -c 300 "$tmp/info.err")"
+		return 1
+	fi
+	awk '/^events by name:/ { on = 1; next } on { print }' "$tmp/info.out" | sort >"$2"
+}

@@ -133,8 +133,7 @@ else
 fi
 
 # 3. darc info and darc dump on the texts
-counts() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }' | sort; }
-counts "$st/preads.dat" >"$tmp/want"
+names "$st/preads.dat" "$tmp/want"
 for t in "$st"/preads-*.txt; do
 	n=$(basename "$t")
 	info=$("$darc" info "$t" 2>&1)
@@ -145,8 +144,10 @@ for t in "$st"/preads-*.txt; do
 		not_ok "darc info $n: $(head -5 <<<"$info")"
 	fi
 	# softirq_raise is kept by name only (system "text"); everything else as recorded
-	counts "$t" | sed 's/text:softirq_raise/irq:softirq_raise/' | sort >"$tmp/got"
-	if diff -q "$tmp/want" "$tmp/got" >/dev/null; then
+	if ! names "$t" "$tmp/got.raw"; then
+		: # said
+	elif sed 's/text:softirq_raise/irq:softirq_raise/' "$tmp/got.raw" | sort >"$tmp/got" &&
+		[ -s "$tmp/want" ] && diff -q "$tmp/want" "$tmp/got" >/dev/null; then
 		ok "$n: the trace.dat's events, by name and count"
 	else
 		not_ok "$n: events by name differ: $(diff "$tmp/want" "$tmp/got" | head -4 | tr '\n' ' ')"
