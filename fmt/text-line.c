@@ -139,8 +139,10 @@ static bool lat_flags(const char *s, int n, struct tline *t)
 
 	if (n < 4 || n > 6)
 		return false;
-	switch (s[0]) {
-	case 'd': case 'D': f |= FMT_FLAG_IRQS_OFF; break;
+	switch (s[0]) { /* irqs off 'd', bottom halves off 'b', both 'D' (5.17 on) */
+	case 'd': f |= FMT_FLAG_IRQS_OFF; break;
+	case 'D': f |= FMT_FLAG_IRQS_OFF | FMT_FLAG_BH_OFF; break;
+	case 'b': f |= FMT_FLAG_BH_OFF; break;
 	case 'X': case '.': break;
 	default: return false;
 	}
