@@ -916,6 +916,8 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		skip_spaces(c);
 		if (tcur_eat(c, "-->")) /* no handler in trace-cmd: its print format */
 			return retaddr_fields(c, t) ? 0 : (*why = "bad fgraph_retaddr_entry fields", -1);
+		if (c->end - c->p > 5 && !memcmp(c->p, "func=", 5))
+			return *why = "fgraph_retaddr_entry's raw fields (-R): not supported", -1;
 		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0

@@ -172,6 +172,8 @@ bad 3 'funcgraph_entry: fields after depth other than "args=ARRAY\[\]"' cpus=1 "
 	"$r funcgraph_entry:       func=g depth=1 args=ARRAY[01, 02]"
 bad 3 'funcgraph_exit: "overrun=N calltime=HEX rettime=HEX" expected' cpus=1 "$e" \
 	"$r funcgraph_exit:        func=f depth=0 overrun=0 calltime=10"
+bad 3 "fgraph_retaddr_entry's raw fields (-R): not supported" cpus=1 "$e" \
+	"$r fgraph_retaddr_entry:  func=g depth=1 retaddr=0xffffffff8a653d60"
 bad 3 'bad retval' cpus=1 "$e" \
 	"$r funcgraph_exit:        func=f retval=-1 depth=0 overrun=0 calltime=1 rettime=2"
 bad 3 'bad TGID column' '# tracer: nop' \
