@@ -139,8 +139,10 @@ static bool lat_flags(const char *s, int n, struct tline *t)
 
 	if (n < 4 || n > 6)
 		return false;
-	switch (s[0]) {
-	case 'd': case 'D': f |= FMT_FLAG_IRQS_OFF; break;
+	switch (s[0]) { /* irqs off 'd', bottom halves off 'b', both 'D' (5.17 on) */
+	case 'd': f |= FMT_FLAG_IRQS_OFF; break;
+	case 'D': f |= FMT_FLAG_IRQS_OFF | FMT_FLAG_BH_OFF; break;
+	case 'b': f |= FMT_FLAG_BH_OFF; break;
 	case 'X': case '.': break;
 	default: return false;
 	}
@@ -197,11 +199,17 @@ static bool hex_span(const char *s, const char *e, bool prefix, uint64_t *v)
 	return thex(s, e, v);
 }
 
-/* A return value: "0x1f", or a decimal ("-22") as its 64-bit register. */
+/*
+ * A return value: "0x1f", or a decimal ("-22") as its 64-bit register;
+ * where the kernel knows from BTF that the function returns a bool,
+ * "true" or "false" (the register's 1 or 0).
+ */
 static bool ret_value(const char *s, const char *e, uint64_t *v)
 {
 	int64_t d;
 
+	if ((e - s == 4 && !memcmp(s, "true", 4)) || (e - s == 5 && !memcmp(s, "false", 5)))
+		return *v = e - s == 4, true;
 	if (hex_span(s, e, true, v))
 		return true;
 	if (!tdec(s, e, &d))
@@ -210,8 +218,7 @@ static bool ret_value(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-/* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps): the symbol, and the offset in it. */
-static bool sym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
+bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 {
 	const char *plus, *slash;
 	uint64_t size;
@@ -237,7 +244,7 @@ static bool sym_off(const char *s, const char *e, struct tspan *name, uint64_t *
 /* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
 static bool caller(const char *s, const char *e, struct tline *t)
 {
-	return sym_off(s, e, &t->ret_to, &t->ret_off);
+	return tsym_off(s, e, &t->ret_to, &t->ret_off);
 }
 
 /*
@@ -567,6 +574,22 @@ static bool bracket_cpu(const char *s, const char *e, const char **o, struct tli
 }
 
 /*
+ * "-0x2d" after the CPU (trace-cmd report -R, 3.3 on): the event's flags
+ * byte, common_flags, in hex; the preempt count is not printed.
+ */
+static bool raw_flags(const char *s, const char *e, struct tline *t)
+{
+	uint64_t v;
+
+	if (e - s < 4 || memcmp(s, "-0x", 3) || !thex(s + 3, e, &v) || v > 0xff)
+		return false;
+	t->has_lat = true;
+	t->flags = (uint8_t)v;
+	t->preempt = 0;
+	return true;
+}
+
+/*
  * The CPU (and latency flags) before a report line's time, which starts at
  * *@q: "[001]", "[001] d..1." or "1d..1." (trace-cmd report -l). Moves *@q
  * to the start of the CPU field. 0 or -1.
@@ -579,7 +602,7 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
 	while (tok > s && tok[-1] != ' ' && tok[-1] != ']')
 		tok--;
 	if (tok > s && tok[-1] == ']') {
-		if (tok < e && !lat_flags(tok, (int)(e - tok), t))
+		if (tok < e && !raw_flags(tok, e, t) && !lat_flags(tok, (int)(e - tok), t))
 			return -1;
 		return bracket_cpu(s, tok, q, t) ? 0 : -1;
 	}
@@ -630,7 +653,7 @@ static bool sym_mod(const char *s, const char *e, struct tline *t)
 		t->mod = (struct tspan){b + 2, (int)(e - b - 3)};
 		e = b;
 	}
-	return sym_off(s, e, &t->name, &t->off);
+	return tsym_off(s, e, &t->name, &t->off);
 }
 
 /*
@@ -666,7 +689,7 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
 		if (g && e[-1] == ']')
 			e = g;
-		return a && sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
+		return a && tsym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);
 	if (!sym_mod(s, func_args(s, a ? a : e, t), t))
@@ -733,6 +756,107 @@ static const char *instance_prefix(const char *s, const char *e)
 	return q > s && q + 1 < e && q[0] == ':' && q[1] == ' ' ? q + 2 : s;
 }
 
+/* The value of raw field "@key=" at @c (bare hex with @hex, else decimal); moves past it. */
+static bool raw_num(struct tcur *c, const char *key, bool hex, uint64_t *v)
+{
+	const char *e;
+	int64_t d;
+
+	skip_spaces(c);
+	if (!tcur_eat(c, key))
+		return false;
+	e = token_end(c->p, c->end);
+	if (hex && e - c->p > 2 && c->p[0] == '0' && c->p[1] == 'x')
+		c->p += 2; /* darc dump's */
+	if (hex ? !thex(c->p, e, v) : !tdec(c->p, e, &d) || d < 0)
+		return false;
+	if (!hex)
+		*v = (uint64_t)d;
+	c->p = e;
+	return true;
+}
+
+/*
+ * funcgraph_entry and funcgraph_exit as trace-cmd report -R prints them,
+ * field by field: "func=NAME depth=N" and "func=NAME depth=N overrun=0
+ * calltime=HEX rettime=HEX" (3.3 on: "func=NAME (0xADDR)"; an address
+ * kallsyms does not name: "func=0xADDR"). An entry recorded with
+ * funcgraph-args ends in " args=ARRAY[]" (libtraceevent cannot size the
+ * array: the values are not printed); an exit recorded with funcgraph-retval
+ * has " retval=HEX" after the function. 0 or -1.
+ */
+static int raw_graph(struct tcur *c, struct tline *t, bool exit, const char **why)
+{
+	const char *s = c->p + 5, *d = memmem(c->p, c->end - c->p, " depth=", 7), *e, *r;
+	uint64_t depth, overrun;
+
+	if (!d)
+		return *why = "\"depth=\" expected after the function", -1;
+	e = d;
+	r = exit ? memmem(s, e - s, " retval=", 8) : NULL;
+	if (r) {
+		struct tcur rc = {r + 8, d};
+		tcur_eat(&rc, "0x");
+		if (!thex(rc.p, d, &t->ret))
+			return *why = "bad retval (hex expected)", -1;
+		t->has_ret = true;
+		e = r;
+	}
+	/* "NAME (0xADDR)" (3.3 on): the function is known by its name */
+	if (e[-1] == ')' && (r = memmem(s, e - s, " (0x", 4)) && thex(r + 4, e - 1, &depth))
+		e = r;
+	if (!func_name(s, e, t))
+		return *why = "bad function name", -1;
+	c->p = d;
+	if (!raw_num(c, "depth=", false, &depth) || depth > 100000)
+		return *why = "bad depth", -1;
+	t->depth = (int)depth;
+	if (!exit) {
+		t->kind = TL_ENTRY;
+		skip_spaces(c);
+		if (c->p == c->end || (tcur_eat(c, "args=ARRAY[]") && c->p == c->end))
+			return 0;
+		return *why = "funcgraph_entry: fields after depth other than \"args=ARRAY[]\"", -1;
+	}
+	if (!raw_num(c, "overrun=", false, &overrun) ||
+	    !raw_num(c, "calltime=", true, &t->calltime) ||
+	    !raw_num(c, "rettime=", true, &t->rettime) || c->p != c->end ||
+	    t->rettime < t->calltime)
+		return *why = "funcgraph_exit: \"overrun=N calltime=HEX rettime=HEX\" expected", -1;
+	t->kind = TL_EXIT;
+	t->has_calltime = t->has_dur = true;
+	t->dur = t->rettime - t->calltime;
+	t->dur_prec = 1;
+	return 0;
+}
+
+/*
+ * The thread group's id between the task and the CPU, "comm-12 (   10)
+ * [000]" (the option record-tgid, print-tgid before 4.14; "(-------)" where
+ * the kernel did not record the task's group), ending at *@q: moves *@q to
+ * its start. The group is not kept: a trace.dat's is not read either. True
+ * also where there is none.
+ */
+static bool tgid_column(const char *s, const char **q)
+{
+	const char *e = *q, *o;
+
+	while (e > s && e[-1] == ' ')
+		e--;
+	if (e == s || e[-1] != ')')
+		return true;
+	for (o = e - 1; o > s && o[-1] != '('; o--)
+		if (!(is_digit(o[-1]) || o[-1] == ' ' || o[-1] == '-'))
+			return false;
+	if (o == s || o == e - 1)
+		return false;
+	for (const char *d = o; d < e - 1 && *d == ' '; d++)
+		if (d + 1 == e - 1)
+			return false; /* spaces alone */
+	*q = o - 1;
+	return true;
+}
+
 /* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
 static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
 {
@@ -749,6 +873,8 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 	/* the CPU: "[001]", maybe then flags, or "1dNh2." glued */
 	if (cpu_field(s, &q, t))
 		return *why = "\"[CPU]\" expected before the time", -1;
+	if (!tgid_column(s, &q))
+		return *why = "bad TGID column (\"(  123)\" or \"(-------)\" expected)", -1;
 	if (!comm_pid(s, q, &t->comm, &t->pid))
 		return *why = "\"COMM-PID\" expected at the start", -1;
 	tc = (struct tcur){ts, colon};
@@ -768,6 +894,16 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		return *why = "\"EVENT:\" expected after the time", -1;
 	t->name = (struct tspan){c->p, (int)(q - c->p)};
 	c->p = q + 1;
+	if ((t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) ||
+	    (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14))) {
+		struct tcur f = *c;
+		skip_spaces(&f);
+		if (f.end - f.p > 5 && !memcmp(f.p, "func=", 5)) { /* -R */
+			bool exit = t->name.n == 14;
+			t->name = (struct tspan){NULL, 0};
+			return raw_graph(&f, t, exit, why);
+		}
+	}
 	if (t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) {
 		t->name = (struct tspan){NULL, 0};
 		if (graph_columns(c, t, NULL, why))
@@ -780,6 +916,8 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		skip_spaces(c);
 		if (tcur_eat(c, "-->")) /* no handler in trace-cmd: its print format */
 			return retaddr_fields(c, t) ? 0 : (*why = "bad fgraph_retaddr_entry fields", -1);
+		if (c->end - c->p > 5 && !memcmp(c->p, "func=", 5))
+			return *why = "fgraph_retaddr_entry's raw fields (-R): not supported", -1;
 		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
@@ -842,6 +980,20 @@ static bool frame_line(struct tcur *c, struct tline *t)
 	return sym_mod(c->p, e, t);
 }
 
+/*
+ * The kernel's header "# entries-in-buffer/entries-written: 540/7500   #P:2":
+ * of 7500 events written, 540 are in the buffer, the others were
+ * overwritten by later ones (the buffer overran): t->lost.
+ */
+static void entries_written(struct tcur s, struct tline *t)
+{
+	uint64_t in, all;
+
+	if (tcur_eat(&s, "# entries-in-buffer/entries-written: ") && digits(&s, &in, NULL) &&
+	    tcur_eat(&s, "/") && digits(&s, &all, NULL) && all > in)
+		t->lost = all - in;
+}
+
 /* Lines that are not events: headers, separators, lost events, annotations. */
 static bool special_line(struct tcur *c, struct tline *t)
 {
@@ -852,7 +1004,7 @@ static bool special_line(struct tcur *c, struct tline *t)
 	if (s.p == s.end)
 		return t->kind = TL_BLANK, true;
 	if (*s.p == '#' && !(s.end - s.p >= 5 && !memcmp(s.p, "#####", 5)))
-		return t->kind = TL_HEADER, true;
+		return t->kind = TL_HEADER, entries_written(s, t), true;
 	if (s.end - s.p >= 10 && !memcmp(s.p, "----------", 10)) {
 		while (s.p < s.end && *s.p == '-')
 			s.p++;
@@ -874,11 +1026,14 @@ static bool special_line(struct tcur *c, struct tline *t)
 		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
 	s = *c;
 	skip_spaces(&s);
-	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [LOST ")) {
+	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [")) {
 		t->cpu = (int)v;
-		if (!digits(&s, &t->lost, NULL) || !tcur_eat(&s, " EVENTS]"))
-			return false;
-		return t->kind = TL_LOST, true;
+		t->kind = TL_LOST;
+		if (tcur_eat(&s, "LOST ")) /* the kernel's */
+			return digits(&s, &t->lost, NULL) && tcur_eat(&s, " EVENTS]") && s.p == s.end;
+		if (tcur_eat(&s, "EVENTS DROPPED]")) /* trace-cmd's, where the page has no count */
+			return t->lost_unknown = true, s.p == s.end;
+		return digits(&s, &t->lost, NULL) && tcur_eat(&s, " EVENTS DROPPED]") && s.p == s.end;
 	}
 	return false;
 }

@@ -125,6 +125,7 @@ struct tcpu {
 	long leaf;	    /* with printed times: the exit event of its last leaf
 			       call, until the next time shows where it returned
 			       (leaf_return()), -1 none */
+	long first_ev;	    /* its first event, -1 none yet */
 };
 
 /* A function: name (and module) and its made-up address TEXT_FUNC_BASE + 16 * index. */
@@ -191,8 +192,10 @@ struct text {
 	uint64_t base;	      /* where the CPU clocks start without printed times */
 	uint64_t unknown_exits; /* exits whose function the text does not say */
 	uint64_t irq_marks, annotations, early_frames;
+	uint64_t overwritten; /* events the header says the buffer overwrote */
+	int overwritten_cpu;  /* the CPU they are counted on, -1 none */
 	int line;
-	char lacks[512];
+	char lacks[768];
 	char skipped[300];
 };
 
@@ -240,6 +243,8 @@ static uint8_t *new_record(struct text *x, int type, int cpu, int32_t pid, const
 	*e = (struct tev){ts, x->arena_len, c->pending, (uint32_t)x->nev, (uint16_t)size,
 			  (uint16_t)cpu};
 	c->pending = 0;
+	if (c->first_ev < 0)
+		c->first_ev = x->nev;
 	x->nev++;
 	x->arena_len += size;
 	if (ts > c->now)
@@ -507,7 +512,8 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
 		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_add_format(r, sys[kind], d->text, len, err))
+	if (fmt_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
+			   len, err))
 		return NULL;
 	return d;
 }
@@ -538,25 +544,63 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	return 0;
 }
 
-/* A kprobe or kretprobe line "(ADDR) args": its record. */
+static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
+		    uint64_t *addr);
+
+/*
+ * The address a probe the kernel printed at "sym+off" (event @name) is given,
+ * as the analysis of a trace.dat names it (decode.c's kfunc()): the function
+ * itself where the probe is at its start, or just past its entry padding
+ * (8 bytes at most) with the event named after it; else a function named
+ * after the event. The choice made at the first probe on @sym holds for the
+ * others (a return probe prints the function without its offset).
+ */
+static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, uint64_t *out)
+{
+	long f = func_index(x, a->ip_sym, (struct tspan){NULL, 0});
+	uint64_t key;
+
+	if (f < 0)
+		return -1;
+	key = func_addr((uint32_t)f); /* made up: no real address is one */
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].addr == key)
+			return *out = func_addr(x->sites[i].func), 0;
+	if (a->ip && !(a->ip <= 8 && memmem(name.p, name.n, a->ip_sym.p, a->ip_sym.n)))
+		f = func_index(x, name, (struct tspan){NULL, 0});
+	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
+		return -1;
+	x->sites[x->nsites++] = (struct tsite){key, (uint32_t)f};
+	*out = func_addr((uint32_t)f);
+	return 0;
+}
+
+/* A kprobe, kretprobe, fprobe or eprobe line "(ADDR) args": its record. */
 static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
 		     struct fmt_err *err)
 {
 	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
-	uint64_t ip;
+	uint64_t ip = 0, ret_ip = a->ret_ip;
 	uint8_t *rec;
 	int size;
 
 	if (!d)
 		return -1;
-	size = d->kind == DYN_PROBE && d->layout->ret == a->ret ? tprobe_size(d->layout, a) : -1;
+	size = d->kind == DYN_PROBE && d->layout->ret == a->ret && d->layout->eprobe == a->eprobe
+		       ? tprobe_size(d->layout, a)
+		       : -1;
 	if (size < 0)
 		return FAIL("line %d: probe %.*s's fields differ from its first line's", x->line,
 			    name.n, name.p);
-	if (probe_addr(x, a->ip, name, &ip) || !(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+	if (a->ip_sym.n ? probe_sym(x, a, name, &ip) : probe_addr(x, a->ip, name, &ip))
 		return FAIL("out of memory");
-	tprobe_fill(rec, d->layout, a, ip, a->ret_ip);
+	if (a->ret_sym.n &&
+	    sym_addr(x, a->ret_sym, (struct tspan){NULL, 0}, a->ret_ip, true, &ret_ip))
+		return FAIL("line %d: too many callers, or an offset too large", x->line);
+	if (!(rec = new_record(x, d->id, cpu, pid, l, t, size)))
+		return FAIL("out of memory");
+	tprobe_fill(rec, d->layout, a, ip, ret_ip);
 	return 0;
 }
 
@@ -858,15 +902,20 @@ static int ev_irq_entry(struct at *a)
 static int ev_irq_exit(struct at *a)
 {
 	struct tspan ret = tfield(a->f, "ret");
-	long long irq;
+	long long irq, handled;
 	uint8_t *rec;
 
-	if (!field_int(a->f, "irq", &irq) || !ret.n)
+	/* "ret=handled" or "unhandled"; -R prints the number ("ret=1") */
+	if (same("handled", ret) || same("unhandled", ret))
+		handled = same("handled", ret);
+	else if (!tspan_int(ret, &handled))
+		return bad_fields(a);
+	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
 	if (!(rec = at_record(a, TF_ID_IRQ_EXIT, 16)))
 		return no_memory(a);
 	put32(rec, 8, (int32_t)irq);
-	put32(rec, 12, same("handled", ret));
+	put32(rec, 12, (int32_t)handled);
 	return 0;
 }
 
@@ -1018,6 +1067,23 @@ static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
 	return d->sys_nr = TEXT_SYSCALL_NR + x->nsyscalls++;
 }
 
+/*
+ * 7.3 prints the mode of openat and open only where the call creates a
+ * file ("flags: O_RDONLY)" ends the line): the record's mode is then taken
+ * as 0, which is what such calls pass.
+ */
+static void default_mode(struct tspan call, struct tsys *sy)
+{
+	int n = sy->nargs;
+
+	if ((same("openat", call) || same("open", call)) && n > 0 && n < TSYS_MAX_ARGS &&
+	    same("flags", sy->name[n - 1])) {
+		sy->name[n] = (struct tspan){"mode", 4};
+		sy->v[n] = 0;
+		sy->nargs++;
+	}
+}
+
 /* A system call's entry or exit (syscalls:sys_enter_X, sys_exit_X), X being @call. */
 static int ev_syscall(struct at *a, bool exit, struct tspan call)
 {
@@ -1029,6 +1095,8 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 
 	if (tsys_parse(a->f, exit, &sy))
 		return bad_fields(a);
+	if (!exit)
+		default_mode(call, &sy);
 	n = snprintf(name, sizeof(name), "sys_%s_%.*s", exit ? "exit" : "enter",
 		     call.n > 64 ? 64 : call.n, call.p);
 	d = dyn_event(a->r, a->x, (struct tspan){name, n}, DYN_SYSCALL, &sy, a->err);
@@ -1163,7 +1231,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	if ((ends(name, "_entry") || ends(name, "_exit")) && f.n > 7 &&
 	    !memcmp(f.p, "vector=", 7) && field_int(f, "vector", &v))
 		return ev_vector(&a, v);
-	if (f.n && f.p[0] == '(' && !tprobe_parse(f, &probe))
+	if (f.n && (f.p[0] == '(' || f.p[0] == '_') && !tprobe_parse(f, &probe))
 		return add_probe(r, x, l, cpu, pid, t, name, &probe, err);
 	return ev_named(&a);
 }
@@ -1316,10 +1384,14 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 			ret = s->f[i].t + l->dur;
 			if (x->abs_times && ret > t)
 				ret = t; /* the return came before its exit event */
+			if (l->has_calltime) /* -R: the exit says */
+				ret = l->rettime;
 			s->n = i;
 			break;
 		}
-	if (l->name.n) /* "} /+ func +/" */
+	if (l->has_calltime && func < 0)
+		ret = l->rettime;
+	if (l->name.n) /* "} /+ func +/", or -R's "func=" */
 		func = func_index(x, l->name, l->mod);
 	else if (func < 0) {
 		func = func_index(x, (struct tspan){"[unknown]", 9}, (struct tspan){NULL, 0});
@@ -1410,7 +1482,7 @@ static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_e
 		if (!p)
 			return FAIL("out of memory");
 		for (int i = x->ncpus_alloc; i < n; i++)
-			p[i] = (struct tcpu){false, -1, -1, x->base, 0, -1, false, -1};
+			p[i] = (struct tcpu){false, -1, -1, x->base, 0, -1, false, -1, -1};
 		x->cpus = p;
 		x->ncpus_alloc = n;
 	}
@@ -1516,7 +1588,8 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 		return 0;
 	}
 	if (l->kind == TL_LOST) {
-		x->cpus[cpu].pending += l->lost;
+		uint64_t *p = &x->cpus[cpu].pending;
+		*p = l->lost_unknown || *p == FMT_MISSED_UNKNOWN ? FMT_MISSED_UNKNOWN : *p + l->lost;
 		return 0;
 	}
 	if (l->kind == TL_SWITCH) {
@@ -1620,6 +1693,8 @@ static int survey_line(struct fmt_reader *r, struct text *x, const struct tline 
 {
 	int cpu;
 
+	if (l->kind == TL_HEADER)
+		x->overwritten += l->lost;
 	if (is_event_line(l->kind) && l->has_ts)
 		x->abs_times = true;
 	if (l->has_dur && l->dur > x->base)
@@ -1757,14 +1832,19 @@ static void make_skipped(struct text *x, struct fmt_reader *r)
 
 static void make_lacks(struct text *x, struct fmt_reader *r)
 {
-	char unknown[96] = "";
+	char unknown[96] = "", over[160] = "";
 
 	if (x->unknown_exits)
 		snprintf(unknown, sizeof(unknown),
 			 ", the function of %" PRIu64 " returns without their call ([unknown])",
 			 x->unknown_exits);
+	if (x->overwritten_cpu >= 0)
+		snprintf(over, sizeof(over),
+			 ", the CPUs of the %" PRIu64 " events the buffer overwrote (all counted "
+			 "on CPU %d, whose kept events start last)",
+			 x->overwritten, x->overwritten_cpu);
 	snprintf(x->lacks, sizeof(x->lacks),
-		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s%s",
+		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s%s%s",
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
 		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
@@ -1772,9 +1852,35 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 		 "syscalls, block, kprobes, function and stack traces",
 		 x->syscall_nrs ? ", system call numbers (syscalls events are given made-up ones)"
 				: "",
-		 unknown);
+		 unknown, over);
 	r->info.lacks = x->lacks;
 	make_skipped(x, r);
+}
+
+/*
+ * The events the header says were overwritten, lost where the analysis
+ * of a trace.dat has them: before the first kept event of the CPU that
+ * overran (the ring buffer drops a CPU's oldest events). The text does not
+ * say which CPU that was, nor how many each lost where several did: they
+ * are all counted on the CPU whose kept events start last (the others'
+ * first events are not preceded by a gap that long), which lacks says.
+ */
+static void count_overwritten(struct text *x)
+{
+	long best = -1;
+
+	x->overwritten_cpu = -1;
+	if (!x->overwritten)
+		return;
+	for (int i = 0; i < x->ncpus_alloc; i++) {
+		long f = x->cpus[i].first_ev;
+		if (f >= 0 && (best < 0 || x->ev[f].ts >= x->ev[best].ts)) {
+			best = f;
+			x->overwritten_cpu = i;
+		}
+	}
+	if (best >= 0 && x->ev[best].missed != FMT_MISSED_UNKNOWN)
+		x->ev[best].missed += x->overwritten;
 }
 
 static struct stream *stream_of(struct fmt_reader *r, int cpu)
@@ -1805,6 +1911,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 		return -1;
 	if (register_funcs(r, x, err) || make_info(r, x, err))
 		return -1;
+	count_overwritten(x);
 	if (x->nev)
 		qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
 	register_comms(r, x);
@@ -1839,10 +1946,11 @@ static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err 
 	s = stream_of(r, e->cpu);
 	if (s) {
 		s->st.events++;
-		if (e->missed) {
+		if (e->missed == FMT_MISSED_UNKNOWN)
+			s->st.lost_uncounted++;
+		else
 			s->st.lost += e->missed;
-			s->st.lost_marks++;
-		}
+		s->st.lost_marks += e->missed != 0;
 	}
 	return 1;
 }

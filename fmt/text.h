@@ -18,7 +18,15 @@
  *  - what follows the time in the kernel's lines where no "EVENT:" is: the
  *    function tracer's "func+0x0/0x80 <-parent+0x1c/0x40", a stack trace's
  *    "<stack trace>" (its frames on the lines after it: " => func+0x5/0x10"),
- *    a system call's "sys_X(a: 0x1, b: 2)" or "sys_X -> 0x3".
+ *    a system call's "sys_X(a: 0x1, b: 2)" (6.1: "a: 1f", bare hex) or
+ *    "sys_X -> 0x3".
+ *
+ * trace-cmd report -R prints an event's raw fields ("prev_pid=12"), and
+ * function_graph's "func=f depth=1" and "func=f depth=1 overrun=0
+ * calltime=HEX rettime=HEX" (3.3 on: "func=f (0xADDR)" and the flags byte
+ * after the CPU, "[001]-0x2d"). The task may be followed by its thread
+ * group, "sh-131 (    131) [000]" (record-tgid). The header's
+ * "entries-in-buffer/entries-written: N/M" says M - N events were lost.
  *
  * The options of current kernels add to a call's line, in either family:
  * its arguments between the parentheses (funcgraph-args), where it returns
@@ -39,7 +47,7 @@ enum tline_kind {
 	TL_HEADER,	/* "# ..." and trace-cmd's "cpus=N", "version = N" */
 	TL_SEP,		/* " -----...": around a context-switch marker */
 	TL_SWITCH,	/* " 1)  comm-1 => comm-2": the task on a CPU changed */
-	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]" */
+	TL_LOST,	/* "CPU:1 [LOST 12 EVENTS]", trace-cmd's "CPU:1 [12 EVENTS DROPPED]" */
 	TL_ANNOT,	/* "##### CPU 1 buffer started ####", "CPU 1 is empty" */
 	TL_IRQ_MARK,	/* "==========>" or "<==========" (irq entered / left) */
 	TL_ENTRY,	/* "func() {" */
@@ -100,12 +108,16 @@ struct tline {
 	uint64_t ret;	    /* it, as the 64-bit register ("-22" is 2^64 - 22) */
 	int prev_pid, next_pid; /* TL_SWITCH */
 	struct tspan prev_comm, next_comm;
-	uint64_t lost;	    /* TL_LOST */
+	uint64_t lost;	    /* TL_LOST; TL_HEADER "# entries-in-buffer/entries-written:
+			       N/M": the M - N entries overwritten */
+	bool lost_unknown;  /* TL_LOST "CPU:1 [EVENTS DROPPED]": how many is not known */
 	uint64_t off;	    /* TL_FUNC: the offset in name, 0 where not printed */
 	bool has_addr;	    /* TL_FRAME: an address is printed ("0xffff..." alone, or
 			       "name (ffff...)" of trace-cmd) */
 	uint64_t addr;
 	int sys;	    /* TL_EVENT: 1 "sys_X(args)", 2 "sys_X -> ret" (name is X) */
+	bool has_calltime;  /* TL_EXIT of trace-cmd report -R: the exit's own times */
+	uint64_t calltime, rettime; /* (ns, the trace clock's) */
 };
 
 /*
@@ -127,7 +139,11 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why);
 enum { TPROBE_HEX, TPROBE_DEC, TPROBE_STR };
 struct tprobe {
 	bool ret;		/* "(FUNC <- RET)": a return probe */
+	bool eprobe;		/* "(SYSTEM.EVENT)": an event probe, no address */
 	uint64_t ip, ret_ip;	/* the probed address (or function), its caller */
+	struct tspan ip_sym, ret_sym; /* the kernel's "(vfs_read+0x0/0x2a0 <- f+0x55/0xa0)": the
+				   functions, at offsets ip and ret_ip; empty where printed
+				   as addresses */
 	int nargs;
 	struct tspan name[TPROBE_MAX_ARGS];
 	char kind[TPROBE_MAX_ARGS]; /* TPROBE_*: "0x1f", "-3", "\"str\"" */
@@ -135,7 +151,13 @@ struct tprobe {
 	struct tspan str[TPROBE_MAX_ARGS];
 };
 
-/* Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0". 0, or -1 if it is not one. */
+/*
+ * Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0" (trace-cmd), the kernel's
+ * "(vfs_read+0x0/0x2a0) a=0x1" and "(vfs_read <- ksys_read+0x6c/0xf0) ret=0x0"
+ * (kprobes, fprobes), an eprobe's "(syscalls.sys_enter_openat) dfd=0x1", or -R's
+ * "__probe_ip=ADDR a=0x1" and "__probe_func=ADDR __probe_ret_ip=ADDR ret=0x0".
+ * 0, or -1 if it is not one.
+ */
 int tprobe_parse(struct tspan fields, struct tprobe *a);
 
 /*
@@ -254,6 +276,9 @@ int targs_parse(struct tspan s, struct targs *a);
 /* Hex digits (at most 16, no "0x") or a decimal (maybe negative) exactly filling [s, e). */
 bool thex(const char *s, const char *e, uint64_t *v);
 bool tdec(const char *s, const char *e, int64_t *v);
+
+/* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps) in [s, e): the symbol, the offset in it. */
+bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off);
 
 /* A number ("123", "-4"); false when @s is not exactly one. */
 bool tspan_int(struct tspan s, long long *v);

@@ -15,7 +15,9 @@
 #     field of the events the reader keeps by name only; "R+" in SKIP:
 #     prev_state may lack the preempted bit (256) that trace-cmd's sched
 #     plugin (libtraceevent 1.7) does not print ("R" for "R+"); a raw
-#     kernel_stack's caller array as far as the trace.dat's record goes.
+#     kernel_stack's caller array as far as the trace.dat's record goes;
+#     a number printed in another base by the trace.dat's format (7.3's
+#     openat: flags in decimal, mode in octal digits) as the same number.
 # With --pretty dumps (the frames' names): a kernel_stack's frames, each
 # the trace.dat's name, or an address one side could not name (the kernel
 # prints the trampoline's address; trace-cmd's kallsyms names it); SKIP
@@ -65,6 +67,27 @@ def fields(s):
     return out
 
 
+def number(v, octal=False):
+    """A printed number: 0x hex, decimal (octal digits with octal), else None."""
+    try:
+        return int(v, 16) if v.startswith("0x") else int(v, 8 if octal else 10)
+    except ValueError:
+        return None
+
+
+def same_value(k, a, b):
+    """The same field value: the same text, or the same number where the
+    text's format prints it otherwise (7.3's sys_enter_openat prints flags in
+    decimal and mode in octal digits, the text's format every argument in
+    hex)."""
+    if a == b:
+        return True
+    if a is None:
+        return False
+    x, y = number(a, octal=(k == "mode")), number(b)
+    return x is not None and x == y
+
+
 def frames(s):
     """The names of a --pretty kernel_stack: '\\t=> name\\n' each."""
     return [f for f in s.replace("\\n", "\n").replace("\\t=> ", "").split("\n") if f]
@@ -107,7 +130,7 @@ def main():
             if a[1] == "kernel_stack" and "caller" in fa and "caller" in fb:
                 fa["caller"], fb["caller"] = cut_frames(fa["caller"], fb["caller"])
             for k, v in fb.items():
-                if k not in skip and fa.get(k) != v:
+                if k not in skip and not same_value(k, fa.get(k), v):
                     bad.append(f"{where}: {b[1]}'s {k}={v}, the trace.dat's {fa.get(k)}")
     for b in bad[:10]:
         print(b)

@@ -30,28 +30,14 @@
 # Usage: text-forms.sh DARC
 set -u
 darc=${1:?usage: text-forms.sh DARC}
-darc=$(realpath "$darc") || exit 1
-here=$(cd "$(dirname "$0")" && pwd)
-st=$(cd "$here/../../samples/text" && pwd)
+. "$(dirname "$0")/text-lib.sh"
 cmp=$here/dump-vs-dat.py
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-not_ok() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-# same DAT TEXT [SKIP...]: darc dump of TEXT holds DAT's events
+# same DAT TEXT [SKIP...]: darc dump of TEXT holds DAT's events, times to the printed us
 same() {
-	local dat=$1 text=$2 n out
+	local dat=$1 text=$2
 	shift 2
-	n=$(basename "$text")
-	"$darc" dump "$dat" >"$tmp/dat.dump" || { not_ok "darc dump $(basename "$dat")"; return; }
-	if ! "$darc" dump "$text" >"$tmp/text.dump" 2>"$tmp/err"; then
-		not_ok "darc dump $n: $(cat "$tmp/err")"
-		return
-	fi
-	out=$(python3 "$cmp" "$tmp/dat.dump" "$tmp/text.dump" 1000 "$@") &&
-		ok "$n: $out, as in $(basename "$dat")" || not_ok "$n against $(basename "$dat"): $out"
+	same_events "$dat" "$text" 1000 "$@"
 }
 
 # frames DAT TEXT: the stack traces' frames by name (--pretty)
@@ -68,9 +54,8 @@ counts() {
 	local dat=$1 text=$2 kept
 	shift 2
 	kept=$(printf '%s|' "$@")
-	by_name() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }'; }
-	by_name "$dat" | sed -E "s/ [a-z_]+:(${kept%|})\$/ text:\\1/" | sort >"$tmp/want"
-	by_name "$text" | sort >"$tmp/got"
+	names "$dat" "$tmp/dat.names" && names "$text" "$tmp/got" || return
+	sed -E "s/ [a-z_]+:(${kept%|})\$/ text:\\1/" "$tmp/dat.names" | sort >"$tmp/want"
 	if [ -s "$tmp/want" ] && diff -q "$tmp/want" "$tmp/got" >/dev/null; then
 		ok "darc info $(basename "$text"): $(wc -l <"$tmp/got") events by name, as the trace.dat's"
 	else

@@ -25,16 +25,8 @@
 # Usage: text.sh DARC [--update]   (--update rewrites the expected dumps)
 set -u
 darc=${1:?usage: text.sh DARC [--update]}
-darc=$(realpath "$darc") || exit 1
 update=${2:-}
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-st=$top/samples/text
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0 skip=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-not_ok() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/text-lib.sh"
 
 # compare BIN.db TEXT KIND: analyze TEXT, compare with BIN.db
 compare() {
@@ -141,8 +133,7 @@ else
 fi
 
 # 3. darc info and darc dump on the texts
-counts() { "$darc" info "$1" | awk '/^events by name:/ { on = 1; next } on { print }' | sort; }
-counts "$st/preads.dat" >"$tmp/want"
+names "$st/preads.dat" "$tmp/want"
 for t in "$st"/preads-*.txt; do
 	n=$(basename "$t")
 	info=$("$darc" info "$t" 2>&1)
@@ -153,8 +144,10 @@ for t in "$st"/preads-*.txt; do
 		not_ok "darc info $n: $(head -5 <<<"$info")"
 	fi
 	# softirq_raise is kept by name only (system "text"); everything else as recorded
-	counts "$t" | sed 's/text:softirq_raise/irq:softirq_raise/' | sort >"$tmp/got"
-	if diff -q "$tmp/want" "$tmp/got" >/dev/null; then
+	if ! names "$t" "$tmp/got.raw"; then
+		: # said
+	elif sed 's/text:softirq_raise/irq:softirq_raise/' "$tmp/got.raw" | sort >"$tmp/got" &&
+		[ -s "$tmp/want" ] && diff -q "$tmp/want" "$tmp/got" >/dev/null; then
 		ok "$n: the trace.dat's events, by name and count"
 	else
 		not_ok "$n: events by name differ: $(diff "$tmp/want" "$tmp/got" | head -4 | tr '\n' ' ')"
@@ -223,7 +216,7 @@ sed -E "${n}s/count=0x/count=0xq/" "$st/func73-args.txt" >"$tmp/b.txt"
 bad "$n" "$(cat "$tmp/b.txt")"
 # a system call printed with other fields than its first line
 n=$(grep -n 'sys_openat(' "$st/host-events-cat.txt" | sed -n 2p | cut -d: -f1)
-sed -E "${n}s/, mode: (0x)?[0-9a-f]+\)/)/" "$st/host-events-cat.txt" >"$tmp/b.txt"
+sed -E "${n}s/, flags: (0x)?[0-9a-f]+,/,/" "$st/host-events-cat.txt" >"$tmp/b.txt"
 bad "$n" "$(cat "$tmp/b.txt")"
 for f in "$top/README.md" "$top/samples/README.md" "$here/text-vs-dat.py" /bin/sh; do
 	out=$("$darc" info "$f" 2>&1)

@@ -803,6 +803,40 @@ END_TEST
  * trace-cmd's instance prefix, as the kernel (6.1, 6.18) and trace-cmd
  * 3.1 print them (the samples in samples/text/ hold each).
  */
+/*
+ * The latency flags' first column: irqs off 'd', bottom halves off 'b', both
+ * 'D'. The lines are 7.3's `cat trace` of net events under ping (loopback:
+ * sent with bottom halves off) and trace-cmd report -l's sched_switch.
+ */
+START_TEST(test_text_bh_flags)
+{
+	static const struct {
+		const char *line;
+		uint8_t flags, preempt;
+	} c[] = {
+	    {"            ping-132     [000] b....    13.616251: net_dev_queue: dev=lo "
+	     "skbaddr=(____ptrval____) len=98 net_cookie=7",
+	     FMT_FLAG_BH_OFF, 0},
+	    {"            ping-132     [000] b.s2.    13.629645: net_dev_queue: dev=lo "
+	     "skbaddr=(____ptrval____) len=98 net_cookie=7",
+	     FMT_FLAG_BH_OFF | FMT_FLAG_SOFTIRQ, 2},
+	    {"            ping-132     [000] ..s1.    13.630045: consume_skb: "
+	     "skbaddr=(____ptrval____) location=icmp_rcv+0x20a/0x3c0",
+	     FMT_FLAG_SOFTIRQ, 1},
+	    {"vm-workl-136     1D..2.    58.307955436: sched_switch:         vm-workload:136 [120] "
+	     "D ==> swapper/1:0 [120]",
+	     FMT_FLAG_IRQS_OFF | FMT_FLAG_BH_OFF, 2},
+	};
+	struct tline t;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		parse_ok(c[i].line, &t);
+		ck_assert_msg(t.has_lat && t.flags == c[i].flags && t.preempt == c[i].preempt,
+			      "%s: flags 0x%x preempt %d", c[i].line, t.flags, t.preempt);
+	}
+}
+END_TEST
+
 START_TEST(test_text_forms_lines)
 {
 	static const struct {
@@ -1126,6 +1160,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_text_fgraph_records);
 	tcase_add_test(tc, test_text_late_leaf);
 	tcase_add_test(tc, test_text_forms_lines);
+	tcase_add_test(tc, test_text_bh_flags);
 	tcase_add_test(tc, test_text_forms_records);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vis");

@@ -12,7 +12,8 @@
 #
 #   guest-text.sh [N [PART...]]   N preads of each kind (default 12); the
 #     PARTs (default preads): preads (the above), func (the function
-#     tracer), fgopt (function_graph's options), annot (buffer annotations);
+#     tracer), fgopt (function_graph's options), annot (buffer annotations),
+#     sys (system call events, print-tgid, probes on system calls);
 #     see each PART_text below
 #
 # Reading `trace` does not consume the buffer, and the funcgraph-* print
@@ -57,7 +58,7 @@ extract() {
 # every address the texts resolve is still resolved the same
 small_kallsyms() {
 	umount /proc/kallsyms 2>/dev/null || true
-	awk 'NR == FNR { for (i = 1; i <= NF; i++) { w = $i; sub(/^<-/, "", w)
+	awk 'NR == FNR { for (i = 1; i <= NF; i++) { w = $i; sub(/^(<-|\()/, "", w)
 			sub(/[+(].*/, "", w); want[w] = 1 }; next }
 		($3 in want) || $3 == "ftrace_trampoline"' "$1" /proc/kallsyms >/tmp/kallsyms.small
 	mount --bind /tmp/kallsyms.small /proc/kallsyms ||
@@ -269,6 +270,120 @@ annot_text() {
 	wc -c "$OUT"/overrun* "$OUT"/cpu0*
 }
 
+# System calls as text (sys.cmd): every syscalls event of the comms sh and
+# vm-workload into a 256 KiB buffer, one short run (a fork of sh: clone; a
+# "test -t": ioctl; the workload's openat, pread64, close), then the same
+# buffer saved as:
+#   sys-cat.txt    `cat trace`: "sys_openat(dfd: 0xffffff9c, ...)",
+#                  "sys_openat -> 0x3"
+#   sys-tgid.txt   the same with the TGID column: "COMM-PID (TGID) [CPU]"
+#                  and its header line (the option record-tgid, once
+#                  print-tgid)
+#   sys.dat        `trace-cmd extract`
+# and, where the kernel has them (dynamic_events: eprobes 5.15 on, fprobes
+# 6.5 on), probes on the same system calls with named arguments, a second
+# trace: sysprobe-cat.txt and sysprobe.dat (eprobes on sys_enter_openat,
+# with the path as a string, and sys_enter_pread64: "openat_e:
+# (syscalls.sys_enter_openat) dfd=0xffffff9c path=\"/x\" flags=0x0"; an
+# fprobe on __x64_sys_pread64 and its return: "pread_f: (__x64_sys_pread64)
+# regs=0x...", "pread_x: (__x64_sys_pread64 <- do_syscall_64+0x..) ret=0x1000";
+# a kprobe and a kretprobe on it: "pread_k: (__x64_sys_pread64+0x0/0xb0)").
+sys_events() {
+	for s in openat pread64 close ioctl clone clone3 wait4 exit_group; do
+		for d in enter exit; do
+			e=$T/events/syscalls/sys_${d}_$s
+			[ -d "$e" ] || continue
+			echo 'comm == "sh" || comm == "vm-workload"' >"$e/filter"
+			echo 1 >"$e/enable"
+		done
+	done
+}
+
+sys_run() {
+	echo >$T/trace
+	echo 1 >$T/tracing_on
+	sh -c "test -t 1; vm-workload preads $S/cold $S/warm 2 >/dev/null"
+	echo 0 >$T/tracing_on
+}
+
+sys_text() {
+	echo 0 >$T/tracing_on
+	echo nop >$T/current_tracer
+	echo 256 >$T/buffer_size_kb
+	sys_events
+	# the TGID column: print-tgid (4.13) became record-tgid (4.14 on),
+	# which also fills the pid-to-tgid map the column is printed from: on
+	# while recording, off for the plain text
+	tgid=record-tgid
+	[ -e $T/options/$tgid ] || tgid=print-tgid
+	opt $tgid 1
+	sys_run
+	opt $tgid 0
+	cat $T/trace >"$OUT/sys-cat.txt"
+	opt $tgid 1
+	cat $T/trace >"$OUT/sys-tgid.txt"
+	opt $tgid 0
+	small_kallsyms "$OUT/sys-cat.txt"
+	extract sys
+	umount /proc/kallsyms
+	{
+		echo "kernel $(uname -r); cmdline $(cat /proc/cmdline)"
+		echo "sys: events syscalls sys_enter_/sys_exit_ openat pread64 close ioctl clone" \
+			"clone3 wait4 exit_group (those the kernel has), filter comm sh or vm-workload," \
+			"buffer 256 KiB; sh -c 'test -t 1; vm-workload preads cold warm 2'"
+		echo "sys-tgid.txt: the same buffer with $tgid 1"
+		tc_version
+	} >"$OUT/sys.cmd"
+	events_off
+	if [ -e $T/dynamic_events ]; then sysprobe_text; else say "no dynamic_events"; fi
+	wc -c "$OUT"/sys*
+}
+
+# dyn KIND DEFINITION...: each definition into dynamic_events; KIND added
+# to $kinds if all were taken, else the kernel's error_log said
+dyn() {
+	local kind=$1 d
+	shift
+	for d in "$@"; do
+		echo "$d" >>$T/dynamic_events 2>/dev/null && continue
+		say "dynamic_events refused '$d': $(tail -2 $T/error_log 2>/dev/null | tr '\n' ' ')"
+		return 0
+	done
+	kinds="$kinds $kind"
+}
+
+# eprobes, fprobes and kprobes on system calls: each kind the kernel's README names
+sysprobe_text() {
+	kinds=
+	echo >$T/dynamic_events
+	# the README's syntax lines: "e[:[<group>/][<event>]] <attached-group>..."
+	grep -q '^[[:space:]]*e\[:\[' $T/README &&
+		dyn eprobe 'e:sysprobe/openat_e syscalls.sys_enter_openat dfd=$dfd path=+0($filename):ustring flags=$flags' \
+			'e:sysprobe/pread_e syscalls.sys_enter_pread64 fd=$fd count=$count pos=$pos'
+	grep -q '^[[:space:]]*f\[:\[' $T/README &&
+		dyn fprobe 'f:sysprobe/pread_f __x64_sys_pread64 regs=$arg1' \
+			'f:sysprobe/pread_x __x64_sys_pread64%return ret=$retval'
+	[ -e $T/kprobe_events ] &&
+		dyn kprobe 'p:sysprobe/pread_k __x64_sys_pread64 regs=%di' \
+			'r:sysprobe/pread_r __x64_sys_pread64 ret=$retval'
+	[ -n "$kinds" ] || { say "no eprobe, fprobe or kprobe taken by this kernel"; return 0; }
+	cat $T/dynamic_events >"$OUT/sysprobe-events.txt"
+	echo 'comm == "vm-workload"' >$T/events/sysprobe/filter 2>/dev/null || true
+	echo 1 >$T/events/sysprobe/enable
+	echo >$T/trace
+	echo 1 >$T/tracing_on
+	vm-workload preads "$S/cold" "$S/warm" 2 >/dev/null
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$OUT/sysprobe-cat.txt"
+	small_kallsyms "$OUT/sysprobe-cat.txt"
+	extract sysprobe
+	umount /proc/kallsyms
+	echo 0 >$T/events/sysprobe/enable
+	echo >$T/dynamic_events
+	echo "sysprobe:$kinds: $(tr '\n' ';' <"$OUT/sysprobe-events.txt")" \
+		"filter comm vm-workload; vm-workload preads cold warm 2" >>"$OUT/sys.cmd"
+}
+
 preads_text() {
 	grep -qw function_graph $T/available_tracers ||
 		{ say "function_graph is not available in this kernel"; exit 1; }
@@ -315,7 +430,7 @@ sync
 [ $# -gt 0 ] || set -- preads
 for m in "$@"; do
 	case $m in
-	preads | func | fgopt | annot) "${m}_text" ;;
+	preads | func | fgopt | annot | sys) "${m}_text" ;;
 	*) say "unknown part $m"; exit 2 ;;
 	esac
 done

@@ -23,6 +23,10 @@
 #     overran, "##### CPU N buffer started ####"; onecpuK.dat and
 #     onecpuK-report.txt: trace-cmd report of a trace with one CPU empty,
 #     "CPU 1 is empty"; annotK.cmd); parts can be combined in one boot
+#   --sys: system call events (sysK.dat, sysK-cat.txt: "sys_openat(dfd:
+#     ...)" and "sys_openat -> 0x3"; sysK-tgid.txt: the same with
+#     print-tgid; sysK.cmd) and, where the kernel has them, eprobes and
+#     fprobes on system calls (sysKprobe.dat, sysKprobe-cat.txt)
 #
 # --kernel K boots that kernel (tests/vm/vm.sh --kernel); the samples of a
 # kernel other than 6.1 carry its series in their names (func73*, fg73*).
@@ -35,7 +39,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--kernel) kernel=${2:?--kernel needs a kernel}; shift 2 ;;
-	--func | --fgopt | --annot) parts+=("${1#--}"); shift ;;
+	--func | --fgopt | --annot | --sys) parts+=("${1#--}"); shift ;;
 	*) break ;;
 	esac
 done
@@ -77,6 +81,11 @@ for part in "${parts[@]}"; do
 		take cpu0.dat "onecpu$k.dat"
 		take annot.cmd "annot$k.cmd"
 		report "$out/onecpu$k.dat" >"$out/onecpu$k-report.txt"
+		;;
+	sys)
+		for f in sys.dat sys.cmd sys-cat.txt sys-tgid.txt sysprobe.dat sysprobe-cat.txt; do
+			[ ! -f "$work/r/$f" ] || take "$f" "${f/sys/sys$k}"
+		done
 		;;
 	esac
 done
