@@ -10,6 +10,7 @@
 #include "hist.h"
 #include "rows.h"
 #include "schema.h"
+#include "trust.h"
 #include "wfile.h"
 
 #define NBUCKETS (64 * 4 + 1) /* every bucket of a 64-bit ns value at resolution 4 */
@@ -94,10 +95,9 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 		fmt_errf(err, path, "not a darc database (not an SQLite file)");
 		goto fail;
 	}
-	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		fmt_errf(err, path, "cannot open: %s", rdb_why(db->sql));
+	/* untrusted: defensive, and used only if its schema is darc's own (trust.h) */
+	if (trust_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, &db->sql, err))
 		goto fail;
-	}
 	if (query_int(db->sql, darc_tables_sql, 0) != 4) {
 		fmt_errf(err, path, "not a darc database (an SQLite file without darc's tables)");
 		goto fail;
@@ -110,6 +110,8 @@ struct rdb *rdb_open(const char *path, struct fmt_err *err)
 			 (long long)v, schema_version);
 		goto fail;
 	}
+	if (trust_check_schema(db->sql, path, err))
+		goto fail;
 	sqlite3_busy_timeout(db->sql, 2000);
 	/* reports scan the calls: map the file rather than copy it page by page */
 	sqlite3_exec(db->sql, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY", NULL,
@@ -149,7 +151,7 @@ const char *rdb_source(struct rdb *db)
 		return db->source;
 	if (sqlite3_prepare_v2(db->sql, "SELECT source FROM recording", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			db->source = strdup((const char *)sqlite3_column_text(st, 0));
+			db->source = strdup(rdb_text(st, 0));
 		sqlite3_finalize(st);
 	}
 	return db->source ? db->source : "";
@@ -202,6 +204,13 @@ static void where_sql(const struct rsel *sel, char *buf, size_t n)
 	snprintf(buf, n, "%s AND %s", owner, filter);
 }
 
+const char *rdb_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
 int64_t rdb_t_first(struct rdb *db)
 {
 	return query_int(db->sql, "SELECT t_first FROM recording", 0);
@@ -217,7 +226,7 @@ bool rdb_made_from(struct rdb *db, const struct fmt_identity *id)
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 2) == SQLITE_TEXT)
 		same = (uint64_t)sqlite3_column_int64(st, 0) == id->size &&
 		       sqlite3_column_int64(st, 1) == id->mtime_ns &&
-		       !strcmp((const char *)sqlite3_column_text(st, 2), id->hash);
+		       !strcmp(rdb_text(st, 2), id->hash);
 	sqlite3_finalize(st);
 	return same;
 }
@@ -267,7 +276,7 @@ static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
 	else
 		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		what = strdup((const char *)sqlite3_column_text(st, 0));
+		what = strdup(rdb_text(st, 0));
 	else if (sel->func)
 		fmt_errf(err, db->path, "no function '%s'", sel->func);
 	else if (sel->fnode)
@@ -621,7 +630,7 @@ static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
 		if (sqlite3_step(st) != SQLITE_ROW)
 			continue; /* an older schema without it: nothing to shadow */
 		sql = sqlite3_mprintf("CREATE TEMP TABLE %s; INSERT INTO temp.\"%w\" SELECT * FROM"
-				      " main.\"%w\"", (const char *)sqlite3_column_text(st, 0),
+				      " main.\"%w\"", rdb_text(st, 0),
 				      result_tables[i], result_tables[i]);
 		if (!sql || sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
 			rc = fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
@@ -660,7 +669,9 @@ static sqlite3 *writer(struct rdb *db, sqlite3 **failed)
 	*failed = NULL;
 	if (db->w)
 		return db->w;
-	if (sqlite3_open_v2(db->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	struct fmt_err ignore;
+
+	if (!trust_open(db->path, SQLITE_OPEN_READWRITE, &w, &ignore) &&
 	    sqlite3_db_readonly(w, "main") == 0)
 		return db->w = w;
 	*failed = w;
@@ -749,7 +760,7 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 	sqlite3_bind_int64(st, 3, (int64_t)calls);
 	sqlite3_bind_int(st, 4, max);
 	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-		names[n] = strdup((const char *)sqlite3_column_text(st, 0));
+		names[n] = strdup(rdb_text(st, 0));
 		counts[n] = sqlite3_column_int64(st, 1);
 		if (names[n])
 			n++;
@@ -831,8 +842,20 @@ static void ensure_func_index(struct rdb *db)
 		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
 	w = writer(db, &failed);
 	if (w)
-		sqlite3_exec(w, "CREATE INDEX IF NOT EXISTS call_func_incl ON call_base(func_id,"
-				" incl_ns)", NULL, NULL, NULL);
+		sqlite3_exec(w, trust_lazy_index_sql("call_func_incl"), NULL, NULL, NULL);
+	sqlite3_close(failed);
+}
+
+void rdb_make_index(struct rdb *db, const char *name)
+{
+	const char *ddl = trust_lazy_index_sql(name);
+	sqlite3 *failed, *w;
+
+	if (!ddl)
+		return;
+	w = writer(db, &failed);
+	if (w)
+		sqlite3_exec(w, ddl, NULL, NULL, NULL);
 	sqlite3_close(failed);
 }
 

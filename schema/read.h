@@ -161,10 +161,24 @@ int64_t rdb_select_scans(const struct rdb *db);
 int64_t rdb_t_first(struct rdb *db);
 
 /*
+ * Column @i of the row at @st as text: "" where it is NULL. A database is
+ * untrusted input (trust.h): a name that darc's schema says is never NULL may
+ * be NULL in a file made by hand, and must not reach strdup() or printf().
+ */
+const char *rdb_text(sqlite3_stmt *st, int i);
+
+/*
  * Was @db made from the recording whose identity is @id (size, mtime and
  * hash, as table recording keeps them)? False when it says nothing.
  */
 bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
+
+/*
+ * Make index @name, one that a report command makes on demand
+ * (trust_lazy_index_sql()), if it is not there; a database that cannot be
+ * written goes without.
+ */
+void rdb_make_index(struct rdb *db, const char *name);
 
 /*
  * The task and time filters of a selection as SQL, for a query whose task id

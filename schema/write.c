@@ -37,6 +37,7 @@
 
 #include "columns.h"
 #include "schema.h"
+#include "trust.h"
 
 #define BLOCK_ROWS 4096	       /* calls in a block */
 #define OTHER_ROWS 1024	       /* rows of the other tables in a block */
@@ -1418,7 +1419,9 @@ int db_is_darc(const char *path)
 	if (rc <= 0)
 		return rc;
 	rc = 0;
-	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	struct fmt_err ignore;
+
+	if (!trust_open(path, SQLITE_OPEN_READONLY, &sql, &ignore) &&
 	    sqlite3_prepare_v2(sql, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		rc = sqlite3_column_int(st, 0) == 4;
 	sqlite3_finalize(st);

@@ -194,9 +194,9 @@ fi
 # error messages are made of initialised text ([19] item 4): an export of a database
 # whose table task is gone, to stdout and to a file, says what SQLite said
 "$darc" analyze -q -o "$tmp/notask.db" "$sample" && sqlite3 "$tmp/notask.db" "DROP TABLE task"
-expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such table: task$" \
+expect 2 "^darc: '$tmp/notask.db': not darc's schema: it has no table task$" \
 	"$darc" export "$tmp/notask.db" --chrome -o -
-expect 2 "^darc: '$tmp/notask.db': cannot read the functions and tasks: no such table: task$" \
+expect 2 "^darc: '$tmp/notask.db': not darc's schema: it has no table task$" \
 	"$darc" export "$tmp/notask.db" --chrome -o "$tmp/notask.json"
 # a database is reused only for the recording it was made from ([19] item 6): a copy of
 # another recording's database, newer than the recording, is remade, not read as its analysis

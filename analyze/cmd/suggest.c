@@ -83,7 +83,7 @@ static void closest_name(sqlite3 *s, const char *q, const char *word, bool sysca
 	if (sqlite3_prepare_v2(s, q, -1, &st, NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *name = rdb_text(st, 0);
 		int d;
 		if (!name)
 			continue;
@@ -142,7 +142,7 @@ static int no_task(struct rdb *db, int64_t tid, struct fmt_err *err)
 
 	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW && len < sizeof(list) - 64) {
-			const char *comm = (const char *)sqlite3_column_text(st, 1);
+			const char *comm = rdb_text(st, 1);
 			len += snprintf(list + len, sizeof(list) - len, "%s%" PRId64 " (%.40s)",
 					len ? ", " : "", (int64_t)sqlite3_column_int64(st, 0),
 					comm ? comm : "?");

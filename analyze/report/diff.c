@@ -98,7 +98,7 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	sqlite3_bind_int(st, 2, resolution);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int kind = sqlite3_column_int(st, 0), b = sqlite3_column_int(st, 2);
-		const char *key = (const char *)sqlite3_column_text(st, 1);
+		const char *key = rdb_text(st, 1);
 		if (!d || d->kind != kind || strcmp(d->key, key)) {
 			if (!(d = dset_add(s, kind, key, resolution)))
 				break;

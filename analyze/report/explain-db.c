@@ -119,7 +119,7 @@ static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct s
 			s = t;
 		}
 		s[n] = (struct subject){.fnode = sqlite3_column_int64(st, 0),
-					.func = strdup((const char *)sqlite3_column_text(st, 1)),
+					.func = strdup(rdb_text(st, 1)),
 					.func_kind = sqlite3_column_int(st, 2)};
 		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
 				: fmt_errf(err, NULL, "out of memory");
@@ -184,7 +184,7 @@ static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, con
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		v = sqlite3_column_int64(st, 0);
 		if (str && sqlite3_column_text(st, 0))
-			*str = strdup((const char *)sqlite3_column_text(st, 0));
+			*str = strdup(rdb_text(st, 0));
 	}
 	sqlite3_finalize(st);
 	return v;
@@ -223,7 +223,7 @@ static bool follow(struct rdb *db, json_t *c)
 		sqlite3_bind_int64(st, 2, child);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			json_array_append_new(path,
-					      json_string((const char *)sqlite3_column_text(st, 0)));
+					      json_string(rdb_text(st, 0)));
 		sqlite3_finalize(st);
 	}
 	if (k >= 0) {

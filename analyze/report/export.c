@@ -120,7 +120,7 @@ static int load_funcs(struct names *n, char *(*conv)(const char *))
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		if (id >= 0 && id < n->nfunc && !n->func[id] &&
-		    !(n->func[id] = conv((const char *)sqlite3_column_text(st, 1))))
+		    !(n->func[id] = conv(rdb_text(st, 1))))
 			rc = SQLITE_NOMEM;
 	}
 	sqlite3_finalize(st);
@@ -241,14 +241,14 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 		if (w <= 0)
 			continue;
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			vis_put(out, (const char *)sqlite3_column_text(st, 0), VIS_FOLDED);
+			vis_put(out, rdb_text(st, 0), VIS_FOLDED);
 			fputc(';', out);
 		}
 		if (print_path(out, &n, sqlite3_column_int64(st, 1)))
 			break;
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
 			fputs(";[", out);
-			vis_put(out, (const char *)sqlite3_column_text(st, 2), VIS_FOLDED);
+			vis_put(out, rdb_text(st, 2), VIS_FOLDED);
 			fputc(']', out);
 		}
 		fprintf(out, " %" PRId64 "\n", w);
@@ -498,7 +498,7 @@ static int load_tasks(struct chrome *c)
 		struct track *t = &c->task[n++];
 		t->tid = sqlite3_column_int64(st, 0);
 		t->pid = sqlite3_column_int64(st, 1);
-		if (!(t->name = json_text((const char *)sqlite3_column_text(st, 2))))
+		if (!(t->name = json_text(rdb_text(st, 2))))
 			rc = SQLITE_NOMEM;
 	}
 	sqlite3_finalize(st);
@@ -516,7 +516,7 @@ static int load_flags(struct chrome *c)
 		int64_t bit = sqlite3_column_int64(st, 0);
 		for (int b = 0; b < 8; b++)
 			if (bit == 1 << b && !c->flag[b])
-				c->flag[b] = strdup((const char *)sqlite3_column_text(st, 1));
+				c->flag[b] = strdup(rdb_text(st, 1));
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -637,7 +637,7 @@ static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o
 		char name[40];
 		if (!t)
 			continue;
-		snprintf(name, sizeof(name), "\"%s\"", sqlite3_column_text(st, 1));
+		snprintf(name, sizeof(name), "\"%s\"", rdb_text(st, 1));
 		snprintf(args, sizeof(args),
 			 "\"state\":%lld,\"cpu_out\":%lld,\"cpu_in\":%lld,\"call\":%lld,"
 			 "\"wakeup\":%lld",
@@ -671,7 +671,7 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t cpu = sqlite3_column_int64(st, 0);
 		struct track *t = irq_track(c, cpu);
-		if (!t || !(name = json_text((const char *)sqlite3_column_text(st, 1)))) {
+		if (!t || !(name = json_text(rdb_text(st, 1)))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -683,7 +683,7 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 			t->off_named = true;
 		}
 		snprintf(args, sizeof(args), "\"kind\":\"%s\",\"task\":%lld,\"call\":%lld",
-			 sqlite3_column_text(st, 6), sqlite3_column_int64(st, 4),
+			 rdb_text(st, 6), sqlite3_column_int64(st, 4),
 			 sqlite3_column_int64(st, 5));
 		x_event(c, SYNTH, SYNTH + 2 * cpu, sqlite3_column_int64(st, 2),
 			sqlite3_column_int64(st, 3), "irq", name, args);

@@ -200,7 +200,7 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 		json_array_append_new(
 		    all, json_pack("{sI ss ss sI sI sI sI}", "tid",
 				   (json_int_t)sqlite3_column_int64(st, 0), "comm",
-				   sqlite3_column_text(st, 1), "kind", sqlite3_column_text(st, 2),
+				   sqlite3_column_text(st, 1), "kind", rdb_text(st, 2),
 				   "count", (json_int_t)sqlite3_column_int64(st, 3), "total_ns",
 				   (json_int_t)sqlite3_column_int64(st, 4), "max_ns",
 				   (json_int_t)sqlite3_column_int64(st, 5), "in_calls",

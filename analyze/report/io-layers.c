@@ -210,7 +210,7 @@ static int layers(sqlite3 *sql, const struct io_rules *rules, int64_t id, int64_
 				break;
 			}
 		ids[n] = sqlite3_column_int64(st, 0);
-		lay[n] = layer_of(rules, (const char *)sqlite3_column_text(st, 2), (int)inherited);
+		lay[n] = layer_of(rules, rdb_text(st, 2), (int)inherited);
 		l[lay[n]] += sqlite3_column_int64(st, 3);
 		l[L_IRQ] += sqlite3_column_int64(st, 4);
 		l[L_PREEMPT] += sqlite3_column_int64(st, 5);
@@ -245,7 +245,7 @@ static void returned_json(sqlite3 *sql, int64_t id, json_t *o)
 		json_object_set_new(o, "retval", json_integer(sqlite3_column_int64(st, 0)));
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			json_object_set_new(o, "error",
-					    json_string((const char *)sqlite3_column_text(st, 1)));
+					    json_string(rdb_text(st, 1)));
 	}
 	sqlite3_finalize(st);
 }
@@ -471,7 +471,7 @@ static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, in
 		return NULL;
 	sqlite3_bind_int(st, 1, top);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 0);
+		const char *f = rdb_text(st, 0);
 		json_t *reqs = requests(db, rules, f, 0, per, err);
 		if (!reqs)
 			break;

@@ -35,7 +35,7 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(
 		    j, json_pack("{ss ss sI sI ss}", "role", role, "what",
-				 (const char *)sqlite3_column_text(st, 0), "times",
+				 rdb_text(st, 0), "times",
 				 (json_int_t)sqlite3_column_int64(st, 1), "ns",
 				 (json_int_t)sqlite3_column_int64(st, 2), "text",
 				 show_amount(sqlite3_column_double(st, 2), "ns", amount,

@@ -94,7 +94,7 @@ static int find_id(const int64_t *ids, int n, int64_t id)
 /* The source index of interrupt (@kind, @irq, @name), added if new; -1 when out of memory. */
 static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 {
-	const char *name = (const char *)sqlite3_column_text(st, 3);
+	const char *name = rdb_text(st, 3);
 	char label[160];
 
 	if (kind == IRQ_SOFT)
@@ -378,18 +378,16 @@ static void ensure_indexes(struct rdb *db)
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 				   " AND name IN ('bio_task_complete', 'sched_interval_in')";
 	sqlite3_stmt *st;
-	sqlite3 *w = NULL;
 	int n = 0;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), have, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (n < 2 && sqlite3_open_v2(rdb_path(db), &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
-		sqlite3_exec(w, "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id,"
-				" t_complete); CREATE INDEX IF NOT EXISTS sched_interval_in ON"
-				" sched_interval(cpu_in, t_in)", NULL, NULL, NULL);
-	sqlite3_close(w);
+	if (n < 2) {
+		rdb_make_index(db, "bio_task_complete");
+		rdb_make_index(db, "sched_interval_in");
+	}
 }
 
 void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
@@ -460,7 +458,7 @@ char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t i
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		if (sqlite3_step(st) == SQLITE_ROW)
-			name = strdup((const char *)sqlite3_column_text(st, 0));
+			name = strdup(rdb_text(st, 0));
 		sqlite3_finalize(st);
 	}
 	return name ? name : strdup("?");

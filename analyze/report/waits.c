@@ -43,12 +43,12 @@ static json_t *wait_json(sqlite3 *sql, int64_t id, int64_t slack, int depth)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		j = json_pack("{sI sI ss ss sI sI sI ss sI}", "wait", (json_int_t)id, "task",
 			      (json_int_t)sqlite3_column_int64(st, 1), "comm",
-			      (const char *)sqlite3_column_text(st, 2), "category",
-			      (const char *)sqlite3_column_text(st, 3), "ns",
+			      rdb_text(st, 2), "category",
+			      rdb_text(st, 3), "ns",
 			      (json_int_t)sqlite3_column_int64(st, 4), "run_delay_ns",
 			      (json_int_t)sqlite3_column_int64(st, 5), "waker",
 			      (json_int_t)sqlite3_column_int64(st, 6), "waker_comm",
-			      (const char *)sqlite3_column_text(st, 7), "t_out",
+			      rdb_text(st, 7), "t_out",
 			      (json_int_t)sqlite3_column_int64(st, 9));
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			parent = sqlite3_column_int64(st, 8);

@@ -1086,6 +1086,59 @@ static void write_x(int fd, size_t n)
  * is whole (commit) or gone (abort). Also with the descriptor closed early
  * and the file written by name, as the database writer does.
  */
+static int failing_writer(void *ctx, FILE *f)
+{
+	(void)ctx;
+	(void)f;
+	return -1;
+}
+
+/*
+ * A writer that fails on "-" (stdout) is reported as the writer's failure
+ * (-2) with a message, as for a file: the caller then says its own reason.
+ * It was -1, "the file failed", with the error left as it was: uninitialised
+ * text printed as darc's message.
+ */
+START_TEST(test_wfile_write_stdout_fails)
+{
+	const struct wfile_kind any = {"a test file", NULL};
+	struct fmt_err err;
+
+	memset(err.msg, 'X', sizeof(err.msg) - 1);
+	err.msg[sizeof(err.msg) - 1] = 0;
+	ck_assert_int_eq(wfile_write("-", &any, false, failing_writer, NULL, &err), -2);
+	ck_assert_str_eq(err.msg, "'-': cannot write it");
+	unlink(path);
+	ck_assert_int_eq(wfile_write(path, &any, true, failing_writer, NULL, &err), -2);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cannot write it"));
+	ck_assert_int_ne(access(path, F_OK), 0); /* nothing half-written left */
+}
+END_TEST
+
+/* Of two reservations of one path, the second fails at once, naming the first's pid. */
+START_TEST(test_wfile_reserve)
+{
+	struct fmt_err err;
+	char lock[256], want[160];
+	int a, b;
+
+	unlink(path);
+	a = wfile_reserve(path, &err);
+	ck_assert_msg(a >= 0, "%s", err.msg);
+	b = wfile_reserve(path, &err); /* another open file description: flock refuses it */
+	ck_assert_int_eq(b, -1);
+	snprintf(want, sizeof(want), "another process (pid %ld) is writing it", (long)getpid());
+	ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	ck_assert_int_eq(access(lock, F_OK), 0);
+	wfile_release(path, a);
+	ck_assert_int_ne(access(lock, F_OK), 0);
+	b = wfile_reserve(path, &err);
+	ck_assert_msg(b >= 0, "%s", err.msg);
+	wfile_release(path, b);
+}
+END_TEST
+
 START_TEST(test_wfile_sync_ahead)
 {
 	const struct wfile_kind any = {"a test file", NULL};
@@ -1171,6 +1224,8 @@ static Suite *fmt_suite(void)
 	tc = tcase_create("wfile");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_wfile_sync_ahead);
+	tcase_add_test(tc, test_wfile_write_stdout_fails);
+	tcase_add_test(tc, test_wfile_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }

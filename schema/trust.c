@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "trust.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+
+static const char *const lazy_indexes[] = {
+    "CREATE INDEX IF NOT EXISTS call_func_incl ON call_base(func_id, incl_ns)",
+    "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id, t_complete)",
+    "CREATE INDEX IF NOT EXISTS sched_interval_in ON sched_interval(cpu_in, t_in)",
+};
+
+#define NLAZY (int)(sizeof(lazy_indexes) / sizeof(lazy_indexes[0]))
+
+const char *trust_lazy_index_sql(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < NLAZY; i++) {
+		const char *s = lazy_indexes[i] + strlen("CREATE INDEX IF NOT EXISTS ");
+
+		if (!strncmp(s, name, n) && s[n] == ' ')
+			return lazy_indexes[i];
+	}
+	return NULL;
+}
+
+/* One object of a schema: sqlite_schema's row, its SQL normalized. */
+struct object {
+	char *type, *name, *tbl, *sql; /* sql NULL for an automatic index */
+};
+
+struct objects {
+	struct object *v;
+	int n;
+};
+
+/*
+ * @s without comments and with each run of white space one blank, outside
+ * quotes (the text SQLite keeps of a CREATE statement holds the comments
+ * written in it, which a darc of the same schema version may word otherwise).
+ */
+static char *normalize(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out, q = 0;
+
+	if (!out)
+		return NULL;
+	while (*s) {
+		if (q) {
+			if (*s == q)
+				q = 0;
+			*o++ = *s++;
+		} else if (*s == '\'' || *s == '"') {
+			q = *s;
+			*o++ = *s++;
+		} else if (s[0] == '-' && s[1] == '-') {
+			while (*s && *s != '\n')
+				s++;
+		} else if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+			s = e ? e + 2 : s + strlen(s);
+		} else if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+			while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+				s++;
+			if (o > out && o[-1] != ' ' && o[-1] != '(' && *s != ')' && *s != ',')
+				*o++ = ' ';
+		} else {
+			*o++ = *s++;
+		}
+	}
+	while (o > out && o[-1] == ' ')
+		o--;
+	*o = 0;
+	return out;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+static void objects_free(struct objects *o)
+{
+	for (int i = 0; i < o->n; i++) {
+		free(o->v[i].type);
+		free(o->v[i].name);
+		free(o->v[i].tbl);
+		free(o->v[i].sql);
+	}
+	free(o->v);
+	o->v = NULL;
+	o->n = 0;
+}
+
+/* Every object of @sql's main schema into @o. 0, or -1 (an SQLite error, or memory). */
+static int read_objects(sqlite3 *sql, struct objects *o)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(sql, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct object *v = realloc(o->v, (o->n + 1) * sizeof(*v)), *x;
+		const unsigned char *text = sqlite3_column_text(st, 3);
+
+		if (!v)
+			break;
+		o->v = v;
+		x = &o->v[o->n++];
+		*x = (struct object){dup_col(st, 0), dup_col(st, 1), dup_col(st, 2), NULL};
+		if (text)
+			x->sql = normalize((const char *)text);
+		if (!x->type || !x->name || !x->tbl || (text && !x->sql)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* darc's own schema for this version, made once in memory. */
+static struct objects darc;
+static bool darc_failed;
+static pthread_once_t darc_once = PTHREAD_ONCE_INIT;
+
+static void make_darc_schema(void)
+{
+	sqlite3 *m = NULL;
+	bool ok = sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+		  sqlite3_exec(m, schema_tables_sql, NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(m, schema_views_sql, NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(m, schema_indexes_sql, NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(m, schema_call_indexes_sql, NULL, NULL, NULL) == SQLITE_OK;
+
+	for (int i = 0; ok && i < NLAZY; i++)
+		ok = sqlite3_exec(m, lazy_indexes[i], NULL, NULL, NULL) == SQLITE_OK;
+	/* the statistics tables darc analyze's ANALYZE makes (sqlite_stat1, and 4 where built in) */
+	ok = ok && sqlite3_exec(m, "ANALYZE", NULL, NULL, NULL) == SQLITE_OK &&
+	     read_objects(m, &darc) == 0;
+	darc_failed = !ok;
+	sqlite3_close(m);
+}
+
+static const struct object *find(const struct objects *o, const char *type, const char *name)
+{
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(o->v[i].name, name) && !strcmp(o->v[i].type, type))
+			return &o->v[i];
+	return NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+int trust_check_schema(sqlite3 *sql, const char *path, struct fmt_err *err)
+{
+	struct objects file = {0};
+	int rc = -1;
+
+	pthread_once(&darc_once, make_darc_schema);
+	if (darc_failed)
+		return fmt_errf(err, path, "cannot make darc's own schema to compare with (out of"
+					   " memory?)");
+	if (read_objects(sql, &file)) {
+		fmt_errf(err, path, "cannot read its schema: %s", sqlite3_errmsg(sql));
+		goto out;
+	}
+	for (int i = 0; i < file.n; i++) {
+		const struct object *x = &file.v[i], *d = find(&darc, x->type, x->name);
+
+		if (!d || !same(d->tbl, x->tbl) || !same(d->sql, x->sql)) {
+			fmt_errf(err, path, "not darc's schema: %s %s is %s (a database is used only"
+					    " as darc made it)",
+				 x->type, x->name, d ? "not defined as darc defines it" : "not darc's");
+			goto out;
+		}
+	}
+	/* every table and view darc reads is there */
+	for (int i = 0; i < darc.n; i++) {
+		const struct object *d = &darc.v[i];
+
+		if ((!strcmp(d->type, "table") || !strcmp(d->type, "view")) &&
+		    strncmp(d->name, "sqlite_", 7) && !find(&file, d->type, d->name)) {
+			fmt_errf(err, path, "not darc's schema: it has no %s %s", d->type, d->name);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	objects_free(&file);
+	return rc;
+}
+
+int trust_open(const char *path, int flags, sqlite3 **out, struct fmt_err *err)
+{
+	sqlite3 *s = NULL;
+	int on = 1, off = 0;
+
+	if (sqlite3_open_v2(path, &s, flags, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(s, SQLITE_DBCONFIG_DEFENSIVE, on, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(s, SQLITE_DBCONFIG_TRUSTED_SCHEMA, off, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(s, SQLITE_DBCONFIG_ENABLE_TRIGGER, off, NULL) != SQLITE_OK) {
+		fmt_errf(err, path, "cannot open: %s", s ? sqlite3_errmsg(s) : "out of memory");
+		sqlite3_close(s);
+		*out = NULL;
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
