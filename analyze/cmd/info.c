@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "info-manifest.h"
 #include "vis.h"
+#include "jtext.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -135,18 +136,18 @@ static json_t *clock_json(const struct fmt_info *info)
 	for (int i = 0; i < info->noptions; i++) {
 		const struct fmt_option *o = &info->options[i];
 
-		json_array_append_new(opts, json_pack("{s:i, s:s, s:s, s:s}", "id", o->id, "name",
+		json_array_append_new(opts, json_pack("{s:i, s:s, s:s, s:o}", "id", o->id, "name",
 						      o->name, "use", option_use[o->use], "note",
-						      o->note));
+						      jtext(o->note)));
 		if (o->use == FMT_OPTION_IGNORED)
-			json_array_append_new(ign, json_pack("{s:i, s:s, s:s}", "id", o->id, "name",
-							     o->name, "why", o->note));
+			json_array_append_new(ign, json_pack("{s:i, s:s, s:o}", "id", o->id, "name",
+							     o->name, "why", jtext(o->note)));
 	}
 	return json_pack("{s:o, s:s, s:o, s:o, s:b, s:I, s:o, s:o}", "trace_clock",
-			 info->trace_clock ? json_string(info->trace_clock) : json_null(), "unit",
+			 info->trace_clock ? jtext(info->trace_clock) : json_null(), "unit",
 			 info->ts_not_ns ? "counts" : "ns", "conversion",
-			 info->ts_conv ? json_string(info->ts_conv) : json_null(), "not_ns",
-			 info->ts_not_ns ? json_string(info->ts_not_ns) : json_null(),
+			 info->ts_conv ? jtext(info->ts_conv) : json_null(), "not_ns",
+			 info->ts_not_ns ? jtext(info->ts_not_ns) : json_null(),
 			 "report_seconds", info->ts_report_secs, "offset_ns",
 			 (json_int_t)info->ts_offset, "options", opts, "options_not_applied", ign);
 }
@@ -194,8 +195,8 @@ static json_t *buffers_json(struct fmt_reader *r)
 	for (int b = 0; b < info->nbuffers; b++) {
 		const struct fmt_buffer *fb = &info->buffers[b];
 		json_t *bo = json_object(), *cpus = json_array();
-		json_object_set_new(bo, "name", json_string(fb->name));
-		json_object_set_new(bo, "clock", json_string(fb->clock));
+		json_object_set_new(bo, "name", jtext(fb->name));
+		json_object_set_new(bo, "clock", jtext(fb->clock));
 		for (int i = 0; i < fb->ncpus; i++) {
 			const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
 			json_t *co = json_object();
@@ -223,7 +224,7 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 "bad_metadata_lines", info->bad_lines, "samples",
 			 (json_int_t)info->skipped_samples, "records",
 			 (json_int_t)info->skipped_records, "text",
-			 info->skipped ? json_string(info->skipped) : json_null());
+			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
 static void print_json(struct fmt_reader *r, const struct tally *t)
@@ -232,18 +233,18 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_t *o = json_object(), *ev_o = json_object();
 	char label[256];
 
-	json_object_set_new(o, "file", json_string(info->path));
-	json_object_set_new(o, "format", json_string(info->format));
+	json_object_set_new(o, "file", jtext(info->path));
+	json_object_set_new(o, "format", jtext(info->format));
 	json_object_set_new(o, "version", json_integer(info->version));
 	json_object_set_new(o, "big_endian", json_boolean(info->big_endian));
 	json_object_set_new(o, "long_size", json_integer(info->long_size));
 	json_object_set_new(o, "page_size", json_integer(info->page_size));
-	json_object_set_new(o, "compression", json_string(info->compression));
-	json_object_set_new(o, "compression_version", json_string(info->compression_ver));
-	json_object_set_new(o, "uname", info->uname ? json_string(info->uname) : json_null());
+	json_object_set_new(o, "compression", jtext(info->compression));
+	json_object_set_new(o, "compression_version", jtext(info->compression_ver));
+	json_object_set_new(o, "uname", info->uname ? jtext(info->uname) : json_null());
 	json_object_set_new(o, "tracer_version",
-			    info->tracer_version ? json_string(info->tracer_version) : json_null());
-	json_object_set_new(o, "clock", json_string(info->clock));
+			    info->tracer_version ? jtext(info->tracer_version) : json_null());
+	json_object_set_new(o, "clock", jtext(info->clock));
 	json_object_set_new(o, "timestamps", clock_json(info));
 	json_object_set_new(o, "cpus", json_integer(info->cpus));
 	json_object_set_new(o, "events", json_integer(t->total));
@@ -253,7 +254,7 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 	json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
 	json_object_set_new(o, "skipped", skipped_json(info));
-	json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
+	json_object_set_new(o, "lacks", info->lacks ? jtext(info->lacks) : json_null());
 	for (int i = 0; i < t->nsorted; i++)
 		json_object_set_new(ev_o,
 				    event_label(fmt_reader_tep(r), t->sorted[i].type, label,
@@ -263,9 +264,9 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_object_set_new(o, "buffers", buffers_json(r));
 	if (info->manifest_json) {
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
-		json_object_set_new(o, "manifest", m ? m : json_string(info->manifest_json));
+		json_object_set_new(o, "manifest", m ? m : jtext(info->manifest_json));
 	}
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(jtext_clean(o), stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	json_decref(o);
 }

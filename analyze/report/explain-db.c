@@ -15,6 +15,7 @@
 #include "search-db.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 #define MAX_PARTS 3
 
@@ -223,17 +224,17 @@ static bool follow(struct rdb *db, json_t *c)
 		sqlite3_bind_int64(st, 2, child);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			json_array_append_new(path,
-					      json_string(rdb_text(st, 0)));
+					      jtext(rdb_text(st, 0)));
 		sqlite3_finalize(st);
 	}
 	if (k >= 0) {
 		char *who = NULL;
 		if (step[k])
-			json_array_append_new(path, json_string(step[k]));
-		json_object_set_new(c, "kind", json_string(kind[k]));
+			json_array_append_new(path, jtext(step[k]));
+		json_object_set_new(c, "kind", jtext(kind[k]));
 		if (k == 0)
 			query1(db, paths_wakers_sql, at, 0, NULL, &who);
-		json_object_set_new(c, "who", who ? json_string(who) : json_null());
+		json_object_set_new(c, "who", who ? jtext(who) : json_null());
 		free(who);
 	}
 	json_object_del(c, "follow");
@@ -308,7 +309,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 			char *who = NULL;
 			query1(db, paths_wakers_sql, json_integer_value(json_object_get(w, "fnode")), 0,
 			       NULL, &who);
-			json_object_set_new(c, "who", who ? json_string(who) : json_null());
+			json_object_set_new(c, "who", who ? jtext(who) : json_null());
 			json_object_del(c, "wakers_of");
 			free(who);
 		}
@@ -317,11 +318,11 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	explain_rank_causes(causes);
 	json_array_foreach(causes, k, c) {
 		char *sentence = explain_sentence(title, part, c);
-		json_object_set_new(c, "sentence", json_string(sentence ? sentence : "?"));
+		json_object_set_new(c, "sentence", jtext(sentence ? sentence : "?"));
 		free(sentence);
 	}
 	slow = range_json(&part->slow);
-	json_object_set_new(slow, "how", json_string(part->how == SLOW_PEAK ? "peak" : "tail"));
+	json_object_set_new(slow, "how", jtext(part->how == SLOW_PEAK ? "peak" : "tail"));
 	json_object_set_new(slow, "share", json_real(part->slow.share_lat));
 	json_object_set_new(one, "slow", slow);
 	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
@@ -338,7 +339,7 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 			       const struct subject *s, struct fmt_err *err)
 {
 	char *title = explain_title(s->func);
-	json_t *j = json_pack("{ss ss ss sI sI sf}", "func", s->func, "title", title ? title : "?",
+	json_t *j = json_pack("{so so ss sI sI sf}", "func", jtext(s->func), "title", jtext(title ? title : "?"),
 			      "kind", explain_kind(s->func, s->func_kind), "fnode",
 			      (json_int_t)s->fnode, "calls", (json_int_t)s->calls, "total_ns",
 			      s->total_ns);
@@ -406,7 +407,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
-		char *path = json_dumps(json_object_get(c, "path"), JSON_COMPACT);
+		char *path = json_dumps(jtext_clean(json_object_get(c, "path")), JSON_COMPACT);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, search);
 		sqlite3_bind_int(st, 2, (int)k + 1);
@@ -537,8 +538,8 @@ static json_t *skipped(const struct subject *s, int n, int top)
 		if (!s[i].nparts && s[i].tail_share > 0 && (!shown || s[i].total_ns >= floor) &&
 		    json_array_size(j) < (size_t)top) {
 			char *title = explain_title(s[i].func);
-			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
-							   title ? title : "?", "tail_share",
+			json_array_append_new(j, json_pack("{so so sf}", "func", jtext(s[i].func), "title",
+							   jtext(title ? title : "?"), "tail_share",
 							   s[i].tail_share));
 			free(title);
 		}
@@ -571,7 +572,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 	skip = rc ? json_array() : skipped(s, n, top);
 	if (!rc && o->json) {
 		json_t *j = json_pack("{sO sO}", "subjects", all, "skipped", skip);
-		rc = show_json(out, j) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, j, err);
 		json_decref(j);
 	} else if (!rc) {
 		json_array_foreach(all, k, x)

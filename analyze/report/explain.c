@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "explain.h"
+#include "jtext.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -88,12 +89,12 @@ static json_t *step(json_t *node)
 	char buf[256];
 
 	if (!kind || !strcmp(kind, "fnode"))
-		return json_string(name ? name : "?");
+		return jtext(name ? name : "?");
 	if (!strcmp(kind, "irq") || !strcmp(kind, "softirq"))
 		snprintf(buf, sizeof(buf), "[%s]", name ? name : kind);
 	else
 		snprintf(buf, sizeof(buf), "[%s]", !strcmp(kind, "preemption") ? "preempted" : kind);
-	return json_string(buf);
+	return jtext(buf);
 }
 
 /* The cause's kind for a node (or runner-up) of search kind @kind, with its @io or not. */
@@ -115,8 +116,12 @@ static json_t *path_to(json_t *nodes, int i)
 
 	while (i > 0) {
 		json_t *n = json_array_get(nodes, i);
+		json_int_t parent = json_integer_value(json_object_get(n, "parent"));
+
 		json_array_insert_new(path, 0, step(n));
-		i = json_integer_value(json_object_get(n, "parent"));
+		/* a parent precedes its child: anything else (a node that was not
+		   made) ends the walk rather than looping on it */
+		i = parent < i ? (int)parent : 0;
 	}
 	return path;
 }
@@ -154,7 +159,7 @@ static json_t *who_of(json_t *node, const char *kind)
 		what = detail(node, "woken by");
 	else if (!strcmp(kind, "preempt"))
 		what = detail(node, "ran instead");
-	return what ? json_string(what) : json_null();
+	return what ? jtext(what) : json_null();
 }
 
 static json_t *cause(json_t *path, const char *kind, double ns, double f0_ns, json_int_t votes,
@@ -311,7 +316,7 @@ json_t *explain_causes(json_t *nodes)
 			  json_number_value(json_object_get(node, "total_ns")), f0_ns,
 			  json_integer_value(json_object_get(node, "maxcount")), who_of(node, kind));
 		if (!strcmp(kind, "preempt") && detail(node, "hit")) /* where it was preempted */
-			json_object_set_new(x, "where", json_string(detail(node, "hit")));
+			json_object_set_new(x, "where", jtext(detail(node, "hit")));
 		if (!strcmp(kind, "io"))
 			json_object_set(x, "io", json_object_get(node, "io"));
 		json_array_append_new(out, x);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "wfile.h"
+#include "jtext.h"
 
 const char ropt_help[] =
     "which calls (one of):\n" ROPT_HELP_CALLS
@@ -315,7 +316,7 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 	if (o->sel.task)
 		json_object_set_new(j, "task", json_integer(o->sel.task));
 	if (o->sel.comm)
-		json_object_set_new(j, "comm", json_string(o->sel.comm));
+		json_object_set_new(j, "comm", jtext(o->sel.comm));
 	if (o->sel.t_lo != INT64_MIN || o->sel.t_hi != INT64_MAX)
 		json_object_set_new(j, "time_ns", json_pack("[II]", (json_int_t)o->sel.t_lo,
 							    (json_int_t)o->sel.t_hi));

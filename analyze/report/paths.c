@@ -13,6 +13,7 @@
 #include "search-db.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 /*
  * Up to 3 rows of @sql (?1 bound to @arg, else to @num) as {role, what,
@@ -34,8 +35,8 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 		sqlite3_bind_int64(st, 1, num);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(
-		    j, json_pack("{ss ss sI sI ss}", "role", role, "what",
-				 rdb_text(st, 0), "times",
+		    j, json_pack("{ss so sI sI ss}", "role", role, "what",
+				 jtext(rdb_text(st, 0)), "times",
 				 (json_int_t)sqlite3_column_int64(st, 1), "ns",
 				 (json_int_t)sqlite3_column_int64(st, 2), "text",
 				 show_amount(sqlite3_column_double(st, 2), "ns", amount,
@@ -200,8 +201,8 @@ static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct
 		qsort(c, n, sizeof(*c), by_votes);
 	for (int k = 0; k < n && k < 3; k++) {
 		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
-		json_array_append_new(j, json_pack("{ss ss si sf sf}", "kind",
-						   sr_kind_name(c[k].kind), "name", name,
+		json_array_append_new(j, json_pack("{ss so si sf sf}", "kind",
+						   sr_kind_name(c[k].kind), "name", jtext(name),
 						   "maxcount", c[k].maxcount, "total_ns",
 						   c[k].total_ns, "share",
 						   peak_share(r, c[k].total_ns)));
@@ -219,9 +220,9 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 	for (int i = 0; i < r->nnodes; i++) {
 		const struct sr_node *n = &r->nodes[i];
 		char *name = rsearch_name(db, rs, n->kind, n->id);
-		json_t *o = json_pack("{si si si ss ss si si sf sf ss}", "node", i, "parent",
+		json_t *o = json_pack("{si si si ss so si si sf sf ss}", "node", i, "parent",
 				      n->parent, "depth", n->depth, "kind", sr_kind_name(n->kind),
-				      "name", name, "maxcount", n->maxcount, "calls", n->ncalls,
+				      "name", jtext(name), "maxcount", n->maxcount, "calls", n->ncalls,
 				      "total_ns", n->total_ns, "share", n->share, "status",
 				      sr_status_name(n->status));
 		if (n->kind == SR_FNODE)
@@ -327,7 +328,7 @@ static char *search_params(const struct ropt *o, const struct sr_params *sp)
 	char *s;
 
 	ropt_filters_json(o, j);
-	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
 }
@@ -434,7 +435,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 	int rc = paths_collect(db, o, sp, peak, all, &what, err);
 
 	if (!rc && o->json)
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	else if (!rc)
 		paths_text(out, what, o, sp, all);
 	json_decref(all);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include "show.h"
 
 #include <inttypes.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "vis.h"
+#include "jtext.h"
 #define BAR 40 /* width of the distribution column */
 
 void show_bucket_range(int b, int resolution, uint64_t *lo, uint64_t *hi)
@@ -147,7 +149,7 @@ json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const
 /* The head every JSON answer starts with: what, where, how. */
 static json_t *head_json(const struct show_ctx *c)
 {
-	json_t *o = json_pack("{ss ss ss ss si}", "what", c->what, "recording", c->recording,
+	json_t *o = json_pack("{so so ss ss si}", "what", jtext(c->what), "recording", jtext(c->recording),
 			      "metric", c->metric, "unit", c->unit, "resolution", c->resolution);
 
 	if (c->info) {
@@ -232,8 +234,19 @@ json_t *show_timelapse_json(const struct show_ctx *c, const struct profile *rows
 
 int show_json(FILE *out, json_t *j)
 {
-	int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(jtext_clean(j), out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
 	fputc('\n', out);
 	return rc || ferror(out) ? -1 : 0;
+}
+
+int show_json_to(FILE *out, json_t *j, struct fmt_err *err)
+{
+	if (!j) /* every name goes through jtext(): only memory can be missing */
+		return fmt_errf(err, NULL, "cannot make the JSON output: out of memory");
+	if (show_json(out, j))
+		return fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
+				out == stdout ? " to standard output" : "",
+				errno ? strerror(errno) : "I/O error");
+	return 0;
 }

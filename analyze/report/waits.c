@@ -10,6 +10,7 @@
 #include "report.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 #define CHAIN_MAX 8
 
@@ -41,14 +42,14 @@ static json_t *wait_json(sqlite3 *sql, int64_t id, int64_t slack, int depth)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, slack);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		j = json_pack("{sI sI ss ss sI sI sI ss sI}", "wait", (json_int_t)id, "task",
+		j = json_pack("{sI sI so so sI sI sI so sI}", "wait", (json_int_t)id, "task",
 			      (json_int_t)sqlite3_column_int64(st, 1), "comm",
-			      rdb_text(st, 2), "category",
-			      rdb_text(st, 3), "ns",
+			      jtext(rdb_text(st, 2)), "category",
+			      jtext(rdb_text(st, 3)), "ns",
 			      (json_int_t)sqlite3_column_int64(st, 4), "run_delay_ns",
 			      (json_int_t)sqlite3_column_int64(st, 5), "waker",
 			      (json_int_t)sqlite3_column_int64(st, 6), "waker_comm",
-			      rdb_text(st, 7), "t_out",
+			      jtext(rdb_text(st, 7)), "t_out",
 			      (json_int_t)sqlite3_column_int64(st, 9));
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			parent = sqlite3_column_int64(st, 8);
@@ -105,7 +106,7 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 	}
 	sqlite3_finalize(st);
 	if (json) {
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	} else {
 		size_t i;
 		json_t *w;
