@@ -39,7 +39,6 @@
 # calls in thousands: scheduler and interrupt paths that run by chance).
 # --no-trim keeps the whole kallsyms and skips the first runs.
 set -e
-T=/sys/kernel/tracing
 S=${SCRATCH:?}
 TRIM=1
 [ "${1:-}" != --no-trim ] || { TRIM=0; shift; }
@@ -87,22 +86,26 @@ reset() {
 	fi
 }
 
+# the -n options of the function names in $1 (one word each, for word splitting)
+notrace() { for f in $1; do printf '%s ' -n "$f"; done; }
+
 # tc NAME FILTER: trace-cmd record of the case into $OUT/NAME.dat (FILTER:
 # the options of -F or nothing)
 tc() {
 	name=$1
 	shift
+	# shellcheck disable=SC2046,SC2086 # option lists split into words
 	set -- trace-cmd record -o "$OUT/$name.dat" -b 8192 -p function_graph -g "$ENTRY" \
-		--max-graph-depth "$DEPTH" $(for f in $NOTRACE; do echo "-n $f"; done) \
-		-e sched -e irq -e block "$@" $CMD
+		--max-graph-depth "$DEPTH" $(notrace "$NOTRACE") -e sched -e irq -e block "$@" $CMD
 	run "$name" "$@"
 }
 
 # dr NAME: darc-record of the case into $OUT/NAME.dat
 dr() {
 	name=$1
+	# shellcheck disable=SC2046,SC2086 # option lists split into words
 	set -- darc-record -o "$OUT/$name.dat" -q -b 8192 -g "$ENTRY" --max-depth "$DEPTH" \
-		$(for f in $NOTRACE; do echo "-n $f"; done) -- $CMD
+		$(notrace "$NOTRACE") -- $CMD
 	run "$name" "$@"
 }
 
@@ -147,7 +150,7 @@ trim_kallsyms() {
 	echo "uname: $(uname -a)"
 	echo "cmdline: $(cat /proc/cmdline)"
 	echo "cpus: $(nproc)"
-	echo "trace-cmd: $(trace-cmd --version 2>&1 | grep version)"
+	echo "trace-cmd: $(trace-cmd --version 2>&1 | grep 'trace-cmd version')"
 	echo "darc-record: $(darc-record --version 2>&1 | head -n 1)"
 } >"$OUT/guest-info.txt"
 cat "$OUT/guest-info.txt"
@@ -159,19 +162,19 @@ vm-workload prepare "$S/chainfile" 8 warm
 if [ "$TRIM" = 1 ]; then
 	# one recording of every case, so that function_graph is switched on
 	# once (patching every function takes 20-40 s under TCG)
-	entries= notrace= all=
+	entries='' notraced='' all=
 	for c in "$@"; do
 		case_def "$c"
 		entries="$entries -g $ENTRY"
-		notrace="$notrace $NOTRACE"
+		notraced="$notraced $NOTRACE"
 		all="$all
 reset $c light
 $CMD"
 	done
 	{ sed -n '/^reset() {$/,/^}$/p' "$0"; echo "$all"; } >/tmp/all.sh
-	# shellcheck disable=SC2086 # one word an option
+	# shellcheck disable=SC2046,SC2086 # option lists split into words
 	trace-cmd record -o /tmp/first.dat -b 8192 -p function_graph $entries \
-		--max-graph-depth 12 $(for f in $notrace; do echo "-n $f"; done) \
+		--max-graph-depth 12 $(notrace "$notraced") \
 		-e sched -e irq -e block env S="$S" sh /tmp/all.sh >/tmp/first.log 2>&1 ||
 		{ cat /tmp/first.log; say "the first run failed"; exit 1; }
 	graph_names /tmp/first.dat >/tmp/names

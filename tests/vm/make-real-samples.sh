@@ -57,6 +57,8 @@ if [ -z "$FROM" ]; then
 	"$HERE/vm.sh" --out "$WORK/vm" --add "$REC=/usr/local/bin/darc-record" --add "$TRACE_CMD" \
 		--timeout 2400 --script "$HERE/guest-real.sh" -- "${CASES[@]}" ||
 		{ rc=$?; msg "the VM run failed (status $rc)"; exit "$rc"; }
+	# the darc-record that recorded: the last commit that changed record/
+	git -C "$TOP" log -1 --format=%h -- record/ >"$WORK/vm/darc-record.commit"
 fi
 vm_s=$((SECONDS - start))
 # the calls of a recording that the trimmed kallsyms may misname, in words
@@ -70,7 +72,7 @@ misnamed() {
 	if [ "$n" = 0 ]; then
 		echo "every one of its $all graph entries is of a function the first run called"
 	else
-		echo "$n of its $all graph entries are of functions the first run did not call, named after the symbol before them (as ${names//|/, })"
+		echo "$n of its $all graph entries $([ "$n" = 1 ] && echo is || echo are) of functions the first run did not call, named after the symbol before them (as ${names//|/, })"
 	fi
 }
 
@@ -117,11 +119,12 @@ for c in "${CASES[@]}"; do
 			{ msg "no truth for $c-$r.dat"; exit 1; }
 		cmd=$(tail -n 1 "$WORK/vm/$c-$r.cmd" | sed 's|/out/||')
 		ks=$(sed -n 's/^kallsyms: //p' "$WORK/vm/$c-$r.cmd")
-		dirty=$(sed -n 's/^\(vm.dirty_bytes .*\)/\1/p' "$WORK/vm/$c-$r.cmd")
+		dirty=$(sed -n 's/^vm.dirty_bytes \([1-9][0-9]*\) vm.dirty_background_bytes \([0-9]*\)/, vm.dirty_bytes \1, vm.dirty_background_bytes \2/p' \
+			"$WORK/vm/$c-$r.cmd")
 		# shellcheck disable=SC2016 # backquotes are Markdown
-		printf 'real-%s-%s.dat: %s; %s. Made %s by tests/vm/make-real-samples.sh (guest-real.sh): %s inside a qemu %s guest (-accel tcg,thread=single, 2 vCPUs, 1 GiB) running Debian kernel %s (%s, cmdline `console=ttyS0 preempt=full tsc=reliable panic=-1`), workload tests/vm/workload.c on an ext4 virtio-blk scratch disk (%s); /proc/kallsyms as the recorder saw it: %s (a copy bind-mounted over it), %s; command: `%s`; %s. Its truth: tests/golden/expected/real/real-%s-%s.truth.json (tests/golden/real-truth.py).\n' \
+		printf 'real-%s-%s.dat: %s; %s. Made %s by tests/vm/make-real-samples.sh (guest-real.sh): %s inside a qemu %s guest (-accel tcg,thread=single, 2 vCPUs, 1 GiB) running Debian kernel %s (%s, cmdline `console=ttyS0 preempt=full tsc=reliable panic=-1`), workload tests/vm/workload.c on an ext4 virtio-blk scratch disk%s; /proc/kallsyms as the recorder saw it: %s (a copy bind-mounted over it), %s; command: `%s`; %s. Its truth: tests/golden/expected/real/real-%s-%s.truth.json (tests/golden/real-truth.py).\n' \
 			"$c" "$r" "${WHAT[$c]}" "${HOW[$r]}" "$(date +%F)" \
-			"$([ $r = darc ] && echo "darc-record (built from commit $(git -C "$TOP" rev-parse --short HEAD))" || echo "trace-cmd $tcver record")" \
+			"$([ $r = darc ] && echo "darc-record (record/ as of commit $(cat "$WORK/vm/darc-record.commit"))" || echo "trace-cmd $tcver record")" \
 			"$qver" "$krel" "$kver" "$dirty" "$ks" "$(misnamed "$c-$r" "$f")" "$cmd" "$counts" "$c" "$r" \
 			>>"$WORK/readme-lines"
 	done
