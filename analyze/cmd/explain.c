@@ -110,7 +110,6 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
 	const struct ropt *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
@@ -119,7 +118,7 @@ static int check(struct cmd_ctx *ctx, void *args)
 		return ROPT_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
-	    o->pp.prominence != dflt.prominence || o->pp.smooth != dflt.smooth) {
+	    o->pp.rule != PEAK_SEEN) {
 		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
 					  " peaks a person sees: --metric, --resolution, --unit,"
 					  " --prominence and --smooth are darc peaks'");

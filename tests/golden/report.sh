@@ -114,8 +114,8 @@ want='{"given":[[14,17],[18,22]]}|1|14|17|48
 {"given":[[14,17],[18,22]]}|2|18|22|55
 {"prominence":1.0,"smooth":1}|1|14|17|48
 {"prominence":1.0,"smooth":1}|2|18|22|55
-{"prominence":2.0,"smooth":1}|1|14|17|48
-{"prominence":2.0,"smooth":1}|2|18|22|55'
+{"rule":"seen"}|1|14|17|48
+{"rule":"seen"}|2|18|22|55'
 [ "$got" = "$want" ] && ok "peaks stored in table peak, one set per way of finding them" ||
 	{ not_ok "table peak:"; echo "$got"; }
 
@@ -305,12 +305,14 @@ assert c["kind"] == "io" and c["path"][-1] == "[blocked]" and c["sentence"].star
 		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
 		not_ok "vm-fsyncread: pointers and keys ($got)"
 	# the recording the issue names (kprobes with the bio pointer too): at
-	# resolution 3 the slowest pread64 peak ends in its wait, continued into
-	# the bios that ended it, the device stage named; every pread64 adds up
+	# resolution 3 the pread64 peak that holds the most latency (the disk
+	# reads; one slower call of 3.8 ms is a peak of its own, 10% of the
+	# latency, as a person sees it) ends in its wait, continued into the bios
+	# that ended it, the device stage named; every pread64 adds up
 	"$darc" paths "$tmp/fs.db" --root __x64_sys_pread64 --resolution 3 --json | python3 -c '
 import json, sys
 a = json.load(sys.stdin)
-last = a[-1]["nodes"][-1]
+last = max(a, key=lambda p: p["nodes"][0]["total_ns"])["nodes"][-1]
 assert last["name"] == "blocked" and last["io"]["dominant"] == "device", last
 ' && ok "vm-fsyncread paths: the disk peak continues into its bios and names the device" ||
 		not_ok "vm-fsyncread paths into the bios"
