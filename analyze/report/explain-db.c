@@ -158,12 +158,6 @@ static const char follow_sql[] =
     " ORDER BY v DESC LIMIT 1";
 static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id = fn.func_id"
 				" WHERE fn.parent_id = ?1 AND f.name = ?2 ORDER BY fn.calls DESC";
-static const char chain_sql[] =
-    "WITH RECURSIVE up(id, parent, name, d) AS (SELECT fn.id, fn.parent_id, f.name, 0"
-    "  FROM fnode fn JOIN func f ON f.id = fn.func_id WHERE fn.id = ?1"
-    "  UNION ALL SELECT fn.id, fn.parent_id, f.name, up.d + 1 FROM up"
-    "  JOIN fnode fn ON fn.id = up.parent JOIN func f ON f.id = fn.func_id WHERE up.id != ?2)"
-    " SELECT name FROM up WHERE up.id != ?2 ORDER BY d DESC";
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
 static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
 
@@ -217,17 +211,11 @@ static bool follow(struct rdb *db, json_t *c)
 		}
 		sqlite3_finalize(st);
 	}
-	if (k >= 0 && at != child && sqlite3_prepare_v2(rdb_sql(db), chain_sql, -1, &st, NULL) ==
-					     SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, at);
-		sqlite3_bind_int64(st, 2, child);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			json_array_append_new(path,
-					      json_string((const char *)sqlite3_column_text(st, 0)));
-		sqlite3_finalize(st);
-	}
 	if (k >= 0) {
+		json_t *below = rsearch_chain(db, child, at);
 		char *who = NULL;
+		json_array_extend(path, below);
+		json_decref(below);
 		if (step[k])
 			json_array_append_new(path, json_string(step[k]));
 		json_object_set_new(c, "kind", json_string(kind[k]));

@@ -108,14 +108,19 @@ static const char *cause_kind(const char *kind, bool io)
 	return kind; /* irq, softirq */
 }
 
-/* The path from below f0 down to node @i (an array of steps). */
+/*
+ * The path from below f0 down to node @i (an array of steps); a part below
+ * the depth limit goes down its "below" functions to where it is.
+ */
 static json_t *path_to(json_t *nodes, int i)
 {
 	json_t *path = json_array();
 
 	while (i > 0) {
-		json_t *n = json_array_get(nodes, i);
+		json_t *n = json_array_get(nodes, i), *below = json_object_get(n, "below");
 		json_array_insert_new(path, 0, step(n));
+		for (size_t k = json_array_size(below); k-- > 0;)
+			json_array_insert(path, 0, json_array_get(below, k));
 		i = json_integer_value(json_object_get(n, "parent"));
 	}
 	return path;

@@ -98,11 +98,17 @@ const char paths_wakers_sql[] =
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
-/* The fnode whose own sleeps blocked node @i is (-1: f0's, which may be several). */
+/*
+ * The fnode whose own sleeps blocked node @i is: its parent's, or below a
+ * node at max_depth the one that holds most of them (-1: f0's, which may be
+ * several).
+ */
 static int64_t sleeper(const struct sr_result *r, int i)
 {
 	int p = r->nodes[i].parent;
 
+	if (r->nodes[i].at)
+		return r->nodes[i].at;
 	return p > 0 ? r->nodes[p].id : -1;
 }
 
@@ -226,6 +232,11 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 				      sr_status_name(n->status));
 		if (n->kind == SR_FNODE)
 			json_object_set_new(o, "fnode", json_integer(n->id));
+		if (n->at) { /* a part below the depth limit: the functions down to where */
+			json_object_set_new(o, "at", json_integer(n->at));
+			json_object_set_new(o, "below",
+					    rsearch_chain(db, r->nodes[n->parent].id, n->at));
+		}
 		if (n->overhead_ns > 0) { /* the tracer's own handlers: shown, never a cause */
 			json_object_set_new(o, "overhead_ns", json_real(n->overhead_ns));
 			json_object_set_new(o, "overhead_share",
@@ -272,6 +283,12 @@ static void node_text(FILE *out, json_t *n, int indent)
 	size_t k;
 	json_t *x, *ru = json_object_get(n, "runners_up");
 
+	if (json_array_size(json_object_get(n, "below"))) {
+		fprintf(out, "%*sin", indent, "");
+		json_array_foreach(json_object_get(n, "below"), k, x)
+			fprintf(out, "%s%s", k ? " > " : " ", vis(json_string_value(x)));
+		fputc('\n', out);
+	}
 	json_array_foreach(json_object_get(n, "details"), k, x) {
 		long long t = json_integer_value(json_object_get(x, "times"));
 		fprintf(out, "%*s%s %s, %lld time%s, %s\n", indent, "",

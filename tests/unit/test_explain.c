@@ -272,6 +272,49 @@ START_TEST(test_causes_small)
 }
 END_TEST
 
+/*
+ * The issue's dirty-writeback write: the search stopped at its depth limit
+ * in bit_wait_io, 89% of the slow part below it asleep in io_schedule: a
+ * wait in io_schedule (and the CPU time below beside it), not "running in
+ * bit_wait_io".
+ */
+START_TEST(test_causes_below_limit)
+{
+	struct slow_part sp = {SLOW_TAIL, 0, {.lo = 31, .hi = 32, .calls = 7, .share_lat = 0.4}};
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":7,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"do_get_write_access\","
+	    "  \"fnode\":8,\"maxcount\":7,\"total_ns\":950,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":2,\"parent\":1,\"kind\":\"fnode\",\"name\":\"bit_wait_io\",\"fnode\":9,"
+	    "  \"maxcount\":7,\"total_ns\":930,\"status\":\"maximum depth reached\","
+	    "  \"details\":[],\"runners_up\":[]},"
+	    " {\"node\":3,\"parent\":2,\"kind\":\"blocked\",\"name\":\"blocked\",\"at\":11,"
+	    "  \"below\":[\"io_schedule\"],\"maxcount\":7,\"total_ns\":890,"
+	    "  \"status\":\"below the depth limit\","
+	    "  \"details\":[{\"role\":\"woken by\",\"what\":\"irq 25 (virtio0-req.0)\"}],"
+	    "  \"runners_up\":[]},"
+	    " {\"node\":4,\"parent\":2,\"kind\":\"self\",\"name\":\"self\",\"at\":9,"
+	    "  \"below\":[],\"maxcount\":0,\"total_ns\":40,\"status\":\"below the depth limit\","
+	    "  \"details\":[],\"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x = json_array_get(c, 0), *path;
+	char *s;
+
+	ck_assert_int_eq(json_array_size(c), 1); /* the 4% of CPU is under the threshold */
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "blocked");
+	path = json_object_get(x, "path");
+	ck_assert_int_eq(json_array_size(path), 4);
+	ck_assert_str_eq(json_string_value(json_array_get(path, 2)), "io_schedule");
+	ck_assert_str_eq(json_string_value(json_array_get(path, 3)), "[blocked]");
+	s = explain_sentence("write()", &sp, x);
+	ck_assert_ptr_nonnull(strstr(s, ": waiting for I/O (bit_wait_io > io_schedule), 89% of"));
+	ck_assert_ptr_null(strstr(s, "running"));
+	free(s);
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
 /* ---- sentences ---- */
 
 START_TEST(test_sentence_blocked)
@@ -385,6 +428,7 @@ int main(void)
 	tcase_add_test(tc, test_sentence_blocked);
 	tcase_add_test(tc, test_sentence_kinds);
 	tcase_add_test(tc, test_causes_preempt);
+	tcase_add_test(tc, test_causes_below_limit);
 	tcase_add_test(tc, test_title);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
