@@ -96,8 +96,41 @@ static void free_subjects(struct subject *s, int n)
 }
 
 /*
+ * A root fnode whose every call is the first code its task ran in the
+ * recording, after a wake-up, with no switch of the task out before: the
+ * tail of a task switch (finish_task_switch) in a task asleep when the
+ * recording began, whose callers' entries are not in it. Not an entry point
+ * anybody traced. (Only a root that is no system call and has no more calls
+ * than there are tasks can be one: then its calls are read.)
+ */
+static const char fragment_sql[] =
+    "SELECT count(*), coalesce(sum(EXISTS (SELECT 1 FROM wakeup w WHERE w.task_id = c.task_id"
+    "  AND w.t <= c.t_entry) AND NOT EXISTS (SELECT 1 FROM sched_interval i"
+    "  WHERE i.task_id = c.task_id AND i.t_out < c.t_entry)), 0)"
+    " FROM call_base c WHERE c.fnode_id = ?1 AND c.incl_ns IS NOT NULL"
+    " AND ?2 <= (SELECT count(*) FROM task)";
+
+static bool fragment(struct rdb *db, const struct subject *s)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (strcmp(explain_kind(s->func, s->func_kind), "root") ||
+	    sqlite3_prepare_v2(rdb_sql(db), fragment_sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(st, 1, s->fnode);
+	sqlite3_bind_int64(st, 2, (int64_t)s->calls);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		yes = sqlite3_column_int64(st, 0) > 0 &&
+		      sqlite3_column_int64(st, 1) == sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/*
  * The subjects into *@out, ranked (those without a slow part last), the
- * first @top + 2 on exact latencies. Their number, or -1.
+ * first @top + 2 on exact latencies, fragments of a task switch left out.
+ * Their number, or -1.
  */
 static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
 			 struct fmt_err *err)
@@ -132,8 +165,16 @@ static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct s
 	}
 	/* ranked on estimates; those that may be shown again on their calls' exact latency */
 	qsort(s, n, sizeof(*s), by_slow_ns);
-	for (int i = 0; !rc && i < n && i < top + 2; i++)
+	for (int i = 0; !rc && i < n && i < top + 2; i++) {
+		if (fragment(db, &s[i])) {
+			free(s[i].func);
+			free(s[i].what);
+			memmove(&s[i], &s[i + 1], (n - i - 1) * sizeof(*s));
+			n--, i--;
+			continue;
+		}
 		rc = subject_profile(db, o, &s[i], true, err);
+	}
 	if (rc) {
 		free_subjects(s, n);
 		return -1;
@@ -309,8 +350,10 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 		free(sentence);
 	}
 	slow = range_json(&part->slow);
-	json_object_set_new(slow, "how", json_string(part->how == SLOW_PEAK ? "peak" : "tail"));
+	json_object_set_new(slow, "how", json_string(explain_how(part->how)));
 	json_object_set_new(slow, "share", json_real(part->slow.share_lat));
+	if (part->how == SLOW_BODY) /* nothing slower: what the tail held */
+		json_object_set_new(slow, "tail_share", json_real(s->tail_share));
 	json_object_set_new(one, "slow", slow);
 	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
 	json_object_set_new(one, "causes", causes);
@@ -475,9 +518,17 @@ static void part_text(FILE *out, json_t *s, json_t *part, bool verbose)
 	json_t *slow = json_object_get(part, "slow"), *body = json_object_get(part, "body"), *c;
 	size_t k;
 
-	fprintf(out, "  slow %s: ", json_string_value(json_object_get(slow, "how")));
+	json_t *tail = json_object_get(slow, "tail_share");
+	const char *how = json_string_value(json_object_get(slow, "how"));
+
+	fprintf(out, "  %s: ", explain_part_name(!strcmp(how, "peak")   ? SLOW_PEAK
+						 : !strcmp(how, "tail") ? SLOW_TAIL
+									: SLOW_BODY));
 	range_text(out, slow);
 	fprintf(out, ", %.0f%% of its latency", 100 * json_number_value(json_object_get(slow, "share")));
+	if (tail) /* the body itself: nothing slower is worth a section */
+		fprintf(out, "; nothing slower (the calls above the 90th percentile hold %.1f%% of"
+			     " it)", 100 * json_number_value(tail));
 	if (json_is_object(body)) {
 		fprintf(out, "; body: ");
 		range_text(out, body);
@@ -507,37 +558,11 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-/*
- * The subjects without a slow part that would have been shown (as much
- * latency as the least of those shown, or none shown) and have a tail at
- * all (not just one or two buckets): one line each.
- */
-static json_t *skipped(const struct subject *s, int n, int top)
-{
-	json_t *j = json_array();
-	double floor = 0;
-	int shown = 0;
-
-	for (int i = 0; i < n; i++)
-		if (s[i].nparts > 0 && shown++ < top)
-			floor = s[i].total_ns;
-	for (int i = 0; i < n; i++)
-		if (!s[i].nparts && s[i].tail_share > 0 && (!shown || s[i].total_ns >= floor) &&
-		    json_array_size(j) < (size_t)top) {
-			char *title = explain_title(s[i].func);
-			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
-							   title ? title : "?", "tail_share",
-							   s[i].tail_share));
-			free(title);
-		}
-	return j;
-}
-
 int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
 		   int top, bool verbose, struct fmt_err *err)
 {
 	struct subject *s = NULL;
-	json_t *all = json_array(), *skip, *x;
+	json_t *all = json_array(), *x;
 	size_t k;
 	int n, rc;
 
@@ -556,25 +581,18 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		if (j)
 			json_array_append_new(all, j);
 	}
-	skip = rc ? json_array() : skipped(s, n, top);
 	if (!rc && o->json) {
-		json_t *j = json_pack("{sO sO}", "subjects", all, "skipped", skip);
+		json_t *j = json_pack("{sO}", "subjects", all);
 		rc = show_json(out, j) ? fmt_errf(err, NULL, "cannot write the output") : 0;
 		json_decref(j);
 	} else if (!rc) {
 		json_array_foreach(all, k, x)
 			subject_text(out, x, (int)k + 1, verbose);
-		json_array_foreach(skip, k, x)
-			fprintf(out, "%s%s: no slow part: its calls above the 90th percentile hold"
-				     " %.1f%% of its latency\n", k || !json_array_size(all) ? "" : "\n",
-				vis(json_string_value(json_object_get(x, "title"))),
-				100 * json_number_value(json_object_get(x, "tail_share")));
-		if (!json_array_size(all) && !json_array_size(skip))
+		if (!json_array_size(all))
 			fprintf(out, "%s\n", n ? "no entry point has complete calls among those selected"
 					       : "no entry point called twice or more");
 	}
 	json_decref(all);
-	json_decref(skip);
 	free_subjects(s, n > 0 ? n : 0);
 	return rc;
 }

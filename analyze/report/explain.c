@@ -47,6 +47,16 @@ static int tail_part(const struct profile *p, struct slow_part *out, double *tai
 	return out->slow.share_lat >= EXPLAIN_TAIL_MIN;
 }
 
+/* Nothing slow: the body peak @pk itself (number @number), where a typical call spends its time. */
+static int body_part(const struct peak *pk, int number, struct slow_part *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->how = SLOW_BODY;
+	out->number = number;
+	out->slow = *pk;
+	return 1;
+}
+
 int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 		       double *tail_share)
 {
@@ -56,6 +66,8 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 	*tail_share = 0;
 	if (npk < 0)
 		return -1;
+	if (!npk || max < 1)
+		return 0;
 	for (int k = 1; k < npk; k++)
 		body = pk[k].calls > pk[body].calls ? k : body;
 	for (int k = body - 1; k >= 0; k--) /* a near tie: the faster is the body */
@@ -72,10 +84,10 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 	for (int k = 1; k < n; k++)
 		if (out[k].slow.share_lat < EXPLAIN_PEAK_LARGE)
 			n = k;
+	if (!n && !(n = tail_part(p, out, tail_share)))
+		n = body_part(&pk[body], npk > 1 ? body + 1 : 0, out);
 	free(pk);
-	if (n || max < 1)
-		return n;
-	return tail_part(p, out, tail_share);
+	return n;
 }
 
 /* ---- the causes a search tree names ---- */
@@ -329,6 +341,16 @@ json_t *explain_causes(json_t *nodes)
 
 /* ---- the sentence ---- */
 
+const char *explain_how(int how)
+{
+	return how == SLOW_PEAK ? "peak" : how == SLOW_TAIL ? "tail" : "body";
+}
+
+const char *explain_part_name(int how)
+{
+	return how == SLOW_PEAK ? "slow peak" : how == SLOW_TAIL ? "slow tail" : "typical calls";
+}
+
 char *explain_title(const char *func)
 {
 	static const char *const prefix[] = {"__x64_sys_", "__ia32_sys_", "__arm64_sys_",
@@ -512,9 +534,9 @@ char *explain_sentence(const char *title, const struct slow_part *sp, json_t *c)
 		snprintf(by, sizeof(by), ", woken by %s", who);
 	else if (who && !strcmp(kind, "preempt"))
 		snprintf(by, sizeof(by), ", by %s", who);
-	if (asprintf(&s, "%s: slow %s (%s, %llu call%s, %.0f%% of its latency): %s, %.0f%% of"
+	if (asprintf(&s, "%s: %s (%s, %llu call%s, %.0f%% of its latency): %s, %.0f%% of"
 			 " that time%s",
-		     title, sp->how == SLOW_PEAK ? "peak" : "tail", range,
+		     title, explain_part_name(sp->how), range,
 		     (unsigned long long)sp->slow.calls, sp->slow.calls == 1 ? "" : "s",
 		     100 * sp->slow.share_lat, what,
 		     100 * json_number_value(json_object_get(c, "share")), by) < 0)

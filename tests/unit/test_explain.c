@@ -80,15 +80,53 @@ START_TEST(test_slow_tail)
 }
 END_TEST
 
-/* A tail of 1.9% of the latency: no slow part, and its share said. */
+/*
+ * A tail of 1.9% of the latency: nothing slow, so the body itself is the
+ * answer (where a typical call spends its time), and the tail's share said.
+ */
 START_TEST(test_slow_negligible)
 {
 	static const uint64_t c[] = {100, 1000, 10};
 	struct slow_part sp[3];
 	double tail;
 
-	ck_assert_int_eq(parts(c, 3, 10, sp, 3, &tail), 0);
+	ck_assert_int_eq(parts(c, 3, 10, sp, 3, &tail), 1);
 	ck_assert_double_eq_tol(tail, 10 * 4.0 / (100 + 1000 * 2 + 10 * 4), 1e-9);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].slow.lo, 10);
+	ck_assert_int_eq(sp[0].slow.hi, 12);
+	ck_assert_int_eq(sp[0].slow.calls, 1110);
+	ck_assert_int_eq(sp[0].body.calls, 0); /* contrasted with nothing */
+}
+END_TEST
+
+/*
+ * The issue's pipe consumer: 200 reads of about 25 ms, one hump, the 90th
+ * percentile in its last bucket (no tail at all): the body, all 200 calls;
+ * and two peaks where the body is the slowest (the other below it, the
+ * tail negligible): the body peak alone, numbered.
+ */
+START_TEST(test_slow_body)
+{
+	static const uint64_t hump[] = {3, 197};
+	static const uint64_t below[] = {300, 0, 0, 0, 1000, 10};
+	struct slow_part sp[3];
+	double tail = 1;
+
+	ck_assert_int_eq(parts(hump, 2, 23, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].number, 0);
+	ck_assert_int_eq(sp[0].slow.lo, 23);
+	ck_assert_int_eq(sp[0].slow.hi, 24);
+	ck_assert_int_eq(sp[0].slow.calls, 200);
+	ck_assert_double_eq_tol(sp[0].slow.share_lat, 1, 1e-9);
+	ck_assert_double_eq(tail, 0);
+	ck_assert_int_eq(parts(below, 6, 10, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].number, 2);
+	ck_assert_int_eq(sp[0].slow.lo, 14);
+	ck_assert_int_eq(sp[0].slow.hi, 15);
+	ck_assert_double_eq_tol(tail, 10 * 32.0 / (300 + 1000 * 16 + 10 * 32), 1e-9);
 }
 END_TEST
 
@@ -418,6 +456,7 @@ int main(void)
 	tcase_add_test(tc, test_slow_outlier);
 	tcase_add_test(tc, test_slow_tail);
 	tcase_add_test(tc, test_slow_negligible);
+	tcase_add_test(tc, test_slow_body);
 	tcase_add_test(tc, test_slow_two);
 	tcase_add_test(tc, test_slow_below_body);
 	tcase_add_test(tc, test_slow_empty);
