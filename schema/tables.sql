@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (

@@ -11,6 +11,7 @@
 
 #include "columns.h"
 #include "explain.h"
+#include "explain-wake.h"
 #include "report.h"
 #include "search-db.h"
 #include "show.h"
@@ -254,19 +255,41 @@ static bool follow(struct rdb *db, json_t *c)
 	}
 	if (k >= 0) {
 		json_t *below = rsearch_chain(db, child, at);
-		char *who = NULL;
 		json_array_extend(path, below);
 		json_decref(below);
 		if (step[k])
 			json_array_append_new(path, json_string(step[k]));
 		json_object_set_new(c, "kind", json_string(kind[k]));
-		if (k == 0)
-			query1(db, paths_wakers_sql, at, 0, NULL, &who);
-		json_object_set_new(c, "who", who ? json_string(who) : json_null());
-		free(who);
+		json_object_set_new(c, "who", json_null());
+		if (k == 0) /* who woke it: explain_part() asks */
+			json_object_set_new(c, "sleeper", json_integer(at));
 	}
 	json_object_del(c, "follow");
 	return true;
+}
+
+/*
+ * Who ended the sleeps of blocked cause @c (its "sleeper" fnode): the
+ * waker with the most time (paths' rule), and the chain behind them
+ * (explain-wake.c), whose first task, where one ended them, is the waker.
+ */
+static void wakers(struct rdb *db, json_t *c)
+{
+	int64_t fnode = json_integer_value(json_object_get(c, "sleeper"));
+	json_t *ch = wake_chain(db, fnode), *first;
+	char *who = NULL;
+
+	query1(db, paths_wakers_sql, fnode, 0, NULL, &who);
+	json_object_set_new(c, "who", who ? json_string(who) : json_null());
+	free(who);
+	first = json_array_get(json_object_get(ch, "chain"), 0);
+	if (json_is_string(json_object_get(first, "who")))
+		json_object_set(c, "who", json_object_get(first, "who"));
+	else if (first && !strcmp(json_string_value(json_object_get(first, "kind")), "unknown"))
+		json_object_set_new(c, "who", json_null()); /* never a guess */
+	if (ch)
+		json_object_set_new(c, "wake", ch);
+	json_object_del(c, "sleeper");
 }
 
 /* ---- one subject ---- */
@@ -328,19 +351,13 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_del(one, "calls");
 	causes = explain_causes(json_object_get(one, "nodes"));
 	for (k = 0; k < json_array_size(causes);) {
-		json_t *w = json_object_get(c = json_array_get(causes, k), "wakers_of");
+		c = json_array_get(causes, k);
 		if (json_object_get(c, "follow") && !follow(db, c)) {
 			json_array_remove(causes, k);
 			continue;
 		}
-		if (w) {
-			char *who = NULL;
-			query1(db, paths_wakers_sql, json_integer_value(json_object_get(w, "fnode")), 0,
-			       NULL, &who);
-			json_object_set_new(c, "who", who ? json_string(who) : json_null());
-			json_object_del(c, "wakers_of");
-			free(who);
-		}
+		if (json_object_get(c, "sleeper"))
+			wakers(db, c);
 		k++;
 	}
 	explain_rank_causes(causes);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "explain.h"
+#include "show.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +196,27 @@ static bool ends_in_part(json_t *nodes, size_t i)
 	return false;
 }
 
+/* The fnode whose own sleeps node @i's are (-1: f0's, which may be several fnodes). */
+static json_t *sleeper_at(json_t *nodes, size_t i)
+{
+	json_t *fn = json_object_get(json_array_get(nodes, i), "fnode");
+
+	return i > 0 && json_is_integer(fn) ? json_incref(fn) : json_integer(-1);
+}
+
+/*
+ * The sleeper of blocked node @i: below a node at the depth limit the fnode
+ * that holds most of the sleep, else its parent.
+ */
+static json_t *sleeper_of(json_t *nodes, size_t i)
+{
+	json_t *node = json_array_get(nodes, i), *at = json_object_get(node, "at");
+
+	if (json_is_integer(at))
+		return json_incref(at);
+	return sleeper_at(nodes, json_integer_value(json_object_get(node, "parent")));
+}
+
 /*
  * The runners-up at node @i that cost more than the cause its winners lead
  * to (@winners_ns: the largest leaf below them), as causes of their own;
@@ -220,10 +243,12 @@ static void costlier_runners_up(json_t *nodes, int i, double winners_ns, double 
 		c = cause(path, cause_kind(kind, false), ns, f0_ns,
 			  json_integer_value(json_object_get(r, "maxcount")),
 			  !strcmp(kind, "irq") || !strcmp(kind, "softirq") ? source(r) : json_null());
-		if (fn || !strcmp(kind, "blocked")) /* the caller looks up where it led, who woke it */
-			json_object_set_new(c, fn ? "follow" : "wakers_of",
+		if (fn) /* the caller looks up where it led */
+			json_object_set_new(c, "follow",
 					    json_pack("{sO sO}", "fnode", json_object_get(node, "fnode"),
 						      "name", json_object_get(r, "name")));
+		else if (!strcmp(kind, "blocked")) /* and who woke the node's own sleeps */
+			json_object_set_new(c, "sleeper", sleeper_at(nodes, i));
 		json_array_append_new(out, c);
 	}
 }
@@ -331,6 +356,8 @@ json_t *explain_causes(json_t *nodes)
 			json_object_set_new(x, "where", json_string(detail(node, "hit")));
 		if (!strcmp(kind, "io"))
 			json_object_set(x, "io", json_object_get(node, "io"));
+		if (!strcmp(kind, "io") || !strcmp(kind, "blocked"))
+			json_object_set_new(x, "sleeper", sleeper_of(nodes, i));
 		json_array_append_new(out, x);
 	}
 	free(below);
@@ -519,19 +546,126 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 		snprintf(buf, size, "running in %s itself", title);
 }
 
+/* Append to @buf (of @size) as printf. */
+static void add(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	va_list ap;
+
+	if (at + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
+}
+
+/* " (62% of its time)" where step @st holds less than 90% of what it is part of. */
+static void part_of(json_t *st, char *buf, size_t size)
+{
+	double share = json_number_value(json_object_get(st, "share"));
+
+	if (share < 0.9)
+		add(buf, size, " (%.0f%% of its time)", 100 * share);
+}
+
+/*
+ * A waker and how it ended the sleep: "producer [138] (pipe_write)", or
+ * "(futex_wake, 77.0us before the wake-up, through an IPI)" for a remote
+ * wake-up traced to the call that queued it.
+ */
+static void waker_text(json_t *st, char *buf, size_t size)
+{
+	const char *what = json_string_value(json_object_get(st, "what"));
+	json_int_t lag = json_integer_value(json_object_get(st, "lag_ns"));
+	char amount[32];
+
+	add(buf, size, "%s", json_string_value(json_object_get(st, "who")));
+	if (lag > 0)
+		add(buf, size, " (%s, %s before the wake-up, which came through an IPI)",
+		    what ? what : "its call", show_amount((double)lag, "ns", amount, sizeof(amount)));
+	else if (what)
+		add(buf, size, " (%s)", what);
+}
+
+/* ", which waited for the disk: 200 bios", ... : step @st, a part of a waker's time. */
+static void behind_text(json_t *st, char *buf, size_t size)
+{
+	const char *kind = json_string_value(json_object_get(st, "kind"));
+	const char *what = json_string_value(json_object_get(st, "what"));
+	json_int_t n = json_integer_value(json_object_get(st, "n"));
+
+	if (!strcmp(kind, "waker")) {
+		add(buf, size, ", which waited for ");
+		waker_text(st, buf, size);
+	} else if (!strcmp(kind, "disk")) {
+		add(buf, size, ", which waited for the disk");
+		part_of(st, buf, size);
+		add(buf, size, ": %lld bio%s", (long long)n, n == 1 ? "" : "s");
+		return;
+	} else if (!strcmp(kind, "timer") || !strcmp(kind, "irq") || !strcmp(kind, "softirq")) {
+		add(buf, size, ", which waited for %s%s%s%s", !strcmp(kind, "timer") ? "a timer" : "",
+		    what && !strcmp(kind, "timer") ? " (" : "", what ? what : "",
+		    what && !strcmp(kind, "timer") ? ")" : "");
+	} else if (!strcmp(kind, "running") || !strcmp(kind, "preempted")) {
+		add(buf, size, ", which was %s", !strcmp(kind, "running") ? "running" : "preempted");
+	} else if (!strcmp(kind, "unknown")) {
+		add(buf, size, ", which an interrupt the recording does not name woke");
+	} else if (!strcmp(kind, "no wake-up")) {
+		add(buf, size, ", whose own wake-up is not in the recording");
+	} else {
+		return; /* a waker whose time is not recorded, or past the depth followed */
+	}
+	part_of(st, buf, size);
+}
+
+/*
+ * ", woken by producer [138] (pipe_write), which waited for the disk: 200
+ * bios": who ended cause @c's sleeps, and the chain behind a task that did;
+ * where an interrupt the recording does not name ended them, that, and
+ * what to record.
+ */
+static void woken_text(json_t *c, char *buf, size_t size)
+{
+	json_t *wake = json_object_get(c, "wake"), *chain = json_object_get(wake, "chain");
+	json_t *first = json_array_get(chain, 0), *u = json_object_get(wake, "unknown"), *st;
+	const char *who = json_string_value(json_object_get(c, "who"));
+	const char *kind = json_string_value(json_object_get(first, "kind"));
+	size_t k;
+
+	buf[0] = 0;
+	if (kind && !strcmp(kind, "unknown")) {
+		add(buf, size, ", woken by an interrupt the recording does not name (%s)",
+		    json_string_value(json_object_get(u, "advice")));
+		if (json_integer_value(json_object_get(u, "pending_bios")))
+			add(buf, size, "; %lld of these sleeps follow a bio of the task whose"
+				       " completion is not in the recording either",
+			    (long long)json_integer_value(json_object_get(u, "pending_bios")));
+		return;
+	}
+	if (kind && !strcmp(kind, "waker")) {
+		add(buf, size, ", woken by ");
+		waker_text(first, buf, size);
+	} else if (who) {
+		add(buf, size, ", woken by %s", who);
+	}
+	json_array_foreach(chain, k, st)
+		if (k)
+			behind_text(st, buf, size);
+}
+
 char *explain_sentence(const char *title, const struct slow_part *sp, json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	const char *who = json_string_value(json_object_get(c, "who"));
-	char range[32], what[1024], by[300] = "", *s;
+	char range[32], what[1024], by[1024] = "", *s;
 
 	if (sp->slow.lo == sp->slow.hi)
 		snprintf(range, sizeof(range), "bucket %d", sp->slow.lo);
 	else
 		snprintf(range, sizeof(range), "buckets %d-%d", sp->slow.lo, sp->slow.hi);
 	doing(title, c, what, sizeof(what));
-	if (who && (!strcmp(kind, "blocked") || !strcmp(kind, "io")))
-		snprintf(by, sizeof(by), ", woken by %s", who);
+	if (!strcmp(kind, "blocked") || !strcmp(kind, "io"))
+		woken_text(c, by, sizeof(by));
 	else if (who && !strcmp(kind, "preempt"))
 		snprintf(by, sizeof(by), ", by %s", who);
 	if (asprintf(&s, "%s: %s (%s, %llu call%s, %.0f%% of its latency): %s, %.0f%% of"

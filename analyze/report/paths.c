@@ -77,18 +77,22 @@ static const char ran_instead_sql[] =
  * 'timed out', the one rule for every report) by the function that ran it,
  * a hard interrupt by the handler running at the wake-up (wakeup.handler;
  * else the innermost interrupt episode then on that CPU) with its number,
- * a softirq by its vector.
+ * a softirq by its vector; a hard interrupt that nothing names as what it
+ * is: never guessed to be the timer.
  */
 const char paths_wakers_sql[] =
     "SELECT CASE WHEN k.ctx = 0 THEN coalesce(t.comm, 'tid') || ' [' || k.waker_tid || ']'"
     " WHEN wt.category = 'timed out' THEN 'timer (' || coalesce(wf.name, k.handler, x.name) || ')'"
-    " WHEN k.ctx = 2 THEN 'softirq ' || coalesce(k.handler, '?')"
+    " WHEN k.ctx = 2 THEN coalesce('softirq ' || k.handler,"
+    " 'a softirq the recording does not name')"
     " WHEN k.handler IS NOT NULL THEN coalesce('irq ' || (SELECT i.irq FROM irq_interval i"
     " WHERE i.kind = 0 AND i.name = k.handler AND i.irq IS NOT NULL LIMIT 1) || ' ', '')"
     " || '(' || k.handler || ')'"
     " ELSE coalesce((SELECT 'irq ' || coalesce(i.irq || ' ', '') || '(' || i.name || ')'"
-    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.t_start <= k.t"
-    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1), x.name)"
+    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.name != ''"
+    " AND i.t_start <= k.t"
+    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1),"
+    " CASE k.ctx WHEN 1 THEN 'an interrupt the recording does not name' ELSE x.name END)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
     " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
