@@ -575,9 +575,11 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
 		   int top, bool verbose, struct fmt_err *err)
 {
+	/* every cause above the threshold: a callee that holds its share is a path too */
+	struct sr_params by_time = *given, *sp = &by_time;
 	struct subject *s = NULL;
 	json_t *all = json_array(), *x;
 	size_t k;
@@ -589,6 +591,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 	 */
 	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
 		     NULL);
+	by_time.branch_pct = 100 * EXPLAIN_CAUSE_MIN;
 	n = load_subjects(db, o, top, &s, err);
 	rc = n < 0 ? -1 : 0;
 

@@ -149,7 +149,7 @@ static json_t *source(json_t *node)
 }
 
 /* The first of a winner's details in @role ("woken by", "hit", "ran instead"), or NULL. */
-static const char *detail(json_t *node, const char *role)
+static json_t *detail_of(json_t *node, const char *role)
 {
 	json_t *d;
 	size_t k;
@@ -157,9 +157,15 @@ static const char *detail(json_t *node, const char *role)
 	json_array_foreach(json_object_get(node, "details"), k, d) {
 		const char *r = json_string_value(json_object_get(d, "role"));
 		if (r && !strcmp(r, role))
-			return json_string_value(json_object_get(d, "what"));
+			return d;
 	}
 	return NULL;
+}
+
+/* Its "what": a function, a task, an interrupt. */
+static const char *detail(json_t *node, const char *role)
+{
+	return json_string_value(json_object_get(detail_of(node, role), "what"));
 }
 
 /* Who a winner's details name: the first waker, the task that ran instead, or the source. */
@@ -352,8 +358,12 @@ json_t *explain_causes(json_t *nodes)
 		x = cause(path_to(nodes, i), kind,
 			  json_number_value(json_object_get(node, "total_ns")), f0_ns,
 			  json_integer_value(json_object_get(node, "maxcount")), who_of(node, kind));
-		if (!strcmp(kind, "preempt") && detail(node, "hit")) /* where it was preempted */
+		if (!strcmp(kind, "preempt") && detail(node, "hit")) { /* where it was preempted */
+			json_t *path = json_object_get(detail_of(node, "hit"), "path");
 			json_object_set_new(x, "where", json_string(detail(node, "hit")));
+			if (json_array_size(path))
+				json_object_set(x, "where_path", path);
+		}
 		if (!strcmp(kind, "io"))
 			json_object_set(x, "io", json_object_get(node, "io"));
 		if (!strcmp(kind, "io") || !strcmp(kind, "blocked"))
@@ -436,8 +446,28 @@ static const struct phrase waits_for[] = {
 	{"io_schedule", "I/O"},
 	{"blk_io_schedule", "block I/O"},
 	{"jbd2_log_wait_commit", "the ext4 journal to commit"},
+	{"jbd2_complete_transaction", "the ext4 journal to commit"},
+	{"do_get_write_access", "the ext4 journal to release a buffer it is writing"},
+	{"balance_dirty_pages", "dirty-page throttling (writeback to catch up with the writer)"},
+	{"file_write_and_wait_range", "its file's page writeback"},
+	{"filemap_write_and_wait_range", "its file's page writeback"},
+	{"filemap_fdatawait_range", "its file's page writeback"},
+	{"__filemap_fdatawait_range", "its file's page writeback"},
+	{"filemap_fdatawait_keep_errors", "its file's page writeback"},
+	{"folio_wait_writeback", "page writeback"},
+	{"wait_on_page_writeback", "page writeback"},
+	{"filemap_fault", "a page of a mapped file to be read in (a page fault)"},
+	{"__folio_lock", "a page lock"},
+	{"__folio_lock_killable", "a page lock"},
+	{"__lock_page", "a page lock"},
+	{"out_of_line_wait_on_bit", "a buffer's I/O"},
+	{"__wait_on_buffer", "a buffer's I/O"},
+	{"futex_wait_queue", "a futex"},
+	{"futex_wait_queue_me", "a futex"},
 	{"pipe_read", "data in a pipe"},
 	{"pipe_write", "room in a pipe"},
+	{"do_wait", "a child process"},
+	{"sk_wait_data", "data on a socket"},
 	{"ep_poll", "epoll events"},
 	{"do_sys_poll", "poll events"},
 	{"do_select", "select events"},
@@ -528,7 +558,12 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 			 100 * json_number_value(json_object_get(io, "dominant_share")), in);
 	else if (!strcmp(kind, "blocked"))
 		snprintf(buf, size, "waiting%s%s%s", what ? " for " : "", what ? what : "", in);
-	else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
+	else if (!strcmp(kind, "preempt") && json_array_size(json_object_get(c, "where_path")) > 1) {
+		const char *unused;
+		chain(json_object_get(c, "where_path"), ch, sizeof(ch), &unused);
+		snprintf(buf, size, "preempted in %s (%s)",
+			 json_string_value(json_object_get(c, "where")), ch);
+	} else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
 		snprintf(buf, size, "preempted%s in %s", in,
 			 json_string_value(json_object_get(c, "where")));
 	else if (!strcmp(kind, "preempt"))

@@ -32,14 +32,17 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_int64(st, 1, num);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(
-		    j, json_pack("{ss ss sI sI ss}", "role", role, "what",
-				 (const char *)sqlite3_column_text(st, 0), "times",
-				 (json_int_t)sqlite3_column_int64(st, 1), "ns",
-				 (json_int_t)sqlite3_column_int64(st, 2), "text",
-				 show_amount(sqlite3_column_double(st, 2), "ns", amount,
-					     sizeof(amount))));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *row = json_pack("{ss ss sI sI ss}", "role", role, "what",
+					(const char *)sqlite3_column_text(st, 0), "times",
+					(json_int_t)sqlite3_column_int64(st, 1), "ns",
+					(json_int_t)sqlite3_column_int64(st, 2), "text",
+					show_amount(sqlite3_column_double(st, 2), "ns", amount,
+						    sizeof(amount)));
+		if (sqlite3_column_count(st) > 3) /* where: the fnode it hit */
+			json_object_set_new(row, "fnode", json_integer(sqlite3_column_int64(st, 3)));
+		json_array_append_new(j, row);
+	}
 	sqlite3_finalize(st);
 }
 
@@ -51,11 +54,12 @@ static const char irq_hits_sql[] =
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
     " ELSE 'interrupt ' || coalesce(i.name, '?') END"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+/* The calls a preemption hit, by fnode: where in the path. */
 static const char preempt_hits_sql[] =
-    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sr_sub s"
+    "SELECT f.name, count(*), sum(si.t_in - si.t_out), c.fnode_id FROM sr_sub s"
     " CROSS JOIN sched_interval si ON si.call_id = s.id JOIN call_base c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
-    " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+    " GROUP BY c.fnode_id ORDER BY 3 DESC LIMIT 3";
 /*
  * The tasks switched in on the CPU a preempted call left, while it was off
  * it (sched_switch: their off-CPU intervals ending there and then); each
@@ -125,7 +129,13 @@ static json_t *details(struct rdb *db, const struct sr_result *r, int i, const c
 	if (n->kind == SR_IRQ || n->kind == SR_SOFTIRQ)
 		top_rows(db, irq_hits_sql, "hit", name, 0, j);
 	else if (n->kind == SR_PREEMPT) {
+		json_t *d;
+		size_t k;
 		top_rows(db, preempt_hits_sql, "hit", NULL, 0, j);
+		json_array_foreach(j, k, d) /* the functions from below f0 down to it */
+			json_object_set_new(d, "path",
+					    rsearch_chain(db, r->nodes[0].id, json_integer_value(
+									json_object_get(d, "fnode"))));
 		top_rows(db, ran_instead_sql, "ran instead", NULL, 0, j);
 	} else if (n->kind == SR_BLOCKED && n->parent >= 0)
 		top_rows(db, paths_wakers_sql, "woken by", NULL, sleeper(r, i), j);
@@ -204,11 +214,16 @@ static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct
 	int n = 0;
 
 	for (int k = 0; c && k < r->ncands; k++)
-		if (r->cands[k].node == i && !r->cands[k].winner && r->cands[k].maxcount > 0)
+		if (r->cands[k].node == i && !r->cands[k].winner &&
+		    (r->cands[k].maxcount > 0 ||
+		     peak_share(r, r->cands[k].total_ns) >= SR_RUNNER_UP_SHARE))
 			c[n++] = r->cands[k];
 	if (c)
 		qsort(c, n, sizeof(*c), by_votes);
-	for (int k = 0; k < n && k < 3; k++) {
+	/* the three with the most votes, and any other that holds its share of the time */
+	for (int k = 0; k < n; k++) {
+		if (k >= 3 && peak_share(r, c[k].total_ns) < SR_RUNNER_UP_SHARE)
+			continue;
 		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
 		json_array_append_new(j, json_pack("{ss ss si sf sf}", "kind",
 						   sr_kind_name(c[k].kind), "name", name,
@@ -236,6 +251,8 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 				      sr_status_name(n->status));
 		if (n->kind == SR_FNODE)
 			json_object_set_new(o, "fnode", json_integer(n->id));
+		if (n->by_time) /* it lost the vote: a path for its share of the time */
+			json_object_set_new(o, "by_time", json_true());
 		if (n->at) { /* a part below the depth limit: the functions down to where */
 			json_object_set_new(o, "at", json_integer(n->at));
 			json_object_set_new(o, "below",
@@ -328,13 +345,14 @@ void paths_tree_text(FILE *out, json_t *nodes)
 	json_array_foreach(nodes, i, n) {
 		int depth = json_integer_value(json_object_get(n, "depth"));
 		const char *status = json_string_value(json_object_get(n, "status"));
-		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s\n", 2 * depth, "",
+		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s%s\n", 2 * depth, "",
 			40 - 2 * depth > 8 ? 40 - 2 * depth : 8,
 			vis(json_string_value(json_object_get(n, "name"))),
 			100 * json_real_value(json_object_get(n, "share")),
 			json_integer_value(json_object_get(n, "maxcount")),
-			json_integer_value(json_object_get(n, "calls")), *status ? "  " : "",
-			status);
+			json_integer_value(json_object_get(n, "calls")),
+			json_is_true(json_object_get(n, "by_time")) ? "  followed for its time" : "",
+			*status ? "  " : "", status);
 		node_text(out, n, 2 * depth + 4);
 	}
 }
@@ -347,6 +365,8 @@ static char *search_params(const struct ropt *o, const struct sr_params *sp)
 			      sp->mode == SR_SUM ? "sum" : "max");
 	char *s;
 
+	if (sp->branch_pct > 0)
+		json_object_set_new(j, "branch_pct", json_real(sp->branch_pct));
 	ropt_filters_json(o, j);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);

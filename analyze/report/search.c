@@ -569,7 +569,7 @@ static int below_limit(struct search *s, int node, int64_t fnode)
 		const struct sr_node *up = &s->out->nodes[node];
 		struct sr_node w = {node, up->depth + 1, c->kind, c->id, c->maxcount, s->ncalls,
 				    c->total_ns, s->f0_total > 0 ? c->total_ns / s->f0_total : 0,
-				    SR_BELOW, up->level, 0, 0};
+				    SR_BELOW, up->level, 0, 0, 0, 0};
 		if (c->total_ns <= 0 || (c->maxcount < best * s->p->maxcount_pct / 100 &&
 					 c->total_ns < 0.05 * up->total_ns))
 			continue;
@@ -610,10 +610,14 @@ static int follow(struct search *s, int node, struct cset *cs)
 		struct sr_cand *c = &cs->v[i];
 		struct sr_node w = {node, depth, c->kind, c->id, c->maxcount, s->ncalls, c->total_ns,
 				    s->f0_total > 0 ? c->total_ns / s->f0_total : 0, SR_FOUND,
-				    level_of(s, node, c->total_ns), 0, 0};
+				    level_of(s, node, c->total_ns), 0, 0, 0, 0};
 		int k;
-		if (c->maxcount < best * s->p->maxcount_pct / 100)
-			continue;
+		if (c->maxcount < best * s->p->maxcount_pct / 100 || !c->maxcount) {
+			if (c->kind != SR_FNODE || s->p->branch_pct <= 0 ||
+			    c->total_ns < s->p->branch_pct / 100 * s->f0_total)
+				continue;
+			w.by_time = 1; /* lost the vote, holds its share of the time */
+		}
 		c->winner = 1;
 		if (c->kind == SR_FNODE)
 			w.status = c->total_ns / s->ncalls < exp2(s->p->min_bucket) ? SR_MIN_BUCKET
@@ -650,6 +654,7 @@ int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr
 
 	memset(out, 0, sizeof(*out));
 	if (p->max_depth < 0 || !(p->maxcount_pct > 0 && p->maxcount_pct <= 100) ||
+	    !(p->branch_pct >= 0 && p->branch_pct <= 100) ||
 	    p->min_bucket < 0 || p->min_bucket > 62 || (p->mode != SR_MAX && p->mode != SR_SUM))
 		return -1;
 	if (t->nopen || idx_build(&x, t))

@@ -24,6 +24,12 @@
  * (root cause found), at a node without children, at max_depth, or when the
  * winner's mean value is below 2^min_bucket ns.
  *
+ * Causes by time (branch_pct, darc explain's): a callee that lost the vote
+ * at its level but holds branch_pct % of f0's latency in the peak is
+ * searched as well (by_time), so that a second cause of a third of the time
+ * (an fsync's own page writeback beside its journal commit) is a path of
+ * its own, not a runner-up.
+ *
  * A chain of wrappers costs no depth: a winning child that holds nearly all
  * of its parent's time (SR_WRAP of it) is searched at its parent's level of
  * max_depth, so do_get_write_access > out_of_line_wait_on_bit >
@@ -95,8 +101,13 @@ struct sr_params {
 	double maxcount_pct; /* default 97 */
 	int min_bucket;	     /* default 6: 64 ns */
 	int mode;	     /* enum sr_mode */
+	double branch_pct;   /* > 0: a callee that lost the vote but holds this % of f0's */
+			     /* latency is searched too (by time); 0, DARC's rule: not */
 };
-#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX}
+#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX, 0}
+
+/* A runner-up of this share of f0's latency is listed whatever its votes. */
+#define SR_RUNNER_UP_SHARE 0.05
 
 /* What a candidate is. */
 enum sr_kind {
@@ -143,6 +154,8 @@ struct sr_node {
 	double share;	   /* of f0's latency in the peak, 0..1 */
 	int status;	   /* enum sr_status */
 	int level;	   /* depth counted against max_depth (wrappers cost none) */
+	int by_time;	   /* a callee that lost the vote, searched for its time */
+	int pad;	   /* (explicit: nodes are compared whole) */
 	double overhead_ns; /* tracer overhead in its instances' subtrees, summed */
 	int64_t at;	   /* SR_BELOW blocked or self: the fnode holding most of it */
 };

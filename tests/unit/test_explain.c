@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,8 +314,8 @@ END_TEST
 /*
  * The issue's dirty-writeback write: the search stopped at its depth limit
  * in bit_wait_io, 89% of the slow part below it asleep in io_schedule: a
- * wait in io_schedule (and the CPU time below beside it), not "running in
- * bit_wait_io".
+ * wait in io_schedule, for the journal (do_get_write_access), and the CPU
+ * time below beside it, not "running in bit_wait_io".
  */
 START_TEST(test_causes_below_limit)
 {
@@ -345,7 +346,8 @@ START_TEST(test_causes_below_limit)
 	ck_assert_str_eq(json_string_value(json_array_get(path, 2)), "io_schedule");
 	ck_assert_str_eq(json_string_value(json_array_get(path, 3)), "[blocked]");
 	s = explain_sentence("write()", &sp, x);
-	ck_assert_ptr_nonnull(strstr(s, ": waiting for I/O (bit_wait_io > io_schedule), 89% of"));
+	ck_assert_msg(strstr(s, ": waiting for the ext4 journal to release a buffer it is writing"
+			       " (do_get_write_access > bit_wait_io > io_schedule), 89% of"), "%s", s);
 	ck_assert_ptr_null(strstr(s, "running"));
 	free(s);
 	json_decref(c);
@@ -476,6 +478,72 @@ START_TEST(test_sentence_chain)
 }
 END_TEST
 
+/* A preemption's sentence says where in the path it hit: the held-out case's __cond_resched. */
+START_TEST(test_causes_preempt_where)
+{
+	struct slow_part sp = {SLOW_PEAK, 2, {.lo = 21, .hi = 23, .calls = 20, .share_lat = 0.72}};
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":20,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"preemption\",\"name\":\"preemption\","
+	    "  \"maxcount\":20,\"total_ns\":580,\"runners_up\":[],\"details\":["
+	    "  {\"role\":\"hit\",\"what\":\"__cond_resched\",\"fnode\":12,\"path\":"
+	    "   [\"ext4_file_read_iter\",\"generic_file_read_iter\",\"filemap_read\",\"__cond_resched\"]},"
+	    "  {\"role\":\"ran instead\",\"what\":\"hog [193]\"}]}]");
+	json_t *c = explain_causes(nodes);
+	char *s = explain_sentence("read()", &sp, json_array_get(c, 0));
+
+	ck_assert_ptr_nonnull(strstr(s, ": preempted in __cond_resched (generic_file_read_iter >"
+					" filemap_read > __cond_resched), 58% of that time, by hog [193]"));
+	free(s);
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/*
+ * The issue's kernel waits in plain words: an fsync's journal commit and
+ * its own page writeback, a writer throttled in balance_dirty_pages, a
+ * write's journal buffer, a futex, a cold mmap'ed page.
+ */
+START_TEST(test_sentence_waits)
+{
+	static const struct {
+		const char *path, *want;
+	} v[] = {
+	    {"\"ext4_sync_file\",\"jbd2_complete_transaction\",\"jbd2_log_wait_commit\"",
+	     "waiting for the ext4 journal to commit (ext4_sync_file > jbd2_complete_transaction"},
+	    {"\"ext4_sync_file\",\"file_write_and_wait_range\",\"__filemap_fdatawait_range\","
+	     "\"folio_wait_writeback\",\"folio_wait_bit_common\",\"io_schedule\"",
+	     "waiting for its file's page writeback (ext4_sync_file > file_write_and_wait_range"},
+	    {"\"generic_perform_write\",\"balance_dirty_pages_ratelimited_flags\","
+	     "\"balance_dirty_pages\",\"io_schedule_timeout\"",
+	     "waiting for dirty-page throttling (writeback to catch up with the writer)"
+	     " (balance_dirty_pages_ratelimited_flags > balance_dirty_pages"},
+	    {"\"ext4_dirty_inode\",\"do_get_write_access\",\"out_of_line_wait_on_bit\","
+	     "\"__wait_on_bit\",\"bit_wait_io\",\"io_schedule\"",
+	     "waiting for the ext4 journal to release a buffer it is writing"},
+	    {"\"do_futex\",\"futex_wait\",\"futex_wait_queue\"", "waiting for a futex"},
+	    {"\"handle_mm_fault\",\"__handle_mm_fault\",\"filemap_fault\",\"__folio_lock\"",
+	     "waiting for a page of a mapped file to be read in (a page fault)"},
+	};
+	struct slow_part sp = {SLOW_TAIL, 0, {.lo = 30, .hi = 31, .calls = 7, .share_lat = 0.3}};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		char text[512];
+		json_t *c;
+		char *s;
+		snprintf(text, sizeof(text), "{\"path\":[%s,\"[blocked]\"],\"kind\":\"blocked\","
+			 "\"share\":0.5,\"who\":null}", v[i].path);
+		c = tree(text);
+		s = explain_sentence("fsync()", &sp, c);
+		ck_assert_msg(strstr(s, v[i].want), "%s", s);
+		free(s);
+		json_decref(c);
+	}
+}
+END_TEST
+
 START_TEST(test_title)
 {
 	char *t = explain_title("__x64_sys_write");
@@ -516,6 +584,8 @@ int main(void)
 	tcase_add_test(tc, test_causes_preempt);
 	tcase_add_test(tc, test_causes_below_limit);
 	tcase_add_test(tc, test_sentence_chain);
+	tcase_add_test(tc, test_causes_preempt_where);
+	tcase_add_test(tc, test_sentence_waits);
 	tcase_add_test(tc, test_title);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

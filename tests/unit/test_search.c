@@ -332,6 +332,44 @@ START_TEST(test_depth_limit)
 END_TEST
 
 /*
+ * Causes by time: an fsync whose slow calls spend 61% in the journal's
+ * commit (fnode 2, asleep) and 33% waiting for their own page writeback
+ * (fnode 3 > 4, asleep): the commit wins every vote, the writeback none.
+ * DARC's rule ends at the commit; with branch_pct 5 (explain's) the
+ * writeback is searched too, for its time, down to its sleep.
+ */
+START_TEST(test_by_time)
+{
+	struct sr_input in;
+	struct sr_params p = SR_PARAMS_DEFAULT;
+	int wb = -1;
+
+	for (int r = 0; r < 30; r++) {
+		int f0 = add(-1, 1, 1000000), a = add(f0, 2, 610000), b = add(f0, 3, 330000);
+		int w = add(b, 4, 320000);
+		calls[a].blocked = 600000;
+		calls[w].blocked = 300000;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 blocked");
+	in = (struct sr_input){calls, ncalls, irqs, nirqs, 4, soft};
+	p.branch_pct = 5;
+	sr_release(&res);
+	ck_assert_int_eq(sr_search(&in, &p, &res), 0);
+	for (int n = 1; n < res.nnodes; n++)
+		if (res.nodes[n].kind == SR_FNODE && res.nodes[n].id == 3)
+			wb = n;
+	ck_assert_int_ge(wb, 0);
+	ck_assert_int_eq(res.nodes[wb].by_time, 1);
+	ck_assert_int_eq(res.nodes[wb].maxcount, 0);
+	ck_assert_double_eq_tol(res.nodes[wb].share, 0.33, 1e-9);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SR_BLOCKED);
+	ck_assert_int_eq(res.nodes[res.nodes[res.nnodes - 1].parent].id, 4);
+	ck_assert_int_eq(res.nodes[1].by_time, 0); /* the commit won its votes */
+}
+END_TEST
+
+/*
  * A chain of wrappers costs no depth: 12 callees each holding nearly all of
  * its caller's time, the last asleep: the path goes down all of them to the
  * sleep (depth 13), where the depth limit had stopped it at 10.
@@ -477,7 +515,8 @@ static bool same_node(const struct sr_node *a, const struct sr_node *b)
 	return a->parent == b->parent && a->depth == b->depth && a->kind == b->kind &&
 	       a->id == b->id && a->maxcount == b->maxcount && a->ncalls == b->ncalls &&
 	       a->total_ns == b->total_ns && a->share == b->share && a->status == b->status &&
-	       a->level == b->level && a->overhead_ns == b->overhead_ns && a->at == b->at;
+	       a->level == b->level && a->by_time == b->by_time && a->overhead_ns == b->overhead_ns &&
+	       a->at == b->at;
 }
 
 /*
@@ -628,6 +667,7 @@ int main(void)
 	tcase_add_test(tc, test_stops);
 	tcase_add_test(tc, test_depth_limit);
 	tcase_add_test(tc, test_wrappers);
+	tcase_add_test(tc, test_by_time);
 	tcase_add_test(tc, test_f0_fnodes);
 	tcase_add_test(tc, test_overhead);
 	tcase_add_test(tc, test_votes_per_level);
