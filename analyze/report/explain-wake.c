@@ -374,3 +374,62 @@ json_t *wake_chain(struct rdb *db, int64_t sleeper)
 	wload_free(&l);
 	return j;
 }
+
+/* ---- what a recording holds to name wakers (darc info) ---- */
+
+enum { EV_UNSEEN, EV_OTHER, EV_WAKEUP, EV_IRQ, EV_VECTOR };
+
+/* The kind of event @system:@name for the tally. */
+static uint8_t event_kind(const char *system, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!system || !name)
+		return EV_OTHER;
+	if (!strcmp(system, "sched") && (!strcmp(name, "sched_waking") || !strcmp(name, "sched_wakeup")))
+		return EV_WAKEUP;
+	if (!strcmp(system, "irq") && !strcmp(name, "irq_handler_entry"))
+		return EV_IRQ;
+	if (!strcmp(system, "irq_vectors") && n > 6 && !strcmp(name + n - 6, "_entry"))
+		return EV_VECTOR;
+	return EV_OTHER;
+}
+
+void wake_evidence_add(struct wake_evidence *e, uint16_t type, const char *system,
+		       const char *name, int32_t pid, uint8_t flags)
+{
+	/* common_flags: 0x08 hard interrupt, 0x10 softirq (a softirq on irq exit may show both) */
+	bool hard = (flags & 0x08) && !(flags & 0x10);
+
+	if (e->kind[type] == EV_UNSEEN)
+		e->kind[type] = event_kind(system, name);
+	switch (e->kind[type]) {
+	case EV_WAKEUP:
+		e->hard += hard;
+		e->hard_idle += hard && !pid;
+		break;
+	case EV_VECTOR:
+	case EV_IRQ:
+		e->irqs++;
+		e->irqs_idle += !pid;
+		break;
+	}
+}
+
+const char *wake_evidence_warning(const struct wake_evidence *e, char *buf, size_t size)
+{
+	if (!e->hard)
+		return NULL;
+	if (!e->irqs)
+		snprintf(buf, size, "%llu wake-ups came from hard interrupts, and the recording has"
+			 " no irq events: what ended those sleeps cannot be named (record irq and"
+			 " irq_vectors events)", (unsigned long long)e->hard);
+	else if (e->hard_idle && !e->irqs_idle)
+		snprintf(buf, size, "the interrupts of idle CPUs are not in the recording (a pid"
+			 " filter, such as trace-cmd record -F or -P): the %llu wake-ups they made"
+			 " cannot be named (record them on every CPU)",
+			 (unsigned long long)e->hard_idle);
+	else
+		return NULL;
+	return buf;
+}

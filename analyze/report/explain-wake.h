@@ -11,6 +11,9 @@
 #define DARC_EXPLAIN_WAKE_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "read.h"
 
@@ -34,5 +37,28 @@ json_t *wake_chain(struct rdb *db, int64_t sleeper);
  * CPUs.
  */
 const char *waits_unnamed_advice(struct rdb *db, bool idle);
+
+/*
+ * What a recording holds that tells who or what ended its sleeps, tallied
+ * event by event (darc info): wake-ups from hard interrupts, and the
+ * interrupt events that would name them.
+ */
+struct wake_evidence {
+	uint64_t hard;	     /* wake-up events in hard-interrupt context */
+	uint64_t hard_idle;  /* of them, on an idle CPU (common_pid 0) */
+	uint64_t irqs;	     /* interrupt entries: irq_handler_entry, irq_vectors' *_entry */
+	uint64_t irqs_idle;  /* of them, in the idle task */
+	uint8_t kind[65536]; /* by event type: 0 not seen yet, then enum in explain-wake.c */
+};
+
+/* Count one event (@system:@name, NULL if unknown) of @pid with common_flags @flags. */
+void wake_evidence_add(struct wake_evidence *e, uint16_t type, const char *system,
+		       const char *name, int32_t pid, uint8_t flags);
+
+/*
+ * What the recording lacks to name what ended its sleeps, and what to
+ * record, as a sentence into @buf; NULL when it lacks nothing of that.
+ */
+const char *wake_evidence_warning(const struct wake_evidence *e, char *buf, size_t size);
 
 #endif

@@ -303,6 +303,34 @@ START_TEST(test_wake_unknown)
 }
 END_TEST
 
+/*
+ * darc info's warning: wake-ups from hard interrupts with no irq event to
+ * name them; then, irq events there are, but none of an idle CPU while
+ * wake-ups came from interrupts there (trace-cmd -F); then nothing to say.
+ */
+START_TEST(test_evidence)
+{
+	static struct wake_evidence e;
+	char buf[256];
+
+	memset(&e, 0, sizeof(e));
+	ck_assert_ptr_null(wake_evidence_warning(&e, buf, sizeof(buf)));
+	wake_evidence_add(&e, 5, "sched", "sched_waking", 0, 0x08); /* on an idle CPU, in an irq */
+	wake_evidence_add(&e, 5, "sched", "sched_waking", 33, 0x18); /* a softirq on irq exit */
+	wake_evidence_add(&e, 6, "sched", "sched_switch", 0, 0x08);
+	ck_assert_int_eq(e.hard, 1);
+	ck_assert_ptr_nonnull(wake_evidence_warning(&e, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "1 wake-ups came from hard interrupts, and the recording"
+					  " has no irq events"));
+	wake_evidence_add(&e, 7, "irq", "irq_handler_entry", 33, 0x08); /* a task's, not idle's */
+	ck_assert_ptr_nonnull(wake_evidence_warning(&e, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "interrupts of idle CPUs are not in the recording"));
+	wake_evidence_add(&e, 8, "irq_vectors", "local_timer_entry", 0, 0x08);
+	ck_assert_ptr_null(wake_evidence_warning(&e, buf, sizeof(buf)));
+	ck_assert_int_eq(e.irqs_idle, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chain");
@@ -315,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, test_walk_depth);
 	tcase_add_test(tc, test_wake_remote);
 	tcase_add_test(tc, test_wake_unknown);
+	tcase_add_test(tc, test_evidence);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
