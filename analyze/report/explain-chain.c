@@ -17,17 +17,20 @@ static int same(const struct ch_step *s, int parent, int kind, int64_t tid, cons
 }
 
 /* The step (@parent, @kind, @tid) of @r, added if new: its index, or -1 when out of memory. */
-static int step(struct ch_result *r, int parent, int kind, int64_t tid, const char *what)
+static int step(struct ch_result *r, int parent, int kind, int64_t tid, const char *what,
+		int64_t call)
 {
 	for (int i = 0; i < r->n; i++)
 		if (same(&r->v[i], parent, kind, tid, what)) {
-			if (!r->v[i].what)
-				r->v[i].what = what; /* a waker's function, where one wake-up has it */
+			if (!r->v[i].what) { /* a waker's function, where one wake-up has it */
+				r->v[i].what = what;
+				r->v[i].call = call;
+			}
 			return i;
 		}
 	if (GROW(r->v, r->n, r->cap, 16))
 		return -1;
-	r->v[r->n] = (struct ch_step){parent, kind, tid, what, 0, 0, 0};
+	r->v[r->n] = (struct ch_step){parent, kind, tid, what, 0, 0, 0, what ? call : 0};
 	return r->n++;
 }
 
@@ -35,7 +38,7 @@ static int step(struct ch_result *r, int parent, int kind, int64_t tid, const ch
 static int put(struct ch_result *r, int parent, int kind, int64_t tid, const char *what,
 	       double ns, int64_t n)
 {
-	int i = ns > 0 || n ? step(r, parent, kind, tid, what) : -2;
+	int i = ns > 0 || n ? step(r, parent, kind, tid, what, 0) : -2;
 
 	if (i >= 0) {
 		r->v[i].ns += ns;
@@ -71,6 +74,8 @@ static int ended(struct walk *w, int parent, const struct ch_off *o, int64_t lo,
 		return -1;
 	if (kind != CH_WAKER)
 		return 0;
+	if (o->what && w->r->v[i].what == o->what && !w->r->v[i].call)
+		w->r->v[i].call = o->call;
 	if (o->lag > w->r->v[i].lag)
 		w->r->v[i].lag = o->lag;
 	return task_time(w, i, o->waker, lo, hi, depth + 1);

@@ -46,6 +46,7 @@ struct ch_off {
 	const char *what;     /* the waker's function, or the interrupt (may be NULL) */
 	int64_t lag;	      /* a remote wake-up found through its waker's call: how long
 				 before the wake-up the call began; else 0 */
+	int64_t call;	      /* CH_WAKER: the waker's call that @what names, or 0 */
 };
 
 /* One step of the chain: a part of the sleeps' time and what it was. */
@@ -57,6 +58,7 @@ struct ch_step {
 	double ns;	 /* time of the sleeps it stands for */
 	int64_t n;	 /* wake-ups (CH_WAKER and the other enders), bios (CH_DISK) */
 	int64_t lag;	 /* CH_WAKER found through a call before the wake-up: the latest lag */
+	int64_t call;	 /* CH_WAKER: the waker's call that @what names (of one wake-up), or 0 */
 };
 
 struct ch_result {

@@ -98,16 +98,22 @@ static void free_subjects(struct subject *s, int n)
 
 /*
  * A root fnode whose every call is the first code its task ran in the
- * recording, after a wake-up, with no switch of the task out before: the
- * tail of a task switch (finish_task_switch) in a task asleep when the
- * recording began, whose callers' entries are not in it. Not an entry point
- * anybody traced. (Only a root that is no system call and has no more calls
- * than there are tasks can be one: then its calls are read.)
+ * recording (its first call, and no switch of the task out before it),
+ * run as the task came onto its CPU (a wake-up of it before, or another
+ * task switched out on that CPU within 1 ms before): the tail of a task
+ * switch (finish_task_switch) in a task off CPU when the recording began,
+ * whose callers' entries are not in it. Not an entry point anybody traced.
+ * (Only a root that is no system call and has no more calls than there are
+ * tasks can be one: then its calls are read.)
  */
 static const char fragment_sql[] =
-    "SELECT count(*), coalesce(sum(EXISTS (SELECT 1 FROM wakeup w WHERE w.task_id = c.task_id"
-    "  AND w.t <= c.t_entry) AND NOT EXISTS (SELECT 1 FROM sched_interval i"
-    "  WHERE i.task_id = c.task_id AND i.t_out < c.t_entry)), 0)"
+    "SELECT count(*), coalesce(sum(NOT EXISTS (SELECT 1 FROM sched_interval i"
+    "  WHERE i.task_id = c.task_id AND i.t_out < c.t_entry)"
+    "  AND NOT EXISTS (SELECT 1 FROM call_base p WHERE p.task_id = c.task_id AND p.id < c.id"
+    "   AND p.parent_id IS NULL)"
+    "  AND (EXISTS (SELECT 1 FROM wakeup w WHERE w.task_id = c.task_id AND w.t <= c.t_entry)"
+    "   OR EXISTS (SELECT 1 FROM sched_interval o WHERE o.cpu_out = c.cpu"
+    "    AND o.task_id != c.task_id AND o.t_out BETWEEN c.t_entry - 1000000 AND c.t_entry))), 0)"
     " FROM call_base c WHERE c.fnode_id = ?1 AND c.incl_ns IS NOT NULL"
     " AND ?2 <= (SELECT count(*) FROM task)";
 

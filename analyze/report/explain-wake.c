@@ -16,7 +16,8 @@
  * the task's bios completed in it, 9 the interrupt as a label ("irq 25
  * (virtio0-req.0)"), 10 its handler, 11 a bio of the task queued in the
  * 100 ms before it and never completed in the recording, 12 the task, 13
- * no wake-up recorded. An interrupt is the handler running at the wake-up,
+ * no wake-up recorded, 14 the waker's innermost call. An interrupt is the
+ * handler running at the wake-up,
  * else the innermost interrupt episode then on that CPU.
  */
 #define EPISODE(what)                                                                           \
@@ -34,7 +35,8 @@
 	" || '(' || k.handler || ')' ELSE " EPISODE("coalesce('irq ' || i.irq || ' ', '') || '(' || i.name || ')'") " END,"                                     \
 	" coalesce(k.handler, " EPISODE("i.name") "), EXISTS (SELECT 1 FROM bio b"                        \
 	" WHERE b.task_id = si.task_id AND b.t_complete IS NULL"                                \
-	" AND b.t_queue BETWEEN si.t_out - 100000000 AND si.t_out), si.task_id, k.id IS NULL"
+	" AND b.t_queue BETWEEN si.t_out - 100000000 AND si.t_out), si.task_id, k.id IS NULL,"   \
+	" k.waker_call_id"
 #define OFF_JOINS                                                                               \
 	" LEFT JOIN wakeup k ON k.id = si.wakeup_id"                                            \
 	" LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
@@ -52,17 +54,30 @@ static const char task_fmt[] =
 
 /*
  * Kernel functions that wake another task: a call of one by another task,
- * begun on another CPU just before a remote wake-up, is what queued it.
+ * begun on another CPU just before a remote wake-up, is what queued it; and
+ * of a waker's calls open at a wake-up, the outermost of them names it.
  */
+#define WAKING_FUNCS                                                                            \
+	"('futex_wake', 'futex_wake_op', 'futex_requeue', 'wake_up_q', 'wake_up_process',"     \
+	" 'wake_up_state', 'try_to_wake_up', '__wake_up', '__wake_up_common',"                 \
+	" '__wake_up_common_lock', '__wake_up_sync_key', '__wake_up_locked_key', 'complete',"  \
+	" 'complete_all', 'pipe_write', '__mutex_unlock_slowpath', 'rwsem_wake', 'up',"        \
+	" 'up_read', 'up_write', 'ttwu_queue_wakelist', '__smp_call_single_queue',"            \
+	" 'send_call_function_single_ipi')"
 static const char wakers_sql[] =
     "SELECT c.t_entry, c.cpu, c.task_id, f.name FROM call_base c JOIN func f ON f.id = c.func_id"
-    " WHERE c.t_entry IS NOT NULL AND f.name IN ('futex_wake', 'futex_wake_op',"
-    " 'futex_requeue', 'wake_up_q', 'wake_up_process', 'wake_up_state', 'try_to_wake_up',"
-    " '__wake_up', '__wake_up_common', '__wake_up_common_lock', '__wake_up_sync_key',"
-    " '__wake_up_locked_key', 'complete', 'complete_all', 'pipe_write',"
-    " '__mutex_unlock_slowpath', 'rwsem_wake', 'up', 'up_read', 'up_write',"
-    " 'ttwu_queue_wakelist', '__smp_call_single_queue', 'send_call_function_single_ipi')"
-    " ORDER BY c.t_entry";
+    " WHERE c.t_entry IS NOT NULL AND f.name IN " WAKING_FUNCS " ORDER BY c.t_entry";
+/*
+ * The calls open in a waker at a wake-up, innermost first: each function,
+ * whether it wakes tasks, and whether it is the tracer's own (a tracepoint's
+ * iterator, as __traceiter_sched_waking, names nothing the code did).
+ */
+static const char waker_calls_sql[] =
+    "WITH RECURSIVE up(id, parent, d) AS (SELECT id, parent_id, 0 FROM call_base WHERE id = ?1"
+    " UNION ALL SELECT c.id, c.parent_id, up.d + 1 FROM up JOIN call_base c ON c.id = up.parent)"
+    " SELECT f.name, f.name IN " WAKING_FUNCS ", f.overhead OR f.name LIKE '\\_\\_traceiter\\_%'"
+    " ESCAPE '\\' OR f.name LIKE 'trace\\_%' ESCAPE '\\'"
+    " FROM up JOIN call_base c ON c.id = up.id JOIN func f ON f.id = c.func_id ORDER BY up.d";
 
 /* A call of a waking function. */
 struct waker_call {
@@ -209,6 +224,7 @@ static struct ch_off row_off(struct wload *l, sqlite3_stmt *st)
 		o.end = CH_WAKER;
 		o.waker = sqlite3_column_int64(st, 5);
 		o.what = intern(l, (const char *)sqlite3_column_text(st, 6));
+		o.call = sqlite3_column_int64(st, 14);
 	} else {
 		not_by_task(l, st, &o);
 	}
@@ -295,17 +311,47 @@ static json_t *task_name(struct rdb *db, int64_t tid)
 	return json_string(buf);
 }
 
+/*
+ * What a waker was doing when it woke the sleeper, from its call @call: the
+ * outermost of its open calls that wakes tasks (futex_wake, not the
+ * try_to_wake_up inside it), else its innermost that is not the tracer's
+ * own. NULL if none; the result is in @buf.
+ */
+static const char *waker_function(struct rdb *db, int64_t call, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+	bool found = false, waking = false;
+
+	if (!call || sqlite3_prepare_v2(rdb_sql(db), waker_calls_sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, call);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (sqlite3_column_int(st, 1) || (!found && !sqlite3_column_int(st, 2))) {
+			snprintf(buf, size, "%s", name);
+			found = true;
+			waking |= sqlite3_column_int(st, 1);
+		}
+		if (waking && !sqlite3_column_int(st, 1))
+			break; /* above the waking functions: the caller's business */
+	}
+	sqlite3_finalize(st);
+	return found ? buf : NULL;
+}
+
 /* Step @i of @r as JSON, its share of @of ns. */
 static json_t *step_json(struct rdb *db, const struct ch_result *r, int i, double of)
 {
 	const struct ch_step *s = &r->v[i];
 	json_t *j = json_pack("{ss sI sf sf}", "kind", kind_name(s->kind), "n", (json_int_t)s->n,
 			      "ns", s->ns, "share", of > 0 ? s->ns / of : 0.0);
+	char fn[256];
+	const char *what = s->call ? waker_function(db, s->call, fn, sizeof(fn)) : s->what;
 
 	if (s->kind == CH_WAKER)
 		json_object_set_new(j, "who", task_name(db, s->tid));
-	if (s->what)
-		json_object_set_new(j, "what", json_string(s->what));
+	if (what)
+		json_object_set_new(j, "what", json_string(what));
 	if (s->lag)
 		json_object_set_new(j, "lag_ns", json_integer(s->lag));
 	return j;
