@@ -566,6 +566,8 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 	} else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
 		snprintf(buf, size, "preempted%s in %s", in,
 			 json_string_value(json_object_get(c, "where")));
+	else if (!strcmp(kind, "preempt") && strrchr(ch, ' ')) /* in the subtree of the last */
+		snprintf(buf, size, "preempted inside %s%s", strrchr(ch, ' ') + 1, in);
 	else if (!strcmp(kind, "preempt"))
 		snprintf(buf, size, "preempted%s", in);
 	else if (!strcmp(kind, "irq") || !strcmp(kind, "softirq")) {

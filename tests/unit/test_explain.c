@@ -496,6 +496,14 @@ START_TEST(test_causes_preempt_where)
 	ck_assert_ptr_nonnull(strstr(s, ": preempted in __cond_resched (generic_file_read_iter >"
 					" filemap_read > __cond_resched), 58% of that time, by hog [193]"));
 	free(s);
+	/* a runner-up's preemption, counted over a node's subtree: inside that node */
+	json_decref(c);
+	c = tree("[{\"path\":[\"vfs_read\",\"pipe_read\",\"schedule\",\"[preempted]\"],"
+		 "\"kind\":\"preempt\",\"share\":0.1,\"who\":null}]");
+	s = explain_sentence("read()", &sp, json_array_get(c, 0));
+	ck_assert_ptr_nonnull(strstr(s, ": preempted inside schedule (vfs_read > pipe_read >"
+					" schedule), 10% of that time"));
+	free(s);
 	json_decref(c);
 	json_decref(nodes);
 }

@@ -6,6 +6,7 @@
 # interrupts are not in them) and on every CPU (the truth of who woke whom).
 #   pipe-F.dat, pipe-all.dat    explain-workload pipe (consumer, producer, disk)
 #   futex-F.dat, futex-all.dat  explain-workload futex 4 threads
+#   pipe-rec.dat                the pipe with darc-record (when it was added)
 # Each W.dat with W.cmd (the command) and W.log (trace-cmd's output) in $OUT.
 set -e
 S=${SCRATCH:?}
@@ -25,8 +26,16 @@ rec() { # NAME WORKLOAD-ARGS...: with -F -c, then on every CPU
 		$cmd >$OUT/$name-$how.log 2>&1 || { cat $OUT/$name-$how.log; exit 1; }
 	done
 }
-G="-g __x64_sys_read -g __x64_sys_pread64"
+G_PIPE="-g __x64_sys_read -g __x64_sys_pread64"
+G=$G_PIPE
 rec pipe pipe $S/cold $N
 G="-g __x64_sys_futex"
 rec futex futex 4 $N
+# and with darc-record, when it was added: the pipe recording
+if command -v darc-record >/dev/null; then
+	echo 3 >/proc/sys/vm/drop_caches
+	cmd="darc-record -q -f -o $OUT/pipe-rec.dat $G_PIPE -- explain-workload pipe $S/cold $N"
+	echo "$cmd" >$OUT/pipe-rec.cmd
+	$cmd >$OUT/pipe-rec.log 2>&1 || { cat $OUT/pipe-rec.log; exit 1; }
+fi
 ls -l $OUT
