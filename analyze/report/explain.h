@@ -14,8 +14,8 @@
 
 /* A tail under this share of the subject's latency is not worth a section. */
 #define EXPLAIN_TAIL_MIN 0.05
-/* A second (third) slow peak is listed when it holds this share of the latency. */
-#define EXPLAIN_PEAK_LARGE 0.20
+/* Another slow peak is a part of its own when it holds this share of the latency too. */
+#define EXPLAIN_PEAK_LARGE 0.05
 /* Causes under this share of the slow part are dropped (unless nothing else). */
 #define EXPLAIN_CAUSE_MIN 0.05
 

@@ -151,6 +151,25 @@ START_TEST(test_slow_two)
 }
 END_TEST
 
+/*
+ * Every slow peak that holds 5% of the latency is a part of its own (the
+ * issue's seven writes throttled in balance_dirty_pages, a peak below the
+ * 2-4 s writes): 5.4% here, besides the costliest.
+ */
+START_TEST(test_slow_second)
+{
+	static const uint64_t c[] = {1000, 0, 0, 0, 40, 0, 0, 0, 40};
+	double all = 1000 + 40 * 16 + 40 * 256; /* units of 1.5 x 1024 ns */
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 9, 10, sp, 3, &tail), 2);
+	ck_assert_int_eq(sp[0].slow.lo, 18);
+	ck_assert_int_eq(sp[1].slow.lo, 14);
+	ck_assert_double_eq_tol(sp[1].slow.share_lat, 40 * 16 / all, 1e-9);
+}
+END_TEST
+
 /* The only other peak is below the body: the tail rule on the whole profile. */
 START_TEST(test_slow_below_body)
 {
@@ -581,6 +600,7 @@ int main(void)
 	tcase_add_test(tc, test_slow_negligible);
 	tcase_add_test(tc, test_slow_body);
 	tcase_add_test(tc, test_slow_two);
+	tcase_add_test(tc, test_slow_second);
 	tcase_add_test(tc, test_slow_below_body);
 	tcase_add_test(tc, test_slow_empty);
 	tcase_add_test(tc, test_causes_runner_up);
