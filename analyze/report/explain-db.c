@@ -549,9 +549,11 @@ static void part_text(FILE *out, json_t *s, json_t *part, bool verbose)
 									: SLOW_BODY));
 	range_text(out, slow);
 	fprintf(out, ", %.0f%% of its latency", 100 * json_number_value(json_object_get(slow, "share")));
-	if (tail) /* the body itself: nothing slower is worth a section */
+	if (tail && json_number_value(tail) > 0) /* the body itself: nothing slower matters */
 		fprintf(out, "; nothing slower (the calls above the 90th percentile hold %.1f%% of"
 			     " it)", 100 * json_number_value(tail));
+	else if (tail)
+		fprintf(out, "; nothing slower");
 	if (json_is_object(body)) {
 		fprintf(out, "; body: ");
 		range_text(out, body);

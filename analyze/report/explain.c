@@ -624,8 +624,12 @@ static void waker_text(json_t *st, char *buf, size_t size)
 		add(buf, size, " (%s)", what);
 }
 
-/* ", which waited for the disk: 200 bios", ... : step @st, a part of a waker's time. */
-static void behind_text(json_t *st, char *buf, size_t size)
+/*
+ * ", which waited for the disk: 200 bios", ... : step @st, a part of a
+ * waker's time; @u: what the recording lacks, where an interrupt it does
+ * not name ended the waker's own wait.
+ */
+static void behind_text(json_t *st, json_t *u, char *buf, size_t size)
 {
 	const char *kind = json_string_value(json_object_get(st, "kind"));
 	const char *what = json_string_value(json_object_get(st, "what"));
@@ -647,6 +651,8 @@ static void behind_text(json_t *st, char *buf, size_t size)
 		add(buf, size, ", which was %s", !strcmp(kind, "running") ? "running" : "preempted");
 	} else if (!strcmp(kind, "unknown")) {
 		add(buf, size, ", which an interrupt the recording does not name woke");
+		if (json_is_string(json_object_get(u, "advice")))
+			add(buf, size, " (%s)", json_string_value(json_object_get(u, "advice")));
 	} else if (!strcmp(kind, "no wake-up")) {
 		add(buf, size, ", whose own wake-up is not in the recording");
 	} else {
@@ -687,7 +693,7 @@ static void woken_text(json_t *c, char *buf, size_t size)
 	}
 	json_array_foreach(chain, k, st)
 		if (k)
-			behind_text(st, buf, size);
+			behind_text(st, u, buf, size);
 }
 
 char *explain_sentence(const char *title, const struct slow_part *sp, json_t *c)

@@ -492,6 +492,18 @@ START_TEST(test_sentence_chain)
 	ck_assert_ptr_null(strstr(s, "timer"));
 	free(s);
 	json_decref(pipe);
+	/* the producer's own wait ended by an interrupt not named: that, and what to record */
+	pipe = tree(
+	    "{\"path\":[\"pipe_read\",\"[blocked]\"],\"kind\":\"blocked\",\"share\":0.9,"
+	    " \"who\":\"producer [138]\",\"wake\":{\"chain\":["
+	    "  {\"kind\":\"waker\",\"who\":\"producer [138]\",\"share\":1},"
+	    "  {\"kind\":\"unknown\",\"share\":0.95}],"
+	    " \"unknown\":{\"advice\":\"record irq events\"}}}");
+	s = explain_sentence("read()", &sp, pipe);
+	ck_assert_ptr_nonnull(strstr(s, ", woken by producer [138], which an interrupt the recording"
+					" does not name woke (record irq events)"));
+	free(s);
+	json_decref(pipe);
 	json_decref(ipi);
 	json_decref(unknown);
 }
