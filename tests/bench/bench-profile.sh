@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# darc against trace-cmd's profile (issue [22]), in one run: on every
+# function_graph and tracepoint recording in samples/ (the trace.dat files),
+# on the fresh VM-lab recordings of each kind of workload (mkrec-kinds.sh:
+# two writers, preads, stat, getrandom beside a CPU hog, zero-byte reads; in
+# the VM lab's cache, made once) and on samples/vm-odirect-v6.dat repeated
+# 600 times (repeat-v6.py), it runs in turn
+#
+#	A  trace-cmd report --profile FILE
+#	B  darc analyze -q -o DB FILE		(the full database written)
+#	C  darc explain FILE			(the analysis included: time to
+#						 the first answer)
+#
+# ROUNDS times (default 3), A B C A B C ..., the file in the page cache,
+# and prints one table: each one's median wall and median CPU (user + sys)
+# seconds, and trace-cmd's over darc analyze's (how many times faster darc
+# is), with the machine's load average before and after. On a machine that
+# other work shares, CPU time says more than wall time; the turns keep a
+# drift of the machine's speed from favouring either side.
+#
+# usage: bench-profile.sh [DARC [OUT_DIR]]   (ONLY=REGEX: the recordings
+#        whose name matches; NO_KINDS=1: the samples only; NO_REPEAT=1:
+#        without the 600 copies)
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export LC_ALL=C
+
+darc=${1:-${DARC:-$repo_dir/build/analyze/darc}}
+out=${2:-${BENCH_OUT:-$repo_dir/build/bench}}
+rounds=${ROUNDS:-3}
+[[ -x $darc ]] || die "no darc at '$darc' (build first, or pass its path)"
+darc=$(realpath "$darc")
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number, not '$rounds'"
+need_cmd trace-cmd python3
+mkdir -p "$out/profile"
+work=$(mktemp -d "$out/profile/run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+build_c "$work/cputime" "$bench_dir/cputime.c"
+
+# the recordings: samples' trace.dat files, then the fresh ones
+recs=("$repo_dir"/samples/*.dat)
+if [[ ${NO_KINDS:-0} != 1 ]]; then
+	rc=0
+	kinds=$(bash "$bench_dir/mkrec-kinds.sh" 2>"$work/kinds.log") || rc=$?
+	[[ $rc == 0 || $rc == 77 ]] || die "mkrec-kinds.sh failed: $(tail -n 1 "$work/kinds.log")"
+	if [[ $rc == 0 ]]; then
+		recs+=("$kinds"/*.dat)
+	else
+		note "no fresh recordings: $(tail -n 1 "$work/kinds.log")"
+	fi
+fi
+if [[ ${NO_REPEAT:-0} != 1 ]]; then
+	rep=$out/profile/odirect-x600-v6.dat
+	[[ -s $rep ]] || python3 "$bench_dir/repeat-v6.py" "$repo_dir/samples/vm-odirect-v6.dat" \
+		"$rep" 600 >/dev/null || die "repeat-v6.py failed"
+	recs+=("$rep")
+fi
+
+# run1 CMD...: one run; sets wall and cpu (user + system seconds)
+run1() {
+	"$work/cputime" "$work/time.txt" "$@" >/dev/null 2>"$work/err.txt" ||
+		die "$* failed: $(head -n 1 "$work/err.txt")"
+	read -r wall cpu <"$work/time.txt"
+}
+
+# median V...: the middle value (the lower middle of an even count)
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# race FILE: prints the table's row for FILE
+race() {
+	local f=$1 name events i
+	local -a aw=() ac=() bw=() bc=() cw=() cc=()
+	name=$(basename "$f")
+	[[ $f == "$repo_dir"/samples/* ]] && name="samples/$name"
+	events=$("$darc" info "$f" | awk '/^events:/ { print $2 }')
+	# darc explain writes RECORDING.db beside the recording: a link in $work
+	ln -sf "$(realpath "$f")" "$work/rec.dat"
+	cat "$f" >/dev/null
+	for ((i = 0; i < rounds; i++)); do
+		run1 trace-cmd report --profile "$f"
+		aw+=("$wall") ac+=("$cpu")
+		rm -f "$work/b.db"
+		run1 "$darc" analyze -q -o "$work/b.db" "$f"
+		bw+=("$wall") bc+=("$cpu")
+		rm -f "$work/rec.db"
+		run1 "$darc" explain "$work/rec.dat"
+		cw+=("$wall") cc+=("$cpu")
+	done
+	rm -f "$work/b.db" "$work/rec.db"
+	awk -v n="$name" -v e="$events" -v aw="$(median "${aw[@]}")" -v ac="$(median "${ac[@]}")" \
+		-v bw="$(median "${bw[@]}")" -v bc="$(median "${bc[@]}")" \
+		-v cw="$(median "${cw[@]}")" -v cc="$(median "${cc[@]}")" 'BEGIN {
+		printf "| %s | %d | %.3f / %.3f | %.3f / %.3f | %.2fx / %.2fx | %.3f / %.3f | %.2fx / %.2fx |\n",
+			n, e, aw, ac, bw, bc, aw / bw, ac / bc, cw, cc, aw / cw, ac / cc }'
+}
+
+echo "darc against trace-cmd report --profile, $(date -u '+%F %H:%M UTC'), $(uname -sr)," \
+	"$(nproc) CPUs, $rounds rounds in turn, medians; darc $("$darc" --version 2>&1 | head -n 1)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| recording | events | trace-cmd --profile, wall / CPU s | darc analyze, wall / CPU s" \
+	"| faster, wall / CPU | darc explain, wall / CPU s | explain faster, wall / CPU |"
+echo "|---|---|---|---|---|---|---|"
+for f in "${recs[@]}"; do
+	[[ -z ${ONLY:-} || $f =~ $ONLY ]] || continue
+	race "$f"
+done
+echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
