@@ -606,8 +606,9 @@ static int peak_rows(sqlite3 *w, const char *sql, const int64_t key[4], const ch
 }
 
 /* The tables darc stores results in after the analysis (schema/tables.sql). */
-static const char *const result_tables[] = {"peak", "search", "search_path", "search_candidate",
-					    "io_layer", "explain_subject", "explain_cause"};
+static const char *const result_tables[] = {"peak",	       "search",	  "search_path",
+					    "search_candidate", "io_layer",	  "explain_subject",
+					    "explain_cause",	"hist"};
 
 /*
  * The database cannot be written: give the read connection temp tables of
@@ -769,6 +770,68 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 	return n;
 }
 
+/* darc_bucket(V, R): the bucket of V ns at resolution R, as the analysis counts it (hist.h). */
+static void bucket_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_int(ctx, hist_bucket((uint64_t)sqlite3_value_int64(argv[0]),
+					    sqlite3_value_int(argv[1])));
+}
+
+/*
+ * The histograms at resolution ?1 of every fnode (incl_ns, then excl_ns, of
+ * its complete calls), then of every function (the sums of its fnodes'), as
+ * darc analyze makes those at resolution 1.
+ */
+static const char *const hist_make_sql[] = {
+    "INSERT INTO hist SELECT 1, b.fnode_id, 0, ?1, darc_bucket(b.incl_ns, ?1), count(*)"
+    " FROM call_base b WHERE b.incl_ns IS NOT NULL AND NOT EXISTS (SELECT 1 FROM call_extra x"
+    " WHERE x.id = b.id AND x.flags & 3) GROUP BY 2, 5",
+    "INSERT INTO hist SELECT 1, b.fnode_id, 1, ?1, darc_bucket(b.incl_ns - b.children_ns"
+    " - coalesce(x.irq_ns + x.softirq_ns + x.preempt_ns + x.blocked_ns, 0), ?1), count(*)"
+    " FROM call_base b LEFT JOIN call_extra x ON x.id = b.id"
+    " WHERE b.incl_ns IS NOT NULL AND coalesce(x.flags, 0) & 3 = 0 GROUP BY 2, 5",
+    "INSERT INTO hist SELECT 0, n.func_id, h.metric, ?1, h.bucket, sum(h.count) FROM hist h"
+    " JOIN fnode n ON n.id = h.owner_id WHERE h.owner_kind = 1 AND h.resolution = ?1"
+    " GROUP BY 2, 3, 5",
+};
+
+static int put_hist_resolution(sqlite3 *w, void *ctx)
+{
+	int resolution = *(const int *)ctx;
+
+	if (sqlite3_create_function(w, "darc_bucket", 2,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+				    bucket_fn, NULL, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < sizeof(hist_make_sql) / sizeof(*hist_make_sql); i++) {
+		sqlite3_stmt *st;
+		int rc;
+
+		if (sqlite3_prepare_v2(w, hist_make_sql[i], -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_int(st, 1, resolution);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
+{
+	char q[80];
+
+	snprintf(q, sizeof(q), "SELECT EXISTS (SELECT 1 FROM hist WHERE resolution = %d)",
+		 resolution);
+	if (resolution < 2 || resolution > 4 || query_int(db->sql, q, 0))
+		return 0;
+	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
+		fprintf(stderr, "darc: making the histograms at resolution %d of '%s' (once)\n",
+			resolution, db->path);
+	return rdb_store(db, "histograms", put_hist_resolution, &resolution, err);
+}
+
 int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
 		       struct rprofile_info *info, struct fmt_err *err)
 {
@@ -787,6 +850,8 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 	    (sel->scale > 0 && sel->scale != 1) || sel->metric > RM_EXCL)
 		return rprofile_load(db, sel, p, info, err);
 	memset(info, 0, sizeof(*info));
+	if (rdb_hist_resolution(db, sel->resolution, err))
+		goto out;
 	if (!(info->what = sel_what(db, sel, path, err)) || profile_alloc(p, sel->resolution) ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
 		if (info->what)

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -173,6 +173,8 @@ CREATE TABLE fnode (
 -- OSprof histograms: one row per non-empty bucket. A bucket b at resolution r
 -- holds the latencies ns with floor(r * log2(ns)) = b (ns < 1 counts as 1),
 -- that is 2^(b/r) <= ns < 2^((b+1)/r); view hist_range gives the bounds.
+-- darc analyze stores resolution 1; the first report that asks for 2, 3 or
+-- 4 makes it from the calls (all four are stored when --max-depth cut calls).
 CREATE TABLE hist (
 	owner_kind INTEGER NOT NULL, -- hist_owner.owner_kind: 0 func, 1 fnode
 	owner_id INTEGER NOT NULL, -- func.id or fnode.id

@@ -86,6 +86,11 @@ reports() {
 	cmd "$d" folded-tid export s.db --folded --root tid
 	cmd "$d" chrome export s.db --chrome
 	cmd "$d" speedscope export s.db --speedscope
+	# diff reads every profile from table hist: this makes resolutions 2-4 where they are made
+	# on demand, for hist-all.txt below
+	for r in 2 3 4; do
+		cmd "$d" "diff-self-$r" diff s.db s.db --resolution "$r"
+	done
 	if [[ -n $prev ]]; then
 		cp "$prev" "$d/prev.db"
 		cmd "$d" diff diff s.db prev.db

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""What darc analyze stores, and what a report makes on demand (issue [22]).
+
+On function_graph, tracepoint and probe samples: the analysis stores each
+histogram at resolution 1 only (with --max-depth, whose cut calls cannot be
+counted again, at every resolution); darc diff at resolution 2, 3 and 4
+then makes those from the calls, and every bucket must be what the calls
+give: for each fnode and each function, incl_ns and excl_ns of the
+complete calls, bucket floor(r * log2(ns)) computed here with integers
+(the largest b with 2^b <= ns^r). A read-only database gets them for the
+run only, and says so.
+
+    storage.py DARC
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLES = os.path.join(HERE, "..", "..", "samples")
+NAMES = ["vm-odirect-v6.dat", "vm-getrandom-v7.dat", "host-tracepoints-v7.dat",
+         "vm-probes-v7.dat", "real-jsync-tc.dat"]
+fails = 0
+
+
+def check(ok, what):
+    global fails
+    print("%s: %s" % ("ok" if ok else "FAIL", what))
+    fails += not ok
+
+
+def run(darc, *args):
+    out = subprocess.run([darc] + list(args), capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("FAIL: darc %s: %s" % (" ".join(args), out.stderr.strip()))
+    return out
+
+
+def bucket(ns, r):
+    """floor(r * log2(ns)), ns < 1 counted as 1."""
+    return (max(ns, 1) ** r).bit_length() - 1
+
+
+def expected(db, r):
+    """Every (owner_kind, owner_id, metric, bucket) -> count, from the calls."""
+    want = {}
+    for fnode, func, incl, excl in db.execute(
+            "SELECT c.fnode_id, c.func_id, c.incl_ns, c.excl_ns FROM call c"
+            " WHERE c.incl_ns IS NOT NULL AND c.flags & 3 = 0"):
+        for metric, v in ((0, incl), (1, excl)):
+            for key in ((1, fnode, metric, bucket(v, r)), (0, func, metric, bucket(v, r))):
+                want[key] = want.get(key, 0) + 1
+    return want
+
+
+def stored(db, r):
+    return {(k, o, m, b): n for k, o, m, b, n in db.execute(
+        "SELECT owner_kind, owner_id, metric, bucket, count FROM hist WHERE resolution = ?",
+        (r,))}
+
+
+def resolutions(path):
+    with sqlite3.connect(path) as db:
+        return [r for (r,) in db.execute("SELECT DISTINCT resolution FROM hist ORDER BY 1")]
+
+
+def sample(darc, tmp, name):
+    db_path = os.path.join(tmp, name + ".db")
+    run(darc, "analyze", "-q", "-o", db_path, os.path.join(SAMPLES, name))
+    check(resolutions(db_path) == [1], "%s: the analysis stores resolution 1 only (%s)"
+          % (name, resolutions(db_path)))
+    for r in (2, 3, 4):
+        run(darc, "diff", db_path, db_path, "--resolution", str(r))
+        with sqlite3.connect(db_path) as db:
+            got, want = stored(db, r), expected(db, r)
+        bad = [k for k in set(got) | set(want) if got.get(k) != want.get(k)]
+        check(want and not bad, "%s: resolution %d made on demand: %d buckets, %d wrong %s"
+              % (name, r, len(want), len(bad), sorted(bad)[:3]))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    darc = os.path.abspath(sys.argv[1])
+    tmp = tempfile.mkdtemp(prefix="darc-storage.")
+    try:
+        for name in NAMES:
+            sample(darc, tmp, name)
+        cut = os.path.join(tmp, "cut.db")
+        run(darc, "analyze", "-q", "--max-depth", "3", "-o", cut,
+            os.path.join(SAMPLES, NAMES[0]))
+        check(resolutions(cut) == [1, 2, 3, 4],
+              "--max-depth 3: every resolution stored (%s)" % resolutions(cut))
+        # read-only (another user's file, as golden/read-only.sh does for root): made
+        # for the run, said, the file untouched
+        ro = os.path.join(tmp, "ro.db")
+        run(darc, "analyze", "-q", "-o", ro, os.path.join(SAMPLES, NAMES[0]))
+        os.chmod(tmp, 0o755)
+        os.chmod(ro, 0o444)
+        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] \
+            if os.getuid() == 0 else []
+        out = subprocess.run(user + [darc, "diff", ro, ro, "--resolution", "3", "--json"],
+                             capture_output=True, text=True)
+        check(out.returncode == 0 and "read-only" in out.stderr and resolutions(ro) == [1],
+              "read-only: resolution 3 for the run, said, not stored (status %d, %s; %s)"
+              % (out.returncode, resolutions(ro), out.stderr.strip()))
+    finally:
+        shutil.rmtree(tmp)
+    print("%d failed" % fails)
+    sys.exit(1 if fails else 0)
+
+
+main()
