@@ -192,10 +192,13 @@ void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_
 		 task_col, task_col, time_col, time_col);
 }
 
+/* The fnodes of the function named ?1: its calls are the calls of these. */
+#define FUNC_FNODES "SELECT n.id FROM fnode n JOIN func f ON f.id = n.func_id WHERE f.name = ?1"
+
 /* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
 static void where_sql(const struct rsel *sel, char *buf, size_t n)
 {
-	const char *owner = sel->func	 ? "c.func_id IN (SELECT id FROM func WHERE name = ?1)"
+	const char *owner = sel->func	 ? "c.fnode_id IN (" FUNC_FNODES ")"
 			    : sel->fnode ? "c.fnode_id = ?1"
 					 : "c.fnode_id IN (SELECT id FROM fnode_path WHERE path = ?1)";
 	char filter[320];
@@ -898,7 +901,7 @@ out:
 static void ensure_func_index(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-				   " AND name IN ('call_func_incl', 'call_func')";
+				   " AND name IN ('call_fnode_incl', 'call_fnode')";
 	sqlite3 *failed, *w;
 
 	if (query_int(db->sql, have, 0))
@@ -907,7 +910,7 @@ static void ensure_func_index(struct rdb *db)
 		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
 	w = writer(db, &failed);
 	if (w)
-		sqlite3_exec(w, trust_lazy_index_sql("call_func_incl"), NULL, NULL, NULL);
+		sqlite3_exec(w, trust_lazy_index_sql("call_fnode_incl"), NULL, NULL, NULL);
 	sqlite3_close(failed);
 }
 
@@ -949,8 +952,8 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 		   id: straight from the index they are in order of latency, a page read a row */
 		snprintf(q, sizeof(q),
 			 "INSERT INTO %s SELECT %s FROM call_base c"
-			 " WHERE c.id IN (SELECT id FROM call_base WHERE func_id IN (SELECT id FROM"
-			 " func WHERE name = ?1) AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
+			 " WHERE c.id IN (SELECT id FROM call_base WHERE fnode_id IN (" FUNC_FNODES
+			 ") AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
 			 " EXISTS (SELECT 1 FROM call_extra e WHERE e.id = c.id AND e.flags & 3)",
 			 table, cols, where);
 	else if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */

@@ -94,14 +94,14 @@ enum row_kind {
  */
 struct qcall {
 	int64_t id, parent_id, t_entry, incl_ns, children_ns;
-	int32_t task_id, func_id, fnode_id, depth, cpu;
+	int64_t retval; /* DARC_NULL if not recorded */
+	int32_t task_id, fnode_id, cpu;
 	uint32_t last_delta; /* last_id - id */
 };
 
 /* What call_value holds of a call (only a few recordings have it). */
 struct call_value_rec {
 	int64_t id;
-	int64_t retval; /* DARC_NULL if not recorded */
 	const char *args, *retaddr;
 };
 
@@ -484,10 +484,9 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	    .t_entry = c->t_entry,
 	    .incl_ns = c->incl_ns,
 	    .children_ns = c->children_ns,
+	    .retval = c->has_retval ? c->retval : DARC_NULL,
 	    .task_id = q32(c->task_id, &bad),
-	    .func_id = q32(c->func_id, &bad),
 	    .fnode_id = q32(c->fnode_id, &bad),
-	    .depth = c->depth,
 	    .cpu = c->cpu,
 	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
@@ -501,7 +500,7 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 		struct fmt_err e = {""};
 
 		fmt_errf(&e, db->path,
-			 "call %" PRId64 ": a task, function or fnode id or a subtree beyond 32 bits",
+			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits",
 			 c->id);
 		fail(db, &e);
 		return -1;
@@ -658,14 +657,10 @@ static int64_t call_column(const struct qcall *c, int col)
 		return c->id;
 	case COL_call_base_task_id:
 		return unq32(c->task_id);
-	case COL_call_base_func_id:
-		return unq32(c->func_id);
 	case COL_call_base_parent_id:
 		return c->parent_id;
 	case COL_call_base_fnode_id:
 		return unq32(c->fnode_id);
-	case COL_call_base_depth:
-		return c->depth;
 	case COL_call_base_cpu:
 		return c->cpu;
 	case COL_call_base_t_entry:
@@ -676,6 +671,8 @@ static int64_t call_column(const struct qcall *c, int col)
 		return c->children_ns;
 	case COL_call_base_last_id:
 		return c->id + c->last_delta;
+	case COL_call_base_retval:
+		return c->retval;
 	}
 	return DARC_NULL;
 }
@@ -1198,10 +1195,10 @@ static int window_advance(struct db *db)
  */
 static int put_value_row(struct db *db, const struct call_rec *c)
 {
-	struct call_value_rec v = {c->id, c->has_retval ? c->retval : DARC_NULL, c->args, c->retaddr};
+	struct call_value_rec v = {c->id, c->args, c->retaddr};
 	struct row *r;
 
-	if (!c->has_retval && !c->args && !c->retaddr)
+	if (!c->args && !c->retaddr)
 		return 0;
 	r = put(db, ROW_CALL_VALUE, &v, sizeof(v));
 	return r ? own_str(db, &r->call_value.args) | own_str(db, &r->call_value.retaddr) : -1;

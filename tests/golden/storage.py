@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """What darc analyze stores, and what a report makes on demand (issue [22]).
 
-On function_graph, tracepoint and probe samples: the analysis stores each
+A call row holds what only the call knows: call_base has no func_id or
+depth (its fnode's: view call shows them) and has the return value
+(retval), which on a tracepoint recording of system calls must be each
+call's sys_exit value as trace-cmd report prints it, with no call_value
+row of its own. On function_graph, tracepoint and probe samples: the analysis stores each
 histogram at resolution 1 only (with --max-depth, whose cut calls cannot be
 counted again, at every resolution); darc diff at resolution 2, 3 and 4
 then makes those from the calls, and every bucket must be what the calls
@@ -13,6 +17,7 @@ run only, and says so.
     storage.py DARC
 """
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -67,6 +72,42 @@ def resolutions(path):
         return [r for (r,) in db.execute("SELECT DISTINCT resolution FROM hist ORDER BY 1")]
 
 
+CALL_BASE = ["id", "task_id", "parent_id", "fnode_id", "cpu", "t_entry", "incl_ns",
+             "children_ns", "last_id", "retval"]
+
+
+def exits(rec):
+    """(tid, ns) -> the return value of every raw sys_exit, as trace-cmd reports it."""
+    out = subprocess.run(["trace-cmd", "report", "-t", rec], capture_output=True, text=True)
+    got = {}
+    for m in re.finditer(r"-(\d+)\s+\[\d+\]\s+(\d+)\.(\d{9}): sys_exit:\s+NR -?\d+ = (-?\d+)",
+                         out.stdout):
+        got[(int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3)))] = int(m.group(4))
+    return got
+
+
+def values(darc, tmp):
+    """The return values of host-tracepoints-v7.dat's system calls."""
+    rec = os.path.join(SAMPLES, "host-tracepoints-v7.dat")
+    db_path = os.path.join(tmp, "values.db")
+    run(darc, "analyze", "-q", "-o", db_path, rec)
+    with sqlite3.connect(db_path) as db:
+        cols = [r[1] for r in db.execute("PRAGMA table_info(call_base)")]
+        check(cols == CALL_BASE, "call_base's columns: %s" % cols)
+        n = db.execute("SELECT count(*) FROM call_value").fetchone()[0]
+        check(n == 0, "no call_value row for a return value alone (%d)" % n)
+        try:
+            calls = db.execute("SELECT c.task_id, c.t_exit, c.retval FROM call c"
+                               " JOIN func f ON f.id = c.func_id"
+                               " WHERE f.kind = 1 AND c.t_exit IS NOT NULL").fetchall()
+        except sqlite3.Error as e:
+            return check(False, "system calls' return values: %s" % e)
+    want = exits(rec)
+    bad = [c for c in calls if want.get((c[0], c[1]), "none") != c[2]]
+    check(calls and not bad, "%d system calls, each with its sys_exit's value: %d wrong %s"
+          % (len(calls), len(bad), bad[:3]))
+
+
 def sample(darc, tmp, name):
     db_path = os.path.join(tmp, name + ".db")
     run(darc, "analyze", "-q", "-o", db_path, os.path.join(SAMPLES, name))
@@ -87,6 +128,7 @@ def main():
     darc = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="darc-storage.")
     try:
+        values(darc, tmp)
         for name in NAMES:
             sample(darc, tmp, name)
         cut = os.path.join(tmp, "cut.db")

@@ -249,8 +249,8 @@ static void check_rows(void)
 	ck_assert_str_eq(query(target, "SELECT * FROM func ORDER BY id"),
 			 "1|vfs_read|0|-2128394912|NULL|0\n2|my_probe|3|NULL|/usr/bin/app|0");
 	ck_assert_str_eq(query(target, "SELECT * FROM call ORDER BY id"),
-			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0|1\n"
-			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9|2");
+			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0|1|NULL\n"
+			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9|2|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM fnode ORDER BY id"),
 			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|500|0\n"
 			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|1");
@@ -597,7 +597,9 @@ START_TEST(test_bios_and_values)
 	    {"SELECT * FROM wakeup ORDER BY id",
 	     "1|100|15|0|3|1|NULL|virtio0-requests\n2|100|25|101|1|0|2|NULL"},
 	    {"SELECT * FROM call_value ORDER BY id",
-	     "1|-4|{\"fd\":3}|ksys_read+0x6d\n2|NULL|NULL|vfs_read+0x9c"},
+	     "1|{\"fd\":3}|ksys_read+0x6d\n2|NULL|vfs_read+0x9c"},
+	    /* the return value in the call's own row; none for a call without one */
+	    {"SELECT id, retval FROM call_base ORDER BY id", "1|-4\n2|NULL\n3|NULL"},
 	};
 
 	c1.last_id = 2;
@@ -670,7 +672,7 @@ START_TEST(test_call_indexes)
 	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM "
 				       "sqlite_schema WHERE type = 'index' AND tbl_name = 'call_base' "
 				       "ORDER BY name)"),
-			 "call_fnode,call_func,call_parent,call_task_entry");
+			 "call_fnode,call_parent,call_task_entry");
 }
 END_TEST
 
@@ -750,14 +752,14 @@ START_TEST(test_abort)
 }
 END_TEST
 
-/* A function id that does not fit the queue's 32 bits: refused, said, no file. */
+/* An fnode id that does not fit the queue's 32 bits: refused, said, no file. */
 START_TEST(test_id_beyond_32_bits)
 {
 	struct fmt_err err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 
-	c.func_id = (int64_t)1 << 40;
+	c.fnode_id = (int64_t)1 << 40;
 	ck_assert_int_eq(db_put_call(db, &c), -1);
 	ck_assert_int_eq(db_finish(db, &err), -1);
 	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "beyond 32 bits"), "%s", err.msg);
