@@ -7,14 +7,21 @@
  * to a queue that one writer thread drains inside one transaction, a table
  * at a time (having first made the database itself, while the producer
  * starts reading): one INSERT ... SELECT from a virtual table over the block's
- * rows of that table (over a run of them for the calls). Calls finish in no
- * order of id (a parent after its children); a window puts them back in
- * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist,
- * so memory stays bounded and a producer that outruns SQLite waits for a
- * free block. The database is a fresh file nobody else sees until
- * db_finish() renames it, so SQLite runs with no journal, no syncs and an
- * exclusive lock; the indexes (schema/indexes.sql, and call-indexes.sql
- * when asked) are built once, after the load.
+ * rows of that table. The calls, nearly every row, do not go through SQLite:
+ * the writer encodes them (call_base and call_extra) as b-tree pages itself
+ * (btree.h), in order of id, and db_finish() puts those pages into the file
+ * once SQLite is done with it. Calls finish in no order of id (a parent
+ * after its children); a window puts them back in order first; the few that
+ * come too late for it (a call open while WINDOW others began) are merged
+ * in at the end. At most MAX_BLOCKS blocks exist, so memory stays bounded
+ * and a producer that outruns the writer waits for a free block. The
+ * database is a fresh file nobody else sees until db_finish() renames it,
+ * so SQLite runs with no journal, no syncs and an exclusive lock. The
+ * indexes of schema/indexes.sql are made with the tables, and kept up by
+ * the writer thread as the rows come (none is on the calls, and each has
+ * only a few places rows go in: by CPU, task or event, then time), not
+ * built after the load on the producer's time; call-indexes.sql's, when
+ * asked, are built after the load.
  */
 #include "write.h"
 
@@ -35,6 +42,7 @@
 
 #include <sqlite3.h>
 
+#include "btree.h"
 #include "columns.h"
 #include "schema.h"
 #include "trust.h"
@@ -59,7 +67,9 @@ enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call
  * (temp_store=FILE, the default) than in memory, and keep RSS flat; SQLite's
  * sorter helper threads (PRAGMA threads) made CREATE INDEX slower.
  */
+#define PAGE_SIZE 65536
 static const char pragmas_sql[] = "PRAGMA page_size = 65536;"
+				  "PRAGMA auto_vacuum = NONE;" /* no pointer-map pages: btree.h */
 				  "PRAGMA journal_mode = OFF;"
 				  "PRAGMA synchronous = OFF;"
 				  "PRAGMA locking_mode = EXCLUSIVE;"
@@ -103,6 +113,18 @@ struct qcall {
 struct call_value_rec {
 	int64_t id;
 	const char *args, *retaddr;
+};
+
+/*
+ * A table whose rows the writer puts into b-tree pages itself (btree.h),
+ * in order of id (a call that came too late for the window is merged in by
+ * btree_finish()).
+ */
+enum { PAGED_CALLS, PAGED_EXTRAS, NPAGED };
+struct paged {
+	const char *table; /* call_base, call_extra */
+	int ncols;
+	struct btree *tree;
 };
 
 struct row {
@@ -228,7 +250,7 @@ struct block {
 	struct chunk *chunks;		 /* newest first */
 	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
 	struct qcall calls[BLOCK_ROWS];	 /* in order */
-	struct call_rec extras[EXTRA_ROWS]; /* the calls with a call_extra part */
+	int64_t extras[EXTRA_ROWS][CALL_EXTRA_NCOLS]; /* call_extra's rows of the calls */
 	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
 
@@ -255,8 +277,7 @@ struct db {
 	/* the writer's, on cache lines of their own (the producer writes nearby) */
 	struct {
 		struct row_src src; /* the rows the virtual tables show now */
-		bool append;	    /* and they are calls whose ids follow: let SQLite give them */
-		int64_t last_id;    /* the largest call id in call_base */
+		struct paged paged[NPAGED]; /* call_base's and call_extra's pages, made here */
 		uint16_t order[OTHER_ROWS]; /* a block's rows, grouped by kind (group_rows()) */
 	} __attribute__((aligned(64)));
 	struct vt_aux {
@@ -473,9 +494,51 @@ static inline int64_t unq32(int32_t v)
 	return v == INT32_MIN ? DARC_NULL : v;
 }
 
+/*
+ * Does the writer refuse call @c (@bad: an id beyond the queue's 32 bits)?
+ * Then why is recorded. What SQLite's NOT NULL would refuse is refused here:
+ * the calls do not go through SQLite (btree.h).
+ */
+static bool call_refused(struct db *db, const struct call_rec *c, bool bad)
+{
+	struct fmt_err e = {""};
+
+	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX)
+		fmt_errf(&e, db->path,
+			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits", c->id);
+	else if (c->task_id == DARC_NULL || c->fnode_id == DARC_NULL)
+		fmt_errf(&e, db->path, "cannot write to table call_base: NOT NULL constraint failed:"
+				       " call_base.%s", c->task_id == DARC_NULL ? "task_id" : "fnode_id");
+	else
+		return false;
+	fail(db, &e);
+	return true;
+}
+
+/* The integer in field @f of the record at @rec (DARC_NULL stays NULL). */
+static int64_t field_i64(const char *rec, const struct field *f)
+{
+	int64_t v;
+	int32_t i;
+	uint32_t u;
+
+	switch (f->type) {
+	case F_INT:
+		memcpy(&i, rec + f->off, sizeof(i));
+		return i;
+	case F_U32:
+		memcpy(&u, rec + f->off, sizeof(u));
+		return u;
+	default:
+		memcpy(&v, rec + f->off, sizeof(v));
+		return v;
+	}
+}
+
 /* Queue call @c in the producer's block. 0, or -1 once failed. */
 static int put_call_row(struct db *db, const struct call_rec *c)
 {
+	static const struct field extra_fields[] = {CALL_EXTRA_COLUMNS(EXTRA_FIELD)};
 	bool extra = call_has_extra(c), bad = false;
 	struct block *b;
 	struct qcall q = {
@@ -496,19 +559,14 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	if ((db->cur->ncalls == BLOCK_ROWS || (extra && db->cur->nextras == EXTRA_ROWS)) &&
 	    next_block(db) < 0)
 		return -1;
-	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX) {
-		struct fmt_err e = {""};
-
-		fmt_errf(&e, db->path,
-			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits",
-			 c->id);
-		fail(db, &e);
+	if (call_refused(db, c, bad))
 		return -1;
-	}
 	b = db->cur;
 	b->calls[b->ncalls++] = q;
-	if (extra)
-		b->extras[b->nextras++] = *c;
+	if (extra) /* call_extra's columns: irq_ns .. flags are never NULL */
+		for (int col = 0; col < CALL_EXTRA_NCOLS; col++)
+			b->extras[b->nextras][col] = field_i64((const char *)c, &extra_fields[col]);
+	b->nextras += extra;
 	return 0;
 }
 
@@ -531,8 +589,7 @@ struct rows_cursor {
 	int i, hi;	 /* the current row, and the end */
 	const char *rec; /* the current row's record (a qcall for calls) */
 	const struct row_src *src;
-	const struct field *fields; /* the kind's; NULL for calls */
-	bool append;		    /* calls whose ids SQLite gives (their id column is NULL) */
+	const struct field *fields; /* the kind's */
 };
 
 /* @v's fields: its kind's, with their null_rules. */
@@ -625,8 +682,7 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
 
 	c->src = &v->db->src;
-	c->fields = v->kind == ROW_CALL ? NULL : v->fields;
-	c->append = v->db->append;
+	c->fields = v->fields;
 	c->i = c->src->lo;
 	c->hi = c->src->hi;
 	cursor_at(c);
@@ -725,12 +781,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const struct rows_cursor *c = (const struct rows_cursor *)cur;
 
-	if (c->fields)
-		field_result(ctx, c->rec, &c->fields[col]);
-	else if (col == COL_call_base_id && c->append)
-		sqlite3_result_null(ctx); /* SQLite gives the next: no search of the tree */
-	else
-		result_i64(ctx, call_column((const struct qcall *)c->rec, col));
+	field_result(ctx, c->rec, &c->fields[col]);
 	return SQLITE_OK;
 }
 
@@ -780,35 +831,43 @@ static int write_rows(struct db *db, int kind, struct row_src src)
 /* The first @n elements of the array @a, as a row_src. */
 #define ARRAY_SRC(a, n) ((struct row_src){(const char *)(a), sizeof(*(a)), NULL, 0, (int)(n)})
 
-/*
- * Insert the calls of block @b into call_base, a run at a time: a run whose
- * ids follow the largest one in the table goes in with NULL ids, so SQLite
- * numbers the rows itself and appends them without searching the tree; the
- * others go in with their ids. On failure record why and return -1.
- */
+/* call_base's columns of @c, in columns.h's order. */
+static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
+{
+	for (int col = 0; col < CALL_BASE_NCOLS; col++)
+		v[col] = call_column(c, col);
+}
+
+/* Row @v (its id first) onto @p's pages. 0, or -1 (recorded). */
+static int put_paged(struct db *db, struct paged *p, const int64_t *v)
+{
+	struct fmt_err e = {""};
+
+	if (btree_append(p->tree, v[0], v, &e)) {
+		fail(db, &e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The calls of block @b, and their call_extra rows, onto the pages. 0, or -1 (recorded). */
 static int write_calls(struct db *db, const struct block *b)
 {
-	for (int i = 0, j; i < (int)b->ncalls; i = j) {
-		int64_t max = db->last_id;
-		bool append = b->calls[i].id == max + 1;
-		struct row_src src = ARRAY_SRC(b->calls, 0);
+	int64_t v[CALL_BASE_NCOLS];
 
-		/* a run ends where the next id starts (or breaks) the order */
-		for (j = i; j < (int)b->ncalls; j++) {
-			int64_t id = b->calls[j].id;
-
-			if (j > i && (id == max + 1) != append)
-				break;
-			if (id > max)
-				max = id;
-		}
-		src.lo = i;
-		src.hi = j;
-		db->append = append;
-		if (write_rows(db, ROW_CALL, src) < 0)
+	for (unsigned i = 0; i < b->ncalls; i++) {
+		call_values(&b->calls[i], v);
+		if (put_paged(db, &db->paged[PAGED_CALLS], v))
 			return -1;
-		db->last_id = max;
 	}
+	return 0;
+}
+
+static int write_extras(struct db *db, const struct block *b)
+{
+	for (unsigned i = 0; i < b->nextras; i++)
+		if (put_paged(db, &db->paged[PAGED_EXTRAS], b->extras[i]))
+			return -1;
 	return 0;
 }
 
@@ -874,7 +933,7 @@ static int write_block(struct db *db, const struct block *b)
 		charge(db, ROW_CALL, b->ncalls, &t);
 	}
 	if (rc == 0 && b->nextras) {
-		rc = write_rows(db, ROW_CALL_EXTRA, ARRAY_SRC(b->extras, b->nextras));
+		rc = write_extras(db, b);
 		charge(db, ROW_CALL_EXTRA, b->nextras, &t);
 	}
 	if (rc == 0 && b->nhists) {
@@ -886,6 +945,10 @@ static int write_block(struct db *db, const struct block *b)
 
 static void print_timing(const struct db *db)
 {
+	for (int i = 0; i < NPAGED; i++)
+		fprintf(stderr, "darc: writer: %-14s %9lld rows in pages, %lld of them late\n",
+			db->paged[i].table, (long long)btree_rows(db->paged[i].tree),
+			(long long)btree_late(db->paged[i].tree));
 	for (int k = 0; k < ROW_KINDS; k++)
 		if (db->rows_by_kind[k])
 			fprintf(stderr, "darc: writer: %-14s %9ld rows %7.3f s CPU (%.2f us a row)\n",
@@ -921,6 +984,7 @@ static int db_setup(struct db *db)
 	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
 	    exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
 	    exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
+	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
 	    prepare_inserts(db, &e) < 0) {
 		fail(db, &e);
 		return -1;
@@ -1017,6 +1081,8 @@ static void db_free(struct db *db)
 		pthread_cond_destroy(&db->ready);
 		pthread_cond_destroy(&db->space);
 	}
+	for (int i = 0; i < NPAGED; i++)
+		btree_free(db->paged[i].tree);
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
@@ -1056,10 +1122,13 @@ static int exec(struct db *db, const char *sql, const char *what, struct fmt_err
 static int prepare_inserts(struct db *db, struct fmt_err *err)
 {
 	for (int k = 0; k < ROW_KINDS; k++) {
-		char *name = sqlite3_mprintf("darc_%s_rows", inserts[k].table);
+		bool paged = k == ROW_CALL || k == ROW_CALL_EXTRA; /* pages of their own (btree.h) */
+		char *name = paged ? NULL : sqlite3_mprintf("darc_%s_rows", inserts[k].table);
 		char *sql = name ? insert_sql(k) : NULL;
 		int rc = sql ? SQLITE_OK : SQLITE_NOMEM;
 
+		if (paged)
+			continue;
 		db->vt[k].db = db;
 		db->vt[k].kind = k;
 		if (rc == SQLITE_OK)
@@ -1075,6 +1144,29 @@ static int prepare_inserts(struct db *db, struct fmt_err *err)
 		}
 	}
 	return 0;
+}
+
+/* The tables of pages (struct paged), their spill files beside the database. 0, or -1. */
+static int make_trees(struct db *db, struct fmt_err *err)
+{
+	static const struct {
+		const char *table;
+		int ncols;
+	} tables[NPAGED] = {{"call_base", CALL_BASE_NCOLS}, {"call_extra", CALL_EXTRA_NCOLS}};
+	char *dir = strdup(db->tmp), *slash = dir ? strrchr(dir, '/') : NULL;
+	int rc = dir ? 0 : -1;
+
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	for (int i = 0; i < NPAGED && !rc; i++) {
+		db->paged[i].table = tables[i].table;
+		db->paged[i].ncols = tables[i].ncols;
+		db->paged[i].tree = btree_new(tables[i].table, PAGE_SIZE, tables[i].ncols,
+					      slash ? dir : ".", db->path);
+		rc = db->paged[i].tree ? 0 : -1;
+	}
+	free(dir);
+	return rc ? fmt_errf(err, db->path, "out of memory") : 0;
 }
 
 struct db *db_create(const char *path, bool force, struct fmt_err *err)
@@ -1101,7 +1193,7 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 		goto out;
 	}
 	db->mutex_ready = true;
-	if (create_tmp(db, force, err) < 0)
+	if (create_tmp(db, force, err) < 0 || make_trees(db, err) < 0)
 		goto out;
 	db->cur = block_new();
 	if (!db->cur) {
@@ -1210,7 +1302,7 @@ int db_put_call(struct db *db, const struct call_rec *c)
 
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed) || put_value_row(db, c))
 		return -1;
-	if (k < 0) /* too late for the window, or the same id again: SQLite will judge */
+	if (k < 0) /* too late for the window, or the same id again: btree_finish() judges */
 		return put_call_row(db, c);
 	db->win[k] = *c;
 	db->win[k].args = db->win[k].retaddr = NULL; /* written above; they do not live */
@@ -1321,6 +1413,122 @@ static void step_done(const struct db *db, const char *what, double *t)
 	*t = now;
 }
 
+/* The root page of table @name, 0 if none (or SQLite fails). */
+static uint32_t root_page(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	uint32_t root = 0;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+				       " AND name = ?1", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		root = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return root;
+}
+
+/* Each paged table's root page into @root, and the file's pages into *@npages. 0 or -1. */
+static int file_layout(struct db *db, uint32_t root[NPAGED], uint32_t *npages,
+		       struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	for (int i = 0; i < NPAGED; i++)
+		if ((root[i] = root_page(db, db->paged[i].table)) < 2)
+			return fmt_errf(err, db->path, "cannot find the root page of table %s",
+					db->paged[i].table);
+	if (sqlite3_prepare_v2(db->sql, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		*npages = (uint32_t)sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc ? (sql_errf(db, err, "cannot count its pages"), -1) : 0;
+}
+
+/* Close the connection. 0, or -1 with @err set. */
+static int close_sql(struct db *db, struct fmt_err *err)
+{
+	int rc = sqlite3_close(db->sql);
+
+	if (rc == SQLITE_OK)
+		db->sql = NULL;
+	return rc == SQLITE_OK ? 0 : (sql_errf(db, err, "cannot close the database"), -1);
+}
+
+/*
+ * The statistics ANALYZE would give the paged tables, empty for SQLite until
+ * their pages go in: the number of rows of each (it has no index). 0 or -1.
+ */
+static int paged_stats(struct db *db, struct fmt_err *err)
+{
+	for (int i = 0; i < NPAGED; i++) {
+		const struct paged *p = &db->paged[i];
+		int64_t n = btree_rows(p->tree);
+		char *sql = sqlite3_mprintf("INSERT INTO sqlite_stat1 VALUES ('%q', NULL, '%lld')",
+					    p->table, (long long)n);
+		int rc = !n ? 0 : sql ? exec(db, sql, "cannot analyze the tables", err) : -1;
+
+		sqlite3_free(sql);
+		if (rc)
+			return sql ? -1 : fmt_errf(err, db->path, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * What SQLite writes before the pages of the calls go in: the idle task's
+ * row, the indexes (none on the calls), the statistics (ANALYZE's, and the
+ * paged tables' rows counted), committed and closed; then those pages, put
+ * into the file after SQLite's (btree_finish()). 0, or -1 with @err set.
+ */
+static int finish_pages(struct db *db, struct fmt_err *err)
+{
+	uint32_t root[NPAGED], npages;
+	int fd, rc = 0;
+
+	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
+	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
+		 "cannot write to table task", err) < 0 ||
+	    exec(db, analyze_sql, "cannot analyze the tables", err) < 0 ||
+	    paged_stats(db, err) < 0 || file_layout(db, root, &npages, err) < 0 ||
+	    exec(db, "COMMIT", "cannot commit", err) < 0 || close_sql(db, err) < 0)
+		return -1;
+	fd = open(db->tmp, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return fmt_errf(err, db->path, "cannot open '%s' again: %s", db->tmp,
+				strerror(errno));
+	for (int i = 0; i < NPAGED && !rc; i++)
+		rc = btree_finish(db->paged[i].tree, fd, root[i], &npages, BTREE_PENDING_BYTE, err);
+	if (close(fd) < 0 && !rc)
+		rc = fmt_errf(err, db->path, "cannot write it: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * With --indexes, the database again, calls and all: the indexes on the
+ * calls and their statistics, committed and closed. 0, or -1 with @err set.
+ */
+static int finish_calls(struct db *db, struct fmt_err *err)
+{
+	if (!db->call_indexes)
+		return 0;
+	if (sqlite3_open_v2(db->tmp, &db->sql,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK)
+		return sql_errf(db, err, "cannot open the database again"), -1;
+	if (exec(db, pragmas_sql, "cannot set up the database", err) < 0 ||
+	    exec(db, "BEGIN", "cannot begin writing", err) < 0 ||
+	    exec(db, schema_call_indexes_sql, "cannot create the indexes", err) < 0 ||
+	    exec(db, "PRAGMA analysis_limit = 1000; ANALYZE call_base", "cannot analyze the tables",
+		 err) < 0 ||
+	    exec(db, "COMMIT", "cannot commit", err) < 0)
+		return -1;
+	return close_sql(db, err);
+}
+
 int db_finish(struct db *db, struct fmt_err *err)
 {
 	struct fmt_err e = {""};
@@ -1341,23 +1549,12 @@ int db_finish(struct db *db, struct fmt_err *err)
 		sqlite3_finalize(db->insert[i]);
 		db->insert[i] = NULL;
 	}
-	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
-	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
-		 "cannot write to table task", &e) < 0 ||
-	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
-	    (db->call_indexes &&
-	     exec(db, schema_call_indexes_sql, "cannot create the indexes", &e) < 0))
+	if (finish_pages(db, &e) < 0)
 		goto out;
-	step_done(db, "indexes", &t);
-	if (exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
-	    exec(db, "COMMIT", "cannot commit", &e) < 0)
+	step_done(db, "ANALYZE, the calls' pages", &t);
+	if (finish_calls(db, &e) < 0)
 		goto out;
-	if (sqlite3_close(db->sql) != SQLITE_OK) {
-		sql_errf(db, &e, "cannot close the database");
-		goto out;
-	}
-	db->sql = NULL;
-	step_done(db, "ANALYZE, commit, close", &t);
+	step_done(db, "the indexes on the calls", &t);
 	/* synchronous=OFF never synced: wfile_commit() syncs before the rename */
 	rc = wfile_commit(db->wf, &e);
 	db->wf = NULL; /* committed or removed */

@@ -58,16 +58,23 @@ if [[ ${NO_REPEAT:-0} != 1 ]]; then
 	recs+=("$rep")
 fi
 
-# run1 CMD...: one run; sets wall and cpu (user + system seconds)
+# run1 CMD...: one run; sets wall and cpu (user + system seconds), or both
+# to "fails" (said on stderr: trace-cmd's profile refuses a recording
+# without a function or system call, samples/host-print-v7.dat)
 run1() {
-	"$work/cputime" "$work/time.txt" "$@" >/dev/null 2>"$work/err.txt" ||
-		die "$* failed: $(head -n 1 "$work/err.txt")"
-	read -r wall cpu <"$work/time.txt"
+	if "$work/cputime" "$work/time.txt" "$@" >/dev/null 2>"$work/err.txt"; then
+		read -r wall cpu <"$work/time.txt"
+	else
+		note "$* failed: $(head -n 1 "$work/err.txt")"
+		wall=fails cpu=fails
+	fi
 }
 
-# median V...: the middle value (the lower middle of an even count)
+# median V...: the middle value (the lower middle of an even count); "fails"
+# if any run failed
 median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	printf '%s\n' "$@" | sort -g |
+		awk '{ v[NR] = $1 } /fails/ { f = 1 } END { print f ? "fails" : v[int((NR + 1) / 2)] }'
 }
 
 # race FILE: prints the table's row for FILE
@@ -93,9 +100,13 @@ race() {
 	rm -f "$work/b.db" "$work/rec.db"
 	awk -v n="$name" -v e="$events" -v aw="$(median "${aw[@]}")" -v ac="$(median "${ac[@]}")" \
 		-v bw="$(median "${bw[@]}")" -v bc="$(median "${bc[@]}")" \
-		-v cw="$(median "${cw[@]}")" -v cc="$(median "${cc[@]}")" 'BEGIN {
-		printf "| %s | %d | %.3f / %.3f | %.3f / %.3f | %.2fx / %.2fx | %.3f / %.3f | %.2fx / %.2fx |\n",
-			n, e, aw, ac, bw, bc, aw / bw, ac / bc, cw, cc, aw / cw, ac / cc }'
+		-v cw="$(median "${cw[@]}")" -v cc="$(median "${cc[@]}")" '
+		function t(w, c) { return w == "fails" ? "fails" : sprintf("%.3f / %.3f", w, c) }
+		function x(a, b, c, d) {
+			return a == "fails" || b == "fails" ? "-" : sprintf("%.2fx / %.2fx", a / b, c / d)
+		}
+		BEGIN { printf "| %s | %d | %s | %s | %s | %s | %s |\n", n, e, t(aw, ac), t(bw, bc),
+			x(aw, bw, ac, bc), t(cw, cc), x(aw, cw, ac, cc) }'
 }
 
 echo "darc against trace-cmd report --profile, $(date -u '+%F %H:%M UTC'), $(uname -sr)," \
