@@ -130,6 +130,7 @@ struct ftree {
 	int nnodes, nodes_cap;
 	int *nmap; /* hash (parent, func) -> node index + 1 */
 	int nmap_slots;
+	int excl_div; /* the excl_ns histograms' buckets, in fine ones (ftree_excl_resolution()) */
 	/* per function */
 	struct hist (*fh)[2];
 	int64_t nfh;
@@ -264,6 +265,8 @@ static int node_get(struct ftree *ft, int parent, int64_t func, int depth)
 	nd->rec.parent_id = parent < 0 ? DARC_NULL : parent + 1;
 	nd->rec.func_id = func;
 	nd->rec.depth = depth;
+	if (ft->excl_div > 1)
+		hist_coarse(&nd->excl, ft->excl_div);
 	ft->nmap[i] = ++ft->nnodes;
 	return ft->nnodes - 1;
 }
@@ -1567,6 +1570,11 @@ struct ftree *ftree_new(const struct ftree_sink *sink)
 		ft->t_first = DARC_NULL;
 	}
 	return ft;
+}
+
+void ftree_excl_resolution(struct ftree *ft, int max)
+{
+	ft->excl_div = max == 1 ? HIST_FINE : max == 2 ? HIST_FINE / 2 : max <= 4 ? HIST_FINE / 12 : 1;
 }
 
 int ftree_nnodes(const struct ftree *ft)

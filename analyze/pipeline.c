@@ -152,6 +152,8 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 							info->big_endian))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
+	if (run->ft) /* put_tree()'s resolutions */
+		ftree_excl_resolution(run->ft, run->max_depth >= 0 ? 4 : 1);
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
 	if (!run->bios)
 		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;

@@ -501,16 +501,17 @@ static inline int64_t unq32(int32_t v)
  */
 static bool call_refused(struct db *db, const struct call_rec *c, bool bad)
 {
-	struct fmt_err e = {""};
+	struct fmt_err e; /* filled only here, when refused: a call is no time to clear 512 bytes */
 
+	if (!bad && c->last_id >= c->id && c->last_id - c->id <= UINT32_MAX &&
+	    c->task_id != DARC_NULL && c->fnode_id != DARC_NULL)
+		return false;
 	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX)
 		fmt_errf(&e, db->path,
 			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits", c->id);
-	else if (c->task_id == DARC_NULL || c->fnode_id == DARC_NULL)
+	else
 		fmt_errf(&e, db->path, "cannot write to table call_base: NOT NULL constraint failed:"
 				       " call_base.%s", c->task_id == DARC_NULL ? "task_id" : "fnode_id");
-	else
-		return false;
 	fail(db, &e);
 	return true;
 }
@@ -841,7 +842,7 @@ static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
 /* Row @v (its id first) onto @p's pages. 0, or -1 (recorded). */
 static int put_paged(struct db *db, struct paged *p, const int64_t *v)
 {
-	struct fmt_err e = {""};
+	struct fmt_err e; /* btree_append() fills it when it fails */
 
 	if (btree_append(p->tree, v[0], v, &e)) {
 		fail(db, &e);
