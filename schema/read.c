@@ -661,7 +661,7 @@ static bool read_only(sqlite3 *w)
 
 /*
  * The one way the reports write to their database (the results of
- * rdb_store(), the index of ensure_func_index()): a read-write connection,
+ * rdb_store(), the indexes of rdb_make_index()): a read-write connection,
  * opened on first use and kept until rdb_close(). NULL when the database
  * cannot be written: *@failed is then the failed connection, to say why
  * and close.
@@ -892,26 +892,18 @@ out:
 }
 
 /*
- * The calls of a function by latency: an index darc analyze does not build
- * (it would cost a quarter of its time), made once by the first command that
- * selects calls by function and range, so that every later one (a replay
- * with another peak) finds them without reading every call. A read-only
- * database just goes without.
+ * Is there an index of the calls by fnode (call_fnode_incl, made by a darc
+ * of schema 11 before this one, or by the user; call_fnode, --indexes)?
+ * None is made: making call_fnode_incl cost 2.5 times an analysis of 3.7 M
+ * calls, a scan of the calls for a function's peak a seventh of one (so a
+ * replay's first run stays within the analysis's time, issue [22]).
  */
-static void ensure_func_index(struct rdb *db)
+bool rdb_func_indexed(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 				   " AND name IN ('call_fnode_incl', 'call_fnode')";
-	sqlite3 *failed, *w;
 
-	if (query_int(db->sql, have, 0))
-		return;
-	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
-		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
-	w = writer(db, &failed);
-	if (w)
-		sqlite3_exec(w, trust_lazy_index_sql("call_fnode_incl"), NULL, NULL, NULL);
-	sqlite3_close(failed);
+	return query_int(db->sql, have, 0) > 0;
 }
 
 void rdb_make_index(struct rdb *db, const char *name)
@@ -929,8 +921,8 @@ void rdb_make_index(struct rdb *db, const char *name)
 
 /*
  * Insert into @table(id, last_id, task_id[, incl_ns]) the complete calls of
- * @sel whose value lies in [@lo, @hi): a scan of the calls (by the index of
- * a function's calls for a function). How many, or -1 with @err set.
+ * @sel whose value lies in [@lo, @hi): a scan of the calls (by an index of
+ * a function's calls where there is one). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 			   const struct rsel *sel, int64_t lo, int64_t hi, struct fmt_err *err)
@@ -945,9 +937,7 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 	int64_t n = -1;
 
 	where_sql(sel, where, sizeof(where));
-	if (sel->func)
-		ensure_func_index(db);
-	if (sel->metric == RM_INCL && sel->func)
+	if (sel->metric == RM_INCL && sel->func && rdb_func_indexed(db))
 		/* the function's calls in the range by the index, then their rows in order of
 		   id: straight from the index they are in order of latency, a page read a row */
 		snprintf(q, sizeof(q),

@@ -183,6 +183,12 @@ const char *rdb_text(sqlite3_stmt *st, int i);
 bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
 
 /*
+ * Whether the calls have an index by fnode (one range of it a function's
+ * peak): without one, a selection of calls by function reads them all.
+ */
+bool rdb_func_indexed(struct rdb *db);
+
+/*
  * Make index @name, one that a report command makes on demand
  * (trust_lazy_index_sql()), if it is not there; a database that cannot be
  * written goes without.

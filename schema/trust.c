@@ -9,7 +9,7 @@
 #include "schema.h"
 
 static const char *const lazy_indexes[] = {
-    "CREATE INDEX IF NOT EXISTS call_fnode_incl ON call_base(fnode_id, incl_ns)",
+    "CREATE INDEX IF NOT EXISTS call_fnode_incl ON call_base(fnode_id, incl_ns)", /* none makes it */
     "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id, t_complete)",
     "CREATE INDEX IF NOT EXISTS sched_interval_in ON sched_interval(cpu_in, t_in)",
 };

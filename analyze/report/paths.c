@@ -467,7 +467,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	else if (peak > npk)
 		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
-	else if (!peak && !o->sel.func) /* a function's calls have an index: one range each */
+	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
 		rc = rsearch_preselect(db, &o->sel, pk, npk, err);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)

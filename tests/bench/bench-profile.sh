@@ -15,7 +15,9 @@
 # ROUNDS times (default 3), A B C A B C ..., the file in the page cache,
 # and prints one table: each one's median wall and median CPU (user + sys)
 # seconds, and trace-cmd's over darc analyze's (how many times faster darc
-# is), with the machine's load average before and after. On a machine that
+# is), with the machine's load average before and after. Then the replay of
+# issue [22]: on the 600 copies, darc analyze, then darc paths --root
+# vfs_read --peak 2 on its database, a first run and a second. On a machine that
 # other work shares, CPU time says more than wall time; the turns keep a
 # drift of the machine's speed from favouring either side.
 #
@@ -120,5 +122,27 @@ for f in "${recs[@]}"; do
 	[[ -z ${ONLY:-} || $f =~ $ONLY ]] || continue
 	race "$f"
 done
+# replay [22] item 3: the first darc paths on a fresh analysis of the 600
+# copies, and a second, against the analysis (in turn, medians)
+replay() {
+	local i
+	local -a aw=() ac=() fw=() fc=() sw=() sc=()
+	for ((i = 0; i < rounds; i++)); do
+		rm -f "$work/r.db"
+		run1 "$darc" analyze -q -o "$work/r.db" "$rep"
+		aw+=("$wall") ac+=("$cpu")
+		run1 "$darc" paths "$work/r.db" --root vfs_read --peak 2
+		fw+=("$wall") fc+=("$cpu")
+		run1 "$darc" paths "$work/r.db" --root vfs_read --peak 2
+		sw+=("$wall") sc+=("$cpu")
+	done
+	rm -f "$work/r.db"
+	echo "replay, $(basename "$rep"): darc analyze $(median "${aw[@]}") s wall /" \
+		"$(median "${ac[@]}") s CPU; darc paths --root vfs_read --peak 2, first run" \
+		"$(median "${fw[@]}") / $(median "${fc[@]}"), again $(median "${sw[@]}") /" \
+		"$(median "${sc[@]}")"
+}
+
 echo
+[[ ${NO_REPEAT:-0} == 1 ]] || replay
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
