@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * btree: a rowid table written in SQLite's file format (see btree.h). What
+ * btree: rowid tables written in SQLite's file format (see btree.h). What
  * this follows of https://www.sqlite.org/fileformat2.html:
  *
  *   - a table leaf page (flag 13) holds cells in increasing order of rowid:
@@ -34,8 +34,9 @@
 
 #define LEAF_HDR 8
 #define INTERIOR_HDR 12
-#define BATCH 16	  /* leaves written to the spill file at a time */
+#define BATCH 16	  /* leaves written to the page file at a time */
 #define MAX_CELL 1024	  /* a record of up to 126 integers, with its varints */
+#define SLACK 64	  /* a leaf's 64th left free as the rows come: late rows go in there */
 
 /* A leaf page being filled: cells from the end, their offsets after the header. */
 struct leaf {
@@ -44,18 +45,38 @@ struct leaf {
 	int64_t last;	     /* the largest rowid in it */
 };
 
+/* What a page of the page file above SQLite's holds: a leaf of a tree, or nothing. */
+struct owner {
+	struct btree *t; /* NULL: no page of a tree */
+	uint32_t leaf;	 /* the leaf's index in t */
+};
+
+struct pagefile {
+	int fd, page_size;
+	const char *path;    /* for messages */
+	uint32_t reserve;    /* pages 1 .. reserve are SQLite's (pagefile_head()) */
+	uint32_t pending_pg; /* the lock-byte page */
+	uint32_t next;	     /* the first page not written */
+	struct owner *owner; /* by page number - 1, up to next */
+	uint32_t owner_cap;
+	uint8_t *buf;	     /* a page, for moves */
+};
+
 struct btree {
-	char *table, *dir, *path; /* for messages; where the spill file goes; the database */
-	int page_size, ncols;
+	struct pagefile *pf;
+	char *table;
+	int ncols;
 	struct leaf cur;     /* the leaf being filled */
 	int64_t rows;	     /* rows added */
-	int64_t *maxkey;     /* of every leaf done, its largest rowid */
+	int64_t *maxkey;     /* of every leaf done, its largest rowid, */
+	uint32_t *pgno;	     /* and its page */
 	uint32_t nleaves, cap;
-	int fd;		     /* the spill file (the leaves done, in order), or -1 */
-	uint8_t *batch;	     /* done leaves not yet in the spill file */
+	uint8_t *batch;	     /* done leaves not yet written */
 	int nbatch;
 	int64_t *late;	     /* rows that came after a larger rowid: ncols values each */
 	size_t nlate, late_cap;
+	struct child *kids;  /* btree_place(): every leaf's page and largest rowid, in order */
+	uint32_t nkids, kids_cap;
 };
 
 /* A child of an interior page: its page and its largest rowid. */
@@ -103,55 +124,6 @@ static void leaf_seal(struct leaf *l)
 	l->p[0] = 13;
 	put16(l->p + 3, (unsigned)l->ncells);
 	put16(l->p + 5, l->content == 65536 ? 0 : (unsigned)l->content);
-}
-
-struct btree *btree_new(const char *table, int page_size, int ncols, const char *dir,
-			const char *path)
-{
-	struct btree *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->page_size = page_size;
-	t->ncols = ncols;
-	t->fd = -1;
-	t->table = strdup(table);
-	t->dir = strdup(dir);
-	t->path = strdup(path);
-	t->cur.p = calloc(1, page_size);
-	t->batch = malloc((size_t)BATCH * page_size);
-	t->cur.content = page_size;
-	if (!t->table || !t->dir || !t->path || !t->cur.p || !t->batch) {
-		btree_free(t);
-		return NULL;
-	}
-	return t;
-}
-
-void btree_free(struct btree *t)
-{
-	if (!t)
-		return;
-	if (t->fd >= 0)
-		close(t->fd);
-	free(t->table);
-	free(t->dir);
-	free(t->path);
-	free(t->cur.p);
-	free(t->batch);
-	free(t->maxkey);
-	free(t->late);
-	free(t);
-}
-
-int64_t btree_rows(const struct btree *t)
-{
-	return t->rows;
-}
-
-int64_t btree_late(const struct btree *t)
-{
-	return (int64_t)t->nlate;
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -271,118 +243,6 @@ static int pwrite_all(int fd, const void *p, size_t n, off_t off, const char *pa
 	return 0;
 }
 
-/* An anonymous file in @t's directory for the leaves (none is left behind, whatever happens). */
-static int spill_open(struct btree *t, struct fmt_err *err)
-{
-	char *name;
-
-	t->fd = open(t->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (t->fd >= 0)
-		return 0;
-	/* a file system without O_TMPFILE: a named file, unlinked at once */
-	name = malloc(strlen(t->dir) + 32);
-	if (!name)
-		return fmt_errf(err, t->path, "out of memory");
-	sprintf(name, "%s/.darc-calls-XXXXXX", t->dir);
-	t->fd = mkostemp(name, O_CLOEXEC);
-	if (t->fd >= 0)
-		unlink(name);
-	free(name);
-	return t->fd >= 0 ? 0
-			  : fmt_errf(err, t->path, "cannot make a file for the calls in '%s': %s",
-				     t->dir, strerror(errno));
-}
-
-/* The done leaves of the batch into the spill file. */
-static int batch_flush(struct btree *t, struct fmt_err *err)
-{
-	off_t off = (off_t)(t->nleaves - t->nbatch) * t->page_size;
-
-	if (!t->nbatch)
-		return 0;
-	if (t->fd < 0 && spill_open(t, err))
-		return -1;
-	if (pwrite_all(t->fd, t->batch, (size_t)t->nbatch * t->page_size, off, t->path,
-		       "the calls", err))
-		return -1;
-	t->nbatch = 0;
-	return 0;
-}
-
-/* The current leaf is full: it joins the done leaves, and a new one starts. */
-static int leaf_done(struct btree *t, struct fmt_err *err)
-{
-	if (t->nleaves == t->cap) {
-		uint32_t cap = t->cap ? 2 * t->cap : 256;
-		int64_t *k = realloc(t->maxkey, cap * sizeof(*k));
-
-		if (!k)
-			return fmt_errf(err, t->path, "out of memory");
-		t->maxkey = k;
-		t->cap = cap;
-	}
-	leaf_seal(&t->cur);
-	memcpy(t->batch + (size_t)t->nbatch * t->page_size, t->cur.p, t->page_size);
-	t->maxkey[t->nleaves++] = t->cur.last;
-	t->nbatch++;
-	leaf_reset(&t->cur, t->page_size);
-	return t->nbatch == BATCH ? batch_flush(t, err) : 0;
-}
-
-/* Keep row @v of @rowid, which comes after a larger one, for btree_finish(). 0 or -1. */
-static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
-{
-	int64_t *row;
-
-	if (t->nlate == t->late_cap) {
-		size_t cap = t->late_cap ? 2 * t->late_cap : 64;
-		int64_t *l = realloc(t->late, cap * t->ncols * sizeof(*l));
-
-		if (!l)
-			return fmt_errf(err, t->path, "out of memory");
-		t->late = l;
-		t->late_cap = cap;
-	}
-	row = t->late + t->nlate++ * t->ncols;
-	memcpy(row, v, t->ncols * sizeof(*v));
-	row[0] = rowid;
-	t->rows++;
-	return 0;
-}
-
-/* The error of a rowid added twice, as SQLite says it. -1. */
-static int twice(const struct btree *t, struct fmt_err *err)
-{
-	return fmt_errf(err, t->path, "cannot write to table %s: UNIQUE constraint failed: %s.id",
-			t->table, t->table);
-}
-
-int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
-{
-	int64_t last = !t->rows ? 0 : t->cur.ncells ? t->cur.last : t->maxkey[t->nleaves - 1];
-	uint8_t cell[MAX_CELL];
-	int n;
-
-	if (t->rows && rowid == last) /* the same again: at once (any other, btree_finish()) */
-		return twice(t, err);
-	if (t->rows && rowid < last)
-		return keep_late(t, rowid, v, err);
-	n = encode_cell(cell, t->ncols, rowid, v);
-	if (!leaf_fits(&t->cur, n) && leaf_done(t, err))
-		return -1;
-	leaf_add(&t->cur, cell, n, rowid);
-	t->rows++;
-	return 0;
-}
-
-/* The next page number for a page of the tree: the lock-byte page is skipped. */
-static uint32_t next_page(uint32_t *next, uint32_t pending_pg)
-{
-	if (*next == pending_pg)
-		++*next;
-	return (*next)++;
-}
-
 /* @len bytes from @in at @off_in to @out at @off_out: in the kernel where it can, else by hand. */
 static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, const char *path,
 		      struct fmt_err *err)
@@ -412,127 +272,429 @@ static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, 
 	return 0;
 }
 
-/*
- * Where btree_finish() puts the leaves: from page @next on (around the
- * lock-byte page), each leaf of the spill file copied as it is (a run of
- * them in one copy), or made anew where late rows go in; @kids gets each
- * leaf's page and largest rowid, in order.
- */
-struct placer {
-	struct btree *t;
-	int fd;
-	uint32_t next, pending_pg;
-	struct child *kids;
-	uint32_t nkids, cap;
-	uint32_t run_first, run_n, run_pg; /* spill leaves [first, first + n) go to pages run_pg.. */
-	struct fmt_err *err;
-};
 
-/* The run of leaves to copy, copied. 0 or -1. */
-static int run_flush(struct placer *pl)
+struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
+			      int64_t pending)
 {
-	const int ps = pl->t->page_size;
-	int rc = !pl->run_n ? 0
-			    : copy_range(pl->t->fd, (off_t)pl->run_first * ps, pl->fd,
-					 (off_t)(pl->run_pg - 1) * ps, (size_t)pl->run_n * ps,
-					 pl->t->path, pl->err);
+	struct pagefile *pf = calloc(1, sizeof(*pf));
 
-	pl->run_n = 0;
-	return rc;
-}
-
-/* A page number for the next leaf, whose largest rowid is @key, into the children. */
-static uint32_t place(struct placer *pl, int64_t key)
-{
-	if (pl->nkids == pl->cap) {
-		uint32_t cap = pl->cap ? 2 * pl->cap : 256;
-		struct child *k = realloc(pl->kids, cap * sizeof(*k));
-
-		if (!k)
-			return fmt_errf(pl->err, pl->t->path, "out of memory"), 0;
-		pl->kids = k;
-		pl->cap = cap;
+	if (!pf)
+		return NULL;
+	pf->fd = fd;
+	pf->path = path;
+	pf->page_size = page_size;
+	pf->reserve = reserve;
+	pf->pending_pg = (uint32_t)(pending / page_size) + 1;
+	pf->next = reserve + 1;
+	pf->buf = malloc(page_size);
+	if (!pf->buf) {
+		free(pf);
+		return NULL;
 	}
-	pl->kids[pl->nkids] = (struct child){next_page(&pl->next, pl->pending_pg), key};
-	return pl->kids[pl->nkids++].pgno;
+	return pf;
 }
 
-/* Spill leaf @k, as it is. 0 or -1. */
-static int place_copy(struct placer *pl, uint32_t k)
+void pagefile_free(struct pagefile *pf)
 {
-	uint32_t pg = place(pl, pl->t->maxkey[k]);
-
-	if (!pg)
-		return -1;
-	if (pl->run_n && k == pl->run_first + pl->run_n && pg == pl->run_pg + pl->run_n) {
-		pl->run_n++;
-		return 0;
+	if (pf) {
+		free(pf->owner);
+		free(pf->buf);
+		free(pf);
 	}
-	if (run_flush(pl))
-		return -1;
-	pl->run_first = k;
-	pl->run_pg = pg;
-	pl->run_n = 1;
-	return 0;
 }
 
-/* The leaf @l, made anew. 0 or -1. */
-static int place_page(struct placer *pl, struct leaf *l)
+/* A new page at the end, for leaf @leaf of @t (NULL: an interior page). 0 when out of memory. */
+static uint32_t page_new(struct pagefile *pf, struct btree *t, uint32_t leaf)
 {
 	uint32_t pg;
 
-	if (run_flush(pl) || !(pg = place(pl, l->last)))
-		return -1;
-	leaf_seal(l);
-	return pwrite_all(pl->fd, l->p, pl->t->page_size, (off_t)(pg - 1) * pl->t->page_size,
-			  pl->t->path, "the calls", pl->err);
+	if (pf->next == pf->pending_pg)
+		pf->next++;
+	pg = pf->next;
+	if (pg > pf->owner_cap) {
+		uint32_t cap = pf->owner_cap ? 2 * pf->owner_cap : 1024;
+		struct owner *o;
+
+		while (cap < pg)
+			cap *= 2;
+		if (!(o = realloc(pf->owner, cap * sizeof(*o))))
+			return 0;
+		memset(o + pf->owner_cap, 0, (cap - pf->owner_cap) * sizeof(*o));
+		pf->owner = o;
+		pf->owner_cap = cap;
+	}
+	pf->owner[pg - 1] = (struct owner){t, leaf};
+	pf->next++;
+	return pg;
 }
 
-/* Add cell @cell (@n bytes, of @rowid) to the leaf @b being made, placing it first if full. */
-static int merge_add(struct placer *pl, struct leaf *b, const uint8_t *cell, int n, int64_t rowid)
+/* Page @pg's bytes, from @p. 0 or -1. */
+static int page_write(struct pagefile *pf, uint32_t pg, const void *p, struct fmt_err *err)
 {
-	if (b->ncells && rowid <= b->last)
-		return twice(pl->t, pl->err);
-	if (!leaf_fits(b, n)) {
-		if (place_page(pl, b))
-			return -1;
-		leaf_reset(b, pl->t->page_size);
-	}
-	leaf_add(b, cell, n, rowid);
+	return pwrite_all(pf->fd, p, pf->page_size, (off_t)(pg - 1) * pf->page_size, pf->path,
+			  "the calls", err);
+}
+
+/* The leaf at page @from to page @to (and what owns it). 0 or -1. */
+static int page_move(struct pagefile *pf, uint32_t from, uint32_t to, struct fmt_err *err)
+{
+	struct owner o = pf->owner[from - 1];
+
+	if (pread(pf->fd, pf->buf, pf->page_size, (off_t)(from - 1) * pf->page_size) !=
+		    pf->page_size ||
+	    page_write(pf, to, pf->buf, err))
+		return fmt_errf(err, pf->path, "cannot move a page of the calls");
+	pf->owner[to - 1] = o;
+	pf->owner[from - 1] = (struct owner){NULL, 0};
+	o.t->pgno[o.leaf] = to;
 	return 0;
 }
 
-/*
- * Spill leaf @k with the late rows from *@li whose rowids are not beyond its
- * largest, in order, as leaves made anew (@in and @b: a page each). 0 or -1.
- */
-static int place_merged(struct placer *pl, uint32_t k, size_t *li, uint8_t *in, struct leaf *b)
+/* Does page @pg hold a leaf (of those written before pagefile_head())? */
+static bool owned(const struct pagefile *pf, uint32_t pg)
 {
-	struct btree *t = pl->t;
-	uint8_t cell[MAX_CELL];
-	unsigned i = 0, ncells;
+	return pg >= 1 && pg <= pf->owner_cap && pf->owner[pg - 1].t;
+}
 
-	if (pread(t->fd, in, t->page_size, (off_t)k * t->page_size) != t->page_size)
-		return fmt_errf(pl->err, t->path, "cannot read back the calls");
-	ncells = get16(in + 3);
-	leaf_reset(b, t->page_size);
-	while (i < ncells || (*li < t->nlate && t->late[*li * t->ncols] <= t->maxkey[k])) {
-		int64_t id = INT64_MAX, *row = t->late + *li * t->ncols;
+/* The last page of a leaf, 0 if none is above @above. */
+static uint32_t last_leaf(const struct pagefile *pf, uint32_t above)
+{
+	for (uint32_t pg = pf->next - 1; pg > above; pg--)
+		if (owned(pf, pg))
+			return pg;
+	return 0;
+}
+
+/* Fill the pages after @from with the last leaves, and end the file after the last. 0 or -1. */
+static int close_gap(struct pagefile *pf, uint32_t from, struct fmt_err *err)
+{
+	uint32_t g = from + 1, q;
+
+	for (; (q = last_leaf(pf, g)); g++) {
+		if (g == pf->pending_pg || owned(pf, g))
+			continue;
+		if (page_move(pf, q, g, err))
+			return -1;
+	}
+	q = last_leaf(pf, 0);
+	pf->next = (q > from ? q : from) + 1;
+	return 0;
+}
+
+int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err)
+{
+	const int ps = pf->page_size;
+	uint32_t end = pf->next;
+
+	/* SQLite needs more than the head: the leaves in its pages go after them */
+	if (pf->next <= npages)
+		pf->next = npages + 1;
+	for (uint32_t pg = pf->reserve + 1; pg <= npages && pg < end; pg++) {
+		uint32_t to;
+
+		if (!owned(pf, pg))
+			continue;
+		if (!(to = page_new(pf, NULL, 0)))
+			return fmt_errf(err, pf->path, "out of memory");
+		if (page_move(pf, pg, to, err))
+			return -1;
+	}
+	if (copy_range(sql_fd, 0, pf->fd, 0, (size_t)npages * ps, pf->path, err))
+		return -1;
+	return close_gap(pf, npages, err);
+}
+
+int pagefile_finish(struct pagefile *pf, struct fmt_err *err)
+{
+	uint8_t h[100];
+	uint32_t change, npages = pf->next - 1;
+
+	if (pread(pf->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return fmt_errf(err, pf->path, "cannot read its header back");
+	change = get32(h + 24) + 1;
+	put32(h + 24, change);
+	put32(h + 28, npages);
+	put32(h + 92, change);
+	if (pwrite_all(pf->fd, h, sizeof(h), 0, pf->path, "its header", err))
+		return -1;
+	if (ftruncate(pf->fd, (off_t)npages * pf->page_size) < 0)
+		return fmt_errf(err, pf->path, "cannot write it: %s", strerror(errno));
+	return 0;
+}
+
+struct btree *btree_new(struct pagefile *pf, const char *table, int ncols)
+{
+	struct btree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->pf = pf;
+	t->ncols = ncols;
+	t->table = strdup(table);
+	t->cur.p = calloc(1, pf->page_size);
+	t->batch = malloc((size_t)BATCH * pf->page_size);
+	t->cur.content = pf->page_size;
+	if (!t->table || !t->cur.p || !t->batch) {
+		btree_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void btree_free(struct btree *t)
+{
+	if (!t)
+		return;
+	free(t->table);
+	free(t->cur.p);
+	free(t->batch);
+	free(t->maxkey);
+	free(t->pgno);
+	free(t->late);
+	free(t->kids);
+	free(t);
+}
+
+int64_t btree_rows(const struct btree *t)
+{
+	return t->rows;
+}
+
+int64_t btree_late(const struct btree *t)
+{
+	return (int64_t)t->nlate;
+}
+
+/* The done leaves of the batch into the page file, each at a page of its own. 0 or -1. */
+static int batch_flush(struct btree *t, struct fmt_err *err)
+{
+	struct pagefile *pf = t->pf;
+	uint32_t first = t->nleaves - t->nbatch;
+
+	for (int i = 0; i < t->nbatch;) {
+		int n = 1;
+
+		if (!(t->pgno[first + i] = page_new(pf, t, first + i)))
+			return fmt_errf(err, pf->path, "out of memory");
+		/* the pages that follow it, in one write */
+		while (i + n < t->nbatch && pf->next != pf->pending_pg) {
+			t->pgno[first + i + n] = page_new(pf, t, first + i + n);
+			if (!t->pgno[first + i + n])
+				return fmt_errf(err, pf->path, "out of memory");
+			n++;
+		}
+		if (pwrite_all(pf->fd, t->batch + (size_t)i * pf->page_size,
+			       (size_t)n * pf->page_size,
+			       (off_t)(t->pgno[first + i] - 1) * pf->page_size, pf->path, "the calls",
+			       err))
+			return -1;
+		i += n;
+	}
+	t->nbatch = 0;
+	return 0;
+}
+
+/* The current leaf is full: it joins the done leaves, and a new one starts. */
+static int leaf_done(struct btree *t, struct fmt_err *err)
+{
+	const int ps = t->pf->page_size;
+
+	if (t->nleaves == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 256;
+		int64_t *k = realloc(t->maxkey, cap * sizeof(*k));
+		uint32_t *g = k ? realloc(t->pgno, cap * sizeof(*g)) : NULL;
+
+		if (k)
+			t->maxkey = k;
+		if (!g)
+			return fmt_errf(err, t->pf->path, "out of memory");
+		t->pgno = g;
+		t->cap = cap;
+	}
+	leaf_seal(&t->cur);
+	memcpy(t->batch + (size_t)t->nbatch * ps, t->cur.p, ps);
+	t->maxkey[t->nleaves++] = t->cur.last;
+	t->nbatch++;
+	leaf_reset(&t->cur, ps);
+	return t->nbatch == BATCH ? batch_flush(t, err) : 0;
+}
+
+/* Keep row @v of @rowid, which comes after a larger one, for btree_place(). 0 or -1. */
+static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
+{
+	int64_t *row;
+
+	if (t->nlate == t->late_cap) {
+		size_t cap = t->late_cap ? 2 * t->late_cap : 64;
+		int64_t *l = realloc(t->late, cap * t->ncols * sizeof(*l));
+
+		if (!l)
+			return fmt_errf(err, t->pf->path, "out of memory");
+		t->late = l;
+		t->late_cap = cap;
+	}
+	row = t->late + t->nlate++ * t->ncols;
+	memcpy(row, v, t->ncols * sizeof(*v));
+	row[0] = rowid;
+	t->rows++;
+	return 0;
+}
+
+/* The error of a rowid added twice, as SQLite says it. -1. */
+static int twice(const struct btree *t, struct fmt_err *err)
+{
+	return fmt_errf(err, t->pf->path, "cannot write to table %s: UNIQUE constraint failed:"
+			" %s.id", t->table, t->table);
+}
+
+int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
+{
+	int64_t last = !t->rows ? 0 : t->cur.ncells ? t->cur.last : t->maxkey[t->nleaves - 1];
+	uint8_t cell[MAX_CELL];
+	int n;
+
+	if (t->rows && rowid == last) /* the same again: at once (any other, btree_place()) */
+		return twice(t, err);
+	if (t->rows && rowid < last)
+		return keep_late(t, rowid, v, err);
+	n = encode_cell(cell, t->ncols, rowid, v);
+	if (!leaf_fits(&t->cur, n + t->pf->page_size / SLACK) && leaf_done(t, err))
+		return -1;
+	leaf_add(&t->cur, cell, n, rowid);
+	t->rows++;
+	return 0;
+}
+
+/* @t's leaf at @pg (0: a new page at the end), largest rowid @key, into its children. */
+static uint32_t kid(struct btree *t, uint32_t pg, int64_t key)
+{
+	if (t->nkids == t->kids_cap) {
+		uint32_t cap = t->kids_cap ? 2 * t->kids_cap : 256;
+		struct child *k = realloc(t->kids, cap * sizeof(*k));
+
+		if (!k)
+			return 0;
+		t->kids = k;
+		t->kids_cap = cap;
+	}
+	if (!pg && !(pg = page_new(t->pf, NULL, 0)))
+		return 0;
+	t->kids[t->nkids++] = (struct child){pg, key};
+	return pg;
+}
+
+/* The leaf @l, made anew, at page @pg (0: at the end). 0 or -1. */
+static int put_leaf(struct btree *t, uint32_t pg, struct leaf *l, struct fmt_err *err)
+{
+	if (!(pg = kid(t, pg, l->last)))
+		return fmt_errf(err, t->pf->path, "out of memory");
+	leaf_seal(l);
+	return page_write(t->pf, pg, l->p, err);
+}
+
+/*
+ * The merge of the late rows (btree_place()): the cells in order of rowid,
+ * each leaf's own and the late rows between, filled into leaves made anew,
+ * each written over the leaf it replaces; what does not fit in one goes
+ * over (@carry, in order) to the next. The slack left in every leaf
+ * (btree_append()) takes a few late rows, so that the carry ends soon.
+ */
+struct merge {
+	struct btree *t;
+	struct leaf b;	    /* the leaf being made */
+	uint8_t *carry;	    /* cells for the next leaf, one after another */
+	size_t ncarry, carry_cap;
+	uint8_t *next;	    /* the next carry, filled as b is */
+	size_t nnext, next_cap;
+	int64_t prev;	    /* the last rowid in order, for rowids twice */
+	size_t li;	    /* the next late row */
+	struct fmt_err *err;
+};
+
+/* Append @n bytes of @cell to the byte list *@p (*@len used, *@cap allocated). 0 or -1. */
+static int bytes_add(uint8_t **p, size_t *len, size_t *cap, const uint8_t *cell, int n)
+{
+	if (*len + n > *cap) {
+		size_t c = *cap ? 2 * *cap : 4096;
+		uint8_t *q;
+
+		while (c < *len + n)
+			c *= 2;
+		if (!(q = realloc(*p, c)))
+			return -1;
+		*p = q;
+		*cap = c;
+	}
+	memcpy(*p + *len, cell, n);
+	*len += n;
+	return 0;
+}
+
+/* The next cell in order into the leaf being made, or the next carry once it is full. */
+static int merge_cell(struct merge *m, const uint8_t *cell, int n, int64_t rowid)
+{
+	if (rowid <= m->prev)
+		return twice(m->t, m->err);
+	m->prev = rowid;
+	if (!m->nnext && leaf_fits(&m->b, n)) {
+		leaf_add(&m->b, cell, n, rowid);
+		return 0;
+	}
+	return bytes_add(&m->next, &m->nnext, &m->next_cap, cell, n)
+		       ? fmt_errf(m->err, m->t->pf->path, "out of memory")
+		       : 0;
+}
+
+/* The carry, then the cells of leaf @in and the late rows up to @max, in order. 0 or -1. */
+static int merge_cells(struct merge *m, const uint8_t *in, int64_t max)
+{
+	struct btree *t = m->t;
+	uint8_t cell[MAX_CELL];
+	unsigned i = 0, ncells = in ? get16(in + 3) : 0;
+	int rc = 0;
+
+	for (size_t at = 0; at < m->ncarry && !rc;) {
+		int64_t id;
+		int n = cell_at(m->carry, (unsigned)at, &id);
+
+		m->prev = INT64_MIN; /* the carry is in order, and below the rest */
+		rc = merge_cell(m, m->carry + at, n, id);
+		at += n;
+	}
+	while (!rc && (i < ncells || (m->li < t->nlate && t->late[m->li * t->ncols] <= max))) {
+		int64_t id = INT64_MAX, *row = t->late + m->li * t->ncols;
 		unsigned off = i < ncells ? get16(in + LEAF_HDR + 2 * i) : 0;
 		int n = i < ncells ? cell_at(in, off, &id) : 0;
 
-		if (*li < t->nlate && row[0] <= t->maxkey[k] && row[0] <= id) {
+		if (m->li < t->nlate && row[0] <= max && row[0] <= id) {
 			n = encode_cell(cell, t->ncols, row[0], row);
 			id = row[0];
-			++*li;
+			m->li++;
+			rc = merge_cell(m, cell, n, id);
 		} else {
-			memcpy(cell, in + off, n);
+			rc = merge_cell(m, in + off, n, id);
 			i++;
 		}
-		if (merge_add(pl, b, cell, n, id))
-			return -1;
 	}
-	return b->ncells ? place_page(pl, b) : 0;
+	return rc;
+}
+
+/* The leaf made into page @pg (0: a new one at the end); the next carry becomes the carry. */
+static int merge_put(struct merge *m, uint32_t pg)
+{
+	uint8_t *c = m->carry;
+	size_t cap = m->carry_cap;
+
+	if (m->b.ncells && put_leaf(m->t, pg, &m->b, m->err))
+		return -1;
+	leaf_reset(&m->b, m->t->pf->page_size);
+	m->carry = m->next;
+	m->ncarry = m->nnext;
+	m->carry_cap = m->next_cap;
+	m->next = c;
+	m->nnext = 0;
+	m->next_cap = cap;
+	return 0;
 }
 
 static int by_rowid(const void *a, const void *b)
@@ -542,25 +704,71 @@ static int by_rowid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Every leaf into @pl->fd, the late rows merged in. 0 or -1. */
-static int place_leaves(struct placer *pl)
+/* Every leaf into @t's children, in order, the late rows merged in. 0 or -1. */
+static int place_leaves(struct btree *t, struct fmt_err *err)
 {
-	struct btree *t = pl->t;
-	uint8_t *in = malloc(t->page_size), *out = calloc(1, t->page_size);
-	struct leaf b = {out, 0, t->page_size, 0};
-	size_t li = 0;
-	int rc = in && out ? 0 : fmt_errf(pl->err, t->path, "out of memory");
+	const int ps = t->pf->page_size;
+	uint8_t *in = malloc(ps);
+	struct merge m = {t, {calloc(1, ps), 0, ps, 0}};
+	int rc = in && m.b.p ? 0 : fmt_errf(err, t->pf->path, "out of memory");
 
-	qsort(t->late, t->nlate, t->ncols * sizeof(*t->late), by_rowid);
-	for (uint32_t k = 0; k < t->nleaves && !rc; k++)
-		rc = li < t->nlate && t->late[li * t->ncols] <= t->maxkey[k]
-			     ? place_merged(pl, k, &li, in, &b)
-			     : place_copy(pl, k);
-	if (!rc)
-		rc = run_flush(pl);
+	m.err = err;
+	m.prev = INT64_MIN;
+	for (uint32_t k = 0; k < t->nleaves && !rc; k++) {
+		if (!m.ncarry && (m.li >= t->nlate || t->late[m.li * t->ncols] > t->maxkey[k])) {
+			if (!kid(t, t->pgno[k], t->maxkey[k])) /* as it is */
+				rc = fmt_errf(err, t->pf->path, "out of memory");
+			m.prev = t->maxkey[k];
+			continue;
+		}
+		if (pread(t->pf->fd, in, ps, (off_t)(t->pgno[k] - 1) * ps) != ps)
+			rc = fmt_errf(err, t->pf->path, "cannot read back the calls");
+		else if (!(rc = merge_cells(&m, in, t->maxkey[k])))
+			rc = merge_put(&m, t->pgno[k]);
+	}
+	while (!rc && m.ncarry) /* what the last leaf could not take: leaves at the end */
+		if (!(rc = merge_cells(&m, NULL, INT64_MIN)))
+			rc = merge_put(&m, 0);
 	free(in);
-	free(out);
+	free(m.b.p);
+	free(m.carry);
+	free(m.next);
 	return rc;
+}
+
+/* Do the current leaf's cells and the late rows fit in one page? */
+static bool one_leaf(const struct btree *t)
+{
+	uint8_t cell[MAX_CELL];
+	int used = t->pf->page_size - t->cur.content + 2 * t->cur.ncells;
+
+	for (size_t i = 0; i < t->nlate; i++)
+		used += encode_cell(cell, t->ncols, t->late[i * t->ncols], t->late + i * t->ncols) + 2;
+	return LEAF_HDR + used <= t->pf->page_size;
+}
+
+int btree_place(struct btree *t, uint32_t root, struct fmt_err *err)
+{
+	if (!t->rows)
+		return 0;
+	leaf_seal(&t->cur);
+	qsort(t->late, t->nlate, t->ncols * sizeof(*t->late), by_rowid);
+	if (!t->nleaves && one_leaf(t)) { /* one leaf (after any leaf_done() another follows) */
+		struct merge m = {t, {calloc(1, t->pf->page_size), 0, t->pf->page_size, 0}};
+		int rc;
+
+		m.err = err;
+		m.prev = INT64_MIN;
+		rc = m.b.p ? merge_cells(&m, t->cur.p, INT64_MAX) || merge_put(&m, root)
+			   : fmt_errf(err, t->pf->path, "out of memory");
+		free(m.b.p);
+		free(m.carry);
+		free(m.next);
+		return rc ? -1 : 0;
+	}
+	if ((t->cur.ncells && leaf_done(t, err)) || batch_flush(t, err))
+		return -1;
+	return place_leaves(t, err);
 }
 
 /* An interior page over @kids[0 .. n-1] at @page: the last is the right-most child. */
@@ -585,38 +793,26 @@ static void interior_page(uint8_t *page, int size, const struct child *kids, int
 	put16(page + 5, content == 65536 ? 0 : (unsigned)content);
 }
 
-/*
- * The interior levels over @pl's children (rewritten level by level): every
- * page but the root placed, the root at @root. Children are spread evenly,
- * so every interior page has two or more. A single leaf moves to @root, and
- * the file is cut back to the pages before it. 0 or -1.
- */
-static int build_levels(struct placer *pl, uint32_t root, uint32_t npages, uint8_t *page)
+
+int btree_build(struct btree *t, uint32_t root, struct fmt_err *err)
 {
 	/* a cell is at most 4 + 9 bytes and its 2-byte offset */
-	const int ps = pl->t->page_size;
+	const int ps = t->pf->page_size;
 	const uint32_t cap = (uint32_t)(ps - INTERIOR_HDR) / 15;
-	struct child *kids = pl->kids;
-	uint32_t n = pl->nkids;
+	struct child *kids = t->kids;
+	uint32_t n = t->nkids;
 
-	if (n == 1) {
-		if (pread(pl->fd, page, ps, (off_t)(kids[0].pgno - 1) * ps) != ps ||
-		    ftruncate(pl->fd, (off_t)npages * ps) < 0)
-			return fmt_errf(pl->err, pl->t->path, "cannot move the calls' page");
-		pl->next = npages + 1;
-		return pwrite_all(pl->fd, page, ps, (off_t)(root - 1) * ps, pl->t->path,
-				  "the calls", pl->err);
-	}
 	while (n > 1) {
 		uint32_t pages = (n + cap - 1) / cap, at = 0;
 
 		for (uint32_t p = 0; p < pages; p++) {
 			uint32_t m = n / pages + (p < n % pages), pgno;
 
-			interior_page(page, ps, kids + at, (int)m);
-			pgno = pages == 1 ? root : next_page(&pl->next, pl->pending_pg);
-			if (pwrite_all(pl->fd, page, ps, (off_t)(pgno - 1) * ps, pl->t->path,
-				       "the calls", pl->err))
+			interior_page(t->pf->buf, ps, kids + at, (int)m);
+			pgno = pages == 1 ? root : page_new(t->pf, NULL, 0);
+			if (!pgno)
+				return fmt_errf(err, t->pf->path, "out of memory");
+			if (page_write(t->pf, pgno, t->pf->buf, err))
 				return -1;
 			kids[p] = (struct child){pgno, kids[at + m - 1].key};
 			at += m;
@@ -624,43 +820,4 @@ static int build_levels(struct placer *pl, uint32_t root, uint32_t npages, uint8
 		n = pages;
 	}
 	return 0;
-}
-
-/* Page 1's header: @npages pages, and a new change counter (also what the count is valid for). */
-static int fix_header(int fd, uint32_t npages, const char *path, struct fmt_err *err)
-{
-	uint8_t h[100];
-	uint32_t change;
-
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		return fmt_errf(err, path, "cannot read its header back");
-	change = get32(h + 24) + 1;
-	put32(h + 24, change);
-	put32(h + 28, npages);
-	put32(h + 92, change);
-	return pwrite_all(fd, h, sizeof(h), 0, path, "its header", err);
-}
-
-int btree_finish(struct btree *t, int fd, uint32_t root, uint32_t *npages, int64_t pending,
-		 struct fmt_err *err)
-{
-	struct placer pl = {t, fd, *npages + 1, (uint32_t)(pending / t->page_size) + 1};
-	int rc;
-
-	pl.err = err;
-	if (!t->rows)
-		return 0;
-	leaf_seal(&t->cur);
-	if (!t->nleaves && !t->nlate) /* one leaf: it is the root */
-		return pwrite_all(fd, t->cur.p, t->page_size, (off_t)(root - 1) * t->page_size,
-				  t->path, "the calls", err);
-	if ((t->cur.ncells && leaf_done(t, err)) || batch_flush(t, err))
-		return -1;
-	rc = place_leaves(&pl);
-	if (!rc)
-		rc = build_levels(&pl, root, *npages, t->cur.p);
-	free(pl.kids);
-	if (!rc && !(rc = fix_header(fd, pl.next - 1, t->path, err)))
-		*npages = pl.next - 1;
-	return rc;
 }

@@ -68,6 +68,12 @@ enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call
  * sorter helper threads (PRAGMA threads) made CREATE INDEX slower.
  */
 #define PAGE_SIZE 65536
+/*
+ * The page file's first pages, left for SQLite's (8 MiB: its empty schema
+ * takes 2.8): beyond them, leaves are moved out at the end, short of them,
+ * the last leaves moved in (btree.h).
+ */
+#define RESERVE_PAGES 128
 static const char pragmas_sql[] = "PRAGMA page_size = 65536;"
 				  "PRAGMA auto_vacuum = NONE;" /* no pointer-map pages: btree.h */
 				  "PRAGMA journal_mode = OFF;"
@@ -269,8 +275,11 @@ struct row_src {
 struct db {
 	bool call_indexes; /* build schema/call-indexes.sql too */
 	char *path; /* the target */
-	struct wfile *wf; /* the file being written, renamed to path at the end */
+	struct wfile *wf; /* the file SQLite writes, copied into pages' at the end */
 	const char *tmp;  /* its name */
+	struct wfile *pages; /* the page file (btree.h): the calls' pages, then the database,
+				renamed to path at the end */
+	struct pagefile *pf;
 	sqlite3 *sql;
 	sqlite3_stmt *insert[ROW_KINDS];
 	struct block *cur;			  /* the producer's block, NULL once handed over */
@@ -1023,7 +1032,7 @@ static void *writer_main(void *arg)
 			/* what SQLite has written goes to the disk meanwhile, not all
 			   at the fsync before the rename */
 			if (++written % SYNC_BLOCKS == 0)
-				wfile_sync_ahead(db->wf);
+				wfile_sync_ahead(db->pages);
 		}
 		block_reset(b);
 		pthread_mutex_lock(&db->lock);
@@ -1067,7 +1076,8 @@ static void db_free(struct db *db)
 	for (int i = 0; i < ROW_KINDS; i++)
 		sqlite3_finalize(db->insert[i]);
 	sqlite3_close_v2(db->sql);
-	wfile_abort(db->wf); /* unless renamed: then NULL */
+	wfile_abort(db->wf); /* unless done with: then NULL */
+	wfile_abort(db->pages); /* unless renamed: then NULL */
 	block_free(db->cur);
 	while ((b = db->head)) {
 		db->head = b->next;
@@ -1084,6 +1094,7 @@ static void db_free(struct db *db)
 	}
 	for (int i = 0; i < NPAGED; i++)
 		btree_free(db->paged[i].tree);
+	pagefile_free(db->pf);
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
@@ -1147,27 +1158,30 @@ static int prepare_inserts(struct db *db, struct fmt_err *err)
 	return 0;
 }
 
-/* The tables of pages (struct paged), their spill files beside the database. 0, or -1. */
-static int make_trees(struct db *db, struct fmt_err *err)
+/*
+ * The page file (a second temporary file beside the target, which the
+ * database becomes) and the tables whose rows go into it as pages. 0, or -1.
+ */
+static int make_trees(struct db *db, bool force, struct fmt_err *err)
 {
 	static const struct {
 		const char *table;
 		int ncols;
 	} tables[NPAGED] = {{"call_base", CALL_BASE_NCOLS}, {"call_extra", CALL_EXTRA_NCOLS}};
-	char *dir = strdup(db->tmp), *slash = dir ? strrchr(dir, '/') : NULL;
-	int rc = dir ? 0 : -1;
 
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	for (int i = 0; i < NPAGED && !rc; i++) {
+	db->pages = wfile_create(db->path, &db_kind, force, err);
+	if (!db->pages)
+		return -1;
+	db->pf = pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
+			      BTREE_PENDING_BYTE);
+	for (int i = 0; i < NPAGED && db->pf; i++) {
 		db->paged[i].table = tables[i].table;
 		db->paged[i].ncols = tables[i].ncols;
-		db->paged[i].tree = btree_new(tables[i].table, PAGE_SIZE, tables[i].ncols,
-					      slash ? dir : ".", db->path);
-		rc = db->paged[i].tree ? 0 : -1;
+		db->paged[i].tree = btree_new(db->pf, tables[i].table, tables[i].ncols);
+		if (!db->paged[i].tree)
+			return fmt_errf(err, db->path, "out of memory");
 	}
-	free(dir);
-	return rc ? fmt_errf(err, db->path, "out of memory") : 0;
+	return db->pf ? 0 : fmt_errf(err, db->path, "out of memory");
 }
 
 struct db *db_create(const char *path, bool force, struct fmt_err *err)
@@ -1194,7 +1208,7 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 		goto out;
 	}
 	db->mutex_ready = true;
-	if (create_tmp(db, force, err) < 0 || make_trees(db, err) < 0)
+	if (create_tmp(db, force, err) < 0 || make_trees(db, force, err) < 0)
 		goto out;
 	db->cur = block_new();
 	if (!db->cur) {
@@ -1480,15 +1494,33 @@ static int paged_stats(struct db *db, struct fmt_err *err)
 }
 
 /*
+ * The page file made whole: SQLite's pages in its head, the trees' pages
+ * placed and built (btree.h). 0, or -1 with @err set.
+ */
+static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], uint32_t npages,
+		       struct fmt_err *err)
+{
+	if (pagefile_head(db->pf, sql_fd, npages, err) < 0)
+		return -1;
+	for (int i = 0; i < NPAGED; i++)
+		if (btree_place(db->paged[i].tree, root[i], err) < 0)
+			return -1;
+	for (int i = 0; i < NPAGED; i++)
+		if (btree_build(db->paged[i].tree, root[i], err) < 0)
+			return -1;
+	return pagefile_finish(db->pf, err);
+}
+
+/*
  * What SQLite writes before the pages of the calls go in: the idle task's
- * row, the indexes (none on the calls), the statistics (ANALYZE's, and the
- * paged tables' rows counted), committed and closed; then those pages, put
- * into the file after SQLite's (btree_finish()). 0, or -1 with @err set.
+ * row, the statistics (ANALYZE's, and the paged tables' rows counted),
+ * committed and closed; then its pages into the page file, which becomes
+ * the database (place_pages()). 0, or -1 with @err set.
  */
 static int finish_pages(struct db *db, struct fmt_err *err)
 {
-	uint32_t root[NPAGED], npages;
-	int fd, rc = 0;
+	uint32_t root[NPAGED], npages = 0;
+	int fd, rc;
 
 	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
 	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
@@ -1497,15 +1529,17 @@ static int finish_pages(struct db *db, struct fmt_err *err)
 	    paged_stats(db, err) < 0 || file_layout(db, root, &npages, err) < 0 ||
 	    exec(db, "COMMIT", "cannot commit", err) < 0 || close_sql(db, err) < 0)
 		return -1;
-	fd = open(db->tmp, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(db->tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return fmt_errf(err, db->path, "cannot open '%s' again: %s", db->tmp,
 				strerror(errno));
-	for (int i = 0; i < NPAGED && !rc; i++)
-		rc = btree_finish(db->paged[i].tree, fd, root[i], &npages, BTREE_PENDING_BYTE, err);
-	if (close(fd) < 0 && !rc)
-		rc = fmt_errf(err, db->path, "cannot write it: %s", strerror(errno));
-	return rc;
+	rc = place_pages(db, fd, root, npages, err);
+	close(fd);
+	/* SQLite's own file is done with; the page file is the database now */
+	wfile_abort(db->wf);
+	db->wf = NULL;
+	db->tmp = wfile_tmp(db->pages);
+	return rc ? rc : wfile_close_fd(db->pages, err); /* SQLite may open it (--indexes) */
 }
 
 /*
@@ -1557,8 +1591,8 @@ int db_finish(struct db *db, struct fmt_err *err)
 		goto out;
 	step_done(db, "the indexes on the calls", &t);
 	/* synchronous=OFF never synced: wfile_commit() syncs before the rename */
-	rc = wfile_commit(db->wf, &e);
-	db->wf = NULL; /* committed or removed */
+	rc = wfile_commit(db->pages, &e);
+	db->pages = NULL; /* committed or removed */
 	db->tmp = NULL;
 	if (rc < 0)
 		goto out;

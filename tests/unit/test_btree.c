@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of schema/btree.c: rows written as SQLite's b-tree pages into a
- * database SQLite made, then read back by SQLite and checked by its own
- * PRAGMA integrity_check. Small pages (512 bytes) make deep trees of few
- * rows, and SQLite's lock-byte page is moved (SQLITE_TESTCTRL_PENDING_BYTE)
- * to page 201, where these trees pass over it.
+ * page file, a database SQLite made copied into its head, then read back by
+ * SQLite and checked by its own PRAGMA integrity_check. Small pages (512
+ * bytes) make deep trees of few rows, and SQLite's lock-byte page is moved
+ * (SQLITE_TESTCTRL_PENDING_BYTE) to page 201, where these trees pass over
+ * it; SQLite's database is larger than the head left for it, or smaller.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -21,18 +22,21 @@
 #define PS 512
 #define PENDING (PS * 200) /* in page 201 */
 
-static char dir[64], path[128];
+static char dir[64], path[128], sql_path[128];
+static uint32_t reserve = 64; /* pages of the head: SQLite makes 6 here */
 
 static void setup(void)
 {
 	strcpy(dir, "/tmp/darc-btree-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/t.db", dir);
+	snprintf(sql_path, sizeof(sql_path), "%s/sql.db", dir);
 }
 
 static void teardown(void)
 {
 	unlink(path);
+	unlink(sql_path);
 	rmdir(dir);
 }
 
@@ -60,17 +64,26 @@ static int64_t one(sqlite3 *s, const char *sql)
 
 /*
  * The rows of ids @ids[0 .. n-1], in that order, into table t of a database
- * SQLite made with a table before and after it. 0, or -1 with @err set.
+ * SQLite made with a table before and after it, the page file at @path. 0,
+ * or -1 with @err set.
  */
 static int put(const int64_t *ids, int n, struct fmt_err *err)
 {
 	sqlite3 *s;
-	struct btree *t = btree_new("t", PS, 4, dir, path);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), sql_fd;
+	struct pagefile *pf = pagefile_new(fd, path, PS, reserve, PENDING);
+	struct btree *t = btree_new(pf, "t", 4);
 	uint32_t root, npages;
 	int64_t v[4];
-	int fd, rc = 0;
+	int rc = 0;
 
-	ck_assert_int_eq(sqlite3_open(path, &s), SQLITE_OK);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < n && !rc; i++) {
+		row(ids[i], v);
+		rc = btree_append(t, ids[i], v, err);
+	}
+	unlink(sql_path);
+	ck_assert_int_eq(sqlite3_open(sql_path, &s), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(s, "PRAGMA page_size = 512; CREATE TABLE a(x);"
 					 " CREATE TABLE t(id INTEGER PRIMARY KEY, a, b, c);"
 					 " CREATE TABLE z(x); INSERT INTO a VALUES (1); INSERT INTO z"
@@ -78,16 +91,15 @@ static int put(const int64_t *ids, int n, struct fmt_err *err)
 	root = (uint32_t)one(s, "SELECT rootpage FROM sqlite_schema WHERE name = 't'");
 	npages = (uint32_t)one(s, "PRAGMA page_count");
 	ck_assert_int_eq(sqlite3_close(s), SQLITE_OK);
-	for (int i = 0; i < n && !rc; i++) {
-		row(ids[i], v);
-		rc = btree_append(t, ids[i], v, err);
-	}
-	fd = open(path, O_RDWR);
-	ck_assert_int_ge(fd, 0);
+	sql_fd = open(sql_path, O_RDONLY);
+	ck_assert_int_ge(sql_fd, 0);
 	if (!rc)
-		rc = btree_finish(t, fd, root, &npages, PENDING, err);
+		rc = pagefile_head(pf, sql_fd, npages, err) || btree_place(t, root, err) ||
+		     btree_build(t, root, err) || pagefile_finish(pf, err) ? -1 : 0;
+	close(sql_fd);
 	close(fd);
 	btree_free(t);
+	pagefile_free(pf);
 	return rc;
 }
 
@@ -134,14 +146,23 @@ static int64_t *ids_upto(int n)
 	return ids;
 }
 
-/* Many rows in order: three levels of pages, over the lock-byte page. */
+/*
+ * Many rows in order: three levels of pages, over the lock-byte page; a head
+ * SQLite outgrows (its last pages' leaves moved out), fills, or leaves room
+ * in (the last leaves moved in).
+ */
 START_TEST(test_in_order)
 {
 	struct fmt_err err;
 	int64_t *ids = ids_upto(20000);
+	const uint32_t heads[] = {2, 6, 64, 500};
 
-	ck_assert_msg(put(ids, 20000, &err) == 0, "%s", err.msg);
-	check_rows(20000, NULL);
+	for (size_t i = 0; i < sizeof(heads) / sizeof(*heads); i++) {
+		reserve = heads[i];
+		ck_assert_msg(put(ids, 20000, &err) == 0, "%s", err.msg);
+		check_rows(20000, NULL);
+	}
+	reserve = 64;
 	free(ids);
 }
 END_TEST
@@ -161,17 +182,36 @@ START_TEST(test_few)
 }
 END_TEST
 
+/* The pages of the database at @path. */
+static int64_t pages(void)
+{
+	sqlite3 *s;
+	int64_t n;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	n = one(s, "PRAGMA page_count");
+	sqlite3_close(s);
+	return n;
+}
+
 static int every_37th(int64_t id)
 {
 	return id % 37 == 0 && id > 10000;
 }
 
-/* Rows that come after larger ones (every 37th withheld, then given in reverse): merged in. */
+/*
+ * Rows that come after larger ones (every 37th withheld, then given in
+ * reverse): merged in, into the slack of their leaves (no more pages than
+ * in order, but for a few).
+ */
 START_TEST(test_late)
 {
 	struct fmt_err err;
-	int64_t *ids = malloc(20000 * sizeof(*ids));
+	int64_t *ids = ids_upto(20000), in_order;
 	int n = 0;
+
+	ck_assert_msg(put(ids, 20000, &err) == 0, "%s", err.msg);
+	in_order = pages();
 
 	for (int64_t id = 1; id <= 20000; id++)
 		if (!every_37th(id))
@@ -179,8 +219,12 @@ START_TEST(test_late)
 	for (int64_t id = 20000; id >= 1; id--)
 		if (every_37th(id))
 			ids[n++] = id;
-	ck_assert_msg(put(ids, n, &err) == 0, "%s", err.msg);
-	check_rows(20000, NULL);
+	for (reserve = 2; reserve <= 500; reserve += 498) {
+		ck_assert_msg(put(ids, n, &err) == 0, "%s", err.msg);
+		check_rows(20000, NULL);
+		ck_assert_int_le(pages(), in_order + 3);
+	}
+	reserve = 64;
 	free(ids);
 }
 END_TEST
@@ -198,6 +242,33 @@ START_TEST(test_late_small)
 		reverse[i] = 200 - i;
 	ck_assert_msg(put(reverse, 200, &err) == 0, "%s", err.msg);
 	check_rows(200, NULL);
+}
+END_TEST
+
+/*
+ * 500 late rows in the range of one leaf (all of 101..600 after 1000): they
+ * go over into the next leaves and a few at the end, and the tree takes no
+ * more pages than in order, but for those few.
+ */
+START_TEST(test_late_cluster)
+{
+	struct fmt_err err;
+	int64_t *ids = ids_upto(3000), *late = malloc(3000 * sizeof(*late));
+	int64_t in_order;
+	int n = 0;
+
+	ck_assert_msg(put(ids, 3000, &err) == 0, "%s", err.msg);
+	in_order = pages();
+	for (int64_t id = 1; id <= 3000; id++)
+		if (id <= 100 || id > 600)
+			late[n++] = id;
+	for (int64_t id = 101; id <= 600; id++)
+		late[n++] = id;
+	ck_assert_msg(put(late, n, &err) == 0, "%s", err.msg);
+	check_rows(3000, NULL);
+	ck_assert_int_le(pages(), in_order + 3);
+	free(ids);
+	free(late);
 }
 END_TEST
 
@@ -225,6 +296,7 @@ static Suite *btree_suite(void)
 	tcase_add_test(tc, test_few);
 	tcase_add_test(tc, test_late);
 	tcase_add_test(tc, test_late_small);
+	tcase_add_test(tc, test_late_cluster);
 	tcase_add_test(tc, test_twice);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
