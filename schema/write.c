@@ -970,15 +970,31 @@ static void print_timing(const struct db *db)
 static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err);
 static int prepare_inserts(struct db *db, struct fmt_err *err);
 
+/* The empty database of the schema (made at build time: schema.h) into the empty file. 0 or -1. */
+static int write_template(struct db *db, struct fmt_err *err)
+{
+	int fd = open(db->tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	int rc = fd < 0 || schema_template_write(fd) < 0 ? -1 : 0;
+
+	if (fd >= 0 && close(fd) < 0)
+		rc = -1;
+	return rc ? fmt_errf(err, db->path, "cannot write '%s': %s", db->tmp, strerror(errno)) : 0;
+}
+
 /*
  * The database itself, made by the writer thread while the producer starts
- * reading: SQLite, the bulk-load settings, the schema, the inserts. 0, or -1
- * (recorded: the producer's next put fails, db_finish() says why).
+ * reading: the empty database of the schema, SQLite, the bulk-load
+ * settings, the inserts. 0, or -1 (recorded: the producer's next put fails,
+ * db_finish() says why).
  */
 static int db_setup(struct db *db)
 {
 	struct fmt_err e = {""};
 
+	if (write_template(db, &e) < 0) {
+		fail(db, &e);
+		return -1;
+	}
 	/* one thread at a time uses the connection: no SQLite mutexes needed */
 	if (sqlite3_open_v2(db->tmp, &db->sql,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
@@ -991,11 +1007,7 @@ static int db_setup(struct db *db)
 		return -1;
 	}
 	if (exec(db, pragmas_sql, "cannot set up the database", &e) < 0 ||
-	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
-	    exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
-	    exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
-	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
-	    prepare_inserts(db, &e) < 0) {
+	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 || prepare_inserts(db, &e) < 0) {
 		fail(db, &e);
 		return -1;
 	}

@@ -2,6 +2,7 @@
 /* Unit tests of schema/write.c: rows in through db_put_*, read back with SQLite. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,65 @@ END_TEST
  * its table's CREATE TABLE in tables.sql: the same names and declared types,
  * in the same order, none left out.
  */
+/* Every object of sqlite_schema, as text, malloc'd. */
+static char *schema_text(const char *path)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	sqlite3 *s;
+	sqlite3_stmt *st;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT type, name, tbl_name, sql FROM sqlite_schema"
+					       " ORDER BY type, name", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int i = 0; i < 4; i++)
+			fprintf(out, "%s%c", sqlite3_column_text(st, i) ?
+				(const char *)sqlite3_column_text(st, i) : "NULL", i < 3 ? '|' : '\n');
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	fclose(out);
+	return text;
+}
+
+/*
+ * The empty database made at build time (schema/template.c) is the one the
+ * schema's files make: the same objects, each of the same SQL, the same
+ * rows of the lookup tables, 64 KiB pages, sound.
+ */
+START_TEST(test_template)
+{
+	char fresh[160], *want, *got;
+	sqlite3 *s;
+	int fd = open(target, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(schema_template_write(fd), 0);
+	close(fd);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
+	ck_assert_int_eq(sqlite3_open(fresh, &s), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, "PRAGMA page_size = 65536", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_views_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_indexes_sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	want = schema_text(fresh);
+	got = schema_text(target);
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_gt(strlen(got), 10000);
+	free(want);
+	free(got);
+	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM errno_name"
+				       " WHERE code IN (11, 512) ORDER BY code)"),
+			 "EAGAIN,ERESTARTSYS");
+	ck_assert_str_eq(query(target, "PRAGMA page_size"), "65536");
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), query(fresh, "PRAGMA user_version"));
+	ck_assert_str_eq(query(target, "PRAGMA integrity_check"), "ok");
+	unlink(fresh);
+}
+END_TEST
+
 START_TEST(test_columns_match_schema)
 {
 	sqlite3_stmt *st0 = NULL;
@@ -810,6 +870,7 @@ static Suite *db_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_columns_match_schema);
+	tcase_add_test(tc, test_template);
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
 	tcase_add_test(tc, test_calls_out_of_window);
