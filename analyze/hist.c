@@ -95,7 +95,7 @@ int hist_add(struct hist *h, uint64_t ns)
 	return hist_add_at(h, fine_bucket(ns), ns);
 }
 
-int hist_add_at(struct hist *h, int fine, uint64_t ns)
+int hist_count_at(struct hist *h, int fine)
 {
 	int b = fine / div_of(h); /* fine >= 0: floor */
 
@@ -103,11 +103,23 @@ int hist_add_at(struct hist *h, int fine, uint64_t ns)
 		if (grow(h, b))
 			return -1;
 	h->counts[b - h->lo]++;
+	return 0;
+}
+
+void hist_note(struct hist *h, uint64_t ns)
+{
 	if (!h->total || ns < h->min)
 		h->min = ns;
 	if (ns > h->max)
 		h->max = ns;
 	h->total++;
+}
+
+int hist_add_at(struct hist *h, int fine, uint64_t ns)
+{
+	if (hist_count_at(h, fine))
+		return -1;
+	hist_note(h, ns);
 	return 0;
 }
 

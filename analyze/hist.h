@@ -48,6 +48,15 @@ int hist_fine(uint64_t ns);
 int hist_add_at(struct hist *h, int fine, uint64_t ns);
 
 /*
+ * hist_add_at() in two halves, for a caller that counts many histograms at
+ * once and puts their counts in later, in an order that keeps each
+ * histogram's memory together: hist_note() the value (total, min, max),
+ * hist_count_at() its fine bucket. 0, or -1 when out of memory.
+ */
+void hist_note(struct hist *h, uint64_t ns);
+int hist_count_at(struct hist *h, int fine);
+
+/*
  * Add every value of @src to @dst (as if hist_add()ed one by one): an empty
  * @dst takes @src's buckets' size. 0, or -1 (memory, or buckets of two sizes).
  */
