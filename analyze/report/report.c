@@ -74,9 +74,11 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (o->json)
-		rc = put_json(out, show_hist_json(&c, &p, pk, npk), err);
-	else
+		rc = put_json(out, show_with_quant(&c, show_hist_json(&c, &p, pk, npk)), err);
+	else {
 		show_hist_text(out, &c, &p, pk, npk);
+		show_quant_text(out, &c);
+	}
 	if (!rc && o->svg) {
 		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
 		rc = ropt_write_svg(o, write_hist_svg, &h, err);
@@ -124,7 +126,8 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 	}
 	c = ctx_of(db, o, &info);
 	if (o->json)
-		rc = put_json(out, show_timelapse_json(&c, rows, nrows, t0, interval_ns), err);
+		rc = put_json(out, show_with_quant(&c, show_timelapse_json(&c, rows, nrows, t0, interval_ns)),
+			      err);
 	else
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
 	if (!rc && o->svg) {

@@ -149,6 +149,35 @@ json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const
 	return a;
 }
 
+void show_quant_text(FILE *out, const struct show_ctx *c)
+{
+	char a[32];
+
+	if (!c->info->calls)
+		return;
+	fprintf(out, "percentiles:");
+	for (int i = 0; i < NQUANT; i++)
+		fprintf(out, " %s %s,", quant_name[i],
+			show_amount(c->info->quant.p[i], c->unit, a, sizeof(a)));
+	fprintf(out, " max %s\n", show_amount(c->info->quant.max, c->unit, a, sizeof(a)));
+}
+
+json_t *show_with_quant(const struct show_ctx *c, json_t *j)
+{
+	static const char *const key[NQUANT] = {"p50", "p90", "p99", "p999"};
+	const struct quant *q = &c->info->quant;
+	json_t *o = json_object();
+
+	for (int i = 0; i < NQUANT; i++)
+		json_object_set_new(o, key[i], c->info->calls ? json_integer(q->p[i]) : json_null());
+	json_object_set_new(o, "max", c->info->calls ? json_integer(q->max) : json_null());
+	if (j)
+		json_object_set_new(j, "percentiles", o);
+	else
+		json_decref(o);
+	return j;
+}
+
 /* The head every JSON answer starts with: what, where, how. */
 static json_t *head_json(const struct show_ctx *c)
 {

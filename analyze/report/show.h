@@ -45,6 +45,15 @@ json_t *show_hist_json(const struct show_ctx *c, const struct profile *p, const 
 json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const struct peak *pk,
 			int npk);
 
+/*
+ * The exact quantiles of the calls (rprofile_load()'s info): a line
+ * "percentiles: p50 .., p90 .., p99 .., p99.9 .., max ..", or as field
+ * "percentiles" {p50, p90, p99, p999, max} (null without a call) added to
+ * @j, which is returned (NULL stays NULL).
+ */
+void show_quant_text(FILE *out, const struct show_ctx *c);
+json_t *show_with_quant(const struct show_ctx *c, json_t *j);
+
 /* A time-lapse: one line per window, the counts per bucket in columns. */
 void show_timelapse_text(FILE *out, const struct show_ctx *c, const struct profile *rows,
 			 int nrows, int64_t t0, int64_t interval);
