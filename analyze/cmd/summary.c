@@ -10,7 +10,9 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "vis.h"
+#include "cmd.h"
 #include "jtext.h"
+#include "show.h"
 
 /* One function's totals over the subtrees of its outermost fnodes. */
 struct ftot {
@@ -287,8 +289,9 @@ void summary_print(FILE *out, const struct pipeline_result *res, const char *rec
 	if (j) {
 		json_object_set_new(j, "split", json_string("subtree"));
 		json_object_set_new(j, "top", top);
-		json_dumpf(jtext_clean(j), out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
+		struct fmt_err e;
+		if (show_json_to(out, "analyze", NULL, j, &e))
+			darc_error("%s", e.msg);
 		json_decref(j);
 	} else {
 		json_decref(top);

@@ -274,13 +274,32 @@ int show_json(FILE *out, json_t *j)
 	return rc || ferror(out) ? -1 : 0;
 }
 
-int show_json_to(FILE *out, json_t *j, struct fmt_err *err)
+json_t *show_contract(const char *command, const char *key, json_t *payload)
 {
-	if (!j) /* every name goes through jtext(): only memory can be missing */
+	json_t *o;
+
+	if (!payload)
+		return NULL;
+	o = json_pack("{ss ss}", "schema", SHOW_JSON_SCHEMA, "command", command);
+	if (o && json_is_object(payload)) /* the payload's fields after these two */
+		json_object_update_missing(o, payload);
+	else if (o)
+		json_object_set(o, key, payload);
+	return o;
+}
+
+int show_json_to(FILE *out, const char *command, const char *key, json_t *j,
+		 struct fmt_err *err)
+{
+	json_t *all = show_contract(command, key, j);
+	int rc = 0;
+
+	if (!all) /* every name goes through jtext(): only memory can be missing */
 		return fmt_errf(err, NULL, "cannot make the JSON output: out of memory");
-	if (show_json(out, j))
-		return fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
-				out == stdout ? " to standard output" : "",
-				errno ? strerror(errno) : "I/O error");
-	return 0;
+	if (show_json(out, all))
+		rc = fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
+			      out == stdout ? " to standard output" : "",
+			      errno ? strerror(errno) : "I/O error");
+	json_decref(all);
+	return rc;
 }
