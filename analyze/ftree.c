@@ -133,6 +133,8 @@ struct ftree {
 	/* per function */
 	struct hist (*fh)[2];
 	int64_t nfh;
+	struct quant *fq; /* fq[func_id]: made by ftree_finish(), nfh of them */
+	bool *has_fq;	  /* fq[func_id] holds a function's (it had a complete call) */
 	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe;
 	struct ftree_stats stats;
 	int64_t t_first; /* the first event's time, DARC_NULL before it */
@@ -402,6 +404,9 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	/* the function's histograms are the sums of its fnodes', at the end;
 	   a leaf's exclusive time is mostly its inclusive time: one bucket */
 	fine = hist_fine(c->incl_ns);
+	if (GROW(nd->incl_v, r->calls - 1, nd->incl_cap, 4))
+		return fail(ft, "out of memory");
+	nd->incl_v[r->calls - 1] = c->incl_ns;
 	if (hist_add_at(&nd->incl, fine, c->incl_ns) ||
 	    hist_add_at(&nd->excl, c->excl_ns == c->incl_ns ? fine : hist_fine(c->excl_ns),
 			c->excl_ns))
@@ -1512,6 +1517,97 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	return 0;
 }
 
+/* Node @nd's quantiles into its row: DARC_NULL without a complete call. */
+static void node_quant(struct ftree_node *nd, struct quant *q)
+{
+	struct fnode_rec *r = &nd->rec;
+
+	if (r->calls)
+		quant_exact(nd->incl_v, r->calls, q);
+	r->p50_ns = r->calls ? q->p[QUANT_P50] : DARC_NULL;
+	r->p90_ns = r->calls ? q->p[QUANT_P90] : DARC_NULL;
+	r->p99_ns = r->calls ? q->p[QUANT_P99] : DARC_NULL;
+	r->p999_ns = r->calls ? q->p[QUANT_P999] : DARC_NULL;
+}
+
+/*
+ * Function @f's quantiles: those of its one fnode with complete calls, or
+ * of the calls of all its fnodes (@first, then each node's next_same),
+ * gathered in @buf. 0 or -1 (memory).
+ */
+static int func_quant(struct ftree *ft, int64_t f, const int *first, const int *next_same,
+		      int64_t **buf, int64_t *cap)
+{
+	const struct fnode_rec *one = NULL;
+	int64_t n = 0;
+	int with = 0;
+
+	for (int i = first[f]; i >= 0; i = next_same[i]) {
+		n += ft->nodes[i].rec.calls;
+		with += ft->nodes[i].rec.calls > 0;
+		one = ft->nodes[i].rec.calls ? &ft->nodes[i].rec : one;
+	}
+	ft->has_fq[f] = n > 0;
+	if (with == 1) /* most functions are called from one place */
+		ft->fq[f] = (struct quant){{one->p50_ns, one->p90_ns, one->p99_ns, one->p999_ns},
+					   one->max_ns};
+	if (with <= 1)
+		return 0;
+	if (n > *cap) {
+		int64_t *p = realloc(*buf, n * sizeof(**buf));
+		if (!p)
+			return -1;
+		*buf = p;
+		*cap = n;
+	}
+	n = 0;
+	for (int i = first[f]; i >= 0; i = next_same[i]) {
+		memcpy(*buf + n, ft->nodes[i].incl_v, ft->nodes[i].rec.calls * sizeof(**buf));
+		n += ft->nodes[i].rec.calls;
+	}
+	quant_exact(*buf, n, &ft->fq[f]);
+	return 0;
+}
+
+/*
+ * The exact quantiles of every fnode and function, from the calls' incl_ns
+ * kept in the nodes, which are freed (a function's calls are its fnodes').
+ */
+static int quantiles(struct ftree *ft)
+{
+	int *first = malloc((ft->nfh + 1) * sizeof(*first)), *next_same = NULL, rc = -1;
+	int64_t *buf = NULL, cap = 0;
+	struct quant q;
+
+	ft->fq = calloc(ft->nfh + 1, sizeof(*ft->fq));
+	ft->has_fq = calloc(ft->nfh + 1, sizeof(*ft->has_fq));
+	next_same = malloc((ft->nnodes + 1) * sizeof(*next_same));
+	if (!first || !next_same || !ft->fq || !ft->has_fq)
+		goto out;
+	for (int64_t f = 0; f < ft->nfh; f++)
+		first[f] = -1;
+	for (int i = ft->nnodes - 1; i >= 0; i--) {
+		int64_t f = ft->nodes[i].rec.func_id;
+		next_same[i] = first[f];
+		first[f] = i;
+	}
+	for (int i = 0; i < ft->nnodes; i++)
+		node_quant(&ft->nodes[i], &q);
+	for (int64_t f = 0; f < ft->nfh; f++)
+		if (first[f] >= 0 && func_quant(ft, f, first, next_same, &buf, &cap))
+			goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < ft->nnodes; i++) {
+		free(ft->nodes[i].incl_v);
+		ft->nodes[i].incl_v = NULL;
+	}
+	free(first);
+	free(next_same);
+	free(buf);
+	return rc ? fail(ft, "out of memory") : 0;
+}
+
 int ftree_finish(struct ftree *ft)
 {
 	for (int k = 0; k < ft->ncpus; k++) {
@@ -1551,11 +1647,8 @@ int ftree_finish(struct ftree *ft)
 		if (!fh || hist_merge(&fh[METRIC_INCL], &nd->incl) ||
 		    hist_merge(&fh[METRIC_EXCL], &nd->excl))
 			return fail(ft, "out of memory");
-		nd->rec.p50_ns = hist_quantile(&nd->incl, 0.50);
-		nd->rec.p90_ns = hist_quantile(&nd->incl, 0.90);
-		nd->rec.p99_ns = hist_quantile(&nd->incl, 0.99);
 	}
-	return 0;
+	return quantiles(ft);
 }
 
 struct ftree *ftree_new(const struct ftree_sink *sink)
@@ -1584,6 +1677,13 @@ const struct hist *ftree_func_hist(const struct ftree *ft, int64_t func_id, int 
 	if (func_id < 0 || func_id >= ft->nfh || !ft->fh[func_id][metric].total)
 		return NULL;
 	return &ft->fh[func_id][metric];
+}
+
+const struct quant *ftree_func_quant(const struct ftree *ft, int64_t func_id)
+{
+	if (!ft->has_fq || func_id < 0 || func_id >= ft->nfh || !ft->has_fq[func_id])
+		return NULL;
+	return &ft->fq[func_id];
 }
 
 int64_t ftree_max_func(const struct ftree *ft)
@@ -1646,7 +1746,10 @@ void ftree_free(struct ftree *ft)
 	for (int i = 0; i < ft->nnodes; i++) {
 		hist_release(&ft->nodes[i].incl);
 		hist_release(&ft->nodes[i].excl);
+		free(ft->nodes[i].incl_v);
 	}
+	free(ft->fq);
+	free(ft->has_fq);
 	free(ft->nodes);
 	free(ft->nmap);
 	for (int64_t f = 0; f < ft->nfh; f++) {

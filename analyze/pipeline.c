@@ -238,8 +238,15 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 static int put_tree(struct run *run)
 {
 	for (int64_t f = 1; f <= funcs_count(run->fs); f++) {
+		struct func_rec fr = *funcs_get(run->fs, f);
+		const struct quant *q = ftree_func_quant(run->ft, f);
 		const struct hist *h;
-		if (db_put_func(run->db, funcs_get(run->fs, f)))
+
+		fr.p50_ns = q ? q->p[QUANT_P50] : DARC_NULL;
+		fr.p90_ns = q ? q->p[QUANT_P90] : DARC_NULL;
+		fr.p99_ns = q ? q->p[QUANT_P99] : DARC_NULL;
+		fr.p999_ns = q ? q->p[QUANT_P999] : DARC_NULL;
+		if (db_put_func(run->db, &fr))
 			return -1;
 		for (int m = METRIC_INCL; m <= METRIC_EXCL; m++)
 			if ((h = ftree_func_hist(run->ft, f, m)) &&

@@ -52,7 +52,11 @@
 	X(func, kind, INTEGER)                                                                     \
 	X(func, addr, INTEGER)                                                                     \
 	X(func, module, TEXT)                                                                      \
-	X(func, overhead, INTEGER)
+	X(func, overhead, INTEGER)                                                                  \
+	X(func, p50_ns, INTEGER)                                                                   \
+	X(func, p90_ns, INTEGER)                                                                   \
+	X(func, p99_ns, INTEGER)                                                                   \
+	X(func, p999_ns, INTEGER)
 
 #define FNODE_COLUMNS(X)                                                                           \
 	X(fnode, id, INTEGER)                                                                      \
@@ -72,6 +76,7 @@
 	X(fnode, p50_ns, INTEGER)                                                                  \
 	X(fnode, p90_ns, INTEGER)                                                                  \
 	X(fnode, p99_ns, INTEGER)                                                                  \
+	X(fnode, p999_ns, INTEGER)                                                                 \
 	X(fnode, incomplete, INTEGER)
 
 #define HIST_COLUMNS(X)                                                                            \

@@ -77,6 +77,9 @@ struct func_rec {
 	int64_t addr;	  /* address (kernel or user), or DARC_NULL */
 	const char *module; /* kernel module or user binary, or NULL */
 	int overhead;	  /* the tracer's own code (funcs_tracer_overhead()) */
+	/* exact quantiles of its complete calls' incl_ns (hist.h's quant_exact()),
+	   DARC_NULL without one */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 };
 
 /* One node of the ftree: a function in the context of its call path. */
@@ -91,7 +94,8 @@ struct fnode_rec {
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
 	int64_t max_excl_ns; /* largest excl_ns */
-	int64_t p50_ns, p90_ns, p99_ns; /* within 1.5% (fine log buckets, hist.h) */
+	/* exact quantiles of incl_ns (hist.h's quant_exact()), DARC_NULL without a complete call */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };
 

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -47,7 +47,11 @@ CREATE TABLE func (
 	kind INTEGER NOT NULL,	-- func_kind.kind
 	addr INTEGER,		-- address (kernel or user)
 	module TEXT,		-- kernel module, or user binary; NULL for the kernel proper or unknown
-	overhead INTEGER NOT NULL DEFAULT 0 -- 1: the tracer's own code (probe handlers, ftrace)
+	overhead INTEGER NOT NULL DEFAULT 0, -- 1: the tracer's own code (probe handlers, ftrace)
+	p50_ns INTEGER,		-- exact quantiles of its complete calls' incl_ns (nearest
+	p90_ns INTEGER,		-- rank: the ceil(n q)-th smallest); NULL without one
+	p99_ns INTEGER,
+	p999_ns INTEGER		-- p99.9
 );
 
 -- The calls. View call (below) has one row per call, complete or flagged
@@ -164,9 +168,10 @@ CREATE TABLE fnode (
 	blocked_ns INTEGER,
 	max_ns INTEGER,		-- slowest complete call (incl_ns)
 	max_excl_ns INTEGER,	-- largest excl_ns of a complete call
-	p50_ns INTEGER,		-- quantiles of incl_ns, within 1.5%
-	p90_ns INTEGER,
+	p50_ns INTEGER,		-- exact quantiles of the complete calls' incl_ns (nearest
+	p90_ns INTEGER,		-- rank: the ceil(n q)-th smallest); NULL without one
 	p99_ns INTEGER,
+	p999_ns INTEGER,	-- p99.9
 	incomplete INTEGER	-- calls flagged no_entry or no_exit
 );
 

@@ -612,7 +612,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 	}
 	if (!rc && o->json) {
 		json_t *j = json_pack("{sO}", "subjects", all);
-		rc = show_json_to(out, j, err);
+		rc = show_json_to(out, "explain", NULL, j, err);
 		json_decref(j);
 	} else if (!rc) {
 		json_array_foreach(all, k, x)

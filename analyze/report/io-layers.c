@@ -386,7 +386,7 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	else if (store_layers(db, all, err))
 		rc = -1;
 	else if (json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "io", "requests", all, err);
 	else
 		json_array_foreach(all, i, r) {
 			fprintf(out, "%s", i ? "\n" : "");
@@ -500,7 +500,7 @@ int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, 
 	d = io_devices_json(db);
 	if (json) {
 		json_t *o = json_pack("{sO sO}", "entry_points", e, "devices", d);
-		rc = show_json_to(out, o, err);
+		rc = show_json_to(out, "io", NULL, o, err);
 		json_decref(o);
 	} else {
 		fprintf(out, "The entry points (roots of the call trees) by total latency, each with"

@@ -487,7 +487,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 	int rc = paths_collect(db, o, sp, peak, all, &what, err);
 
 	if (!rc && o->json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "paths", "searches", all, err);
 	else if (!rc)
 		paths_text(out, what, o, sp, all);
 	json_decref(all);

@@ -27,10 +27,11 @@ static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
 				 .pp = o->npeaks ? NULL : &o->pp};
 }
 
-/* Print @j (consumed); 0 or -1. */
-static int put_json(FILE *out, json_t *j, struct fmt_err *err)
+/* Print @j (consumed) as @command's output (show_json_to()); 0 or -1. */
+static int put_json(FILE *out, const char *command, const char *key, json_t *j,
+		    struct fmt_err *err)
 {
-	int rc = show_json_to(out, j, err);
+	int rc = show_json_to(out, command, key, j, err);
 
 	json_decref(j);
 	return rc;
@@ -74,9 +75,12 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (o->json)
-		rc = put_json(out, show_hist_json(&c, &p, pk, npk), err);
-	else
+		rc = put_json(out, "hist", NULL, show_with_quant(&c, show_hist_json(&c, &p, pk, npk)),
+			      err);
+	else {
 		show_hist_text(out, &c, &p, pk, npk);
+		show_quant_text(out, &c);
+	}
 	if (!rc && o->svg) {
 		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
 		rc = ropt_write_svg(o, write_hist_svg, &h, err);
@@ -124,7 +128,9 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 	}
 	c = ctx_of(db, o, &info);
 	if (o->json)
-		rc = put_json(out, show_timelapse_json(&c, rows, nrows, t0, interval_ns), err);
+		rc = put_json(out, "hist", NULL,
+			      show_with_quant(&c, show_timelapse_json(&c, rows, nrows, t0, interval_ns)),
+			      err);
 	else
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
 	if (!rc && o->svg) {
@@ -215,7 +221,7 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 	else if (rdb_store_peaks(db, &o->sel, params, pk, npk, err))
 		rc = -1;
 	else if (o->json)
-		rc = put_json(out, show_peaks_json(&c, &p, pk, npk), err);
+		rc = put_json(out, "peaks", "peaks", show_peaks_json(&c, &p, pk, npk), err);
 	else {
 		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(c.what),
 			c.metric, c.unit, (unsigned long long)info.calls, vis(c.recording));
@@ -380,7 +386,7 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 				      r.above, "ranked", json_array());
 		for (int k = 0; k < r.npairs; k++)
 			json_array_append_new(json_object_get(j, "ranked"), pair_json(&r.pairs[k]));
-		rc = put_json(out, j, err);
+		rc = put_json(out, "diff", NULL, j, err);
 	} else {
 		diff_text(out, a, b, o, &r, show);
 	}

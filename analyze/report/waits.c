@@ -107,7 +107,7 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 	}
 	sqlite3_finalize(st);
 	if (json) {
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "waits", "waits", all, err);
 	} else {
 		size_t i;
 		json_t *w;
