@@ -129,7 +129,7 @@ json_t *io_devices_json(struct rdb *db);
 void io_devices_text(FILE *out, json_t *devs);
 
 /* What darc export writes. */
-enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE };
+enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE, EXPORT_PERFETTO };
 /* --folded's weights: a part of each call's latency (schema/README.md, view call), or a count. */
 enum export_metric {
 	XM_EXCL,    /* excl_ns: the call's own CPU time (the default) */
@@ -148,7 +148,7 @@ int export_metric_of(const char *name); /* -1 if unknown */
 enum { EXPORT_ROOT_NONE, EXPORT_ROOT_COMM, EXPORT_ROOT_TID };
 
 struct export_opts {
-	int format;	/* EXPORT_FOLDED, EXPORT_CHROME or EXPORT_SPEEDSCOPE */
+	int format;	/* EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE or EXPORT_PERFETTO */
 	int metric;	/* --folded: enum export_metric */
 	bool off_cpu;	/* --folded: off-CPU stacks (sched_interval), the wait's kind last */
 	int root;	/* --folded: EXPORT_ROOT_*: a first frame naming the task */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export.h: what darc's exports share (export.c: folded stacks, Trace Event
+ * JSON, speedscope; perfetto.c: Perfetto's protobuf). The calls are read
+ * once, in the order of their ids (the order of entry), from call_base and
+ * call_extra side by side: no sort, no join, no index needed, so the first
+ * call comes at once and the read costs what a scan of the table costs.
+ * An export keeps each thread's open calls on a stack of its own.
+ */
+#ifndef DARC_EXPORT_H
+#define DARC_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "read.h"
+#include "options.h"
+
+/* A call as the exports read it (view call's columns, schema/README.md). */
+struct xcall {
+	int64_t id, task, func, fnode, parent; /* call.id, task_id, func_id, fnode_id, parent_id or 0 */
+	int64_t cpu, depth;		       /* the CPU of its entry; 0 for a root */
+	int64_t t_entry, t_exit, flags;	       /* ns, and call.flags */
+	int64_t ns[7]; /* incl, excl, children, irq, softirq, preempt, blocked */
+	bool complete; /* entry and exit recorded: it has a time */
+	bool irq;      /* run in interrupt context (flags & 56): on its CPU's track */
+};
+
+/* The calls of a selection, in the order of their ids. */
+struct xstream {
+	sqlite3_stmt *base, *extra; /* call_base (filtered), call_extra: both by id */
+	bool extra_row;		    /* extra stands on a row */
+};
+
+/*
+ * Open the stream of the calls @o selects (@owner: the subtrees of the
+ * fnodes in temp table sel_fnode, rdb_select_fnodes()). 0, or -1 (SQLite's
+ * error on rdb_sql(@db)).
+ */
+int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner);
+/* The next call into @k: 1, 0 at the end, -1 on an error. */
+int xstream_next(struct xstream *s, struct xcall *k);
+void xstream_close(struct xstream *s);
+
+/* An output buffer: formatting by hand, written in large blocks (fprintf was most of the time). */
+struct obuf {
+	FILE *out;
+	size_t n;	      /* bytes in b */
+	char b[1 << 16];
+};
+
+void ob_flush(struct obuf *o);
+void ob_mem(struct obuf *o, const void *p, size_t n);
+static inline void ob_str(struct obuf *o, const char *s)
+{
+	ob_mem(o, s, __builtin_strlen(s));
+}
+void ob_i64(struct obuf *o, int64_t v);
+/* @v ns as microseconds with the ns as three decimals ("12.034"). */
+void ob_usec(struct obuf *o, int64_t v);
+
+/* The integer that query @q gives (0 if none). */
+int64_t export_one_int(sqlite3 *sql, const char *q);
+
+/*
+ * Function names by func.id, each converted by @conv (which returns a new
+ * string, or NULL out of memory): *@names (free each and the array with
+ * export_names_free()) of *@n entries, NULL where no function has the id.
+ * 0, or -1.
+ */
+int export_load_names(sqlite3 *sql, char *(*conv)(const char *), char ***names, int64_t *n);
+void export_names_free(char **names, int64_t n);
+
+/*
+ * darc export --perfetto (perfetto.c): Perfetto's protobuf trace of the
+ * calls @o selects (a track per process and thread, a slice per complete
+ * call, interrupts, off-CPU intervals with their wake-ups as flows, the
+ * task states, and darc explain's slow parts and causes). 0, or -1 with
+ * @err set.
+ */
+int export_perfetto(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
+		    struct fmt_err *err);
+
+#endif
