@@ -685,12 +685,15 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 	{
 		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
 		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
+		const char *fn = sym ? fmt_reader_function_at(d->r, start) : NULL;
 		char buf[64];
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
 		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
 		int64_t id;
 
+		if (fn) /* a function, not the section marker at its address */
+			sym = fn;
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */
 		else if (event && (!sym || start != addr)) {

@@ -13,6 +13,7 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "explain-wake.h"
 #include "fmt.h"
 #include "info-manifest.h"
 #include "vis.h"
@@ -25,8 +26,9 @@ static const char usage_text[] =
 	"events per CPU (marks in the ring-buffer pages, and the overrun counts\n"
 	"the recorder saved), and what the reader passed over on purpose (options\n"
 	"of unknown type, malformed metadata lines; perf.data samples of events\n"
-	"that are no tracepoint, records not needed), counted. Every event is read,\n"
-	"so a corrupt file fails here.\n\n"
+	"that are no tracepoint, records not needed), counted; and a warning when\n"
+	"what ended its tasks' sleeps cannot be named (wake-ups from interrupts no\n"
+	"recorded event names). Every event is read, so a corrupt file fails here.\n\n"
 	"  --json   one JSON object on stdout, for scripts\n"
 	"  -h, --help\n";
 
@@ -158,6 +160,7 @@ struct tally {
 	uint64_t total, first, last;
 	struct count *sorted; /* the types seen, most events first */
 	int nsorted;
+	struct wake_evidence *wake; /* what names the wakers (explain-wake.h) */
 };
 
 /* Read every event of @r into @t. 0, or -1 with @err set. */
@@ -168,7 +171,8 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 
 	t->counts = calloc(65536, sizeof(*t->counts));
 	t->sorted = malloc(sizeof(*t->sorted) * 65536);
-	if (!t->counts || !t->sorted)
+	t->wake = calloc(1, sizeof(*t->wake));
+	if (!t->counts || !t->sorted || !t->wake)
 		return fmt_errf(err, NULL, "out of memory");
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
 		if (!t->total)
@@ -176,6 +180,8 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 		t->last = ev.ts;
 		t->total++;
 		t->counts[ev.type]++;
+		wake_evidence_add(t->wake, ev.type, ev.event ? ev.event->system : NULL,
+				  ev.event ? ev.event->name : NULL, ev.pid, ev.flags);
 	}
 	if (n < 0)
 		return -1;
@@ -261,6 +267,9 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 						sizeof(label)),
 				    json_integer(t->sorted[i].n));
 	json_object_set_new(o, "events_by_name", ev_o);
+	/* explain's evidence of who ended a sleep (explain-wake.h) */
+	json_object_set_new(o, "warning", wake_evidence_warning(t->wake, label, sizeof(label))
+						  ? json_string(label) : json_null());
 	json_object_set_new(o, "buffers", buffers_json(r));
 	if (info->manifest_json) {
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
@@ -336,6 +345,9 @@ static void print_text(struct fmt_reader *r, const struct tally *t)
 		printf("  %12" PRIu64 "  %s\n", t->sorted[i].n,
 		       vis(event_label(fmt_reader_tep(r), t->sorted[i].type, label,
 				       sizeof(label))));
+	/* explain's evidence of who ended a sleep (explain-wake.h) */
+	if (wake_evidence_warning(t->wake, label, sizeof(label)))
+		printf("warning:      %s\n", label);
 }
 
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
@@ -358,6 +370,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 		print_text(ctx->reader, &t);
 	free(t.sorted);
 	free(t.counts);
+	free(t.wake);
 	return rc;
 }
 

@@ -149,6 +149,8 @@ static char *peak_params(const struct ropt *o)
 		for (int k = 0; k < o->npeaks; k++)
 			json_array_append_new(a, json_pack("[ii]", o->peaks[k].lo, o->peaks[k].hi));
 		json_object_set_new(j, "given", a);
+	} else if (o->pp.rule == PEAK_SEEN) {
+		json_object_set_new(j, "rule", json_string("seen"));
 	} else {
 		json_object_set_new(j, "prominence", json_real(o->pp.prominence));
 		json_object_set_new(j, "smooth", json_integer(o->pp.smooth));

@@ -91,10 +91,13 @@ void show_hist_text(FILE *out, const struct show_ctx *c, const struct profile *p
 	show_peaks_text(out, c, pk, npk);
 }
 
-/* "peaks found with prominence 2, smoothing 1" or "peaks as given". */
+/* How the peaks were found: "(valleys of 3 deviations...)", "(prominence 2, ...)", "as given". */
 static void peaks_header(FILE *out, const struct show_ctx *c, int npk)
 {
-	if (c->pp)
+	if (c->pp && c->pp->rule == PEAK_SEEN)
+		fprintf(out, "%d peak%s (valleys of 3 deviations or an empty octave):\n", npk,
+			npk == 1 ? "" : "s");
+	else if (c->pp)
 		fprintf(out, "%d peak%s (prominence %g, smoothing %d):\n", npk, npk == 1 ? "" : "s",
 			c->pp->prominence, c->pp->smooth);
 	else
@@ -157,10 +160,12 @@ static json_t *head_json(const struct show_ctx *c)
 		json_object_set_new(o, "incomplete_left_out",
 				    json_integer((json_int_t)c->info->skipped));
 	}
-	if (c->pp)
-		json_object_set_new(o, "peak_params", json_pack("{sf si}", "prominence",
-								c->pp->prominence, "smooth",
-								c->pp->smooth));
+	if (c->pp && c->pp->rule == PEAK_SEEN)
+		json_object_set_new(o, "peak_params", json_pack("{ss}", "rule", "seen"));
+	else if (c->pp)
+		json_object_set_new(o, "peak_params",
+				    json_pack("{ss sf si}", "rule", "prominence", "prominence",
+					      c->pp->prominence, "smooth", c->pp->smooth));
 	return o;
 }
 
