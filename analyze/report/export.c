@@ -4,9 +4,9 @@
  * (flamegraph.pl, speedscope): the weights are summed in SQL per (task,
  * fnode), so only the fnode tree and the function names are held. Trace
  * Event Format JSON (Perfetto, chrome://tracing, speedscope): the calls are
- * read once in the order of their ids, the order of entry (export.h), each
- * thread's open calls waiting on a stack of its own for their E event; the
- * intervals follow, as X events. speedscope's format wants each thread's
+ * read each task's in the order of entry (export.h), one X event each, a
+ * call that does not nest in the thread's open calls left out; the
+ * intervals follow, as X events too. speedscope's format wants each thread's
  * events together: they wait per thread, in memory and then in a temporary
  * file, and are written thread by thread at the end. Perfetto's protobuf:
  * perfetto.c.
@@ -377,6 +377,7 @@ static int spool_event(struct chrome *c, struct spooled *sp, struct ssev e)
 	return 0;
 }
 
+/* A call's args: its id, CPU, the parts of its latency that are not 0 (dur is incl_ns), flags. */
 static void call_args(struct chrome *c, const struct xcall *k)
 {
 	struct obuf *o = c->ob;
@@ -385,7 +386,9 @@ static void call_args(struct chrome *c, const struct xcall *k)
 	ob_i64(o, k->id);
 	ob_str(o, ",\"cpu\":");
 	ob_i64(o, k->cpu);
-	for (int i = 0; i < 7; i++) {
+	for (int i = 1; i < 7; i++) {
+		if (!k->ns[i])
+			continue;
 		ob_str(o, ",\"");
 		ob_str(o, part_name[i]);
 		ob_str(o, "\":");
@@ -403,6 +406,10 @@ static void call_args(struct chrome *c, const struct xcall *k)
 	ob_str(o, "}}");
 }
 
+/*
+ * Call @k begins (@begin) or ends on @t: --speedscope keeps an O or C
+ * event; the JSON writes one X event, with its duration, as it begins.
+ */
 static int call_event(struct chrome *c, struct track *t, const struct xcall *k, bool begin)
 {
 	struct obuf *o = c->ob;
@@ -411,13 +418,17 @@ static int call_event(struct chrome *c, struct track *t, const struct xcall *k, 
 		return spool_event(c, &t->sp,
 				   (struct ssev){(begin ? k->t_entry : k->t_exit) - c->t0,
 						 begin ? k->func << 1 | 1 : k->func << 1});
+	if (!begin)
+		return 0;
 	event_start(c);
-	ob_str(o, begin ? "{\"ph\":\"B\",\"pid\":" : "{\"ph\":\"E\",\"pid\":");
+	ob_str(o, "{\"ph\":\"X\",\"pid\":");
 	ob_i64(o, t->pid);
 	ob_str(o, ",\"tid\":");
 	ob_i64(o, t->tid);
 	ob_str(o, ",\"ts\":");
-	ob_usec(o, (begin ? k->t_entry : k->t_exit) - c->t0);
+	ob_usec(o, k->t_entry - c->t0);
+	ob_str(o, ",\"dur\":");
+	ob_usec(o, k->ns[0]);
 	ob_str(o, ",\"cat\":\"call\",\"name\":");
 	ob_str(o, func_name(&c->n, k->func));
 	call_args(c, k);
@@ -551,10 +562,11 @@ static int pop_all(struct chrome *c)
 }
 
 /*
- * The calls, in the order of their ids (entry), each on its thread: a
+ * The calls, each task's in the order of entry, each on its thread: a
  * task's, or its CPU's for a call in interrupt context. Each thread keeps
- * its open calls on a stack: an E is written when a later call of the
- * thread begins after its exit, or at the end.
+ * its open calls on a stack, which a call must nest in: speedscope's C
+ * event waits there until a later call of the thread begins after its
+ * exit, or the end.
  */
 static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
 {
@@ -562,7 +574,7 @@ static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, 
 	struct xcall k;
 	int rc;
 
-	if (xstream_open(&s, db, o, owner))
+	if (xstream_open(&s, db, o, owner, &c->pg))
 		return -1;
 	while ((rc = xstream_next(&s, &k)) == 1) {
 		struct track *t;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export.h: what darc's exports share (export.c: folded stacks, Trace Event
- * JSON, speedscope; perfetto.c: Perfetto's protobuf). The calls are read
- * once, in the order of their ids (the order of entry), from call_base and
- * call_extra side by side: no sort, no join, no index needed, so the first
- * call comes at once and the read costs what a scan of the table costs.
- * An export keeps each thread's open calls on a stack of its own.
+ * JSON, speedscope; perfetto.c: Perfetto's protobuf). The calls are read in
+ * the order of their ids, from call_base and call_extra side by side: no
+ * sort, no join, no index needed, so the read costs what two scans of the
+ * table cost (the first finds the few calls whose id does not follow their
+ * entry, export-calls.c). Each task's calls come in the order of their
+ * entries, so an export keeps each thread's open calls on a stack of its own.
  */
 #ifndef DARC_EXPORT_H
 #define DARC_EXPORT_H
@@ -16,6 +17,7 @@
 
 #include "read.h"
 #include "options.h"
+#include "progress.h"
 
 /* A call as the exports read it (view call's columns, schema/README.md). */
 struct xcall {
@@ -23,22 +25,45 @@ struct xcall {
 	int64_t cpu, depth;		       /* the CPU of its entry; 0 for a root */
 	int64_t t_entry, t_exit, flags;	       /* ns, and call.flags */
 	int64_t ns[7]; /* incl, excl, children, irq, softirq, preempt, blocked */
+	bool has_entry; /* t_entry is known */
 	bool complete; /* entry and exit recorded: it has a time */
 	bool irq;      /* run in interrupt context (flags & 56): on its CPU's track */
 };
 
-/* The calls of a selection, in the order of their ids. */
+/*
+ * The calls whose entry comes before that of a call of their task with a
+ * lower id: ids are given at entry, but a call whose entry the recording
+ * lacks gets its id at its exit (function_graph's calltime gives its
+ * entry), and calltime may move an entry earlier. Rare (one call in
+ * thousands), and given out just before the first call of their task that
+ * entered after them.
+ */
+struct late {
+	struct xcall *by_time; /* sorted by task, entry, the outer first */
+	int *next;	       /* at a task's first: the index of its next not given out */
+	int64_t *id;	       /* their ids, sorted: skipped by the read by id */
+	int n, cap, at_id;     /* how many, allocated; id's next to skip */
+};
+
+/* The calls of a selection: each task's in the order of their entries. */
 struct xstream {
 	sqlite3_stmt *base, *extra; /* call_base (filtered), call_extra: both by id */
 	bool extra_row;		    /* extra stands on a row */
+	struct late late;
+	struct xcall pending; /* read ahead by id, while late calls of its task go first */
+	bool pending_set, done; /* pending holds a call; the read by id is over */
+	int rest;		/* at the end: by_time's next late call to give out */
+	struct progress *pg;	/* the first read's progress, or NULL */
 };
 
 /*
  * Open the stream of the calls @o selects (@owner: the subtrees of the
- * fnodes in temp table sel_fnode, rdb_select_fnodes()). 0, or -1 (SQLite's
- * error on rdb_sql(@db)).
+ * fnodes in temp table sel_fnode, rdb_select_fnodes()), reading them once
+ * for the late ones (@pg shows it). 0, or -1 (SQLite's error on
+ * rdb_sql(@db), or out of memory).
  */
-int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner);
+int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner,
+		 struct progress *pg);
 /* The next call into @k: 1, 0 at the end, -1 on an error. */
 int xstream_next(struct xstream *s, struct xcall *k);
 void xstream_close(struct xstream *s);
