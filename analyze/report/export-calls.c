@@ -191,24 +191,33 @@ static bool filtered(const struct rsel *sel)
 	return sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 }
 
-/* Prepare "SELECT @cols FROM call_base b WHERE @where ORDER BY b.id", @o's filters bound. */
-static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owner,
-				 const char *cols, const char *where)
+sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q,
+			     const char *task_col, const char *time_col)
 {
-	char filter[320] = "1", q[1024];
+	char filter[320] = "1", sql[2048];
 	sqlite3_stmt *st;
 
 	if (filtered(&o->sel))
-		rdb_filter_sql("b.task_id", "b.t_entry", filter, sizeof(filter));
-	snprintf(q, sizeof(q), "SELECT %s FROM call_base b WHERE %s AND %s%s ORDER BY b.id", cols,
-		 filter, where, owner ? " AND b.fnode_id IN sel_fnode" : "");
-	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
+		rdb_filter_sql(task_col, time_col, filter, sizeof(filter));
+	snprintf(sql, sizeof(sql), q, filter);
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	if (filtered(&o->sel) && rdb_bind_filters(st, &o->sel, rdb_t_first(db)) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return NULL;
 	}
 	return st;
+}
+
+/* Prepare "SELECT @cols FROM call_base b WHERE @where ORDER BY b.id", @o's filters bound. */
+static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owner,
+				 const char *cols, const char *where)
+{
+	char q[1024];
+
+	snprintf(q, sizeof(q), "SELECT %s FROM call_base b WHERE %%s AND %s%s ORDER BY b.id", cols,
+		 where, owner ? " AND b.fnode_id IN sel_fnode" : "");
+	return export_prepare(db, o, q, "b.task_id", "b.t_entry");
 }
 
 #define BASE_COLS                                                                         \
@@ -381,6 +390,33 @@ void xstream_close(struct xstream *s)
 	memset(&s->late, 0, sizeof(s->late));
 }
 
+/* ---- each thread's open calls --------------------------------------------- */
+
+int xstack_pop(struct xstack *s, int64_t t, int64_t keep, xstack_end end, void *x, void *track)
+{
+	while (s->n && s->open[s->n - 1].t_exit <= t && s->open[s->n - 1].id != keep)
+		if (end(x, track, &s->open[--s->n]))
+			return -1;
+	return 0;
+}
+
+int xstack_push(struct xstack *s, const struct xcall *k, xstack_end end, void *x, void *track)
+{
+	if (xstack_pop(s, k->t_entry, k->parent, end, x, track))
+		return -1;
+	if (s->n && k->t_exit > s->open[s->n - 1].t_exit)
+		return 0;
+	if (s->n == s->cap) {
+		struct xcall *a = realloc(s->open, (2 * s->cap + 16) * sizeof(*a));
+		if (!a)
+			return -1;
+		s->open = a;
+		s->cap = 2 * s->cap + 16;
+	}
+	s->open[s->n++] = *k;
+	return 1;
+}
+
 /* ---- the output buffer ----------------------------------------------------- */
 
 void ob_flush(struct obuf *o)
@@ -468,4 +504,53 @@ int export_load_names(sqlite3 *sql, char *(*conv)(const char *), char ***names, 
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- tasks and call flags ---------------------------------------------------- */
+
+int export_load_tasks(sqlite3 *sql, char *(*conv)(const char *), struct xtask **tasks, int *n)
+{
+	sqlite3_stmt *st;
+	int rc, cap = (int)export_one_int(sql, "SELECT count(*) FROM task");
+	struct xtask *a = calloc(cap + 1, sizeof(*a));
+
+	*tasks = a;
+	*n = 0;
+	if (!a || sqlite3_prepare_v2(sql,
+				     "SELECT tid, coalesce(pid, tid), coalesce(comm, '?') FROM task"
+				     " ORDER BY tid",
+				     -1, &st, NULL))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap) {
+		struct xtask *t = &a[(*n)++];
+		t->tid = sqlite3_column_int64(st, 0);
+		t->pid = sqlite3_column_int64(st, 1);
+		if (!(t->name = conv(rdb_text(st, 2))))
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+int export_by_tid(const void *tid, const void *element)
+{
+	int64_t a = *(const int64_t *)tid, b = *(const int64_t *)element;
+
+	return (a > b) - (a < b);
+}
+
+int export_load_flags(sqlite3 *sql, char *flag[8])
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(sql, "SELECT bit, name FROM call_flag", -1, &st, NULL))
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t bit = sqlite3_column_int64(st, 0);
+		for (int b = 0; b < 8; b++)
+			if (bit == 1 << b && !flag[b])
+				flag[b] = strdup(rdb_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return 0;
 }

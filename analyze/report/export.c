@@ -248,12 +248,11 @@ struct spooled {
 };
 
 struct track { /* a thread of the JSON: a task's calls, or a CPU's irq calls */
-	int64_t pid, tid; /* the JSON's: the task's, or ids from SYNTH for a CPU's irq calls */
+	int64_t tid, pid; /* the JSON's: the task's, or ids from SYNTH for a CPU's irq calls */
 	char *name;	/* JSON string */
 	bool named;	/* its M events are written */
 	bool off_named; /* those of its sibling: the task's off-CPU or the CPU's interrupts */
-	struct xcall *open; /* its calls begun and not yet ended, outermost first */
-	int nopen, cap;
+	struct xstack st; /* its calls begun and not yet ended */
 	struct spooled sp; /* --speedscope: its events so far */
 };
 
@@ -313,18 +312,7 @@ static void meta(struct chrome *c, int64_t pid, int64_t tid, const char *what, c
 
 static struct track *task_track(struct chrome *c, int64_t tid)
 {
-	int lo = 0, hi = c->ntask - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		if (c->task[mid].tid == tid)
-			return &c->task[mid];
-		if (c->task[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return NULL;
+	return bsearch(&tid, c->task, c->ntask, sizeof(*c->task), export_by_tid);
 }
 
 /* The M events of a track the first time it is used (@off: its off-CPU track). */
@@ -435,32 +423,20 @@ static int call_event(struct chrome *c, struct track *t, const struct xcall *k, 
 	return 0;
 }
 
-/* Close @t's open calls that ended by @t_entry (all with INT64_MAX), but not @keep. */
-static int pop_until(struct chrome *c, struct track *t, int64_t t_entry, int64_t keep)
+/* xstack_end: @k ends on track @t. */
+static int call_end(void *c, void *t, const struct xcall *k)
 {
-	while (t->nopen && t->open[t->nopen - 1].t_exit <= t_entry &&
-	       t->open[t->nopen - 1].id != keep)
-		if (call_event(c, t, &t->open[--t->nopen], false))
-			return -1;
-	return 0;
+	return call_event(c, t, k, false);
 }
 
 static int push_call(struct chrome *c, struct track *t, const struct xcall *k)
 {
-	if (pop_until(c, t, k->t_entry, k->parent))
-		return -1;
-	if (t->nopen && k->t_exit > t->open[t->nopen - 1].t_exit) {
-		c->unnested++; /* times that cannot nest (a damaged recording): left out */
-		return 0;
+	int rc = xstack_push(&t->st, k, call_end, c, t);
+
+	if (rc <= 0) {
+		c->unnested += !rc; /* times that cannot nest (a damaged recording): left out */
+		return rc;
 	}
-	if (t->nopen == t->cap) {
-		struct xcall *a = realloc(t->open, (2 * t->cap + 16) * sizeof(*a));
-		if (!a)
-			return -1;
-		t->open = a;
-		t->cap = 2 * t->cap + 16;
-	}
-	t->open[t->nopen++] = *k;
 	if (!c->ss)
 		name_track(c, t, false);
 	c->calls++;
@@ -493,70 +469,30 @@ static struct track *irq_track(struct chrome *c, int64_t cpu)
 
 static int load_tasks(struct chrome *c)
 {
-	sqlite3_stmt *st;
-	int rc, n = 0;
+	struct xtask *x;
+	int rc = export_load_tasks(c->n.sql, json_text, &x, &c->ntask);
 
-	c->ntask = (int)export_one_int(c->n.sql, "SELECT count(*) FROM task");
 	c->task = calloc(c->ntask + 1, sizeof(*c->task));
-	if (!c->task || sqlite3_prepare_v2(c->n.sql,
-					   "SELECT tid, coalesce(pid, tid), coalesce(comm, '?')"
-					   " FROM task ORDER BY tid",
-					   -1, &st, NULL))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < c->ntask) {
-		struct track *t = &c->task[n++];
-		t->tid = sqlite3_column_int64(st, 0);
-		t->pid = sqlite3_column_int64(st, 1);
-		if (!(t->name = json_text(rdb_text(st, 2))))
-			rc = SQLITE_NOMEM;
+	for (int i = 0; i < c->ntask; i++) {
+		if (c->task)
+			c->task[i] = (struct track){.pid = x[i].pid, .tid = x[i].tid, .name = x[i].name};
+		else
+			free(x[i].name);
 	}
-	sqlite3_finalize(st);
-	c->ntask = n;
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
-}
-
-static int load_flags(struct chrome *c)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(c->n.sql, "SELECT bit, name FROM call_flag", -1, &st, NULL))
-		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t bit = sqlite3_column_int64(st, 0);
-		for (int b = 0; b < 8; b++)
-			if (bit == 1 << b && !c->flag[b])
-				c->flag[b] = strdup(rdb_text(st, 1));
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* Prepare @q (with a %s for the filters on @task_col and @time_col) and bind @o's filters. */
-static sqlite3_stmt *prepare(struct chrome *c, struct rdb *db, const struct ropt *o, const char *q,
-			     const char *task_col, const char *time_col)
-{
-	char filter[320], sql[1536];
-	sqlite3_stmt *st;
-
-	rdb_filter_sql(task_col, time_col, filter, sizeof(filter));
-	snprintf(sql, sizeof(sql), q, filter);
-	if (sqlite3_prepare_v2(c->n.sql, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	if (rdb_bind_filters(st, &o->sel, rdb_t_first(db))) {
-		sqlite3_finalize(st);
-		return NULL;
-	}
-	return st;
+	free(x);
+	if (!c->task)
+		c->ntask = 0;
+	return rc || !c->task ? -1 : 0;
 }
 
 /* Close every track's open calls, at the end. */
 static int pop_all(struct chrome *c)
 {
 	for (int i = 0; i < c->ntask; i++)
-		if (pop_until(c, &c->task[i], INT64_MAX, 0))
+		if (xstack_pop(&c->task[i].st, INT64_MAX, 0, call_end, c, &c->task[i]))
 			return -1;
 	for (int i = 0; i < c->nirq; i++)
-		if (pop_until(c, &c->irq[i], INT64_MAX, 0))
+		if (xstack_pop(&c->irq[i].st, INT64_MAX, 0, call_end, c, &c->irq[i]))
 			return -1;
 	return 0;
 }
@@ -630,7 +566,7 @@ static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o
 		 " JOIN sched_kind k USING (kind) WHERE s.t_in IS NOT NULL AND %%s%s ORDER BY s.id",
 		 owner ? " AND s.call_id IN (SELECT id FROM call_base WHERE fnode_id IN sel_fnode)"
 		       : "");
-	if (!(st = prepare(c, db, o, q, "s.task_id", "s.t_out")))
+	if (!(st = export_prepare(db, o, q, "s.task_id", "s.t_out")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct track *t = task_track(c, sqlite3_column_int64(st, 0));
@@ -666,7 +602,7 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 	    " %%s%s ORDER BY i.cpu, i.t_start",
 	    owner ? " AND i.call_id IN (SELECT id FROM call_base WHERE fnode_id IN sel_fnode)"
 		  : "");
-	if (!(st = prepare(c, db, o, q, "i.task_id", "i.t_start")))
+	if (!(st = export_prepare(db, o, q, "i.task_id", "i.t_start")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t cpu = sqlite3_column_int64(st, 0);
@@ -696,7 +632,7 @@ static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, b
 static void track_release(struct track *t)
 {
 	free(t->name);
-	free(t->open);
+	free(t->st.open);
 	free(t->sp.ev);
 	free(t->sp.block);
 }
@@ -855,7 +791,7 @@ static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool
 	int rc = -1;
 
 	progress_start(&c.pg, "export", true);
-	if (!c.ob || !src || load_funcs(&c.n, json_text) || load_tasks(&c) || load_flags(&c)) {
+	if (!c.ob || !src || load_funcs(&c.n, json_text) || load_tasks(&c) || export_load_flags(c.n.sql, c.flag)) {
 		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
 			 rdb_why(c.n.sql));
 		goto out;

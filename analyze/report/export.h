@@ -68,6 +68,25 @@ int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool o
 int xstream_next(struct xstream *s, struct xcall *k);
 void xstream_close(struct xstream *s);
 
+/*
+ * A thread's calls begun and not yet ended, outermost first: a call must
+ * nest in them (end before the innermost it begins in ends).
+ */
+struct xstack {
+	struct xcall *open;
+	int n, cap;
+};
+/* What an export does when a call of its thread @track ends (@x: the export). 0 or -1. */
+typedef int (*xstack_end)(void *x, void *track, const struct xcall *k);
+
+/* End @s's calls that ended by @t (all with INT64_MAX), but not call @keep, through @end. */
+int xstack_pop(struct xstack *s, int64_t t, int64_t keep, xstack_end end, void *x, void *track);
+/*
+ * End what ended before @k begins, then open @k: 1; 0 when @k does not nest
+ * (a damaged recording: the caller leaves it out and counts it); -1.
+ */
+int xstack_push(struct xstack *s, const struct xcall *k, xstack_end end, void *x, void *track);
+
 /* An output buffer: formatting by hand, written in large blocks (fprintf was most of the time). */
 struct obuf {
 	FILE *out;
@@ -85,6 +104,14 @@ void ob_i64(struct obuf *o, int64_t v);
 /* @v ns as microseconds with the ns as three decimals ("12.034"). */
 void ob_usec(struct obuf *o, int64_t v);
 
+/*
+ * Prepare @q, whose %s is replaced by the filters of @o (--task, --comm,
+ * --time) on @task_col and @time_col, and bind them; "1" when @o has none.
+ * NULL on an error (SQLite's, on rdb_sql(@db)).
+ */
+sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q,
+			     const char *task_col, const char *time_col);
+
 /* The integer that query @q gives (0 if none). */
 int64_t export_one_int(sqlite3 *sql, const char *q);
 
@@ -96,6 +123,22 @@ int64_t export_one_int(sqlite3 *sql, const char *q);
  */
 int export_load_names(sqlite3 *sql, char *(*conv)(const char *), char ***names, int64_t *n);
 void export_names_free(char **names, int64_t n);
+
+/* A task as the exports read it (table task), sorted by tid. */
+struct xtask {
+	int64_t tid, pid; /* pid: the tid where the recording lacks it */
+	char *name;	  /* its comm, converted (caller frees) */
+};
+
+/*
+ * Every task, by tid, into *@tasks (*@n of them; free each name and the
+ * array), each comm converted by @conv (NULL out of memory). 0, or -1.
+ */
+int export_load_tasks(sqlite3 *sql, char *(*conv)(const char *), struct xtask **tasks, int *n);
+/* bsearch()'s comparison of a tid with an element whose first member is its tid (int64_t). */
+int export_by_tid(const void *tid, const void *element);
+/* call_flag's names by bit, into @flag (strdup'ed; NULL where none). 0, or -1. */
+int export_load_flags(sqlite3 *sql, char *flag[8]);
 
 /*
  * darc export --perfetto (perfetto.c): Perfetto's protobuf trace of the
