@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# The exports against the analysis they export ([20] item 3): the 611 K-call
+# database of samples/vm-odirect-v6.dat repeated N times (repeat-v6.py,
+# default 100), analyzed here, then each timeline export of it (--chrome,
+# --speedscope, --perfetto) and darc report, one run each: wall and CPU
+# seconds, peak RSS, bytes, and the wall time as a multiple of the
+# analysis's. An export should take no longer than the analysis.
+#
+# usage: export-vs-analyze.sh [DARC [N]]
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export LC_ALL=C
+
+darc=${1:-${DARC:-$repo_dir/build/analyze/darc}}
+copies=${2:-100}
+[[ -x $darc ]] || die "no darc at '$darc' (build first, or pass its path)"
+[[ -x /usr/bin/time ]] || die "missing /usr/bin/time (apt-get install time)"
+need_cmd python3 sqlite3
+work=$(mktemp -d /tmp/darc-export-vs-analyze.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+python3 "$bench_dir/repeat-v6.py" "$repo_dir/samples/vm-odirect-v6.dat" "$work/rec.dat" "$copies" \
+	>/dev/null
+# timed NAME CMD...: one run; prints the row, leaves the wall seconds in $secs
+timed() {
+	local name=$1 out
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" 2>"$work/err.txt" ||
+		die "$name failed: $(tail -n 2 "$work/err.txt")"
+	read -r secs user sys rss <"$work/time.txt"
+	out=${*: -1}
+	printf '%-22s %8s %8s %8s %7s MB %12s %7s\n' "$name" "$secs" "$user" "$sys" \
+		"$((rss / 1024))" "$(stat -c %s "$out")" \
+		"$(awk -v a="$secs" -v b="${analyze:-$secs}" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')"
+}
+printf '%-22s %8s %8s %8s %10s %12s %7s\n' "" wall user sys "peak RSS" bytes "x analyze"
+analyze=
+timed "analyze" "$darc" analyze -q -o "$work/rec.db" "$work/rec.dat"
+analyze=$secs
+calls=$(sqlite3 "$work/rec.db" 'SELECT count(*) FROM call_base')
+for mode in chrome speedscope perfetto; do
+	timed "export --$mode" "$darc" export "$work/rec.db" "--$mode" -o "$work/out.$mode"
+done
+timed "report" "$darc" report "$work/rec.db" -o "$work/report.html"
+echo "($calls calls; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
