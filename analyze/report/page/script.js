@@ -308,8 +308,8 @@
 			return Object.keys(x.layers || {}).length;
 		});
 		var dev = (d.io || {}).devices || [];
-		if (!e.length && !dev.length)
-			return null;
+		if (!(d.recording || {}).bios)
+			return null; /* no block I/O recorded: the layers would be the CPU's and waits' */
 		var names = [];
 		e.forEach(function (x) {
 			Object.keys(x.layers).forEach(function (k) {
