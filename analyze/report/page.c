@@ -30,7 +30,10 @@ extern const char page_head_html[], page_style_css[], page_script_js[];
 #define HEAT_WINDOWS 40 /* the time lapse's rows: the recording's span in this many windows */
 #define TOP_TASKS 8
 #define TOP_WAITS 5
-#define IO_ENTRIES 5
+/* the I/O layers of the entry point with the most latency, of its IO_CALLS slowest calls: darc io's
+   subtree queries take seconds a call on a database of a million calls */
+#define IO_ENTRIES 1
+#define IO_CALLS 3
 
 /* A stage of the work, said on a terminal from the start (progress.h). */
 #define STAGE(pg, ...)                                  \
@@ -283,7 +286,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 	STAGE(pg, "waits and I/O");
 	json_object_set_new(d, "waits", or_empty(waits_of(db)));
 	json_object_set_new(d, "io", json_pack("{so so}", "entry_points",
-					       or_empty(io_entries_json(db, NULL, IO_ENTRIES, 20, err)),
+					       or_empty(io_entries_json(db, NULL, IO_ENTRIES, IO_CALLS, err)),
 					       "devices", or_empty(io_devices_json(db))));
 	return d;
 }

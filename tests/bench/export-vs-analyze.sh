@@ -5,7 +5,8 @@
 # default 100), analyzed here, then each timeline export of it (--chrome,
 # --speedscope, --perfetto) and darc report, one run each: wall and CPU
 # seconds, peak RSS, bytes, and the wall time as a multiple of the
-# analysis's. An export should take no longer than the analysis.
+# analysis's. An export should take no longer than the analysis; darc
+# report runs darc explain's searches, which take longer.
 #
 # usage: export-vs-analyze.sh [DARC [N]]
 set -euo pipefail
@@ -23,25 +24,27 @@ trap 'rm -rf "$work"' EXIT
 
 python3 "$bench_dir/repeat-v6.py" "$repo_dir/samples/vm-odirect-v6.dat" "$work/rec.dat" "$copies" \
 	>/dev/null
-# timed NAME CMD...: one run; prints the row, leaves the wall seconds in $secs
+# timed NAME OUT CMD...: one run of CMD, which writes OUT; its row (wall time
+# against the analysis's), the wall seconds left in $secs
 timed() {
-	local name=$1 out
-	shift
+	local name=$1 out=$2 user sys rss
+	shift 2
 	/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" 2>"$work/err.txt" ||
 		die "$name failed: $(tail -n 2 "$work/err.txt")"
 	read -r secs user sys rss <"$work/time.txt"
-	out=${*: -1}
-	printf '%-22s %8s %8s %8s %7s MB %12s %7s\n' "$name" "$secs" "$user" "$sys" \
+	printf '%-22s %8s %8s %8s %7s MB %12s %9s\n' "$name" "$secs" "$user" "$sys" \
 		"$((rss / 1024))" "$(stat -c %s "$out")" \
-		"$(awk -v a="$secs" -v b="${analyze:-$secs}" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')"
+		"$(awk -v a="$secs" -v b="${analyze:-$secs}" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }')"
 }
-printf '%-22s %8s %8s %8s %10s %12s %7s\n' "" wall user sys "peak RSS" bytes "x analyze"
+printf '%-22s %8s %8s %8s %10s %12s %9s\n' "" wall user sys "peak RSS" bytes "x analyze"
 analyze=
-timed "analyze" "$darc" analyze -q -o "$work/rec.db" "$work/rec.dat"
+timed "analyze" "$work/rec.db" "$darc" analyze -q -o "$work/rec.db" "$work/rec.dat"
 analyze=$secs
 calls=$(sqlite3 "$work/rec.db" 'SELECT count(*) FROM call_base')
 for mode in chrome speedscope perfetto; do
-	timed "export --$mode" "$darc" export "$work/rec.db" "--$mode" -o "$work/out.$mode"
+	timed "export --$mode" "$work/out.$mode" "$darc" export "$work/rec.db" "--$mode" \
+		-o "$work/out.$mode"
 done
-timed "report" "$darc" report "$work/rec.db" -o "$work/report.html"
+timed "report (explains too)" "$work/report.html" "$darc" report "$work/rec.db" \
+	-o "$work/report.html"
 echo "($calls calls; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
