@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "report.h"
+#include "vis.h"
 #include "wfile.h"
 
 static const char usage_head[] =
@@ -170,15 +171,21 @@ static int run(struct cmd_ctx *ctx, void *args)
 	struct fmt_err werr = {""};
 	int rc;
 
-	if (!a->out)
-		return report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
-	rc = wfile_write(a->out,
-			 a->x.format == EXPORT_FOLDED	  ? &wfile_folded
-			 : a->x.format == EXPORT_PERFETTO ? &wfile_perfetto
-							  : &wfile_json,
-			 ctx->o.force, write_export, &j, &werr);
-	/* the file failed (not the export), or never opened: its error */
-	ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
+	if (!a->out) {
+		rc = report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
+	} else {
+		rc = wfile_write(a->out,
+				 a->x.format == EXPORT_FOLDED	  ? &wfile_folded
+				 : a->x.format == EXPORT_PERFETTO ? &wfile_perfetto
+								  : &wfile_json,
+				 ctx->o.force, write_export, &j, &werr);
+		/* the file failed (not the export), or never opened: its error */
+		ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
+	}
+	if (!rc && a->x.format == EXPORT_PERFETTO && !export_has_findings(ctx->db[0]))
+		fprintf(stderr, "darc export: '%s' holds no findings of darc explain: run 'darc"
+				" explain' on it first to have them in the trace\n",
+			vis(rdb_path(ctx->db[0])));
 	return rc;
 }
 

@@ -933,12 +933,13 @@ int export_perfetto(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
 		goto out;
 	}
 	ob_flush(f.ob);
-	if (!f.nfind)
-		fprintf(stderr, "darc: export: '%s' holds no findings of darc explain: run 'darc"
-				" explain' on it first to have them in the trace\n",
-			vis(path));
 	rc = 0;
 out:
 	pf_release(&f);
 	return rc;
+}
+
+bool export_has_findings(struct rdb *db)
+{
+	return export_one_int(rdb_sql(db), "SELECT count(*) FROM explain_subject") > 0;
 }

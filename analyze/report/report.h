@@ -179,14 +179,18 @@ struct export_opts {
 };
 #define EXPORT_OPTS_INIT {EXPORT_FOLDED, XM_EXCL, false, EXPORT_ROOT_NONE}
 
+/* Does @db hold findings of darc explain (for export --perfetto's tracks)? */
+bool export_has_findings(struct rdb *db);
+
 /*
  * darc export: the complete calls @o selects (the subtrees of its function,
  * fnode or call path; of its task or comm; entered in its time window) to
  * @out as folded stacks (one line per distinct stack and its weight summed in
- * SQL) or as Trace Event Format JSON (a B and an E event per call, read
- * thread by thread in the order of entry, the E events from a stack; off-CPU
- * and interrupt intervals as X events on tracks of their own). Memory grows with the
- * functions, fnodes and tasks, not with the calls.
+ * SQL), as Trace Event Format JSON (an X event per call, each task's read in
+ * the order of entry; off-CPU and interrupt intervals as X events on tracks
+ * of their own), speedscope's JSON or Perfetto's protobuf (perfetto.c).
+ * Memory grows with the functions, fnodes, tasks and the calls open at
+ * once, not with the calls.
  */
 int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
 		  struct fmt_err *err);
