@@ -303,8 +303,7 @@ int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct
 	progress_end(&pg);
 	if (!d)
 		return -1;
-	/* escaped slashes: no "</script>" can end the data early */
-	text = json_dumps(jtext_clean(d), JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_PRESERVE_ORDER);
+	text = json_dumps(jtext_clean(d), JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(d);
 	if (!text)
 		return fmt_errf(err, NULL, "cannot make the page's data: out of memory");
@@ -313,7 +312,16 @@ int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct
 		     "<main id=\"page\"></main>\n"
 		     "<script type=\"application/json\" id=\"darc-data\">",
 		page_style_css);
-	fputs(text, out);
+	/*
+	 * Every '<' (only ever in a string) as \u003c: no "</script>" ends the
+	 * data early, and no "<!--" with a "<script" after it (a name can hold
+	 * anything) sends the HTML parser past the data's end.
+	 */
+	for (const char *p = text; *p; p++)
+		if (*p == '<')
+			fputs("\\u003c", out);
+		else
+			fputc(*p, out);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", page_script_js);
 	free(text);
 	return ferror(out) ? fmt_errf(err, NULL, "cannot write the page") : 0;

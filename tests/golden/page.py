@@ -24,7 +24,9 @@ one HTML page, which must
     tooltip gives its calls) and clicks a flame graph's frame (it zooms in);
   - make a screenshot that is not blank (png.py: 5% of the pixels drawn,
     20 colours).
-Bad usage (no -o, a file of another kind at -o): exit 2, one line.
+A function named '</script><!--<script>x<b>' (names are the recording's):
+the page still draws whole, the name as text. Bad usage (no -o, a file of
+another kind at -o): exit 2, one line.
 Exit 0 pass, 1 fail, 77 without chromium.
 """
 import html
@@ -85,6 +87,13 @@ def chrome(*args):
     return r.stdout
 
 
+def drawn(dom):
+    """Did the page's script mark its body drawn whole, with no error?"""
+    body = re.search(r"<body[^>]*>", dom)
+    return bool(body) and 'data-rendered="ok"' in body.group(0) and \
+        "data-error" not in body.group(0)
+
+
 def dom_has(dom, what, pattern, n=1):
     got = len(re.findall(pattern, dom))
     return (got >= n), "%s: %d" % (what, got)
@@ -102,7 +111,7 @@ def check_page(darc, tmp, sample, shots):
     text = open(page, encoding="utf-8").read()
     p = Page()
     p.feed(text)
-    addresses = set(re.findall(r"[a-z]+://[^\s\"'<>)]*", text)) - {"http://www.w3.org/2000/svg"}
+    addresses = set(re.findall(r"[a-z]+://[^\s\"'<>)\\]*", text)) - {"http://www.w3.org/2000/svg"}
     styles = re.findall(r"url\(|@import", text)
     if p.loads or addresses or styles:
         not_ok("%s: the page loads %s %s %s" % (sample, p.loads[:3], sorted(addresses)[:3],
@@ -157,7 +166,7 @@ def check_data(darc, sample, db, d):
 
 
 def check_dom(sample, dom, d):
-    if 'data-rendered="ok"' not in dom or "data-error=" in dom:
+    if not drawn(dom):
         err = re.search(r'data-error="([^"]*)"', dom)
         not_ok("%s: the page was not drawn whole: %s" % (sample, err.group(1) if err else
                                                            "no data-rendered"))
@@ -210,11 +219,32 @@ def check_clicks(sample, dom):
     t = json.loads(html.unescape(m.group(1))) if m else {}
     zoom = t.get("zoom", [0, 0])
     if t.get("tree_open") == 1 and re.search(r": \d+ calls \(", t.get("tip", "")) and \
-            zoom[1] < zoom[0] and 'data-error="' not in dom:
+            zoom[1] < zoom[0] and drawn(dom):
         ok("%s: a click on a peak opens its tree, a bar shows '%s', a click on a frame zooms"
            " in (%d frames to %d)" % (sample, t["tip"], zoom[0], zoom[1]))
     else:
         not_ok("%s: the page does not answer the mouse: %s" % (sample, m.group(1) if m else dom[-300:]))
+
+
+HOSTILE = '</script><!--<script>x<b>'
+
+
+def check_hostile(darc, tmp):
+    """A function whose name could end the page's data early: the page still draws whole."""
+    db = os.path.join(tmp, "hostile.db")
+    page = os.path.join(tmp, "hostile.html")
+    shutil.copy(os.path.join(tmp, "vm-chain-v7.db"), db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE func SET name = ? WHERE name = '__x64_sys_read'", (HOSTILE,))
+    con.commit()
+    con.close()
+    r = subprocess.run([darc, "report", db, "-o", page], capture_output=True, text=True)
+    dom = chrome("--dump-dom", "file://" + page) if r.returncode == 0 else ""
+    if drawn(dom) and html.escape(HOSTILE, quote=False) in dom:
+        ok("a function named %r: the page draws whole, the name as text" % HOSTILE)
+    else:
+        not_ok("a function named %r: exit %d, %s" % (HOSTILE, r.returncode,
+                                                    r.stderr or dom[-300:]))
 
 
 def check_usage(darc, tmp):
@@ -239,6 +269,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="darc-report.") as tmp:
         for sample in ["vm-fsyncread-v7", "vm-chain-v7"]:
             check_page(darc, tmp, sample, shots)
+        check_hostile(darc, tmp)
         check_usage(darc, tmp)
     print("FAIL: %d" % failures if failures else "all passed")
     sys.exit(1 if failures else 0)
