@@ -43,7 +43,7 @@ static const struct command {
 	{"report", &cmd_report, CMD_NEEDS_DB,
 	 "the recording as one HTML page: histograms, causes, trees, flame graphs"},
 	{"export", &cmd_export, CMD_NEEDS_DB,
-	 "folded stacks (flame graphs) or Trace Event JSON (Perfetto, speedscope)"},
+	 "folded stacks (flame graphs), Trace Event JSON, speedscope or Perfetto traces"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
