@@ -345,8 +345,8 @@
 				ns(x.device_max_ns || 0)])]);
 		});
 		return el('section', {id: 'io'}, [el('h2', {}, ['I/O']),
-			e.length ? el('h3', {}, ['Where the slowest calls of each entry point spent their' +
-				' time, by layer']) : null, e.length ? legend : null, el('table', {}, rows),
+			e.length ? el('h3', {}, ['Where the slowest calls of the entry point with the most' +
+				' latency spent their time, by layer (darc io)']) : null, e.length ? legend : null, el('table', {}, rows),
 			dev.length ? el('h3', {}, ['Devices']) : null, el('table', {}, devs)]);
 	}
 
