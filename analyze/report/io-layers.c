@@ -461,9 +461,8 @@ static void entry_text(FILE *out, json_t *e)
 	}
 }
 
-/* The entry points with their layers: a JSON array. */
-static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, int per,
-		       struct fmt_err *err)
+json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, int per,
+			struct fmt_err *err)
 {
 	json_t *all;
 	sqlite3_stmt *st = prepare(db, entries_sql, &all, err);
@@ -491,7 +490,7 @@ static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, in
 int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
 		       bool json, struct fmt_err *err)
 {
-	json_t *e = entries(db, rules, top, 20, err), *d, *r;
+	json_t *e = io_entries_json(db, rules, top, 20, err), *d, *r;
 	size_t i;
 	int rc = 0;
 

@@ -338,7 +338,11 @@ static json_t *pair_json(const struct diff_pair *d)
 	return o;
 }
 
-/* The plot of the pair @o names (or the first ranked): A's bars beside B's. */
+/*
+ * The plot of the pair @o names, or else of the first ranked that both
+ * recordings have (a function only one side has is a histogram beside
+ * nothing), or the first ranked when none is on both: A's bars beside B's.
+ */
 static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 		    const struct diff_result *r, struct fmt_err *err)
 {
@@ -346,8 +350,11 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 	char what[512], rec[1024], sub[256];
 
 	for (int k = 0; k < r->npairs && !d; k++)
-		if (!o->pair || !strcmp(r->pairs[k].key, o->pair))
+		if (o->pair ? !strcmp(r->pairs[k].key, o->pair)
+			    : r->pairs[k].calls_a && r->pairs[k].calls_b)
 			d = &r->pairs[k];
+	if (!d && !o->pair && r->npairs)
+		d = &r->pairs[0];
 	if (!d)
 		return fmt_errf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
 				o->pair);
