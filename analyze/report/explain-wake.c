@@ -9,6 +9,7 @@
 #include "explain-chain.h"
 #include "grow.h"
 #include "jtext.h"
+#include "wake-words.h"
 
 /*
  * An off-CPU interval (si: sched_interval) and what ended it (k: its
@@ -575,13 +576,12 @@ const char *wake_evidence_warning(const struct wake_evidence *e, char *buf, size
 		return NULL;
 	if (!e->irqs)
 		snprintf(buf, size, "%llu wake-ups came from hard interrupts, and the recording has"
-			 " no irq events: what ended those sleeps cannot be named (record irq and"
-			 " irq_vectors events)", (unsigned long long)e->hard);
+			 " " WAKE_NO_IRQ ": what ended those sleeps " WAKE_UNNAMED " ("
+			 WAKE_RECORD_IRQ ")", (unsigned long long)e->hard);
 	else if (e->hard_idle && !e->irqs_idle)
-		snprintf(buf, size, "the interrupts of idle CPUs are not in the recording (a pid"
-			 " filter, such as trace-cmd record -F or -P): the %llu wake-ups they made"
-			 " cannot be named (record them on every CPU)",
-			 (unsigned long long)e->hard_idle);
+		snprintf(buf, size, WAKE_IDLE " are not in the recording (a pid filter, such as"
+			 " trace-cmd record -F or -P): the %llu wake-ups they made " WAKE_UNNAMED
+			 " (" WAKE_EVERY_CPU ")", (unsigned long long)e->hard_idle);
 	else
 		return NULL;
 	return buf;
