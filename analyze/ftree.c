@@ -95,6 +95,10 @@ struct task {
 	struct sched_rec pend; /* the open off-CPU interval */
 	int wake_from_waking; /* pend.wakeup_id came from sched_waking */
 	int32_t last_cpu;
+	int unseen;	    /* off its CPU where the recording does not show, since unseen_from */
+	int64_t unseen_from;
+	int32_t unseen_cpu;
+	int unseen_back;    /* off after a recorded switch, seen running again (a sched_gap) */
 	int64_t closed_sys_nr; /* the syscall just closed (dedupe raw/syscalls pairs) */
 	int closed_sys_raw;
 	int in_trap;	       /* in the uretprobe or uprobe system call */
@@ -114,6 +118,12 @@ struct cpu {
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
+	/* the task on it, as its recorded switches say (unseen_switches()) */
+	int on_known;	  /* a switch on it has been seen */
+	int32_t on;	  /* the next task of its last switch, or of its last event since */
+	int32_t left;	  /* the previous task of its last switch: its events may follow */
+	int on_seen;	  /* an event of @on came since that switch */
+	int64_t on_t;	  /* the last event of @on there */
 };
 
 struct ftree {
@@ -135,7 +145,7 @@ struct ftree {
 	int64_t nfh;
 	struct quant *fq; /* fq[func_id]: made by ftree_finish(), nfh of them */
 	bool *has_fq;	  /* fq[func_id] holds a function's (it had a complete call) */
-	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe;
+	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe, next_gap;
 	struct ftree_stats stats;
 	int64_t t_first; /* the first event's time, DARC_NULL before it */
 };
@@ -842,6 +852,7 @@ static int sched_out(struct ftree *ft, const struct aev *e)
 	tk->pend.call_id = f ? f->id : DARC_NULL;
 	tk->pend.wakeup_id = DARC_NULL;
 	tk->wake_from_waking = 0;
+	tk->unseen_back = 0;
 	return 0;
 }
 
@@ -871,6 +882,99 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 	}
 	tk->state = TS_RUNNING;
 	tk->last_cpu = e->cpu;
+	return 0;
+}
+
+/* ---- switches the recording lacks ------------------------------------------ */
+
+/* Write @tk's sched_gap on @cpu from @from to @to (DARC_NULL: not seen again). */
+static int put_gap(struct ftree *ft, const struct task *tk, int32_t cpu, int64_t from, int64_t to)
+{
+	struct gap_rec g = {++ft->next_gap, tk->tid, cpu, from, to};
+
+	ft->stats.sched_gaps++;
+	if (!ft->sink.gap)
+		return 0;
+	return ft->sink.gap(ft->sink.ctx, &g) ? fail(ft, "cannot write a sched gap") : 0;
+}
+
+/* Task @tk (NULL: none) is seen on a CPU at @t: the gap it was in ends. */
+static int seen(struct ftree *ft, struct task *tk, int64_t t)
+{
+	if (!tk || !tk->unseen)
+		return 0;
+	tk->unseen = 0;
+	return put_gap(ft, tk, tk->unseen_cpu, tk->unseen_from, t);
+}
+
+/* The task on CPU @cpu (@c) left it unseen after its last event there. */
+static int left_unseen(struct ftree *ft, struct cpu *c, int32_t cpu)
+{
+	struct task *x = c->on_known && c->on ? task_get(ft, c->on) : NULL;
+
+	if (c->on_known && c->on && !x)
+		return fail(ft, "out of memory");
+	if (x && !x->unseen && x->state == TS_RUNNING) {
+		x->unseen = 1;
+		x->unseen_from = c->on_t;
+		x->unseen_cpu = cpu;
+	}
+	return 0;
+}
+
+/*
+ * Switches the recording lacks: a pid filter on sched events (darc-record's,
+ * trace-cmd record -F's) records only the switches of the tasks it follows,
+ * and lost events lose some. A CPU's recorded switches say which task is on
+ * it (the previous task's own events may follow its switch, until the next
+ * one's first); an event there of another task (an interrupt's events carry
+ * the task they hit) means the task on it left unseen after its last event
+ * there: it is off, where the recording does not show, until its next event
+ * anywhere (a sched_gap). The other task came in unseen: if it was off
+ * after a recorded switch, the end of that is not in the recording either
+ * (a sched_gap from that switch). Before a CPU's first switch nothing is
+ * known of it (a recording without sched_switch has no gaps).
+ */
+static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk, const struct aev *e)
+{
+	int32_t p = e->pid;
+
+	if (p < 0 || seen(ft, tk, e->t))
+		return p < 0 ? 0 : -1;
+	if (c->on_known && p != c->on && !(p == c->left && !c->on_seen)) {
+		if (left_unseen(ft, c, e->cpu))
+			return -1;
+		if (tk && tk->state == TS_OFF && !tk->unseen_back) {
+			tk->unseen_back = 1;
+			if (put_gap(ft, tk, tk->pend.cpu_out, tk->pend.t_out, e->t))
+				return -1;
+		}
+		c->on = p;
+	}
+	if (c->on_known && p == c->on) {
+		c->on_seen = 1;
+		c->on_t = e->t;
+	}
+	if (e->kind != AEV_SWITCH)
+		return 0;
+	c->on_known = 1;
+	c->left = e->sw.prev_pid;
+	c->on = e->sw.next_pid;
+	c->on_seen = 0;
+	c->on_t = e->t;
+	return e->sw.next_pid ? seen(ft, task_get(ft, e->sw.next_pid), e->t) : 0;
+}
+
+/* Events lost on CPU @cpu: the task on it may have left; nothing is known until a switch. */
+static int lost_switches(struct ftree *ft, int32_t cpu)
+{
+	struct cpu *c = cpu_get(ft, cpu);
+
+	if (!c)
+		return fail(ft, "out of memory");
+	if (left_unseen(ft, c, cpu))
+		return -1;
+	c->on_known = 0;
 	return 0;
 }
 
@@ -1473,13 +1577,15 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		return fail(ft, "bad cpu number");
 	if (ft->t_first == DARC_NULL)
 		ft->t_first = e->t;
-	if (e->missed && gap(ft, e->cpu))
+	if (e->missed && (gap(ft, e->cpu) || lost_switches(ft, e->cpu)))
 		return -1;
 	if (e->pid) {
 		tk = task_get(ft, e->pid);
 		if (!tk)
 			return fail(ft, "out of memory");
 	}
+	if (unseen_switches(ft, c, tk, e))
+		return -1;
 
 	/* a mark changes no context: a softirq raised in a handler, or the
 	   stack trace after an event, must not open or stretch an interval */
@@ -1637,6 +1743,8 @@ int ftree_finish(struct ftree *ft)
 			if (emit_sched(ft, tk))
 				return -1;
 		}
+		if (tk->unseen && put_gap(ft, tk, tk->unseen_cpu, tk->unseen_from, DARC_NULL))
+			return -1;
 		if (unwind(ft, &tk->st, 0, tk->tid))
 			return -1;
 	}

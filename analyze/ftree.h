@@ -24,6 +24,7 @@ struct ftree_sink {
 	int (*sched)(void *ctx, const struct sched_rec *r);
 	int (*wakeup)(void *ctx, const struct wakeup_rec *r);
 	int (*probe)(void *ctx, const struct probe_rec *r);
+	int (*gap)(void *ctx, const struct gap_rec *r); /* may be NULL: not written */
 };
 
 struct ftree;
@@ -80,6 +81,7 @@ struct ftree_stats {
 	int64_t calls, complete, no_entry, no_exit, gap, clamped, irq_calls;
 	int64_t irq_intervals, sched_intervals, wakeups, tasks, probe_hits;
 	int64_t gaps; /* lost-event marks seen */
+	int64_t sched_gaps; /* times a task's switches are not in the recording (sched_gap) */
 };
 const struct ftree_stats *ftree_stats(const struct ftree *ft);
 

@@ -60,6 +60,11 @@ static int put_wakeup(void *ctx, const struct wakeup_rec *r)
 	return db_put_wakeup(((struct run *)ctx)->db, r);
 }
 
+static int put_gap(void *ctx, const struct gap_rec *r)
+{
+	return db_put_gap(((struct run *)ctx)->db, r);
+}
+
 static int put_probe(void *ctx, const struct probe_rec *r)
 {
 	return db_put_probe(((struct run *)ctx)->db, r);
@@ -364,7 +369,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
 	struct run run = {.path = rec, .dbpath = dbpath};
-	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
+	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe, put_gap};
 	double t0 = now();
 	int rc;
 

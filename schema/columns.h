@@ -110,6 +110,13 @@
 	X(sched_interval, call_id, INTEGER)                                                        \
 	X(sched_interval, wakeup_id, INTEGER)
 
+#define SCHED_GAP_COLUMNS(X)                                                                       \
+	X(sched_gap, id, INTEGER)                                                                  \
+	X(sched_gap, task_id, INTEGER)                                                             \
+	X(sched_gap, cpu, INTEGER)                                                                 \
+	X(sched_gap, t_from, INTEGER)                                                              \
+	X(sched_gap, t_to, INTEGER)
+
 #define WAKEUP_COLUMNS(X)                                                                          \
 	X(wakeup, id, INTEGER)                                                                     \
 	X(wakeup, task_id, INTEGER)                                                                \
@@ -274,6 +281,7 @@ enum { FNODE_COLUMNS(COL_ENUM) FNODE_NCOLS };
 enum { HIST_COLUMNS(COL_ENUM) HIST_NCOLS };
 enum { IRQ_INTERVAL_COLUMNS(COL_ENUM) IRQ_INTERVAL_NCOLS };
 enum { SCHED_INTERVAL_COLUMNS(COL_ENUM) SCHED_INTERVAL_NCOLS };
+enum { SCHED_GAP_COLUMNS(COL_ENUM) SCHED_GAP_NCOLS };
 enum { WAKEUP_COLUMNS(COL_ENUM) WAKEUP_NCOLS };
 enum { PROBE_HIT_COLUMNS(COL_ENUM) PROBE_HIT_NCOLS };
 enum { BIO_COLUMNS(COL_ENUM) BIO_NCOLS };

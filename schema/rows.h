@@ -146,6 +146,18 @@ struct sched_rec {
 	int64_t wakeup_id;  /* the wake-up that ended a blocked interval, or DARC_NULL */
 };
 
+/*
+ * A time a task was off its CPU in a way the recording does not show: its
+ * switches are not all in it (a pid filter on sched events, lost events).
+ */
+struct gap_rec {
+	int64_t id;
+	int64_t task_id;
+	int32_t cpu;	    /* the CPU it was last seen on, -1 if not known */
+	int64_t t_from;	    /* its last event there (or its recorded switch out) */
+	int64_t t_to;	    /* its next event anywhere, DARC_NULL if none */
+};
+
 /* wakeup.ctx */
 enum { CTX_TASK = 0, CTX_HARDIRQ = 1, CTX_SOFTIRQ = 2, CTX_NMI = 3 };
 

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 11;
+PRAGMA user_version = 12;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -215,6 +215,22 @@ CREATE TABLE sched_interval (
 	t_in INTEGER,		-- NULL if it did not come back
 	call_id INTEGER,	-- the call charged: innermost open at switch-in (or out), NULL if none
 	wakeup_id INTEGER	-- wakeup.id that ended a blocked interval
+);
+
+-- Times a task was off its CPU where the recording does not show it: its
+-- switches are not all in the recording (a pid filter on sched events, as
+-- darc-record's or trace-cmd record -F's; lost events). Seen as another
+-- task's event on the CPU the task was on, as far as the recorded switches
+-- said: it left after its last event there, and was off (or elsewhere)
+-- until its next event anywhere; or as a task off after a recorded switch
+-- seen running again with no switch in recorded. Its time then is not in
+-- sched_interval, and is not known.
+CREATE TABLE sched_gap (
+	id INTEGER PRIMARY KEY,
+	task_id INTEGER NOT NULL,
+	cpu INTEGER,		-- the CPU it was last seen on, NULL if not known
+	t_from INTEGER NOT NULL, -- its last event there, or its recorded switch out
+	t_to INTEGER		-- its next event anywhere, NULL if none
 );
 
 -- Wake-ups (sched_waking, else sched_wakeup).
