@@ -15,11 +15,12 @@ build_pkgs="gcc pkg-config meson ninja-build libtraceevent-dev libtracefs-dev li
 	libelf-dev libjansson-dev libsqlite3-dev libzstd-dev zlib1g-dev check sqlite3"
 # the tests compare with trace-cmd, boot a stock kernel under qemu, and run SQL with sqlite3;
 # the live suites read darc-record's JSON manifest with python3, and watch its writes with strace;
-# the SVG plots are rendered in headless chromium; darc export's files are opened in
+# the SVG plots and darc report's page are rendered in headless chromium; darc export
+# --perfetto's traces are decoded by protoc; darc export's files are opened in
 # speedscope there, from the npm registry (Debian's npm, unless an npm is on PATH already,
 # e.g. nodesource's nodejs, which Debian's npm would conflict with)
 test_pkgs="trace-cmd libtracecmd-dev man-db qemu-system-x86 busybox-static cpio e2fsprogs sqlite3
-	apt-utils python3 strace chromium"
+	apt-utils python3 strace chromium protobuf-compiler"
 speedscope=speedscope@1.25.0 # tests/golden/speedscope.sh's, into build/npm
 
 install_missing() {

@@ -95,6 +95,10 @@ struct task {
 	struct sched_rec pend; /* the open off-CPU interval */
 	int wake_from_waking; /* pend.wakeup_id came from sched_waking */
 	int32_t last_cpu;
+	int unseen;	    /* off its CPU where the recording does not show, since unseen_from */
+	int64_t unseen_from;
+	int32_t unseen_cpu;
+	int unseen_back;    /* off after a recorded switch, seen running again (a sched_gap) */
 	int64_t closed_sys_nr; /* the syscall just closed (dedupe raw/syscalls pairs) */
 	int closed_sys_raw;
 	int in_trap;	       /* in the uretprobe or uprobe system call */
@@ -114,6 +118,12 @@ struct cpu {
 	struct irq_rec rec; /* the episode being built */
 	char name[64];	  /* its name (rec.name points here) */
 	char hard_name[32], soft_name[32]; /* the handler and vector running, or "" */
+	/* the task on it, as its recorded switches say (unseen_switches()) */
+	int on_known;	  /* a switch on it has been seen */
+	int32_t on;	  /* the next task of its last switch, or of its last event since */
+	int32_t left;	  /* the previous task of its last switch: its events may follow */
+	int on_seen;	  /* an event of @on came since that switch */
+	int64_t on_t;	  /* the last event of @on there */
 };
 
 struct ftree {
@@ -143,7 +153,9 @@ struct ftree {
 	/* per function */
 	struct hist (*fh)[2];
 	int64_t nfh;
-	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe;
+	struct quant *fq; /* fq[func_id]: made by ftree_finish(), nfh of them */
+	bool *has_fq;	  /* fq[func_id] holds a function's (it had a complete call) */
+	int64_t next_call, next_irq, next_sched, next_wakeup, next_probe, next_gap;
 	struct ftree_stats stats;
 	int64_t t_first; /* the first event's time, DARC_NULL before it */
 };
@@ -456,6 +468,9 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	   a leaf's exclusive time is mostly its inclusive time: one bucket.
 	   The counts go in later, by fnode (flush_counts()). */
 	fine = hist_fine(c->incl_ns);
+	if (GROW(nd->incl_v, r->calls - 1, nd->incl_cap, 4))
+		return fail(ft, "out of memory");
+	nd->incl_v[r->calls - 1] = c->incl_ns;
 	hist_note(&nd->incl, (uint64_t)c->incl_ns);
 	hist_note(&nd->excl, (uint64_t)c->excl_ns);
 	if (!ft->pend) {
@@ -898,6 +913,7 @@ static int sched_out(struct ftree *ft, const struct aev *e)
 	tk->pend.call_id = f ? f->id : DARC_NULL;
 	tk->pend.wakeup_id = DARC_NULL;
 	tk->wake_from_waking = 0;
+	tk->unseen_back = 0;
 	return 0;
 }
 
@@ -927,6 +943,99 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 	}
 	tk->state = TS_RUNNING;
 	tk->last_cpu = e->cpu;
+	return 0;
+}
+
+/* ---- switches the recording lacks ------------------------------------------ */
+
+/* Write @tk's sched_gap on @cpu from @from to @to (DARC_NULL: not seen again). */
+static int put_gap(struct ftree *ft, const struct task *tk, int32_t cpu, int64_t from, int64_t to)
+{
+	struct gap_rec g = {++ft->next_gap, tk->tid, cpu, from, to};
+
+	ft->stats.sched_gaps++;
+	if (!ft->sink.gap)
+		return 0;
+	return ft->sink.gap(ft->sink.ctx, &g) ? fail(ft, "cannot write a sched gap") : 0;
+}
+
+/* Task @tk (NULL: none) is seen on a CPU at @t: the gap it was in ends. */
+static int seen(struct ftree *ft, struct task *tk, int64_t t)
+{
+	if (!tk || !tk->unseen)
+		return 0;
+	tk->unseen = 0;
+	return put_gap(ft, tk, tk->unseen_cpu, tk->unseen_from, t);
+}
+
+/* The task on CPU @cpu (@c) left it unseen after its last event there. */
+static int left_unseen(struct ftree *ft, struct cpu *c, int32_t cpu)
+{
+	struct task *x = c->on_known && c->on ? task_get(ft, c->on) : NULL;
+
+	if (c->on_known && c->on && !x)
+		return fail(ft, "out of memory");
+	if (x && !x->unseen && x->state == TS_RUNNING) {
+		x->unseen = 1;
+		x->unseen_from = c->on_t;
+		x->unseen_cpu = cpu;
+	}
+	return 0;
+}
+
+/*
+ * Switches the recording lacks: a pid filter on sched events (darc-record's,
+ * trace-cmd record -F's) records only the switches of the tasks it follows,
+ * and lost events lose some. A CPU's recorded switches say which task is on
+ * it (the previous task's own events may follow its switch, until the next
+ * one's first); an event there of another task (an interrupt's events carry
+ * the task they hit) means the task on it left unseen after its last event
+ * there: it is off, where the recording does not show, until its next event
+ * anywhere (a sched_gap). The other task came in unseen: if it was off
+ * after a recorded switch, the end of that is not in the recording either
+ * (a sched_gap from that switch). Before a CPU's first switch nothing is
+ * known of it (a recording without sched_switch has no gaps).
+ */
+static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk, const struct aev *e)
+{
+	int32_t p = e->pid;
+
+	if (p < 0 || seen(ft, tk, e->t))
+		return p < 0 ? 0 : -1;
+	if (c->on_known && p != c->on && !(p == c->left && !c->on_seen)) {
+		if (left_unseen(ft, c, e->cpu))
+			return -1;
+		if (tk && tk->state == TS_OFF && !tk->unseen_back) {
+			tk->unseen_back = 1;
+			if (put_gap(ft, tk, tk->pend.cpu_out, tk->pend.t_out, e->t))
+				return -1;
+		}
+		c->on = p;
+	}
+	if (c->on_known && p == c->on) {
+		c->on_seen = 1;
+		c->on_t = e->t;
+	}
+	if (e->kind != AEV_SWITCH)
+		return 0;
+	c->on_known = 1;
+	c->left = e->sw.prev_pid;
+	c->on = e->sw.next_pid;
+	c->on_seen = 0;
+	c->on_t = e->t;
+	return e->sw.next_pid ? seen(ft, task_get(ft, e->sw.next_pid), e->t) : 0;
+}
+
+/* Events lost on CPU @cpu: the task on it may have left; nothing is known until a switch. */
+static int lost_switches(struct ftree *ft, int32_t cpu)
+{
+	struct cpu *c = cpu_get(ft, cpu);
+
+	if (!c)
+		return fail(ft, "out of memory");
+	if (left_unseen(ft, c, cpu))
+		return -1;
+	c->on_known = 0;
 	return 0;
 }
 
@@ -1529,13 +1638,15 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		return fail(ft, "bad cpu number");
 	if (ft->t_first == DARC_NULL)
 		ft->t_first = e->t;
-	if (e->missed && gap(ft, e->cpu))
+	if (e->missed && (gap(ft, e->cpu) || lost_switches(ft, e->cpu)))
 		return -1;
 	if (e->pid) {
 		tk = task_get(ft, e->pid);
 		if (!tk)
 			return fail(ft, "out of memory");
 	}
+	if (unseen_switches(ft, c, tk, e))
+		return -1;
 
 	/* a mark changes no context: a softirq raised in a handler, or the
 	   stack trace after an event, must not open or stretch an interval */
@@ -1573,6 +1684,97 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	return 0;
 }
 
+/* Node @nd's quantiles into its row: DARC_NULL without a complete call. */
+static void node_quant(struct ftree_node *nd, struct quant *q)
+{
+	struct fnode_rec *r = &nd->rec;
+
+	if (r->calls)
+		quant_exact(nd->incl_v, r->calls, q);
+	r->p50_ns = r->calls ? q->p[QUANT_P50] : DARC_NULL;
+	r->p90_ns = r->calls ? q->p[QUANT_P90] : DARC_NULL;
+	r->p99_ns = r->calls ? q->p[QUANT_P99] : DARC_NULL;
+	r->p999_ns = r->calls ? q->p[QUANT_P999] : DARC_NULL;
+}
+
+/*
+ * Function @f's quantiles: those of its one fnode with complete calls, or
+ * of the calls of all its fnodes (@first, then each node's next_same),
+ * gathered in @buf. 0 or -1 (memory).
+ */
+static int func_quant(struct ftree *ft, int64_t f, const int *first, const int *next_same,
+		      int64_t **buf, int64_t *cap)
+{
+	const struct fnode_rec *one = NULL;
+	int64_t n = 0;
+	int with = 0;
+
+	for (int i = first[f]; i >= 0; i = next_same[i]) {
+		n += ft->nodes[i].rec.calls;
+		with += ft->nodes[i].rec.calls > 0;
+		one = ft->nodes[i].rec.calls ? &ft->nodes[i].rec : one;
+	}
+	ft->has_fq[f] = n > 0;
+	if (with == 1) /* most functions are called from one place */
+		ft->fq[f] = (struct quant){{one->p50_ns, one->p90_ns, one->p99_ns, one->p999_ns},
+					   one->max_ns};
+	if (with <= 1)
+		return 0;
+	if (n > *cap) {
+		int64_t *p = realloc(*buf, n * sizeof(**buf));
+		if (!p)
+			return -1;
+		*buf = p;
+		*cap = n;
+	}
+	n = 0;
+	for (int i = first[f]; i >= 0; i = next_same[i]) {
+		memcpy(*buf + n, ft->nodes[i].incl_v, ft->nodes[i].rec.calls * sizeof(**buf));
+		n += ft->nodes[i].rec.calls;
+	}
+	quant_exact(*buf, n, &ft->fq[f]);
+	return 0;
+}
+
+/*
+ * The exact quantiles of every fnode and function, from the calls' incl_ns
+ * kept in the nodes, which are freed (a function's calls are its fnodes').
+ */
+static int quantiles(struct ftree *ft)
+{
+	int *first = malloc((ft->nfh + 1) * sizeof(*first)), *next_same = NULL, rc = -1;
+	int64_t *buf = NULL, cap = 0;
+	struct quant q;
+
+	ft->fq = calloc(ft->nfh + 1, sizeof(*ft->fq));
+	ft->has_fq = calloc(ft->nfh + 1, sizeof(*ft->has_fq));
+	next_same = malloc((ft->nnodes + 1) * sizeof(*next_same));
+	if (!first || !next_same || !ft->fq || !ft->has_fq)
+		goto out;
+	for (int64_t f = 0; f < ft->nfh; f++)
+		first[f] = -1;
+	for (int i = ft->nnodes - 1; i >= 0; i--) {
+		int64_t f = ft->nodes[i].rec.func_id;
+		next_same[i] = first[f];
+		first[f] = i;
+	}
+	for (int i = 0; i < ft->nnodes; i++)
+		node_quant(&ft->nodes[i], &q);
+	for (int64_t f = 0; f < ft->nfh; f++)
+		if (first[f] >= 0 && func_quant(ft, f, first, next_same, &buf, &cap))
+			goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < ft->nnodes; i++) {
+		free(ft->nodes[i].incl_v);
+		ft->nodes[i].incl_v = NULL;
+	}
+	free(first);
+	free(next_same);
+	free(buf);
+	return rc ? fail(ft, "out of memory") : 0;
+}
+
 int ftree_finish(struct ftree *ft)
 {
 	for (int k = 0; k < ft->ncpus; k++) {
@@ -1602,6 +1804,8 @@ int ftree_finish(struct ftree *ft)
 			if (emit_sched(ft, tk))
 				return -1;
 		}
+		if (tk->unseen && put_gap(ft, tk, tk->unseen_cpu, tk->unseen_from, DARC_NULL))
+			return -1;
 		if (unwind(ft, &tk->st, 0, tk->tid))
 			return -1;
 	}
@@ -1614,11 +1818,8 @@ int ftree_finish(struct ftree *ft)
 		if (!fh || hist_merge(&fh[METRIC_INCL], &nd->incl) ||
 		    hist_merge(&fh[METRIC_EXCL], &nd->excl))
 			return fail(ft, "out of memory");
-		nd->rec.p50_ns = hist_quantile(&nd->incl, 0.50);
-		nd->rec.p90_ns = hist_quantile(&nd->incl, 0.90);
-		nd->rec.p99_ns = hist_quantile(&nd->incl, 0.99);
 	}
-	return 0;
+	return quantiles(ft);
 }
 
 struct ftree *ftree_new(const struct ftree_sink *sink)
@@ -1652,6 +1853,13 @@ const struct hist *ftree_func_hist(const struct ftree *ft, int64_t func_id, int 
 	if (func_id < 0 || func_id >= ft->nfh || !ft->fh[func_id][metric].total)
 		return NULL;
 	return &ft->fh[func_id][metric];
+}
+
+const struct quant *ftree_func_quant(const struct ftree *ft, int64_t func_id)
+{
+	if (!ft->has_fq || func_id < 0 || func_id >= ft->nfh || !ft->has_fq[func_id])
+		return NULL;
+	return &ft->fq[func_id];
 }
 
 int64_t ftree_max_func(const struct ftree *ft)
@@ -1714,7 +1922,10 @@ void ftree_free(struct ftree *ft)
 	for (int i = 0; i < ft->nnodes; i++) {
 		hist_release(&ft->nodes[i].incl);
 		hist_release(&ft->nodes[i].excl);
+		free(ft->nodes[i].incl_v);
 	}
+	free(ft->fq);
+	free(ft->has_fq);
 	free(ft->nodes);
 	free(ft->nmap);
 	free(ft->pend);

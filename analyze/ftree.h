@@ -24,6 +24,7 @@ struct ftree_sink {
 	int (*sched)(void *ctx, const struct sched_rec *r);
 	int (*wakeup)(void *ctx, const struct wakeup_rec *r);
 	int (*probe)(void *ctx, const struct probe_rec *r);
+	int (*gap)(void *ctx, const struct gap_rec *r); /* may be NULL: not written */
 };
 
 struct ftree;
@@ -55,6 +56,10 @@ const char *ftree_error(const struct ftree *ft);
 struct ftree_node {
 	struct fnode_rec rec;
 	struct hist incl, excl; /* complete calls only */
+	/* the complete calls' incl_ns, rec.calls of them, until ftree_finish()
+	   has made the quantiles from them (then NULL) */
+	int64_t *incl_v;
+	int incl_cap;
 	/* ftree's guesses of the next child's fnode (index + 1, 0 for none):
 	   the first under this one, the one called after this one */
 	int first_child, next_sibling;
@@ -65,6 +70,8 @@ const struct ftree_node *ftree_node(const struct ftree *ft, int i);
 
 /* Per-function distributions (complete calls), indexed by func_id; NULL if none. */
 const struct hist *ftree_func_hist(const struct ftree *ft, int64_t func_id, int metric);
+/* A function's exact quantiles of incl_ns over its complete calls (after ftree_finish()); NULL if none. */
+const struct quant *ftree_func_quant(const struct ftree *ft, int64_t func_id);
 int64_t ftree_max_func(const struct ftree *ft);
 
 /* Call @fn with the tid of every task seen; stops at, and returns, a nonzero return. */
@@ -82,6 +89,7 @@ struct ftree_stats {
 	int64_t calls, complete, no_entry, no_exit, gap, clamped, irq_calls;
 	int64_t irq_intervals, sched_intervals, wakeups, tasks, probe_hits;
 	int64_t gaps; /* lost-event marks seen */
+	int64_t sched_gaps; /* times a task's switches are not in the recording (sched_gap) */
 };
 const struct ftree_stats *ftree_stats(const struct ftree *ft);
 

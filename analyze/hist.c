@@ -247,6 +247,55 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+const int quant_permille[NQUANT] = {500, 900, 990, 999};
+const char *const quant_name[NQUANT] = {"p50", "p90", "p99", "p99.9"};
+
+/*
+ * Put the @k-th smallest of @v[@l..@r] at @v[@k], the smaller ones before
+ * it and the larger after (Wirth's form of Hoare's FIND; the middle of three
+ * as the pivot, so that sorted input, the common case of a function's
+ * calls, is halved at every step).
+ */
+static void select_kth(int64_t *v, int64_t l, int64_t r, int64_t k)
+{
+	while (l < r) {
+		int64_t a = v[l], b = v[l + (r - l) / 2], c = v[r];
+		int64_t x = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		int64_t i = l, j = r;
+
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		} while (i <= j);
+		if (j < k)
+			l = i;
+		if (k < i)
+			r = j;
+	}
+}
+
+void quant_exact(int64_t *v, int64_t n, struct quant *q)
+{
+	int64_t from = 0;
+
+	/* each rank at or above the last: select within what lies above it */
+	for (int i = 0; i < NQUANT; i++) {
+		int64_t k = (n * quant_permille[i] + 999) / 1000 - 1;
+		select_kth(v, from, n - 1, k);
+		q->p[i] = v[k];
+		from = k;
+	}
+	select_kth(v, from, n - 1, n - 1);
+	q->max = v[n - 1];
+}
+
 void hist_release(struct hist *h)
 {
 	if (!h)

@@ -84,6 +84,29 @@ int hist_each_all(const struct hist *h,
  */
 uint64_t hist_quantile(const struct hist *h, double q);
 
+/*
+ * The exact quantiles darc stores (fnode, func) and prints (darc hist): p50,
+ * p90, p99 and p99.9, each the nearest rank, the ceil(n * q)-th smallest of
+ * the n values (the smallest value with at least that share of the values
+ * at or below it: SQL gets the same with row_number()), and the largest.
+ */
+enum { QUANT_P50, QUANT_P90, QUANT_P99, QUANT_P999, NQUANT };
+/* Each quantile in thousandths: 500, 900, 990, 999. */
+extern const int quant_permille[NQUANT];
+/* Its name: "p50", "p90", "p99", "p99.9". */
+extern const char *const quant_name[NQUANT];
+
+struct quant {
+	int64_t p[NQUANT]; /* by QUANT_* */
+	int64_t max;
+};
+
+/*
+ * The quantiles of @v[0..@n), @n > 0, into @q: by selection (Hoare's FIND,
+ * linear on average), which reorders @v.
+ */
+void quant_exact(int64_t *v, int64_t n, struct quant *q);
+
 /* Release the counts; the histogram is empty again. Accepts NULL. */
 void hist_release(struct hist *h);
 

@@ -60,6 +60,11 @@ static int put_wakeup(void *ctx, const struct wakeup_rec *r)
 	return db_put_wakeup(((struct run *)ctx)->db, r);
 }
 
+static int put_gap(void *ctx, const struct gap_rec *r)
+{
+	return db_put_gap(((struct run *)ctx)->db, r);
+}
+
 static int put_probe(void *ctx, const struct probe_rec *r)
 {
 	return db_put_probe(((struct run *)ctx)->db, r);
@@ -255,8 +260,15 @@ static int put_tree(struct run *run)
 	bool all = run->max_depth >= 0; /* some calls not stored: every resolution now */
 
 	for (int64_t f = 1; f <= funcs_count(run->fs); f++) {
+		struct func_rec fr = *funcs_get(run->fs, f);
+		const struct quant *q = ftree_func_quant(run->ft, f);
 		const struct hist *h;
-		if (db_put_func(run->db, funcs_get(run->fs, f)))
+
+		fr.p50_ns = q ? q->p[QUANT_P50] : DARC_NULL;
+		fr.p90_ns = q ? q->p[QUANT_P90] : DARC_NULL;
+		fr.p99_ns = q ? q->p[QUANT_P99] : DARC_NULL;
+		fr.p999_ns = q ? q->p[QUANT_P999] : DARC_NULL;
+		if (db_put_func(run->db, &fr))
 			return -1;
 		for (int m = METRIC_INCL; m <= METRIC_EXCL; m++)
 			if ((h = ftree_func_hist(run->ft, f, m)) &&
@@ -374,7 +386,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
 	struct run run = {.path = rec, .dbpath = dbpath};
-	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe};
+	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe, put_gap};
 	double t0 = now();
 	int rc;
 

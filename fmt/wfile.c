@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -131,7 +132,29 @@ static int is_folded(const char *path)
 	return lines > 0;
 }
 
+/* A Perfetto trace: a Trace message, whose first field is a packet (field 1, length-delimited). */
+static int is_perfetto(const char *path)
+{
+	char b[4];
+
+	return head(path, b, sizeof(b)) >= 2 && b[0] == 0x0a;
+}
+
+/* An HTML page: its doctype or its html element first. */
+static int is_html(const char *path)
+{
+	char b[64];
+	const char *p;
+
+	if (head(path, b, sizeof(b)) < 0)
+		return 0;
+	p = skip_space(b);
+	return !strncasecmp(p, "<!doctype html", 14) || !strncasecmp(p, "<html", 5);
+}
+
 const struct wfile_kind wfile_svg = {"an SVG plot", is_svg};
+const struct wfile_kind wfile_perfetto = {"a Perfetto trace", is_perfetto};
+const struct wfile_kind wfile_html = {"an HTML page", is_html};
 const struct wfile_kind wfile_json = {"a JSON file", is_json};
 const struct wfile_kind wfile_folded = {"a folded-stacks file", is_folded};
 

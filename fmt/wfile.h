@@ -34,7 +34,7 @@ struct wfile_kind {
 	int (*is)(const char *path);
 };
 
-extern const struct wfile_kind wfile_svg, wfile_json, wfile_folded;
+extern const struct wfile_kind wfile_svg, wfile_json, wfile_folded, wfile_perfetto, wfile_html;
 
 /* A file the process reads: no wfile may replace it. Silently ignores errors. */
 void wfile_note_input(const char *path);

@@ -17,6 +17,7 @@
 #include <tracefs.h>
 
 #include "rec.h"
+#include "wake-words.h"
 
 void rec_note(struct rec_notes *l, const char *fmt, ...)
 {
@@ -306,4 +307,52 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 		strcat(have, ", instances");
 	rec_note(works, "works here: %s", have[0] == ',' ? have + 2 : have);
 	return problems;
+}
+
+/* Is @e (a system or one event) one of @sys's events @name (NULL: any)? */
+static bool event_is(const struct rec_event *e, const char *sys, const char *name)
+{
+	return !strcmp(e->sys, sys) && (!e->name || !name || !strcmp(e->name, name));
+}
+
+/* Does @e name interrupts: irq_handler_entry, or an irq_vectors entry? */
+static bool names_irqs(const struct rec_event *e)
+{
+	size_t n = e->name ? strlen(e->name) : 0;
+
+	return event_is(e, "irq", "irq_handler_entry") ||
+	       (!strcmp(e->sys, "irq_vectors") && (!n || (n > 6 && !strcmp(e->name + n - 6, "_entry"))));
+}
+
+const char *caps_wake_warning(const struct rec_caps *c, const struct rec_opts *o, char *buf,
+			      size_t size)
+{
+	const struct rec_event *irq = NULL;
+	bool wakeups = false;
+
+	for (int i = 0; i < o->nevents; i++) {
+		const struct rec_event *e = &o->events[i];
+		wakeups |= event_is(e, "sched", "sched_waking") || event_is(e, "sched", "sched_wakeup");
+		if (names_irqs(e) && (!irq || (irq->filter && !e->filter)))
+			irq = e;
+	}
+	if (!wakeups)
+		return NULL;
+	if (!irq)
+		snprintf(buf, size, "the recording will have " WAKE_NO_IRQ " (no irq or irq_vectors"
+			 " among the events): what ends a sleep in a hard interrupt " WAKE_UNNAMED
+			 " (" WAKE_RECORD_IRQ ": -e irq -e irq_vectors)");
+	else if (!c->instances)
+		snprintf(buf, size, WAKE_IDLE " will not be in the recording (this kernel has no"
+			 " tracefs instances, so irq events are pid-filtered too): what ends a sleep"
+			 " in them " WAKE_UNNAMED " (" WAKE_EVERY_CPU ", with a recorder that does not"
+			 " filter them by pid)");
+	else if (irq->filter)
+		snprintf(buf, size, "the filter '%s' of %s%s%s leaves interrupts out of the"
+			 " recording (" WAKE_IDLE ", say): what ends a sleep in them " WAKE_UNNAMED
+			 " (" WAKE_RECORD_IRQ " without a filter)", irq->filter, irq->sys,
+			 irq->name ? ":" : "", irq->name ? irq->name : "");
+	else
+		return NULL;
+	return buf;
 }

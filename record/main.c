@@ -50,7 +50,8 @@ static const char usage_text[] =
     "      --json             the summary as one line of JSON on stdout, at the end\n"
     "                         (after the command's own output); with --check, its\n"
     "                         facts as one JSON object\n"
-    "      --check            say what this kernel allows, and exit\n"
+    "      --check            say what this kernel allows (and what the events chosen\n"
+    "                         leave out of naming wakers), and exit\n"
     "      --reset            remove what a killed darc-record left in tracefs (not\n"
     "                         what a running one set up: --force removes that too)\n"
     "  -h, --help, -V, --version\n"
@@ -299,20 +300,26 @@ static void print_words(char **v)
 	putchar('\n');
 }
 
-/* --check: what this kernel allows, one line each (--json: one object). */
-static int check(bool json)
+/*
+ * --check: what this kernel allows, one line each (--json: one object), and
+ * what the events of @o (the defaults, or those given with it) would leave
+ * out of the evidence that names wakers.
+ */
+static int check(const struct rec_opts *o)
 {
 	struct rec_caps c;
 	struct fmt_err err = {""};
-	char *s;
+	char *s, wake[512];
+	const char *warn;
 
 	if (caps_probe(&c, &err)) {
 		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_FAILED;
 	}
 	caps_more(&c);
-	if (json) {
-		s = caps_json(&c);
+	warn = caps_wake_warning(&c, o, wake, sizeof(wake));
+	if (o->json) {
+		s = caps_json(&c, warn);
 		if (s)
 			puts(s);
 		free(s);
@@ -341,6 +348,10 @@ static int check(bool json)
 		printf("top-level lock: held by %s\n", c.lock_who);
 	else
 		printf("top-level lock: free\n");
+	printf("wake-ups:       %s%s\n", warn ? "warning: " : "",
+	       warn ? warn
+		    : "named by the irq events of every CPU (the local timer and IPIs by"
+		      " irq_vectors events, where -e irq_vectors records them)");
 	caps_release(&c);
 	return REC_OK;
 }
@@ -494,17 +505,19 @@ static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
 		if (rc < 0)
 			rc = how_option(o, c, mode);
 	}
-	if (rc || *mode)
+	if (rc || (*mode && *mode != OPT_CHECK))
 		return rc;
+	if (!o->no_defaults) /* --check weighs them too: what the options would record */
+		for (size_t i = 0; i < sizeof(default_events) / sizeof(*default_events); i++)
+			add_event(o, default_events[i], true);
+	if (*mode)
+		return 0;
 	if (optind < argc)
 		o->command = argv + optind;
 	if (!o->command && !o->npids)
 		return bad_usage("%s", "nothing to record: give -p PID or a COMMAND");
 	if (o->command && o->npids)
 		return bad_usage("%s", "give -p PID or a COMMAND, not both");
-	if (!o->no_defaults)
-		for (size_t i = 0; i < sizeof(default_events) / sizeof(*default_events); i++)
-			add_event(o, default_events[i], true);
 	return 0;
 }
 
@@ -540,7 +553,7 @@ int main(int argc, char **argv)
 	rc = parse(&o, argc, argv, &mode);
 	if (!rc) {
 		if (mode == OPT_CHECK)
-			rc = check(o.json);
+			rc = check(&o);
 		else if (mode == OPT_RESET)
 			rc = reset(o.force);
 		else if (!mode)

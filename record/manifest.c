@@ -339,7 +339,7 @@ static json_t *options(const char *text)
 	return o;
 }
 
-char *caps_json(const struct rec_caps *c)
+char *caps_json(const struct rec_caps *c, const char *wake_warning)
 {
 	json_t *in_use, *j = json_pack(
 	    "{ss sb sb so so ss sb sb sb sb sb so}", "tracefs", c->dir, "mounted_for_check",
@@ -359,6 +359,7 @@ char *caps_json(const struct rec_caps *c)
 			    c->lock_held ? json_pack("{sisb ss}", "pid", (int)c->lock_pid,
 						     "held", true, "holder", c->lock_who)
 					 : json_pack("{sb}", "held", false));
+	json_object_set_new(j, "wake_warning", wake_warning ? json_string(wake_warning) : json_null());
 	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	return s;

@@ -156,6 +156,17 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 /* Whether clock @name is offered in trace_clock. */
 bool caps_has_clock(const struct rec_caps *c, const char *name);
 
+/*
+ * What the events of @o on this kernel (@c) will leave out of the wake-ups
+ * evidence, in the analysis's words (wake-words.h), as a sentence into
+ * @buf: no irq events at all; irq events pid-filtered (a kernel without
+ * instances) or filtered by --filter, so that the interrupts of idle CPUs
+ * (or others) are not in the recording. NULL when nothing is left out (or
+ * no wake-up is recorded).
+ */
+const char *caps_wake_warning(const struct rec_caps *c, const struct rec_opts *o, char *buf,
+			      size_t size);
+
 /* ---- session.c ---- */
 
 struct sess;
@@ -390,8 +401,9 @@ struct rec_result {
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */
 char *manifest_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
 
-/* --check's facts as an indented JSON text (caller frees), or NULL. */
-char *caps_json(const struct rec_caps *c);
+/* --check's facts as an indented JSON text (caller frees), or NULL; "wake_warning":
+   @wake_warning, or null (caps_wake_warning()). */
+char *caps_json(const struct rec_caps *c, const char *wake_warning);
 
 /* The recording's summary as a one-line JSON text (caller frees), or NULL. */
 char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);

@@ -220,6 +220,8 @@ struct run {
 /* The options against what the kernel can do. 0, or -1 (said) to stop. */
 static int check_options(struct rec_opts *o, struct run *x)
 {
+	char buf[512];
+
 	if (!o->clock) /* comparable across CPUs, and with CLOCK_MONOTONIC */
 		o->clock = x->r.clock = caps_has_clock(&x->caps, "mono") ? "mono" : "global";
 	if (caps_check(&x->caps, o, &x->missing, &x->works)) {
@@ -230,6 +232,8 @@ static int check_options(struct rec_opts *o, struct run *x)
 		return -1;
 	}
 	print_notes(&x->missing, "warning: left out (--best-effort): ");
+	if (caps_wake_warning(&x->caps, o, buf, sizeof(buf)))
+		fprintf(stderr, "darc-record: warning: %s\n", buf);
 	if (o->nevents == 0 && o->nprobes == 0 && !o->ngraph) {
 		fprintf(stderr, "darc-record: nothing to record: no event, probe or graph "
 				"function is available\n");

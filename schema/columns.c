@@ -17,6 +17,7 @@
 	T(hist, HIST_COLUMNS)                                                                      \
 	T(irq_interval, IRQ_INTERVAL_COLUMNS)                                                      \
 	T(sched_interval, SCHED_INTERVAL_COLUMNS)                                                  \
+	T(sched_gap, SCHED_GAP_COLUMNS)                                                            \
 	T(wakeup, WAKEUP_COLUMNS)                                                                  \
 	T(probe_hit, PROBE_HIT_COLUMNS)                                                            \
 	T(bio, BIO_COLUMNS)                                                                        \

@@ -50,7 +50,11 @@
 	X(func, kind, INTEGER)                                                                     \
 	X(func, addr, INTEGER)                                                                     \
 	X(func, module, TEXT)                                                                      \
-	X(func, overhead, INTEGER)
+	X(func, overhead, INTEGER)                                                                  \
+	X(func, p50_ns, INTEGER)                                                                   \
+	X(func, p90_ns, INTEGER)                                                                   \
+	X(func, p99_ns, INTEGER)                                                                   \
+	X(func, p999_ns, INTEGER)
 
 #define FNODE_COLUMNS(X)                                                                           \
 	X(fnode, id, INTEGER)                                                                      \
@@ -70,6 +74,7 @@
 	X(fnode, p50_ns, INTEGER)                                                                  \
 	X(fnode, p90_ns, INTEGER)                                                                  \
 	X(fnode, p99_ns, INTEGER)                                                                  \
+	X(fnode, p999_ns, INTEGER)                                                                 \
 	X(fnode, incomplete, INTEGER)
 
 #define HIST_COLUMNS(X)                                                                            \
@@ -102,6 +107,13 @@
 	X(sched_interval, t_in, INTEGER)                                                           \
 	X(sched_interval, call_id, INTEGER)                                                        \
 	X(sched_interval, wakeup_id, INTEGER)
+
+#define SCHED_GAP_COLUMNS(X)                                                                       \
+	X(sched_gap, id, INTEGER)                                                                  \
+	X(sched_gap, task_id, INTEGER)                                                             \
+	X(sched_gap, cpu, INTEGER)                                                                 \
+	X(sched_gap, t_from, INTEGER)                                                              \
+	X(sched_gap, t_to, INTEGER)
 
 #define WAKEUP_COLUMNS(X)                                                                          \
 	X(wakeup, id, INTEGER)                                                                     \
@@ -267,6 +279,7 @@ enum { FNODE_COLUMNS(COL_ENUM) FNODE_NCOLS };
 enum { HIST_COLUMNS(COL_ENUM) HIST_NCOLS };
 enum { IRQ_INTERVAL_COLUMNS(COL_ENUM) IRQ_INTERVAL_NCOLS };
 enum { SCHED_INTERVAL_COLUMNS(COL_ENUM) SCHED_INTERVAL_NCOLS };
+enum { SCHED_GAP_COLUMNS(COL_ENUM) SCHED_GAP_NCOLS };
 enum { WAKEUP_COLUMNS(COL_ENUM) WAKEUP_NCOLS };
 enum { PROBE_HIT_COLUMNS(COL_ENUM) PROBE_HIT_NCOLS };
 enum { BIO_COLUMNS(COL_ENUM) BIO_NCOLS };

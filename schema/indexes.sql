@@ -13,6 +13,7 @@ CREATE INDEX irq_interval_cpu ON irq_interval(cpu, t_start);
 CREATE INDEX irq_interval_call ON irq_interval(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX sched_interval_task ON sched_interval(task_id, t_out);
 CREATE INDEX sched_interval_call ON sched_interval(call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX sched_gap_task ON sched_gap(task_id, t_from);
 CREATE INDEX wakeup_task ON wakeup(task_id, t);
 CREATE INDEX probe_hit_event ON probe_hit(event, t);
 CREATE INDEX bio_call ON bio(call_id) WHERE call_id IS NOT NULL;

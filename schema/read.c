@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "write.h"
+#include "grow.h"
 #include "hist.h"
 #include "rows.h"
 #include "schema.h"
@@ -428,7 +429,8 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 		  struct rprofile_info *info, struct fmt_err *err)
 {
 	sqlite3_stmt *st = sel_begin(db, sel, info, err);
-	int rc, lo, hi;
+	int64_t *v = NULL; /* the values, for the quantiles */
+	int rc, lo, hi, cap = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!st)
@@ -438,21 +440,29 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 		return fmt_errf(err, db->path, "out of memory");
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t v = scaled(sel, sqlite3_column_int64(st, 0));
+		int64_t x = scaled(sel, sqlite3_column_int64(st, 0));
 		if (!sqlite3_column_int(st, 2)) {
 			info->skipped++;
 			continue;
 		}
-		profile_add(p, v);
-		info->calls++;
-		info->total_ns += v;
-		if (v > info->max_ns)
-			info->max_ns = v;
+		if (GROW(v, info->calls, cap, 1024)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v[info->calls++] = x;
+		profile_add(p, x);
+		info->total_ns += x;
+		if (x > info->max_ns)
+			info->max_ns = x;
 	}
 	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && info->calls)
+		quant_exact(v, info->calls, &info->quant);
+	free(v);
 	if (rc != SQLITE_DONE) {
 		rprofile_release(p);
-		return fmt_errf(err, db->path, "%s", rdb_why(db->sql));
+		return fmt_errf(err, db->path, "%s",
+				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
 	}
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
@@ -893,7 +903,7 @@ out:
 
 /*
  * Is there an index of the calls by fnode (call_fnode_incl, made by a darc
- * of schema 11 before this one, or by the user; call_fnode, --indexes)?
+ * of schema 13 before this one, or by the user; call_fnode, --indexes)?
  * None is made: making call_fnode_incl cost 2.5 times an analysis of 3.7 M
  * calls, a scan of the calls for a function's peak a seventh of one (so a
  * replay's first run stays within the analysis's time, issue [22]).

@@ -13,6 +13,7 @@
 
 #include "file.h"
 #include "fmt.h"
+#include "hist.h"
 #include "profile.h"
 
 struct rdb;
@@ -69,6 +70,8 @@ struct rprofile_info {
 	uint64_t skipped; /* selected calls left out: incomplete (no entry or exit) */
 	int64_t max_ns, total_ns; /* in the selection's unit (ns or cycles) */
 	int64_t t0;	  /* the recording's first event, ns */
+	struct quant quant; /* rprofile_load() with calls: their exact quantiles (hist.h), in
+			       the selection's unit */
 };
 
 /*

@@ -78,6 +78,9 @@ struct func_rec {
 	int64_t addr;	  /* address (kernel or user), or DARC_NULL */
 	const char *module; /* kernel module or user binary, or NULL */
 	int overhead;	  /* the tracer's own code (funcs_tracer_overhead()) */
+	/* exact quantiles of its complete calls' incl_ns (hist.h's quant_exact()),
+	   DARC_NULL without one */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 };
 
 /* One node of the ftree: a function in the context of its call path. */
@@ -92,7 +95,8 @@ struct fnode_rec {
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
 	int64_t max_excl_ns; /* largest excl_ns */
-	int64_t p50_ns, p90_ns, p99_ns; /* within 1.5% (fine log buckets, hist.h) */
+	/* exact quantiles of incl_ns (hist.h's quant_exact()), DARC_NULL without a complete call */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };
 
@@ -141,6 +145,18 @@ struct sched_rec {
 	int64_t t_out, t_in; /* t_in DARC_NULL if it did not come back */
 	int64_t call_id;    /* the call charged: innermost open at switch-in (at switch-out if none yet), or DARC_NULL */
 	int64_t wakeup_id;  /* the wake-up that ended a blocked interval, or DARC_NULL */
+};
+
+/*
+ * A time a task was off its CPU in a way the recording does not show: its
+ * switches are not all in it (a pid filter on sched events, lost events).
+ */
+struct gap_rec {
+	int64_t id;
+	int64_t task_id;
+	int32_t cpu;	    /* the CPU it was last seen on, -1 if not known */
+	int64_t t_from;	    /* its last event there (or its recorded switch out) */
+	int64_t t_to;	    /* its next event anywhere, DARC_NULL if none */
 };
 
 /* wakeup.ctx */

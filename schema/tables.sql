@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 11;
+PRAGMA user_version = 13;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -47,7 +47,11 @@ CREATE TABLE func (
 	kind INTEGER NOT NULL,	-- func_kind.kind
 	addr INTEGER,		-- address (kernel or user)
 	module TEXT,		-- kernel module, or user binary; NULL for the kernel proper or unknown
-	overhead INTEGER NOT NULL DEFAULT 0 -- 1: the tracer's own code (probe handlers, ftrace)
+	overhead INTEGER NOT NULL DEFAULT 0, -- 1: the tracer's own code (probe handlers, ftrace)
+	p50_ns INTEGER,		-- exact quantiles of its complete calls' incl_ns (nearest
+	p90_ns INTEGER,		-- rank: the ceil(n q)-th smallest); NULL without one
+	p99_ns INTEGER,
+	p999_ns INTEGER		-- p99.9
 );
 
 -- The calls. View call (below) has one row per call, complete or flagged
@@ -171,9 +175,10 @@ CREATE TABLE fnode (
 	blocked_ns INTEGER,
 	max_ns INTEGER,		-- slowest complete call (incl_ns)
 	max_excl_ns INTEGER,	-- largest excl_ns of a complete call
-	p50_ns INTEGER,		-- quantiles of incl_ns, within 1.5%
-	p90_ns INTEGER,
+	p50_ns INTEGER,		-- exact quantiles of the complete calls' incl_ns (nearest
+	p90_ns INTEGER,		-- rank: the ceil(n q)-th smallest); NULL without one
 	p99_ns INTEGER,
+	p999_ns INTEGER,	-- p99.9
 	incomplete INTEGER	-- calls flagged no_entry or no_exit
 );
 
@@ -219,6 +224,22 @@ CREATE TABLE sched_interval (
 	t_in INTEGER,		-- NULL if it did not come back
 	call_id INTEGER,	-- the call charged: innermost open at switch-in (or out), NULL if none
 	wakeup_id INTEGER	-- wakeup.id that ended a blocked interval
+);
+
+-- Times a task was off its CPU where the recording does not show it: its
+-- switches are not all in the recording (a pid filter on sched events, as
+-- darc-record's or trace-cmd record -F's; lost events). Seen as another
+-- task's event on the CPU the task was on, as far as the recorded switches
+-- said: it left after its last event there, and was off (or elsewhere)
+-- until its next event anywhere; or as a task off after a recorded switch
+-- seen running again with no switch in recorded. Its time then is not in
+-- sched_interval, and is not known.
+CREATE TABLE sched_gap (
+	id INTEGER PRIMARY KEY,
+	task_id INTEGER NOT NULL,
+	cpu INTEGER,		-- the CPU it was last seen on, NULL if not known
+	t_from INTEGER NOT NULL, -- its last event there, or its recorded switch out
+	t_to INTEGER		-- its next event anywhere, NULL if none
 );
 
 -- Wake-ups (sched_waking, else sched_wakeup).

@@ -56,7 +56,7 @@ ORDER BY c.id;
 CREATE VIEW hot_paths AS
 SELECT n.id AS fnode_id, p.path, p.func, n.depth, n.calls, n.incomplete, n.incl_ns,
 	n.excl_ns, n.children_ns, n.irq_ns, n.softirq_ns, n.preempt_ns, n.blocked_ns,
-	n.max_ns, n.p50_ns, n.p90_ns, n.p99_ns
+	n.max_ns, n.p50_ns, n.p90_ns, n.p99_ns, n.p999_ns
 FROM fnode n
 JOIN fnode_path p ON p.id = n.id
 ORDER BY n.incl_ns DESC, n.id;
@@ -67,12 +67,13 @@ ORDER BY n.incl_ns DESC, n.id;
 -- function with no complete call. A recursive function's nested calls count
 -- at every level, as in OSprof. Summed from the ftree (fnode), so it is
 -- quick on any recording and counts calls darc analyze --max-depth did not
--- store.
+-- store; the exact quantiles of incl_ns (p50, p90, p99, p99.9) are func's.
 CREATE VIEW func_summary AS
 SELECT f.id AS func_id, f.name AS func, k.name AS kind, s.calls, s.incomplete,
 	s.total_incl_ns, s.total_incl_ns / s.calls AS mean_incl_ns, s.max_incl_ns,
 	s.total_excl_ns, s.total_excl_ns / s.calls AS mean_excl_ns, s.max_excl_ns,
-	s.children_ns, s.irq_ns, s.softirq_ns, s.preempt_ns, s.blocked_ns
+	s.children_ns, s.irq_ns, s.softirq_ns, s.preempt_ns, s.blocked_ns,
+	f.p50_ns, f.p90_ns, f.p99_ns, f.p999_ns
 FROM (SELECT func_id, sum(calls) AS calls, sum(incomplete) AS incomplete,
 		CASE WHEN sum(calls) > 0 THEN sum(incl_ns) END AS total_incl_ns,
 		CASE WHEN sum(calls) > 0 THEN max(max_ns) END AS max_incl_ns,

@@ -101,6 +101,7 @@ enum row_kind {
 	ROW_IRQ,
 	ROW_SCHED,
 	ROW_WAKEUP,
+	ROW_GAP,
 	ROW_PROBE,
 	ROW_BIO,
 	ROW_RECORDING,
@@ -151,6 +152,7 @@ struct row {
 		struct irq_rec irq_interval;
 		struct sched_rec sched_interval;
 		struct wakeup_rec wakeup;
+		struct gap_rec sched_gap;
 		struct probe_rec probe_hit;
 		struct bio_rec bio;
 		struct recording_rec recording;
@@ -194,6 +196,7 @@ static const struct {
 	int16_t neg; /* as field.neg; -1: "" is NULL */
 } null_rules[] = {
     {ROW_SCHED, COL_sched_interval_cpu_in, offsetof(struct sched_rec, cpu_in)},
+    {ROW_GAP, COL_sched_gap_cpu, offsetof(struct gap_rec, cpu)},
     {ROW_BIO, COL_bio_queue_cpu, offsetof(struct bio_rec, queue_cpu)},
     {ROW_BIO, COL_bio_complete_cpu, offsetof(struct bio_rec, complete_cpu)},
     {ROW_BIO, COL_bio_complete_ctx, offsetof(struct bio_rec, complete_cpu)},
@@ -225,6 +228,7 @@ static const struct {
     [ROW_IRQ] = {"irq_interval", NULL, FIELDS(IRQ_INTERVAL_COLUMNS, ROW_FIELD)},
     [ROW_SCHED] = {"sched_interval", NULL, FIELDS(SCHED_INTERVAL_COLUMNS, ROW_FIELD)},
     [ROW_WAKEUP] = {"wakeup", NULL, FIELDS(WAKEUP_COLUMNS, ROW_FIELD)},
+    [ROW_GAP] = {"sched_gap", NULL, FIELDS(SCHED_GAP_COLUMNS, ROW_FIELD)},
     [ROW_PROBE] = {"probe_hit", NULL, FIELDS(PROBE_HIT_COLUMNS, ROW_FIELD)},
     [ROW_BIO] = {"bio", NULL, FIELDS(BIO_COLUMNS, ROW_FIELD)},
     [ROW_CALL_VALUE] = {"call_value", NULL, FIELDS(CALL_VALUE_COLUMNS, ROW_FIELD)},
@@ -1414,6 +1418,11 @@ int db_put_sched(struct db *db, const struct sched_rec *sc)
 int db_put_wakeup(struct db *db, const struct wakeup_rec *w)
 {
 	return put(db, ROW_WAKEUP, w, sizeof(*w)) ? 0 : -1;
+}
+
+int db_put_gap(struct db *db, const struct gap_rec *g)
+{
+	return put(db, ROW_GAP, g, sizeof(*g)) ? 0 : -1;
 }
 
 int db_put_probe(struct db *db, const struct probe_rec *p)

@@ -54,6 +54,7 @@ int db_put_hist(struct db *db, const struct hist_rec *h);
 int db_put_irq(struct db *db, const struct irq_rec *i);
 int db_put_sched(struct db *db, const struct sched_rec *s);
 int db_put_wakeup(struct db *db, const struct wakeup_rec *w);
+int db_put_gap(struct db *db, const struct gap_rec *g);
 int db_put_probe(struct db *db, const struct probe_rec *p);
 int db_put_bio(struct db *db, const struct bio_rec *b);
 int db_put_recording(struct db *db, const struct recording_rec *r);

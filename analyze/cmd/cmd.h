@@ -73,7 +73,7 @@ struct cmd {
 };
 
 extern const struct cmd cmd_analyze, cmd_info, cmd_dump, cmd_hist, cmd_peaks, cmd_diff,
-	cmd_paths, cmd_explain, cmd_waits, cmd_io, cmd_export;
+	cmd_paths, cmd_explain, cmd_waits, cmd_io, cmd_report, cmd_export;
 
 /*
  * Run @cmd, named @name, with what @flags (CMD_*) say it needs, on its

@@ -40,8 +40,10 @@ static const struct command {
 	{"waits", &cmd_waits, CMD_NEEDS_DB, "a task's waits, each followed to the waker's own wait"},
 	{"io", &cmd_io, CMD_NEEDS_DB,
 	 "requests split into layers to the ns; bio stage histograms; irqs per thread"},
+	{"report", &cmd_report, CMD_NEEDS_DB,
+	 "the recording as one HTML page: histograms, causes, trees, flame graphs"},
 	{"export", &cmd_export, CMD_NEEDS_DB,
-	 "folded stacks (flame graphs) or Trace Event JSON (Perfetto, speedscope)"},
+	 "folded stacks (flame graphs), Trace Event JSON, speedscope or Perfetto traces"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

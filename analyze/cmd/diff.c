@@ -36,6 +36,7 @@ static const char usage_text[] =
 	"      --show N         print the N most different pairs side by side (3)\n"
 	"      --json           print JSON: every pair with every method's score\n"
 	"      --svg FILE       plot one pair's two histograms (SVG), the first ranked\n"
+	"                       that both recordings have\n"
 	"      --pair NAME      ... or this function or path\n"
 	"      --force          replace FILE even if it is not an SVG plot\n"
 	"  -h, --help\n\n"

@@ -59,7 +59,8 @@ static const char usage_calls[] =
 	"      --json           print JSON\n";
 static const char usage_tail[] =
 	"  -h, --help\n\n"
-	"--json prints {\"subjects\": [...]}: per subject func, title, kind\n"
+	"--json prints {\"schema\", \"command\", \"subjects\": [...]} (every field:\n"
+	"analyze/JSON.md in darc's source): per subject func, title, kind\n"
 	"(syscall, user, root), calls, total_ns, slow {how (peak, tail, body), lo,\n"
 	"hi, calls, ns, share, tail_share for a body}, body {lo, hi, calls, ns} or null, search (its id), causes [{path,\n"
 	"kind, ns, share, votes, who, sentence}], nodes (as darc paths --json), and\n"

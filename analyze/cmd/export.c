@@ -9,11 +9,12 @@
 
 #include "cmd.h"
 #include "report.h"
+#include "vis.h"
 #include "wfile.h"
 
 static const char usage_head[] =
-    "usage: darc export [options] DB|RECORDING (--folded | --chrome | --speedscope)\n"
-    "                   [-o FILE]\n\n"
+    "usage: darc export [options] DB|RECORDING (--folded | --chrome | --speedscope |\n"
+    "                   --perfetto) [-o FILE]\n\n"
     "The calls of a darc database in the formats of other tools. Given a\n"
     "recording, darc analyzes it into RECORDING.db first (and reuses that).\n\n"
     "  --folded   folded stacks, one line per call path: 'root;child;leaf WEIGHT',\n"
@@ -31,15 +32,24 @@ static const char usage_head[] =
     "      --root R     a first frame naming the task: comm, or tid (comm-tid);\n"
     "                   none (default)\n"
     "  --chrome   Trace Event Format JSON, for Perfetto (https://ui.perfetto.dev)\n"
-    "             and chrome://tracing: a B and an E event per complete\n"
-    "             call on its task's thread (ts in us, ns as decimals, from the\n"
-    "             recording's first event), its latency parts, flags and id as\n"
-    "             args; each task's off-CPU intervals on a thread of its own, and\n"
-    "             each CPU's interrupts in a process 'interrupts'\n"
+    "             and chrome://tracing: an X event per complete call on its\n"
+    "             task's thread (ts and dur in us, ns as decimals, from the\n"
+    "             recording's first event), its id, CPU, flags and the parts of\n"
+    "             its latency that are not 0 as args; each task's off-CPU\n"
+    "             intervals on a thread of its own, and each CPU's interrupts\n"
+    "             in a process 'interrupts'\n"
     "  --speedscope  speedscope's own JSON (https://speedscope.app): a timeline\n"
     "             per task of its complete calls, frames named by function, so\n"
     "             its left-heavy and sandwich views add up each function's\n"
     "             calls; it opens on the traced program's busiest task\n"
+    "  --perfetto  Perfetto's own trace format (protobuf), for ui.perfetto.dev and\n"
+    "             trace_processor: a track per process and thread, a slice per\n"
+    "             complete call (its id, CPU, flags and latency parts as\n"
+    "             arguments); the thread states (sleeping S or D, runnable, running\n"
+    "             on a CPU) from the off-CPU intervals; each wake-up that ended a\n"
+    "             sleep as a flow from the waker; the interrupts, a track per CPU;\n"
+    "             and the findings darc explain stored: a track per slow part with\n"
+    "             its causes, its calls marked (category darc.slow)\n"
     "  -o FILE    write FILE (whole, or not at all) instead of stdout\n"
     "Calls whose entry or exit the recording lacks are left out (their time is\n"
     "unknown).\n\n"
@@ -51,14 +61,17 @@ static const char usage_tail[] =
     "    darc export run.db --chrome -o run.json; then open it in ui.perfetto.dev\n"
     "    darc export run.db --speedscope -o run.speedscope.json; speedscope\n"
     "    run.speedscope.json ('npm install -g speedscope'), or drop the file on\n"
-    "    https://speedscope.app (also reads --folded)\n\n"
+    "    https://speedscope.app (also reads --folded)\n"
+    "    darc explain run.db; darc export run.db --perfetto -o run.pftrace; then open\n"
+    "    it in ui.perfetto.dev, or query it with trace_processor\n\n"
     "examples:\n"
     "  darc export trace.db --folded -o trace.folded\n"
     "  darc export trace.db --folded --metric incl --root comm --func __x64_sys_pread64\n"
     "  darc export trace.db --folded --off-cpu\n"
     "  darc export trace.dat --chrome --time 0-100ms -o trace.json\n";
 
-enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_METRIC, OPT_OFF_CPU, OPT_ROOT };
+enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_PERFETTO, OPT_METRIC, OPT_OFF_CPU,
+       OPT_ROOT };
 
 struct args {
 	struct export_opts x;
@@ -76,9 +89,11 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_FOLDED:
 	case OPT_CHROME:
 	case OPT_SPEEDSCOPE:
-		a->x.format = c == OPT_FOLDED	? EXPORT_FOLDED
-			      : c == OPT_CHROME ? EXPORT_CHROME
-						: EXPORT_SPEEDSCOPE;
+	case OPT_PERFETTO:
+		a->x.format = c == OPT_FOLDED	    ? EXPORT_FOLDED
+			      : c == OPT_CHROME     ? EXPORT_CHROME
+			      : c == OPT_SPEEDSCOPE ? EXPORT_SPEEDSCOPE
+						    : EXPORT_PERFETTO;
 		a->formats++;
 		return 0;
 	case OPT_METRIC:
@@ -108,8 +123,11 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 static int check_args(struct args *a, struct fmt_err *err)
 {
 	if (a->formats != 1)
-		return fmt_errf(err, NULL, a->formats ? "--folded, --chrome and --speedscope exclude each other"
-						      : "say what to write: --folded, --chrome or --speedscope");
+		return fmt_errf(err, NULL,
+				a->formats ? "--folded, --chrome, --speedscope and --perfetto exclude each"
+					     " other"
+					   : "say what to write: --folded, --chrome, --speedscope or"
+					     " --perfetto");
 	if (a->x.format != EXPORT_FOLDED && (a->metric_given || a->x.off_cpu || a->x.root))
 		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
 	if (a->x.off_cpu && !a->metric_given)
@@ -153,12 +171,21 @@ static int run(struct cmd_ctx *ctx, void *args)
 	struct fmt_err werr = {""};
 	int rc;
 
-	if (!a->out)
-		return report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
-	rc = wfile_write(a->out, a->x.format == EXPORT_FOLDED ? &wfile_folded : &wfile_json,
-			 ctx->o.force, write_export, &j, &werr);
-	/* the file failed (not the export), or never opened: its error */
-	ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
+	if (!a->out) {
+		rc = report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
+	} else {
+		rc = wfile_write(a->out,
+				 a->x.format == EXPORT_FOLDED	  ? &wfile_folded
+				 : a->x.format == EXPORT_PERFETTO ? &wfile_perfetto
+								  : &wfile_json,
+				 ctx->o.force, write_export, &j, &werr);
+		/* the file failed (not the export), or never opened: its error */
+		ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
+	}
+	if (!rc && a->x.format == EXPORT_PERFETTO && !export_has_findings(ctx->db[0]))
+		fprintf(stderr, "darc export: '%s' holds no findings of darc explain: run 'darc"
+				" explain' on it first to have them in the trace\n",
+			vis(rdb_path(ctx->db[0])));
 	return rc;
 }
 
@@ -167,6 +194,7 @@ static const struct option opts[] = {
 	{"folded", no_argument, NULL, OPT_FOLDED},
 	{"chrome", no_argument, NULL, OPT_CHROME},
 	{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
+	{"perfetto", no_argument, NULL, OPT_PERFETTO},
 	{"metric", required_argument, NULL, OPT_METRIC},
 	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	{"root", required_argument, NULL, OPT_ROOT},

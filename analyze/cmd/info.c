@@ -18,6 +18,7 @@
 #include "info-manifest.h"
 #include "vis.h"
 #include "jtext.h"
+#include "show.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -233,11 +234,12 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
-static void print_json(struct fmt_reader *r, const struct tally *t)
+static int print_json(struct fmt_reader *r, const struct tally *t, struct fmt_err *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
 	json_t *o = json_object(), *ev_o = json_object();
 	char label[256];
+	int rc;
 
 	json_object_set_new(o, "file", jtext(info->path));
 	json_object_set_new(o, "format", jtext(info->format));
@@ -275,9 +277,9 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
 		json_object_set_new(o, "manifest", m ? m : jtext(info->manifest_json));
 	}
-	json_dumpf(jtext_clean(o), stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
+	rc = show_json_to(stdout, "info", NULL, o, err);
 	json_decref(o);
+	return rc;
 }
 
 /* Each buffer of @r, and its CPUs' events, losses and overruns, as text. */
@@ -365,7 +367,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	if (!rc)
 		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)
-		print_json(ctx->reader, &t);
+		rc = print_json(ctx->reader, &t, &ctx->err);
 	else if (!rc)
 		print_text(ctx->reader, &t);
 	free(t.sorted);

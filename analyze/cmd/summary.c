@@ -10,7 +10,9 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "vis.h"
+#include "cmd.h"
 #include "jtext.h"
+#include "show.h"
 
 /* One function's totals over the subtrees of its outermost fnodes. */
 struct ftot {
@@ -128,7 +130,8 @@ static int hist_text(void *ctx, int bucket, uint64_t count)
 	return 0;
 }
 
-static json_t *func_json(const struct ftot *x, const struct func_rec *fr, const struct hist *h)
+static json_t *func_json(const struct ftot *x, const struct func_rec *fr, const struct hist *h,
+			 const struct quant *q)
 {
 	json_t *f = json_pack("{so sI sI sI sI sI sI sI sI sI}", "func", jtext(fr->name), "calls",
 			      (json_int_t)x->calls, "incl_ns", (json_int_t)x->incl, "self_ns",
@@ -138,11 +141,14 @@ static json_t *func_json(const struct ftot *x, const struct func_rec *fr, const 
 			      (json_int_t)x->max);
 	json_t *hb = json_object();
 
-	if (h) {
-		json_object_set_new(f, "p50_ns", json_integer(hist_quantile(h, .5)));
-		json_object_set_new(f, "p99_ns", json_integer(hist_quantile(h, .99)));
-		hist_each(h, 1, hist_json, hb);
+	if (q) { /* exact (ftree.c), as table func has them */
+		json_object_set_new(f, "p50_ns", json_integer(q->p[QUANT_P50]));
+		json_object_set_new(f, "p90_ns", json_integer(q->p[QUANT_P90]));
+		json_object_set_new(f, "p99_ns", json_integer(q->p[QUANT_P99]));
+		json_object_set_new(f, "p999_ns", json_integer(q->p[QUANT_P999]));
 	}
+	if (h)
+		hist_each(h, 1, hist_json, hb);
 	json_object_set_new(f, "hist_log2_ns", hb);
 	return f;
 }
@@ -275,15 +281,17 @@ void summary_print(FILE *out, const struct pipeline_result *res, const char *rec
 			continue;
 		shown++;
 		if (o->json)
-			json_array_append_new(top, func_json(&t[i], fr, h));
+			json_array_append_new(top, func_json(&t[i], fr, h,
+							     ftree_func_quant(res->ft, t[i].func)));
 		else
 			func_text(out, (int)shown, &t[i], fr, h);
 	}
 	if (j) {
 		json_object_set_new(j, "split", json_string("subtree"));
 		json_object_set_new(j, "top", top);
-		json_dumpf(jtext_clean(j), out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
+		struct fmt_err e;
+		if (show_json_to(out, "analyze", NULL, j, &e))
+			darc_error("%s", e.msg);
 		json_decref(j);
 	} else {
 		json_decref(top);

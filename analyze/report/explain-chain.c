@@ -30,7 +30,7 @@ static int step(struct ch_result *r, int parent, int kind, int64_t tid, const ch
 		}
 	if (GROW(r->v, r->n, r->cap, 16))
 		return -1;
-	r->v[r->n] = (struct ch_step){parent, kind, tid, what, 0, 0, 0, what ? call : 0};
+	r->v[r->n] = (struct ch_step){parent, kind, tid, what, 0, 0, 0, what ? call : 0, 0};
 	return r->n++;
 }
 
@@ -45,6 +45,32 @@ static int put(struct ch_result *r, int parent, int kind, int64_t tid, const cha
 		r->v[i].n += n;
 	}
 	return i == -2 ? 0 : i;
+}
+
+/*
+ * @ns more of disk step @i ended by a wake-up in interrupt @what: the step
+ * is named by the interrupt that ended most of it (two queues of one disk,
+ * say). 0, or -1 when out of memory.
+ */
+static int disk_what(struct ch_result *r, int i, const char *what, double ns)
+{
+	struct ch_what *t = NULL;
+
+	for (int k = 0; k < r->nw && !t; k++)
+		if (r->w[k].step == i && !strcmp(r->w[k].what, what))
+			t = &r->w[k];
+	if (!t) {
+		if (GROW(r->w, r->nw, r->wcap, 8))
+			return -1;
+		t = &r->w[r->nw++];
+		*t = (struct ch_what){i, what, 0};
+	}
+	t->ns += ns;
+	if (t->ns > r->v[i].what_ns) {
+		r->v[i].what = what;
+		r->v[i].what_ns = t->ns;
+	}
+	return 0;
 }
 
 /* One walk: the result and where the intervals come from. */
@@ -72,6 +98,8 @@ static int ended(struct walk *w, int parent, const struct ch_off *o, int64_t lo,
 		kind == CH_DISK ? o->bios : 1);
 	if (i < 0)
 		return -1;
+	if (kind == CH_DISK && o->what)
+		return disk_what(w->r, i, o->what, (double)(hi - lo));
 	if (kind != CH_WAKER)
 		return 0;
 	if (o->what && w->r->v[i].what == o->what && !w->r->v[i].call)
@@ -122,11 +150,13 @@ static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_
 {
 	const struct ch_off *v;
 	int n = w->src->offs(w->src->ctx, tid, &v), k;
+	int gap = n > 0 && w->src->unseen ? w->src->unseen(w->src->ctx, tid, lo, hi) : 0;
 	int64_t cursor = hi;
 
-	if (n < 0)
+	if (n < 0 || gap < 0)
 		return -1;
-	if (!n) /* nothing of it is recorded: not known what it did */
+	/* nothing of it is recorded, or not all its switches then: not known what it did */
+	if (!n || gap)
 		return put(w->r, parent, CH_UNSEEN, 0, NULL, (double)(hi - lo), 0) < 0 ? -1 : 0;
 	for (k = last_before(v, n, cursor); cursor > lo && k >= 0; k--) {
 		int64_t in = v[k].t_in < cursor ? v[k].t_in : cursor;
@@ -167,5 +197,6 @@ int ch_top(const struct ch_result *r, int parent)
 void ch_release(struct ch_result *r)
 {
 	free(r->v);
+	free(r->w);
 	memset(r, 0, sizeof(*r));
 }

@@ -28,7 +28,8 @@ enum ch_kind {
 	CH_SOFTIRQ = 7, /* a softirq ended it */
 	CH_UNKNOWN = 8, /* an interrupt the recording does not name (or an IPI from nobody seen) */
 	CH_NOWAKE = 9,	/* no wake-up in the recording */
-	CH_UNSEEN = 10, /* a waker with no off-CPU interval recorded: its time is not known */
+	CH_UNSEEN = 10, /* a waker whose time the recording does not show: no off-CPU */
+			/* interval of it recorded, or a switch of it missing then */
 	CH_DEEPER = 11, /* past CH_DEPTH wakers: not followed */
 };
 
@@ -59,11 +60,21 @@ struct ch_step {
 	int64_t n;	 /* wake-ups (CH_WAKER and the other enders), bios (CH_DISK) */
 	int64_t lag;	 /* CH_WAKER found through a call before the wake-up: the latest lag */
 	int64_t call;	 /* CH_WAKER: the waker's call that @what names (of one wake-up), or 0 */
+	double what_ns;	 /* CH_DISK: the time the wake-ups in interrupt @what ended */
+};
+
+/* The time of a disk step's sleeps that wake-ups in one interrupt ended. */
+struct ch_what {
+	int step;
+	const char *what;
+	double ns;
 };
 
 struct ch_result {
 	struct ch_step *v;
 	int n, cap;
+	struct ch_what *w; /* a disk step is named by the interrupt that ended most of it */
+	int nw, wcap;
 };
 
 /* Where the walk gets a task's off-CPU intervals (sorted by t_out). */
@@ -71,6 +82,12 @@ struct ch_source {
 	/* Task @tid's intervals into *@out (owned by the source): their number, or -1. */
 	int (*offs)(void *ctx, int64_t tid, const struct ch_off **out);
 	void *ctx;
+	/*
+	 * 1 when switches of task @tid between @lo and @hi are not in the
+	 * recording (its time there is not known), 0 when they are, -1 on
+	 * failure. NULL: they always are.
+	 */
+	int (*unseen)(void *ctx, int64_t tid, int64_t lo, int64_t hi);
 };
 
 /*

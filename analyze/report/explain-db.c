@@ -584,14 +584,13 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
-		   int top, bool verbose, struct fmt_err *err)
+json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_params *given,
+			int top, int *nsubjects, struct fmt_err *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
 	struct sr_params by_time = *given, *sp = &by_time;
 	struct subject *s = NULL;
-	json_t *all = json_array(), *x;
-	size_t k;
+	json_t *all = json_array();
 	int n, rc;
 
 	/*
@@ -602,7 +601,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		     NULL);
 	by_time.branch_pct = 100 * EXPLAIN_CAUSE_MIN;
 	n = load_subjects(db, o, top, &s, err);
-	rc = n < 0 ? -1 : 0;
+	rc = n < 0 || !all ? -1 : 0;
 
 	for (int i = 0; !rc && i < n && i < top && s[i].nparts > 0; i++) {
 		json_t *j = explain_subject(db, o, sp, &s[i], err);
@@ -610,11 +609,29 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		if (j)
 			json_array_append_new(all, j);
 	}
-	if (!rc && o->json) {
+	free_subjects(s, n > 0 ? n : 0);
+	*nsubjects = n;
+	if (rc) {
+		json_decref(all);
+		return NULL;
+	}
+	return all;
+}
+
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
+		   int top, bool verbose, struct fmt_err *err)
+{
+	json_t *all, *x;
+	size_t k;
+	int n, rc = 0;
+
+	if (!(all = explain_collect(db, o, given, top, &n, err)))
+		return -1;
+	if (o->json) {
 		json_t *j = json_pack("{sO}", "subjects", all);
-		rc = show_json_to(out, j, err);
+		rc = show_json_to(out, "explain", NULL, j, err);
 		json_decref(j);
-	} else if (!rc) {
+	} else {
 		json_array_foreach(all, k, x)
 			subject_text(out, x, (int)k + 1, verbose);
 		if (!json_array_size(all))
@@ -622,6 +639,5 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 					       : "no entry point called twice or more");
 	}
 	json_decref(all);
-	free_subjects(s, n > 0 ? n : 0);
 	return rc;
 }

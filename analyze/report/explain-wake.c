@@ -9,6 +9,7 @@
 #include "explain-chain.h"
 #include "grow.h"
 #include "jtext.h"
+#include "wake-words.h"
 
 /*
  * An off-CPU interval (si: sched_interval) and what ended it (k: its
@@ -49,6 +50,10 @@ static const char sleeps_fmt[] =
     " JOIN call_base c ON c.id = si.call_id" OFF_JOINS
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " ORDER BY si.t_out";
+/* A task's times off CPU that the recording does not show. */
+static const char gaps_sql[] =
+    "SELECT t_from, coalesce(t_to, 9223372036854775807) FROM sched_gap WHERE task_id = ?1"
+    " ORDER BY t_from";
 /* A task's off-CPU intervals. */
 static const char task_fmt[] =
     "SELECT " OFF_COLS " FROM sched_interval si" OFF_JOINS " WHERE si.task_id = ?1"
@@ -94,6 +99,8 @@ struct task_offs {
 	int64_t tid;
 	struct ch_off *v;
 	int n;
+	int64_t *gap; /* its sched_gaps: from, to (INT64_MAX: not seen again), by from */
+	int ngap;
 };
 
 /* One cause's walk over the database: what it loaded, and what it could not name. */
@@ -107,6 +114,7 @@ struct wload {
 	int nwc, wccap;
 	bool wc_loaded;
 	int64_t unknown, idle, pending; /* intervals ended unnamed; on idle CPUs; after a lost bio */
+	int lossy; /* the recording lost events: -1 not asked yet, 0 no, 1 yes */
 	bool failed;
 };
 
@@ -223,7 +231,9 @@ static struct ch_off row_off(struct wload *l, sqlite3_stmt *st)
 	if (o.preempted || sqlite3_column_int(st, 13))
 		return o;
 	if ((o.bios = sqlite3_column_int64(st, 8)) > 0) {
-		o.end = CH_DISK;
+		o.end = CH_DISK; /* and the interrupt that carried the wake-up, where named */
+		if (sqlite3_column_int(st, 4) != 0)
+			o.what = intern(l, (const char *)sqlite3_column_text(st, 9));
 	} else if (sqlite3_column_int(st, 4) == 0 && sqlite3_column_int64(st, 5) != 0) {
 		o.end = CH_WAKER;
 		o.waker = sqlite3_column_int64(st, 5);
@@ -251,35 +261,101 @@ static int load_offs(struct wload *l, const char *sql, int64_t arg, struct ch_of
 	return rc == SQLITE_DONE && !l->failed ? n : -1;
 }
 
-/* ch_source.offs: task @tid's intervals, from the database once. */
-static int task_offs(void *ctx, int64_t tid, const struct ch_off **out)
+/* Task @tid's sched_gaps into @t. 0, or -1. */
+static int load_gaps(struct wload *l, int64_t tid, struct task_offs *t)
 {
-	struct wload *l = ctx;
+	sqlite3_stmt *st;
+	int cap = 0, rc;
+
+	if (sqlite3_prepare_v2(rdb_sql(l->db), gaps_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, tid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(t->gap, 2 * t->ngap + 1, cap, 16)) {
+		t->gap[2 * t->ngap] = sqlite3_column_int64(st, 0);
+		t->gap[2 * t->ngap++ + 1] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Task @tid's intervals and gaps, from the database once; NULL on failure. */
+static struct task_offs *task_of(struct wload *l, int64_t tid)
+{
 	struct task_offs *t;
 
 	for (int i = 0; i < l->nt; i++)
-		if (l->t[i].tid == tid) {
-			*out = l->t[i].v;
-			return l->t[i].n;
-		}
+		if (l->t[i].tid == tid)
+			return &l->t[i];
 	if (GROW(l->t, l->nt, l->tcap, 8))
-		return -1;
+		return NULL;
 	t = &l->t[l->nt];
-	t->tid = tid;
+	*t = (struct task_offs){tid, NULL, 0, NULL, 0};
 	t->n = load_offs(l, task_fmt, tid, &t->v);
-	if (t->n < 0) {
+	if (t->n < 0 || load_gaps(l, tid, t)) {
 		free(t->v);
-		return -1;
+		free(t->gap);
+		return NULL;
 	}
 	l->nt++;
+	return t;
+}
+
+/* ch_source.offs: task @tid's intervals. */
+static int task_offs(void *ctx, int64_t tid, const struct ch_off **out)
+{
+	struct task_offs *t = task_of(ctx, tid);
+
+	if (!t)
+		return -1;
 	*out = t->v;
 	return t->n;
 }
 
+/* Did the recording lose events (where a switch may have gone)? -1 if it cannot tell. */
+static int lossy(struct wload *l)
+{
+	sqlite3_stmt *st;
+
+	if (l->lossy >= 0)
+		return l->lossy;
+	if (sqlite3_prepare_v2(rdb_sql(l->db), "SELECT coalesce(lost_events, 0) +"
+			       " coalesce(lost_marks, 0) > 0 FROM recording", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	l->lossy = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return l->lossy;
+}
+
+/*
+ * ch_source.unseen: are switches of task @tid missing over [@lo, @hi)? In
+ * a recording that lost no events a sched_gap means a pid filter that does
+ * not follow the task: none of its time is known, whatever the times (a
+ * window without a gap of it shows only that no other task's event came on
+ * its CPU). With lost events, the gaps that meet the window.
+ */
+static int task_unseen(void *ctx, int64_t tid, int64_t lo, int64_t hi)
+{
+	struct wload *l = ctx;
+	struct task_offs *t = task_of(l, tid);
+	int lost = lossy(l);
+
+	if (!t || lost < 0)
+		return -1;
+	if (!lost)
+		return t->ngap > 0;
+	for (int k = 0; k < t->ngap && t->gap[2 * k] < hi; k++)
+		if (t->gap[2 * k + 1] > lo)
+			return 1;
+	return 0;
+}
+
 static void wload_free(struct wload *l)
 {
-	for (int i = 0; i < l->nt; i++)
+	for (int i = 0; i < l->nt; i++) {
 		free(l->t[i].v);
+		free(l->t[i].gap);
+	}
 	for (int i = 0; i < l->nstr; i++)
 		free(l->str[i]);
 	free(l->t);
@@ -361,7 +437,36 @@ static json_t *step_json(struct rdb *db, const struct ch_result *r, int i, doubl
 	return j;
 }
 
-/* The chain: the top ender, then down the largest part of each waker's time. */
+/*
+ * The other parts of the last waker's time beside its largest, @top, of
+ * WAKE_ALSO or more of it (@of ns), largest first, each marked "also": what
+ * else it did, so that a disk wait of 18% is named beside its 41% preempted.
+ */
+static void also_json(struct rdb *db, const struct ch_result *r, int top, double of, json_t *a)
+{
+	int v[16], n = 0; /* at most 1 / WAKE_ALSO of them can hold WAKE_ALSO each */
+
+	for (int k = 0; k < r->n && n < 16; k++)
+		if (k != top && r->v[k].parent == r->v[top].parent && r->v[k].kind != CH_DELAY &&
+		    r->v[k].ns >= WAKE_ALSO * of && of > 0)
+			v[n++] = k;
+	for (int i = 1; i < n; i++) /* largest first */
+		for (int j = i; j > 0 && r->v[v[j]].ns > r->v[v[j - 1]].ns; j--) {
+			int t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		json_t *j = step_json(db, r, v[i], of);
+		json_object_set_new(j, "also", json_true());
+		json_array_append_new(a, j);
+	}
+}
+
+/*
+ * The chain: the top ender, then down the largest part of each waker's
+ * time; at the last waker, its other large parts too (also_json()).
+ */
 static json_t *chain_json(struct rdb *db, const struct ch_result *r)
 {
 	json_t *a = json_array();
@@ -372,6 +477,8 @@ static json_t *chain_json(struct rdb *db, const struct ch_result *r)
 		of += r->v[k].parent < 0 ? r->v[k].ns : 0;
 	for (i = ch_top(r, -1); i >= 0; i = r->v[i].kind == CH_WAKER ? ch_top(r, i) : -1) {
 		json_array_append_new(a, step_json(db, r, i, of));
+		if (r->v[i].kind != CH_WAKER && r->v[i].parent >= 0)
+			also_json(db, r, i, of, a);
 		of = r->v[i].ns;
 	}
 	return a;
@@ -407,8 +514,8 @@ static json_t *answer(struct rdb *db, const struct wload *l, const struct unname
 
 json_t *wake_chain(struct rdb *db, int64_t sleeper)
 {
-	struct wload l = {db};
-	struct ch_source src = {task_offs, &l};
+	struct wload l = {.db = db, .lossy = -1};
+	struct ch_source src = {task_offs, &l, task_unseen};
 	struct ch_result r = {0};
 	struct ch_off *v;
 	json_t *j = NULL;
@@ -472,13 +579,12 @@ const char *wake_evidence_warning(const struct wake_evidence *e, char *buf, size
 		return NULL;
 	if (!e->irqs)
 		snprintf(buf, size, "%llu wake-ups came from hard interrupts, and the recording has"
-			 " no irq events: what ended those sleeps cannot be named (record irq and"
-			 " irq_vectors events)", (unsigned long long)e->hard);
+			 " " WAKE_NO_IRQ ": what ended those sleeps " WAKE_UNNAMED " ("
+			 WAKE_RECORD_IRQ ")", (unsigned long long)e->hard);
 	else if (e->hard_idle && !e->irqs_idle)
-		snprintf(buf, size, "the interrupts of idle CPUs are not in the recording (a pid"
-			 " filter, such as trace-cmd record -F or -P): the %llu wake-ups they made"
-			 " cannot be named (record them on every CPU)",
-			 (unsigned long long)e->hard_idle);
+		snprintf(buf, size, WAKE_IDLE " are not in the recording (a pid filter, such as"
+			 " trace-cmd record -F or -P): the %llu wake-ups they made " WAKE_UNNAMED
+			 " (" WAKE_EVERY_CPU ")", (unsigned long long)e->hard_idle);
 	else
 		return NULL;
 	return buf;

@@ -17,15 +17,20 @@
 
 #include "read.h"
 
+/* The last waker's parts beside its largest that the chain names too: this share of it. */
+#define WAKE_ALSO 0.1
+
 /* A waker's call found at most this long before the wake-up it queued (ns). */
 #define WAKE_REMOTE_SLACK 1000000
 
 /*
  * The sleeps of fnode @sleeper (-1: the f0 calls' own) in the calls of the
  * search just made (table sr_sub), followed to what ended them: {"chain":
- * [{kind, who, what, n, share, lag_ns}, ...]: the ender that holds the most
- * of their time, then, while that is a task, what holds the most of its
- * time over them; "steps": the whole split; "unknown": {wakeups, idle,
+ * [{kind, who, what, n, share, lag_ns, also}, ...]: the ender that holds the
+ * most of their time, then, while that is a task, what holds the most of
+ * its time over them, and beside that the last task's other parts of
+ * WAKE_ALSO or more ("also": true); a disk's "what" is the interrupt that
+ * carried its wake-up, where an event names it; "steps": the whole split; "unknown": {wakeups, idle,
  * pending_bios, advice} when interrupts the recording does not name ended
  * some}. NULL when there is none (or out of memory).
  */

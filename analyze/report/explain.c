@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "explain.h"
+#include "explain-chain.h"
 #include "show.h"
 #include "jtext.h"
 
@@ -627,37 +628,54 @@ static void waker_text(json_t *st, char *buf, size_t size)
 
 /*
  * ", which waited for the disk: 200 bios", ... : step @st, a part of a
- * waker's time; @u: what the recording lacks, where an interrupt it does
- * not name ended the waker's own wait.
+ * waker's time ("also": another part of the last waker's, ", and waited
+ * for ..."); @u: what the recording lacks, where an interrupt it does not
+ * name ended the waker's own wait. Where the recording stops showing the
+ * chain, that is said too.
  */
 static void behind_text(json_t *st, json_t *u, char *buf, size_t size)
 {
 	const char *kind = json_string_value(json_object_get(st, "kind"));
 	const char *what = json_string_value(json_object_get(st, "what"));
+	const char *lead = json_is_true(json_object_get(st, "also")) ? "and" : "which";
 	json_int_t n = json_integer_value(json_object_get(st, "n"));
 
 	if (!strcmp(kind, "waker")) {
-		add(buf, size, ", which waited for ");
+		add(buf, size, ", %s waited for ", lead);
 		waker_text(st, buf, size);
 	} else if (!strcmp(kind, "disk")) {
-		add(buf, size, ", which waited for the disk");
+		add(buf, size, ", %s waited for the disk", lead);
 		part_of(st, buf, size);
 		add(buf, size, ": %lld bio%s", (long long)n, n == 1 ? "" : "s");
+		if (what) /* the interrupt that carried the wake-up */
+			add(buf, size, ", woken by %s", what);
 		return;
 	} else if (!strcmp(kind, "timer") || !strcmp(kind, "irq") || !strcmp(kind, "softirq")) {
-		add(buf, size, ", which waited for %s%s%s%s", !strcmp(kind, "timer") ? "a timer" : "",
-		    what && !strcmp(kind, "timer") ? " (" : "", what ? what : "",
-		    what && !strcmp(kind, "timer") ? ")" : "");
+		add(buf, size, ", %s waited for %s%s%s%s", lead,
+		    !strcmp(kind, "timer") ? "a timer" : "", what && !strcmp(kind, "timer") ? " (" : "",
+		    what ? what : "", what && !strcmp(kind, "timer") ? ")" : "");
 	} else if (!strcmp(kind, "running") || !strcmp(kind, "preempted")) {
-		add(buf, size, ", which was %s", !strcmp(kind, "running") ? "running" : "preempted");
+		add(buf, size, ", %s was %s", lead, !strcmp(kind, "running") ? "running" : "preempted");
 	} else if (!strcmp(kind, "unknown")) {
-		add(buf, size, ", which an interrupt the recording does not name woke");
+		add(buf, size, !strcmp(lead, "and") ? ", and was woken by an interrupt the recording"
+						      " does not name"
+						    : ", which an interrupt the recording does not"
+						      " name woke");
 		if (json_is_string(json_object_get(u, "advice")))
 			add(buf, size, " (%s)", json_string_value(json_object_get(u, "advice")));
 	} else if (!strcmp(kind, "no wake-up")) {
-		add(buf, size, ", whose own wake-up is not in the recording");
+		add(buf, size, ", %s own wake-up is not in the recording",
+		    !strcmp(lead, "and") ? "and a wait whose" : "whose");
+	} else if (!strcmp(kind, "unseen")) {
+		add(buf, size, ", %s the recording does not show (not all its switches are in"
+			       " it, as with a pid filter on sched events: record them for every"
+			       " task)",
+		    !strcmp(lead, "and") ? "and a time of it" : "whose time");
+	} else if (!strcmp(kind, "deeper")) {
+		add(buf, size, ", %s waited for a task after %d others (not followed)", lead,
+		    CH_DEPTH);
 	} else {
-		return; /* a waker whose time is not recorded, or past the depth followed */
+		return;
 	}
 	part_of(st, buf, size);
 }

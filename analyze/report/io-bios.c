@@ -86,7 +86,7 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 		rc = fmt_errf(err, rdb_path(db), "no bios (record block events: block_bio_queue, "
 						 "block_rq_issue, block_rq_complete)");
 	else if (json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "io", "stages", all, err);
 	json_decref(all);
 	return rc;
 }
@@ -211,7 +211,7 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 		rc = fmt_errf(err, rdb_path(db), "no interrupts (record irq events: irq_handler_entry/"
 						 "exit, softirq_entry/exit)");
 	else if (json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "io", "irqs", all, err);
 	else {
 		fprintf(out, "%8s %-16s %-8s %8s %10s %10s %8s\n", "tid", "comm", "kind", "count",
 			"total", "max", "in calls");

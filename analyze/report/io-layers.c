@@ -386,7 +386,7 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	else if (store_layers(db, all, err))
 		rc = -1;
 	else if (json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "io", "requests", all, err);
 	else
 		json_array_foreach(all, i, r) {
 			fprintf(out, "%s", i ? "\n" : "");
@@ -462,9 +462,8 @@ static void entry_text(FILE *out, json_t *e)
 	}
 }
 
-/* The entry points with their layers: a JSON array. */
-static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, int per,
-		       struct fmt_err *err)
+json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, int per,
+			struct fmt_err *err)
 {
 	json_t *all;
 	sqlite3_stmt *st = prepare(db, entries_sql, &all, err);
@@ -492,7 +491,7 @@ static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, in
 int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
 		       bool json, struct fmt_err *err)
 {
-	json_t *e = entries(db, rules, top, 20, err), *d, *r;
+	json_t *e = io_entries_json(db, rules, top, 20, err), *d, *r;
 	size_t i;
 	int rc = 0;
 
@@ -501,7 +500,7 @@ int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, 
 	d = io_devices_json(db);
 	if (json) {
 		json_t *o = json_pack("{sO sO}", "entry_points", e, "devices", d);
-		rc = show_json_to(out, o, err);
+		rc = show_json_to(out, "io", NULL, o, err);
 		json_decref(o);
 	} else {
 		fprintf(out, "The entry points (roots of the call trees) by total latency, each with"

@@ -87,6 +87,7 @@ struct ropt {
 	int64_t call;	    /* --call ID (io, waits): one call, or 0 */
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
+	bool flame;	    /* darc report: each search's calls as a flame graph too (flame.h) */
 };
 
 /* Defaults: incl latency at resolution 1 in ns, peaks found with the default parameters. */

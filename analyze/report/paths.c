@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "search-db.h"
+#include "flame.h"
 #include "show.h"
 #include "vis.h"
 #include "jtext.h"
@@ -390,17 +391,21 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 		return fmt_errf(err, NULL, "out of memory");
 	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
 		int failed = sr_search_tree(&rs.tree, sp, &r);
+		json_t *flame = o->flame ? flame_json(db, &rs.tree) : NULL;
 		sr_tree_release(&rs.tree); /* searched: its memory is the details' */
 		if (failed)
 			fmt_errf(err, NULL, "the search failed (out of memory?)");
 		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
 					&id, err)) {
-			json_array_append_new(
-			    all, json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
-					   number, "lo", pk->lo, "hi", pk->hi, "calls", rs.nroots,
-					   "nodes", tree_json(db, &rs, &r)));
+			json_t *one = json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
+						number, "lo", pk->lo, "hi", pk->hi, "calls", rs.nroots,
+						"nodes", tree_json(db, &rs, &r));
+			if (flame)
+				json_object_set(one, "flame", flame);
+			json_array_append_new(all, one);
 			rc = 0;
 		}
+		json_decref(flame);
 	}
 	sr_release(&r);
 	rsearch_release(&rs);
@@ -488,7 +493,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 	int rc = paths_collect(db, o, sp, peak, all, &what, err);
 
 	if (!rc && o->json)
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "paths", "searches", all, err);
 	else if (!rc)
 		paths_text(out, what, o, sp, all);
 	json_decref(all);

@@ -27,10 +27,11 @@ static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
 				 .pp = o->npeaks ? NULL : &o->pp};
 }
 
-/* Print @j (consumed); 0 or -1. */
-static int put_json(FILE *out, json_t *j, struct fmt_err *err)
+/* Print @j (consumed) as @command's output (show_json_to()); 0 or -1. */
+static int put_json(FILE *out, const char *command, const char *key, json_t *j,
+		    struct fmt_err *err)
 {
-	int rc = show_json_to(out, j, err);
+	int rc = show_json_to(out, command, key, j, err);
 
 	json_decref(j);
 	return rc;
@@ -74,9 +75,12 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (o->json)
-		rc = put_json(out, show_hist_json(&c, &p, pk, npk), err);
-	else
+		rc = put_json(out, "hist", NULL, show_with_quant(&c, show_hist_json(&c, &p, pk, npk)),
+			      err);
+	else {
 		show_hist_text(out, &c, &p, pk, npk);
+		show_quant_text(out, &c);
+	}
 	if (!rc && o->svg) {
 		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
 		rc = ropt_write_svg(o, write_hist_svg, &h, err);
@@ -124,7 +128,9 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 	}
 	c = ctx_of(db, o, &info);
 	if (o->json)
-		rc = put_json(out, show_timelapse_json(&c, rows, nrows, t0, interval_ns), err);
+		rc = put_json(out, "hist", NULL,
+			      show_with_quant(&c, show_timelapse_json(&c, rows, nrows, t0, interval_ns)),
+			      err);
 	else
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
 	if (!rc && o->svg) {
@@ -215,7 +221,7 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 	else if (rdb_store_peaks(db, &o->sel, params, pk, npk, err))
 		rc = -1;
 	else if (o->json)
-		rc = put_json(out, show_peaks_json(&c, &p, pk, npk), err);
+		rc = put_json(out, "peaks", "peaks", show_peaks_json(&c, &p, pk, npk), err);
 	else {
 		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(c.what),
 			c.metric, c.unit, (unsigned long long)info.calls, vis(c.recording));
@@ -332,7 +338,11 @@ static json_t *pair_json(const struct diff_pair *d)
 	return o;
 }
 
-/* The plot of the pair @o names (or the first ranked): A's bars beside B's. */
+/*
+ * The plot of the pair @o names, or else of the first ranked that both
+ * recordings have (a function only one side has is a histogram beside
+ * nothing), or the first ranked when none is on both: A's bars beside B's.
+ */
 static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 		    const struct diff_result *r, struct fmt_err *err)
 {
@@ -340,8 +350,11 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 	char what[512], rec[1024], sub[256];
 
 	for (int k = 0; k < r->npairs && !d; k++)
-		if (!o->pair || !strcmp(r->pairs[k].key, o->pair))
+		if (o->pair ? !strcmp(r->pairs[k].key, o->pair)
+			    : r->pairs[k].calls_a && r->pairs[k].calls_b)
 			d = &r->pairs[k];
+	if (!d && !o->pair && r->npairs)
+		d = &r->pairs[0];
 	if (!d)
 		return fmt_errf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
 				o->pair);
@@ -380,7 +393,7 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 				      r.above, "ranked", json_array());
 		for (int k = 0; k < r.npairs; k++)
 			json_array_append_new(json_object_get(j, "ranked"), pair_json(&r.pairs[k]));
-		rc = put_json(out, j, err);
+		rc = put_json(out, "diff", NULL, j, err);
 	} else {
 		diff_text(out, a, b, o, &r, show);
 	}

@@ -36,6 +36,14 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 #include "search.h"
 
 /*
+ * darc report: one self-contained HTML page of the recording (page.c): its
+ * summary, each entry point's histogram, explanation, search trees, flame
+ * graph and time lapse, the longest waits and the I/O layers. @top entry
+ * points. 0, or -1 with @err set.
+ */
+int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct fmt_err *err);
+
+/*
  * darc paths: DARC's root-cause search for every peak of @o's selection (or
  * peak @peak only, or the ranges @o gives), each stored in tables search,
  * search_path and search_candidate, printed as indented chains (or JSON).
@@ -74,6 +82,12 @@ extern const char paths_wakers_sql[];
  */
 int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
 		   int top, bool verbose, struct fmt_err *err);
+/*
+ * What darc explain prints, as its JSON's "subjects" array (stored too):
+ * NULL with @err set. *@nsubjects: the entry points there were.
+ */
+json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+			int top, int *nsubjects, struct fmt_err *err);
 
 /* Which waits darc waits shows, and how far apart a chain's links may be. */
 struct waits_sel {
@@ -82,6 +96,9 @@ struct waits_sel {
 	int64_t slack_ns;   /* a waker's wait ended at most this long before its wake-up */
 };
 #define WAITS_SLACK_DEFAULT 1000000 /* 1 ms, as view wait's parent_id */
+
+/* The longest waits @ws selects, each with its chain (darc waits --json's array), or NULL. */
+json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *err);
 
 /* darc waits: the longest waits @ws selects, each with its chain. */
 int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
@@ -124,12 +141,19 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
 		       bool json, struct fmt_err *err);
 
+/*
+ * darc io's entry points: the @top roots of the call trees by latency, each
+ * with the layers of its @per slowest calls summed (a JSON array), or NULL.
+ */
+json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, int per,
+			struct fmt_err *err);
+
 /* Each device's bios: count, mean queue time, device time p50/p90/max (JSON array), and as text. */
 json_t *io_devices_json(struct rdb *db);
 void io_devices_text(FILE *out, json_t *devs);
 
 /* What darc export writes. */
-enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE };
+enum { EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE, EXPORT_PERFETTO };
 /* --folded's weights: a part of each call's latency (schema/README.md, view call), or a count. */
 enum export_metric {
 	XM_EXCL,    /* excl_ns: the call's own CPU time (the default) */
@@ -148,21 +172,25 @@ int export_metric_of(const char *name); /* -1 if unknown */
 enum { EXPORT_ROOT_NONE, EXPORT_ROOT_COMM, EXPORT_ROOT_TID };
 
 struct export_opts {
-	int format;	/* EXPORT_FOLDED, EXPORT_CHROME or EXPORT_SPEEDSCOPE */
+	int format;	/* EXPORT_FOLDED, EXPORT_CHROME, EXPORT_SPEEDSCOPE or EXPORT_PERFETTO */
 	int metric;	/* --folded: enum export_metric */
 	bool off_cpu;	/* --folded: off-CPU stacks (sched_interval), the wait's kind last */
 	int root;	/* --folded: EXPORT_ROOT_*: a first frame naming the task */
 };
 #define EXPORT_OPTS_INIT {EXPORT_FOLDED, XM_EXCL, false, EXPORT_ROOT_NONE}
 
+/* Does @db hold findings of darc explain (for export --perfetto's tracks)? */
+bool export_has_findings(struct rdb *db);
+
 /*
  * darc export: the complete calls @o selects (the subtrees of its function,
  * fnode or call path; of its task or comm; entered in its time window) to
  * @out as folded stacks (one line per distinct stack and its weight summed in
- * SQL) or as Trace Event Format JSON (a B and an E event per call, read
- * thread by thread in the order of entry, the E events from a stack; off-CPU
- * and interrupt intervals as X events on tracks of their own). Memory grows with the
- * functions, fnodes and tasks, not with the calls.
+ * SQL), as Trace Event Format JSON (an X event per call, each task's read in
+ * the order of entry; off-CPU and interrupt intervals as X events on tracks
+ * of their own), speedscope's JSON or Perfetto's protobuf (perfetto.c).
+ * Memory grows with the functions, fnodes, tasks and the calls open at
+ * once, not with the calls.
  */
 int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
 		  struct fmt_err *err);

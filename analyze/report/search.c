@@ -295,10 +295,15 @@ static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int nod
 
 /*
  * The candidates of node instance(s) @inst[0..n) of one f0 call into row @r:
- * children, interrupts, preemption, blocked and self.
+ * children (each fnode's calls summed, or with @mode SR_MAX its largest),
+ * interrupts, preemption, blocked and self. Self is the instances' value less
+ * all their children's and their own sleep, whatever @mode: a child's calls
+ * that do not stand for it in the vote are still its time, never the
+ * caller's own code (locks_lock_inode_wait's sleeps in schedule() but the
+ * longest, filemap_map_pages' 16 calls of do_set_pte).
  */
-static int fill_row(const struct idx *x, const struct sr_params *p, struct cset *cs, int node,
-		    const int *inst, int n, uint64_t won, struct row *r)
+static int fill_row(const struct idx *x, int mode, struct cset *cs, int node, const int *inst,
+		    int n, uint64_t won, struct row *r)
 {
 	const struct sr_tcall *c = x->t->calls;
 	double v = 0, kids = 0, blocked = 0, pre = 0;
@@ -310,15 +315,14 @@ static int fill_row(const struct idx *x, const struct sr_params *p, struct cset 
 		v += value(x, i);
 		blocked += extra(x->t, i)->blocked;
 		pre += extra(x->t, i)->pre;
-		for (int j = i + 1; j <= c[i].last && !rc; j = c[j].last + 1)
-			if (!extra(x->t, j)->overhead)
-				rc = row_add(r, cand(cs, node, SR_FNODE, c[j].fnode), value(x, j),
-					     p->mode);
+		for (int j = i + 1; j <= c[i].last && !rc; j = c[j].last + 1) {
+			if (extra(x->t, j)->overhead)
+				continue;
+			kids += value(x, j);
+			rc = row_add(r, cand(cs, node, SR_FNODE, c[j].fnode), value(x, j), mode);
+		}
 		rc = rc ? rc : add_irqs(x, cs, r, node, i, won);
 	}
-	for (int k = 0; k < r->n; k++)
-		if (cs->v[r->cand[k]].kind == SR_FNODE)
-			kids += r->val[k];
 	if (rc || (!won_above(won, SR_PREEMPT, 0) &&
 		   row_add(r, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
 	    row_add(r, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
@@ -327,15 +331,20 @@ static int fill_row(const struct idx *x, const struct sr_params *p, struct cset 
 	return 0;
 }
 
+/* The time of one f0 call's candidates, into their totals. */
+static void tally(struct cset *cs, const struct row *r)
+{
+	for (int k = 0; k < r->n; k++)
+		cs->v[r->cand[k]].total_ns += r->val[k];
+}
+
 /* One vote of one f0 call: the largest candidate and all in its log2 bucket. */
 static void vote(struct cset *cs, const struct row *r)
 {
 	double top = 0;
 
-	for (int k = 0; k < r->n; k++) {
+	for (int k = 0; k < r->n; k++)
 		top = fmax(top, r->val[k]);
-		cs->v[r->cand[k]].total_ns += r->val[k];
-	}
 	if (top < 1)
 		return;
 	for (int k = 0; k < r->n; k++)
@@ -394,27 +403,39 @@ static int keep_cands(struct search *s, const struct cset *cs)
 }
 
 /*
- * The instances of one f0 call that stand for a node, of inst[0..m): all of
- * them with mode sum; with mode max the largest, moved to inst[0]. Their number.
+ * The instances of one f0 call that stand for a node in its vote, of
+ * inst[0..m): all of them with mode sum; with mode max the largest, swapped
+ * to inst[0]. Their number.
  */
 static int standing(struct search *s, int m)
 {
 	if (s->p->mode != SR_MAX)
 		return m;
 	for (int j = 1; j < m; j++)
-		if (value(s->x, s->inst[j]) > value(s->x, s->inst[0]))
+		if (value(s->x, s->inst[j]) > value(s->x, s->inst[0])) {
+			int keep = s->inst[0];
 			s->inst[0] = s->inst[j];
+			s->inst[j] = keep;
+		}
 	return m ? 1 : 0;
 }
 
-/* The votes of one f0 call's instances inst[0..m) of node @node. */
+/*
+ * The time and the votes of one f0 call's instances inst[0..m) of node
+ * @node: the time of every instance and every call of each child (the
+ * shares say where the time went), the votes as the mode weighs them.
+ */
 static int vote_call(struct search *s, int node, int m, struct cset *cs)
 {
 	const struct idx *x = s->x;
 
 	for (int j = 0; j < m; j++)
 		s->out->nodes[node].overhead_ns += extra(x->t, s->inst[j])->ovh;
-	if (fill_row(x, s->p, cs, node, s->inst, standing(s, m), s->won, &s->row))
+	if (fill_row(x, SR_SUM, cs, node, s->inst, m, s->won, &s->row))
+		return -1;
+	tally(cs, &s->row);
+	if (s->p->mode == SR_MAX &&
+	    fill_row(x, SR_MAX, cs, node, s->inst, standing(s, m), s->won, &s->row))
 		return -1;
 	vote(cs, &s->row);
 	return 0;
@@ -434,15 +455,16 @@ static struct at_sum *at_sum(struct search *s, int64_t fnode)
 
 /*
  * The sleep and the CPU time of every call in call @i's subtree (not the
- * tracer's own), by fnode into s->at and summed into *@blocked and *@cpu: a
- * call's CPU time is its value less its children's and its own sleep.
+ * tracer's own), summed into *@blocked and *@cpu and, with @at, by fnode
+ * into s->at: a call's CPU time is its value less its children's and its
+ * own sleep.
  */
-static int subtree_parts(struct search *s, int i, double *blocked, double *cpu)
+static int subtree_parts(struct search *s, int i, bool at, double *blocked, double *cpu)
 {
 	const struct sr_tcall *c = s->x->t->calls;
 
 	for (int j = i; j <= c[i].last;) {
-		double b = (double)extra(s->x->t, j)->blocked, kids = 0;
+		double b = (double)extra(s->x->t, j)->blocked, kids = 0, own;
 		struct at_sum *a;
 		if (extra(s->x->t, j)->overhead) {
 			j = c[j].last + 1;
@@ -450,31 +472,33 @@ static int subtree_parts(struct search *s, int i, double *blocked, double *cpu)
 		}
 		for (int k = j + 1; k <= c[j].last; k = c[k].last + 1)
 			kids += extra(s->x->t, k)->overhead ? 0 : (double)value(s->x, k);
-		if (!(a = at_sum(s, c[j].fnode)))
-			return -1;
-		a->blocked += b;
-		a->cpu += fmax((double)value(s->x, j) - kids - b, 0);
+		own = fmax((double)value(s->x, j) - kids - b, 0);
+		if (at) {
+			if (!(a = at_sum(s, c[j].fnode)))
+				return -1;
+			a->blocked += b;
+			a->cpu += own;
+		}
 		*blocked += b;
-		*cpu += fmax((double)value(s->x, j) - kids - b, 0);
+		*cpu += own;
 		j++;
 	}
 	return 0;
 }
 
 /*
- * The parts of one f0 call's instances of a node at max_depth, voted as
- * candidates are: the sleeps of its whole subtree, its CPU time, the
- * preemption and the interrupts inside it.
+ * The parts of instances inst[0..n) of a node at max_depth, as candidates
+ * into s->row: the sleeps of their whole subtrees, their CPU time, the
+ * preemption and the interrupts inside them (@at: by fnode into s->at too).
  */
-static int below_call(struct search *s, int node, int m, struct cset *cs)
+static int below_row(struct search *s, int node, int n, bool at, struct cset *cs)
 {
 	double blocked = 0, cpu = 0, pre = 0;
-	int n = standing(s, m);
 
 	s->row.n = 0;
 	for (int k = 0; k < n; k++) {
 		pre += extra(s->x->t, s->inst[k])->pre;
-		if (subtree_parts(s, s->inst[k], &blocked, &cpu) ||
+		if (subtree_parts(s, s->inst[k], at, &blocked, &cpu) ||
 		    add_irqs(s->x, cs, &s->row, node, s->inst[k], s->won))
 			return -1;
 	}
@@ -482,6 +506,20 @@ static int below_call(struct search *s, int node, int m, struct cset *cs)
 	     row_add(&s->row, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
 	    row_add(&s->row, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
 	    row_add(&s->row, cand(cs, node, SR_SELF, 0), cpu, SR_SUM))
+		return -1;
+	return 0;
+}
+
+/*
+ * One f0 call's instances of a node at max_depth: the time of all of them,
+ * the votes of those that stand for the node.
+ */
+static int below_call(struct search *s, int node, int m, struct cset *cs)
+{
+	if (below_row(s, node, m, true, cs))
+		return -1;
+	tally(cs, &s->row);
+	if (s->p->mode == SR_MAX && below_row(s, node, standing(s, m), false, cs))
 		return -1;
 	vote(cs, &s->row);
 	return 0;

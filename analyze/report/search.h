@@ -13,10 +13,14 @@
  * wherever the task was), preemption over the subtree (exogenous too), and
  * the node's own blocked time (endogenous: the code chose to wait). A
  * child's value is its latency minus the interrupts and preemption inside
- * it; with mode max it counts its largest call within the f0 call (a child
- * called in a loop is taken as called once, the rest of the loop is the
- * caller's own time), with mode sum all its calls. Self = the node's value
- * minus the children's values minus its blocked time. The largest candidate
+ * it; in the vote, with mode max it counts its largest call within the f0
+ * call (a child called in a loop is weighed as called once), with mode sum
+ * all its calls. Self = the node's value minus all its children's calls
+ * minus its blocked time, in either mode: the node's own code. The time a
+ * candidate is credited with (total_ns, the shares) is every call's, in
+ * either mode: the rest of a loop is the callee's time, never the caller's
+ * (a lock that calls schedule() several times a call sleeps in all of
+ * them). The largest candidate
  * and every candidate in the same log2 bucket get a vote (maxcount); the
  * candidates with at least maxcount_pct % of the highest maxcount win, and
  * each winning child is searched in turn (several winners: the path

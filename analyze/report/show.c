@@ -149,6 +149,35 @@ json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const
 	return a;
 }
 
+void show_quant_text(FILE *out, const struct show_ctx *c)
+{
+	char a[32];
+
+	if (!c->info->calls)
+		return;
+	fprintf(out, "percentiles:");
+	for (int i = 0; i < NQUANT; i++)
+		fprintf(out, " %s %s,", quant_name[i],
+			show_amount(c->info->quant.p[i], c->unit, a, sizeof(a)));
+	fprintf(out, " max %s\n", show_amount(c->info->quant.max, c->unit, a, sizeof(a)));
+}
+
+json_t *show_with_quant(const struct show_ctx *c, json_t *j)
+{
+	static const char *const key[NQUANT] = {"p50", "p90", "p99", "p999"};
+	const struct quant *q = &c->info->quant;
+	json_t *o = json_object();
+
+	for (int i = 0; i < NQUANT; i++)
+		json_object_set_new(o, key[i], c->info->calls ? json_integer(q->p[i]) : json_null());
+	json_object_set_new(o, "max", c->info->calls ? json_integer(q->max) : json_null());
+	if (j)
+		json_object_set_new(j, "percentiles", o);
+	else
+		json_decref(o);
+	return j;
+}
+
 /* The head every JSON answer starts with: what, where, how. */
 static json_t *head_json(const struct show_ctx *c)
 {
@@ -245,13 +274,32 @@ int show_json(FILE *out, json_t *j)
 	return rc || ferror(out) ? -1 : 0;
 }
 
-int show_json_to(FILE *out, json_t *j, struct fmt_err *err)
+json_t *show_contract(const char *command, const char *key, json_t *payload)
 {
-	if (!j) /* every name goes through jtext(): only memory can be missing */
+	json_t *o;
+
+	if (!payload)
+		return NULL;
+	o = json_pack("{ss ss}", "schema", SHOW_JSON_SCHEMA, "command", command);
+	if (o && json_is_object(payload)) /* the payload's fields after these two */
+		json_object_update_missing(o, payload);
+	else if (o)
+		json_object_set(o, key, payload);
+	return o;
+}
+
+int show_json_to(FILE *out, const char *command, const char *key, json_t *j,
+		 struct fmt_err *err)
+{
+	json_t *all = show_contract(command, key, j);
+	int rc = 0;
+
+	if (!all) /* every name goes through jtext(): only memory can be missing */
 		return fmt_errf(err, NULL, "cannot make the JSON output: out of memory");
-	if (show_json(out, j))
-		return fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
-				out == stdout ? " to standard output" : "",
-				errno ? strerror(errno) : "I/O error");
-	return 0;
+	if (show_json(out, all))
+		rc = fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
+			      out == stdout ? " to standard output" : "",
+			      errno ? strerror(errno) : "I/O error");
+	json_decref(all);
+	return rc;
 }

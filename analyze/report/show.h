@@ -45,6 +45,15 @@ json_t *show_hist_json(const struct show_ctx *c, const struct profile *p, const 
 json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const struct peak *pk,
 			int npk);
 
+/*
+ * The exact quantiles of the calls (rprofile_load()'s info): a line
+ * "percentiles: p50 .., p90 .., p99 .., p99.9 .., max ..", or as field
+ * "percentiles" {p50, p90, p99, p999, max} (null without a call) added to
+ * @j, which is returned (NULL stays NULL).
+ */
+void show_quant_text(FILE *out, const struct show_ctx *c);
+json_t *show_with_quant(const struct show_ctx *c, json_t *j);
+
 /* A time-lapse: one line per window, the counts per bucket in columns. */
 void show_timelapse_text(FILE *out, const struct show_ctx *c, const struct profile *rows,
 			 int nrows, int64_t t0, int64_t interval);
@@ -53,9 +62,28 @@ void show_timelapse_text(FILE *out, const struct show_ctx *c, const struct profi
 json_t *show_timelapse_json(const struct show_ctx *c, const struct profile *rows, int nrows,
 			    int64_t t0, int64_t interval);
 
+/*
+ * The version of the JSON every --json prints, in its field "schema"
+ * (analyze/JSON.md lists the fields of each command's): a version adds
+ * fields, a change of a field's name, type or meaning is the next one.
+ */
+#define SHOW_JSON_SCHEMA "darc-json/1"
+
+/*
+ * What --json of @command prints for @payload: {"schema", "command", then
+ * @payload's fields} for an object, {"schema", "command", @key: @payload}
+ * for anything else (an array). A new reference; NULL when @payload is NULL
+ * or memory ran out. @payload is not consumed.
+ */
+json_t *show_contract(const char *command, const char *key, json_t *payload);
+
 /* Print @j to @out, indented, with a newline; 0, or -1 on a write error. */
 int show_json(FILE *out, json_t *j);
-/* show_json() of @j, which may be NULL (not made): 0, or -1 with @err saying which. */
-int show_json_to(FILE *out, json_t *j, struct fmt_err *err);
+/*
+ * show_json() of show_contract(@command, @key, @j); @j may be NULL (not
+ * made) and is not consumed: 0, or -1 with @err saying which.
+ */
+int show_json_to(FILE *out, const char *command, const char *key, json_t *j,
+		 struct fmt_err *err);
 
 #endif

@@ -110,10 +110,10 @@ static void x_axis(FILE *out, int lo, int hi, int resolution, const char *unit, 
 			     "text-anchor=\"end\">%s</text>\n",
 			x + bw / 2, T + PH + 14, label);
 	}
-	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">latency (%s, log2 "
-		     "buckets)</text>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+	fprintf(out, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">latency (%s, log2 "
+		     "buckets)</text>\n<line x1=\"%d\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\" "
 		     "stroke=\"black\"/>\n",
-		L + PW / 2, H - 10, unit, L, T + PH, L + PW, T + PH);
+		L + (hi - lo + 1) * bw / 2, H - 10, unit, L, T + PH, L + (hi - lo + 1) * bw, T + PH);
 }
 
 static void peaks(FILE *out, const struct peak *pk, int npk, int lo, double bw)
@@ -195,26 +195,57 @@ static void cells(FILE *out, const struct profile *rows, int nrows, int lo, doub
 		}
 }
 
+#define KEY_W 80 /* the heat map's right margin: its colours' key */
+
+/*
+ * The colours' key, right of the plot: boxes from 0 to the most calls a
+ * cell has, evenly spaced on the same log scale, each with its count.
+ */
+static void heat_legend(FILE *out, uint64_t most)
+{
+	char colour[32];
+	uint64_t last = UINT64_MAX;
+	int x = W - R - KEY_W + 16, y = T;
+
+	fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#555\">calls</text>\n", x, T - 6);
+	for (int i = 0; i < 6; i++) {
+		uint64_t n = (uint64_t)llround(exp(i / 5.0 * log((double)most + 1)) - 1);
+		if (n == last)
+			continue;
+		last = n;
+		cell_colour(n, most, colour, sizeof(colour));
+		fprintf(out, "<rect class=\"legend\" data-count=\"%" PRIu64 "\" x=\"%d\" y=\"%d\" "
+			     "width=\"16\" height=\"16\" fill=\"%s\" stroke=\"#999\" "
+			     "stroke-width=\"0.5\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"11\">%" PRIu64
+			     "</text>\n",
+			n, x, y, colour, x + 22, y + 12, n);
+		y += 20;
+	}
+}
+
 int svg_heatmap(FILE *out, const struct profile *rows, int nrows, int64_t t0_ns,
 		int64_t interval_ns, const char *title, const char *unit)
 {
 	int lo = nrows ? rows[0].lo : 0, hi = nrows ? rows[0].lo + rows[0].n - 1 : 0;
 	int step = nrows > 20 ? (nrows + 19) / 20 : 1;
 	uint64_t most = 0;
-	double bw = (double)PW / (hi - lo + 1), rh = nrows ? (double)PH / nrows : PH;
+	double bw = (double)(PW - KEY_W) / (hi - lo + 1), rh = nrows ? (double)PH / nrows : PH;
 	char sub[128];
 
 	for (int w = 0; w < nrows; w++)
 		for (int i = 0; i < rows[w].n; i++)
 			most = rows[w].count[i] > most ? rows[w].count[i] : most;
-	snprintf(sub, sizeof(sub), "calls per bucket and %.3g s window (darker: more, log scale; "
-				   "most: %" PRIu64 ")",
-		 interval_ns / 1e9, most);
+	snprintf(sub, sizeof(sub), "calls per bucket and %.3g s window (darker: more, log scale)",
+		 interval_ns / 1e9);
 	head(out, title, sub);
+	heat_legend(out, most);
 	cells(out, rows, nrows, lo, bw, rh, most);
 	for (int w = 0; w < nrows; w += step)
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3f s</text>\n", L - 6,
 			T + (w + 0.5) * rh + 4, (t0_ns + (double)w * interval_ns) / 1e9);
+	fprintf(out, "<text transform=\"translate(14 %d) rotate(-90)\" text-anchor=\"middle\">"
+		     "window start, s from the recording's start</text>\n",
+		T + PH / 2);
 	x_axis(out, lo, hi, nrows ? rows[0].resolution : 1, unit, bw);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -1 : 0;

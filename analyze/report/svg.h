@@ -27,7 +27,8 @@ int svg_hist(FILE *out, const struct profile *p, const struct profile *q, const 
 /*
  * The time-lapse profile @rows[0..nrows) (one per window of @interval_ns from
  * @t0_ns, all with the same buckets) as a heat map: x the buckets, y the
- * windows, the colour the count (log scale). Returns 0, or -1.
+ * windows (labelled with their start, from the recording's), the colour
+ * the count (log scale), whose key is right of the plot. Returns 0, or -1.
  */
 int svg_heatmap(FILE *out, const struct profile *rows, int nrows, int64_t t0_ns,
 		int64_t interval_ns, const char *title, const char *unit);

@@ -85,16 +85,15 @@ static void wait_text(FILE *out, json_t *w, int indent)
 	}
 }
 
-int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
-		 struct fmt_err *err)
+json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json_array();
-	int rc = 0;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), roots_sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		return NULL;
 	}
 	sqlite3_bind_int64(st, 1, ws->task);
 	sqlite3_bind_int64(st, 2, ws->call);
@@ -106,8 +105,19 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 			json_array_append_new(all, w);
 	}
 	sqlite3_finalize(st);
+	return all;
+}
+
+int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
+		 struct fmt_err *err)
+{
+	json_t *all = waits_json(db, ws, err);
+	int rc = 0;
+
+	if (!all)
+		return -1;
 	if (json) {
-		rc = show_json_to(out, all, err);
+		rc = show_json_to(out, "waits", "waits", all, err);
 	} else {
 		size_t i;
 		json_t *w;

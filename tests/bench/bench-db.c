@@ -141,7 +141,11 @@ static int put_names(struct db *db)
 		ret |= db_put_func(db, &(struct func_rec){.id = 1 + d,
 							  .name = names[d],
 							  .kind = d ? FUNC_KERNEL : FUNC_SYSCALL,
-							  .addr = DARC_NULL});
+							  .addr = DARC_NULL,
+							  .p50_ns = DARC_NULL,
+							  .p90_ns = DARC_NULL,
+							  .p99_ns = DARC_NULL,
+							  .p999_ns = DARC_NULL});
 		ret |= db_put_fnode(db, &(struct fnode_rec){
 					    .id = 1 + d,
 					    .parent_id = d ? d : DARC_NULL,
@@ -151,6 +155,7 @@ static int put_names(struct db *db)
 					    .p50_ns = DARC_NULL,
 					    .p90_ns = DARC_NULL,
 					    .p99_ns = DARC_NULL,
+					    .p999_ns = DARC_NULL,
 					});
 	}
 	return ret ? -1 : 0;

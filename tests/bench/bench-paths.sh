@@ -37,7 +37,7 @@ printf 'replay benchmark, %s, %s, %s CPUs\n  %s: %s bytes\n' "$(date -u '+%F %H:
 timed "darc analyze" "$darc" analyze -q -o "$db" "$fg"
 t_analyze=$t
 calls=$(sqlite3 "$db" "SELECT count(*) FROM call_base")
-peaks=$("$darc" peaks "$db" --func vfs_read --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+peaks=$("$darc" peaks "$db" --func vfs_read --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["peaks"]))')
 timed "darc paths --root vfs_read (every peak)" "$darc" paths "$db" --root vfs_read
 t_first=$t
 last=$peaks

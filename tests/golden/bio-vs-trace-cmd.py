@@ -32,7 +32,7 @@ def trace_cmd_device_buckets(dat):
 
 def main():
     want = trace_cmd_device_buckets(sys.argv[1])
-    hists = [x["hist"] for x in json.load(open(sys.argv[2])) if x["stage"] == "device"]
+    hists = [x["hist"] for x in json.load(open(sys.argv[2]))["stages"] if x["stage"] == "device"]
     got = Counter()
     for h in hists:
         got.update({b["bucket"]: b["count"] for b in h["buckets"] if b["count"]})

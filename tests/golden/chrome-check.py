@@ -4,12 +4,12 @@
 usage: chrome-check.py [--subset] JSON DB
 
 - the file is valid JSON (json.load), an object with traceEvents;
-- per thread (pid, tid), B and E events nest: each E closes the B on top of
-  its thread's stack (same name and call id, same args), timestamps never go
-  back, nothing is left open;
+- a call is an X event (cat "call"); per thread (pid, tid) they come in the
+  order of their ts and nest: each ends before the one it lies in ends;
 - every complete call of the database is there once, on its task's thread
-  (irq calls on their CPU's), and E.ts - B.ts is its incl_ns exactly (the
-  timestamps read as decimals, not floats), its args its columns;
+  (irq calls on their CPU's), its dur its incl_ns exactly (the timestamps
+  read as decimals, not floats), its args its columns (a part of its
+  latency that is 0 left out);
 - the X events of the off-CPU and interrupt tracks are the database's
   intervals, durations exact.
 With --subset (an export of some calls: --func, --comm, --time), every call
@@ -58,43 +58,39 @@ def main():
     if j["otherData"]["t0_ns"] != t0:
         bad("t0_ns %s, recording.t_first %s" % (j["otherData"]["t0_ns"], t0))
 
-    stacks = collections.defaultdict(list)
+    stacks = collections.defaultdict(list)  # per thread: the ends of the calls open
     last = collections.defaultdict(lambda: None)
     seen = {}  # call id -> (pid, tid, t_entry, t_exit, args)
     xs = collections.Counter()
     names = {}
+    threads = set()
     for e in j["traceEvents"]:
         ph, key = e["ph"], (e["pid"], e["tid"])
         if ph == "M":
             names[(e["name"],) + key] = e["args"]["name"]
             continue
-        t = ns(D(e["ts"]))
-        if last[key] is not None and t < last[key]:
-            bad("%s: ts %s before %s" % (key, t, last[key]))
-        if ph == "B":
-            stacks[key].append(e)
-            last[key] = t
-        elif ph == "E":
-            if not stacks[key]:
-                bad("%s: E of %s with nothing open" % (key, e["name"]))
-                continue
-            b = stacks[key].pop()
-            if b["name"] != e["name"] or b["args"] != e["args"]:
-                bad("%s: E %s %s closes B %s %s" % (key, e["name"], e["args"].get("call"),
-                                                   b["name"], b["args"].get("call")))
-            cid = b["args"]["call"]
-            if cid in seen:
-                bad("call %d twice" % cid)
-            seen[cid] = (key, ns(D(b["ts"])) + t0, t + t0, b["args"], b["name"])
-            last[key] = t
-        elif ph == "X":
-            xs[(e["cat"], key[1], t + t0, ns(D(e["dur"])))] += 1
-            last[key] = t
-        else:
+        if ph != "X":
             bad("unexpected ph %s" % ph)
-    for key, s in stacks.items():
-        if s:
-            bad("%s: %d calls left open" % (key, len(s)))
+            continue
+        t, d = ns(D(e["ts"])), ns(D(e["dur"]))
+        threads.add(key)
+        if e["cat"] != "call":
+            xs[(e["cat"], key[1], t + t0, d)] += 1
+            continue
+        if last[key] is not None and t < last[key]:
+            bad("%s: call %s at %s before %s" % (key, e["args"].get("call"), t, last[key]))
+        last[key] = t
+        s = stacks[key]
+        while s and s[-1] <= t and not (d == 0 and s[-1] == t):
+            s.pop()
+        if s and t + d > s[-1]:
+            bad("%s: call %s ends at %s, after the call it lies in (%s)"
+                % (key, e["args"].get("call"), t + d, s[-1]))
+        s.append(t + d)
+        cid = e["args"]["call"]
+        if cid in seen:
+            bad("call %d twice" % cid)
+        seen[cid] = (key, t + t0, t + d + t0, e["args"], e["name"])
 
     q = ("SELECT c.id, c.task_id, coalesce(t.pid, c.task_id), c.cpu, c.t_entry, c.t_exit, "
          "c.flags, f.name, " + ", ".join("c." + p for p in PARTS) +
@@ -117,9 +113,9 @@ def main():
                 % (cid, ename, b, e, name, te, tx))
         if e - b != row[8]:
             bad("call %d: duration %d, incl_ns %d" % (cid, e - b, row[8]))
-        for p, v in zip(PARTS, row[8:]):
-            if args[p] != v:
-                bad("call %d: %s %s, the database %s" % (cid, p, args[p], v))
+        for p, v in zip(PARTS[1:], row[9:]):
+            if args.get(p, 0) != v or (p in args and v == 0):
+                bad("call %d: %s %s, the database %s" % (cid, p, args.get(p), v))
         if args["cpu"] != cpu or ("flags" in args) != bool(flags):
             bad("call %d: cpu or flags differ" % cid)
     if seen:
@@ -134,14 +130,14 @@ def main():
         want[("irq", SYNTH + 2 * cpu, a, b - a)] += 1
     if subset:
         want &= xs
-        calls = len(j["traceEvents"]) and sum(1 for e in j["traceEvents"] if e["ph"] == "B")
+        calls = sum(1 for e in j["traceEvents"] if e["ph"] == "X" and e["cat"] == "call")
     if xs != want:
         bad("intervals: %d in the file, %d in the database; e.g. %s"
             % (sum(xs.values()), sum(want.values()), list((xs - want) + (want - xs))[:3]))
     if problems:
         fail()
     print("%d calls nest and last their incl_ns, %d intervals, %d threads"
-          % (calls, sum(xs.values()), len(last)))
+          % (calls, sum(xs.values()), len(threads)))
 
 
 main()

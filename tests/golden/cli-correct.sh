@@ -141,7 +141,7 @@ bad "^darc explain: .*--func" explain "$db" --func vfs_read
 bad "^darc explain: unknown option '--svg' \(an option of darc .*hist" explain "$db" --svg "$tmp/x.svg"
 bad "^darc paths: unknown option '--svg'" paths "$db" --root vfs_read --svg "$tmp/x.svg"
 [ -e "$tmp/x.svg" ] && not_ok "--svg refused, yet a file was written" || ok "no SVG written"
-bad "^darc export: --folded, --chrome and --speedscope" export "$db" --folded --chrome
+bad "^darc export: --folded, --chrome, --speedscope and --perfetto" export "$db" --folded --chrome
 bad "^darc io: --func, --call, --bios and --irqs" io "$db" --func vfs_read --call 1
 bad "^darc io: --func, --call, --bios and --irqs" io "$db" --bios --irqs
 bad "^darc io: --bios .*--top" io "$db" --bios --top 2

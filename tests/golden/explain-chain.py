@@ -136,7 +136,7 @@ def main(argv):
             continue
         out = subprocess.run([darc, "peaks", dbpath, "--fnode", str(s["fnode"]), "--json"],
                              capture_output=True, text=True)
-        pk = [(p["lo"], p["hi"]) for p in json.loads(out.stdout)]
+        pk = [(p["lo"], p["hi"]) for p in json.loads(out.stdout)["peaks"]]
         if (s["slow"]["lo"], s["slow"]["hi"]) not in pk:
             bad.append("(3) %s's slow peak %d-%d is no peak of darc peaks %s"
                        % (s["func"], s["slow"]["lo"], s["slow"]["hi"], pk))

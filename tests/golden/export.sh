@@ -4,7 +4,7 @@
 #     computed here in SQL (sqlite3) from other views (fnode_path, call_path,
 #     wait), for every metric, with --root, --comm, --time, --func, --off-cpu;
 #     with --metric incl each frame is as wide as its fnode's incl_ns;
-#   - --chrome: valid JSON whose B/E events nest per thread, one pair per
+#   - --chrome: valid JSON whose X events nest per thread, one per
 #     complete call lasting its incl_ns, and the intervals
 #     (tests/golden/chrome-check.py), on every sample;
 #   - -o writes the file whole or not at all; bad usage and input: exit 2, one line.
@@ -112,7 +112,7 @@ PY
 	fi
 done
 
-# 5. --chrome on every sample: valid JSON, B/E nest per thread, durations are incl_ns
+# 5. --chrome on every sample: valid JSON, calls nest per thread, durations are incl_ns
 for s in vm-fsyncread-v7 vm-odirect-v7 vm-cpuhog-v7 vm-preads-v7 vm-chain-v7 host-tracepoints-v7; do
 	"$darc" export "$tmp/$s.db" --chrome -o "$tmp/$s.json" || not_ok "$s --chrome: exit $?"
 	if out=$(python3 "$here/chrome-check.py" "$tmp/$s.json" "$tmp/$s.db" 2>&1); then
@@ -142,7 +142,7 @@ db = sqlite3.connect(sys.argv[2])
 want = db.execute("SELECT count(*) FROM call_path WHERE incl_ns IS NOT NULL AND flags & 3 = 0"
                   " AND comm = 'vm-workload' AND ' > ' || path || ' > ' LIKE '% > vfs_read > %'"
                   ).fetchone()[0]
-b = [e for e in j["traceEvents"] if e["ph"] == "B"]
+b = [e for e in j["traceEvents"] if e["ph"] == "X" and e["cat"] == "call"]
 assert len(b) == want == j["otherData"]["calls"] > 0, (len(b), want)
 assert b[0]["name"] == "vfs_read", b[0]["name"]
 PY

@@ -8,9 +8,11 @@ Usage: real-truth.py [--brief] RECORDING ENTRY [--followed all|COMM] [--range LO
 Reads `trace-cmd report -t -l -O fgraph:tailprint RECORDING` (nanosecond
 times, the latency flags that say whether an event ran in a hard or soft
 interrupt, the name of each function at its exit) and `trace-cmd dump
---cmd-lines` (the tasks' names). Per task it replays the function graph,
-sched_switch, sched_waking and the irq events in time order, and splits
-each call of ENTRY (not inside another) into
+--cmd-lines` (the tasks' names); a function that trace-cmd names by a
+section marker at its address (__sched_text_start for io_schedule_timeout)
+is named by the function symbol there (`trace-cmd dump --kallsyms`). Per
+task it replays the function graph, sched_switch, sched_waking and the irq
+events in time order, and splits each call of ENTRY (not inside another) into
   - 'blocked': off the CPU after switching out in a sleeping state, at the
     call path where it switched out; its waker is the task or interrupt of
     the first sched_waking (else sched_wakeup) of the task before it ran
@@ -66,6 +68,8 @@ SCHED = re.compile(r"^(__)?(schedule|io_schedule|preempt_schedule)|^__sched_text
 TRACER = re.compile(r"^(__traceiter_|trace_event_raw_event_|perf_trace_|ftrace_|function_graph_|"
                     r"prepare_ftrace_return|trace_graph_|ring_buffer_|rb_|trace_buffer_|"
                     r"tracing_gen_ctx|k(ret)?probe_|u(ret)?probe_)")
+# a section's start or end, not a function (kernel's vmlinux.lds)
+MARKER = re.compile(r"_text_(start|end)$|^_(s|e|sinit|einit)?text$")
 CHAIN_OVERLAP = 0.25
 SOFT_TIMER = ("TIMER", "HRTIMER")
 
@@ -101,6 +105,24 @@ def comms(path):
     return out
 
 
+def markers(path):
+    """Section marker -> the function at its address, from the recording's
+    kallsyms: trace-cmd report names a function by the first symbol at its
+    address, which may be a marker (__sched_text_start for io_schedule_timeout
+    on 6.1), not a function; the truth says the function."""
+    at, out = defaultdict(list), {}
+    for line in run(["trace-cmd", "dump", "--kallsyms", "-i", path]).splitlines():
+        m = re.match(r"^([0-9a-f]+) [tT] (\S+)$", line)
+        if m:
+            at[m.group(1)].append(m.group(2))
+    for names in at.values():
+        funcs = [n for n in names if not MARKER.search(n)]
+        for n in names:
+            if MARKER.search(n) and funcs:
+                out[n] = funcs[0]
+    return out
+
+
 class Task:
     """One task's state as the replay goes."""
 
@@ -117,8 +139,9 @@ class Task:
 class Replay:
     """The replay of one recording (see the module's comment)."""
 
-    def __init__(self, entry, names, followed):
+    def __init__(self, entry, names, followed, alias):
         self.entry, self.names, self.followed = entry, names, followed
+        self.alias = alias  # section marker -> the function at its address
         self.tasks = {}
         self.cpu_irq = defaultdict(list)  # cpu -> open interrupts, innermost last
         self.calls = []
@@ -167,6 +190,7 @@ class Replay:
         self.account(t, now)
         if body.startswith("}"):
             name = body.strip("}/* ")
+            name = self.alias.get(name, name)
             while t.stack:
                 f = t.stack.pop()
                 if f[0] == name:
@@ -177,6 +201,7 @@ class Replay:
                 t.call = None
             return
         name = body.rstrip("{;() ").rstrip("(")
+        name = self.alias.get(name, name)
         if not t.stack and name != self.entry:
             return  # a root that is not the entry point (another -g function)
         if not t.stack:
@@ -401,7 +426,7 @@ def main(argv):
     path, entry = args
     if not os.path.isfile(path):
         fail("%s: no such file" % path)
-    rp = Replay(entry, comms(path), followed)
+    rp = Replay(entry, comms(path), followed, markers(path))
     report = run(["trace-cmd", "report", "-t", "-l", "-O", "fgraph:tailprint", path])
     for line in report.splitlines():
         rp.line(line)

@@ -149,7 +149,7 @@ cp "$tmp/zr.db" "$tmp/zr-alone.db"
 golden paths-zeroread "$darc" paths "$tmp/zr-alone.db" --root vfs_read --range 17-19
 "$darc" paths "$db" --root vfs_read --peak 2 --json | python3 -c '
 import json, sys
-j = json.load(sys.stdin)
+j = json.load(sys.stdin)["searches"]
 assert len(j) == 1 and j[0]["peak"] == 2, "one peak"
 n = j[0]["nodes"]
 names = [x["name"] for x in n]
@@ -169,7 +169,7 @@ assert "schedule" in names and "__iomap_dio_rw" in names, names
 cp "$db" "$tmp/od-at.db"
 "$darc" paths "$tmp/od-at.db" --root vfs_read --peak 2 --json | python3 -c '
 import json, sys
-n = json.load(sys.stdin)[0]["nodes"]
+n = json.load(sys.stdin)["searches"][0]["nodes"]
 leaf = n[-1]
 disk = sum(d["times"] for d in leaf["details"] if "(virtio0-req" in d["what"])
 assert disk > 40 and leaf["io"]["bios"] == disk, (leaf["io"], leaf["details"])
@@ -186,7 +186,7 @@ over=$(sqlite3 "$db" "SELECT group_concat(name, ',') FROM func WHERE overhead")
 import json, sys
 over = set(sys.argv[1].split(","))
 assert "kprobe_ftrace_handler" in over, over
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["searches"]
 for p in a:
     names = [x["name"] for x in p["nodes"]]
     assert not over & set(names), names
@@ -196,13 +196,13 @@ assert a[0]["nodes"][0]["overhead_share"] > 0, a[0]["nodes"][0]
 	not_ok "paths: tracer overhead"
 "$darc" paths "$db" --root vfs_read --peak 1 --json | python3 -c '
 import json, sys
-n = json.load(sys.stdin)[0]["nodes"]
+n = json.load(sys.stdin)["searches"][0]["nodes"]
 names = [x["name"] for x in n]
 assert "filemap_read" in names and "iomap_dio_rw" not in names, names
 ' && ok "paths: the cache peak goes down the page-cache path" || not_ok "paths: the cache peak"
 "$darc" paths "$tmp/zr-alone.db" --root vfs_read --range 17-19 --json | python3 -c '
 import json, sys
-n = json.load(sys.stdin)[0]["nodes"]
+n = json.load(sys.stdin)["searches"][0]["nodes"]
 assert n[1]["depth"] == 1 and n[1]["kind"] == "irq", n[1]
 assert n[1]["name"] == "interrupt __sysvec_apic_timer_interrupt", n[1]["name"]
 ' && ok "paths: slow zero-byte reads end at the first level in the timer interrupt" ||
@@ -242,7 +242,7 @@ print(" ".join("%d:%d" % kv for kv in sorted(c.items())))' >"$tmp/preads.tc"
 	"$darc" peaks "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --json | python3 -c '
 import json, sys
 tc = dict(map(int, kv.split(":")) for kv in open(sys.argv[1]).read().split())
-p = json.load(sys.stdin)
+p = json.load(sys.stdin)["peaks"]
 assert len(p) == 2, "%d peaks" % len(p)
 for q in p:
     want = sum(n for b, n in tc.items() if q["lo"] <= b <= q["hi"])
@@ -264,7 +264,7 @@ assert "down_write" in r[0]["key"], r[0]["key"]
 		not_ok "diff of 1 vs 2 writers: not the write path first"
 	"$darc" paths "$tmp/vm-preads-v7.db" --root __x64_sys_pread64 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["searches"]
 assert len(a) == 2
 cache = [n["name"] for n in a[0]["nodes"]]
 disk = [n["name"] for n in a[1]["nodes"]]
@@ -320,14 +320,14 @@ assert c["kind"] == "io" and c["path"][-1] == "[blocked]" and c["sentence"].star
 	# that ended it, the device stage named; every pread64 adds up
 	"$darc" paths "$tmp/fs.db" --root __x64_sys_pread64 --resolution 3 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["searches"]
 last = max(a, key=lambda p: p["nodes"][0]["total_ns"])["nodes"][-1]
 assert last["name"] == "blocked" and last["io"]["dominant"] == "device", last
 ' && ok "vm-fsyncread paths: the disk peak continues into its bios and names the device" ||
 		not_ok "vm-fsyncread paths into the bios"
 	"$darc" io "$tmp/fs.db" --func __x64_sys_pread64 --top 1000 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["requests"]
 assert len(a) == 99 and all(r["adds_up"] for r in a), len(a)
 assert sum("device" in r["layers"] for r in a) == 51
 ' && ok "vm-fsyncread io: 99 pread64s add up exactly, the 51 with a bio have a device part" ||
@@ -361,7 +361,7 @@ assert sum("device" in r["layers"] for r in a) == 51
 	pid=$(sqlite3 "$tmp/fs.db" "SELECT tid FROM task WHERE comm = 'vm-workload'")
 	"$darc" waits "$tmp/fs.db" --task "$pid" --top 3 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["waits"]
 assert len(a) == 3
 for w in a:
     assert w["category"] == "waiting on another task", w
@@ -374,7 +374,7 @@ for w in a:
 	# latency to the nanosecond; the 200 disk reads have a device part
 	"$darc" io "$tmp/vm-preads-v7.db" --func __x64_sys_pread64 --top 1000 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["requests"]
 assert len(a) == 400 and all(r["adds_up"] and r["layers_sum_ns"] == r["incl_ns"] for r in a)
 assert sum("device" in r["layers"] for r in a) == 200
 ' && ok "vm-preads io: 400 requests, each one's layers add up exactly; 200 with a device part" ||
@@ -391,7 +391,7 @@ assert sum("device" in r["layers"] for r in a) == 200
 		--layers "$tmp/layers.txt" | python3 -c '
 import json, sys
 cpu = ("vfs", "fs", "page cache", "copy", "block", "driver", "scheduler", "other")
-a, d = json.load(sys.stdin), json.load(open(sys.argv[1]))
+a, d = json.load(sys.stdin)["requests"], json.load(open(sys.argv[1]))["requests"]
 for r, r0 in zip(a, d):
     assert r["adds_up"] and set(r["layers"]) & set(cpu) == {"block"}, r
     assert r["layers"]["block"] == sum(r0["layers"].get(k, 0) for k in cpu), (r, r0)
@@ -427,7 +427,7 @@ for r, r0 in zip(a, d):
 	a=$(sqlite3 "$tmp/chain.db" "SELECT min(tid) FROM task WHERE comm = 'vm-workload'")
 	"$darc" waits "$tmp/chain.db" --task "$a" --top 1000 --json | python3 -c '
 import json, sys
-a, first = json.load(sys.stdin), int(sys.argv[1])
+a, first = json.load(sys.stdin)["waits"], int(sys.argv[1])
 def chain(w):
     out = []
     while w:
@@ -445,7 +445,7 @@ print(len(full))' "$a" >"$tmp/chain.out" &&
 	# --slack: a link is the waker's wait ended at most that long before;
 	# B runs for more than a microsecond before it writes, so 1us links nothing
 	n=$("$darc" waits "$tmp/chain.db" --task "$a" --top 1000 --slack 1us --json |
-		python3 -c 'import json, sys; print(sum("behind" in w for w in json.load(sys.stdin)))')
+		python3 -c 'import json, sys; print(sum("behind" in w for w in json.load(sys.stdin)["waits"]))')
 	[ "$n" = 0 ] && ok "waits --slack 1us: no chains" || not_ok "waits --slack 1us: $n chains"
 	got=$(python3 "$here/timer-vs-trace-cmd.py" "$samples/vm-chain-v7.dat" "$tmp/chain.db") &&
 		ok "wait 'timed out' vm-chain: as trace-cmd's local timer interrupts ($got)" ||
@@ -453,7 +453,7 @@ print(len(full))' "$a" >"$tmp/chain.out" &&
 	# the per-thread interrupt table accounts for every interrupt interval
 	got=$("$darc" io "$tmp/fs.db" --irqs --top 1000 --json | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["irqs"]
 print(sum(r["count"] for r in a), sum(r["total_ns"] for r in a))')
 	want=$(sqlite3 "$tmp/fs.db" "SELECT count(*) || ' ' || sum(t_end - t_start) FROM irq_interval
 		WHERE t_end IS NOT NULL")
@@ -465,8 +465,8 @@ print(sum(r["count"] for r in a), sum(r["total_ns"] for r in a))')
 	"$darc" paths "$tmp/vm-preads-v7.db" --root __x64_sys_pread64 --resolution 3 --json |
 		python3 -c '
 import json, sys
-p = json.load(open(sys.argv[1]))
-a = json.load(sys.stdin)
+p = json.load(open(sys.argv[1]))["peaks"]
+a = json.load(sys.stdin)["searches"]
 assert [(x["lo"], x["hi"], x["calls"]) for x in a] == [(x["lo"], x["hi"], x["calls"]) for x in p], (a, p)
 ' "$tmp/p3.json" && ok "paths at resolution 3 search exactly each peak's calls" ||
 		not_ok "paths at resolution 3"
@@ -476,7 +476,7 @@ assert [(x["lo"], x["hi"], x["calls"]) for x in a] == [(x["lo"], x["hi"], x["cal
 	"$darc" paths "$tmp/vm-getrandom-v7.dat" --root __x64_sys_getrandom --json \
 		2>/dev/null | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
+a = json.load(sys.stdin)["searches"]
 assert len(a) == 2, len(a)
 slow = a[-1]["nodes"]
 assert slow[1]["depth"] == 1 and slow[1]["kind"] == "preemption", slow[1]
@@ -491,7 +491,7 @@ assert a[0]["nodes"][-1]["kind"] == "self", a[0]["nodes"][-1]
 	"$darc" paths "$tmp/vm-getrandom-v7.db" --root __x64_sys_getrandom --peak 2 --json |
 		python3 -c '
 import json, sys
-pre = json.load(sys.stdin)[0]["nodes"][1]
+pre = json.load(sys.stdin)["searches"][0]["nodes"][1]
 ran = [d for d in pre["details"] if d["role"] == "ran instead"]
 assert ran and ran[0]["what"].startswith("vm-workload ["), pre["details"]
 assert ran[0]["what"] != "vm-workload [%s]" % sys.argv[1], (ran, sys.argv[1])
@@ -501,7 +501,7 @@ assert ran[0]["ns"] >= 0.9 * pre["total_ns"], (ran[0], pre["total_ns"])
 	"$darc" paths "$tmp/vm-stat-v7.dat" --root __x64_sys_newfstatat --json \
 		2>/dev/null | python3 -c '
 import json, sys
-n = json.load(sys.stdin)[0]["nodes"]
+n = json.load(sys.stdin)["searches"][0]["nodes"]
 names = [x["name"] for x in n]
 assert any(x.startswith("link_path_walk") for x in names), names
 assert names[-1] == "self" and names[-2].startswith("link_path_walk"), names
@@ -540,7 +540,7 @@ open(sys.argv[1], "wb").write(b"\n".join(lines) + b"\n")
 PY
 "$darc" paths "$tmp/wake.txt" --func slow --json 2>/dev/null | python3 -c '
 import json, sys
-leaf = json.load(sys.stdin)[0]["nodes"][-1]
+leaf = json.load(sys.stdin)["searches"][0]["nodes"][-1]
 got = sorted((d["role"], d["what"], d["times"]) for d in leaf["details"])
 assert leaf["kind"] == "blocked", leaf
 assert got == [("woken by", "an interrupt the recording does not name", 4),

@@ -25,6 +25,7 @@ cp "$samples/vm-odirect-v7.dat" "$tmp/od.dat"
 "$darc" hist "$tmp/od.db" --func vfs_read --json --svg "$tmp/hist.svg" >"$tmp/hist.json"
 "$darc" hist "$tmp/od.db" --func vfs_read --interval 10ms --json --svg "$tmp/heat.svg" >"$tmp/heat.json"
 "$darc" diff "$tmp/od.db" "$tmp/zr.db" --kind func --pair vfs_read --svg "$tmp/diff.svg" >/dev/null
+"$darc" diff "$tmp/od.db" "$tmp/zr.db" --svg "$tmp/diff-default.svg" >/dev/null
 
 # XML, and what it holds against the JSON of the same command
 svgcheck() { # KIND SVG JSON
@@ -49,6 +50,14 @@ elif kind == "heat":
     assert len(by("cell")) == want > 0, (len(by("cell")), want)
     got = sum(int(r.get("data-count")) for r in by("cell"))
     assert got == sum(sum(w["counts"]) for w in j["windows"]) == j["calls"], got
+    # the colours' key: from 0 to the most a cell has, each box the colour of such a cell
+    key = [(int(r.get("data-count")), r.get("fill")) for r in by("legend")]
+    most = max(int(r.get("data-count")) for r in by("cell"))
+    assert key[0][0] == 0 and key[-1][0] == most and len(key) >= 2, key
+    colour = {int(r.get("data-count")): r.get("fill") for r in by("cell")}
+    assert all(colour.get(n, f) == f for n, f in key), (key, colour)
+    texts = [t.text for t in root.iter(ns + "text")]
+    assert "window start, s from the recording's start" in texts, texts
 else:  # diff: both sides' bars
     sides = {r.get("data-side") for r in by("bar")}
     assert sides == {"0", "1"}, sides
@@ -56,9 +65,11 @@ PY
 }
 check "hist --svg: XML with one bar per non-empty bucket and the peaks shaded, as --json says" \
 	svgcheck hist "$tmp/hist.svg" "$tmp/hist.json"
-check "hist --interval --svg: a heat map cell per window and bucket, the counts adding up" \
+check "hist --interval --svg: a heat map cell per window and bucket, the counts adding up, a colour key from 0 to the most, the time axis named" \
 	svgcheck heat "$tmp/heat.svg" "$tmp/heat.json"
 check "diff --svg: the pair's two histograms" svgcheck diff "$tmp/diff.svg"
+check "diff --svg without --pair: the first ranked pair both recordings have, two histograms" \
+	svgcheck diff "$tmp/diff-default.svg"
 
 # a real browser draws them: not blank, the bars in their colour
 if [ -z "$browser" ]; then

@@ -61,6 +61,8 @@ def commands(db, entry, tid):
         ['export', db, '--folded'],
         ['export', db, '--chrome'],
         ['export', db, '--speedscope'],
+        ['export', db, '--perfetto'],
+        ['report', db, '-o', db + '.html'],
         ['diff', db, db],
     ]
 

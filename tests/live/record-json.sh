@@ -5,7 +5,9 @@
 # summary (the last line of stdout, after the command's own output) must agree with
 # `darc info --json` of the bundle it wrote (events, per CPU; lost events and marks) and
 # with its manifest (pids, exit status, probes, lost events), with -q leaving stderr
-# without the text summary. Skips (77) without root, tracefs or uprobes.
+# without the text summary. --check and the recorder's start warn when the events
+# chosen leave out what names the wakers (no irq events, a filter on them). Skips
+# (77) without root, tracefs or uprobes.
 # Usage: record-json.sh DARC_RECORD DARC TARGET
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,6 +75,25 @@ check(lock["held"] == text["top-level lock"].startswith("held") and
 sys.exit(1 if fails else 0)
 PY
 check "--check --json agrees with tracefs and the text" [ $? -eq 0 ]
+
+# --check weighs the events the options would record for what they leave out of
+# the evidence that names wakers, in the analysis's words (fmt/wake-words.h), and
+# the recorder warns of it at its start: no irq events, or a filter on them
+wake_line() { sed -n 's/^wake-ups: *//p' "$1"; }
+wake_json() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wake_warning"])' "$1"; }
+check "--check: the default events name what ends sleeps" eval \
+	'wake_line "$work/check.txt" | grep -q "^named by the irq events" && [ "$(wake_json "$work/check.json")" = None ]'
+"$rec" --check --no-default-events -e sched >"$work/noirq.txt"
+"$rec" --check --json --no-default-events -e sched >"$work/noirq.json"
+check "--check --no-default-events -e sched: no irq events, what ends a sleep cannot be named" eval \
+	'wake_line "$work/noirq.txt" | grep -q "^warning: the recording will have no irq events.*cannot be named (record irq and irq_vectors events" &&
+	 [ "$(wake_json "$work/noirq.json")" = "$(wake_line "$work/noirq.txt" | sed "s/^warning: //")" ]'
+"$rec" --check -e irq:irq_handler_entry --filter 'irq == 1' >"$work/irqf.txt"
+check "--check with a filter on irq events: the interrupts it leaves out" eval \
+	'wake_line "$work/irqf.txt" | grep -q "^warning: the filter .irq == 1. of irq:irq_handler_entry leaves interrupts out"'
+"$rec" -q -o "$work/noirq.dat" --no-default-events -e sched -- true 2>"$work/noirq.err"
+check "a recording without irq events: warned at its start" eval \
+	'[ -s "$work/noirq.dat" ] && grep -q "^darc-record: warning: the recording will have no irq events" "$work/noirq.err"'
 
 # a recording: the target prints nothing, so stdout is the summary alone
 N=15

@@ -31,25 +31,27 @@ INSERT INTO recording VALUES ('fixture.dat', 'trace.dat v7 (zstd)', 'Linux 6.1.0
 
 INSERT INTO task VALUES (0, 0, '<idle>'), (100, 100, 'fio'), (200, 200, 'kworker/1:2');
 
+-- id, name, kind, addr, module, overhead, p50_ns, p90_ns, p99_ns, p999_ns (the
+-- quantiles of the complete calls' incl_ns: of two calls, p50 is the smaller)
 INSERT INTO func VALUES
-	(1, 'read', 1, NULL, NULL, 0),
-	(2, 'vfs_read', 0, 0xffffffff81300000, NULL, 0),
-	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4', 0),
-	(4, 'walk', 0, NULL, NULL, 0),
-	(5, 'handle_irq_event', 0, NULL, NULL, 0),
-	(6, 'submit_bio', 0, 0xffffffff81500000, NULL, 0),
-	(7, 'bio_endio', 0, 0xffffffff81500800, NULL, 0),
-	(8, 'kprobe_ftrace_handler', 0, 0xffffffff81100000, NULL, 1);
+	(1, 'read', 1, NULL, NULL, 0, 2000, 10000, 10000, 10000),
+	(2, 'vfs_read', 0, 0xffffffff81300000, NULL, 0, 1800, 9800, 9800, 9800),
+	(3, 'ext4_file_read_iter', 0, 0xffffffffc0400000, 'ext4', 0, 4000, 5000, 5000, 5000),
+	(4, 'walk', 0, NULL, NULL, 0, 2000, 3000, 3000, 3000),
+	(5, 'handle_irq_event', 0, NULL, NULL, 0, 1000, 1000, 1000, 1000),
+	(6, 'submit_bio', 0, 0xffffffff81500000, NULL, 0, NULL, NULL, NULL, NULL),
+	(7, 'bio_endio', 0, 0xffffffff81500800, NULL, 0, NULL, NULL, NULL, NULL),
+	(8, 'kprobe_ftrace_handler', 0, 0xffffffff81100000, NULL, 1, NULL, NULL, NULL, NULL);
 
 -- id, parent_id, func_id, depth, calls, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,
--- preempt_ns, blocked_ns, max_ns, max_excl_ns, p50_ns, p90_ns, p99_ns, incomplete
+-- preempt_ns, blocked_ns, max_ns, max_excl_ns, p50_ns, p90_ns, p99_ns, p999_ns, incomplete
 INSERT INTO fnode VALUES
-	(1, NULL, 1, 0, 2, 12000, 400, 11600, 0, 0, 0, 0, 10000, 200, 2000, 10000, 10000, 1),
-	(2, 1, 2, 1, 2, 11600, 2600, 9000, 0, 0, 0, 0, 9800, 1800, 1800, 9800, 9800, 0),
-	(3, 2, 3, 2, 2, 9000, 2200, 3000, 1000, 300, 500, 2000, 5000, 1500, 4000, 5000, 5000, 0),
-	(4, 3, 4, 3, 1, 3000, 1000, 2000, 0, 0, 0, 0, 3000, 1000, 3000, 3000, 3000, 0),
-	(5, 4, 4, 4, 1, 2000, 1600, 0, 0, 0, 400, 0, 2000, 1600, 2000, 2000, 2000, 0),
-	(6, NULL, 5, 0, 1, 1000, 1000, 0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000, 0);
+	(1, NULL, 1, 0, 2, 12000, 400, 11600, 0, 0, 0, 0, 10000, 200, 2000, 10000, 10000, 10000, 1),
+	(2, 1, 2, 1, 2, 11600, 2600, 9000, 0, 0, 0, 0, 9800, 1800, 1800, 9800, 9800, 9800, 0),
+	(3, 2, 3, 2, 2, 9000, 2200, 3000, 1000, 300, 500, 2000, 5000, 1500, 4000, 5000, 5000, 5000, 0),
+	(4, 3, 4, 3, 1, 3000, 1000, 2000, 0, 0, 0, 0, 3000, 1000, 3000, 3000, 3000, 3000, 0),
+	(5, 4, 4, 4, 1, 2000, 1600, 0, 0, 0, 400, 0, 2000, 1600, 2000, 2000, 2000, 2000, 0),
+	(6, NULL, 5, 0, 1, 1000, 1000, 0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000, 1000, 0);
 
 -- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
 -- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags, last_id,

@@ -138,7 +138,8 @@ static struct fnode_rec fnode(int64_t id, int64_t func, int64_t calls, int64_t n
 	int64_t q = calls ? ns : DARC_NULL;
 	struct fnode_rec n = {.id = id, .parent_id = DARC_NULL, .func_id = func, .calls = calls,
 			      .incl_ns = ns, .excl_ns = ns, .max_ns = ns, .max_excl_ns = ns,
-			      .p50_ns = q, .p90_ns = q, .p99_ns = q, .incomplete = !calls};
+			      .p50_ns = q, .p90_ns = q, .p99_ns = q, .p999_ns = q,
+			      .incomplete = !calls};
 	return n;
 }
 
@@ -151,12 +152,15 @@ static void put_calls(struct db *db)
 			      .name = "vfs_read",
 			      .kind = FUNC_KERNEL,
 			      .addr = (int64_t)0xffffffff81234560,
-			      .module = NULL};
+			      .module = NULL,
+			      .p50_ns = 500, .p90_ns = 500, .p99_ns = 500, .p999_ns = 500};
 	struct func_rec f2 = {.id = 2,
 			      .name = "my_probe",
 			      .kind = FUNC_UPROBE,
 			      .addr = DARC_NULL,
-			      .module = "/usr/bin/app"};
+			      .module = "/usr/bin/app",
+			      .p50_ns = DARC_NULL, .p90_ns = DARC_NULL, .p99_ns = DARC_NULL,
+			      .p999_ns = DARC_NULL};
 	struct fnode_rec n = fnode(1, 1, 1, 500), n2 = fnode(2, 2, 0, 0);
 	struct hist_rec h = {.owner_kind = OWNER_FNODE,
 			     .owner_id = 1,
@@ -248,13 +252,14 @@ static void check_rows(void)
 	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
 			 "0|0|<idle>\n100|99|fio");
 	ck_assert_str_eq(query(target, "SELECT * FROM func ORDER BY id"),
-			 "1|vfs_read|0|-2128394912|NULL|0\n2|my_probe|3|NULL|/usr/bin/app|0");
+			 "1|vfs_read|0|-2128394912|NULL|0|500|500|500|500\n"
+			 "2|my_probe|3|NULL|/usr/bin/app|0|NULL|NULL|NULL|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM call ORDER BY id"),
 			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0|1|NULL\n"
 			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9|2|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM fnode ORDER BY id"),
-			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|500|0\n"
-			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|1");
+			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|500|500|0\n"
+			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|NULL|1");
 	ck_assert_str_eq(query(target, "SELECT * FROM hist"), "1|1|1|4|35|1");
 	ck_assert_str_eq(query(target, "SELECT * FROM irq_interval"),
 			 "1|3|0|NULL|local_timer|10|17|0|NULL");
@@ -303,8 +308,8 @@ START_TEST(test_every_table)
 	ck_assert_int_ne(access(target, F_OK), 0);
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "11");
-	ck_assert_int_eq(schema_version, 11);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "13");
+	ck_assert_int_eq(schema_version, 13);
 	check_rows();
 	/* the indexes exist (the optional ones on call only when asked), and so
 	   do the views; the checks find nothing */
@@ -418,9 +423,9 @@ START_TEST(test_columns_match_schema)
 		ck_assert_int_eq(sqlite3_bind_parameter_count(st), t->ncols);
 		sqlite3_finalize(st);
 	}
-	/* the 13 of write.h's db_put_* (call_extra and call_value come with the calls),
+	/* the 14 of write.h's db_put_* (call_extra and call_value come with the calls),
 	   and the 7 of the reports' results */
-	ck_assert_int_eq(ntables, 20);
+	ck_assert_int_eq(ntables, 21);
 	ck_assert_ptr_null(db_table("wait"));
 	ck_assert_int_eq(db_prepare_insert(sql, "wait", &st0), SQLITE_MISUSE);
 	sqlite3_close(sql);

@@ -450,6 +450,17 @@ START_TEST(test_causes_preempt)
 }
 END_TEST
 
+/* The sentence of cause @json (of part @sp) holds @want. */
+static void says(const struct slow_part *sp, const char *json, const char *want)
+{
+	json_t *c = tree(json);
+	char *s = explain_sentence("read()", sp, c);
+
+	ck_assert_msg(s && strstr(s, want), "%s\ndoes not hold\n%s", s, want);
+	free(s);
+	json_decref(c);
+}
+
 /*
  * Who ended a wait, followed: the issue's pipe consumer woken by the
  * producer, which waited for the disk; a remote wake-up through an IPI,
@@ -504,6 +515,29 @@ START_TEST(test_sentence_chain)
 					" does not name woke (record irq events)"));
 	free(s);
 	json_decref(pipe);
+	/*
+	 * the chain as far as the recording shows it: the last waker's other
+	 * large parts beside its largest, the disk with the interrupt that
+	 * woke it (the realistic chain3 case), and a waker the recording does
+	 * not follow
+	 */
+	says(&sp, "{\"path\":[\"eventfd_read\",\"[blocked]\"],\"kind\":\"blocked\","
+		  " \"share\":0.99, \"who\":\"a [433]\",\"wake\":{\"chain\":["
+		  "  {\"kind\":\"waker\",\"who\":\"a [433]\",\"share\":0.76},"
+		  "  {\"kind\":\"waker\",\"who\":\"b [434]\",\"share\":0.86},"
+		  "  {\"kind\":\"preempted\",\"share\":0.41},"
+		  "  {\"kind\":\"running\",\"share\":0.38,\"also\":true},"
+		  "  {\"kind\":\"disk\",\"n\":3,\"share\":0.18,\"also\":true,"
+		  "   \"what\":\"irq 26 (virtio0-req.1)\"}]}}",
+	     ", woken by a [433], which waited for b [434] (86% of its time), which was"
+	     " preempted (41% of its time), and was running (38% of its time), and waited for"
+	     " the disk (18% of its time): 3 bios, woken by irq 26 (virtio0-req.1)");
+	says(&sp, "{\"path\":[\"pipe_read\",\"[blocked]\"],\"kind\":\"blocked\",\"share\":0.9,"
+		  " \"who\":\"producer [138]\",\"wake\":{\"chain\":["
+		  "  {\"kind\":\"waker\",\"who\":\"producer [138]\",\"share\":1},"
+		  "  {\"kind\":\"unseen\",\"share\":1}]}}",
+	     ", woken by producer [138], whose time the recording does not show (not all its"
+	     " switches are in it");
 	json_decref(ipi);
 	json_decref(unknown);
 }

@@ -23,7 +23,8 @@ static struct irq_rec irqs[MAXREC];
 static struct sched_rec scheds[MAXREC];
 static struct wakeup_rec wakes[MAXREC];
 static struct probe_rec probes[MAXREC];
-static int ncalls, nirqs, nscheds, nwakes, nprobes;
+static struct gap_rec gaps[MAXREC];
+static int ncalls, nirqs, nscheds, nwakes, nprobes, ngaps;
 
 /* the calls' strings: the sink's copies (ftree frees its own once written) */
 static char *call_args[MAXREC], *call_retaddr[MAXREC];
@@ -73,13 +74,20 @@ static int on_probe(void *ctx, const struct probe_rec *r)
 	return 0;
 }
 
+static int on_gap(void *ctx, const struct gap_rec *r)
+{
+	ck_assert_int_lt(ngaps, MAXREC);
+	gaps[ngaps++] = *r;
+	return 0;
+}
+
 static struct ftree *ft;
 
 static void setup(void)
 {
-	struct ftree_sink sink = {NULL, on_call, on_irq, on_sched, on_wakeup, on_probe};
+	struct ftree_sink sink = {NULL, on_call, on_irq, on_sched, on_wakeup, on_probe, on_gap};
 
-	ncalls = nirqs = nscheds = nwakes = nprobes = 0;
+	ncalls = nirqs = nscheds = nwakes = nprobes = ngaps = 0;
 	ft = ftree_new(&sink);
 	ck_assert_ptr_nonnull(ft);
 }
@@ -441,6 +449,59 @@ START_TEST(test_lost_events_gap)
 	ck_assert_int_eq(no_entry, 2);
 	ck_assert_int_eq(ftree_stats(ft)->gaps, 1);
 	check_identity();
+}
+END_TEST
+
+/* An event of task @pid on @cpu at @t that says nothing but who is on the CPU. */
+static void other(int64_t t, int cpu, int pid)
+{
+	feed(ev(AEV_OTHER, t, cpu, pid, 0));
+}
+
+/*
+ * Switches a pid filter left out (darc-record's sched events, trace-cmd -F):
+ * task 5 switched in on cpu 0 at 100, then task 6's event there at 300 (an
+ * interrupt's event, say) shows it gone: off from its last event there (200)
+ * to its next anywhere (500, cpu 1). Task 7, switched out at 400 on cpu 1,
+ * runs again at 800 on cpu 0 with no switch in: the end of its sleep is not
+ * in the recording either. The previous task's own events after its switch
+ * (110) and a recording whose switches are all there make no gap.
+ */
+START_TEST(test_sched_gaps)
+{
+	sw(100, 0, 1, 0, 5);
+	other(110, 0, 1); /* task 1's own tail after its switch */
+	other(200, 0, 5);
+	other(300, 0, 6);
+	sw(400, 1, 7, 1, 8);
+	other(500, 1, 5);
+	other(800, 0, 7);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ngaps, 4);
+	ck_assert_int_eq(gaps[0].task_id, 5); /* off from 200 on cpu 0, seen at 500 */
+	ck_assert_int_eq(gaps[0].cpu, 0);
+	ck_assert_int_eq(gaps[0].t_from, 200);
+	ck_assert_int_eq(gaps[0].t_to, 500);
+	ck_assert_int_eq(gaps[1].task_id, 7); /* switched out at 400, back at 800 unseen */
+	ck_assert_int_eq(gaps[1].cpu, 1);
+	ck_assert_int_eq(gaps[1].t_from, 400);
+	ck_assert_int_eq(gaps[1].t_to, 800);
+	/* 8 left cpu 1 unseen (5 came at 500), 6 left cpu 0 (7 came): never seen again */
+	ck_assert_int_eq(gaps[2].task_id + gaps[3].task_id, 14);
+	ck_assert_int_eq(gaps[2].t_to, DARC_NULL);
+	ck_assert_int_eq(gaps[3].t_to, DARC_NULL);
+	ck_assert_int_eq(ftree_stats(ft)->sched_gaps, 4);
+	teardown();
+	setup();
+	sw(100, 0, 1, 0, 5);
+	other(110, 0, 1);
+	other(200, 0, 5);
+	sw(300, 0, 5, 1, 6);
+	other(350, 0, 6);
+	sw(400, 1, 2, 1, 5);
+	other(450, 1, 5);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(ngaps, 0);
 }
 END_TEST
 
@@ -1531,6 +1592,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_calltime_before_entry_event);
 	tcase_add_test(tc, test_missing_entry_and_exit);
 	tcase_add_test(tc, test_lost_events_gap);
+	tcase_add_test(tc, test_sched_gaps);
 	tcase_add_test(tc, test_timer_irq_from_function_graph);
 	tcase_add_test(tc, test_syscall_seen_twice);
 	tcase_add_test(tc, test_exit_written_late);

@@ -129,9 +129,40 @@ START_TEST(test_loop_max_rule)
 	}
 	ck_assert_int_eq(search(97, SR_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self");
+	/* ... by its vote; the time of the loop stays the callee's: self is 0.1 ms a call */
+	ck_assert(res.nodes[2].total_ns == 10 * 100000.0);
+	for (int k = 0; k < res.ncands; k++)
+		if (res.cands[k].kind == SR_FNODE && res.cands[k].id == 3)
+			ck_assert(res.cands[k].total_ns == 10 * 900000.0);
 	/* ... exact accounting (sum) sees the loop's total instead */
 	ck_assert_int_eq(search(97, SR_SUM), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
+}
+END_TEST
+
+/*
+ * A function that sleeps in schedule() several times a call
+ * (locks_lock_inode_wait): its own code is its time less all its children's,
+ * not less the longest one's, so the path goes to the sleep, which holds
+ * every one of the sleeps' time (mode max too).
+ */
+START_TEST(test_sleeps_in_loop)
+{
+	for (int mode = SR_MAX; mode <= SR_SUM; mode++) {
+		setup();
+		for (int r = 0; r < 10; r++) {
+			int f0 = add(-1, 1, 1000000), a = add(f0, 2, 950000);
+			for (int k = 0; k < 3; k++)
+				calls[add(a, 3, 300000)].blocked = 300000;
+		}
+		ck_assert_int_eq(search(97, mode), 0);
+		ck_assert_str_eq(path(), "fnode:2 fnode:3 blocked");
+		ck_assert(res.nodes[3].total_ns == 10 * 900000.0);
+		ck_assert(res.nodes[3].share > 0.899 && res.nodes[3].share < 0.901);
+		for (int k = 0; k < res.ncands; k++)
+			if (res.cands[k].kind == SR_SELF && res.cands[k].node == 1)
+				ck_assert(res.cands[k].total_ns == 10 * 50000.0);
+	}
 }
 END_TEST
 
@@ -657,6 +688,7 @@ int main(void)
 	tcase_add_test(tc, test_preselect);
 	tcase_add_test(tc, test_loop_max_rule);
 	tcase_add_test(tc, test_loop_one_slow);
+	tcase_add_test(tc, test_sleeps_in_loop);
 	tcase_add_test(tc, test_tie_branches);
 	tcase_add_test(tc, test_two_parents);
 	tcase_add_test(tc, test_recursion);
