@@ -263,7 +263,13 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_object_set_new(o, "buffers", buffers_json(r));
 	if (info->manifest_json) {
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
+		json_t *cost = json_object_get(json_object_get(m, "tracer_cost"), "ns");
+		/* by mechanism, as darc-record measured it (darc analyze estimates the rest) */
+		json_object_set_new(o, "tracer_cost_ns",
+				    json_is_object(cost) ? json_incref(cost) : json_null());
 		json_object_set_new(o, "manifest", m ? m : json_string(info->manifest_json));
+	} else {
+		json_object_set_new(o, "tracer_cost_ns", json_null());
 	}
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);

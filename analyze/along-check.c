@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * along-check: is a recording made with darc-record --along DB still of the
+ * workload DB saw? DARC, resuming its search in a new run, compared the
+ * entry point's profile with the last run's and warned when the workload
+ * had changed. Here the manifest holds DB's profiles of the entry points
+ * (incl_ns, one bucket an octave) and the new analysis has its own: each
+ * pair is compared as distributions, the new one allowed to sit up to two
+ * buckets lower (less is traced, so less of the tracer's cost is in it), by
+ * their total variation distance (half the sum of the differences of the
+ * shares of calls per bucket: 0 the same shape, 1 nothing in common).
+ */
+#include "along-check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define ALONG_NB 64	   /* buckets of one an octave: up to 2^64 ns */
+#define ALONG_MAX_TVD 0.3  /* a larger distance: the workload changed */
+#define ALONG_MAX_RATIO 2. /* so did it when the calls differ by more than this factor */
+
+/* fnode @path's incl_ns histogram at resolution 1 in @sql into @h; its calls. */
+static int64_t new_hist(sqlite3 *sql, const char *path, double *h)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(sql,
+			       "SELECT bucket, count FROM hist WHERE owner_kind = 1 AND metric = 0"
+			       " AND resolution = 1 AND owner_id = (SELECT id FROM fnode_path"
+			       " WHERE path = ? LIMIT 1)",
+			       -1, &st, NULL))
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int b = sqlite3_column_int(st, 0);
+		int64_t c = sqlite3_column_int64(st, 1);
+		if (b >= 0 && b < ALONG_NB && c > 0) {
+			h[b] += c;
+			n += c;
+		}
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The manifest's histogram {"bucket": count} into @h; its calls. */
+static int64_t old_hist(json_t *hist, double *h)
+{
+	const char *key;
+	json_t *v;
+	int64_t n = 0;
+
+	json_object_foreach(hist, key, v) {
+		long b = strtol(key, NULL, 10);
+		if (b >= 0 && b < ALONG_NB && json_is_integer(v) && json_integer_value(v) > 0) {
+			h[b] += (double)json_integer_value(v);
+			n += json_integer_value(v);
+		}
+	}
+	return n;
+}
+
+/* The distance of @p (of @np calls) and @q (@nq) with q moved up @s buckets. */
+static double tvd(const double *p, int64_t np, const double *q, int64_t nq, int s)
+{
+	double d = 0;
+
+	for (int b = 0; b < ALONG_NB; b++) {
+		double qb = b - s >= 0 ? q[b - s] / nq : 0;
+		d += fabs(p[b] / np - qb);
+	}
+	return d / 2;
+}
+
+/* One entry point: a sentence into @msg when changed (1), else 0. */
+static int check_one(sqlite3 *sql, json_t *prof, const char *db, char *msg, size_t n)
+{
+	const char *path = json_string_value(json_object_get(prof, "path"));
+	double p[ALONG_NB] = {0}, q[ALONG_NB] = {0}, best = 1;
+	int64_t np = old_hist(json_object_get(prof, "hist"), p), nq;
+	int shift = 0;
+
+	if (!path || np <= 0)
+		return 0;
+	nq = new_hist(sql, path, q);
+	if (nq <= 0) {
+		snprintf(msg, n, "%s: no calls of %s, which had %lld there: the workload "
+			 "changed, or it ran another way", db, path, (long long)np);
+		return 1;
+	}
+	for (int s = 0; s <= 2; s++) {
+		double d = tvd(p, np, q, nq, s);
+		if (d < best) {
+			best = d;
+			shift = s;
+		}
+	}
+	if (best <= ALONG_MAX_TVD && np <= nq * ALONG_MAX_RATIO && nq <= np * ALONG_MAX_RATIO)
+		return 0;
+	snprintf(msg, n, "%s: %s had %lld calls there and %lld here, and their latency "
+		 "profiles differ by %.0f%% (%d bucket%s lower here): the workload changed, as "
+		 "far as its entry point shows", db, path, (long long)np, (long long)nq,
+		 best * 100, shift, shift == 1 ? "" : "s");
+	return 1;
+}
+
+int along_check(sqlite3 *sql, const char *manifest, char *msg, size_t n)
+{
+	json_t *m = manifest ? json_loads(manifest, 0, NULL) : NULL;
+	json_t *a = json_object_get(m, "along"), *prof = json_object_get(a, "profile"), *v;
+	const char *db = json_string_value(json_object_get(a, "db"));
+	size_t i;
+	int changed = 0;
+
+	json_array_foreach(prof, i, v)
+		if (!changed)
+			changed = check_one(sql, v, db ? db : "the --along database", msg, n);
+	json_decref(m);
+	return changed;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracer-cost: how much of a latency is the tracer's own.
+ *
+ * Every traced call costs time: function_graph's entry and exit hooks (with
+ * their ring-buffer writes), a probe's trap and handler, a tracepoint's
+ * event. A call's measured latency holds that cost once for each traced
+ * call below it (and for part of its own hooks), so a call with many traced
+ * descendants looks slower than it is, and its latency can land one or more
+ * OSprof buckets higher than untraced (DARC measured this per mechanism and
+ * bucket; OSprof and DROPS corrected for their tracers').
+ *
+ * The cost of one traced call per mechanism comes from darc-record's
+ * calibration (its manifest's tracer_cost: measured on the recording's box),
+ * or, for function_graph in any recording, is estimated from the recording
+ * itself (tc_est): the median duration of the fastest leaf function (an
+ * entry and its exit, adjacent on a CPU) is the part of the hooks inside a
+ * call's own duration (own_ns); the median gap from one sibling's return to
+ * the next one's call is the rest (the exit hook's tail and the entry
+ * hook's head); the two add up to the cost of one traced call (ns). The
+ * analysis stores both in recording.tracer_cost (JSON, schema/README.md).
+ *
+ * For the reports: tc_load() reads a database's costs, tc_call_counts()
+ * counts what was traced inside one call, tc_share() makes that the
+ * tracer's share of its latency, tc_shift() the OSprof buckets it moved the
+ * call up, and tc_hist_shift() does all of it for the calls of a histogram,
+ * bucket by bucket.
+ */
+#ifndef DARC_TRACER_COST_H
+#define DARC_TRACER_COST_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "fmt.h"
+
+/* The mechanisms, in darc-record's manifest's names. */
+enum tc_mech { TC_FGRAPH, TC_KPROBE, TC_KRETPROBE, TC_UPROBE, TC_URETPROBE, TC_TRACEPOINT,
+	       TC_NMECH };
+extern const char *const tc_mech_names[TC_NMECH]; /* "function_graph", "kprobe", ... */
+
+/* What one traced call costs, by mechanism (a recording's, or a database's). */
+struct tc_cost {
+	double ns[TC_NMECH];	  /* one traced call: function_graph's entry and exit, a
+				     probe's hit, a tracepoint's event; NAN: not known */
+	bool estimated[TC_NMECH]; /* from the recording itself, not measured */
+	double own_ns;		  /* function_graph: the part of a call's own hooks inside
+				     its own measured duration (NAN: not known) */
+};
+
+/* Every cost unknown. */
+void tc_cost_unknown(struct tc_cost *c);
+
+/* ---- estimating from a recording ---- */
+
+struct tc_est;
+
+/* A new estimator; NULL when out of memory. */
+struct tc_est *tc_est_new(void);
+
+/*
+ * Feed every analysis event of the recording in order (@user: a probe event
+ * is a uprobe's). -1 when out of memory, else 0.
+ */
+int tc_est_feed(struct tc_est *e, const struct aev *a, bool user);
+
+/*
+ * The recording's costs as the JSON recording.tracer_cost holds: darc-record's
+ * measured ones from @manifest (its JSON, or NULL) and the estimate, one
+ * object by mechanism. Caller frees; NULL when the recording used no tracing
+ * mechanism darc knows, or out of memory.
+ */
+char *tc_est_json(const struct tc_est *e, const char *manifest);
+
+void tc_est_free(struct tc_est *e);
+
+/*
+ * The median of the fastest function's leaf calls (own) and of the gaps
+ * between sibling calls (gap), ns, each NAN when fewer than @min samples
+ * of any function; the counts they rest on in *@nown and *@ngap.
+ */
+void tc_est_get(const struct tc_est *e, int min, double *own, double *gap, int64_t *nown,
+		int64_t *ngap);
+
+/* ---- the share of one call, and its shift ---- */
+
+/* What was traced inside one call: events of each mechanism. */
+struct tc_counts {
+	int64_t n[TC_NMECH]; /* function_graph: traced calls below it (descendants and the
+				calls of interrupts it took), probes: hits, tracepoint: events */
+	bool self_fgraph;    /* the call itself is a function_graph call (own_ns counts) */
+};
+
+/* The tracer's share of the call's latency, ns: what @k cost at @c's prices (unknown: 0). */
+double tc_share(const struct tc_cost *c, const struct tc_counts *k);
+
+/* The OSprof bucket of @ns at @resolution buckets per octave (ns < 1 counts as 1). */
+int tc_bucket(double ns, int resolution);
+
+/* How many buckets lower @ns falls without @share (0: none; never negative). */
+int tc_shift(double ns, double share, int resolution);
+
+/* ---- from a database ---- */
+
+/*
+ * The costs stored in @db's recording.tracer_cost into @c (unknown where
+ * nothing is stored). 0, or -1 with @err (SQLite failed).
+ */
+int tc_load(sqlite3 *db, struct tc_cost *c, struct fmt_err *err);
+
+/*
+ * What was traced inside call @id (its subtree: ids id .. last_id of its
+ * task, the calls of interrupts it took with them; probe hits, system
+ * calls, sched switches and wake-ups, interrupts charged to them), into @k.
+ * The metric excl counts only the call's own hooks and its direct
+ * children's outside parts. 0, or -1 with @err.
+ */
+struct tc_ctx;
+struct tc_ctx *tc_ctx_new(sqlite3 *db, struct fmt_err *err);
+int tc_call_counts(struct tc_ctx *x, int64_t id, struct tc_counts *k, struct fmt_err *err);
+void tc_ctx_free(struct tc_ctx *x);
+
+/* One bucket of a histogram, with the tracer's share of its calls. */
+struct tc_bucket {
+	int bucket;	   /* at the histogram's resolution */
+	int64_t calls;	   /* complete calls in it */
+	double share_ns;   /* the tracer's share, mean over them */
+	double share;	   /* of their latency, 0..1 */
+	int64_t shifted;   /* calls that untraced would be at least one bucket lower */
+	int shift;	   /* buckets the bucket's mean latency moves down without the mean share */
+	int shift_max;	   /* the most any of its calls moves */
+};
+
+/*
+ * tracer_shift of a histogram: the complete calls of func (@owner_kind 0) or
+ * fnode (1) @owner_id, by their bucket of @metric (0 incl, 1 excl) at
+ * @resolution: *@out (allocated, caller frees) holds *@n buckets, lowest
+ * first, only those with calls. With no cost known every share is 0.
+ * 0, or -1 with @err.
+ */
+int tc_hist_shift(sqlite3 *db, const struct tc_cost *c, int owner_kind, int64_t owner_id,
+		  int metric, int resolution, struct tc_bucket **out, int *n,
+		  struct fmt_err *err);
+
+/*
+ * Is task @tid the recorder's own (trace-cmd's or darc-record's threads, by
+ * name or by the manifest's pid)? Then @who gets "darc-record" or
+ * "trace-cmd". 1 yes, 0 no, -1 with @err.
+ */
+int tc_recorder_task(sqlite3 *db, int64_t tid, char *who, size_t n, struct fmt_err *err);
+
+#endif

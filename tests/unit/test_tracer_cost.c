@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of analyze/tracer-cost.c: the estimate from function_graph
+ * events, the JSON the analysis stores, the share of a call and its shift
+ * in OSprof buckets, and the same read back from a database the writer made.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "rows.h"
+#include "tracer-cost.h"
+#include "write.h"
+
+/* ---- buckets, share, shift ---- */
+
+START_TEST(test_shift)
+{
+	/* 1000 ns is bucket 9 at one bucket an octave (512 <= ns < 1024) */
+	ck_assert_int_eq(tc_bucket(1000, 1), 9);
+	ck_assert_int_eq(tc_bucket(1000, 4), 39);
+	ck_assert_int_eq(tc_bucket(0.5, 1), 0);
+	ck_assert_int_eq(tc_shift(1000, 0, 1), 0);
+	ck_assert_int_eq(tc_shift(1000, 400, 1), 0);  /* 600: still bucket 9 */
+	ck_assert_int_eq(tc_shift(1000, 600, 1), 1);  /* 400: bucket 8 */
+	ck_assert_int_eq(tc_shift(1000, 999, 1), 9);  /* 1 ns: bucket 0 */
+	ck_assert_int_eq(tc_shift(1000, 5000, 1), 9); /* more than all of it: 1 ns */
+	ck_assert_int_eq(tc_shift(1000, 600, 4), 5);  /* 39 - floor(4 log2 400) = 39 - 34 */
+	ck_assert_int_eq(tc_shift(1000, NAN, 1), 0);
+}
+END_TEST
+
+START_TEST(test_share)
+{
+	struct tc_cost c;
+	struct tc_counts k = {{0}};
+
+	tc_cost_unknown(&c);
+	k.n[TC_FGRAPH] = 10;
+	k.n[TC_KPROBE] = 2;
+	k.n[TC_TRACEPOINT] = 4;
+	k.self_fgraph = true;
+	ck_assert(tc_share(&c, &k) == 0); /* nothing known: no share */
+	c.ns[TC_FGRAPH] = 100;
+	c.ns[TC_KPROBE] = 50;
+	c.ns[TC_TRACEPOINT] = 10;
+	c.own_ns = 40;
+	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 100 + 40 + 40, 1e-9);
+	k.self_fgraph = false;
+	c.ns[TC_KPROBE] = NAN; /* an unknown one counts nothing */
+	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 40, 1e-9);
+}
+END_TEST
+
+/* ---- the estimate ---- */
+
+static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
+{
+	struct aev a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
+
+	a.fg.func_id = func;
+	a.fg.depth = depth;
+	a.fg.calltime = a.fg.rettime = a.fg.dur = a.fg.retval = DARC_NULL;
+	return a;
+}
+
+/* A leaf call of @func from @t to @t + @dur on @cpu: its entry and its exit. */
+static void leaf(struct tc_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
+{
+	struct aev in = fg(AEV_FG_ENTRY, cpu, func, 2, t), out = fg(AEV_FG_EXIT, cpu, func, 2, t + dur);
+
+	out.fg.calltime = t;
+	out.fg.rettime = t + dur;
+	out.fg.dur = dur;
+	ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
+	ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+}
+
+/*
+ * Two functions called in turn, 40 times: 3 (an empty one, 500 ns) and 4
+ * (1500 ns), 300 ns from one's return to the next call; and calls of 5 whose
+ * entry and exit are not adjacent (an event between), never a leaf.
+ */
+static struct tc_est *fed(void)
+{
+	struct tc_est *e = tc_est_new();
+	struct aev sw = {.kind = AEV_SWITCH, .cpu = 1, .t = 5};
+	int64_t t = 1000000;
+
+	ck_assert_ptr_nonnull(e);
+	for (int i = 0; i < 40; i++) {
+		leaf(e, 0, 3, t, 500);
+		leaf(e, 0, 4, t + 800, 1500);
+		t += 2600; /* 300 ns after 4's return: 3 again */
+	}
+	for (int i = 0; i < 40; i++) {
+		struct aev in = fg(AEV_FG_ENTRY, 1, 5, 1, t), out = fg(AEV_FG_EXIT, 1, 5, 1, t + 50);
+		out.fg.calltime = t;
+		out.fg.rettime = t + 50;
+		out.fg.dur = 50;
+		ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
+		ck_assert_int_eq(tc_est_feed(e, &sw, false), 0);
+		ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+		t += 1000;
+	}
+	return e;
+}
+
+START_TEST(test_estimate)
+{
+	struct tc_est *e = fed();
+	double own, gap;
+	int64_t nown, ngap;
+
+	tc_est_get(e, 20, &own, &gap, &nown, &ngap);
+	ck_assert_int_eq(nown, 80); /* 3 and 4, not 5 */
+	ck_assert_int_eq(ngap, 79); /* every call but the first follows a sibling's return */
+	ck_assert_double_eq_tol(own, 500, 500 * 0.025);
+	ck_assert_double_eq_tol(gap, 300, 300 * 0.025);
+	tc_est_get(e, 50, &own, &gap, &nown, &ngap); /* too few calls of each */
+	ck_assert(isnan(own) && isnan(gap));
+	tc_est_free(e);
+}
+END_TEST
+
+START_TEST(test_est_json)
+{
+	struct tc_est *e = fed();
+	struct aev k = {.kind = AEV_PROBE_ENTRY, .cpu = 0};
+	char *j, *p;
+
+	ck_assert_int_eq(tc_est_feed(e, &k, false), 0);
+	j = tc_est_json(e, NULL);
+	/* 500 ns inside the empty function, 300 between calls: 800 */
+	ck_assert_ptr_nonnull(p = strstr(j, "\"function_graph\":{\"ns\":"));
+	ck_assert_double_eq_tol(strtod(p + strlen("\"function_graph\":{\"ns\":"), NULL), 800,
+				800 * 0.025);
+	ck_assert_ptr_nonnull(strstr(j, "\"source\":\"estimated\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":null,\"source\":\"unknown\",\"events\":1}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"tracepoint\":{\"ns\":null"));
+	free(j);
+	/* darc-record's measured costs win, the estimate stays beside */
+	j = tc_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
+			   "\"kprobe\":77,\"uprobe\":-3}}}");
+	ck_assert_ptr_nonnull(strstr(j, "\"function_graph\":{\"ns\":1234.5,\"source\":\"measured\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":77.0,\"source\":\"measured\",\"events\":1}"));
+	ck_assert_ptr_null(strstr(j, "uprobe")); /* a negative cost is no cost */
+	free(j);
+	tc_est_free(e);
+	e = tc_est_new();
+	ck_assert_ptr_null(tc_est_json(e, NULL)); /* no tracing mechanism at all */
+	tc_est_free(e);
+}
+END_TEST
+
+/* ---- from a database ---- */
+
+static char dir[64], target[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/darc-tc-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/tc.db", dir);
+}
+
+static void teardown(void)
+{
+	unlink(target);
+	rmdir(dir);
+}
+
+static struct call_rec call(int64_t id, int64_t task, int64_t func, int64_t parent, int64_t last,
+			    int64_t incl)
+{
+	struct call_rec c = {.id = id, .last_id = last, .task_id = task, .func_id = func,
+			     .parent_id = parent, .fnode_id = func, .interrupted_id = DARC_NULL,
+			     .depth = parent == DARC_NULL ? 0 : 1, .cpu = 0, .t_entry = id * 10,
+			     .t_exit = id * 10 + incl, .incl_ns = incl, .excl_ns = incl};
+	return c;
+}
+
+/*
+ * Function 1 (kernel) is called twice by task 100: call 1 (900 ns) holds
+ * calls 2, 4 and 5 of its task (2 kernel, 4 a system call, 5 a uprobe
+ * pair), a kprobe hit, a blocked interval and an interrupt; call 3 of task
+ * 200 runs meanwhile on another CPU. Call 6 (100 us) holds nothing.
+ */
+static void put_rows(struct db *db, const char *cost, const char *manifest)
+{
+	struct func_rec f[] = {{1, "vfs_read", FUNC_KERNEL, DARC_NULL, NULL, 0},
+			       {2, "pread64", FUNC_SYSCALL, 17, NULL, 0},
+			       {3, "app_func", FUNC_UPROBE, DARC_NULL, "/bin/app", 0}};
+	struct call_rec c[] = {call(1, 100, 1, DARC_NULL, 5, 900), call(2, 100, 1, 1, 2, 10),
+			       call(3, 200, 1, DARC_NULL, 3, 10), call(4, 100, 2, 1, 4, 10),
+			       call(5, 100, 3, 1, 5, 10), call(6, 100, 1, DARC_NULL, 6, 100000)};
+	struct probe_rec p = {1, 35, 0, 100, 1, "kprobes:submit_bio", PROBE_POINT, CTX_TASK, 4, NULL};
+	struct probe_rec p2 = {2, 36, 1, 200, 1, "kprobes:submit_bio", PROBE_POINT, CTX_TASK, 3, NULL};
+	struct sched_rec s = {1, 100, SCHED_BLOCKED, 2, 0, 0, 20, 30, 2, DARC_NULL};
+	struct irq_rec irq = {1, 0, IRQ_HARD, 11, "virtio", 40, 45, 100, 5};
+	struct task_rec t[] = {{100, 100, "fio"}, {200, 200, "trace-cmd"}, {300, 300, "darc-record"},
+			       {401, 400, "worker"}};
+	struct recording_rec r = {.source = "x.dat", .cpus = 2, .t_first = DARC_NULL,
+				  .t_last = DARC_NULL, .source_size = DARC_NULL,
+				  .source_mtime_ns = DARC_NULL, .manifest = manifest,
+				  .tracer_cost = cost};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+		ck_assert_int_eq(db_put_func(db, &f[i]), 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
+		ck_assert_int_eq(db_put_call(db, &c[i]), 0);
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
+		ck_assert_int_eq(db_put_task(db, &t[i]), 0);
+	ck_assert_int_eq(db_put_probe(db, &p), 0);
+	ck_assert_int_eq(db_put_probe(db, &p2), 0);
+	ck_assert_int_eq(db_put_sched(db, &s), 0);
+	ck_assert_int_eq(db_put_irq(db, &irq), 0);
+	ck_assert_int_eq(db_put_recording(db, &r), 0);
+}
+
+static sqlite3 *make_db(const char *cost, const char *manifest)
+{
+	struct fmt_err err;
+	struct db *db = db_create(target, true, &err);
+	sqlite3 *s;
+
+	ck_assert_msg(db, "%s", err.msg);
+	put_rows(db, cost, manifest);
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(sqlite3_open_v2(target, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return s;
+}
+
+static const char cost_json[] =
+    "{\"function_graph\":{\"ns\":100,\"source\":\"measured\",\"own_ns\":40},"
+    "\"kprobe\":{\"ns\":50,\"source\":\"measured\"},\"uretprobe\":{\"ns\":1000},"
+    "\"tracepoint\":{\"ns\":10,\"source\":\"measured\"},\"uprobe\":{\"ns\":\"x\"}}";
+
+START_TEST(test_load_counts)
+{
+	sqlite3 *s = make_db(cost_json, NULL);
+	struct fmt_err err;
+	struct tc_cost c;
+	struct tc_counts k;
+	struct tc_ctx *x;
+
+	ck_assert_int_eq(tc_load(s, &c, &err), 0);
+	ck_assert(c.ns[TC_FGRAPH] == 100 && !c.estimated[TC_FGRAPH] && c.own_ns == 40);
+	ck_assert(c.ns[TC_KPROBE] == 50 && c.ns[TC_TRACEPOINT] == 10);
+	ck_assert(c.ns[TC_URETPROBE] == 1000 && c.estimated[TC_URETPROBE]); /* no source */
+	ck_assert(isnan(c.ns[TC_UPROBE]) && isnan(c.ns[TC_KRETPROBE]));
+	x = tc_ctx_new(s, &err);
+	ck_assert_msg(x, "%s", err.msg);
+	ck_assert_int_eq(tc_call_counts(x, 1, &k, &err), 0);
+	/* 2 (kernel); 4 (syscall: 2 events), 5 (uprobe pair: its return probe);
+	   the kprobe hit in 4; blocked in 2 (4 events), the interrupt of 5 (2); not 3 */
+	ck_assert_int_eq(k.n[TC_FGRAPH], 1);
+	ck_assert_int_eq(k.n[TC_URETPROBE], 1);
+	ck_assert_int_eq(k.n[TC_UPROBE], 0);
+	ck_assert_int_eq(k.n[TC_KPROBE], 1);
+	ck_assert_int_eq(k.n[TC_TRACEPOINT], 2 + 4 + 2);
+	ck_assert(k.self_fgraph);
+	ck_assert_double_eq_tol(tc_share(&c, &k), 100 + 1000 + 50 + 80 + 40, 1e-9);
+	ck_assert_int_eq(tc_call_counts(x, 6, &k, &err), 0);
+	ck_assert_int_eq(k.n[TC_FGRAPH] + k.n[TC_KPROBE] + k.n[TC_TRACEPOINT], 0);
+	tc_ctx_free(x);
+	sqlite3_close(s);
+}
+END_TEST
+
+START_TEST(test_hist_shift)
+{
+	static const char small[] = "{\"function_graph\":{\"ns\":100,\"own_ns\":40},"
+				    "\"tracepoint\":{\"ns\":10}}";
+	sqlite3 *s = make_db(small, NULL);
+	struct fmt_err err;
+	struct tc_cost c;
+	struct tc_bucket *b;
+	int n;
+
+	ck_assert_int_eq(tc_load(s, &c, &err), 0);
+	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 0, 1, &b, &n, &err), 0);
+	/* calls 1 (900 ns, bucket 9; share 100 + 80 + 40 = 220: 680, still 9),
+	   2 and 3 (10 ns, bucket 3; own 40 is all of it: 1 ns, bucket 0),
+	   6 (100 us, bucket 16; own 40: no shift) */
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(b[0].bucket, 3);
+	ck_assert_int_eq(b[0].calls, 2);
+	ck_assert_int_eq(b[0].shifted, 2);
+	ck_assert_int_eq(b[0].shift, 3);
+	ck_assert_int_eq(b[1].bucket, 9);
+	ck_assert_int_eq(b[1].shifted, 0);
+	ck_assert_double_eq_tol(b[1].share_ns, 220, 1e-9);
+	ck_assert_double_eq_tol(b[1].share, 220.0 / 900, 1e-9);
+	ck_assert_int_eq(b[2].bucket, 16);
+	ck_assert_int_eq(b[2].shift_max, 0);
+	free(b);
+	/* at 4 buckets an octave the 220 ns of call 1 are two: 39 -> 37 */
+	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 0, 4, &b, &n, &err), 0);
+	ck_assert_int_eq(b[1].bucket, 39);
+	ck_assert_int_eq(b[1].shift, 2);
+	ck_assert_int_eq(b[1].shifted, 1);
+	free(b);
+	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 1, 1, &b, &n, &err), -1); /* excl: no */
+	ck_assert_ptr_nonnull(strstr(err.msg, "incl_ns"));
+	sqlite3_close(s);
+}
+END_TEST
+
+START_TEST(test_recorder_task)
+{
+	sqlite3 *s = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
+	struct fmt_err err;
+	struct tc_cost c;
+	char who[32] = "";
+
+	ck_assert_int_eq(tc_load(s, &c, &err), 0); /* no tracer_cost: all unknown */
+	ck_assert(isnan(c.ns[TC_FGRAPH]) && isnan(c.own_ns));
+	ck_assert_int_eq(tc_recorder_task(s, 100, who, sizeof(who), &err), 0);
+	ck_assert_int_eq(tc_recorder_task(s, 200, who, sizeof(who), &err), 1);
+	ck_assert_str_eq(who, "trace-cmd");
+	ck_assert_int_eq(tc_recorder_task(s, 300, who, sizeof(who), &err), 1);
+	ck_assert_str_eq(who, "darc-record");
+	/* a thread of the manifest's recorder pid, whatever its name */
+	ck_assert_int_eq(tc_recorder_task(s, 401, who, sizeof(who), &err), 1);
+	ck_assert_int_eq(tc_recorder_task(s, 999, who, sizeof(who), &err), 0);
+	sqlite3_close(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tracer-cost");
+	TCase *t = tcase_create("pure"), *d = tcase_create("db");
+
+	tcase_add_test(t, test_shift);
+	tcase_add_test(t, test_share);
+	tcase_add_test(t, test_estimate);
+	tcase_add_test(t, test_est_json);
+	tcase_add_checked_fixture(d, setup, teardown);
+	tcase_add_test(d, test_load_counts);
+	tcase_add_test(d, test_hist_shift);
+	tcase_add_test(d, test_recorder_task);
+	suite_add_tcase(s, t);
+	suite_add_tcase(s, d);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
