@@ -13,6 +13,7 @@
 #include "syscalls-generic.h"
 #include "syscalls-i386.h"
 #include "syscalls-x86_64.h"
+#include "jtext.h"
 
 #define NFIELD 6
 
@@ -684,12 +685,15 @@ static int64_t kfunc(struct decoder *d, uint64_t addr, int user, const char *eve
 	{
 		const char *sym = user ? NULL : tep_find_function(d->tep, addr);
 		unsigned long long start = user ? 0 : tep_find_function_address(d->tep, addr);
+		const char *fn = sym ? fmt_reader_function_at(d->r, start) : NULL;
 		char buf[64];
 		uint64_t addr_of = addr;
 		/* a kernel function is one however it was seen (function_graph or a probe) */
 		int kind = user || fmt_reader_info(d->r)->user_funcs ? FUNC_UPROBE : FUNC_KERNEL;
 		int64_t id;
 
+		if (fn) /* a function, not the section marker at its address */
+			sym = fn;
 		if (sym && start != addr && entry_of(sym, start, addr, event))
 			addr_of = start; /* the function itself, seen past its entry preamble */
 		else if (event && (!sym || start != addr)) {
@@ -890,7 +894,7 @@ static json_t *arg_json(struct decoder *d, const struct tep_format_field *f,
 		return json_null();
 	case ARG_HEX:
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)num(d, f, ev));
-		return json_string(buf);
+		return jtext(buf);
 	default:
 		return json_integer(num(d, f, ev));
 	}
@@ -908,7 +912,7 @@ static const char *probe_args_jansson(struct decoder *d, const struct etype *t,
 		return NULL;
 	for (int i = 0; i < t->nargs; i++)
 		json_object_set_new(o, t->args[i]->name, arg_json(d, t->args[i], ev));
-	d->args_json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	d->args_json = json_dumps(jtext_clean(o), JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(o);
 	return d->args_json;
 }
@@ -1092,11 +1096,11 @@ static int fg_args_json(struct decoder *d, const struct tep_format_field *f,
 		one.offset = f->offset + (slot - 1) * lsize;
 		one.flags |= TEP_FIELD_IS_SIGNED;
 		v = p && p[i].kind == 'd' && p[i].slots == 1 ? json_integer(num(d, &one, ev))
-							     : json_string(val);
+							     : jtext(val);
 		json_object_set_new(o, name, v);
 	}
 	free(d->args_json);
-	d->args_json = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+	d->args_json = o ? json_dumps(jtext_clean(o), JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
 			 : NULL;
 	json_decref(o);
 	*out = d->args_json;

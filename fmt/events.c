@@ -94,7 +94,9 @@ int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_
  * ("? x : long REC->y", a type where a value goes: SIGSEGV), and a ';'
  * (after a ?: it is read past the end: "1 ? 2 : 4;"), and a "->" on
  * anything but REC ("1 ? 2 : n->x", SIGSEGV; the kernel's are "REC->x" and
- * "(REC)->x"). These are
+ * "(REC)->x"), and a '{' that does not start an element of a list after
+ * a ',' ("REC->a[2]{ REC->b": SIGSEGV; the kernel's braces are the
+ * { value, "name" } pairs of __print_flags and __print_symbolic). These are
  * screens, not a grammar: libtraceevent's parser still trusts the print fmt.
  */
 static bool name_char(char c)
@@ -142,6 +144,14 @@ static bool on_rec(const char *text, const char *p)
 	return p - text >= 3 && !memcmp(p - 3, "REC", 3) && !(p - text > 3 && name_char(p[-4]));
 }
 
+/* Whether the last character before @p, after @text's start, that is not a space is a ','. */
+static bool after_comma(const char *text, const char *p)
+{
+	while (p > text && isspace((unsigned char)p[-1]))
+		p--;
+	return p > text && p[-1] == ',';
+}
+
 static bool print_args_ok(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
@@ -170,6 +180,8 @@ static bool print_args_ok(const char *text, size_t len)
 			indexed = false;
 		}
 		if (!two_names_ok(p, end) || (*p == '-' && q < end && *q == '>' && !on_rec(text, p)))
+			return false;
+		if (*p == '{' && !after_comma(text, p))
 			return false;
 		if ((*p && strchr("$@#`\\;", *p)) ||
 		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))

@@ -172,6 +172,13 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err);
 const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr);
 
 /*
+ * The function that starts at kernel address @addr, named as darc names it:
+ * never a section marker that shares its address (io_schedule_timeout, not
+ * __sched_text_start); NULL when no such symbol is known.
+ */
+const char *fmt_reader_function_at(struct fmt_reader *r, uint64_t addr);
+
+/*
  * A function's parameter as the recording names it: ftrace text prints the
  * arguments function_graph saved (funcgraph-args) with the names and types
  * the kernel's BTF gives; a trace.dat keeps only the argument registers.

@@ -125,6 +125,37 @@ const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr)
 	return bsearch(&key, k->v, k->n, sizeof(*k->v), find_cmp);
 }
 
+/* Is @name (@len bytes) a section marker, not a function: __sched_text_start, _etext, ...? */
+static bool marker(const char *name, size_t len)
+{
+	static const char *const ends[] = {"_text_start", "_text_end"};
+	static const char *const whole[] = {"_text", "_stext", "_etext", "_sinittext",
+					    "_einittext"};
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++)
+		if (len > strlen(ends[i]) &&
+		    !memcmp(name + len - strlen(ends[i]), ends[i], strlen(ends[i])))
+			return true;
+	for (size_t i = 0; i < sizeof(whole) / sizeof(*whole); i++)
+		if (len == strlen(whole[i]) && !memcmp(name, whole[i], len))
+			return true;
+	return false;
+}
+
+const char *ksyms_function_at(struct ksyms *k, uint64_t addr)
+{
+	const struct ksym *s = ksyms_find(k, addr), *end = k->v + k->n;
+
+	if (!s || s->addr != addr)
+		return NULL;
+	while (s > k->v && s[-1].addr == addr)
+		s--;
+	for (; s < end && s->addr == addr; s++)
+		if (!marker(k->text + s->name, s->len))
+			return ksyms_name(k, s);
+	return NULL;
+}
+
 /* @n bytes of string space that live as long as @k, or NULL. */
 static char *arena_take(struct ksyms *k, size_t n)
 {

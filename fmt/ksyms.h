@@ -67,6 +67,14 @@ int ksyms_publish(struct ksyms *k, struct tep_handle *tep);
 /* The function containing @addr, as libtraceevent's table finds it; NULL if none. */
 const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr);
 
+/*
+ * The function at exactly @addr, named: of the symbols there, the first
+ * that is no section marker (__sched_text_start shares io_schedule_timeout's
+ * address, and libtraceevent's lookup gives the marker). NULL when nothing
+ * but markers (or nothing) is there.
+ */
+const char *ksyms_function_at(struct ksyms *k, uint64_t addr);
+
 /* The name of @s (an entry of @k) as a C string, or NULL when out of memory. */
 const char *ksyms_name(struct ksyms *k, const struct ksym *s);
 

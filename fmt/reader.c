@@ -53,6 +53,11 @@ const char *fmt_reader_func_module(const struct fmt_reader *r, uint64_t addr)
 	return kmod_find(&r->kmods, addr);
 }
 
+const char *fmt_reader_function_at(struct fmt_reader *r, uint64_t addr)
+{
+	return ksyms_function_at(&r->ksyms_tab, addr);
+}
+
 bool fmt_reader_func_params(const struct fmt_reader *r, uint64_t addr,
 			    const struct fmt_param **p, int *n)
 {

@@ -26,6 +26,30 @@ static size_t utf8_char(const unsigned char *s)
 	return c < least[n] || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff ? 0 : n;
 }
 
+int vis_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : *p < 0xc2 ? 0 : *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : *p < 0xf5 ? 4 : 0;
+		uint32_t c;
+
+		if (!n)
+			return 0;
+		c = n == 1 ? *p : *p & (0x7f >> n);
+		for (size_t i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || (c >= 0xd800 && c < 0xe000) ||
+		    c > 0x10ffff)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
 /* Does @s hold a digit and then only digits and dots to its end? */
 static int count_tail(const char *s)
 {

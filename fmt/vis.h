@@ -34,4 +34,7 @@ void vis_put(FILE *out, const char *s, unsigned flags);
  */
 const char *vis(const char *s);
 
+/* Is @s valid UTF-8 throughout (what a JSON string may hold as it is)? */
+int vis_utf8_valid(const char *s);
+
 #endif

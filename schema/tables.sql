@@ -322,7 +322,7 @@ CREATE TABLE explain_subject (
 	kind TEXT NOT NULL,	     -- 'syscall', 'user' or 'root'
 	calls INTEGER NOT NULL,	     -- its complete calls
 	total_ns REAL NOT NULL,	     -- their latency
-	how TEXT NOT NULL,	     -- 'peak' or 'tail'
+	how TEXT NOT NULL,	     -- 'peak', 'tail', or 'body' (nothing slower: the body itself)
 	lo INTEGER NOT NULL,	     -- the slow part's buckets (log2 of incl_ns)
 	hi INTEGER NOT NULL,
 	slow_calls INTEGER NOT NULL,

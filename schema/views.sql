@@ -257,13 +257,13 @@ WHERE b.t_complete IS NOT NULL;
 -- that chains of waits can be followed (view wait_chain, darc waits).
 -- category: 'preempted' (switched out runnable), 'blocking I/O' (a bio the
 -- task submitted completed during it), 'timed out' (woken by a timer: in the
--- TIMER or HRTIMER softirq or a timer vector (wakeup.handler), or in a hard
--- interrupt that no irq event names: a system vector, of which the one that
--- ends sleeps is the local timer running expired hrtimers (nanosleep,
--- schedule_hrtimeout); decided by the wake-up alone, never by whether an
--- interrupt episode happened to be traced around it, so that identical
--- sleeps get one category), 'ended by hardware' (woken from another interrupt),
+-- TIMER or HRTIMER softirq or a timer vector, as wakeup.handler names it),
+-- 'remote wake-up' (in an IPI's vector, call_function or reschedule: a wake-up
+-- another CPU queued), 'unknown interrupt' (in a hard interrupt or softirq no
+-- event names: the recording lacks the interrupt's events there, and darc
+-- does not guess which it was), 'ended by hardware' (woken from another interrupt),
 -- 'waiting on another task' (a task woke it), 'unaccounted' (no wake-up seen).
+-- Decided by the wake-up alone, so that identical sleeps get one category.
 -- run_delay_ns: from the wake-up to running again (scheduler delay).
 CREATE VIEW wait AS
 SELECT s.id, s.task_id, s.kind, s.t_out, s.t_in, s.t_in - s.t_out AS ns, s.call_id,
@@ -279,8 +279,11 @@ SELECT s.id, s.task_id, s.kind, s.t_out, s.t_in, s.t_in - s.t_out AS ns, s.call_
 	WHEN w.id IS NULL THEN 'unaccounted'
 	WHEN EXISTS (SELECT 1 FROM bio b WHERE b.task_id = s.task_id
 		     AND b.t_complete >= s.t_out AND b.t_complete <= w.t) THEN 'blocking I/O'
-	WHEN w.ctx != 0 AND (w.handler IN ('TIMER', 'HRTIMER') OR w.handler LIKE '%timer%'
-		OR (w.ctx = 1 AND w.handler IS NULL)) THEN 'timed out'
+	WHEN w.ctx != 0 AND (w.handler IN ('TIMER', 'HRTIMER') OR w.handler LIKE '%timer%')
+		THEN 'timed out'
+	WHEN w.ctx = 1 AND (w.handler LIKE '%call_function%' OR w.handler LIKE '%reschedule%')
+		THEN 'remote wake-up'
+	WHEN w.ctx != 0 AND w.handler IS NULL THEN 'unknown interrupt'
 	WHEN w.ctx != 0 THEN 'ended by hardware'
 	ELSE 'waiting on another task'
 	END AS category

@@ -94,6 +94,20 @@ static int check(struct cmd_ctx *ctx, void *args)
 	return ROPT_OK;
 }
 
+/*
+ * The width trace-cmd report gives a buffer's name when the file has
+ * instances: the longest name's, the top buffer's empty name included.
+ */
+static int buffer_name_width(const struct fmt_info *info)
+{
+	size_t w = 0;
+
+	for (int i = 0; i < info->nbuffers; i++)
+		if (strlen(info->buffers[i].name) > w)
+			w = strlen(info->buffers[i].name);
+	return (int)w;
+}
+
 /* The head of @ev's line: lost events before it, buffer, task, CPU and time. */
 static void print_head(const struct fmt_info *info, struct tep_handle *tep,
 		       const struct fmt_event *ev, const struct args *a)
@@ -105,8 +119,10 @@ static void print_head(const struct fmt_info *info, struct tep_handle *tep,
 		printf("CPU:%d [EVENTS DROPPED]\n", ev->cpu);
 	else if (ev->missed)
 		printf("CPU:%d [%" PRIu64 " EVENTS DROPPED]\n", ev->cpu, ev->missed);
-	printf("%s%s%16s-%-5d [%03d]", vis(bname), *bname ? ": " : "",
-	       vis(tep_data_comm_from_pid(tep, ev->pid)), ev->pid, ev->cpu);
+	if (info->nbuffers > 1) /* trace-cmd pads every name to the longest */
+		printf("%*s%s", buffer_name_width(info), vis(bname), *bname ? ": " : "  ");
+	printf("%16s-%-5d [%03d]", vis(tep_data_comm_from_pid(tep, ev->pid)), ev->pid,
+	       ev->cpu);
 	if (a->like != DUMP_DARC) {
 		if (a->like == DUMP_33)
 			printf("-0x%x", ev->flags);

@@ -22,28 +22,34 @@ static const char usage_head[] =
 	"function that runs only inside another subject (its time is in the\n"
 	"subject's causes).\n\n"
 	"Each subject's slow part: when its latency profile has two peaks or more\n"
-	"(as a person sees them: darc peaks --explain), the peak above the body (the\n"
-	"peak with the most calls) with the most latency, and any other above it\n"
-	"holding 20% of the latency; with one peak, the tail, the buckets above the\n"
+	"(darc peaks' peaks), the peak above the body (the peak with the most\n"
+	"calls) with the most latency, and any other above it holding 5% of the\n"
+	"latency; with one peak, the tail, the buckets above the\n"
 	"one holding the 90th percentile of the calls, contrasted with the body\n"
-	"below it (a tail under 5% of the latency is not worth a section: one line\n"
-	"says so). Subjects are ranked by the latency of their slow part.\n\n"
+	"below it. Where nothing is slower than the rest (no peak above the body,\n"
+	"a tail under 5% of the latency), the body itself, \"typical calls\": where\n"
+	"a typical call spends its time. Every subject gets an answer; subjects are\n"
+	"ranked by the latency of the part explained.\n\n"
 	"The slow part is searched as darc paths searches a peak (and stored as a\n"
-	"search); every path of the tree to a leaf is a cause, and so is a runner-up\n"
-	"that cost more time than the winner at its level, followed down its own\n"
-	"calls. Causes are listed by the time they cost, largest first; those under\n"
-	"5% of the slow part are left out. A sentence reads:\n\n"
-	"  write(): slow peak (buckets 21-24, 110 calls, 38% of its latency):\n"
-	"  waiting for a read-write semaphore, as a writer (ext4_buffered_write_iter\n"
-	"  > down_write > rwsem_down_write_slowpath), 71% of that time, woken by\n"
-	"  writer [212]\n\n"
-	"that is: the subject; which calls are slow (log2 buckets of ns: 21 is\n"
-	"2.1 ms .. 4.2 ms) and their share of the subject's latency; what the calls\n"
-	"did in that time (waiting, preempted, interrupted by, running in, waiting\n"
-	"for the disk) with the functions where, the thing waited for in plain words\n"
-	"only for well-known functions (mutex_lock, down_write, ...); the share of\n"
-	"the slow part's latency; who woke the wait or preempted the task. Subjects\n"
-	"and causes are stored in tables explain_subject and explain_cause.\n\n"
+	"search), and a callee that loses the vote but holds 5% of the time is\n"
+	"followed too; every path of the tree to a leaf is a cause, and so is a\n"
+	"runner-up of 5% or more. Causes are listed by the time they cost, largest\n"
+	"first; those under 5% of the slow part are left out. A sentence reads:\n\n"
+	"  read(): typical calls (bucket 24, 200 calls, 100% of its latency):\n"
+	"  waiting for data in a pipe (vfs_read > pipe_read), 96% of that time,\n"
+	"  woken by producer [138] (pipe_write), which waited for the disk (88% of\n"
+	"  its time): 200 bios\n\n"
+	"that is: the subject; which calls (log2 buckets of ns: 24 is 16.8 ms ..\n"
+	"33.6 ms) and their share of the subject's latency; what the calls did in\n"
+	"that time (waiting, preempted, interrupted by, running in, waiting for the\n"
+	"disk) with the functions where, the thing waited for in plain words only\n"
+	"for well-known functions (mutex_lock, a futex, the ext4 journal, page\n"
+	"writeback, balance_dirty_pages, ...); the share of the part's latency; who\n"
+	"ended the wait, followed into that task's own time over it (what it ran,\n"
+	"what it waited for) down to CPU, a device, a timer or an interrupt; or\n"
+	"who preempted the task. Where the recording cannot tell what ended a wait\n"
+	"(an interrupt no event names), the sentence says so and what to record.\n"
+	"Subjects and causes are stored in tables explain_subject and explain_cause.\n\n"
 	"      --top N          that many subjects (default 3)\n"
 	"      --verbose        each slow part's search tree too, as darc paths prints it\n"
 	"      --maxcount-pct P, --max-depth N, --min-bucket B, --mode M: as darc paths\n";
@@ -53,9 +59,9 @@ static const char usage_calls[] =
 	"      --json           print JSON\n";
 static const char usage_tail[] =
 	"  -h, --help\n\n"
-	"--json prints {\"subjects\": [...], \"skipped\": [...]}: per subject func, title,\n"
-	"kind (syscall, user, root), calls, total_ns, slow {how, lo, hi, calls, ns,\n"
-	"share}, body {lo, hi, calls, ns} or null, search (its id), causes [{path,\n"
+	"--json prints {\"subjects\": [...]}: per subject func, title, kind\n"
+	"(syscall, user, root), calls, total_ns, slow {how (peak, tail, body), lo,\n"
+	"hi, calls, ns, share, tail_share for a body}, body {lo, hi, calls, ns} or null, search (its id), causes [{path,\n"
 	"kind, ns, share, votes, who, sentence}], nodes (as darc paths --json), and\n"
 	"more [...] for further slow parts.\n\n"
 	"examples:\n"
@@ -110,7 +116,6 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct peak_params dflt = PEAK_PARAMS_DEFAULT;
 	const struct ropt *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
@@ -119,7 +124,7 @@ static int check(struct cmd_ctx *ctx, void *args)
 		return ROPT_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
-	    o->pp.prominence != dflt.prominence || o->pp.smooth != dflt.smooth) {
+	    o->pp.rule != PEAK_SEEN) {
 		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
 					  " peaks a person sees: --metric, --resolution, --unit,"
 					  " --prominence and --smooth are darc peaks'");

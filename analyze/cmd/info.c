@@ -13,9 +13,11 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "explain-wake.h"
 #include "fmt.h"
 #include "info-manifest.h"
 #include "vis.h"
+#include "jtext.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -24,8 +26,9 @@ static const char usage_text[] =
 	"events per CPU (marks in the ring-buffer pages, and the overrun counts\n"
 	"the recorder saved), and what the reader passed over on purpose (options\n"
 	"of unknown type, malformed metadata lines; perf.data samples of events\n"
-	"that are no tracepoint, records not needed), counted. Every event is read,\n"
-	"so a corrupt file fails here.\n\n"
+	"that are no tracepoint, records not needed), counted; and a warning when\n"
+	"what ended its tasks' sleeps cannot be named (wake-ups from interrupts no\n"
+	"recorded event names). Every event is read, so a corrupt file fails here.\n\n"
 	"  --json   one JSON object on stdout, for scripts\n"
 	"  -h, --help\n";
 
@@ -135,18 +138,18 @@ static json_t *clock_json(const struct fmt_info *info)
 	for (int i = 0; i < info->noptions; i++) {
 		const struct fmt_option *o = &info->options[i];
 
-		json_array_append_new(opts, json_pack("{s:i, s:s, s:s, s:s}", "id", o->id, "name",
+		json_array_append_new(opts, json_pack("{s:i, s:s, s:s, s:o}", "id", o->id, "name",
 						      o->name, "use", option_use[o->use], "note",
-						      o->note));
+						      jtext(o->note)));
 		if (o->use == FMT_OPTION_IGNORED)
-			json_array_append_new(ign, json_pack("{s:i, s:s, s:s}", "id", o->id, "name",
-							     o->name, "why", o->note));
+			json_array_append_new(ign, json_pack("{s:i, s:s, s:o}", "id", o->id, "name",
+							     o->name, "why", jtext(o->note)));
 	}
 	return json_pack("{s:o, s:s, s:o, s:o, s:b, s:I, s:o, s:o}", "trace_clock",
-			 info->trace_clock ? json_string(info->trace_clock) : json_null(), "unit",
+			 info->trace_clock ? jtext(info->trace_clock) : json_null(), "unit",
 			 info->ts_not_ns ? "counts" : "ns", "conversion",
-			 info->ts_conv ? json_string(info->ts_conv) : json_null(), "not_ns",
-			 info->ts_not_ns ? json_string(info->ts_not_ns) : json_null(),
+			 info->ts_conv ? jtext(info->ts_conv) : json_null(), "not_ns",
+			 info->ts_not_ns ? jtext(info->ts_not_ns) : json_null(),
 			 "report_seconds", info->ts_report_secs, "offset_ns",
 			 (json_int_t)info->ts_offset, "options", opts, "options_not_applied", ign);
 }
@@ -157,6 +160,7 @@ struct tally {
 	uint64_t total, first, last;
 	struct count *sorted; /* the types seen, most events first */
 	int nsorted;
+	struct wake_evidence *wake; /* what names the wakers (explain-wake.h) */
 };
 
 /* Read every event of @r into @t. 0, or -1 with @err set. */
@@ -167,7 +171,8 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 
 	t->counts = calloc(65536, sizeof(*t->counts));
 	t->sorted = malloc(sizeof(*t->sorted) * 65536);
-	if (!t->counts || !t->sorted)
+	t->wake = calloc(1, sizeof(*t->wake));
+	if (!t->counts || !t->sorted || !t->wake)
 		return fmt_errf(err, NULL, "out of memory");
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
 		if (!t->total)
@@ -175,6 +180,8 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 		t->last = ev.ts;
 		t->total++;
 		t->counts[ev.type]++;
+		wake_evidence_add(t->wake, ev.type, ev.event ? ev.event->system : NULL,
+				  ev.event ? ev.event->name : NULL, ev.pid, ev.flags);
 	}
 	if (n < 0)
 		return -1;
@@ -194,8 +201,8 @@ static json_t *buffers_json(struct fmt_reader *r)
 	for (int b = 0; b < info->nbuffers; b++) {
 		const struct fmt_buffer *fb = &info->buffers[b];
 		json_t *bo = json_object(), *cpus = json_array();
-		json_object_set_new(bo, "name", json_string(fb->name));
-		json_object_set_new(bo, "clock", json_string(fb->clock));
+		json_object_set_new(bo, "name", jtext(fb->name));
+		json_object_set_new(bo, "clock", jtext(fb->clock));
 		for (int i = 0; i < fb->ncpus; i++) {
 			const struct fmt_cpu_stats *st = fmt_reader_cpu_stats(r, b, i);
 			json_t *co = json_object();
@@ -223,7 +230,7 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 "bad_metadata_lines", info->bad_lines, "samples",
 			 (json_int_t)info->skipped_samples, "records",
 			 (json_int_t)info->skipped_records, "text",
-			 info->skipped ? json_string(info->skipped) : json_null());
+			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
 static void print_json(struct fmt_reader *r, const struct tally *t)
@@ -232,18 +239,18 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_t *o = json_object(), *ev_o = json_object();
 	char label[256];
 
-	json_object_set_new(o, "file", json_string(info->path));
-	json_object_set_new(o, "format", json_string(info->format));
+	json_object_set_new(o, "file", jtext(info->path));
+	json_object_set_new(o, "format", jtext(info->format));
 	json_object_set_new(o, "version", json_integer(info->version));
 	json_object_set_new(o, "big_endian", json_boolean(info->big_endian));
 	json_object_set_new(o, "long_size", json_integer(info->long_size));
 	json_object_set_new(o, "page_size", json_integer(info->page_size));
-	json_object_set_new(o, "compression", json_string(info->compression));
-	json_object_set_new(o, "compression_version", json_string(info->compression_ver));
-	json_object_set_new(o, "uname", info->uname ? json_string(info->uname) : json_null());
+	json_object_set_new(o, "compression", jtext(info->compression));
+	json_object_set_new(o, "compression_version", jtext(info->compression_ver));
+	json_object_set_new(o, "uname", info->uname ? jtext(info->uname) : json_null());
 	json_object_set_new(o, "tracer_version",
-			    info->tracer_version ? json_string(info->tracer_version) : json_null());
-	json_object_set_new(o, "clock", json_string(info->clock));
+			    info->tracer_version ? jtext(info->tracer_version) : json_null());
+	json_object_set_new(o, "clock", jtext(info->clock));
 	json_object_set_new(o, "timestamps", clock_json(info));
 	json_object_set_new(o, "cpus", json_integer(info->cpus));
 	json_object_set_new(o, "events", json_integer(t->total));
@@ -253,13 +260,16 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 	json_object_set_new(o, "event_formats", json_integer(info->nevent_formats));
 	json_object_set_new(o, "unknown_options", json_integer(info->unknown_options));
 	json_object_set_new(o, "skipped", skipped_json(info));
-	json_object_set_new(o, "lacks", info->lacks ? json_string(info->lacks) : json_null());
+	json_object_set_new(o, "lacks", info->lacks ? jtext(info->lacks) : json_null());
 	for (int i = 0; i < t->nsorted; i++)
 		json_object_set_new(ev_o,
 				    event_label(fmt_reader_tep(r), t->sorted[i].type, label,
 						sizeof(label)),
 				    json_integer(t->sorted[i].n));
 	json_object_set_new(o, "events_by_name", ev_o);
+	/* explain's evidence of who ended a sleep (explain-wake.h) */
+	json_object_set_new(o, "warning", wake_evidence_warning(t->wake, label, sizeof(label))
+						  ? json_string(label) : json_null());
 	json_object_set_new(o, "buffers", buffers_json(r));
 	if (info->manifest_json) {
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
@@ -267,11 +277,11 @@ static void print_json(struct fmt_reader *r, const struct tally *t)
 		/* by mechanism, as darc-record measured it (darc analyze estimates the rest) */
 		json_object_set_new(o, "tracer_cost_ns",
 				    json_is_object(cost) ? json_incref(cost) : json_null());
-		json_object_set_new(o, "manifest", m ? m : json_string(info->manifest_json));
+		json_object_set_new(o, "manifest", m ? m : jtext(info->manifest_json));
 	} else {
 		json_object_set_new(o, "tracer_cost_ns", json_null());
 	}
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(jtext_clean(o), stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	json_decref(o);
 }
@@ -341,6 +351,9 @@ static void print_text(struct fmt_reader *r, const struct tally *t)
 		printf("  %12" PRIu64 "  %s\n", t->sorted[i].n,
 		       vis(event_label(fmt_reader_tep(r), t->sorted[i].type, label,
 				       sizeof(label))));
+	/* explain's evidence of who ended a sleep (explain-wake.h) */
+	if (wake_evidence_warning(t->wake, label, sizeof(label)))
+		printf("warning:      %s\n", label);
 }
 
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
@@ -363,6 +376,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 		print_text(ctx->reader, &t);
 	free(t.sorted);
 	free(t.counts);
+	free(t.wake);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "vis.h"
+#include "jtext.h"
 
 /* One function's totals over the subtrees of its outermost fnodes. */
 struct ftot {
@@ -129,7 +130,7 @@ static int hist_text(void *ctx, int bucket, uint64_t count)
 
 static json_t *func_json(const struct ftot *x, const struct func_rec *fr, const struct hist *h)
 {
-	json_t *f = json_pack("{ss sI sI sI sI sI sI sI sI sI}", "func", fr->name, "calls",
+	json_t *f = json_pack("{so sI sI sI sI sI sI sI sI sI}", "func", jtext(fr->name), "calls",
 			      (json_int_t)x->calls, "incl_ns", (json_int_t)x->incl, "self_ns",
 			      (json_int_t)x->self, "callees_ns", (json_int_t)x->callees, "irq_ns",
 			      (json_int_t)x->irq, "softirq_ns", (json_int_t)x->softirq, "preempt_ns",
@@ -214,7 +215,7 @@ static json_t *head_json(const struct pipeline_result *res, const char *db)
 {
 	const struct ftree_stats *st = ftree_stats(res->ft);
 
-	return json_pack("{ss sI sf sI sI sI sI sI sI sI si sI sI sI sI sI so}", "database", db,
+	return json_pack("{so sI sf sI sI sI sI sI sI sI si sI sI sI sI sI so}", "database", jtext(db),
 			 "events", (json_int_t)res->events, "seconds", res->seconds, "calls",
 			 (json_int_t)st->calls, "complete", (json_int_t)st->complete, "no_entry",
 			 (json_int_t)st->no_entry, "no_exit", (json_int_t)st->no_exit, "gap",
@@ -281,7 +282,7 @@ void summary_print(FILE *out, const struct pipeline_result *res, const char *rec
 	if (j) {
 		json_object_set_new(j, "split", json_string("subtree"));
 		json_object_set_new(j, "top", top);
-		json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(jtext_clean(j), out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 		json_decref(j);
 	} else {

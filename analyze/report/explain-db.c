@@ -11,10 +11,12 @@
 
 #include "columns.h"
 #include "explain.h"
+#include "explain-wake.h"
 #include "report.h"
 #include "search-db.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 #define MAX_PARTS 3
 
@@ -96,8 +98,47 @@ static void free_subjects(struct subject *s, int n)
 }
 
 /*
+ * A root fnode whose every call is the first code its task ran in the
+ * recording (its first call, and no switch of the task out before it),
+ * run as the task came onto its CPU (a wake-up of it before, or another
+ * task switched out on that CPU within 1 ms before): the tail of a task
+ * switch (finish_task_switch) in a task off CPU when the recording began,
+ * whose callers' entries are not in it. Not an entry point anybody traced.
+ * (Only a root that is no system call and has no more calls than there are
+ * tasks can be one: then its calls are read.)
+ */
+static const char fragment_sql[] =
+    "SELECT count(*), coalesce(sum(NOT EXISTS (SELECT 1 FROM sched_interval i"
+    "  WHERE i.task_id = c.task_id AND i.t_out < c.t_entry)"
+    "  AND NOT EXISTS (SELECT 1 FROM call_base p WHERE p.task_id = c.task_id AND p.id < c.id"
+    "   AND p.parent_id IS NULL)"
+    "  AND (EXISTS (SELECT 1 FROM wakeup w WHERE w.task_id = c.task_id AND w.t <= c.t_entry)"
+    "   OR EXISTS (SELECT 1 FROM sched_interval o WHERE o.cpu_out = c.cpu"
+    "    AND o.task_id != c.task_id AND o.t_out BETWEEN c.t_entry - 1000000 AND c.t_entry))), 0)"
+    " FROM call_base c WHERE c.fnode_id = ?1 AND c.incl_ns IS NOT NULL"
+    " AND ?2 <= (SELECT count(*) FROM task)";
+
+static bool fragment(struct rdb *db, const struct subject *s)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (strcmp(explain_kind(s->func, s->func_kind), "root") ||
+	    sqlite3_prepare_v2(rdb_sql(db), fragment_sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(st, 1, s->fnode);
+	sqlite3_bind_int64(st, 2, (int64_t)s->calls);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		yes = sqlite3_column_int64(st, 0) > 0 &&
+		      sqlite3_column_int64(st, 1) == sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/*
  * The subjects into *@out, ranked (those without a slow part last), the
- * first @top + 2 on exact latencies. Their number, or -1.
+ * first @top + 2 on exact latencies, fragments of a task switch left out.
+ * Their number, or -1.
  */
 static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
 			 struct fmt_err *err)
@@ -132,8 +173,16 @@ static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct s
 	}
 	/* ranked on estimates; those that may be shown again on their calls' exact latency */
 	qsort(s, n, sizeof(*s), by_slow_ns);
-	for (int i = 0; !rc && i < n && i < top + 2; i++)
+	for (int i = 0; !rc && i < n && i < top + 2; i++) {
+		if (fragment(db, &s[i])) {
+			free(s[i].func);
+			free(s[i].what);
+			memmove(&s[i], &s[i + 1], (n - i - 1) * sizeof(*s));
+			n--, i--;
+			continue;
+		}
 		rc = subject_profile(db, o, &s[i], true, err);
+	}
 	if (rc) {
 		free_subjects(s, n);
 		return -1;
@@ -158,12 +207,6 @@ static const char follow_sql[] =
     " ORDER BY v DESC LIMIT 1";
 static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id = fn.func_id"
 				" WHERE fn.parent_id = ?1 AND f.name = ?2 ORDER BY fn.calls DESC";
-static const char chain_sql[] =
-    "WITH RECURSIVE up(id, parent, name, d) AS (SELECT fn.id, fn.parent_id, f.name, 0"
-    "  FROM fnode fn JOIN func f ON f.id = fn.func_id WHERE fn.id = ?1"
-    "  UNION ALL SELECT fn.id, fn.parent_id, f.name, up.d + 1 FROM up"
-    "  JOIN fnode fn ON fn.id = up.parent JOIN func f ON f.id = fn.func_id WHERE up.id != ?2)"
-    " SELECT name FROM up WHERE up.id != ?2 ORDER BY d DESC";
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
 static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
 
@@ -217,27 +260,43 @@ static bool follow(struct rdb *db, json_t *c)
 		}
 		sqlite3_finalize(st);
 	}
-	if (k >= 0 && at != child && sqlite3_prepare_v2(rdb_sql(db), chain_sql, -1, &st, NULL) ==
-					     SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, at);
-		sqlite3_bind_int64(st, 2, child);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			json_array_append_new(path,
-					      json_string(rdb_text(st, 0)));
-		sqlite3_finalize(st);
-	}
 	if (k >= 0) {
-		char *who = NULL;
+		json_t *below = rsearch_chain(db, child, at);
+		json_array_extend(path, below);
+		json_decref(below);
 		if (step[k])
-			json_array_append_new(path, json_string(step[k]));
-		json_object_set_new(c, "kind", json_string(kind[k]));
-		if (k == 0)
-			query1(db, paths_wakers_sql, at, 0, NULL, &who);
-		json_object_set_new(c, "who", who ? json_string(who) : json_null());
-		free(who);
+			json_array_append_new(path, jtext(step[k]));
+		json_object_set_new(c, "kind", jtext(kind[k]));
+		json_object_set_new(c, "who", json_null());
+		if (k == 0) /* who woke it: explain_part() asks */
+			json_object_set_new(c, "sleeper", json_integer(at));
 	}
 	json_object_del(c, "follow");
 	return true;
+}
+
+/*
+ * Who ended the sleeps of blocked cause @c (its "sleeper" fnode): the
+ * waker with the most time (paths' rule), and the chain behind them
+ * (explain-wake.c), whose first task, where one ended them, is the waker.
+ */
+static void wakers(struct rdb *db, json_t *c)
+{
+	int64_t fnode = json_integer_value(json_object_get(c, "sleeper"));
+	json_t *ch = wake_chain(db, fnode), *first;
+	char *who = NULL;
+
+	query1(db, paths_wakers_sql, fnode, 0, NULL, &who);
+	json_object_set_new(c, "who", who ? jtext(who) : json_null());
+	free(who);
+	first = json_array_get(json_object_get(ch, "chain"), 0);
+	if (json_is_string(json_object_get(first, "who")))
+		json_object_set(c, "who", json_object_get(first, "who"));
+	else if (first && !strcmp(json_string_value(json_object_get(first, "kind")), "unknown"))
+		json_object_set_new(c, "who", json_null()); /* never a guess */
+	if (ch)
+		json_object_set_new(c, "wake", ch);
+	json_object_del(c, "sleeper");
 }
 
 /* ---- one subject ---- */
@@ -299,30 +358,26 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_del(one, "calls");
 	causes = explain_causes(json_object_get(one, "nodes"));
 	for (k = 0; k < json_array_size(causes);) {
-		json_t *w = json_object_get(c = json_array_get(causes, k), "wakers_of");
+		c = json_array_get(causes, k);
 		if (json_object_get(c, "follow") && !follow(db, c)) {
 			json_array_remove(causes, k);
 			continue;
 		}
-		if (w) {
-			char *who = NULL;
-			query1(db, paths_wakers_sql, json_integer_value(json_object_get(w, "fnode")), 0,
-			       NULL, &who);
-			json_object_set_new(c, "who", who ? json_string(who) : json_null());
-			json_object_del(c, "wakers_of");
-			free(who);
-		}
+		if (json_object_get(c, "sleeper"))
+			wakers(db, c);
 		k++;
 	}
 	explain_rank_causes(causes);
 	json_array_foreach(causes, k, c) {
 		char *sentence = explain_sentence(title, part, c);
-		json_object_set_new(c, "sentence", json_string(sentence ? sentence : "?"));
+		json_object_set_new(c, "sentence", jtext(sentence ? sentence : "?"));
 		free(sentence);
 	}
 	slow = range_json(&part->slow);
-	json_object_set_new(slow, "how", json_string(part->how == SLOW_PEAK ? "peak" : "tail"));
+	json_object_set_new(slow, "how", jtext(explain_how(part->how)));
 	json_object_set_new(slow, "share", json_real(part->slow.share_lat));
+	if (part->how == SLOW_BODY) /* nothing slower: what the tail held */
+		json_object_set_new(slow, "tail_share", json_real(s->tail_share));
 	json_object_set_new(one, "slow", slow);
 	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
 	json_object_set_new(one, "causes", causes);
@@ -338,7 +393,7 @@ static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struc
 			       const struct subject *s, struct fmt_err *err)
 {
 	char *title = explain_title(s->func);
-	json_t *j = json_pack("{ss ss ss sI sI sf}", "func", s->func, "title", title ? title : "?",
+	json_t *j = json_pack("{so so ss sI sI sf}", "func", jtext(s->func), "title", jtext(title ? title : "?"),
 			      "kind", explain_kind(s->func, s->func_kind), "fnode",
 			      (json_int_t)s->fnode, "calls", (json_int_t)s->calls, "total_ns",
 			      s->total_ns);
@@ -406,7 +461,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
-		char *path = json_dumps(json_object_get(c, "path"), JSON_COMPACT);
+		char *path = json_dumps(jtext_clean(json_object_get(c, "path")), JSON_COMPACT);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, search);
 		sqlite3_bind_int(st, 2, (int)k + 1);
@@ -487,9 +542,19 @@ static void part_text(FILE *out, json_t *s, json_t *part, bool verbose)
 	json_t *slow = json_object_get(part, "slow"), *body = json_object_get(part, "body"), *c;
 	size_t k;
 
-	fprintf(out, "  slow %s: ", json_string_value(json_object_get(slow, "how")));
+	json_t *tail = json_object_get(slow, "tail_share");
+	const char *how = json_string_value(json_object_get(slow, "how"));
+
+	fprintf(out, "  %s: ", explain_part_name(!strcmp(how, "peak")   ? SLOW_PEAK
+						 : !strcmp(how, "tail") ? SLOW_TAIL
+									: SLOW_BODY));
 	range_text(out, slow);
 	fprintf(out, ", %.0f%% of its latency", 100 * json_number_value(json_object_get(slow, "share")));
+	if (tail && json_number_value(tail) > 0) /* the body itself: nothing slower matters */
+		fprintf(out, "; nothing slower (the calls above the 90th percentile hold %.1f%% of"
+			     " it)", 100 * json_number_value(tail));
+	else if (tail)
+		fprintf(out, "; nothing slower");
 	if (json_is_object(body)) {
 		fprintf(out, "; body: ");
 		range_text(out, body);
@@ -519,37 +584,13 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-/*
- * The subjects without a slow part that would have been shown (as much
- * latency as the least of those shown, or none shown) and have a tail at
- * all (not just one or two buckets): one line each.
- */
-static json_t *skipped(const struct subject *s, int n, int top)
-{
-	json_t *j = json_array();
-	double floor = 0;
-	int shown = 0;
-
-	for (int i = 0; i < n; i++)
-		if (s[i].nparts > 0 && shown++ < top)
-			floor = s[i].total_ns;
-	for (int i = 0; i < n; i++)
-		if (!s[i].nparts && s[i].tail_share > 0 && (!shown || s[i].total_ns >= floor) &&
-		    json_array_size(j) < (size_t)top) {
-			char *title = explain_title(s[i].func);
-			json_array_append_new(j, json_pack("{ss ss sf}", "func", s[i].func, "title",
-							   title ? title : "?", "tail_share",
-							   s[i].tail_share));
-			free(title);
-		}
-	return j;
-}
-
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
 		   int top, bool verbose, struct fmt_err *err)
 {
+	/* every cause above the threshold: a callee that holds its share is a path too */
+	struct sr_params by_time = *given, *sp = &by_time;
 	struct subject *s = NULL;
-	json_t *all = json_array(), *skip, *x;
+	json_t *all = json_array(), *x;
 	size_t k;
 	int n, rc;
 
@@ -559,6 +600,7 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 	 */
 	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
 		     NULL);
+	by_time.branch_pct = 100 * EXPLAIN_CAUSE_MIN;
 	n = load_subjects(db, o, top, &s, err);
 	rc = n < 0 ? -1 : 0;
 
@@ -568,25 +610,18 @@ int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct
 		if (j)
 			json_array_append_new(all, j);
 	}
-	skip = rc ? json_array() : skipped(s, n, top);
 	if (!rc && o->json) {
-		json_t *j = json_pack("{sO sO}", "subjects", all, "skipped", skip);
-		rc = show_json(out, j) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		json_t *j = json_pack("{sO}", "subjects", all);
+		rc = show_json_to(out, j, err);
 		json_decref(j);
 	} else if (!rc) {
 		json_array_foreach(all, k, x)
 			subject_text(out, x, (int)k + 1, verbose);
-		json_array_foreach(skip, k, x)
-			fprintf(out, "%s%s: no slow part: its calls above the 90th percentile hold"
-				     " %.1f%% of its latency\n", k || !json_array_size(all) ? "" : "\n",
-				vis(json_string_value(json_object_get(x, "title"))),
-				100 * json_number_value(json_object_get(x, "tail_share")));
-		if (!json_array_size(all) && !json_array_size(skip))
+		if (!json_array_size(all))
 			fprintf(out, "%s\n", n ? "no entry point has complete calls among those selected"
 					       : "no entry point called twice or more");
 	}
 	json_decref(all);
-	json_decref(skip);
 	free_subjects(s, n > 0 ? n : 0);
 	return rc;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "explain.h"
+#include "show.h"
+#include "jtext.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,16 @@ static int tail_part(const struct profile *p, struct slow_part *out, double *tai
 	return out->slow.share_lat >= EXPLAIN_TAIL_MIN;
 }
 
+/* Nothing slow: the body peak @pk itself (number @number), where a typical call spends its time. */
+static int body_part(const struct peak *pk, int number, struct slow_part *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->how = SLOW_BODY;
+	out->number = number;
+	out->slow = *pk;
+	return 1;
+}
+
 int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 		       double *tail_share)
 {
@@ -56,6 +69,8 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 	*tail_share = 0;
 	if (npk < 0)
 		return -1;
+	if (!npk || max < 1)
+		return 0;
 	for (int k = 1; k < npk; k++)
 		body = pk[k].calls > pk[body].calls ? k : body;
 	for (int k = body - 1; k >= 0; k--) /* a near tie: the faster is the body */
@@ -72,10 +87,10 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 	for (int k = 1; k < n; k++)
 		if (out[k].slow.share_lat < EXPLAIN_PEAK_LARGE)
 			n = k;
+	if (!n && !(n = tail_part(p, out, tail_share)))
+		n = body_part(&pk[body], npk > 1 ? body + 1 : 0, out);
 	free(pk);
-	if (n || max < 1)
-		return n;
-	return tail_part(p, out, tail_share);
+	return n;
 }
 
 /* ---- the causes a search tree names ---- */
@@ -88,12 +103,12 @@ static json_t *step(json_t *node)
 	char buf[256];
 
 	if (!kind || !strcmp(kind, "fnode"))
-		return json_string(name ? name : "?");
+		return jtext(name ? name : "?");
 	if (!strcmp(kind, "irq") || !strcmp(kind, "softirq"))
 		snprintf(buf, sizeof(buf), "[%s]", name ? name : kind);
 	else
 		snprintf(buf, sizeof(buf), "[%s]", !strcmp(kind, "preemption") ? "preempted" : kind);
-	return json_string(buf);
+	return jtext(buf);
 }
 
 /* The cause's kind for a node (or runner-up) of search kind @kind, with its @io or not. */
@@ -108,14 +123,19 @@ static const char *cause_kind(const char *kind, bool io)
 	return kind; /* irq, softirq */
 }
 
-/* The path from below f0 down to node @i (an array of steps). */
+/*
+ * The path from below f0 down to node @i (an array of steps); a part below
+ * the depth limit goes down its "below" functions to where it is.
+ */
 static json_t *path_to(json_t *nodes, int i)
 {
 	json_t *path = json_array();
 
 	while (i > 0) {
-		json_t *n = json_array_get(nodes, i);
+		json_t *n = json_array_get(nodes, i), *below = json_object_get(n, "below");
 		json_array_insert_new(path, 0, step(n));
+		for (size_t k = json_array_size(below); k-- > 0;)
+			json_array_insert(path, 0, json_array_get(below, k));
 		i = json_integer_value(json_object_get(n, "parent"));
 	}
 	return path;
@@ -130,7 +150,7 @@ static json_t *source(json_t *node)
 }
 
 /* The first of a winner's details in @role ("woken by", "hit", "ran instead"), or NULL. */
-static const char *detail(json_t *node, const char *role)
+static json_t *detail_of(json_t *node, const char *role)
 {
 	json_t *d;
 	size_t k;
@@ -138,9 +158,15 @@ static const char *detail(json_t *node, const char *role)
 	json_array_foreach(json_object_get(node, "details"), k, d) {
 		const char *r = json_string_value(json_object_get(d, "role"));
 		if (r && !strcmp(r, role))
-			return json_string_value(json_object_get(d, "what"));
+			return d;
 	}
 	return NULL;
+}
+
+/* Its "what": a function, a task, an interrupt. */
+static const char *detail(json_t *node, const char *role)
+{
+	return json_string_value(json_object_get(detail_of(node, role), "what"));
 }
 
 /* Who a winner's details name: the first waker, the task that ran instead, or the source. */
@@ -154,7 +180,7 @@ static json_t *who_of(json_t *node, const char *kind)
 		what = detail(node, "woken by");
 	else if (!strcmp(kind, "preempt"))
 		what = detail(node, "ran instead");
-	return what ? json_string(what) : json_null();
+	return what ? jtext(what) : json_null();
 }
 
 static json_t *cause(json_t *path, const char *kind, double ns, double f0_ns, json_int_t votes,
@@ -175,6 +201,27 @@ static bool ends_in_part(json_t *nodes, size_t i)
 		    strcmp(json_string_value(json_object_get(x, "kind")), "fnode"))
 			return true;
 	return false;
+}
+
+/* The fnode whose own sleeps node @i's are (-1: f0's, which may be several fnodes). */
+static json_t *sleeper_at(json_t *nodes, size_t i)
+{
+	json_t *fn = json_object_get(json_array_get(nodes, i), "fnode");
+
+	return i > 0 && json_is_integer(fn) ? json_incref(fn) : json_integer(-1);
+}
+
+/*
+ * The sleeper of blocked node @i: below a node at the depth limit the fnode
+ * that holds most of the sleep, else its parent.
+ */
+static json_t *sleeper_of(json_t *nodes, size_t i)
+{
+	json_t *node = json_array_get(nodes, i), *at = json_object_get(node, "at");
+
+	if (json_is_integer(at))
+		return json_incref(at);
+	return sleeper_at(nodes, json_integer_value(json_object_get(node, "parent")));
 }
 
 /*
@@ -203,10 +250,12 @@ static void costlier_runners_up(json_t *nodes, int i, double winners_ns, double 
 		c = cause(path, cause_kind(kind, false), ns, f0_ns,
 			  json_integer_value(json_object_get(r, "maxcount")),
 			  !strcmp(kind, "irq") || !strcmp(kind, "softirq") ? source(r) : json_null());
-		if (fn || !strcmp(kind, "blocked")) /* the caller looks up where it led, who woke it */
-			json_object_set_new(c, fn ? "follow" : "wakers_of",
+		if (fn) /* the caller looks up where it led */
+			json_object_set_new(c, "follow",
 					    json_pack("{sO sO}", "fnode", json_object_get(node, "fnode"),
 						      "name", json_object_get(r, "name")));
+		else if (!strcmp(kind, "blocked")) /* and who woke the node's own sleeps */
+			json_object_set_new(c, "sleeper", sleeper_at(nodes, i));
 		json_array_append_new(out, c);
 	}
 }
@@ -310,10 +359,16 @@ json_t *explain_causes(json_t *nodes)
 		x = cause(path_to(nodes, i), kind,
 			  json_number_value(json_object_get(node, "total_ns")), f0_ns,
 			  json_integer_value(json_object_get(node, "maxcount")), who_of(node, kind));
-		if (!strcmp(kind, "preempt") && detail(node, "hit")) /* where it was preempted */
-			json_object_set_new(x, "where", json_string(detail(node, "hit")));
+		if (!strcmp(kind, "preempt") && detail(node, "hit")) { /* where it was preempted */
+			json_t *path = json_object_get(detail_of(node, "hit"), "path");
+			json_object_set_new(x, "where", jtext(detail(node, "hit")));
+			if (json_array_size(path))
+				json_object_set(x, "where_path", path);
+		}
 		if (!strcmp(kind, "io"))
 			json_object_set(x, "io", json_object_get(node, "io"));
+		if (!strcmp(kind, "io") || !strcmp(kind, "blocked"))
+			json_object_set_new(x, "sleeper", sleeper_of(nodes, i));
 		json_array_append_new(out, x);
 	}
 	free(below);
@@ -323,6 +378,16 @@ json_t *explain_causes(json_t *nodes)
 }
 
 /* ---- the sentence ---- */
+
+const char *explain_how(int how)
+{
+	return how == SLOW_PEAK ? "peak" : how == SLOW_TAIL ? "tail" : "body";
+}
+
+const char *explain_part_name(int how)
+{
+	return how == SLOW_PEAK ? "slow peak" : how == SLOW_TAIL ? "slow tail" : "typical calls";
+}
 
 char *explain_title(const char *func)
 {
@@ -382,8 +447,28 @@ static const struct phrase waits_for[] = {
 	{"io_schedule", "I/O"},
 	{"blk_io_schedule", "block I/O"},
 	{"jbd2_log_wait_commit", "the ext4 journal to commit"},
+	{"jbd2_complete_transaction", "the ext4 journal to commit"},
+	{"do_get_write_access", "the ext4 journal to release a buffer it is writing"},
+	{"balance_dirty_pages", "dirty-page throttling (writeback to catch up with the writer)"},
+	{"file_write_and_wait_range", "its file's page writeback"},
+	{"filemap_write_and_wait_range", "its file's page writeback"},
+	{"filemap_fdatawait_range", "its file's page writeback"},
+	{"__filemap_fdatawait_range", "its file's page writeback"},
+	{"filemap_fdatawait_keep_errors", "its file's page writeback"},
+	{"folio_wait_writeback", "page writeback"},
+	{"wait_on_page_writeback", "page writeback"},
+	{"filemap_fault", "a page of a mapped file to be read in (a page fault)"},
+	{"__folio_lock", "a page lock"},
+	{"__folio_lock_killable", "a page lock"},
+	{"__lock_page", "a page lock"},
+	{"out_of_line_wait_on_bit", "a buffer's I/O"},
+	{"__wait_on_buffer", "a buffer's I/O"},
+	{"futex_wait_queue", "a futex"},
+	{"futex_wait_queue_me", "a futex"},
 	{"pipe_read", "data in a pipe"},
 	{"pipe_write", "room in a pipe"},
+	{"do_wait", "a child process"},
+	{"sk_wait_data", "data on a socket"},
 	{"ep_poll", "epoll events"},
 	{"do_sys_poll", "poll events"},
 	{"do_select", "select events"},
@@ -474,9 +559,16 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 			 100 * json_number_value(json_object_get(io, "dominant_share")), in);
 	else if (!strcmp(kind, "blocked"))
 		snprintf(buf, size, "waiting%s%s%s", what ? " for " : "", what ? what : "", in);
-	else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
+	else if (!strcmp(kind, "preempt") && json_array_size(json_object_get(c, "where_path")) > 1) {
+		const char *unused;
+		chain(json_object_get(c, "where_path"), ch, sizeof(ch), &unused);
+		snprintf(buf, size, "preempted in %s (%s)",
+			 json_string_value(json_object_get(c, "where")), ch);
+	} else if (!strcmp(kind, "preempt") && json_is_string(json_object_get(c, "where")))
 		snprintf(buf, size, "preempted%s in %s", in,
 			 json_string_value(json_object_get(c, "where")));
+	else if (!strcmp(kind, "preempt") && strrchr(ch, ' ')) /* in the subtree of the last */
+		snprintf(buf, size, "preempted inside %s%s", strrchr(ch, ' ') + 1, in);
 	else if (!strcmp(kind, "preempt"))
 		snprintf(buf, size, "preempted%s", in);
 	else if (!strcmp(kind, "irq") || !strcmp(kind, "softirq")) {
@@ -492,24 +584,137 @@ static void doing(const char *title, json_t *c, char *buf, size_t size)
 		snprintf(buf, size, "running in %s itself", title);
 }
 
+/* Append to @buf (of @size) as printf. */
+static void add(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	va_list ap;
+
+	if (at + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
+}
+
+/* " (62% of its time)" where step @st holds less than 90% of what it is part of. */
+static void part_of(json_t *st, char *buf, size_t size)
+{
+	double share = json_number_value(json_object_get(st, "share"));
+
+	if (share < 0.9)
+		add(buf, size, " (%.0f%% of its time)", 100 * share);
+}
+
+/*
+ * A waker and how it ended the sleep: "producer [138] (pipe_write)", or
+ * "(futex_wake, 77.0us before the wake-up, through an IPI)" for a remote
+ * wake-up traced to the call that queued it.
+ */
+static void waker_text(json_t *st, char *buf, size_t size)
+{
+	const char *what = json_string_value(json_object_get(st, "what"));
+	json_int_t lag = json_integer_value(json_object_get(st, "lag_ns"));
+	char amount[32];
+
+	add(buf, size, "%s", json_string_value(json_object_get(st, "who")));
+	if (lag > 0)
+		add(buf, size, " (%s, %s before the wake-up, which came through an IPI)",
+		    what ? what : "its call", show_amount((double)lag, "ns", amount, sizeof(amount)));
+	else if (what)
+		add(buf, size, " (%s)", what);
+}
+
+/*
+ * ", which waited for the disk: 200 bios", ... : step @st, a part of a
+ * waker's time; @u: what the recording lacks, where an interrupt it does
+ * not name ended the waker's own wait.
+ */
+static void behind_text(json_t *st, json_t *u, char *buf, size_t size)
+{
+	const char *kind = json_string_value(json_object_get(st, "kind"));
+	const char *what = json_string_value(json_object_get(st, "what"));
+	json_int_t n = json_integer_value(json_object_get(st, "n"));
+
+	if (!strcmp(kind, "waker")) {
+		add(buf, size, ", which waited for ");
+		waker_text(st, buf, size);
+	} else if (!strcmp(kind, "disk")) {
+		add(buf, size, ", which waited for the disk");
+		part_of(st, buf, size);
+		add(buf, size, ": %lld bio%s", (long long)n, n == 1 ? "" : "s");
+		return;
+	} else if (!strcmp(kind, "timer") || !strcmp(kind, "irq") || !strcmp(kind, "softirq")) {
+		add(buf, size, ", which waited for %s%s%s%s", !strcmp(kind, "timer") ? "a timer" : "",
+		    what && !strcmp(kind, "timer") ? " (" : "", what ? what : "",
+		    what && !strcmp(kind, "timer") ? ")" : "");
+	} else if (!strcmp(kind, "running") || !strcmp(kind, "preempted")) {
+		add(buf, size, ", which was %s", !strcmp(kind, "running") ? "running" : "preempted");
+	} else if (!strcmp(kind, "unknown")) {
+		add(buf, size, ", which an interrupt the recording does not name woke");
+		if (json_is_string(json_object_get(u, "advice")))
+			add(buf, size, " (%s)", json_string_value(json_object_get(u, "advice")));
+	} else if (!strcmp(kind, "no wake-up")) {
+		add(buf, size, ", whose own wake-up is not in the recording");
+	} else {
+		return; /* a waker whose time is not recorded, or past the depth followed */
+	}
+	part_of(st, buf, size);
+}
+
+/*
+ * ", woken by producer [138] (pipe_write), which waited for the disk: 200
+ * bios": who ended cause @c's sleeps, and the chain behind a task that did;
+ * where an interrupt the recording does not name ended them, that, and
+ * what to record.
+ */
+static void woken_text(json_t *c, char *buf, size_t size)
+{
+	json_t *wake = json_object_get(c, "wake"), *chain = json_object_get(wake, "chain");
+	json_t *first = json_array_get(chain, 0), *u = json_object_get(wake, "unknown"), *st;
+	const char *who = json_string_value(json_object_get(c, "who"));
+	const char *kind = json_string_value(json_object_get(first, "kind"));
+	size_t k;
+
+	buf[0] = 0;
+	if (kind && !strcmp(kind, "unknown")) {
+		add(buf, size, ", woken by an interrupt the recording does not name (%s)",
+		    json_string_value(json_object_get(u, "advice")));
+		if (json_integer_value(json_object_get(u, "pending_bios")))
+			add(buf, size, "; %lld of these sleeps follow a bio of the task whose"
+				       " completion is not in the recording either",
+			    (long long)json_integer_value(json_object_get(u, "pending_bios")));
+		return;
+	}
+	if (kind && !strcmp(kind, "waker")) {
+		add(buf, size, ", woken by ");
+		waker_text(first, buf, size);
+	} else if (who) {
+		add(buf, size, ", woken by %s", who);
+	}
+	json_array_foreach(chain, k, st)
+		if (k)
+			behind_text(st, u, buf, size);
+}
+
 char *explain_sentence(const char *title, const struct slow_part *sp, json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	const char *who = json_string_value(json_object_get(c, "who"));
-	char range[32], what[1024], by[300] = "", *s;
+	char range[32], what[1024], by[1024] = "", *s;
 
 	if (sp->slow.lo == sp->slow.hi)
 		snprintf(range, sizeof(range), "bucket %d", sp->slow.lo);
 	else
 		snprintf(range, sizeof(range), "buckets %d-%d", sp->slow.lo, sp->slow.hi);
 	doing(title, c, what, sizeof(what));
-	if (who && (!strcmp(kind, "blocked") || !strcmp(kind, "io")))
-		snprintf(by, sizeof(by), ", woken by %s", who);
+	if (!strcmp(kind, "blocked") || !strcmp(kind, "io"))
+		woken_text(c, by, sizeof(by));
 	else if (who && !strcmp(kind, "preempt"))
 		snprintf(by, sizeof(by), ", by %s", who);
-	if (asprintf(&s, "%s: slow %s (%s, %llu call%s, %.0f%% of its latency): %s, %.0f%% of"
+	if (asprintf(&s, "%s: %s (%s, %llu call%s, %.0f%% of its latency): %s, %.0f%% of"
 			 " that time%s",
-		     title, sp->how == SLOW_PEAK ? "peak" : "tail", range,
+		     title, explain_part_name(sp->how), range,
 		     (unsigned long long)sp->slow.calls, sp->slow.calls == 1 ? "" : "s",
 		     100 * sp->slow.share_lat, what,
 		     100 * json_number_value(json_object_get(c, "share")), by) < 0)

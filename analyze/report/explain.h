@@ -14,15 +14,15 @@
 
 /* A tail under this share of the subject's latency is not worth a section. */
 #define EXPLAIN_TAIL_MIN 0.05
-/* A second (third) slow peak is listed when it holds this share of the latency. */
-#define EXPLAIN_PEAK_LARGE 0.20
+/* Another slow peak is a part of its own when it holds this share of the latency too. */
+#define EXPLAIN_PEAK_LARGE 0.05
 /* Causes under this share of the slow part are dropped (unless nothing else). */
 #define EXPLAIN_CAUSE_MIN 0.05
 
-enum { SLOW_PEAK, SLOW_TAIL };
+enum { SLOW_PEAK, SLOW_TAIL, SLOW_BODY };
 
 struct slow_part {
-	int how;	  /* SLOW_PEAK or SLOW_TAIL */
+	int how;	  /* SLOW_PEAK, SLOW_TAIL, or SLOW_BODY (nothing slow: the body itself) */
 	int number;	  /* the peak's number (1, 2, ... left to right), 0 for a tail */
 	struct peak slow; /* its buckets, calls, latency and share of it */
 	struct peak body; /* what it is contrasted with; calls 0 when nothing */
@@ -36,10 +36,13 @@ struct slow_part {
  *    latency, and every other peak above it that holds EXPLAIN_PEAK_LARGE
  *    of the latency is one more;
  *  - one peak (or none above the body): the tail, the buckets above the one
- *    that holds the 90th percentile of the calls, against the body below;
- *    none when it holds less than EXPLAIN_TAIL_MIN of the latency.
- * Returns how many (0: none, *@tail_share then says the tail's share), or
- * -1 when out of memory.
+ *    that holds the 90th percentile of the calls, against the body below,
+ *    when it holds EXPLAIN_TAIL_MIN of the latency or more;
+ *  - else, nothing slower than the rest: the body itself (SLOW_BODY), where a
+ *    typical call spends its time, with *@tail_share the tail's share (0
+ *    when the 90th percentile is in the last bucket).
+ * Every profile with calls has an answer. Returns how many (0 only for an
+ * empty profile), or -1 when out of memory.
  */
 int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
 		       double *tail_share);
@@ -61,6 +64,12 @@ json_t *explain_causes(json_t *nodes);
 
 /* Keep @causes' largest first, dropping the small ones as explain_causes() does. */
 void explain_rank_causes(json_t *causes);
+
+/* A part's kind for JSON and table explain_subject: "peak", "tail", "body". */
+const char *explain_how(int how);
+
+/* A part's kind in a sentence: "slow peak", "slow tail", "typical calls". */
+const char *explain_part_name(int how);
 
 /* "write()" for __x64_sys_write, "ping()" for ping. (Caller frees.) */
 char *explain_title(const char *func);

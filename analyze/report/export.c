@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "report.h"
 #include "vis.h"
+#include "jtext.h"
 
 #define SYNTH 4194304 /* PID_MAX_LIMIT: the ids of darc's own tracks start here */
 #define COMPLETE "c.incl_ns IS NOT NULL AND c.flags & 3 = 0"
@@ -90,20 +91,13 @@ static char *stored_name(const char *s)
 	return strdup(s ? s : "?");
 }
 
-/* @s as a JSON string with its quotes (caller frees); bytes that are not UTF-8 become '?'. */
+/* @s as a JSON string with its quotes (caller frees; jtext.h: a name that is no UTF-8 escaped). */
 static char *json_text(const char *s)
 {
-	json_t *j = json_string(s ? s : "");
-	char *out, *copy;
+	json_t *j = jtext(s ? s : "");
+	char *out;
 
-	if (!j && (copy = strdup(s))) {
-		for (unsigned char *p = (unsigned char *)copy; *p; p++)
-			if (*p >= 0x80)
-				*p = '?';
-		j = json_string(copy);
-		free(copy);
-	}
-	out = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	out = j ? json_dumps(jtext_clean(j), JSON_ENCODE_ANY) : NULL;
 	json_decref(j);
 	return out;
 }

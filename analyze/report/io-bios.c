@@ -11,6 +11,7 @@
 #include "report.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 static const struct {
 	const char *name, *expr, *which;
@@ -84,8 +85,8 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 	else if (!n)
 		rc = fmt_errf(err, rdb_path(db), "no bios (record block events: block_bio_queue, "
 						 "block_rq_issue, block_rq_complete)");
-	else if (json && show_json(out, all))
-		rc = fmt_errf(err, NULL, "cannot write the output");
+	else if (json)
+		rc = show_json_to(out, all, err);
 	json_decref(all);
 	return rc;
 }
@@ -198,9 +199,9 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 	sqlite3_bind_int(st, 1, top);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(
-		    all, json_pack("{sI ss ss sI sI sI sI}", "tid",
+		    all, json_pack("{sI so so sI sI sI sI}", "tid",
 				   (json_int_t)sqlite3_column_int64(st, 0), "comm",
-				   sqlite3_column_text(st, 1), "kind", rdb_text(st, 2),
+				   jtext(rdb_text(st, 1)), "kind", jtext(rdb_text(st, 2)),
 				   "count", (json_int_t)sqlite3_column_int64(st, 3), "total_ns",
 				   (json_int_t)sqlite3_column_int64(st, 4), "max_ns",
 				   (json_int_t)sqlite3_column_int64(st, 5), "in_calls",
@@ -210,7 +211,7 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 		rc = fmt_errf(err, rdb_path(db), "no interrupts (record irq events: irq_handler_entry/"
 						 "exit, softirq_entry/exit)");
 	else if (json)
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	else {
 		fprintf(out, "%8s %-16s %-8s %8s %10s %10s %8s\n", "tid", "comm", "kind", "count",
 			"total", "max", "in calls");

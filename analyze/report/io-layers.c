@@ -17,6 +17,7 @@
 #include "grow.h"
 #include "report.h"
 #include "show.h"
+#include "jtext.h"
 
 enum { L_VFS, L_FS, L_CACHE, L_COPY, L_BLOCK, L_DRIVER, L_SCHED, L_OTHER, L_IRQ, L_PREEMPT,
        L_QUEUE, L_DEVICE, L_WAKE, L_RUNDELAY, L_WAIT, NLAYER };
@@ -245,7 +246,7 @@ static void returned_json(sqlite3 *sql, int64_t id, json_t *o)
 		json_object_set_new(o, "retval", json_integer(sqlite3_column_int64(st, 0)));
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			json_object_set_new(o, "error",
-					    json_string(rdb_text(st, 1)));
+					    jtext(rdb_text(st, 1)));
 	}
 	sqlite3_finalize(st);
 }
@@ -385,7 +386,7 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	else if (store_layers(db, all, err))
 		rc = -1;
 	else if (json)
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	else
 		json_array_foreach(all, i, r) {
 			fprintf(out, "%s", i ? "\n" : "");
@@ -475,7 +476,7 @@ static json_t *entries(struct rdb *db, const struct io_rules *rules, int top, in
 		json_t *reqs = requests(db, rules, f, 0, per, err);
 		if (!reqs)
 			break;
-		json_array_append_new(all, json_pack("{ss sI sI sI so}", "func", f, "calls",
+		json_array_append_new(all, json_pack("{so sI sI sI so}", "func", jtext(f), "calls",
 						     (json_int_t)sqlite3_column_int64(st, 1),
 						     "total_ns",
 						     (json_int_t)sqlite3_column_int64(st, 2),
@@ -499,7 +500,7 @@ int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, 
 	d = io_devices_json(db);
 	if (json) {
 		json_t *o = json_pack("{sO sO}", "entry_points", e, "devices", d);
-		rc = show_json(out, o) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, o, err);
 		json_decref(o);
 	} else {
 		fprintf(out, "The entry points (roots of the call trees) by total latency, each with"

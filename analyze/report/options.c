@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "wfile.h"
+#include "jtext.h"
 
 const char ropt_help[] =
     "which calls (one of):\n" ROPT_HELP_CALLS
@@ -19,10 +20,11 @@ const char ropt_help[] =
     "                       latency, or one part of it (schema/README.md, view call)\n"
     "      --resolution R   buckets per octave, 1 (OSprof's, default) to 4\n"
     "      --unit U         ns (default) or cycles, with --cpu-mhz N: the papers' unit\n"
-    "peaks (log2 buckets, on log2(count + 1) of each):\n"
-    "      --prominence P   a peak rises at least P above the valleys beside it\n"
-    "                       (default 2: four times the count)\n"
-    "      --smooth W       average W buckets first (odd, default 1: none)\n"
+    "peaks (log2 buckets): by default the humps a person sees, each valley between\n"
+    "  two 3 standard deviations of the counts deep (or an empty octave); or:\n"
+    "      --prominence P   on log2(count + 1): a peak rises at least P above the\n"
+    "                       valleys beside it (2: four times the count)\n"
+    "      --smooth W       with --prominence: average W buckets first (odd; 1: none)\n"
     "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
     "      --json           print JSON\n";
 
@@ -140,10 +142,12 @@ static const char *take_number(struct ropt *o, int c, const char *arg)
 	case ROPT_CPU_MHZ:
 		return number(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
 	case ROPT_PROMINENCE:
+		o->pp.rule = PEAK_PROMINENCE;
 		return number(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
 	case ROPT_SMOOTH:
 		if (number(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
 			return "an odd number of buckets, 1 to 15";
+		o->pp.rule = PEAK_PROMINENCE;
 		o->pp.smooth = (int)v;
 		return NULL;
 	}
@@ -214,8 +218,7 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
 	if (o->sel.task && o->sel.comm)
 		return fmt_errf(err, NULL, "--task and --comm do not go together");
-	if (o->npeaks && (o->pp.prominence != (struct peak_params)PEAK_PARAMS_DEFAULT.prominence ||
-			  o->pp.smooth != (struct peak_params)PEAK_PARAMS_DEFAULT.smooth))
+	if (o->npeaks && o->pp.rule != PEAK_SEEN)
 		return fmt_errf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
 					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
@@ -315,7 +318,7 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 	if (o->sel.task)
 		json_object_set_new(j, "task", json_integer(o->sel.task));
 	if (o->sel.comm)
-		json_object_set_new(j, "comm", json_string(o->sel.comm));
+		json_object_set_new(j, "comm", jtext(o->sel.comm));
 	if (o->sel.t_lo != INT64_MIN || o->sel.t_hi != INT64_MAX)
 		json_object_set_new(j, "time_ns", json_pack("[II]", (json_int_t)o->sel.t_lo,
 							    (json_int_t)o->sel.t_hi));

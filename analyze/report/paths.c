@@ -13,6 +13,7 @@
 #include "search-db.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 /*
  * Up to 3 rows of @sql (?1 bound to @arg, else to @num) as {role, what,
@@ -32,14 +33,17 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_int64(st, 1, num);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(
-		    j, json_pack("{ss ss sI sI ss}", "role", role, "what",
-				 rdb_text(st, 0), "times",
-				 (json_int_t)sqlite3_column_int64(st, 1), "ns",
-				 (json_int_t)sqlite3_column_int64(st, 2), "text",
-				 show_amount(sqlite3_column_double(st, 2), "ns", amount,
-					     sizeof(amount))));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *row = json_pack("{ss so sI sI ss}", "role", role, "what",
+					jtext(rdb_text(st, 0)), "times",
+					(json_int_t)sqlite3_column_int64(st, 1), "ns",
+					(json_int_t)sqlite3_column_int64(st, 2), "text",
+					show_amount(sqlite3_column_double(st, 2), "ns", amount,
+						    sizeof(amount)));
+		if (sqlite3_column_count(st) > 3) /* where: the fnode it hit */
+			json_object_set_new(row, "fnode", json_integer(sqlite3_column_int64(st, 3)));
+		json_array_append_new(j, row);
+	}
 	sqlite3_finalize(st);
 }
 
@@ -51,11 +55,12 @@ static const char irq_hits_sql[] =
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
     " ELSE 'interrupt ' || coalesce(i.name, '?') END"
     " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+/* The calls a preemption hit, by fnode: where in the path. */
 static const char preempt_hits_sql[] =
-    "SELECT f.name, count(*), sum(si.t_in - si.t_out) FROM sr_sub s"
+    "SELECT f.name, count(*), sum(si.t_in - si.t_out), c.fnode_id FROM sr_sub s"
     " CROSS JOIN sched_interval si ON si.call_id = s.id JOIN call_base c ON c.id = si.call_id"
     " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
-    " GROUP BY f.name ORDER BY 3 DESC LIMIT 3";
+    " GROUP BY c.fnode_id ORDER BY 3 DESC LIMIT 3";
 /*
  * The tasks switched in on the CPU a preempted call left, while it was off
  * it (sched_switch: their off-CPU intervals ending there and then); each
@@ -77,18 +82,22 @@ static const char ran_instead_sql[] =
  * 'timed out', the one rule for every report) by the function that ran it,
  * a hard interrupt by the handler running at the wake-up (wakeup.handler;
  * else the innermost interrupt episode then on that CPU) with its number,
- * a softirq by its vector.
+ * a softirq by its vector; a hard interrupt that nothing names as what it
+ * is: never guessed to be the timer.
  */
 const char paths_wakers_sql[] =
     "SELECT CASE WHEN k.ctx = 0 THEN coalesce(t.comm, 'tid') || ' [' || k.waker_tid || ']'"
     " WHEN wt.category = 'timed out' THEN 'timer (' || coalesce(wf.name, k.handler, x.name) || ')'"
-    " WHEN k.ctx = 2 THEN 'softirq ' || coalesce(k.handler, '?')"
+    " WHEN k.ctx = 2 THEN coalesce('softirq ' || k.handler,"
+    " 'a softirq the recording does not name')"
     " WHEN k.handler IS NOT NULL THEN coalesce('irq ' || (SELECT i.irq FROM irq_interval i"
     " WHERE i.kind = 0 AND i.name = k.handler AND i.irq IS NOT NULL LIMIT 1) || ' ', '')"
     " || '(' || k.handler || ')'"
     " ELSE coalesce((SELECT 'irq ' || coalesce(i.irq || ' ', '') || '(' || i.name || ')'"
-    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.t_start <= k.t"
-    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1), x.name)"
+    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.name != ''"
+    " AND i.t_start <= k.t"
+    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1),"
+    " CASE k.ctx WHEN 1 THEN 'an interrupt the recording does not name' ELSE x.name END)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
     " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
@@ -98,11 +107,17 @@ const char paths_wakers_sql[] =
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
-/* The fnode whose own sleeps blocked node @i is (-1: f0's, which may be several). */
+/*
+ * The fnode whose own sleeps blocked node @i is: its parent's, or below a
+ * node at max_depth the one that holds most of them (-1: f0's, which may be
+ * several).
+ */
 static int64_t sleeper(const struct sr_result *r, int i)
 {
 	int p = r->nodes[i].parent;
 
+	if (r->nodes[i].at)
+		return r->nodes[i].at;
 	return p > 0 ? r->nodes[p].id : -1;
 }
 
@@ -115,7 +130,13 @@ static json_t *details(struct rdb *db, const struct sr_result *r, int i, const c
 	if (n->kind == SR_IRQ || n->kind == SR_SOFTIRQ)
 		top_rows(db, irq_hits_sql, "hit", name, 0, j);
 	else if (n->kind == SR_PREEMPT) {
+		json_t *d;
+		size_t k;
 		top_rows(db, preempt_hits_sql, "hit", NULL, 0, j);
+		json_array_foreach(j, k, d) /* the functions from below f0 down to it */
+			json_object_set_new(d, "path",
+					    rsearch_chain(db, r->nodes[0].id, json_integer_value(
+									json_object_get(d, "fnode"))));
 		top_rows(db, ran_instead_sql, "ran instead", NULL, 0, j);
 	} else if (n->kind == SR_BLOCKED && n->parent >= 0)
 		top_rows(db, paths_wakers_sql, "woken by", NULL, sleeper(r, i), j);
@@ -194,14 +215,19 @@ static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct
 	int n = 0;
 
 	for (int k = 0; c && k < r->ncands; k++)
-		if (r->cands[k].node == i && !r->cands[k].winner && r->cands[k].maxcount > 0)
+		if (r->cands[k].node == i && !r->cands[k].winner &&
+		    (r->cands[k].maxcount > 0 ||
+		     peak_share(r, r->cands[k].total_ns) >= SR_RUNNER_UP_SHARE))
 			c[n++] = r->cands[k];
 	if (c)
 		qsort(c, n, sizeof(*c), by_votes);
-	for (int k = 0; k < n && k < 3; k++) {
+	/* the three with the most votes, and any other that holds its share of the time */
+	for (int k = 0; k < n; k++) {
+		if (k >= 3 && peak_share(r, c[k].total_ns) < SR_RUNNER_UP_SHARE)
+			continue;
 		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
-		json_array_append_new(j, json_pack("{ss ss si sf sf}", "kind",
-						   sr_kind_name(c[k].kind), "name", name,
+		json_array_append_new(j, json_pack("{ss so si sf sf}", "kind",
+						   sr_kind_name(c[k].kind), "name", jtext(name),
 						   "maxcount", c[k].maxcount, "total_ns",
 						   c[k].total_ns, "share",
 						   peak_share(r, c[k].total_ns)));
@@ -219,13 +245,20 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 	for (int i = 0; i < r->nnodes; i++) {
 		const struct sr_node *n = &r->nodes[i];
 		char *name = rsearch_name(db, rs, n->kind, n->id);
-		json_t *o = json_pack("{si si si ss ss si si sf sf ss}", "node", i, "parent",
+		json_t *o = json_pack("{si si si ss so si si sf sf ss}", "node", i, "parent",
 				      n->parent, "depth", n->depth, "kind", sr_kind_name(n->kind),
-				      "name", name, "maxcount", n->maxcount, "calls", n->ncalls,
+				      "name", jtext(name), "maxcount", n->maxcount, "calls", n->ncalls,
 				      "total_ns", n->total_ns, "share", n->share, "status",
 				      sr_status_name(n->status));
 		if (n->kind == SR_FNODE)
 			json_object_set_new(o, "fnode", json_integer(n->id));
+		if (n->by_time) /* it lost the vote: a path for its share of the time */
+			json_object_set_new(o, "by_time", json_true());
+		if (n->at) { /* a part below the depth limit: the functions down to where */
+			json_object_set_new(o, "at", json_integer(n->at));
+			json_object_set_new(o, "below",
+					    rsearch_chain(db, r->nodes[n->parent].id, n->at));
+		}
 		if (n->overhead_ns > 0) { /* the tracer's own handlers: shown, never a cause */
 			json_object_set_new(o, "overhead_ns", json_real(n->overhead_ns));
 			json_object_set_new(o, "overhead_share",
@@ -272,6 +305,12 @@ static void node_text(FILE *out, json_t *n, int indent)
 	size_t k;
 	json_t *x, *ru = json_object_get(n, "runners_up");
 
+	if (json_array_size(json_object_get(n, "below"))) {
+		fprintf(out, "%*sin", indent, "");
+		json_array_foreach(json_object_get(n, "below"), k, x)
+			fprintf(out, "%s%s", k ? " > " : " ", vis(json_string_value(x)));
+		fputc('\n', out);
+	}
 	json_array_foreach(json_object_get(n, "details"), k, x) {
 		long long t = json_integer_value(json_object_get(x, "times"));
 		fprintf(out, "%*s%s %s, %lld time%s, %s\n", indent, "",
@@ -307,13 +346,14 @@ void paths_tree_text(FILE *out, json_t *nodes)
 	json_array_foreach(nodes, i, n) {
 		int depth = json_integer_value(json_object_get(n, "depth"));
 		const char *status = json_string_value(json_object_get(n, "status"));
-		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s\n", 2 * depth, "",
+		fprintf(out, "%*s%-*s %5.1f%%  maxcount %lld/%lld%s%s%s\n", 2 * depth, "",
 			40 - 2 * depth > 8 ? 40 - 2 * depth : 8,
 			vis(json_string_value(json_object_get(n, "name"))),
 			100 * json_real_value(json_object_get(n, "share")),
 			json_integer_value(json_object_get(n, "maxcount")),
-			json_integer_value(json_object_get(n, "calls")), *status ? "  " : "",
-			status);
+			json_integer_value(json_object_get(n, "calls")),
+			json_is_true(json_object_get(n, "by_time")) ? "  followed for its time" : "",
+			*status ? "  " : "", status);
 		node_text(out, n, 2 * depth + 4);
 	}
 }
@@ -326,8 +366,10 @@ static char *search_params(const struct ropt *o, const struct sr_params *sp)
 			      sp->mode == SR_SUM ? "sum" : "max");
 	char *s;
 
+	if (sp->branch_pct > 0)
+		json_object_set_new(j, "branch_pct", json_real(sp->branch_pct));
 	ropt_filters_json(o, j);
-	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
 }
@@ -377,13 +419,17 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 		int lo = json_integer_value(json_object_get(p, "lo"));
 		int hi = json_integer_value(json_object_get(p, "hi"));
 		int number = json_integer_value(json_object_get(p, "peak"));
+		uint64_t lo_v, hi_v, x;
+		/* the buckets' values at the selection's resolution (bucket 65 at 3: 3.3ms) */
+		show_bucket_range(lo, o->sel.resolution, &lo_v, &x);
+		show_bucket_range(hi, o->sel.resolution, &x, &hi_v);
 		fprintf(out, "%s%s", i ? "\n" : "", vis(what));
 		if (number)
 			fprintf(out, ", peak %d", number);
 		fprintf(out, " (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
 			     " maxcount %g%%, min_bucket %d, mode %s)\n",
-			lo, hi, show_amount(exp2(lo), ropt_unit(o), a, sizeof(a)),
-			show_amount(exp2(hi + 1), ropt_unit(o), b, sizeof(b)),
+			lo, hi, show_amount(lo_v, ropt_unit(o), a, sizeof(a)),
+			show_amount(hi_v + 1, ropt_unit(o), b, sizeof(b)),
 			json_integer_value(json_object_get(p, "calls")),
 			json_integer_value(json_object_get(p, "search")), sp->max_depth,
 			sp->maxcount_pct, sp->min_bucket, sp->mode == SR_SUM ? "sum" : "max");
@@ -405,7 +451,14 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	int npk, rc = 0;
 
 	*what = NULL;
-	if (rprofile_load_hist(db, &o->sel, &p, &info, err))
+	/*
+	 * The peaks a person sees fold a tiny peak by its share of the latency:
+	 * on the calls' own latency, as darc peaks finds them, not on bucket
+	 * midpoints (a 5.0 ms call is 4.4% of vm-preads' pread64, its midpoint
+	 * 6.3%: folded by the one, a peak of its own by the other)
+	 */
+	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rprofile_load : rprofile_load_hist)(
+		db, &o->sel, &p, &info, err))
 		return -1;
 	npk = ropt_peaks(o, &p, &pk);
 	if (npk < 0)
@@ -434,7 +487,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
 	int rc = paths_collect(db, o, sp, peak, all, &what, err);
 
 	if (!rc && o->json)
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	else if (!rc)
 		paths_text(out, what, o, sp, all);
 	json_decref(all);

@@ -172,7 +172,10 @@ int profile_peaks(const struct profile *p, const struct peak_params *pp, struct 
 	int rc = -1;
 
 	*out = NULL;
-	if (pp->smooth < 1 || pp->smooth % 2 == 0 || !(pp->prominence >= 0))
+	if (pp->rule == PEAK_SEEN)
+		return profile_peaks_seen(p, out);
+	if (pp->rule != PEAK_PROMINENCE || pp->smooth < 1 || pp->smooth % 2 == 0 ||
+	    !(pp->prominence >= 0))
 		return -1;
 	if (p->n <= 0 || !profile_calls(p))
 		return 0;
@@ -187,7 +190,7 @@ int profile_peaks(const struct profile *p, const struct peak_params *pp, struct 
 	return rc;
 }
 
-/* ---- the peaks a person sees (darc explain) -------------------------------- */
+/* ---- the peaks a person sees (the default rule) ----------------------------- */
 
 /*
  * Is the valley at cut @k of @h real? Hump tops and the valley are counts.

@@ -19,7 +19,10 @@ struct profile {
 };
 
 /*
- * Peak detection, on y = log2(count + 1) of each bucket:
+ * How peaks are found. One rule for every command (darc hist, peaks, paths,
+ * diff's group methods, io --bios and explain): the peaks a person sees
+ * (profile_peaks_seen(), below). --prominence or --smooth choose the other,
+ * OSprof-style rule on y = log2(count + 1) of each bucket:
  *  1. smooth y with a centred moving average of @smooth buckets (1: none);
  *  2. cut the profile before every local minimum of y (the bucket at the
  *     bottom of a valley begins the hump on its right);
@@ -30,11 +33,17 @@ struct profile {
  * Peaks are numbered 1, 2, ... from left to right. A prominence of 2 means
  * a hump must rise to four times the count (+1) of the valley beside it.
  */
-struct peak_params {
-	double prominence; /* log2 units, default 2.0 */
-	int smooth;	   /* odd window in buckets, default 1 */
+enum peak_rule {
+	PEAK_SEEN = 0,	     /* the peaks a person sees (the default) */
+	PEAK_PROMINENCE = 1, /* log-count prominence, @prominence and @smooth */
 };
-#define PEAK_PARAMS_DEFAULT {2.0, 1}
+
+struct peak_params {
+	int rule;	   /* enum peak_rule */
+	double prominence; /* PEAK_PROMINENCE: log2 units, default 2.0 */
+	int smooth;	   /* PEAK_PROMINENCE: odd window in buckets, default 1 */
+};
+#define PEAK_PARAMS_DEFAULT {PEAK_SEEN, 2.0, 1}
 
 struct peak {
 	int lo, hi;	    /* bucket range, inclusive */
@@ -46,13 +55,14 @@ struct peak {
 };
 
 /*
- * The peaks of @p into @out (allocated, the caller frees it; NULL if none).
- * Returns their number, or -1 when out of memory or @pp is out of range.
+ * The peaks of @p by @pp's rule into @out (allocated, the caller frees it;
+ * NULL if none). Returns their number, or -1 when out of memory or @pp is
+ * out of range.
  */
 int profile_peaks(const struct profile *p, const struct peak_params *pp, struct peak **out);
 
 /*
- * The peaks a person sees (darc explain), on the counts themselves:
+ * The peaks a person sees (the default rule), on the counts themselves:
  *  1. cut before every local minimum of the counts;
  *  2. a cut at an empty octave (as many empty buckets as the resolution)
  *     always holds; another holds when the lower of its two humps' tops

@@ -12,6 +12,7 @@
 #include "svg.h"
 #include "vis.h"
 #include "wfile.h"
+#include "jtext.h"
 
 /* What the show functions need to know about @o's profile. */
 static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
@@ -29,10 +30,10 @@ static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
 /* Print @j (consumed); 0 or -1. */
 static int put_json(FILE *out, json_t *j, struct fmt_err *err)
 {
-	int rc = j ? show_json(out, j) : -1;
+	int rc = show_json_to(out, j, err);
 
 	json_decref(j);
-	return rc ? fmt_errf(err, NULL, "cannot write the output") : 0;
+	return rc;
 }
 
 /* What svg_hist() needs, for ropt_write_svg(). */
@@ -148,12 +149,14 @@ static char *peak_params(const struct ropt *o)
 		for (int k = 0; k < o->npeaks; k++)
 			json_array_append_new(a, json_pack("[ii]", o->peaks[k].lo, o->peaks[k].hi));
 		json_object_set_new(j, "given", a);
+	} else if (o->pp.rule == PEAK_SEEN) {
+		json_object_set_new(j, "rule", json_string("seen"));
 	} else {
 		json_object_set_new(j, "prominence", json_real(o->pp.prominence));
 		json_object_set_new(j, "smooth", json_integer(o->pp.smooth));
 	}
 	ropt_filters_json(o, j);
-	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
 }
@@ -316,7 +319,7 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 
 static json_t *pair_json(const struct diff_pair *d)
 {
-	json_t *o = json_pack("{ss ss sI sI sf sf}", "kind", kind_name(d->kind), "key", d->key,
+	json_t *o = json_pack("{ss so sI sI sf sf}", "kind", kind_name(d->kind), "key", jtext(d->key),
 			      "calls_a", (json_int_t)d->calls_a, "calls_b", (json_int_t)d->calls_b,
 			      "latency_a", d->lat_a, "latency_b", d->lat_b);
 	json_t *s = json_object();
@@ -371,8 +374,8 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 		return -1;
 	}
 	if (json) {
-		json_t *j = json_pack("{ss ss ss sf si si si so}", "a", rdb_source(a), "b",
-				      rdb_source(b), "method", cmp_method_name(o->method), "threshold",
+		json_t *j = json_pack("{so so ss sf si si si so}", "a", jtext(rdb_source(a)), "b",
+				      jtext(rdb_source(b)), "method", cmp_method_name(o->method), "threshold",
 				      o->threshold, "pairs", r.npairs, "pruned", r.pruned, "differ",
 				      r.above, "ranked", json_array());
 		for (int k = 0; k < r.npairs; k++)

@@ -12,6 +12,7 @@
 #include "grow.h"
 #include "hist.h"
 #include "rows.h"
+#include "jtext.h"
 
 /* The peak's f0 calls, in order, each with its subtree's range of ids. */
 static const char roots_sql[] = "SELECT id, last_id, task_id FROM sr_root ORDER BY id";
@@ -94,7 +95,7 @@ static int find_id(const int64_t *ids, int n, int64_t id)
 /* The source index of interrupt (@kind, @irq, @name), added if new; -1 when out of memory. */
 static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 {
-	const char *name = rdb_text(st, 3);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
 	char label[160];
 
 	if (kind == IRQ_SOFT)
@@ -443,6 +444,28 @@ void rsearch_release(struct rsearch *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+json_t *rsearch_chain(struct rdb *db, int64_t above, int64_t to)
+{
+	static const char q[] =
+	    "WITH RECURSIVE up(id, parent, name, d) AS (SELECT fn.id, fn.parent_id, f.name, 0"
+	    "  FROM fnode fn JOIN func f ON f.id = fn.func_id WHERE fn.id = ?1"
+	    "  UNION ALL SELECT fn.id, fn.parent_id, f.name, up.d + 1 FROM up"
+	    "  JOIN fnode fn ON fn.id = up.parent JOIN func f ON f.id = fn.func_id"
+	    "  WHERE up.id != ?2)"
+	    " SELECT name FROM up WHERE up.id != ?2 ORDER BY d DESC";
+	json_t *a = json_array();
+	sqlite3_stmt *st;
+
+	if (to == above || sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
+		return a;
+	sqlite3_bind_int64(st, 1, to);
+	sqlite3_bind_int64(st, 2, above);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(a, jtext(rdb_text(st, 0)));
+	sqlite3_finalize(st);
+	return a;
+}
+
 char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id)
 {
 	sqlite3_stmt *st;
@@ -520,8 +543,9 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 		sqlite3_bind_int(st, PARAM(search_path, depth), n->depth);
 		sqlite3_bind_text(st, PARAM(search_path, kind), sr_kind_name(n->kind), -1,
 				  SQLITE_STATIC);
-		if (n->kind == SR_FNODE)
-			sqlite3_bind_int64(st, PARAM(search_path, fnode_id), n->id);
+		if (n->kind == SR_FNODE || n->at) /* a part below the depth limit: where */
+			sqlite3_bind_int64(st, PARAM(search_path, fnode_id),
+					   n->kind == SR_FNODE ? n->id : n->at);
 		else
 			sqlite3_bind_null(st, PARAM(search_path, fnode_id));
 		sqlite3_bind_text(st, PARAM(search_path, name), name, -1, SQLITE_TRANSIENT);

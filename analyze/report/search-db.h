@@ -9,6 +9,8 @@
 #ifndef DARC_SEARCH_DB_H
 #define DARC_SEARCH_DB_H
 
+#include <jansson.h>
+
 #include "read.h"
 #include "search.h"
 
@@ -40,6 +42,12 @@ int rsearch_preselect(struct rdb *db, const struct rsel *sel, const struct peak 
 int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
 		 struct fmt_err *err);
 void rsearch_release(struct rsearch *rs);
+
+/*
+ * The functions from below fnode @above down to fnode @to, which lies in
+ * its subtree (a JSON array of names; empty when @to is @above).
+ */
+json_t *rsearch_chain(struct rdb *db, int64_t above, int64_t to);
 
 /* The name of node or candidate (@kind, @id): a function, a source (caller frees). */
 char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id);

@@ -345,6 +345,12 @@ static void vote(struct cset *cs, const struct row *r)
 
 /* ---- the search ---------------------------------------------------------------- */
 
+/* Below a node at max_depth: one fnode of its subtree, its sleep and its CPU time. */
+struct at_sum {
+	int64_t fnode;
+	double blocked, cpu;
+};
+
 /* One search under way: its input, parameters and result. */
 struct search {
 	const struct idx *x;
@@ -355,7 +361,12 @@ struct search {
 	uint64_t won; /* exogenous winners on the path above (won_above()) */
 	struct row row;
 	int *inst; /* scratch: one f0 call's instances of a node */
+	struct at_sum *at; /* below_limit(): the fnodes below the node, summed */
+	int nat, atcap;
 };
+
+/* The function that weighs one f0 call's instances inst[0..m) of a node. */
+typedef int (*per_call_fn)(struct search *s, int node, int m, struct cset *cs);
 
 static int add_node(struct search *s, const struct sr_node *n)
 {
@@ -382,6 +393,20 @@ static int keep_cands(struct search *s, const struct cset *cs)
 	return 0;
 }
 
+/*
+ * The instances of one f0 call that stand for a node, of inst[0..m): all of
+ * them with mode sum; with mode max the largest, moved to inst[0]. Their number.
+ */
+static int standing(struct search *s, int m)
+{
+	if (s->p->mode != SR_MAX)
+		return m;
+	for (int j = 1; j < m; j++)
+		if (value(s->x, s->inst[j]) > value(s->x, s->inst[0]))
+			s->inst[0] = s->inst[j];
+	return m ? 1 : 0;
+}
+
 /* The votes of one f0 call's instances inst[0..m) of node @node. */
 static int vote_call(struct search *s, int node, int m, struct cset *cs)
 {
@@ -389,11 +414,74 @@ static int vote_call(struct search *s, int node, int m, struct cset *cs)
 
 	for (int j = 0; j < m; j++)
 		s->out->nodes[node].overhead_ns += extra(x->t, s->inst[j])->ovh;
-	if (s->p->mode == SR_MAX) /* the largest instance stands for them */
-		for (int j = 1; j < m; j++)
-			if (value(x, s->inst[j]) > value(x, s->inst[0]))
-				s->inst[0] = s->inst[j];
-	if (fill_row(x, s->p, cs, node, s->inst, s->p->mode == SR_MAX ? 1 : m, s->won, &s->row))
+	if (fill_row(x, s->p, cs, node, s->inst, standing(s, m), s->won, &s->row))
+		return -1;
+	vote(cs, &s->row);
+	return 0;
+}
+
+/* @fnode's sums below a node at max_depth (added if new), or NULL when out of memory. */
+static struct at_sum *at_sum(struct search *s, int64_t fnode)
+{
+	for (int k = 0; k < s->nat; k++)
+		if (s->at[k].fnode == fnode)
+			return &s->at[k];
+	if (GROW(s->at, s->nat, s->atcap, 16))
+		return NULL;
+	s->at[s->nat] = (struct at_sum){fnode, 0, 0};
+	return &s->at[s->nat++];
+}
+
+/*
+ * The sleep and the CPU time of every call in call @i's subtree (not the
+ * tracer's own), by fnode into s->at and summed into *@blocked and *@cpu: a
+ * call's CPU time is its value less its children's and its own sleep.
+ */
+static int subtree_parts(struct search *s, int i, double *blocked, double *cpu)
+{
+	const struct sr_tcall *c = s->x->t->calls;
+
+	for (int j = i; j <= c[i].last;) {
+		double b = (double)extra(s->x->t, j)->blocked, kids = 0;
+		struct at_sum *a;
+		if (extra(s->x->t, j)->overhead) {
+			j = c[j].last + 1;
+			continue;
+		}
+		for (int k = j + 1; k <= c[j].last; k = c[k].last + 1)
+			kids += extra(s->x->t, k)->overhead ? 0 : (double)value(s->x, k);
+		if (!(a = at_sum(s, c[j].fnode)))
+			return -1;
+		a->blocked += b;
+		a->cpu += fmax((double)value(s->x, j) - kids - b, 0);
+		*blocked += b;
+		*cpu += fmax((double)value(s->x, j) - kids - b, 0);
+		j++;
+	}
+	return 0;
+}
+
+/*
+ * The parts of one f0 call's instances of a node at max_depth, voted as
+ * candidates are: the sleeps of its whole subtree, its CPU time, the
+ * preemption and the interrupts inside it.
+ */
+static int below_call(struct search *s, int node, int m, struct cset *cs)
+{
+	double blocked = 0, cpu = 0, pre = 0;
+	int n = standing(s, m);
+
+	s->row.n = 0;
+	for (int k = 0; k < n; k++) {
+		pre += extra(s->x->t, s->inst[k])->pre;
+		if (subtree_parts(s, s->inst[k], &blocked, &cpu) ||
+		    add_irqs(s->x, cs, &s->row, node, s->inst[k], s->won))
+			return -1;
+	}
+	if ((!won_above(s->won, SR_PREEMPT, 0) &&
+	     row_add(&s->row, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
+	    row_add(&s->row, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
+	    row_add(&s->row, cand(cs, node, SR_SELF, 0), cpu, SR_SUM))
 		return -1;
 	vote(cs, &s->row);
 	return 0;
@@ -401,9 +489,10 @@ static int vote_call(struct search *s, int node, int m, struct cset *cs)
 
 /*
  * Vote at node @node (fnode @fnode): every f0 call's instances of it,
- * grouped; at f0 (node 0), every f0 call whatever its fnode, once.
+ * grouped, weighed by @fn; at f0 (node 0), every f0 call whatever its
+ * fnode, once.
  */
-static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
+static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs, per_call_fn fn)
 {
 	const struct sr_tree *t = s->x->t;
 	const int *b = s->x->by_fnode;
@@ -411,7 +500,7 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 
 	for (int r = 0; node == 0 && r < t->nroots; r++) {
 		s->inst[0] = t->roots[r];
-		if (vote_call(s, node, 1, cs))
+		if (fn(s, node, 1, cs))
 			return -1;
 	}
 	if (node == 0)
@@ -427,7 +516,7 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 		int m = 0, end = t->calls[t->roots[root_of(t, b[k])]].last;
 		while (k < n && t->calls[b[k]].fnode == fnode && b[k] <= end)
 			s->inst[m++] = b[k++];
-		if (vote_call(s, node, m, cs))
+		if (fn(s, node, m, cs))
 			return -1;
 	}
 	return 0;
@@ -435,14 +524,79 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs)
 
 static int search_node(struct search *s, int node, int64_t fnode);
 
-/* Make the winners of @cs children of @node, and search the fnodes among them. */
-static int follow(struct search *s, int node, struct cset *cs)
+/* The most votes in @cs. */
+static int most_votes(const struct cset *cs)
 {
-	int best = 0, depth = s->out->nodes[node].depth + 1;
-	uint64_t above = s->won;
+	int best = 0;
 
 	for (int i = 0; i < cs->n; i++)
 		best = cs->v[i].maxcount > best ? cs->v[i].maxcount : best;
+	return best;
+}
+
+/* The fnode below a node at max_depth that holds most of its sleep (@kind blocked) or CPU. */
+static int64_t most_at(const struct search *s, int kind)
+{
+	int64_t at = 0;
+	double top = 0;
+
+	for (int k = 0; k < s->nat; k++) {
+		double v = kind == SR_BLOCKED ? s->at[k].blocked : s->at[k].cpu;
+		if (v > top) {
+			top = v;
+			at = s->at[k].fnode;
+		}
+	}
+	return at;
+}
+
+/*
+ * Node @node (fnode @fnode) stopped at max_depth: its time below, as what
+ * it is. Each part that won its votes, or holds 5% of the node's time,
+ * becomes a node of status SR_BELOW under it; a sleep and the CPU time
+ * name the fnode that holds most of them (at).
+ */
+static int below_limit(struct search *s, int node, int64_t fnode)
+{
+	struct cset cs = {0};
+	int rc, best;
+
+	s->nat = 0;
+	rc = vote_node(s, node, fnode, &cs, below_call);
+	best = most_votes(&cs);
+	for (int i = 0; !rc && i < cs.n; i++) {
+		struct sr_cand *c = &cs.v[i];
+		const struct sr_node *up = &s->out->nodes[node];
+		struct sr_node w = {node, up->depth + 1, c->kind, c->id, c->maxcount, s->ncalls,
+				    c->total_ns, s->f0_total > 0 ? c->total_ns / s->f0_total : 0,
+				    SR_BELOW, up->level, 0, 0, 0, 0};
+		if (c->total_ns <= 0 || (c->maxcount < best * s->p->maxcount_pct / 100 &&
+					 c->total_ns < 0.05 * up->total_ns))
+			continue;
+		c->winner = 1;
+		if (c->kind == SR_BLOCKED || c->kind == SR_SELF)
+			w.at = most_at(s, c->kind);
+		rc = add_node(s, &w) < 0 ? -1 : 0;
+	}
+	rc = rc ? rc : keep_cands(s, &cs);
+	free(cs.v);
+	return rc;
+}
+
+/* The level of max_depth a winner of node @node with @ns takes: its parent's if it wraps it. */
+static int level_of(const struct search *s, int node, double ns)
+{
+	const struct sr_node *up = &s->out->nodes[node];
+
+	return up->level + (ns >= SR_WRAP * up->total_ns && ns > 0 ? 0 : 1);
+}
+
+/* Make the winners of @cs children of @node, and search the fnodes among them. */
+static int follow(struct search *s, int node, struct cset *cs)
+{
+	int best = most_votes(cs), depth = s->out->nodes[node].depth + 1;
+	uint64_t above = s->won;
+
 	/* what wins here from outside the code is not sought again below */
 	for (int i = 0; i < cs->n && best; i++) {
 		const struct sr_cand *c = &cs->v[i];
@@ -455,17 +609,23 @@ static int follow(struct search *s, int node, struct cset *cs)
 	for (int i = 0; i < cs->n && best; i++) {
 		struct sr_cand *c = &cs->v[i];
 		struct sr_node w = {node, depth, c->kind, c->id, c->maxcount, s->ncalls, c->total_ns,
-				    s->f0_total > 0 ? c->total_ns / s->f0_total : 0, SR_FOUND};
+				    s->f0_total > 0 ? c->total_ns / s->f0_total : 0, SR_FOUND,
+				    level_of(s, node, c->total_ns), 0, 0, 0, 0};
 		int k;
-		if (c->maxcount < best * s->p->maxcount_pct / 100)
-			continue;
+		if (c->maxcount < best * s->p->maxcount_pct / 100 || !c->maxcount) {
+			if (c->kind != SR_FNODE || s->p->branch_pct <= 0 ||
+			    c->total_ns < s->p->branch_pct / 100 * s->f0_total)
+				continue;
+			w.by_time = 1; /* lost the vote, holds its share of the time */
+		}
 		c->winner = 1;
 		if (c->kind == SR_FNODE)
 			w.status = c->total_ns / s->ncalls < exp2(s->p->min_bucket) ? SR_MIN_BUCKET
-				   : depth >= s->p->max_depth		     ? SR_MAX_DEPTH
-									     : SR_GOING;
+				   : w.level >= s->p->max_depth			    ? SR_MAX_DEPTH
+										    : SR_GOING;
 		k = add_node(s, &w);
-		if (k < 0 || (w.status == SR_GOING && search_node(s, k, c->id)))
+		if (k < 0 || (w.status == SR_GOING && search_node(s, k, c->id)) ||
+		    (w.status == SR_MAX_DEPTH && below_limit(s, k, c->id)))
 			return -1;
 	}
 	s->won = above;
@@ -475,7 +635,7 @@ static int follow(struct search *s, int node, struct cset *cs)
 static int search_node(struct search *s, int node, int64_t fnode)
 {
 	struct cset cs = {0};
-	int rc = vote_node(s, node, fnode, &cs);
+	int rc = vote_node(s, node, fnode, &cs, vote_call);
 
 	if (!rc)
 		rc = follow(s, node, &cs);
@@ -494,6 +654,7 @@ int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr
 
 	memset(out, 0, sizeof(*out));
 	if (p->max_depth < 0 || !(p->maxcount_pct > 0 && p->maxcount_pct <= 100) ||
+	    !(p->branch_pct >= 0 && p->branch_pct <= 100) ||
 	    p->min_bucket < 0 || p->min_bucket > 62 || (p->mode != SR_MAX && p->mode != SR_SUM))
 		return -1;
 	if (t->nopen || idx_build(&x, t))
@@ -511,6 +672,7 @@ int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr
 		rc = search_node(&s, 0, f0.id);
 out:
 	free(s.inst);
+	free(s.at);
 	free(s.row.cand);
 	free(s.row.val);
 	free(x.by_fnode);
@@ -635,7 +797,11 @@ const char *sr_kind_name(int kind)
 
 const char *sr_status_name(int status)
 {
-	static const char *const n[] = {"", "root cause found", "maximum depth reached",
-					"below min_bucket", "root cause found"};
-	return status >= 0 && status <= SR_NO_CHILDREN ? n[status] : "?";
+	static const char *const n[] = {"",
+					"root cause found",
+					"maximum depth reached",
+					"below min_bucket",
+					"root cause found",
+					"below the depth limit"};
+	return status >= 0 && status <= SR_BELOW ? n[status] : "?";
 }

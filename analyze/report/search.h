@@ -24,6 +24,22 @@
  * (root cause found), at a node without children, at max_depth, or when the
  * winner's mean value is below 2^min_bucket ns.
  *
+ * Causes by time (branch_pct, darc explain's): a callee that lost the vote
+ * at its level but holds branch_pct % of f0's latency in the peak is
+ * searched as well (by_time), so that a second cause of a third of the time
+ * (an fsync's own page writeback beside its journal commit) is a path of
+ * its own, not a runner-up.
+ *
+ * A chain of wrappers costs no depth: a winning child that holds nearly all
+ * of its parent's time (SR_WRAP of it) is searched at its parent's level of
+ * max_depth, so do_get_write_access > out_of_line_wait_on_bit >
+ * __wait_on_bit > bit_wait_io > io_schedule is one level, not five. Where a
+ * path does stop at max_depth, the time below its last node is reported as
+ * what it is (its parts below the depth limit: the sleeps anywhere in its
+ * subtree as blocked, its CPU time as self, the preemption and interrupts
+ * inside it), each with the fnode that holds most of it, never all of it
+ * as the last node's own time.
+ *
  * f0 is one node even where it is several fnodes (a function reached by
  * several paths): its level is voted once over all its calls, so it has one
  * self, one preemption, one blocked, and the maxcount_pct threshold is taken
@@ -85,8 +101,13 @@ struct sr_params {
 	double maxcount_pct; /* default 97 */
 	int min_bucket;	     /* default 6: 64 ns */
 	int mode;	     /* enum sr_mode */
+	double branch_pct;   /* > 0: a callee that lost the vote but holds this % of f0's */
+			     /* latency is searched too (by time); 0, DARC's rule: not */
 };
-#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX}
+#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX, 0}
+
+/* A runner-up of this share of f0's latency is listed whatever its votes. */
+#define SR_RUNNER_UP_SHARE 0.05
 
 /* What a candidate is. */
 enum sr_kind {
@@ -105,7 +126,11 @@ enum sr_status {
 	SR_MAX_DEPTH = 2,   /* maximum depth reached */
 	SR_MIN_BUCKET = 3,  /* below min_bucket */
 	SR_NO_CHILDREN = 4, /* a leaf: the function itself (root cause found) */
+	SR_BELOW = 5,	    /* a part of a node at max_depth, from below it */
 };
+
+/* A winner with this share of its parent's time is a wrapper: it costs no depth. */
+#define SR_WRAP 0.9
 
 /* A candidate considered at a node. */
 struct sr_cand {
@@ -128,7 +153,11 @@ struct sr_node {
 	double total_ns;   /* its value summed over them */
 	double share;	   /* of f0's latency in the peak, 0..1 */
 	int status;	   /* enum sr_status */
+	int level;	   /* depth counted against max_depth (wrappers cost none) */
+	int by_time;	   /* a callee that lost the vote, searched for its time */
+	int pad;	   /* (explicit: nodes are compared whole) */
 	double overhead_ns; /* tracer overhead in its instances' subtrees, summed */
+	int64_t at;	   /* SR_BELOW blocked or self: the fnode holding most of it */
 };
 
 struct sr_result {

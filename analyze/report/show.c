@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include "show.h"
 
 #include <inttypes.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "vis.h"
+#include "jtext.h"
 #define BAR 40 /* width of the distribution column */
 
 void show_bucket_range(int b, int resolution, uint64_t *lo, uint64_t *hi)
@@ -89,10 +91,13 @@ void show_hist_text(FILE *out, const struct show_ctx *c, const struct profile *p
 	show_peaks_text(out, c, pk, npk);
 }
 
-/* "peaks found with prominence 2, smoothing 1" or "peaks as given". */
+/* How the peaks were found: "(valleys of 3 deviations...)", "(prominence 2, ...)", "as given". */
 static void peaks_header(FILE *out, const struct show_ctx *c, int npk)
 {
-	if (c->pp)
+	if (c->pp && c->pp->rule == PEAK_SEEN)
+		fprintf(out, "%d peak%s (valleys of 3 deviations or an empty octave):\n", npk,
+			npk == 1 ? "" : "s");
+	else if (c->pp)
 		fprintf(out, "%d peak%s (prominence %g, smoothing %d):\n", npk, npk == 1 ? "" : "s",
 			c->pp->prominence, c->pp->smooth);
 	else
@@ -147,7 +152,7 @@ json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const
 /* The head every JSON answer starts with: what, where, how. */
 static json_t *head_json(const struct show_ctx *c)
 {
-	json_t *o = json_pack("{ss ss ss ss si}", "what", c->what, "recording", c->recording,
+	json_t *o = json_pack("{so so ss ss si}", "what", jtext(c->what), "recording", jtext(c->recording),
 			      "metric", c->metric, "unit", c->unit, "resolution", c->resolution);
 
 	if (c->info) {
@@ -155,10 +160,12 @@ static json_t *head_json(const struct show_ctx *c)
 		json_object_set_new(o, "incomplete_left_out",
 				    json_integer((json_int_t)c->info->skipped));
 	}
-	if (c->pp)
-		json_object_set_new(o, "peak_params", json_pack("{sf si}", "prominence",
-								c->pp->prominence, "smooth",
-								c->pp->smooth));
+	if (c->pp && c->pp->rule == PEAK_SEEN)
+		json_object_set_new(o, "peak_params", json_pack("{ss}", "rule", "seen"));
+	else if (c->pp)
+		json_object_set_new(o, "peak_params",
+				    json_pack("{ss sf si}", "rule", "prominence", "prominence",
+					      c->pp->prominence, "smooth", c->pp->smooth));
 	return o;
 }
 
@@ -232,8 +239,19 @@ json_t *show_timelapse_json(const struct show_ctx *c, const struct profile *rows
 
 int show_json(FILE *out, json_t *j)
 {
-	int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(jtext_clean(j), out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
 	fputc('\n', out);
 	return rc || ferror(out) ? -1 : 0;
+}
+
+int show_json_to(FILE *out, json_t *j, struct fmt_err *err)
+{
+	if (!j) /* every name goes through jtext(): only memory can be missing */
+		return fmt_errf(err, NULL, "cannot make the JSON output: out of memory");
+	if (show_json(out, j))
+		return fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
+				out == stdout ? " to standard output" : "",
+				errno ? strerror(errno) : "I/O error");
+	return 0;
 }

@@ -55,5 +55,7 @@ json_t *show_timelapse_json(const struct show_ctx *c, const struct profile *rows
 
 /* Print @j to @out, indented, with a newline; 0, or -1 on a write error. */
 int show_json(FILE *out, json_t *j);
+/* show_json() of @j, which may be NULL (not made): 0, or -1 with @err saying which. */
+int show_json_to(FILE *out, json_t *j, struct fmt_err *err);
 
 #endif

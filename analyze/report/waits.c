@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain-wake.h"
 #include "report.h"
 #include "show.h"
 #include "vis.h"
+#include "jtext.h"
 
 #define CHAIN_MAX 8
 
@@ -41,14 +43,14 @@ static json_t *wait_json(sqlite3 *sql, int64_t id, int64_t slack, int depth)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, slack);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		j = json_pack("{sI sI ss ss sI sI sI ss sI}", "wait", (json_int_t)id, "task",
+		j = json_pack("{sI sI so so sI sI sI so sI}", "wait", (json_int_t)id, "task",
 			      (json_int_t)sqlite3_column_int64(st, 1), "comm",
-			      rdb_text(st, 2), "category",
-			      rdb_text(st, 3), "ns",
+			      jtext(rdb_text(st, 2)), "category",
+			      jtext(rdb_text(st, 3)), "ns",
 			      (json_int_t)sqlite3_column_int64(st, 4), "run_delay_ns",
 			      (json_int_t)sqlite3_column_int64(st, 5), "waker",
 			      (json_int_t)sqlite3_column_int64(st, 6), "waker_comm",
-			      rdb_text(st, 7), "t_out",
+			      jtext(rdb_text(st, 7)), "t_out",
 			      (json_int_t)sqlite3_column_int64(st, 9));
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			parent = sqlite3_column_int64(st, 8);
@@ -105,7 +107,7 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 	}
 	sqlite3_finalize(st);
 	if (json) {
-		rc = show_json(out, all) ? fmt_errf(err, NULL, "cannot write the output") : 0;
+		rc = show_json_to(out, all, err);
 	} else {
 		size_t i;
 		json_t *w;
@@ -118,4 +120,34 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 	}
 	json_decref(all);
 	return rc;
+}
+
+/* The count of @sql's first row, or 0. */
+static int64_t count_of(struct rdb *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+const char *waits_unnamed_advice(struct rdb *db, bool idle)
+{
+	/* episodes the context bits alone found have no name: no event of their own */
+	if (!count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0 AND name != ''"))
+		return "the recording has no irq events: record irq and irq_vectors events";
+	if (idle && !count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
+				  " AND name != '' AND task_id = 0"))
+		return "the interrupts of idle CPUs are not in the recording, as with a pid"
+		       " filter such as trace-cmd record -F or -P: record them on every CPU";
+	/* irq_vectors' events name their episodes (local_timer_entry, ...) */
+	if (!count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
+			  " AND name LIKE '%\\_entry' ESCAPE '\\'"))
+		return "no event names the system vectors, the local timer and the IPIs:"
+		       " record irq_vectors events";
+	return "no irq event names it";
 }

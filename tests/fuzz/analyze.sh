@@ -31,7 +31,10 @@ trap 'rm -rf "$tmp"' EXIT
 # Flips in a zstd v7 file mostly break a chunk and get the file rejected:
 # the v7 samples are also fuzzed converted to v6 (when trace-cmd is here),
 # so that the damage reaches the events.
-files=("$here"/../../samples/*.dat)
+# The format samples (vm-*, vm73-*, host-*): the realistic cases (real-*) are
+# recordings of the same formats, there for explain's truth, and would only
+# double the time.
+files=("$here"/../../samples/vm*.dat "$here"/../../samples/host-*.dat)
 if command -v trace-cmd >/dev/null; then
 	for f in "$here"/../../samples/vm-*-v7.dat; do
 		v6=$tmp/$(basename "$f" .dat)-as-v6.dat

@@ -8,4 +8,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-exec "$mutate" -c "${2:-24}" -f "${3:-24}" "$here"/../../samples/*.dat
+# the format samples (the realistic cases, real-*, are of the same formats)
+exec "$mutate" -c "${2:-24}" -f "${3:-24}" "$here"/../../samples/vm*.dat "$here"/../../samples/host-*.dat

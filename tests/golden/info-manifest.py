@@ -60,7 +60,9 @@ for path in sorted(glob.glob(os.path.join(top, "samples", "*.dat"))):
           "%s: the target's %d threads %s, listed in order" % (name, len(want), sorted(want)))
     others = {int(k) for k in t["tgids"]} | {int(v) for v in t["tgids"].values()}
     others -= want
-    check(len(others) > 100 and not others & set(listed),
+    # the host's other threads: hundreds on a development host, a few in the VM
+    # lab's guest (samples/real-*-darc.dat: only the tasks that ran while it recorded)
+    check(len(others) > (100 if name.startswith("host-") else 0) and not others & set(listed),
           "%s: none of the host's %d other threads" % (name, len(others)))
     comms = {p["pid"]: p["comm"] for p in t["processes"]}
     check(all(re.search(r"^\s+%d\s+%s$" % (pid, re.escape(c)), "\n".join(text), re.M)

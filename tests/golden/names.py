@@ -18,6 +18,7 @@ form; every JSON output must hold the exact name.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,7 +68,7 @@ def text_out(what, args, shows=(), rc=0):
     bad = raw_bytes(out + err)
     check(bad is None, f"{what}: no raw control bytes" + (f" (found {bad!r})" if bad else ""))
     for s in shows:
-        check(s in out + err, f"{what}: shows {s.decode()}")
+        check(s in out + err, f"{what}: shows {s.decode(errors='backslashreplace')[:60]}")
 
 
 def strings(j):
@@ -99,17 +100,36 @@ def vis(name, folded=False):
     named = {0x07: b"\\a", 0x08: b"\\b", 0x09: b"\\t", 0x0a: b"\\n", 0x0b: b"\\v",
              0x0c: b"\\f", 0x0d: b"\\r", 0x1b: b"\\e", 0x5c: b"\\\\"}
     out = b""
-    for i, c in enumerate(name):
+    i = 0
+    while i < len(name):
+        c = name[i]
+        u = utf8_len(name, i)
         if c in named:
             out += named[c]
-        # C0, DEL, ';' in folded stacks, and the C1 CSI alone or as UTF-8 (the only
-        # bytes >= 0x80 here that are escaped)
-        elif (c < 0x20 or c == 0x7f or (folded and c == 0x3b) or c == 0x9b or
-              name[i:i + 2] == b"\xc2\x9b"):
+        # C0, DEL, ';' in folded stacks, the C1 CSI as UTF-8, and every byte that is
+        # not part of a valid UTF-8 character
+        elif (c < 0x20 or c == 0x7f or (folded and c == 0x3b) or
+              name[i:i + 2] == b"\xc2\x9b" or (c >= 0x80 and not u)):
             out += b"\\x%02x" % c
+        elif u > 1:
+            out += name[i:i + u]
+            i += u
+            continue
         else:
             out += bytes([c])
+        i += 1
     return out
+
+
+def utf8_len(b, i):
+    """The length of the valid UTF-8 character at b[i], 0 if there is none."""
+    for n in (1, 2, 3, 4):
+        try:
+            b[i:i + n].decode("utf-8")
+            return n
+        except UnicodeDecodeError:
+            continue
+    return 0
 
 
 tmp = tempfile.mkdtemp()
@@ -212,6 +232,96 @@ text_out("an error quoting a probe name", ["dump", bad],
 json_out("waits --json (text)", ["waits", tdb, "--task", "77", "--json"], [TCOMM, WAKER])
 json_out("paths --json (text)", ["paths", tdb, "--func", TFUNC, "--json"], [TFUNC, TIRQ])
 json_out("io --irqs --json (text)", ["io", tdb, "--irqs", "--json"], [TCOMM])
+
+# ---- 3. names that are bytes ([19] item 2): not UTF-8, empty, 64 KiB ----
+# JSON holds only UTF-8: a name that is not is given escaped (as text output
+# gives it), and every output stays valid; explain is never silent.
+FF = b"vfs_rea\xff"                  # a kallsyms-like name with a byte that is not UTF-8
+LONG = b"deep_" + b"x" * 65531       # a 64 KiB name
+FFCOMM = b"w\xfe\xff"
+lines = [b"cpus=2"]
+t = 5.0
+for i in range(16):
+    slow = i % 2
+    line(FFCOMM, 90, b"....", b"funcgraph_entry", b"                  |  %s() {" % FF)
+    line(FFCOMM, 90, b"....", b"funcgraph_entry", b"       1.000 us   |    %s();" % LONG, 2e-6)
+    if slow:
+        line(FFCOMM, 90, b"d...", b"sched_switch", b"prev_comm=%s prev_pid=90 prev_prio=120 "
+             b"prev_state=D ==> next_comm=swapper next_pid=0 next_prio=120" % FFCOMM, 3e-4)
+        line(b"swapper", 0, b"d...", b"sched_wakeup", b"comm=%s pid=90 prio=120 target_cpu=001"
+             % FFCOMM)
+        line(b"swapper", 0, b"d...", b"sched_switch", b"prev_comm=swapper prev_pid=0 "
+             b"prev_prio=120 prev_state=R ==> next_comm=%s next_pid=90 next_prio=120" % FFCOMM)
+    line(FFCOMM, 90, b"....", b"funcgraph_exit",
+         b"       %s |  }" % (b"! 800.000 us" if slow else b"  5.000 us "), 1e-3)
+btxt = os.path.join(tmp, "bytes.txt")
+open(btxt, "wb").write(b"\n".join(lines) + b"\n")
+bdb = os.path.join(tmp, "bytes.db")
+text_out("analyze bytes.txt", ["analyze", "-f", "-o", bdb, btxt], [vis(FF)])
+text_out("hist (bytes)", ["hist", bdb, "--func", FF], [vis(FF) + b": incl latency"])
+text_out("explain (bytes): not silent", ["explain", bdb], [b"1. " + vis(FF)])
+text_out("paths (bytes): the root line", ["paths", bdb, "--func", FF], [vis(FF) + b" "])
+text_out("export --folded (bytes)", ["export", bdb, "--folded"], [vis(FF, True) + b";"])
+
+
+def json_escaped(what, args, names):
+    """Valid JSON (as Python's parser, strict about UTF-8, reads it), holding each name's
+    escaped form (vis) where it is no UTF-8, else the name."""
+    out, _ = run(*args)
+    try:
+        all_strings = list(strings(json.loads(out.decode("utf-8"))))
+    except ValueError as e:
+        check(False, f"{what}: not JSON: {e}")
+        return
+    for n in names:
+        want = n.decode() if is_utf8(n) else vis(n).decode()
+        check(any(want in s for s in all_strings), f"{what}: holds {want[:40]!r}")
+
+
+def is_utf8(b):
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+for what, args in (("hist --json", ["hist", bdb, "--func", FF, "--json"]),
+                   ("peaks --json", ["peaks", bdb, "--func", FF, "--json"]),
+                   ("paths --json", ["paths", bdb, "--func", FF, "--json"]),
+                   ("explain --json", ["explain", bdb, "--json"]),
+                   ("waits --json", ["waits", bdb, "--task", "90", "--json"]),
+                   ("export --chrome", ["export", bdb, "--chrome"]),
+                   ("export --speedscope", ["export", bdb, "--speedscope"]),
+                   ("analyze --json", ["analyze", "-f", "--json", "-o", bdb, btxt]),
+                   ("info --json", ["info", "--json", btxt])):
+    # peaks and waits print arrays of numbers and comms, info the file's own fields
+    json_escaped(what + " (bytes)", args,
+                 [] if what.split()[0] in ("info", "peaks", "waits") else [FF])
+json_escaped("waits --json (bytes): the comm", ["waits", bdb, "--task", "90", "--json"], [FFCOMM])
+json_escaped("export --chrome (bytes): 64 KiB", ["export", bdb, "--chrome"], [LONG])
+# the same byte in a uftrace symbol file: explain and paths name it
+udir = os.path.join(tmp, "u.data")
+shutil.copytree(os.path.join(top, "samples", "uftrace", "pg.data"), udir)
+sym = os.path.join(udir, "workload-pg.sym")
+data = open(sym, "rb").read()
+assert data.count(b" request\n") == 1
+open(sym, "wb").write(data.replace(b" request\n", b" reques\xff\n"))
+UFF = b"reques\xff"
+udb = os.path.join(tmp, "u.db")
+text_out("analyze u.data (bytes)", ["analyze", "-f", "-o", udb, udir], [])
+text_out("explain (uftrace bytes): not silent", ["explain", udb, "--top", "9"], [vis(UFF)])
+text_out("paths (uftrace bytes): the root line", ["paths", udb, "--func", UFF], [vis(UFF) + b" "])
+json_escaped("explain --json (uftrace bytes)", ["explain", udb, "--json", "--top", "9"], [UFF])
+svg = os.path.join(tmp, "bytes.svg")
+run("hist", bdb, "--func", FF, "--svg", svg)
+try:
+    import xml.etree.ElementTree as ET
+    ET.parse(svg)
+    body = open(svg, "rb").read()
+    check(vis(FF) in body or b"vfs_rea&#" in body, "hist --svg (bytes): valid XML naming it")
+except Exception as e:  # noqa: BLE001
+    check(False, f"hist --svg (bytes): not valid XML: {e}")
 
 subprocess.run(["rm", "-rf", tmp])
 print(f"{passes} passed, {fails} failed")

@@ -70,6 +70,9 @@ for f, c in sorted(h.items()):
 ' >"$tmp/$s.tc"
 	n=0 bad=0
 	while read -r f want; do
+		# libtraceevent names io_schedule_timeout by the section marker at its
+		# address; darc names the function (kallsyms has both, type T)
+		[ "$f" = __sched_text_start ] && f=io_schedule_timeout
 		got=$("$darc" hist "$tmp/$s.db" --func "$f" --json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
@@ -114,8 +117,8 @@ want='{"given":[[14,17],[18,22]]}|1|14|17|48
 {"given":[[14,17],[18,22]]}|2|18|22|55
 {"prominence":1.0,"smooth":1}|1|14|17|48
 {"prominence":1.0,"smooth":1}|2|18|22|55
-{"prominence":2.0,"smooth":1}|1|14|17|48
-{"prominence":2.0,"smooth":1}|2|18|22|55'
+{"rule":"seen"}|1|14|17|48
+{"rule":"seen"}|2|18|22|55'
 [ "$got" = "$want" ] && ok "peaks stored in table peak, one set per way of finding them" ||
 	{ not_ok "table peak:"; echo "$got"; }
 
@@ -204,14 +207,20 @@ assert n[1]["depth"] == 1 and n[1]["kind"] == "irq", n[1]
 assert n[1]["name"] == "interrupt __sysvec_apic_timer_interrupt", n[1]["name"]
 ' && ok "paths: slow zero-byte reads end at the first level in the timer interrupt" ||
 	not_ok "paths: the zero-byte reads"
-"$darc" paths "$db" --root vfs_read --peak 2 --maxcount-pct 50 --max-depth 3 >/dev/null
+# (a chain of wrappers costs no depth: ext4_file_read_iter, __iomap_dio_rw and
+# the scheduler's functions each hold nearly all of their caller's time, so
+# depth 2 is blk_io_schedule; below it, its sleep is reported as such, in
+# schedule, not as blk_io_schedule's own time)
+"$darc" paths "$db" --root vfs_read --peak 2 --maxcount-pct 50 --max-depth 2 >/dev/null
 got=$(sqlite3 "$db" "SELECT count(*), count(DISTINCT params), sum(peak = 2) FROM search")
 [ "$got" = "5|2|3" ] && ok "searches are stored side by side (5 searches, 2 parameter sets)" ||
 	not_ok "table search: $got"
-got=$(sqlite3 "$db" "SELECT status FROM search_path WHERE search_id = (SELECT max(id) FROM search)
-	AND status != '' ORDER BY node LIMIT 1")
-[ "$got" = "maximum depth reached" ] && ok "a replay with --max-depth 3 stops there" ||
-	not_ok "replay with --max-depth 3: $got"
+got=$(sqlite3 "$db" "SELECT p.name || ' ' || p.status || coalesce(' ' || f.name, '')
+	FROM search_path p LEFT JOIN fnode n ON n.id = p.fnode_id LEFT JOIN func f ON f.id = n.func_id
+	WHERE search_id = (SELECT max(id) FROM search) AND status != '' ORDER BY node LIMIT 2")
+[ "$got" = "blk_io_schedule maximum depth reached blk_io_schedule"$'\n'"blocked below the depth limit schedule" ] &&
+	ok "a replay with --max-depth 2 stops there, its sleep below reported as a sleep in schedule" ||
+	not_ok "replay with --max-depth 2: $got"
 
 # 7. On the VM-lab recordings made for these commands (samples/README.md):
 #    O_DIRECT + cached preads: two peaks of the read system call, whose ranges
@@ -305,12 +314,14 @@ assert c["kind"] == "io" and c["path"][-1] == "[blocked]" and c["sentence"].star
 		ok "vm-fsyncread: every submit_bio pointer names a bio whose bio_endio comes with its completion ($got)" ||
 		not_ok "vm-fsyncread: pointers and keys ($got)"
 	# the recording the issue names (kprobes with the bio pointer too): at
-	# resolution 3 the slowest pread64 peak ends in its wait, continued into
-	# the bios that ended it, the device stage named; every pread64 adds up
+	# resolution 3 the pread64 peak that holds the most latency (the disk
+	# reads; one slower call of 3.8 ms is a peak of its own, 10% of the
+	# latency, as a person sees it) ends in its wait, continued into the bios
+	# that ended it, the device stage named; every pread64 adds up
 	"$darc" paths "$tmp/fs.db" --root __x64_sys_pread64 --resolution 3 --json | python3 -c '
 import json, sys
 a = json.load(sys.stdin)
-last = a[-1]["nodes"][-1]
+last = max(a, key=lambda p: p["nodes"][0]["total_ns"])["nodes"][-1]
 assert last["name"] == "blocked" and last["io"]["dominant"] == "device", last
 ' && ok "vm-fsyncread paths: the disk peak continues into its bios and names the device" ||
 		not_ok "vm-fsyncread paths into the bios"
@@ -502,8 +513,9 @@ fi
 
 # 7b. who ended a sleep, on an ftrace text made here: 8 calls of slow() by
 #    task sl-77 sleep 2 ms while git-1764 runs on the CPU; the even ones end
-#    by a timer expiry (a hard interrupt no irq event names: the local timer)
-#    hitting git, the odd ones by the disk's irq 25. Each is named as itself,
+#    in a hard interrupt no event names (a timer's expiry, say, but the text
+#    has no event that tells), the odd ones by the disk's irq 25. Each is
+#    named as what the recording shows, never guessed to be the timer, and
 #    never as git, the task the interrupt happened to hit.
 python3 - "$tmp/wake.txt" <<'PY'
 import sys
@@ -531,8 +543,9 @@ import json, sys
 leaf = json.load(sys.stdin)[0]["nodes"][-1]
 got = sorted((d["role"], d["what"], d["times"]) for d in leaf["details"])
 assert leaf["kind"] == "blocked", leaf
-assert got == [("woken by", "irq 25 (virtio0-requests)", 4), ("woken by", "timer (hardirq)", 4)], got
-' && ok "paths: a timer expiry and a device interrupt named as themselves, not as the task they hit" ||
+assert got == [("woken by", "an interrupt the recording does not name", 4),
+               ("woken by", "irq 25 (virtio0-requests)", 4)], got
+' && ok "paths: a device interrupt named as itself, an unnamed one as unnamed, neither as the task it hit" ||
 	not_ok "paths: who ended a sleep"
 
 # 8. mistakes: exit 2, one line naming the problem

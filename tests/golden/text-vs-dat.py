@@ -55,9 +55,15 @@ def bucket(res, ns):
     return b
 
 
+# A text prints io_schedule_timeout as the section marker at its address
+# (__sched_text_start: the kernel's own lookup finds the marker); darc names
+# the function from a trace.dat's kallsyms, which a text does not have.
+MARKERS = {"__sched_text_start": "io_schedule_timeout"}
+
+
 def load(db, probe_prec=0):
     c = sqlite3.connect(db)
-    names = dict(c.execute("SELECT id, name FROM func"))
+    names = {i: MARKERS.get(n, n) for i, n in c.execute("SELECT id, name FROM func")}
     cols = "id, parent_id, func_id, calls, incl_ns, excl_ns, irq_ns, softirq_ns, " \
            "preempt_ns, blocked_ns"
     rows = {r[0]: r for r in c.execute(f"SELECT {cols} FROM fnode")}
@@ -75,6 +81,7 @@ def load(db, probe_prec=0):
             "SELECT c.fnode_id, f.name, c.incl_ns, EXISTS (SELECT 1 FROM probe_hit p "
             "WHERE p.call_id = c.id AND p.role = 1) FROM call c JOIN func f "
             "ON f.id = c.func_id WHERE c.incl_ns IS NOT NULL"):
+        fname = MARKERS.get(fname, fname)
         tol[path(fnode)] = tol.get(path(fnode), 0) + (probe_prec if probe else prec(incl))
         if probe and probe_prec:
             for res in FACTOR:  # the buckets this call may be in: each may gain it
@@ -87,7 +94,7 @@ def load(db, probe_prec=0):
     for name, n, incl in c.execute(
             "SELECT f.name, sum(n.calls), sum(n.incl_ns) FROM fnode n JOIN func f "
             "ON f.id = n.func_id GROUP BY f.name"):
-        funcs[name] = (n, incl or 0)
+        funcs[MARKERS.get(name, name)] = (n, incl or 0)
     hist = {}
     for kind, oid, metric, res, b, n in c.execute(
             "SELECT owner_kind, owner_id, metric, resolution, bucket, count FROM hist"):

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,15 +81,53 @@ START_TEST(test_slow_tail)
 }
 END_TEST
 
-/* A tail of 1.9% of the latency: no slow part, and its share said. */
+/*
+ * A tail of 1.9% of the latency: nothing slow, so the body itself is the
+ * answer (where a typical call spends its time), and the tail's share said.
+ */
 START_TEST(test_slow_negligible)
 {
 	static const uint64_t c[] = {100, 1000, 10};
 	struct slow_part sp[3];
 	double tail;
 
-	ck_assert_int_eq(parts(c, 3, 10, sp, 3, &tail), 0);
+	ck_assert_int_eq(parts(c, 3, 10, sp, 3, &tail), 1);
 	ck_assert_double_eq_tol(tail, 10 * 4.0 / (100 + 1000 * 2 + 10 * 4), 1e-9);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].slow.lo, 10);
+	ck_assert_int_eq(sp[0].slow.hi, 12);
+	ck_assert_int_eq(sp[0].slow.calls, 1110);
+	ck_assert_int_eq(sp[0].body.calls, 0); /* contrasted with nothing */
+}
+END_TEST
+
+/*
+ * The issue's pipe consumer: 200 reads of about 25 ms, one hump, the 90th
+ * percentile in its last bucket (no tail at all): the body, all 200 calls;
+ * and two peaks where the body is the slowest (the other below it, the
+ * tail negligible): the body peak alone, numbered.
+ */
+START_TEST(test_slow_body)
+{
+	static const uint64_t hump[] = {3, 197};
+	static const uint64_t below[] = {300, 0, 0, 0, 1000, 10};
+	struct slow_part sp[3];
+	double tail = 1;
+
+	ck_assert_int_eq(parts(hump, 2, 23, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].number, 0);
+	ck_assert_int_eq(sp[0].slow.lo, 23);
+	ck_assert_int_eq(sp[0].slow.hi, 24);
+	ck_assert_int_eq(sp[0].slow.calls, 200);
+	ck_assert_double_eq_tol(sp[0].slow.share_lat, 1, 1e-9);
+	ck_assert_double_eq(tail, 0);
+	ck_assert_int_eq(parts(below, 6, 10, sp, 3, &tail), 1);
+	ck_assert_int_eq(sp[0].how, SLOW_BODY);
+	ck_assert_int_eq(sp[0].number, 2);
+	ck_assert_int_eq(sp[0].slow.lo, 14);
+	ck_assert_int_eq(sp[0].slow.hi, 15);
+	ck_assert_double_eq_tol(tail, 10 * 32.0 / (300 + 1000 * 16 + 10 * 32), 1e-9);
 }
 END_TEST
 
@@ -109,6 +148,25 @@ START_TEST(test_slow_two)
 	/* room for one: only the costliest */
 	ck_assert_int_eq(parts(c, 11, 10, sp, 1, &tail), 1);
 	ck_assert_int_eq(sp[0].slow.lo, 20);
+}
+END_TEST
+
+/*
+ * Every slow peak that holds 5% of the latency is a part of its own (the
+ * issue's seven writes throttled in balance_dirty_pages, a peak below the
+ * 2-4 s writes): 5.4% here, besides the costliest.
+ */
+START_TEST(test_slow_second)
+{
+	static const uint64_t c[] = {1000, 0, 0, 0, 40, 0, 0, 0, 40};
+	double all = 1000 + 40 * 16 + 40 * 256; /* units of 1.5 x 1024 ns */
+	struct slow_part sp[3];
+	double tail;
+
+	ck_assert_int_eq(parts(c, 9, 10, sp, 3, &tail), 2);
+	ck_assert_int_eq(sp[0].slow.lo, 18);
+	ck_assert_int_eq(sp[1].slow.lo, 14);
+	ck_assert_double_eq_tol(sp[1].slow.share_lat, 40 * 16 / all, 1e-9);
 }
 END_TEST
 
@@ -240,8 +298,8 @@ START_TEST(test_causes_parts)
 	x = json_array_get(c, 1);
 	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "blocked");
 	ck_assert_double_eq_tol(json_number_value(json_object_get(x, "share")), 0.28, 1e-9);
-	ck_assert_int_eq(
-	    json_integer_value(json_object_get(json_object_get(x, "wakers_of"), "fnode")), 8);
+	/* whose sleeps: down_write's own (the caller looks up who ended them) */
+	ck_assert_int_eq(json_integer_value(json_object_get(x, "sleeper")), 8);
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(x, "path"), 0)),
 			 "down_write");
 	json_decref(c);
@@ -267,6 +325,50 @@ START_TEST(test_causes_small)
 	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "preempt");
 	/* a function it hit is not the task that ran instead */
 	ck_assert(json_is_null(json_object_get(x, "who")));
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/*
+ * The issue's dirty-writeback write: the search stopped at its depth limit
+ * in bit_wait_io, 89% of the slow part below it asleep in io_schedule: a
+ * wait in io_schedule, for the journal (do_get_write_access), and the CPU
+ * time below beside it, not "running in bit_wait_io".
+ */
+START_TEST(test_causes_below_limit)
+{
+	struct slow_part sp = {SLOW_TAIL, 0, {.lo = 31, .hi = 32, .calls = 7, .share_lat = 0.4}};
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":7,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"fnode\",\"name\":\"do_get_write_access\","
+	    "  \"fnode\":8,\"maxcount\":7,\"total_ns\":950,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":2,\"parent\":1,\"kind\":\"fnode\",\"name\":\"bit_wait_io\",\"fnode\":9,"
+	    "  \"maxcount\":7,\"total_ns\":930,\"status\":\"maximum depth reached\","
+	    "  \"details\":[],\"runners_up\":[]},"
+	    " {\"node\":3,\"parent\":2,\"kind\":\"blocked\",\"name\":\"blocked\",\"at\":11,"
+	    "  \"below\":[\"io_schedule\"],\"maxcount\":7,\"total_ns\":890,"
+	    "  \"status\":\"below the depth limit\","
+	    "  \"details\":[{\"role\":\"woken by\",\"what\":\"irq 25 (virtio0-req.0)\"}],"
+	    "  \"runners_up\":[]},"
+	    " {\"node\":4,\"parent\":2,\"kind\":\"self\",\"name\":\"self\",\"at\":9,"
+	    "  \"below\":[],\"maxcount\":0,\"total_ns\":40,\"status\":\"below the depth limit\","
+	    "  \"details\":[],\"runners_up\":[]}]");
+	json_t *c = explain_causes(nodes), *x = json_array_get(c, 0), *path;
+	char *s;
+
+	ck_assert_int_eq(json_array_size(c), 1); /* the 4% of CPU is under the threshold */
+	ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "blocked");
+	path = json_object_get(x, "path");
+	ck_assert_int_eq(json_array_size(path), 4);
+	ck_assert_str_eq(json_string_value(json_array_get(path, 2)), "io_schedule");
+	ck_assert_str_eq(json_string_value(json_array_get(path, 3)), "[blocked]");
+	s = explain_sentence("write()", &sp, x);
+	ck_assert_msg(strstr(s, ": waiting for the ext4 journal to release a buffer it is writing"
+			       " (do_get_write_access > bit_wait_io > io_schedule), 89% of"), "%s", s);
+	ck_assert_ptr_null(strstr(s, "running"));
+	free(s);
 	json_decref(c);
 	json_decref(nodes);
 }
@@ -348,6 +450,139 @@ START_TEST(test_causes_preempt)
 }
 END_TEST
 
+/*
+ * Who ended a wait, followed: the issue's pipe consumer woken by the
+ * producer, which waited for the disk; a remote wake-up through an IPI,
+ * traced to the futex_wake that queued it; and an interrupt the recording
+ * does not name, said as such with what to record, never "timer".
+ */
+START_TEST(test_sentence_chain)
+{
+	struct slow_part sp = {SLOW_BODY, 0, {.lo = 24, .hi = 24, .calls = 200, .share_lat = 1}};
+	json_t *pipe = tree(
+	    "{\"path\":[\"ksys_read\",\"vfs_read\",\"pipe_read\",\"[blocked]\"],\"kind\":\"blocked\","
+	    " \"share\":0.965,\"who\":\"producer [138]\",\"wake\":{\"chain\":["
+	    "  {\"kind\":\"waker\",\"who\":\"producer [138]\",\"what\":\"pipe_write\",\"share\":0.99},"
+	    "  {\"kind\":\"disk\",\"n\":200,\"share\":0.875}]}}");
+	json_t *ipi = tree(
+	    "{\"path\":[\"futex_wait_queue\",\"[blocked]\"],\"kind\":\"blocked\",\"share\":0.84,"
+	    " \"who\":\"mutex_contend [136]\",\"wake\":{\"chain\":["
+	    "  {\"kind\":\"waker\",\"who\":\"mutex_contend [136]\",\"what\":\"futex_wake\","
+	    "   \"lag_ns\":77000,\"share\":1}]}}");
+	json_t *unknown = tree(
+	    "{\"path\":[\"filemap_fault\",\"io_schedule\",\"[blocked]\"],\"kind\":\"blocked\","
+	    " \"share\":0.91,\"who\":null,\"wake\":{\"chain\":[{\"kind\":\"unknown\",\"share\":1}],"
+	    " \"unknown\":{\"wakeups\":150,\"idle\":150,\"pending_bios\":150,"
+	    "  \"advice\":\"the interrupts of idle CPUs are not in the recording\"}}}");
+	char *s = explain_sentence("read()", &sp, pipe);
+
+	ck_assert_str_eq(s, "read(): typical calls (bucket 24, 200 calls, 100% of its latency):"
+			    " waiting for data in a pipe (vfs_read > pipe_read), 96% of that time,"
+			    " woken by producer [138] (pipe_write), which waited for the disk"
+			    " (88% of its time): 200 bios");
+	free(s);
+	s = explain_sentence("futex()", &sp, ipi);
+	ck_assert_ptr_nonnull(strstr(s, ", woken by mutex_contend [136] (futex_wake, 77.0us before"
+					" the wake-up, which came through an IPI)"));
+	free(s);
+	s = explain_sentence("mmap_read()", &sp, unknown);
+	ck_assert_ptr_nonnull(strstr(s, ", woken by an interrupt the recording does not name (the"
+					" interrupts of idle CPUs are not in the recording); 150 of"
+					" these sleeps follow a bio"));
+	ck_assert_ptr_null(strstr(s, "timer"));
+	free(s);
+	json_decref(pipe);
+	/* the producer's own wait ended by an interrupt not named: that, and what to record */
+	pipe = tree(
+	    "{\"path\":[\"pipe_read\",\"[blocked]\"],\"kind\":\"blocked\",\"share\":0.9,"
+	    " \"who\":\"producer [138]\",\"wake\":{\"chain\":["
+	    "  {\"kind\":\"waker\",\"who\":\"producer [138]\",\"share\":1},"
+	    "  {\"kind\":\"unknown\",\"share\":0.95}],"
+	    " \"unknown\":{\"advice\":\"record irq events\"}}}");
+	s = explain_sentence("read()", &sp, pipe);
+	ck_assert_ptr_nonnull(strstr(s, ", woken by producer [138], which an interrupt the recording"
+					" does not name woke (record irq events)"));
+	free(s);
+	json_decref(pipe);
+	json_decref(ipi);
+	json_decref(unknown);
+}
+END_TEST
+
+/* A preemption's sentence says where in the path it hit: the held-out case's __cond_resched. */
+START_TEST(test_causes_preempt_where)
+{
+	struct slow_part sp = {SLOW_PEAK, 2, {.lo = 21, .hi = 23, .calls = 20, .share_lat = 0.72}};
+	json_t *nodes = tree(
+	    "[{\"node\":0,\"parent\":-1,\"kind\":\"fnode\",\"name\":\"f0\",\"fnode\":7,"
+	    "  \"maxcount\":20,\"total_ns\":1000,\"details\":[],\"runners_up\":[]},"
+	    " {\"node\":1,\"parent\":0,\"kind\":\"preemption\",\"name\":\"preemption\","
+	    "  \"maxcount\":20,\"total_ns\":580,\"runners_up\":[],\"details\":["
+	    "  {\"role\":\"hit\",\"what\":\"__cond_resched\",\"fnode\":12,\"path\":"
+	    "   [\"ext4_file_read_iter\",\"generic_file_read_iter\",\"filemap_read\",\"__cond_resched\"]},"
+	    "  {\"role\":\"ran instead\",\"what\":\"hog [193]\"}]}]");
+	json_t *c = explain_causes(nodes);
+	char *s = explain_sentence("read()", &sp, json_array_get(c, 0));
+
+	ck_assert_ptr_nonnull(strstr(s, ": preempted in __cond_resched (generic_file_read_iter >"
+					" filemap_read > __cond_resched), 58% of that time, by hog [193]"));
+	free(s);
+	/* a runner-up's preemption, counted over a node's subtree: inside that node */
+	json_decref(c);
+	c = tree("[{\"path\":[\"vfs_read\",\"pipe_read\",\"schedule\",\"[preempted]\"],"
+		 "\"kind\":\"preempt\",\"share\":0.1,\"who\":null}]");
+	s = explain_sentence("read()", &sp, json_array_get(c, 0));
+	ck_assert_ptr_nonnull(strstr(s, ": preempted inside schedule (vfs_read > pipe_read >"
+					" schedule), 10% of that time"));
+	free(s);
+	json_decref(c);
+	json_decref(nodes);
+}
+END_TEST
+
+/*
+ * The issue's kernel waits in plain words: an fsync's journal commit and
+ * its own page writeback, a writer throttled in balance_dirty_pages, a
+ * write's journal buffer, a futex, a cold mmap'ed page.
+ */
+START_TEST(test_sentence_waits)
+{
+	static const struct {
+		const char *path, *want;
+	} v[] = {
+	    {"\"ext4_sync_file\",\"jbd2_complete_transaction\",\"jbd2_log_wait_commit\"",
+	     "waiting for the ext4 journal to commit (ext4_sync_file > jbd2_complete_transaction"},
+	    {"\"ext4_sync_file\",\"file_write_and_wait_range\",\"__filemap_fdatawait_range\","
+	     "\"folio_wait_writeback\",\"folio_wait_bit_common\",\"io_schedule\"",
+	     "waiting for its file's page writeback (ext4_sync_file > file_write_and_wait_range"},
+	    {"\"generic_perform_write\",\"balance_dirty_pages_ratelimited_flags\","
+	     "\"balance_dirty_pages\",\"io_schedule_timeout\"",
+	     "waiting for dirty-page throttling (writeback to catch up with the writer)"
+	     " (balance_dirty_pages_ratelimited_flags > balance_dirty_pages"},
+	    {"\"ext4_dirty_inode\",\"do_get_write_access\",\"out_of_line_wait_on_bit\","
+	     "\"__wait_on_bit\",\"bit_wait_io\",\"io_schedule\"",
+	     "waiting for the ext4 journal to release a buffer it is writing"},
+	    {"\"do_futex\",\"futex_wait\",\"futex_wait_queue\"", "waiting for a futex"},
+	    {"\"handle_mm_fault\",\"__handle_mm_fault\",\"filemap_fault\",\"__folio_lock\"",
+	     "waiting for a page of a mapped file to be read in (a page fault)"},
+	};
+	struct slow_part sp = {SLOW_TAIL, 0, {.lo = 30, .hi = 31, .calls = 7, .share_lat = 0.3}};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		char text[512];
+		json_t *c;
+		char *s;
+		snprintf(text, sizeof(text), "{\"path\":[%s,\"[blocked]\"],\"kind\":\"blocked\","
+			 "\"share\":0.5,\"who\":null}", v[i].path);
+		c = tree(text);
+		s = explain_sentence("fsync()", &sp, c);
+		ck_assert_msg(strstr(s, v[i].want), "%s", s);
+		free(s);
+		json_decref(c);
+	}
+}
+END_TEST
+
 START_TEST(test_title)
 {
 	char *t = explain_title("__x64_sys_write");
@@ -375,7 +610,9 @@ int main(void)
 	tcase_add_test(tc, test_slow_outlier);
 	tcase_add_test(tc, test_slow_tail);
 	tcase_add_test(tc, test_slow_negligible);
+	tcase_add_test(tc, test_slow_body);
 	tcase_add_test(tc, test_slow_two);
+	tcase_add_test(tc, test_slow_second);
 	tcase_add_test(tc, test_slow_below_body);
 	tcase_add_test(tc, test_slow_empty);
 	tcase_add_test(tc, test_causes_runner_up);
@@ -385,6 +622,10 @@ int main(void)
 	tcase_add_test(tc, test_sentence_blocked);
 	tcase_add_test(tc, test_sentence_kinds);
 	tcase_add_test(tc, test_causes_preempt);
+	tcase_add_test(tc, test_causes_below_limit);
+	tcase_add_test(tc, test_sentence_chain);
+	tcase_add_test(tc, test_causes_preempt_where);
+	tcase_add_test(tc, test_sentence_waits);
 	tcase_add_test(tc, test_title);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

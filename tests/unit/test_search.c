@@ -4,6 +4,7 @@
  * built trees: one test per rule of analyze/METHODS.md section 7.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -280,15 +281,114 @@ START_TEST(test_stops)
 	ck_assert_str_eq(path(), "fnode:2");
 	ck_assert_int_eq(leaf_status(), SR_MIN_BUCKET);
 
-	setup();
+}
+END_TEST
+
+/* The node of the result with status @status (the first), or -1. */
+static int node_with(int status)
+{
+	for (int n = 0; n < res.nnodes; n++)
+		if (res.nodes[n].status == status)
+			return n;
+	return -1;
+}
+
+/*
+ * At max_depth the time below the last node is what it is: a chain of 12
+ * callees, each 80% of its caller (no wrappers), the last asleep for 60 K
+ * of its 72 K ns. The path stops at depth 10 (fnode 11), and under it its
+ * parts below the limit: the sleep (in fnode 13, two levels down) and the
+ * CPU time (most of it fnode 11's own), not 100% of fnode 11's own time.
+ */
+START_TEST(test_depth_limit)
+{
+	for (int r = 0; r < 10; r++) {
+		int c = add(-1, 1, 1 << 20);
+		double v = 1 << 20;
+		for (int d = 0; d < 12; d++)
+			c = add(c, 2 + d, (int64_t)(v *= 0.8));
+		calls[c].blocked = 60000;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	int lim = node_with(SR_MAX_DEPTH), b = -1, self = -1;
+	ck_assert_int_ge(lim, 0);
+	ck_assert_int_eq(res.nodes[lim].depth, 10);
+	ck_assert_int_eq(res.nodes[lim].id, 11);
+	for (int n = lim + 1; n < res.nnodes; n++) {
+		ck_assert_int_eq(res.nodes[n].parent, lim);
+		ck_assert_int_eq(res.nodes[n].status, SR_BELOW);
+		b = res.nodes[n].kind == SR_BLOCKED ? n : b;
+		self = res.nodes[n].kind == SR_SELF ? n : self;
+	}
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_ge(self, 0);
+	ck_assert_int_eq(res.nodes[b].at, 13);
+	ck_assert_double_eq_tol(res.nodes[b].total_ns, 10 * 60000.0, 1);
+	ck_assert_int_eq(res.nodes[self].at, 11);
+	/* the two parts are the node's value, split */
+	ck_assert_double_eq_tol(res.nodes[b].total_ns + res.nodes[self].total_ns,
+				res.nodes[lim].total_ns, 1);
+}
+END_TEST
+
+/*
+ * Causes by time: an fsync whose slow calls spend 61% in the journal's
+ * commit (fnode 2, asleep) and 33% waiting for their own page writeback
+ * (fnode 3 > 4, asleep): the commit wins every vote, the writeback none.
+ * DARC's rule ends at the commit; with branch_pct 5 (explain's) the
+ * writeback is searched too, for its time, down to its sleep.
+ */
+START_TEST(test_by_time)
+{
+	struct sr_input in;
+	struct sr_params p = SR_PARAMS_DEFAULT;
+	int wb = -1;
+
+	for (int r = 0; r < 30; r++) {
+		int f0 = add(-1, 1, 1000000), a = add(f0, 2, 610000), b = add(f0, 3, 330000);
+		int w = add(b, 4, 320000);
+		calls[a].blocked = 600000;
+		calls[w].blocked = 300000;
+	}
+	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_str_eq(path(), "fnode:2 blocked");
+	in = (struct sr_input){calls, ncalls, irqs, nirqs, 4, soft};
+	p.branch_pct = 5;
+	sr_release(&res);
+	ck_assert_int_eq(sr_search(&in, &p, &res), 0);
+	for (int n = 1; n < res.nnodes; n++)
+		if (res.nodes[n].kind == SR_FNODE && res.nodes[n].id == 3)
+			wb = n;
+	ck_assert_int_ge(wb, 0);
+	ck_assert_int_eq(res.nodes[wb].by_time, 1);
+	ck_assert_int_eq(res.nodes[wb].maxcount, 0);
+	ck_assert_double_eq_tol(res.nodes[wb].share, 0.33, 1e-9);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SR_BLOCKED);
+	ck_assert_int_eq(res.nodes[res.nodes[res.nnodes - 1].parent].id, 4);
+	ck_assert_int_eq(res.nodes[1].by_time, 0); /* the commit won its votes */
+}
+END_TEST
+
+/*
+ * A chain of wrappers costs no depth: 12 callees each holding nearly all of
+ * its caller's time, the last asleep: the path goes down all of them to the
+ * sleep (depth 13), where the depth limit had stopped it at 10.
+ */
+START_TEST(test_wrappers)
+{
 	for (int r = 0; r < 10; r++) {
 		int c = add(-1, 1, 1 << 20);
 		for (int d = 0; d < 12; d++)
 			c = add(c, 2 + d, (1 << 20) - 1000 * d);
+		calls[c].blocked = (1 << 20) - 20000;
 	}
 	ck_assert_int_eq(search(97, SR_MAX), 0);
-	ck_assert_int_eq(res.nodes[res.nnodes - 1].depth, 10);
-	ck_assert_int_eq(leaf_status(), SR_MAX_DEPTH);
+	ck_assert_int_eq(node_with(SR_MAX_DEPTH), -1);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SR_BLOCKED);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].depth, 13);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].parent, res.nnodes - 2);
+	ck_assert_int_eq(res.nodes[res.nnodes - 2].id, 13);
+	ck_assert_int_eq(leaf_status(), SR_FOUND);
 }
 END_TEST
 
@@ -409,6 +509,16 @@ static int64_t exo_of(int i)
 	return v;
 }
 
+/* Nodes alike field by field (their padding is nobody's). */
+static bool same_node(const struct sr_node *a, const struct sr_node *b)
+{
+	return a->parent == b->parent && a->depth == b->depth && a->kind == b->kind &&
+	       a->id == b->id && a->maxcount == b->maxcount && a->ncalls == b->ncalls &&
+	       a->total_ns == b->total_ns && a->share == b->share && a->status == b->status &&
+	       a->level == b->level && a->by_time == b->by_time && a->overhead_ns == b->overhead_ns &&
+	       a->at == b->at;
+}
+
 /*
  * The tree a database is streamed into (search-db.c: calls in entry order,
  * each child of an open call) searches as the same calls given as input:
@@ -453,7 +563,8 @@ START_TEST(test_streamed_tree)
 		ck_assert_int_eq(sr_search_tree(&t, &p, &r2), 0);
 		ck_assert_int_eq(r2.nnodes, res.nnodes);
 		ck_assert_int_eq(r2.ncands, res.ncands);
-		ck_assert(!memcmp(r2.nodes, res.nodes, res.nnodes * sizeof(*res.nodes)));
+		for (int k = 0; k < res.nnodes; k++)
+			ck_assert_msg(same_node(&r2.nodes[k], &res.nodes[k]), "node %d", k);
 		ck_assert(!memcmp(r2.cands, res.cands, res.ncands * sizeof(*res.cands)));
 		sr_release(&r2);
 		t.irqs = NULL; /* the test's array */
@@ -554,6 +665,9 @@ int main(void)
 	tcase_add_test(tc, test_exogenous_once);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_stops);
+	tcase_add_test(tc, test_depth_limit);
+	tcase_add_test(tc, test_wrappers);
+	tcase_add_test(tc, test_by_time);
 	tcase_add_test(tc, test_f0_fnodes);
 	tcase_add_test(tc, test_overhead);
 	tcase_add_test(tc, test_votes_per_level);

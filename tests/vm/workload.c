@@ -45,6 +45,38 @@
  *       first (this process), blocked reading that.  The first's waits are
  *       ended by the second, whose waits are ended by the third, whose
  *       waits time out: a wake-up chain two levels deep.
+ *   vm-workload drop FILE
+ *       Drop FILE's clean pages from the page cache (POSIX_FADV_DONTNEED).
+ *   vm-workload jsync BIG SMALL N
+ *       A writer process appends 256 KiB buffered writes to BIG and starts
+ *       their writeback at once (sync_file_range SYNC_FILE_RANGE_WRITE),
+ *       wrapping at 48 MiB, until it is killed; meanwhile this process N
+ *       times appends 4 KiB to SMALL and calls fdatasync on it, 1 ms apart.
+ *       Each fdatasync needs a journal commit (SMALL's size changed), and
+ *       the commit's writes queue behind the writer's on the disk.
+ *   vm-workload mmapfault COLD WARM N
+ *       Map COLD (which should be cold) and WARM (cached) read-only, COLD
+ *       with MADV_RANDOM (no readahead: one page from the disk per fault),
+ *       then N times read a byte of a random page of COLD and one of WARM:
+ *       major faults that wait for the disk beside minor ones.
+ *   vm-workload flock FILE NPROC N SPIN
+ *       NPROC processes (started together, not pinned), each with its own
+ *       open of FILE, N rounds each of flock(LOCK_EX), SPIN rounds of
+ *       arithmetic in user space holding the lock, flock(LOCK_UN) and
+ *       SPIN/4 rounds outside it: the waiters sleep in flock until the
+ *       holder lets go, and with more processes than CPUs a holder may be
+ *       preempted while the others wait.
+ *   vm-workload dirty FILE MIB CHUNK_KIB
+ *       Write MIB MiB to FILE (created, truncated) in buffered writes of
+ *       CHUNK_KIB KiB, no fsync: with vm.dirty_bytes lowered (the guest
+ *       script sets it) the writes are throttled in balance_dirty_pages.
+ *   vm-workload chain3 FILE N
+ *       Three threads, N rounds: the main thread reads an eventfd, which a
+ *       second thread writes after its futex wait ends (and some arithmetic),
+ *       which a third thread wakes after a 4 KiB pwrite to FILE (which
+ *       should exist, 4 MiB or more) and fdatasync.  The reader waits on
+ *       the second thread, which waits on the third, which waits for the
+ *       disk: a chain of three waiting tasks ending at the device.
  *   vm-workload cpuhog FILE N CHUNK_KIB
  *       Pin itself to CPU 0, fork a child that also pins itself to CPU 0 and
  *       spins in user space, then N times read FILE (which should be warm)
@@ -65,6 +97,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -302,11 +340,38 @@ static void pin_cpu0(void)
 	pin_cpu(0);
 }
 
+/* @n rounds of arithmetic in user space, no system call (a generator of its
+ * own: the threads of chain3 must not share rng()'s state) */
+static void spin(long n)
+{
+	volatile uint64_t x = 1;
+
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
+/* Reap @n children; exit 1 when one of them failed (a @what). */
+static void reap(long n, const char *what)
+{
+	int status, fail = 0;
+
+	for (long i = 0; i < n; i++) {
+		if (wait(&status) < 0)
+			die("wait", NULL);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail = 1;
+	}
+	if (fail) {
+		fprintf(stderr, "vm-workload: a %s failed\n", what);
+		exit(1);
+	}
+}
+
 static int cmd_append(int argc, char **argv)
 {
 	const char *path;
 	long nproc, n, size, i, j;
-	int fd, ready[2], go[2], status, fail = 0, ncpu, cpus[CPU_SETSIZE];
+	int fd, ready[2], go[2], ncpu, cpus[CPU_SETSIZE];
 	cpu_set_t allowed;
 	char *buf, c = 0;
 
@@ -361,16 +426,7 @@ static int cmd_append(int argc, char **argv)
 	if (read(ready[0], &c, 1) != 0)
 		die("read from ready pipe", NULL);
 	close(go[1]);
-	for (i = 0; i < nproc; i++) {
-		if (wait(&status) < 0)
-			die("wait", NULL);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			fail = 1;
-	}
-	if (fail) {
-		fprintf(stderr, "vm-workload: a writer failed\n");
-		exit(1);
-	}
+	reap(nproc, "writer");
 	return 0;
 }
 
@@ -582,6 +638,282 @@ static int cmd_mixread(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_drop(int argc, char **argv)
+{
+	int fd, err;
+
+	if (argc != 3)
+		return -1;
+	fd = open(argv[2], O_RDONLY);
+	if (fd < 0)
+		die("open", argv[2]);
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err) {
+		errno = err;
+		die("posix_fadvise", argv[2]);
+	}
+	close(fd);
+	return 0;
+}
+
+/* jsync's writer: 256 KiB appends to @path, each one's writeback started at
+ * once, until killed; closes @ready once the file is open. */
+static void jsync_writer(const char *path, int ready)
+{
+	const size_t chunk = 256 << 10;
+	const off_t wrap = 48 << 20;
+	char *buf = aligned_buf(chunk);
+	off_t off = 0;
+	int fd;
+
+	alarm(120);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", path);
+	memset(buf, 'w', chunk);
+	close(ready);
+	for (;;) {
+		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
+			die("write", path);
+		if (sync_file_range(fd, off, chunk, SYNC_FILE_RANGE_WRITE) < 0)
+			die("sync_file_range", path);
+		off = (off + chunk) % wrap;
+	}
+}
+
+static int cmd_jsync(int argc, char **argv)
+{
+	struct timespec ms = {0, 1000000}, start = {0, 50000000};
+	char buf[BLK];
+	int ready[2], fd;
+	long n;
+	pid_t w;
+
+	if (argc != 5)
+		return -1;
+	n = parse_long(argv[4], "count");
+	if (pipe(ready) < 0)
+		die("pipe", NULL);
+	w = fork();
+	if (w < 0)
+		die("fork", NULL);
+	if (w == 0) {
+		close(ready[0]);
+		jsync_writer(argv[2], ready[1]);
+	}
+	close(ready[1]);
+	if (read(ready[0], buf, 1) != 0)
+		die("read from ready pipe", NULL);
+	close(ready[0]);
+	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", argv[3]);
+	memset(buf, 's', sizeof(buf));
+	/* let the writer's writeback get going first */
+	nanosleep(&start, NULL);
+	for (long i = 0; i < n; i++) {
+		if (write(fd, buf, BLK) != BLK)
+			die("write", argv[3]);
+		if (fdatasync(fd) < 0)
+			die("fdatasync", argv[3]);
+		nanosleep(&ms, NULL);
+	}
+	close(fd);
+	stop_hog(w);
+	return 0;
+}
+
+/* @path mapped read-only and shared, madvise()d with @advice. */
+static const volatile char *map_file(const char *path, size_t *size, int advice)
+{
+	int fd = open(path, O_RDONLY);
+	void *p;
+
+	if (fd < 0)
+		die("open", path);
+	*size = file_size(fd, path);
+	p = mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap", path);
+	if (madvise(p, *size, advice) < 0)
+		die("madvise", path);
+	close(fd);
+	return p;
+}
+
+static int cmd_mmapfault(int argc, char **argv)
+{
+	const volatile char *cold, *warm;
+	size_t cold_size, warm_size;
+	volatile char sum = 0;
+	long n;
+
+	if (argc != 5)
+		return -1;
+	n = parse_long(argv[4], "count");
+	cold = map_file(argv[2], &cold_size, MADV_RANDOM);
+	warm = map_file(argv[3], &warm_size, MADV_NORMAL);
+	for (long i = 0; i < n; i++) {
+		sum += cold[rng() % (cold_size / BLK) * BLK];
+		sum += warm[rng() % (warm_size / BLK) * BLK];
+	}
+	return 0;
+}
+
+/* One process of flock: waits for EOF on @go, then its rounds; exits. */
+static void flock_rounds(const char *path, long n, long spin_n, int go)
+{
+	int fd = open(path, O_RDWR);
+	char c;
+
+	alarm(120);
+	if (fd < 0)
+		die("open", path);
+	if (read(go, &c, 1) != 0)
+		_exit(1);
+	for (long i = 0; i < n; i++) {
+		if (flock(fd, LOCK_EX) < 0)
+			die("flock", path);
+		spin(spin_n);
+		if (flock(fd, LOCK_UN) < 0)
+			die("flock", path);
+		spin(spin_n / 4);
+	}
+	_exit(0);
+}
+
+static int cmd_flock(int argc, char **argv)
+{
+	long nproc, n, spin_n;
+	int go[2], fd;
+
+	if (argc != 6)
+		return -1;
+	nproc = parse_long(argv[3], "number of processes");
+	n = parse_long(argv[4], "count");
+	spin_n = parse_long(argv[5], "spin rounds");
+	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", argv[2]);
+	close(fd);
+	if (pipe(go) < 0)
+		die("pipe", NULL);
+	for (long i = 0; i < nproc; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork", NULL);
+		if (pid == 0) {
+			close(go[1]);
+			flock_rounds(argv[2], n, spin_n, go[0]);
+		}
+	}
+	/* the start: EOF on go for every process at once */
+	close(go[1]);
+	close(go[0]);
+	reap(nproc, "flock process");
+	return 0;
+}
+
+static int cmd_dirty(int argc, char **argv)
+{
+	long total, chunk;
+	char *buf;
+	int fd;
+
+	if (argc != 5)
+		return -1;
+	total = parse_long(argv[3], "size") << 20;
+	chunk = parse_long(argv[4], "chunk size") * 1024;
+	buf = aligned_buf(chunk);
+	memset(buf, 'd', chunk);
+	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", argv[2]);
+	for (long done = 0; done < total; done += chunk)
+		if (write(fd, buf, chunk) != chunk)
+			die("write", argv[2]);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* What chain3's three threads share. */
+struct chain3 {
+	atomic_int done;	/* rounds the disk thread finished: the futex word */
+	int efd;		/* the eventfd (semaphore mode) the main thread reads */
+	int fd;			/* FILE, written and synced by the disk thread */
+	off_t blocks;		/* FILE's size in 4 KiB blocks */
+	long n;			/* rounds */
+};
+
+/* The third thread: a 4 KiB pwrite and fdatasync, then wake the second. */
+static void *chain3_disk(void *arg)
+{
+	struct chain3 *c = arg;
+	char *buf = aligned_buf(BLK);
+
+	for (long i = 0; i < c->n; i++) {
+		off_t off = (off_t)(rng() % (uint64_t)c->blocks) * BLK;
+
+		memset(buf, 'a' + (int)(i % 26), BLK);
+		if (pwrite(c->fd, buf, BLK, off) != BLK || fdatasync(c->fd) < 0)
+			die("pwrite and fdatasync", "chain3's file");
+		atomic_store(&c->done, (int)i + 1);
+		syscall(SYS_futex, &c->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* The second thread: wait on the futex for round i, work a little, write
+ * the eventfd. */
+static void *chain3_relay(void *arg)
+{
+	struct chain3 *c = arg;
+	uint64_t one = 1;
+
+	for (long i = 0; i < c->n; i++) {
+		int v;
+
+		while ((v = atomic_load(&c->done)) <= i)
+			syscall(SYS_futex, &c->done, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+		spin(20000);
+		if (write(c->efd, &one, sizeof(one)) != sizeof(one))
+			die("write", "eventfd");
+	}
+	return NULL;
+}
+
+static int cmd_chain3(int argc, char **argv)
+{
+	struct chain3 c = {.n = 0};
+	pthread_t relay, disk;
+	uint64_t v;
+
+	if (argc != 4)
+		return -1;
+	c.n = parse_long(argv[3], "count");
+	c.fd = open(argv[2], O_WRONLY);
+	if (c.fd < 0)
+		die("open", argv[2]);
+	c.blocks = file_size(c.fd, argv[2]) / BLK;
+	c.efd = eventfd(0, EFD_SEMAPHORE);
+	if (c.efd < 0)
+		die("eventfd", NULL);
+	if (pthread_create(&relay, NULL, chain3_relay, &c) ||
+	    pthread_create(&disk, NULL, chain3_disk, &c))
+		die("pthread_create", NULL);
+	for (long i = 0; i < c.n; i++)
+		if (read(c.efd, &v, sizeof(v)) != sizeof(v))
+			die("read", "eventfd");
+	pthread_join(relay, NULL);
+	pthread_join(disk, NULL);
+	close(c.efd);
+	close(c.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int r = -1;
@@ -609,6 +941,18 @@ int main(int argc, char **argv)
 			r = cmd_chain(argc, argv);
 		else if (!strcmp(argv[1], "mixread"))
 			r = cmd_mixread(argc, argv);
+		else if (!strcmp(argv[1], "drop"))
+			r = cmd_drop(argc, argv);
+		else if (!strcmp(argv[1], "jsync"))
+			r = cmd_jsync(argc, argv);
+		else if (!strcmp(argv[1], "mmapfault"))
+			r = cmd_mmapfault(argc, argv);
+		else if (!strcmp(argv[1], "flock"))
+			r = cmd_flock(argc, argv);
+		else if (!strcmp(argv[1], "dirty"))
+			r = cmd_dirty(argc, argv);
+		else if (!strcmp(argv[1], "chain3"))
+			r = cmd_chain3(argc, argv);
 	}
 	if (r < 0) {
 		fprintf(stderr,
@@ -622,7 +966,13 @@ int main(int argc, char **argv)
 			"       vm-workload getrandom N SIZE hog|alone\n"
 			"       vm-workload stat DIR DEPTH N\n"
 			"       vm-workload chain N SLEEP_US\n"
-			"       vm-workload mixread COLD WARM N\n");
+			"       vm-workload mixread COLD WARM N\n"
+			"       vm-workload drop FILE\n"
+			"       vm-workload jsync BIG SMALL N\n"
+			"       vm-workload mmapfault COLD WARM N\n"
+			"       vm-workload flock FILE NPROC N SPIN\n"
+			"       vm-workload dirty FILE MIB CHUNK_KIB\n"
+			"       vm-workload chain3 FILE N\n");
 		return 2;
 	}
 	return 0;
