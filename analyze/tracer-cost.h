@@ -20,16 +20,14 @@
  * hook's head); the two add up to the cost of one traced call (ns). The
  * analysis stores both in recording.tracer_cost (JSON, schema/README.md).
  *
- * For the reports: tc_load() reads a database's costs, tc_call_counts()
- * counts what was traced inside one call, tc_share() makes that the
- * tracer's share of its latency, tc_shift() the OSprof buckets it moved the
- * call up, and tc_hist_shift() does all of it for the calls of a histogram,
- * bucket by bucket.
+ * For the reports: tc_share() makes what was traced inside a call the
+ * tracer's share of its latency, and tc_shift() the OSprof buckets that
+ * share moved the call up; report/tracer-shift.h reads a database's costs
+ * and counts, bucket by bucket.
  */
 #ifndef DARC_TRACER_COST_H
 #define DARC_TRACER_COST_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -91,6 +89,9 @@ struct tc_counts {
 	int64_t n[TC_NMECH]; /* function_graph: traced calls below it (descendants and the
 				calls of interrupts it took), probes: hits, tracepoint: events */
 	bool self_fgraph;    /* the call itself is a function_graph call (own_ns counts) */
+	bool excl;	     /* counted for the call's own time (excl_ns): n[TC_FGRAPH] are
+				its direct children, of whose hooks only the part outside
+				their own durations (ns - own_ns) is in it */
 };
 
 /* The tracer's share of the call's latency, ns: what @k cost at @c's prices (unknown: 0). */
@@ -101,54 +102,5 @@ int tc_bucket(double ns, int resolution);
 
 /* How many buckets lower @ns falls without @share (0: none; never negative). */
 int tc_shift(double ns, double share, int resolution);
-
-/* ---- from a database ---- */
-
-/*
- * The costs stored in @db's recording.tracer_cost into @c (unknown where
- * nothing is stored). 0, or -1 with @err (SQLite failed).
- */
-int tc_load(sqlite3 *db, struct tc_cost *c, struct fmt_err *err);
-
-/*
- * What was traced inside call @id (its subtree: ids id .. last_id of its
- * task, the calls of interrupts it took with them; probe hits, system
- * calls, sched switches and wake-ups, interrupts charged to them), into @k.
- * The metric excl counts only the call's own hooks and its direct
- * children's outside parts. 0, or -1 with @err.
- */
-struct tc_ctx;
-struct tc_ctx *tc_ctx_new(sqlite3 *db, struct fmt_err *err);
-int tc_call_counts(struct tc_ctx *x, int64_t id, struct tc_counts *k, struct fmt_err *err);
-void tc_ctx_free(struct tc_ctx *x);
-
-/* One bucket of a histogram, with the tracer's share of its calls. */
-struct tc_bucket {
-	int bucket;	   /* at the histogram's resolution */
-	int64_t calls;	   /* complete calls in it */
-	double share_ns;   /* the tracer's share, mean over them */
-	double share;	   /* of their latency, 0..1 */
-	int64_t shifted;   /* calls that untraced would be at least one bucket lower */
-	int shift;	   /* buckets the bucket's mean latency moves down without the mean share */
-	int shift_max;	   /* the most any of its calls moves */
-};
-
-/*
- * tracer_shift of a histogram: the complete calls of func (@owner_kind 0) or
- * fnode (1) @owner_id, by their bucket of @metric (0 incl, 1 excl) at
- * @resolution: *@out (allocated, caller frees) holds *@n buckets, lowest
- * first, only those with calls. With no cost known every share is 0.
- * 0, or -1 with @err.
- */
-int tc_hist_shift(sqlite3 *db, const struct tc_cost *c, int owner_kind, int64_t owner_id,
-		  int metric, int resolution, struct tc_bucket **out, int *n,
-		  struct fmt_err *err);
-
-/*
- * Is task @tid the recorder's own (trace-cmd's or darc-record's threads, by
- * name or by the manifest's pid)? Then @who gets "darc-record" or
- * "trace-cmd". 1 yes, 0 no, -1 with @err.
- */
-int tc_recorder_task(sqlite3 *db, int64_t tid, char *who, size_t n, struct fmt_err *err);
 
 #endif

@@ -46,7 +46,7 @@ static int add_name(char ***v, int *n, const char *name)
 /* What along_read works with. */
 struct walk {
 	sqlite3 *sql;
-	sqlite3_stmt *node;    /* an fnode's parent, function name and kind */
+	sqlite3_stmt *node;    /* an fnode's parent and function name */
 	sqlite3_stmt *callees; /* an fnode's children that are kernel functions */
 	char **path;	       /* the functions on the paths (kernel ones) */
 	int npath;
@@ -57,80 +57,30 @@ struct walk {
 	json_t *profiles; /* the entry points' profiles */
 };
 
-/* fnode @id's parent (0 for none), function name (copied into @name) and kind. */
-static int node(struct walk *w, int64_t id, int64_t *parent, char *name, size_t n, int *kind)
-{
-	int rc;
-
-	sqlite3_reset(w->node);
-	sqlite3_bind_int64(w->node, 1, id);
-	rc = sqlite3_step(w->node);
-	if (rc != SQLITE_ROW)
-		return -1;
-	*parent = sqlite3_column_int64(w->node, 0);
-	snprintf(name, n, "%s",
-		 sqlite3_column_text(w->node, 1) ? (const char *)sqlite3_column_text(w->node, 1)
-						 : "");
-	*kind = sqlite3_column_int(w->node, 2);
-	return 0;
-}
-
 /* A kernel function's name as set_ftrace_filter takes it (not an address). */
-static bool traceable_name(const char *name, int kind)
+static bool traceable_name(const char *name)
 {
-	return kind == FUNC_KERNEL && name[0] && strncmp(name, "0x", 2) && !strchr(name, ' ');
+	return name[0] && strncmp(name, "0x", 2) && !strchr(name, ' ');
 }
 
-/*
- * Path node @id, under entry point fnode @entry: it and its ancestors up to
- * the entry go on the path, the topmost kernel function among them is a
- * graph root, and its direct kernel callees are added.
- */
-static int walk_node(struct walk *w, int64_t id, int64_t entry)
-{
-	char name[512], top[512] = "";
-	int64_t parent, cur = id;
-	int kind, rc = 0;
-
-	for (int guard = 0; cur > 0 && guard < 10000; guard++) {
-		if (node(w, cur, &parent, name, sizeof(name), &kind))
-			break;
-		if (traceable_name(name, kind)) {
-			rc |= add_name(&w->path, &w->npath, name);
-			snprintf(top, sizeof(top), "%s", name);
-		}
-		if (cur == entry)
-			break;
-		cur = parent;
-	}
-	if (top[0])
-		rc |= add_name(&w->roots, &w->nroots, top);
-	sqlite3_reset(w->callees);
-	sqlite3_bind_int64(w->callees, 1, id);
-	while (sqlite3_step(w->callees) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(w->callees, 0);
-		if (c && traceable_name(c, FUNC_KERNEL))
-			rc |= add_name(&w->callee, &w->ncallee, c);
-	}
-	return rc;
-}
-
-/* The path of fnode @id from its root, "a > b > c", into @out. */
+/* The path of fnode @id from its root, "a>b>c" (fnode_path's form), into @out. */
 static void path_of(struct walk *w, int64_t id, char *out, size_t n)
 {
-	char name[512], tmp[4096];
-	int64_t parent;
-	int kind;
+	char tmp[4096];
 
 	out[0] = 0;
-	for (int guard = 0; id > 0 && guard < 200 && !node(w, id, &parent, name, sizeof(name), &kind);
-	     guard++, id = parent) {
-		snprintf(tmp, sizeof(tmp), "%s%s%s", name, out[0] ? " > " : "", out);
+	for (int guard = 0; id > 0 && guard < 200; guard++) {
+		sqlite3_reset(w->node);
+		sqlite3_bind_int64(w->node, 1, id);
+		if (sqlite3_step(w->node) != SQLITE_ROW)
+			break;
+		snprintf(tmp, sizeof(tmp), "%s%s%s", rdb_text(w->node, 1), out[0] ? ">" : "", out);
 		snprintf(out, n, "%s", tmp);
+		id = sqlite3_column_int64(w->node, 0);
 	}
 }
 
-/* Entry point fnode @entry's profile (incl_ns, one bucket an octave) and first cause. */
+/* Entry point fnode @entry's profile (incl_ns, one bucket an octave), for along_check. */
 static void add_profile(struct walk *w, int64_t entry, int64_t search)
 {
 	sqlite3_stmt *st;
@@ -154,32 +104,118 @@ static void add_profile(struct walk *w, int64_t entry, int64_t search)
 						     (json_int_t)search, "hist", hist));
 }
 
-/* Each search: its entry point, and its winners' fnodes walked. */
+/* The kernel functions fnode @id calls (the next level to look at), not the tracer's own. */
+static int add_callees(struct walk *w, int64_t id)
+{
+	int rc = 0;
+
+	sqlite3_reset(w->callees);
+	sqlite3_bind_int64(w->callees, 1, id);
+	while (!rc && sqlite3_step(w->callees) == SQLITE_ROW)
+		if (traceable_name(rdb_text(w->callees, 0)))
+			rc = add_name(&w->callee, &w->ncallee, rdb_text(w->callees, 0));
+	return rc;
+}
+
+/*
+ * Every search's path nodes: each one's kernel function on the path, the
+ * outermost ones (no kernel function above them in the search) graph roots,
+ * and the callees of the deepest (no fnode below them in the search). A
+ * search's node 0 is its entry point, whose profile is kept.
+ */
+static const char nodes_sql[] =
+    "SELECT p.search_id, p.node, p.parent, p.fnode_id, f.name, f.kind = 0 AND NOT f.overhead,"
+    " EXISTS (SELECT 1 FROM search_path q WHERE q.search_id = p.search_id"
+    "  AND q.parent = p.node AND q.fnode_id IS NOT NULL AND q.kind = 'fnode')"
+    " FROM search_path p JOIN fnode n ON n.id = p.fnode_id JOIN func f ON f.id = n.func_id"
+    " WHERE p.kind = 'fnode' ORDER BY p.search_id, p.node";
+
+/* Nodes of the current search under a kernel function already (by node number). */
+struct covered {
+	int64_t search;
+	bool *under;
+	int n;
+};
+
+/* Mark node @node (parent @parent) of search @search; whether a kernel function is above it. */
+static int cover(struct covered *c, int64_t search, int node, int parent, bool kernel, bool *above)
+{
+	if (search != c->search) {
+		memset(c->under, 0, c->n * sizeof(bool));
+		c->search = search;
+	}
+	if (node < 0 || node > 100000)
+		return 0;
+	if (node >= c->n) {
+		bool *p = realloc(c->under, (node + 64) * sizeof(bool));
+		if (!p)
+			return -1;
+		memset(p + c->n, 0, (node + 64 - c->n) * sizeof(bool));
+		c->under = p;
+		c->n = node + 64;
+	}
+	*above = parent >= 0 && parent < c->n && c->under[parent];
+	c->under[node] = *above || kernel;
+	return 0;
+}
+
+/* One path node (a row of nodes_sql) into @w. */
+static int walk_row(struct walk *w, sqlite3_stmt *st, struct covered *c)
+{
+	int64_t search = sqlite3_column_int64(st, 0), fnode = sqlite3_column_int64(st, 3);
+	int node = sqlite3_column_int(st, 1);
+	int parent = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+	const char *name = rdb_text(st, 4);
+	bool kernel = sqlite3_column_int(st, 5) && traceable_name(name), above = false;
+	int rc = cover(c, search, node, parent, kernel, &above);
+
+	if (node == 0)
+		add_profile(w, fnode, search);
+	if (!rc && kernel)
+		rc = add_name(&w->path, &w->npath, name);
+	if (!rc && kernel && !above)
+		rc = add_name(&w->roots, &w->nroots, name);
+	if (!rc && !sqlite3_column_int(st, 6))
+		rc = add_callees(w, fnode);
+	return rc;
+}
+
+/* The functions explain's causes name beyond the search (a runner-up followed down). */
+static int walk_causes(struct walk *w)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(w->sql,
+			       "SELECT DISTINCT j.value FROM explain_cause c, json_each(c.path) j"
+			       " WHERE json_valid(c.path) AND EXISTS (SELECT 1 FROM func f WHERE"
+			       " f.name = j.value AND f.kind = 0 AND NOT f.overhead)",
+			       -1, &st, NULL))
+		return 0; /* an older database: the searches alone */
+	while (!rc && sqlite3_step(st) == SQLITE_ROW)
+		if (traceable_name(rdb_text(st, 0)))
+			rc = add_name(&w->path, &w->npath, rdb_text(st, 0));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Each search's path nodes walked, and explain's causes. */
 static int walk_searches(struct walk *w, struct fmt_err *err)
 {
-	/* explain's subjects first (their entry point is the subject's fnode), then
-	   any search (its f0 is node 0's fnode) */
-	static const char sql[] =
-	    "SELECT s.id, coalesce(e.fnode_id, (SELECT fnode_id FROM search_path p"
-	    " WHERE p.search_id = s.id AND p.node = 0)), p.fnode_id FROM search s"
-	    " LEFT JOIN explain_subject e ON e.search_id = s.id"
-	    " JOIN search_path p ON p.search_id = s.id AND p.fnode_id IS NOT NULL"
-	    " ORDER BY e.search_id IS NULL, s.id, p.node";
+	struct covered c = {.search = -1};
 	sqlite3_stmt *st;
-	int64_t last_entry = -1;
 	int rc = 0, n = 0;
 
-	if (sqlite3_prepare_v2(w->sql, sql, -1, &st, NULL))
-		return fmt_errf(err, NULL, "cannot read its searches: %s", sqlite3_errmsg(w->sql));
+	if (sqlite3_prepare_v2(w->sql, nodes_sql, -1, &st, NULL))
+		return fmt_errf(err, NULL, "cannot read its searches: %s", rdb_why(w->sql));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t entry = sqlite3_column_int64(st, 1);
-		if (entry != last_entry && sqlite3_column_type(st, 1) != SQLITE_NULL)
-			add_profile(w, entry, sqlite3_column_int64(st, 0));
-		last_entry = entry;
-		rc = walk_node(w, sqlite3_column_int64(st, 2), entry);
+		rc = walk_row(w, st, &c);
 		n++;
 	}
 	sqlite3_finalize(st);
+	free(c.under);
+	if (!rc)
+		rc = walk_causes(w);
 	if (rc)
 		return fmt_errf(err, NULL, "out of memory");
 	if (!n)
@@ -282,12 +318,12 @@ static void free_names(char **v, int n)
 static int prepare(struct walk *w, struct fmt_err *err)
 {
 	if (sqlite3_prepare_v2(w->sql,
-			       "SELECT coalesce(n.parent_id, 0), f.name, f.kind FROM fnode n"
+			       "SELECT coalesce(n.parent_id, 0), f.name FROM fnode n"
 			       " JOIN func f ON f.id = n.func_id WHERE n.id = ?",
 			       -1, &w->node, NULL) ||
 	    sqlite3_prepare_v2(w->sql,
 			       "SELECT f.name FROM fnode n JOIN func f ON f.id = n.func_id"
-			       " WHERE n.parent_id = ? AND f.kind = 0 ORDER BY n.id",
+			       " WHERE n.parent_id = ? AND f.kind = 0 AND NOT f.overhead ORDER BY n.id",
 			       -1, &w->callees, NULL))
 		return fmt_errf(err, NULL, "cannot read its call tree: %s", sqlite3_errmsg(w->sql));
 	return 0;
@@ -312,9 +348,9 @@ int along_read(const char *path, struct rec_along *a, struct fmt_err *err)
 	if (prepare(&w, &e) || walk_searches(&w, &e))
 		fmt_errf(err, path, "--along: %s", e.msg);
 	else if (check_available(&w, a), !w.nroots)
-		fmt_errf(err, path, "--along: its paths hold no kernel function %s: record "
+		fmt_errf(err, path, "--along: its paths hold no kernel function%s: record "
 			 "DB's recording with function_graph (-g) first",
-			 a->nskipped ? "this kernel can trace" : "");
+			 a->nskipped ? " this kernel can trace" : "");
 	else if (collect(&w, a))
 		fmt_errf(err, NULL, "out of memory");
 	else

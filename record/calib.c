@@ -19,8 +19,6 @@
  * CALIB_ROUNDS rounds of about CALIB_ROUND_NS and the fastest round counts
  * (the others met interrupts or another task). Everything it enables it
  * disables, its probes it removes, and the buffer is cleared after it.
- * function_graph comes last and stays on: the recording switches to it
- * anyway, and switching tracers is the slow part (seconds under emulation).
  *
  * A mechanism that cannot be measured (its probe cannot be made) is left
  * out with the reason; calibration never fails a recording.
@@ -252,34 +250,34 @@ static void tracepoint_cost(struct cal *x, double base)
 }
 
 /*
- * function_graph rooted at getppid's kernel function, on darc-record's
- * thread alone; left on for the recording, the root taken away again.
+ * function_graph on getppid's kernel function alone: set_ftrace_filter
+ * patches only it (so switching the tracer on and off is quick, and the
+ * time added is the traced calls' alone, not the check every patched
+ * function makes), rooted there, on darc-record's thread. Everything is
+ * taken away again: the recording sets function_graph up afresh.
  */
-static void graph_cost(struct cal *x, const struct rec_opts *o, double base)
+static void graph_cost(struct cal *x, double base)
 {
 	struct rec_cost *k = &x->c->m[MECH_FGRAPH];
 	struct fmt_err err = {""};
-	double t0;
 
-	if (sess_graph_filters(x->s, o, GETPPID_GLOB, &err) ||
+	if (sess_put(x->s, 0, "set_ftrace_filter", GETPPID_GLOB, false, &err) ||
 	    sess_put(x->s, 0, "set_graph_function", GETPPID_GLOB, false, &err)) {
 		rec_note(x->notes, "calibration: %s", err.msg);
 		k->why = "no system call function to root the graph at";
-		return;
-	}
-	t0 = now_ns();
-	if ((tracefs_file_exists(x->inst, "max_graph_depth") &&
-	     sess_put(x->s, 0, "max_graph_depth", "0", false, &err)) ||
-	    (tracefs_file_exists(x->inst, "set_ftrace_pid") &&
-	     sess_put(x->s, 0, "set_ftrace_pid", x->tid, false, &err)) ||
-	    sess_put(x->s, 0, "current_tracer", "function_graph", false, &err)) {
+	} else if ((tracefs_file_exists(x->inst, "max_graph_depth") &&
+		    sess_put(x->s, 0, "max_graph_depth", "0", false, &err)) ||
+		   (tracefs_file_exists(x->inst, "set_ftrace_pid") &&
+		    sess_put(x->s, 0, "set_ftrace_pid", x->tid, false, &err)) ||
+		   sess_put(x->s, 0, "current_tracer", "function_graph", false, &err)) {
 		rec_note(x->notes, "calibration: %s", err.msg);
 		k->why = "function_graph cannot be set up";
-		return;
+	} else {
+		measure(x, MECH_FGRAPH, false, base, 2); /* an entry and an exit event a call */
 	}
-	x->c->switch_seconds = (now_ns() - t0) / 1e9; /* patching every function: slow */
-	measure(x, MECH_FGRAPH, false, base, 2); /* an entry and an exit event a call */
+	sess_put(x->s, 0, "current_tracer", "nop", false, NULL);
 	sess_put(x->s, 0, "set_graph_function", "", false, NULL);
+	sess_put(x->s, 0, "set_ftrace_filter", "", false, NULL);
 }
 
 /* The mechanisms @o uses, marked as asked for in @c. */
@@ -334,7 +332,7 @@ void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
 		if (c->m[m].asked)
 			probe_cost(&x, m, (enum rec_probe_type)(m - MECH_KPROBE), kbase, ubase);
 	if (c->m[MECH_FGRAPH].asked)
-		graph_cost(&x, o, kbase);
+		graph_cost(&x, kbase);
 	clear(&x);
 	sched_setaffinity(0, sizeof(old), &old);
 	c->base_ns = kbase;

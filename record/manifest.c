@@ -264,13 +264,12 @@ static json_t *tracer_cost(const struct rec_calib *c)
 					    json_pack("{ss}", "not_measured", k->why ?: "?"));
 		}
 	}
-	return json_pack("{sosssisfsfsfsfso}", "ns", ns, "method",
+	return json_pack("{sosssisfsfsfso}", "ns", ns, "method",
 			 "a loop of getppid() (uprobes: of an empty function of darc-record's) "
 			 "timed untraced and traced by each mechanism, the fastest of 7 rounds; "
 			 "the extra time per traced call",
 			 "cpu", c->cpu, "base_ns", c->base_ns, "user_base_ns", c->user_base_ns,
-			 "seconds", c->seconds, "tracer_switch_seconds", c->switch_seconds,
-			 "mechanisms", how);
+			 "seconds", c->seconds, "mechanisms", how);
 }
 
 /* --along: the database, and what was traced from it. */

@@ -207,16 +207,6 @@ int sess_put(struct sess *s, int k, const char *file, const char *val, bool appe
 /* The tracefs instance of buffer @k (NULL: the top level). */
 struct tracefs_instance *sess_instance(struct sess *s, int k);
 
-/*
- * The function filters of @o (set_ftrace_filter: -l, --along and the graph
- * roots; set_ftrace_notrace), written once, before function_graph is
- * switched on (a change of them while it is on patches the kernel's code
- * again); with @extra, that function is added to the filter too (the
- * calibration's). Nothing is written when @o has no function filter.
- * 0, or -1 with @err (an unknown function).
- */
-int sess_graph_filters(struct sess *s, const struct rec_opts *o, const char *extra,
-		       struct fmt_err *err);
 
 /* Filter the pid-filtered buffer on @pids (follow forks). */
 int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err);
@@ -411,7 +401,6 @@ struct rec_calib {
 	double base_ns;	     /* one getppid() untraced */
 	double user_base_ns; /* one call of the empty user function untraced */
 	double seconds;	     /* the calibration's own time */
-	double switch_seconds; /* of it, switching to function_graph (the recording's anyway) */
 	struct rec_cost m[MECH_N];
 };
 

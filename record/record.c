@@ -383,11 +383,7 @@ static void report_cost(const struct rec_calib *c)
 				c->m[m].why ? c->m[m].why : "?");
 		sep = ",";
 	}
-	fprintf(stderr, " (measured in %.2f s on CPU %d", c->seconds - c->switch_seconds, c->cpu);
-	if (c->switch_seconds > 0)
-		fprintf(stderr, ", and %.2f s switching to function_graph, as any recording of it",
-			c->switch_seconds);
-	fprintf(stderr, "; in the manifest)\n");
+	fprintf(stderr, " (measured in %.2f s on CPU %d; in the manifest)\n", c->seconds, c->cpu);
 }
 
 /* What was written and lost, and what recording cost. */

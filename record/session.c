@@ -45,7 +45,6 @@ struct sess {
 	struct saved *saved;
 	int nsaved;
 	bool graph;   /* function_graph is set in buf[0] */
-	bool filters; /* the function filters are written (sess_graph_filters()) */
 	bool removed; /* sess_restore() ran */
 	char *top_before, *top_now; /* top-level buffer_size_kb: at the start, and now */
 	int top_default; /* its "(expanded: N)" while unallocated, else 0 */
@@ -376,25 +375,30 @@ static int put_list(struct sess *s, const char *file, char **v, int n, struct fm
 	return 0;
 }
 
-int sess_graph_filters(struct sess *s, const struct rec_opts *o, const char *extra,
-		       struct fmt_err *err)
+/*
+ * The function filters of @o (set_ftrace_filter: -l, --along and the graph
+ * roots; set_ftrace_notrace), written before function_graph is switched on
+ * (a change of them while it is on patches the kernel's code again). Both
+ * are cleared first, also with no filter asked for: a filter left in the
+ * top level (by another tool, or the calibration) would trace less than
+ * asked without a word.
+ */
+static int graph_filters(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 {
 	struct tracefs_instance *in = s->buf[0].inst;
 
+	if (put_if(s, in, "set_ftrace_filter", "", err) ||
+	    put_if(s, in, "set_ftrace_notrace", "", err))
+		return -1;
 	if (!o->nftrace_filter && !o->nftrace_notrace)
 		return 0;
-	if (!s->filters) {
-		/* cleared first (the top level's may hold anything); the graph's roots
-		   are traced only if the filter has them too */
-		if (put(s, in, "set_ftrace_filter", "", false, err) ||
-		    put_if(s, in, "set_ftrace_notrace", "", err) ||
-		    put_list(s, "set_ftrace_filter", o->ftrace_filter, o->nftrace_filter, err) ||
-		    put_list(s, "set_ftrace_filter", o->graph_roots, o->ngraph, err) ||
-		    put_list(s, "set_ftrace_notrace", o->ftrace_notrace, o->nftrace_notrace, err))
-			return -1;
-		s->filters = true;
-	}
-	return extra && o->nftrace_filter ? put(s, in, "set_ftrace_filter", extra, true, err) : 0;
+	/* the graph's roots are traced only if the filter has them too */
+	return put_list(s, "set_ftrace_filter", o->ftrace_filter, o->nftrace_filter, err) ||
+			       put_list(s, "set_ftrace_filter", o->graph_roots, o->ngraph, err) ||
+			       put_list(s, "set_ftrace_notrace", o->ftrace_notrace,
+					o->nftrace_notrace, err)
+		   ? -1
+		   : 0;
 }
 
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
@@ -544,7 +548,7 @@ static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err 
 	struct tracefs_instance *in = s->buf[0].inst;
 	char num[32];
 
-	if (sess_graph_filters(s, o, NULL, err) || put_if(s, in, "set_graph_function", "", err) ||
+	if (graph_filters(s, o, err) || put_if(s, in, "set_graph_function", "", err) ||
 	    put_if(s, in, "set_graph_notrace", "", err))
 		return -1;
 	for (int i = 0; i < o->ngraph; i++)

@@ -11,10 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "rows.h"
 #include "tracer-cost.h"
+#include "tracer-shift.h"
 #include "write.h"
 
 /* ---- buckets, share, shift ---- */
@@ -223,17 +222,18 @@ static void put_rows(struct db *db, const char *cost, const char *manifest)
 	ck_assert_int_eq(db_put_recording(db, &r), 0);
 }
 
-static sqlite3 *make_db(const char *cost, const char *manifest)
+static struct rdb *make_db(const char *cost, const char *manifest)
 {
 	struct fmt_err err;
 	struct db *db = db_create(target, true, &err);
-	sqlite3 *s;
+	struct rdb *r;
 
 	ck_assert_msg(db, "%s", err.msg);
 	put_rows(db, cost, manifest);
 	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
-	ck_assert_int_eq(sqlite3_open_v2(target, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return s;
+	r = rdb_open(target, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	return r;
 }
 
 static const char cost_json[] =
@@ -241,35 +241,55 @@ static const char cost_json[] =
     "\"kprobe\":{\"ns\":50,\"source\":\"measured\"},\"uretprobe\":{\"ns\":1000},"
     "\"tracepoint\":{\"ns\":10,\"source\":\"measured\"},\"uprobe\":{\"ns\":\"x\"}}";
 
+/* The shift of vfs_read's calls at @resolution, metric @metric, into @t. */
+static void shift_of(struct rdb *db, int metric, int resolution, struct tshift *t)
+{
+	struct rsel sel = RSEL_INIT;
+	struct fmt_err err;
+
+	sel.func = "vfs_read";
+	sel.metric = metric;
+	sel.resolution = resolution;
+	ck_assert_msg(tshift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s", err.msg);
+}
+
+static const struct tc_bucket *bucket(const struct tshift *t, int b)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->b[i].bucket == b)
+			return &t->b[i];
+	ck_abort_msg("no bucket %d", b);
+	return NULL;
+}
+
 START_TEST(test_load_counts)
 {
-	sqlite3 *s = make_db(cost_json, NULL);
-	struct fmt_err err;
-	struct tc_cost c;
-	struct tc_counts k;
-	struct tc_ctx *x;
+	struct rdb *db = make_db(cost_json, NULL);
+	struct tshift t;
+	const struct tc_bucket *b;
 
-	ck_assert_int_eq(tc_load(s, &c, &err), 0);
-	ck_assert(c.ns[TC_FGRAPH] == 100 && !c.estimated[TC_FGRAPH] && c.own_ns == 40);
-	ck_assert(c.ns[TC_KPROBE] == 50 && c.ns[TC_TRACEPOINT] == 10);
-	ck_assert(c.ns[TC_URETPROBE] == 1000 && c.estimated[TC_URETPROBE]); /* no source */
-	ck_assert(isnan(c.ns[TC_UPROBE]) && isnan(c.ns[TC_KRETPROBE]));
-	x = tc_ctx_new(s, &err);
-	ck_assert_msg(x, "%s", err.msg);
-	ck_assert_int_eq(tc_call_counts(x, 1, &k, &err), 0);
-	/* 2 (kernel); 4 (syscall: 2 events), 5 (uprobe pair: its return probe);
-	   the kprobe hit in 4; blocked in 2 (4 events), the interrupt of 5 (2); not 3 */
-	ck_assert_int_eq(k.n[TC_FGRAPH], 1);
-	ck_assert_int_eq(k.n[TC_URETPROBE], 1);
-	ck_assert_int_eq(k.n[TC_UPROBE], 0);
-	ck_assert_int_eq(k.n[TC_KPROBE], 1);
-	ck_assert_int_eq(k.n[TC_TRACEPOINT], 2 + 4 + 2);
-	ck_assert(k.self_fgraph);
-	ck_assert_double_eq_tol(tc_share(&c, &k), 100 + 1000 + 50 + 80 + 40, 1e-9);
-	ck_assert_int_eq(tc_call_counts(x, 6, &k, &err), 0);
-	ck_assert_int_eq(k.n[TC_FGRAPH] + k.n[TC_KPROBE] + k.n[TC_TRACEPOINT], 0);
-	tc_ctx_free(x);
-	sqlite3_close(s);
+	shift_of(db, RM_INCL, 1, &t);
+	ck_assert(t.cost.ns[TC_FGRAPH] == 100 && !t.cost.estimated[TC_FGRAPH] &&
+		  t.cost.own_ns == 40);
+	ck_assert(t.cost.ns[TC_KPROBE] == 50 && t.cost.ns[TC_TRACEPOINT] == 10);
+	ck_assert(t.cost.ns[TC_URETPROBE] == 1000 && t.cost.estimated[TC_URETPROBE]); /* no source */
+	ck_assert(isnan(t.cost.ns[TC_UPROBE]) && isnan(t.cost.ns[TC_KRETPROBE]));
+	/* call 1 (900 ns, bucket 9): 2 (kernel: 100), 4 (syscall: 2 events), 5 (uprobe
+	   pair: its return probe, 1000), the kprobe hit in 4 (50), blocked in 2 (4
+	   events), the interrupt of 5 (2 events): 8 tracepoint events (80), itself
+	   (own 40); not call 3 of another task: 1270, more than its latency, so all
+	   of it, and it falls from bucket 9 to bucket 0 */
+	b = bucket(&t, 9);
+	ck_assert_int_eq(b->calls, 1);
+	ck_assert_double_eq_tol(b->share_ns, 900, 1e-9);
+	ck_assert_int_eq(b->shift_max, 9);
+	tshift_release(&t);
+	/* its own time: its direct kernel child (100 - 40 outside it), itself (40), what
+	   is charged to call 1 itself: nothing */
+	shift_of(db, RM_EXCL, 1, &t);
+	ck_assert_double_eq_tol(t.b[t.n - 1].share_ns + 0, 40, 1e-9); /* call 6: own only */
+	tshift_release(&t);
+	rdb_close(db);
 }
 END_TEST
 
@@ -277,59 +297,66 @@ START_TEST(test_hist_shift)
 {
 	static const char small[] = "{\"function_graph\":{\"ns\":100,\"own_ns\":40},"
 				    "\"tracepoint\":{\"ns\":10}}";
-	sqlite3 *s = make_db(small, NULL);
-	struct fmt_err err;
-	struct tc_cost c;
-	struct tc_bucket *b;
-	int n;
+	struct rdb *db = make_db(small, NULL);
+	struct tshift t;
+	const struct tc_bucket *b;
+	json_t *j;
 
-	ck_assert_int_eq(tc_load(s, &c, &err), 0);
-	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 0, 1, &b, &n, &err), 0);
+	shift_of(db, RM_INCL, 1, &t);
 	/* calls 1 (900 ns, bucket 9; share 100 + 80 + 40 = 220: 680, still 9),
-	   2 and 3 (10 ns, bucket 3; own 40 is all of it: 1 ns, bucket 0),
+	   2 and 3 (10 ns, bucket 3; own 40 is more than all of it: 1 ns, bucket 0),
 	   6 (100 us, bucket 16; own 40: no shift) */
-	ck_assert_int_eq(n, 3);
-	ck_assert_int_eq(b[0].bucket, 3);
-	ck_assert_int_eq(b[0].calls, 2);
-	ck_assert_int_eq(b[0].shifted, 2);
-	ck_assert_int_eq(b[0].shift, 3);
-	ck_assert_int_eq(b[1].bucket, 9);
-	ck_assert_int_eq(b[1].shifted, 0);
-	ck_assert_double_eq_tol(b[1].share_ns, 220, 1e-9);
-	ck_assert_double_eq_tol(b[1].share, 220.0 / 900, 1e-9);
-	ck_assert_int_eq(b[2].bucket, 16);
-	ck_assert_int_eq(b[2].shift_max, 0);
-	free(b);
+	ck_assert_int_eq(t.n, 3);
+	b = bucket(&t, 3);
+	ck_assert_int_eq(b->calls, 2);
+	ck_assert_int_eq(b->shifted, 2);
+	ck_assert_int_eq(tshift_of(&t, b), 3);
+	b = bucket(&t, 9);
+	ck_assert_int_eq(b->shifted, 0);
+	ck_assert_double_eq_tol(b->share_ns, 220, 1e-9);
+	ck_assert_int_eq(tshift_of(&t, b), 0);
+	ck_assert_int_eq(bucket(&t, 16)->shift_max, 0);
+	j = tshift_bucket_json(&t, 9);
+	ck_assert_double_eq_tol(json_number_value(json_object_get(j, "share")), 220.0 / 900, 1e-9);
+	json_decref(j);
+	j = tshift_range_json(&t, 3, 9);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "shifted_calls")), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "buckets_shifted")), 1);
+	json_decref(j);
+	ck_assert(json_is_null(tshift_bucket_json(&t, 4)));
+	tshift_release(&t);
 	/* at 4 buckets an octave the 220 ns of call 1 are two: 39 -> 37 */
-	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 0, 4, &b, &n, &err), 0);
-	ck_assert_int_eq(b[1].bucket, 39);
-	ck_assert_int_eq(b[1].shift, 2);
-	ck_assert_int_eq(b[1].shifted, 1);
-	free(b);
-	ck_assert_int_eq(tc_hist_shift(s, &c, 0, 1, 1, 1, &b, &n, &err), -1); /* excl: no */
-	ck_assert_ptr_nonnull(strstr(err.msg, "incl_ns"));
-	sqlite3_close(s);
+	shift_of(db, RM_INCL, 4, &t);
+	b = bucket(&t, 39);
+	ck_assert_int_eq(tshift_of(&t, b), 2);
+	ck_assert_int_eq(b->shifted, 1);
+	tshift_release(&t);
+	/* blocked time: no share defined */
+	shift_of(db, RM_BLOCKED, 1, &t);
+	ck_assert(!t.valued && t.n == 0);
+	tshift_release(&t);
+	rdb_close(db);
 }
 END_TEST
 
 START_TEST(test_recorder_task)
 {
-	sqlite3 *s = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
-	struct fmt_err err;
-	struct tc_cost c;
+	struct rdb *db = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
+	struct tshift t;
 	char who[32] = "";
 
-	ck_assert_int_eq(tc_load(s, &c, &err), 0); /* no tracer_cost: all unknown */
-	ck_assert(isnan(c.ns[TC_FGRAPH]) && isnan(c.own_ns));
-	ck_assert_int_eq(tc_recorder_task(s, 100, who, sizeof(who), &err), 0);
-	ck_assert_int_eq(tc_recorder_task(s, 200, who, sizeof(who), &err), 1);
+	shift_of(db, RM_INCL, 1, &t); /* no tracer_cost: all unknown, nothing shifted */
+	ck_assert(isnan(t.cost.ns[TC_FGRAPH]) && isnan(t.cost.own_ns) && !t.stored && !t.n);
+	tshift_release(&t);
+	ck_assert_int_eq(tshift_recorder_task(db, 100, who, sizeof(who)), 0);
+	ck_assert_int_eq(tshift_recorder_task(db, 200, who, sizeof(who)), 1);
 	ck_assert_str_eq(who, "trace-cmd");
-	ck_assert_int_eq(tc_recorder_task(s, 300, who, sizeof(who), &err), 1);
+	ck_assert_int_eq(tshift_recorder_task(db, 300, who, sizeof(who)), 1);
 	ck_assert_str_eq(who, "darc-record");
 	/* a thread of the manifest's recorder pid, whatever its name */
-	ck_assert_int_eq(tc_recorder_task(s, 401, who, sizeof(who), &err), 1);
-	ck_assert_int_eq(tc_recorder_task(s, 999, who, sizeof(who), &err), 0);
-	sqlite3_close(s);
+	ck_assert_int_eq(tshift_recorder_task(db, 401, who, sizeof(who)), 1);
+	ck_assert_int_eq(tshift_recorder_task(db, 999, who, sizeof(who)), 0);
+	rdb_close(db);
 }
 END_TEST
 
