@@ -301,7 +301,8 @@ static int put_recording(struct run *run)
 	int64_t lost, marks;
 	struct fmt_identity id;
 	struct fmt_err ierr;
-	char *cost = tc_est_json(run->tc, info->manifest_json);
+	char *cost = tc_est_json(run->tc, info->manifest_json,
+				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
 	int rc;
 
 	count_lost(run->r, &lost, &marks);

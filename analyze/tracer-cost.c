@@ -240,7 +240,7 @@ static json_t *fgraph_json(const struct tc_est *e, double meas)
 	return o;
 }
 
-char *tc_est_json(const struct tc_est *e, const char *manifest)
+char *tc_est_json(const struct tc_est *e, const char *manifest, const char *graph)
 {
 	json_t *m = manifest ? json_loads(manifest, 0, NULL) : NULL, *o = json_object();
 	bool any = false;
@@ -256,7 +256,7 @@ char *tc_est_json(const struct tc_est *e, const char *manifest)
 				   : json_pack("{soss}", "ns", num(meas), "source",
 					       isnan(meas) ? "unknown" : "measured");
 		json_object_set_new(v, "events", json_integer(e->events[k]));
-		json_object_set_new(o, tc_mech_names[k], v);
+		json_object_set_new(o, k == TC_FGRAPH && graph ? graph : tc_mech_names[k], v);
 	}
 	s = any ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
 	json_decref(o);

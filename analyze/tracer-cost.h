@@ -67,10 +67,13 @@ int tc_est_feed(struct tc_est *e, const struct aev *a, bool user);
 /*
  * The recording's costs as the JSON recording.tracer_cost holds: darc-record's
  * measured ones from @manifest (its JSON, or NULL) and the estimate, one
- * object by mechanism. Caller frees; NULL when the recording used no tracing
- * mechanism darc knows, or out of memory.
+ * object by mechanism; the graph's calls named @graph (TC_GRAPH_UFTRACE for
+ * a uftrace recording, whose entries and exits are uftrace's mcount hooks;
+ * NULL: function_graph). Caller frees; NULL when the recording used no
+ * tracing mechanism darc knows, or out of memory.
  */
-char *tc_est_json(const struct tc_est *e, const char *manifest);
+#define TC_GRAPH_UFTRACE "uftrace"
+char *tc_est_json(const struct tc_est *e, const char *manifest, const char *graph);
 
 void tc_est_free(struct tc_est *e);
 

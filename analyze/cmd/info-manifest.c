@@ -154,29 +154,16 @@ static void print_probes(json_t *probes, struct tep_handle *tep, const uint64_t 
 	}
 }
 
-/* The tracer's cost per traced call, as darc-record measured it, in one line. */
-static void print_cost(json_t *cost)
+/* The mechanisms darc-record could not measure, and why: one line each. */
+static void print_not_measured(json_t *how)
 {
-	json_t *ns = json_object_get(cost, "ns"), *how = json_object_get(cost, "mechanisms"), *v;
-	const char *key, *sep = " ";
+	const char *key;
+	json_t *v;
 
-	if (!json_is_object(cost)) {
-		printf("tracer cost:  not measured (darc-record --no-calibrate)\n");
-		return;
-	}
-	printf("tracer cost: ");
-	json_object_foreach(ns, key, v)
-		if (json_is_number(v)) {
-			printf("%s%s %.0f ns", sep, vis(key), json_number_value(v));
-			sep = ", ";
-		}
 	json_object_foreach(how, key, v)
-		if (json_is_string(json_object_get(v, "not_measured"))) {
-			printf("%s%s not measured (%s)", sep, vis(key),
+		if (json_is_string(json_object_get(v, "not_measured")))
+			printf("tracer cost:  %s not measured: %s\n", vis(key),
 			       vis(json_string_value(json_object_get(v, "not_measured"))));
-			sep = ", ";
-		}
-	printf(" a traced call (measured by darc-record before recording)\n");
 }
 
 void info_manifest(const char *text, struct tep_handle *tep, const uint64_t *counts)
@@ -202,8 +189,9 @@ void info_manifest(const char *text, struct tep_handle *tep, const uint64_t *cou
 	if (json_is_string(json_object_get(stop, "reason")))
 		printf("stopped:      %s\n", vis(json_string_value(json_object_get(stop, "reason"))));
 	print_probes(json_object_get(m, "probes"), tep, counts);
-	if (json_object_get(m, "tracer_cost")) /* bundles before it have none */
-		print_cost(json_object_get(m, "tracer_cost"));
+	if (json_is_null(json_object_get(m, "tracer_cost"))) /* bundles before it have none */
+		printf("tracer cost:  not measured (darc-record --no-calibrate)\n");
+	print_not_measured(json_object_get(json_object_get(m, "tracer_cost"), "mechanisms"));
 	print_threads(tgt, tep);
 	json_decref(m);
 }

@@ -61,6 +61,8 @@ static int load_cost(struct rdb *db, struct tshift *t, struct fmt_err *err)
 	}
 	for (int m = 0; m < TC_NMECH && t->stored; m++)
 		load_one(&t->cost, m, json_object_get(t->stored, tc_mech_names[m]));
+	if (t->stored && json_object_get(t->stored, TC_GRAPH_UFTRACE)) /* uftrace's hooks */
+		load_one(&t->cost, TC_FGRAPH, json_object_get(t->stored, TC_GRAPH_UFTRACE));
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
@@ -412,8 +414,7 @@ json_t *tshift_cost_json(const struct tshift *t)
 	return o;
 }
 
-/* "function_graph 1.58us (estimated), kprobe not known" into @buf. */
-static void cost_words(const struct tshift *t, const char *unit, char *buf, size_t n)
+void tshift_cost_words(const struct tshift *t, char *buf, size_t n)
 {
 	const char *k, *sep = "";
 	json_t *v;
@@ -433,7 +434,6 @@ static void cost_words(const struct tshift *t, const char *unit, char *buf, size
 			at += snprintf(buf + at, at < n ? n - at : 0, "%s%s not known", sep, vis(k));
 		sep = ", ";
 	}
-	(void)unit;
 }
 
 void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char *indent)
@@ -443,7 +443,7 @@ void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char
 
 	if (!t->stored)
 		return;
-	cost_words(t, unit, words, sizeof(words));
+	tshift_cost_words(t, words, sizeof(words));
 	fprintf(out, "%sthe tracer's cost a traced call: %s\n", indent, words);
 	if (!t->valued || !any_cost(&t->cost)) {
 		fprintf(out, "%s  its share is not known for this %s\n", indent,

@@ -73,6 +73,9 @@ json_t *tshift_range_json(const struct tshift *t, int lo, int hi);
 /* The costs used, by mechanism: {"function_graph": {"ns", "source"}, ...}, or null. */
 json_t *tshift_cost_json(const struct tshift *t);
 
+/* "function_graph 2.50us (estimated from the recording), kprobe not known" into @buf. */
+void tshift_cost_words(const struct tshift *t, char *buf, size_t n);
+
 /*
  * Two lines for the text reports: the cost by mechanism and how it is known,
  * then the buckets it shifts by a bucket or more (at @indent). Nothing when

@@ -134,7 +134,7 @@ START_TEST(test_est_json)
 	char *j, *p;
 
 	ck_assert_int_eq(tc_est_feed(e, &k, false), 0);
-	j = tc_est_json(e, NULL);
+	j = tc_est_json(e, NULL, NULL);
 	/* 500 ns inside the empty function, 300 between calls: 800 */
 	ck_assert_ptr_nonnull(p = strstr(j, "\"function_graph\":{\"ns\":"));
 	ck_assert_double_eq_tol(strtod(p + strlen("\"function_graph\":{\"ns\":"), NULL), 800,
@@ -145,14 +145,14 @@ START_TEST(test_est_json)
 	free(j);
 	/* darc-record's measured costs win, the estimate stays beside */
 	j = tc_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
-			   "\"kprobe\":77,\"uprobe\":-3}}}");
+			   "\"kprobe\":77,\"uprobe\":-3}}}", NULL);
 	ck_assert_ptr_nonnull(strstr(j, "\"function_graph\":{\"ns\":1234.5,\"source\":\"measured\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":77.0,\"source\":\"measured\",\"events\":1}"));
 	ck_assert_ptr_null(strstr(j, "uprobe")); /* a negative cost is no cost */
 	free(j);
 	tc_est_free(e);
 	e = tc_est_new();
-	ck_assert_ptr_null(tc_est_json(e, NULL)); /* no tracing mechanism at all */
+	ck_assert_ptr_null(tc_est_json(e, NULL, NULL)); /* no tracing mechanism at all */
 	tc_est_free(e);
 }
 END_TEST
