@@ -13,6 +13,7 @@
 #include "along-check.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,19 +78,20 @@ static double tvd(const double *p, int64_t np, const double *q, int64_t nq, int 
 	return d / 2;
 }
 
-/* One entry point: a sentence into @msg when changed (1), else 0. */
+/* One entry point: a sentence into @msg; 1 when changed, 0 the same, -1 nothing to compare. */
 static int check_one(sqlite3 *sql, json_t *prof, const char *db, char *msg, size_t n)
 {
 	const char *path = json_string_value(json_object_get(prof, "path"));
 	double p[ALONG_NB] = {0}, q[ALONG_NB] = {0}, best = 1;
 	int64_t np = old_hist(json_object_get(prof, "hist"), p), nq;
 	int shift = 0;
+	bool same;
 
 	if (!path || np <= 0)
-		return 0;
+		return -1;
 	nq = new_hist(sql, path, q);
 	if (nq <= 0) {
-		snprintf(msg, n, "%s: no calls of %s, which had %lld there: the workload "
+		snprintf(msg, n, "along '%s': %s: no calls here, %lld there: the workload "
 			 "changed, or it ran another way", db, path, (long long)np);
 		return 1;
 	}
@@ -100,13 +102,14 @@ static int check_one(sqlite3 *sql, json_t *prof, const char *db, char *msg, size
 			shift = s;
 		}
 	}
-	if (best <= ALONG_MAX_TVD && np <= nq * ALONG_MAX_RATIO && nq <= np * ALONG_MAX_RATIO)
-		return 0;
-	snprintf(msg, n, "%s: %s had %lld calls there and %lld here, and their latency "
-		 "profiles differ by %.0f%% (%d bucket%s lower here): the workload changed, as "
-		 "far as its entry point shows", db, path, (long long)np, (long long)nq,
-		 best * 100, shift, shift == 1 ? "" : "s");
-	return 1;
+	same = best <= ALONG_MAX_TVD && np <= nq * ALONG_MAX_RATIO && nq <= np * ALONG_MAX_RATIO;
+	snprintf(msg, n, "along '%s': %s: %lld calls here, %lld there, latency profiles %.0f%% "
+		 "apart%s: %s", db, path, (long long)nq, (long long)np, best * 100,
+		 shift == 2 ? " with this one two buckets lower" : shift ? " with this one a bucket "
+									     "lower" : "",
+		 same ? "the workload is as there"
+		      : "the workload changed, as far as its entry point shows");
+	return same ? 0 : 1;
 }
 
 int along_check(sqlite3 *sql, const char *manifest, char *msg, size_t n)
@@ -114,12 +117,19 @@ int along_check(sqlite3 *sql, const char *manifest, char *msg, size_t n)
 	json_t *m = manifest ? json_loads(manifest, 0, NULL) : NULL;
 	json_t *a = json_object_get(m, "along"), *prof = json_object_get(a, "profile"), *v;
 	const char *db = json_string_value(json_object_get(a, "db"));
+	char one[1024];
 	size_t i;
-	int changed = 0;
+	int worst = -1;
 
-	json_array_foreach(prof, i, v)
-		if (!changed)
-			changed = check_one(sql, v, db ? db : "the --along database", msg, n);
+	msg[0] = 0;
+	/* one line: the first entry point that changed, else the first compared */
+	json_array_foreach(prof, i, v) {
+		int r = check_one(sql, v, db ? db : "?", one, sizeof(one));
+		if (r > worst) {
+			snprintf(msg, n, "%s", one);
+			worst = r;
+		}
+	}
 	json_decref(m);
-	return changed;
+	return worst;
 }

@@ -12,8 +12,9 @@
 
 /*
  * Compare the profiles in @manifest (JSON; its "along") with the analysis in
- * @sql. 1 when the workload changed, with a sentence in @msg; 0 when it did
- * not, or there is nothing to compare.
+ * @sql, a sentence in @msg: 1 when the workload changed (the first entry
+ * point that says so), 0 when it did not, -1 when there is nothing to
+ * compare (no --along, no profile; @msg empty).
  */
 int along_check(sqlite3 *sql, const char *manifest, char *msg, size_t n);
 

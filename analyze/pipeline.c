@@ -21,6 +21,7 @@
 #include "file.h"
 #include "tracer-cost.h"
 #include "along-check.h"
+#include "trust.h"
 
 struct run {
 	struct db *db;
@@ -336,19 +337,25 @@ static int put_recording(struct run *run)
 }
 
 /*
- * A recording darc-record --along made: warn when its workload is not the
- * one the database it followed saw (along-check.h).
+ * A recording darc-record --along made: whether its workload is the one the
+ * database it followed saw, in one line (a warning when not; along-check.h).
  */
-static void warn_along(const char *dbpath, const char *manifest)
+static void say_along(const char *dbpath, const char *manifest)
 {
-	sqlite3 *sql;
+	sqlite3 *sql = NULL;
+	struct fmt_err err;
 	char msg[1024];
+	int r;
 
 	if (!manifest || !strstr(manifest, "\"along\":{"))
 		return;
-	if (sqlite3_open_v2(dbpath, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    along_check(sql, manifest, msg, sizeof(msg)))
-		fprintf(stderr, "darc: warning: %s\n", msg);
+	if (trust_open(dbpath, SQLITE_OPEN_READONLY, &sql, &err)) {
+		fprintf(stderr, "darc: along: cannot compare the profiles: %s\n", err.msg);
+		return;
+	}
+	r = along_check(sql, manifest, msg, sizeof(msg));
+	if (r >= 0)
+		fprintf(stderr, "darc: %s%s\n", r ? "warning: " : "", msg);
 	sqlite3_close(sql);
 }
 
@@ -428,7 +435,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		if (db_finish(run.db, err))
 			rc = PIPELINE_ANALYSIS;
 		else
-			warn_along(dbpath, fmt_reader_info(run.r)->manifest_json);
+			say_along(dbpath, fmt_reader_info(run.r)->manifest_json);
 		run.db = NULL;
 		timing("database finished", t0);
 	}

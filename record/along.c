@@ -63,7 +63,7 @@ static bool traceable_name(const char *name)
 	return name[0] && strncmp(name, "0x", 2) && !strchr(name, ' ');
 }
 
-/* The path of fnode @id from its root, "a>b>c" (fnode_path's form), into @out. */
+/* The path of fnode @id from its root, "a > b > c" (view fnode_path's form), into @out. */
 static void path_of(struct walk *w, int64_t id, char *out, size_t n)
 {
 	char tmp[4096];
@@ -74,7 +74,7 @@ static void path_of(struct walk *w, int64_t id, char *out, size_t n)
 		sqlite3_bind_int64(w->node, 1, id);
 		if (sqlite3_step(w->node) != SQLITE_ROW)
 			break;
-		snprintf(tmp, sizeof(tmp), "%s%s%s", rdb_text(w->node, 1), out[0] ? ">" : "", out);
+		snprintf(tmp, sizeof(tmp), "%s%s%s", rdb_text(w->node, 1), out[0] ? " > " : "", out);
 		snprintf(out, n, "%s", tmp);
 		id = sqlite3_column_int64(w->node, 0);
 	}

@@ -11,9 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "rows.h"
 #include "tracer-cost.h"
 #include "tracer-shift.h"
+#include "along-check.h"
 #include "write.h"
 
 /* ---- buckets, share, shift ---- */
@@ -360,6 +363,50 @@ START_TEST(test_recorder_task)
 }
 END_TEST
 
+/* ---- along-check: a --along recording's workload against its database's ---- */
+
+START_TEST(test_along_check)
+{
+	struct fmt_err err;
+	struct db *db = db_create(target, true, &err);
+	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
+	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 100};
+	struct hist_rec h[] = {{OWNER_FNODE, 1, 0, 1, 15, 50}, {OWNER_FNODE, 1, 0, 1, 19, 50}};
+	char msg[1024];
+	sqlite3 *s;
+
+	ck_assert_msg(db, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(db, &f), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n), 0);
+	for (size_t i = 0; i < sizeof(h) / sizeof(*h); i++)
+		ck_assert_int_eq(db_put_hist(db, &h[i]), 0);
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(sqlite3_open_v2(target, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	/* the same shape one bucket higher there (more was traced): as there */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"16\":48,\"20\":52}}]}}",
+				     msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "100 calls here, 100 there") &&
+		      strstr(msg, "a bucket lower: the workload is as there"), "%s", msg);
+	/* all of them slow there: changed */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"19\":100}}]}}",
+				     msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "the workload changed"), "%s", msg);
+	/* five times the calls there: changed */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"15\":250,\"19\":250}}]}}",
+				     msg, sizeof(msg)), 1);
+	/* an entry point that is not here; and none at all */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"x > y\",\"hist\":{\"10\":5}}]}}", msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "x > y: no calls here, 5 there"), "%s", msg);
+	ck_assert_int_eq(along_check(s, "{\"along\":null}", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(along_check(s, NULL, msg, sizeof(msg)), -1);
+	sqlite3_close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tracer-cost");
@@ -373,6 +420,7 @@ static Suite *suite(void)
 	tcase_add_test(d, test_load_counts);
 	tcase_add_test(d, test_hist_shift);
 	tcase_add_test(d, test_recorder_task);
+	tcase_add_test(d, test_along_check);
 	suite_add_tcase(s, t);
 	suite_add_tcase(s, d);
 	return s;
