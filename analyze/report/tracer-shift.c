@@ -425,11 +425,18 @@ void tshift_cost_words(const struct tshift *t, char *buf, size_t n)
 		json_t *ns = json_object_get(v, "ns");
 		const char *src = json_string_value(json_object_get(v, "source"));
 		char a[32];
-		if (json_is_number(ns))
+		json_t *est = json_object_get(v, "estimated_ns");
+		bool meas = src && !strcmp(src, "measured");
+		char b[32];
+		if (json_is_number(ns) && meas && json_is_number(est)) /* the graph's: both */
+			at += snprintf(buf + at, at < n ? n - at : 0,
+				       "%s%s %s (measured; %s estimated from the recording)", sep,
+				       vis(k), show_amount(json_number_value(ns), "ns", a, sizeof(a)),
+				       show_amount(json_number_value(est), "ns", b, sizeof(b)));
+		else if (json_is_number(ns))
 			at += snprintf(buf + at, at < n ? n - at : 0, "%s%s %s (%s)", sep, vis(k),
 				       show_amount(json_number_value(ns), "ns", a, sizeof(a)),
-				       src && !strcmp(src, "measured") ? "measured"
-								      : "estimated from the recording");
+				       meas ? "measured" : "estimated from the recording");
 		else
 			at += snprintf(buf + at, at < n ? n - at : 0, "%s%s not known", sep, vis(k));
 		sep = ", ";

@@ -123,10 +123,15 @@ seen = {r[0] for r in db.execute("SELECT DISTINCT f.name FROM call_base c JOIN f
 print(len(listed), "listed,", len(seen), "traced; not listed:", sorted(seen - listed))
 assert seen and seen <= listed
 ' "$V/along.db"
-first_cause() { sed -n 's/^  - [^:]*: [^:]*: \(.*\), [0-9]*% of that time.*/\1/p' "$1" | head -1 |
-	sed 's/[0-9]* bios*, //'; }
-c_dio=$(first_cause "$V/dio.explain")
-c_along=$(first_cause "$V/along.explain")
+first_cause() { # DB: the first cause of the first subject: function, kind, path, who
+	"$DARC" explain --json "$1" | py '
+import json, sys
+s = json.load(sys.stdin)["subjects"][0]
+c = s["causes"][0]
+print(s["func"], c["kind"], " > ".join(c["path"]), c["who"])'
+}
+c_dio=$(first_cause "$V/dio.db")
+c_along=$(first_cause "$V/along.db")
 say "first cause: '$c_dio' / along: '$c_along'"
 check "the explain of --along names the same first cause" test -n "$c_dio" -a "$c_dio" = "$c_along"
 check "the analysis of --along compared its profile with the database's" \
