@@ -55,6 +55,7 @@ struct walk {
 	char **roots;
 	int nroots;
 	json_t *profiles; /* the entry points' profiles */
+	int elsewhere;	  /* callees left out: they run mostly elsewhere */
 };
 
 /* A kernel function's name as set_ftrace_filter takes it (not an address). */
@@ -104,16 +105,26 @@ static void add_profile(struct walk *w, int64_t entry, int64_t search)
 						     (json_int_t)search, "hist", hist));
 }
 
-/* The kernel functions fnode @id calls (the next level to look at), not the tracer's own. */
+/*
+ * The kernel functions fnode @id calls (the next level to look at), not the
+ * tracer's own, and not those that run mostly elsewhere (fewer than half
+ * their calls under @id: a lock or RCU helper, whose filter entry would
+ * record its calls everywhere under the roots); those are counted.
+ */
 static int add_callees(struct walk *w, int64_t id)
 {
 	int rc = 0;
 
 	sqlite3_reset(w->callees);
 	sqlite3_bind_int64(w->callees, 1, id);
-	while (!rc && sqlite3_step(w->callees) == SQLITE_ROW)
-		if (traceable_name(rdb_text(w->callees, 0)))
+	while (!rc && sqlite3_step(w->callees) == SQLITE_ROW) {
+		if (!traceable_name(rdb_text(w->callees, 0)))
+			continue;
+		if (sqlite3_column_int64(w->callees, 1) * 2 < sqlite3_column_int64(w->callees, 2))
+			w->elsewhere++;
+		else
 			rc = add_name(&w->callee, &w->ncallee, rdb_text(w->callees, 0));
+	}
 	return rc;
 }
 
@@ -300,6 +311,7 @@ static int collect(struct walk *w, struct rec_along *a)
 	a->npath = a->nfuncs;
 	for (int i = 0; i < w->ncallee; i++)
 		rc |= add_name(&a->funcs, &a->nfuncs, w->callee[i]);
+	a->elsewhere = w->elsewhere;
 	a->roots = w->roots;
 	a->nroots = w->nroots;
 	w->roots = NULL;
@@ -322,7 +334,8 @@ static int prepare(struct walk *w, struct fmt_err *err)
 			       " JOIN func f ON f.id = n.func_id WHERE n.id = ?",
 			       -1, &w->node, NULL) ||
 	    sqlite3_prepare_v2(w->sql,
-			       "SELECT f.name FROM fnode n JOIN func f ON f.id = n.func_id"
+			       "SELECT f.name, n.calls, (SELECT sum(m.calls) FROM fnode m"
+			       " WHERE m.func_id = f.id) FROM fnode n JOIN func f ON f.id = n.func_id"
 			       " WHERE n.parent_id = ? AND f.kind = 0 AND NOT f.overhead ORDER BY n.id",
 			       -1, &w->callees, NULL))
 		return fmt_errf(err, NULL, "cannot read its call tree: %s", sqlite3_errmsg(w->sql));

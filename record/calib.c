@@ -17,7 +17,9 @@
  * with the buffer's pid filters on darc-record alone, in the recording's own
  * buffer before its events are enabled; each configuration is timed in
  * CALIB_ROUNDS rounds of about CALIB_ROUND_NS and the fastest round counts
- * (the others met interrupts or another task). Everything it enables it
+ * (the others met interrupts or another task; under emulation, the host
+ * taking the CPU away); the untraced loop is timed again before each
+ * mechanism, and its fastest round so far is the base. Everything it enables it
  * disables, its probes it removes, and the buffer is cleared after it.
  *
  * A mechanism that cannot be measured (its probe cannot be made) is left
@@ -36,8 +38,9 @@
 
 #include "rec.h"
 
-#define CALIB_ROUNDS 7
-#define CALIB_ROUND_NS 4e6 /* a round's length to aim for */
+#define CALIB_ROUNDS 15
+#define CALIB_ROUND_NS 1.5e6 /* a round's length to aim for: short, so that some
+				 rounds run without an interruption on a busy box */
 #define CALIB_TRIAL 16	   /* iterations timed to size a round */
 #define CALIB_MIN_ITER 32
 #define CALIB_MAX_ITER 200000
@@ -68,6 +71,7 @@ struct cal {
 	char tid[16];		       /* darc-record's main thread, for the pid filters */
 	struct rec_calib *c;
 	struct rec_notes *notes;
+	double kbase, ubase; /* the fastest untraced loop so far: getppid(), the user function */
 };
 
 static double now_ns(void)
@@ -132,12 +136,12 @@ static void clear(const struct cal *x)
  * time over @base per iteration, divided by the traced calls per iteration
  * (events per iteration over @per_call events a call).
  */
-static void measure(struct cal *x, int m, bool user, double base, int per_call)
+static void measure(struct cal *x, int m, bool user, int per_call)
 {
 	struct rec_cost *k = &x->c->m[m];
 	uint64_t before;
 	long iters;
-	double t;
+	double t, base;
 
 	clear(x);
 	before = written(x);
@@ -153,6 +157,7 @@ static void measure(struct cal *x, int m, bool user, double base, int per_call)
 		k->why = "the loop's calls were not traced";
 		return;
 	}
+	base = user ? x->ubase : x->kbase;
 	k->ns = t > base ? (t - base) / k->calls : 0;
 	k->loop_ns = t;
 	k->measured = true;
@@ -209,7 +214,7 @@ static int self_offset(char *path, size_t n, uint64_t *off)
 }
 
 /* Mechanism @m (a probe type @t) on the loop's function: made, timed, removed. */
-static void probe_cost(struct cal *x, int m, enum rec_probe_type t, double kbase, double ubase)
+static void probe_cost(struct cal *x, int m, enum rec_probe_type t)
 {
 	bool user = t == PROBE_UPROBE || t == PROBE_URETPROBE;
 	char event[64], file[4097] = "";
@@ -230,14 +235,14 @@ static void probe_cost(struct cal *x, int m, enum rec_probe_type t, double kbase
 	if (event_on(x, probe_group(t), event, true))
 		x->c->m[m].why = "its probe's event cannot be enabled";
 	else
-		measure(x, m, user, user ? ubase : kbase, 1);
+		measure(x, m, user, 1);
 	event_on(x, probe_group(t), event, false);
 	probe_destroy(d);
 	tracefs_dynevent_free(d);
 }
 
 /* The tracepoint: raw_syscalls:sys_enter, one event per getppid(). */
-static void tracepoint_cost(struct cal *x, double base)
+static void tracepoint_cost(struct cal *x)
 {
 	struct rec_cost *k = &x->c->m[MECH_TRACEPOINT];
 
@@ -245,7 +250,7 @@ static void tracepoint_cost(struct cal *x, double base)
 		k->why = "raw_syscalls:sys_enter cannot be enabled";
 		return;
 	}
-	measure(x, MECH_TRACEPOINT, false, base, 1);
+	measure(x, MECH_TRACEPOINT, false, 1);
 	sess_put(x->s, 0, "events/raw_syscalls/sys_enter/enable", "0", false, NULL);
 }
 
@@ -256,7 +261,7 @@ static void tracepoint_cost(struct cal *x, double base)
  * function makes), rooted there, on darc-record's thread. Everything is
  * taken away again: the recording sets function_graph up afresh.
  */
-static void graph_cost(struct cal *x, double base)
+static void graph_cost(struct cal *x)
 {
 	struct rec_cost *k = &x->c->m[MECH_FGRAPH];
 	struct fmt_err err = {""};
@@ -273,7 +278,7 @@ static void graph_cost(struct cal *x, double base)
 		rec_note(x->notes, "calibration: %s", err.msg);
 		k->why = "function_graph cannot be set up";
 	} else {
-		measure(x, MECH_FGRAPH, false, base, 2); /* an entry and an exit event a call */
+		measure(x, MECH_FGRAPH, false, 2); /* an entry and an exit event a call */
 	}
 	sess_put(x->s, 0, "current_tracer", "nop", false, NULL);
 	sess_put(x->s, 0, "set_graph_function", "", false, NULL);
@@ -306,13 +311,24 @@ static int pin(int *cpu, cpu_set_t *old)
 	return sched_setaffinity(0, sizeof(one), &one);
 }
 
+/* The untraced loops timed again, the fastest so far kept (*@first: the first time). */
+static void rebase(struct cal *x, bool *first)
+{
+	long iters;
+	double k = timed(false, &iters), u = timed(true, &iters);
+
+	x->kbase = *first || k < x->kbase ? k : x->kbase;
+	x->ubase = *first || u < x->ubase ? u : x->ubase;
+	*first = false;
+}
+
 void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
 	       struct rec_notes *notes)
 {
 	struct cal x = {.s = s, .inst = sess_instance(s, 0), .c = c, .notes = notes};
-	double t0 = now_ns(), kbase, ubase;
+	double t0 = now_ns();
 	cpu_set_t old;
-	long iters;
+	bool first = true;
 
 	memset(c, 0, sizeof(*c));
 	asked(o, c);
@@ -324,19 +340,23 @@ void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
 	snprintf(x.tid, sizeof(x.tid), "%d", (int)gettid());
 	if (sess_put(s, 0, "set_event_pid", x.tid, false, NULL))
 		rec_note(notes, "calibration: the events are not filtered on darc-record");
-	kbase = timed(false, &iters);
-	ubase = timed(true, &iters);
-	if (c->m[MECH_TRACEPOINT].asked)
-		tracepoint_cost(&x, kbase);
+	if (c->m[MECH_TRACEPOINT].asked) {
+		rebase(&x, &first);
+		tracepoint_cost(&x);
+	}
 	for (int m = MECH_KPROBE; m <= MECH_URETPROBE; m++)
-		if (c->m[m].asked)
-			probe_cost(&x, m, (enum rec_probe_type)(m - MECH_KPROBE), kbase, ubase);
-	if (c->m[MECH_FGRAPH].asked)
-		graph_cost(&x, kbase);
+		if (c->m[m].asked) {
+			rebase(&x, &first);
+			probe_cost(&x, m, (enum rec_probe_type)(m - MECH_KPROBE));
+		}
+	if (c->m[MECH_FGRAPH].asked) {
+		rebase(&x, &first);
+		graph_cost(&x);
+	}
 	clear(&x);
 	sched_setaffinity(0, sizeof(old), &old);
-	c->base_ns = kbase;
-	c->user_base_ns = ubase;
+	c->base_ns = x.kbase;
+	c->user_base_ns = x.ubase;
 	c->seconds = (now_ns() - t0) / 1e9;
 	c->done = true;
 }

@@ -545,9 +545,10 @@ static int take_along(struct rec_opts *o)
 	if (!o->quiet)
 		fprintf(stderr,
 			"darc-record: along '%s': tracing %d functions: %d on the paths found, "
-			"%d they call; graph roots:",
+			"%d they call (%d more they call run mostly elsewhere: left out); graph "
+			"roots:",
 			o->along, o->along_info->nfuncs, o->along_info->npath,
-			o->along_info->nfuncs - o->along_info->npath);
+			o->along_info->nfuncs - o->along_info->npath, o->along_info->elsewhere);
 	for (int i = 0; !o->quiet && i < o->along_info->nroots; i++)
 		fprintf(stderr, " %s", o->along_info->roots[i]);
 	if (!o->quiet)

@@ -281,9 +281,10 @@ static json_t *along(const struct rec_opts *o)
 	if (!a)
 		return json_null();
 	p = a->profile_json ? json_loads(a->profile_json, 0, NULL) : NULL;
-	return json_pack("{sssososo sisisiso}", "db", a->db, "source", str_or_null(a->source),
+	return json_pack("{sssososo sisisisiso}", "db", a->db, "source", str_or_null(a->source),
 			 "roots", strings(a->roots, a->nroots), "functions",
-			 strings(a->funcs, a->nfuncs), "on_paths", a->npath, "callees", a->nfuncs - a->npath, "not_traceable",
+			 strings(a->funcs, a->nfuncs), "on_paths", a->npath, "callees",
+			 a->nfuncs - a->npath, "callees_left_out", a->elsewhere, "not_traceable",
 			 a->nskipped, "profile", p ? p : json_null());
 }
 

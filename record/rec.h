@@ -424,6 +424,7 @@ struct rec_along {
 	int nfuncs;
 	int npath;	    /* of them on the paths */
 	int nskipped;	    /* functions of the paths this kernel cannot trace */
+	int elsewhere;	    /* callees left out: they run mostly elsewhere */
 	char *profile_json; /* the entry points' latency profiles in the database (JSON) */
 };
 

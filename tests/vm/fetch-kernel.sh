@@ -57,8 +57,8 @@ ROOTS=(virtio_pci virtio_blk ext4)
 # Known good packages, for when the lists cannot be searched (see README.md).
 fallback_pkg() {
 	case $1 in
-	5.10) echo linux-image-5.10.0-35-amd64 ;;
-	5.10-rt) echo linux-image-5.10.0-35-rt-amd64 ;;
+	5.10) echo linux-image-5.10.0-46-amd64 ;;
+	5.10-rt) echo linux-image-5.10.0-43-rt-amd64 ;;
 	6.1) echo linux-image-6.1.0-56-amd64 ;;
 	6.1-rt) echo linux-image-6.1.0-56-rt-amd64 ;;
 	6.12) echo linux-image-6.12.117+deb13-amd64 ;;

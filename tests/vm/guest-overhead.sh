@@ -16,13 +16,16 @@
 #   filter        darc-record -g __x64_sys_pread64 -l vfs_read -l rw_verify_area
 #                 -l ext4_file_read_iter --ftrace-notrace rw_verify_area: a plain
 #                 function filter
+#   tcstat        (test only) trace-cmd record of the stat workload, trace-cmd
+#                 itself pinned with it to CPU 0 (taskset), a 256 KiB buffer
 #                 (test only, N/4 reads of each kind)
 #
 # For each: the wall time of the whole command (set-up and write-out
 # included: what the user waits for) and of the workload itself (timed by
 # the shell that runs it, traced with it), into $OUT/times.txt as
 # "NAME WALL_S WORKLOAD_S". Writes $OUT/dio.dat, dio.db, along.dat,
-# along.db, tc.dat, filter.dat, the explains' text (*.explain) and logs.
+# along.db, tc.dat, filter.dat, tcstat.dat, the explains' text (*.explain)
+# and logs.
 #
 #   guest-overhead.sh bench|test [N]      (N: preads of each kind, default 75)
 set -e
@@ -115,6 +118,14 @@ if [ "$MODE" = test ]; then
 		-- /tmp/w.sh filter $((N / 4))
 	# what the filters left in tracefs afterwards: nothing (restored)
 	cat $T/set_ftrace_filter $T/set_ftrace_notrace $T/set_graph_function >"$OUT/filters-after.txt"
+
+	# trace-cmd and the stat workload on one CPU, with a small buffer: its
+	# reader of that CPU's buffer can only run by preempting the workload
+	say "trace-cmd beside the workload on CPU 0"
+	taskset -c 0 trace-cmd record -o "$OUT/tcstat.dat" -b 256 -p function_graph \
+		-g __x64_sys_newfstatat -e sched:sched_switch -e sched:sched_wakeup \
+		-e sched:sched_waking vm-workload stat "$S/deep" 16 300 \
+		>"$OUT/tcstat.log" 2>&1 || { cat "$OUT/tcstat.log"; say "trace-cmd failed"; exit 1; }
 fi
 cat "$OUT/times.txt"
 say "done"

@@ -17,7 +17,10 @@
 #     the events of the first recording, only functions of the list it
 #     printed, and its explain names the same first cause;
 #   - -l traced only the functions given (and the graph root), not the one
-#     --ftrace-notrace names, and tracefs' filters are empty afterwards.
+#     --ftrace-notrace names, and tracefs' filters are empty afterwards;
+#   - trace-cmd pinned with the stat workload to one CPU: explain names its
+#     reader's preemptions as the recorder's own, apart from the causes, and
+#     darc info shows the graph's cost estimated from the recording.
 # Exit status: 0 pass, 1 fail, 77 skip (no qemu, kernel, python3, sqlite3).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,6 +37,7 @@ DARC=$(realpath "$DARC")
 REC=$(realpath "$REC")
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
+TRACE_CMD=$(command -v trace-cmd) || skip "trace-cmd not installed"
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" || fail "cannot create $KEEP"
 	WORK=$(cd "$KEEP" && pwd)
@@ -46,7 +50,7 @@ fi
 start=$SECONDS
 rc=0
 "$HERE/vm.sh" --out "$WORK/vm" --add "$REC=/usr/local/bin/darc-record" \
-	--add "$DARC=/usr/local/bin/darc" --timeout 400 \
+	--add "$DARC=/usr/local/bin/darc" --add "$TRACE_CMD" --timeout 600 \
 	--script "$HERE/guest-overhead.sh" -- test 75 || rc=$?
 case $rc in
 0) ;;
@@ -152,6 +156,31 @@ text = open(sys.argv[1]).read().split("\n")
 bad = [l for l in text if l and not l.startswith("#")]
 assert not bad, bad
 ' "$V/filters-after.txt"
+
+# 5. the recorder's own doing: trace-cmd's reader preempting the workload
+"$DARC" explain --json "$V/tcstat.dat" >"$WORK/tcstat.json" 2>"$WORK/tcstat.err" ||
+	fail "darc explain tcstat.dat: $(cat "$WORK/tcstat.err")"
+check "explain names trace-cmd's preemptions as the recorder's own, not as causes" py '
+import json, sys
+found = False
+for s in json.load(open(sys.argv[1]))["subjects"]:
+    for p in [s] + s.get("more", []):
+        for c in p["causes"]:
+            print("cause:", c["sentence"])
+            assert "trace-cmd" not in str(c.get("who")), c
+        for r in p["recorder"]:
+            print("recorder:", r["sentence"], "/", r["recorder"])
+            if r["kind"] == "preempt" and "trace-cmd" in str(r["who"]):
+                found = True
+assert found
+' "$WORK/tcstat.json"
+check "darc info: the graph's cost of trace-cmd's recording, estimated" py '
+import json, sys
+i = json.load(sys.stdin)
+c = i["tracer_cost"]["function_graph"]
+print(c)
+assert c["source"] == "estimated" and c["ns"] > 0 and i["tracer_cost_ns"]["function_graph"] == c["ns"]
+' < <("$DARC" info --json "$V/tcstat.dat")
 
 [ $failed = 0 ] || fail "$failed checks failed"
 say "pass"

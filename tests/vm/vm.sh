@@ -34,8 +34,9 @@ usage: vm.sh --out DIR --script GUEST.sh [options] [--] [ARG...]
   --smp N              guest CPUs (default 2)
   --scratch-mib N      size of the scratch ext4 disk (default 256)
   --out-mib N          size of the raw output disk (default 128)
-  --kernel K           the kernel: 6.1 (the default), 6.12, 7.3 (Debian's
-                       newest of that series) or a Debian kernel package
+  --kernel K           the kernel: 6.1 (the default), 6.12, 7.3, 5.10 (Debian's
+                       newest of that series), 6.1-rt, 5.10-rt (its
+                       PREEMPT_RT flavour) or a Debian kernel package
                        name (tests/vm/fetch-kernel.sh)
   --append ARGS        extra kernel command line arguments
   --qemu-arg ARG       extra qemu argument (repeatable), e.g. -s for gdb
