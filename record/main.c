@@ -55,7 +55,7 @@ static const char usage_text[] =
     "  -C, --clock CLOCK      trace clock (default mono, else global)\n"
     "      --best-effort      leave out what this kernel cannot do, and record\n"
     "      --no-calibrate     do not measure the tracer's cost per call first (by\n"
-    "                         default about 0.1 s, in the bundle's manifest)\n"
+    "                         default, under a second; in the bundle's manifest)\n"
     "      --no-instance      record in the top-level buffer (restored on exit); one\n"
     "                         such recording at a time, by a lock that is released\n"
     "                         when its holder exits, even by kill -9\n"

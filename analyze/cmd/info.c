@@ -166,7 +166,8 @@ struct tally {
 	struct wake_evidence *wake; /* what names the wakers (explain-wake.h) */
 	/* the graph tracer's cost a call, estimated from its entries and exits */
 	struct funcs *fs;
-	struct decoder *dec; /* NULL once it failed: the estimate is left out */
+	struct decoder *dec; /* NULL once it failed (then failed says why) */
+	char *failed;	     /* the decoder's error: damaged kallsyms, out of memory */
 	struct tc_est *tc;
 	uint8_t *graph; /* by event type: 0 not looked at, 1 a graph entry or exit, 2 not */
 };
@@ -188,8 +189,8 @@ static bool graph_event(struct tally *t, const struct fmt_event *ev)
 /*
  * Feed @ev to the estimate: a graph event decoded, any other as an event
  * between them (an entry and an exit are a leaf call only when adjacent).
- * The decoder fails only where the analysis would (damaged kallsyms), which
- * info's own reading of the kallsyms reports: the estimate is then dropped.
+ * The decoder reads the kallsyms at the first kernel address, and fails
+ * where the analysis would (a damaged section): info fails with its words.
  */
 static void estimate(struct tally *t, const struct fmt_event *ev)
 {
@@ -197,12 +198,8 @@ static void estimate(struct tally *t, const struct fmt_event *ev)
 
 	if (!t->dec)
 		return;
-	if (graph_event(t, ev) && decode(t->dec, ev, &a)) {
-		decoder_free(t->dec);
-		t->dec = NULL;
-		return;
-	}
-	if (tc_est_feed(t->tc, &a, false)) {
+	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || tc_est_feed(t->tc, &a, false)) {
+		t->failed = strdup(decoder_error(t->dec));
 		decoder_free(t->dec);
 		t->dec = NULL;
 	}
@@ -255,38 +252,55 @@ static json_t *cost_json(const struct tally *t, const struct fmt_info *info, jso
 	return o && json_object_size(o) ? o : (json_decref(o), json_null());
 }
 
-/* "tracer cost:  function_graph 2.50us (estimated from the recording: ...)" */
+/*
+ * "tracer cost:  function_graph 5308 ns, kprobe 3012 ns a traced call,
+ * measured by darc-record (function_graph estimated from the recording:
+ * 3871 ns)", or "... 1583 ns a traced call, estimated from the recording
+ * (how)", or "function_graph not known: ...".
+ */
 static void print_cost(const struct tally *t, const struct fmt_info *info)
 {
 	json_t *ns, *o = cost_json(t, info, &ns), *v;
-	const char *k, *sep = "", *note = NULL;
+	const char *k, *sep = "", *est_key = NULL;
+	json_t *est = NULL;
 
 	json_decref(ns);
 	if (!json_is_object(o))
 		return;
 	printf("tracer cost:  ");
-	json_object_foreach(o, k, v) {
+	json_object_foreach(o, k, v) { /* the measured ones first */
 		const char *src = json_string_value(json_object_get(v, "source"));
-		if (json_is_number(json_object_get(v, "ns")))
-			printf("%s%s %.0f ns (%s)", sep, vis(k),
-			       json_number_value(json_object_get(v, "ns")),
-			       src && !strcmp(src, "measured") ? "measured" : "estimated");
-		else
-			printf("%s%s not known%s", sep, vis(k),
-			       json_object_get(v, "leaf_calls") ? " (too few leaf calls of any one "
-								  "function to estimate it from)"
-								: "");
-		if (json_is_string(json_object_get(v, "note")))
-			note = json_string_value(json_object_get(v, "note"));
-		sep = ", ";
+		if (src && !strcmp(src, "measured")) {
+			printf("%s%s %.0f ns", sep, vis(k), json_number_value(json_object_get(v, "ns")));
+			sep = ", ";
+			if (json_is_number(json_object_get(v, "estimated_ns")))
+				est_key = k, est = json_object_get(v, "estimated_ns");
+		}
 	}
-	printf(" a traced call%s%s\n", note ? "; estimated from the recording: " : "",
-	       note ? note : "");
+	if (*sep)
+		printf(" a traced call, measured by darc-record");
+	if (est)
+		printf(" (%s estimated from the recording: %.0f ns)", vis(est_key),
+		       json_number_value(est));
+	json_object_foreach(o, k, v) { /* then the graph's, when not measured */
+		const char *src = json_string_value(json_object_get(v, "source"));
+		if (src && !strcmp(src, "measured"))
+			continue;
+		if (json_is_number(json_object_get(v, "ns")))
+			printf("%s%s %.0f ns a traced call, estimated from the recording (%s)",
+			       *sep ? "; " : "", vis(k), json_number_value(json_object_get(v, "ns")),
+			       json_string_value(json_object_get(v, "note")) ?: "");
+		else
+			printf("%s%s not known: too few leaf calls of any one function to "
+			       "estimate it from", *sep ? "; " : "", vis(k));
+	}
+	putchar('\n');
 	json_decref(o);
 }
 
 static void estimate_free(struct tally *t)
 {
+	free(t->failed);
 	decoder_free(t->dec);
 	funcs_free(t->fs);
 	tc_est_free(t->tc);
@@ -498,7 +512,10 @@ static int run(struct cmd_ctx *ctx, void *args)
 	struct tally t = {0};
 	int rc = count_events(ctx->reader, &t, &ctx->err);
 
-	/* and the kallsyms, left for later at open: a damaged section fails here too */
+	/* and the kallsyms, left for later at open: a damaged section fails here too
+	   (or already did, as the graph's events were decoded) */
+	if (!rc && t.failed)
+		rc = fmt_errf(&ctx->err, NULL, "%s", t.failed);
 	if (!rc)
 		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)

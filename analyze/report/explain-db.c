@@ -413,8 +413,8 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
 	share = json_number_value(json_object_get(j, "share"));
 	tshift_cost_words(&t, words, sizeof(words));
 	if (json_is_object(j) && share >= EXPLAIN_CAUSE_MIN &&
-	    asprintf(&sentence, "the tracer's hooks (a traced call: %s): %.0f%% of the %s's "
-				"latency, %s a call; untraced, %lld of its %llu calls would be a "
+	    asprintf(&sentence, "the tracer's hooks (a traced call: %s): %.0f%% of the latency "
+				"of the %s, %s a call; untraced, %lld of its %llu calls would be a "
 				"bucket or more lower",
 		     words, 100 * share, explain_part_name(part->how),
 		     show_amount(json_number_value(json_object_get(j, "share_ns")), "ns", amount,
