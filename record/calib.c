@@ -9,9 +9,13 @@
  *   mechanism at a time tracing what the loop does: a kprobe and a
  *   kretprobe on the system call's kernel function, a uprobe and uretprobe
  *   on the empty function, raw_syscalls:sys_enter (a tracepoint), and
- *   function_graph rooted at the system call's function. The extra time per
+ *   function_graph on the system call's function alone. The extra time per
  *   iteration, over the events the ring buffer took per iteration, is the
  *   cost of one traced call (function_graph: of one call, entry and exit).
+ *   A traced call in a loop of system calls meets the tracer's code and data
+ *   otherwise than a run of traced calls does, so this may differ from the
+ *   estimate from the recording's own calls (tracer-cost.h; in the lab's
+ *   emulation by a factor of up to 3 either way); both are kept.
  *
  * The loop runs in darc-record's main thread, pinned to the CPU it is on,
  * with the buffer's pid filters on darc-record alone, in the recording's own
@@ -19,8 +23,9 @@
  * CALIB_ROUNDS rounds of about CALIB_ROUND_NS and the fastest round counts
  * (the others met interrupts or another task; under emulation, the host
  * taking the CPU away); the untraced loop is timed again before each
- * mechanism, and its fastest round so far is the base. Everything it enables it
- * disables, its probes it removes, and the buffer is cleared after it.
+ * mechanism, and its fastest round so far is the base. Everything it
+ * enables it disables, its probes it removes, and the buffer is cleared
+ * after it.
  *
  * A mechanism that cannot be measured (its probe cannot be made) is left
  * out with the reason; calibration never fails a recording.

@@ -24,9 +24,9 @@
 # Exit status: 0 pass, 1 fail, 77 skip (no qemu, kernel, python3, sqlite3).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-say() { echo "tracer-cost: $*"; }
-skip() { say "skip: $*"; exit 77; }
-fail() { say "FAIL: $*"; exit 1; }
+PROG=tracer-cost
+# shellcheck source=host-lib.sh
+. "$HERE/host-lib.sh"
 
 DARC=${1:-}
 REC=${2:-}
@@ -38,39 +38,9 @@ REC=$(realpath "$REC")
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
 TRACE_CMD=$(command -v trace-cmd) || skip "trace-cmd not installed"
-if [ -n "$KEEP" ]; then
-	mkdir -p "$KEEP" || fail "cannot create $KEEP"
-	WORK=$(cd "$KEEP" && pwd)
-	rm -rf "$WORK/vm"
-else
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/darc-tracer-cost.XXXXXX") || fail mktemp
-	trap 'rm -rf "$WORK"' EXIT
-fi
-
-start=$SECONDS
-rc=0
-"$HERE/vm.sh" --out "$WORK/vm" --add "$REC=/usr/local/bin/darc-record" \
-	--add "$DARC=/usr/local/bin/darc" --add "$TRACE_CMD" --timeout 600 \
-	--script "$HERE/guest-overhead.sh" -- test 75 || rc=$?
-case $rc in
-0) ;;
-77) skip "the VM lab cannot run here" ;;
-*) fail "the VM run failed (status $rc; console: $WORK/vm/vm-console.log)" ;;
-esac
-say "VM run took $((SECONDS - start))s"
-V=$WORK/vm
-failed=0
-check() { # NAME CMD...
-	local name=$1
-	shift
-	if "$@" >"$WORK/out.txt" 2>&1; then
-		say "ok: $name"
-	else
-		say "FAIL: $name"
-		head -20 "$WORK/out.txt"
-		failed=$((failed + 1))
-	fi
-}
+work_dir "$KEEP"
+run_vm --add "$REC=/usr/local/bin/darc-record" --add "$DARC=/usr/local/bin/darc" \
+	--add "$TRACE_CMD" --timeout 600 --script "$HERE/guest-overhead.sh" -- test 75
 py() { python3 -c "$@"; }
 
 # 1. the cost measured at record time, in the bundle, shown by darc info

@@ -47,7 +47,8 @@ usage: vm.sh --out DIR --script GUEST.sh [options] [--] [ARG...]
   --fetch-only         only make sure the kernel is cached, print its dir
   -h, --help           this text
 
-Environment: DARC_VM_KERNEL (the default of --kernel), DARC_VM_CACHE
+Environment: DARC_VM_KERNEL (the default of --kernel), DARC_VM_SLOW (every
+timeout times this, for a busy host; default 1), DARC_VM_CACHE
 (kernel cache dir, default $XDG_CACHE_HOME/darc-vm or ~/.cache/darc-vm),
 DARC_VM_OFFLINE=1 (never download, use the cache), QEMU (qemu binary),
 DARC_VM_ACCEL (default tcg,thread=single), DARC_VM_SCRATCH_CACHE (qemu
@@ -110,7 +111,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-for n in "$TIMEOUT" "$SMP" "$SCRATCH_MIB" "$OUT_MIB"; do
+for n in "$TIMEOUT" "$SMP" "$SCRATCH_MIB" "$OUT_MIB" "${DARC_VM_SLOW:-1}"; do
 	case $n in ''|*[!0-9]*) die "not a number: '$n'" ;; esac
 done
 
@@ -373,6 +374,8 @@ fi
 case $(cat "$KDIR/release") in
 5.10.*) TIMEOUT=$((TIMEOUT * 3)) ;;
 esac
+# and a busy host (the emulated guest gets a share of a CPU) sets a factor of its own
+TIMEOUT=$((TIMEOUT * ${DARC_VM_SLOW:-1}))
 
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
