@@ -13,9 +13,10 @@
 #   - the ftree: the same fnode paths, and the same call count on each;
 #   - per function and per fnode: calls, and incl_ns within the precision
 #     the durations are printed to;
-#   - the incl_ns histograms, bucket by bucket, of every function and fnode
-#     (a bucket could differ only for a call of 10 ms or more within 100 ns
-#     of a bucket edge: none in the samples; such a difference would fail).
+#   - the incl_ns histograms, bucket by bucket, of every function and fnode,
+#     but for a call of 10 ms or more within its printed precision of a
+#     bucket edge: either bucket may hold it (a fresh recording on a busy
+#     host has such calls; the committed samples have none).
 # A probe pair's call (kprobe/uprobe and its return) has no printed
 # duration: its times are its events', to the ns with ns-flags but to the
 # us with us. There it is allowed 1 us, and a histogram bucket may differ
@@ -82,10 +83,11 @@ def load(db, probe_prec=0):
             "WHERE p.call_id = c.id AND p.role = 1) FROM call c JOIN func f "
             "ON f.id = c.func_id WHERE c.incl_ns IS NOT NULL"):
         fname = MARKERS.get(fname, fname)
-        tol[path(fnode)] = tol.get(path(fnode), 0) + (probe_prec if probe else prec(incl))
-        if probe and probe_prec:
-            for res in FACTOR:  # the buckets this call may be in: each may gain it
-                lo, hi = bucket(res, max(1, incl - probe_prec)), bucket(res, incl + probe_prec)
+        p = probe_prec if probe else prec(incl)
+        tol[path(fnode)] = tol.get(path(fnode), 0) + p
+        if p > 1:  # known to p ns only: each bucket it may be in may gain it
+            for res in FACTOR:
+                lo, hi = bucket(res, max(1, incl - p)), bucket(res, incl + p)
                 for b in range(lo, hi + 1) if lo != hi else ():
                     for key in ((0, fname), (1, path(fnode))):
                         k = key[:1] + (key[1], 0, res, b)
