@@ -330,7 +330,7 @@ int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
 		return -1;
 	if (!t->valued || !any_cost(&t->cost))
 		return 0;
-	if (rdb_select_calls(db, sel, lo, hi, err) < 0 ||
+	if (rdb_select_calls_scan(db, sel, lo, hi, err) < 0 ||
 	    add_selected(db, t, sel->metric == RM_EXCL, err)) {
 		tshift_release(t);
 		return -1;
