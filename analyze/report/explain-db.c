@@ -349,7 +349,17 @@ static const char *recorder_of(struct rdb *db, json_t *c, char *buf, size_t n)
 	json_t *path = json_object_get(c, "path");
 	const char *last = json_string_value(json_array_get(path, json_array_size(path) - 1));
 	int64_t tid = tid_of(json_string_value(json_object_get(c, "who")));
-	char who[32];
+	char who[32], *top = NULL;
+
+	/* a preemption weighed as a runner-up has no details: who ran instead, in
+	   the search's calls, is asked here (and said only when it is the recorder) */
+	if (kind && !strcmp(kind, "preempt") && tid < 0 &&
+	    query1(db, paths_ran_instead_sql, 0, 0, NULL, &top) >= 0 && top &&
+	    (tid = tid_of(top)) > 0 && tshift_recorder_task(db, tid, who, sizeof(who)))
+		json_object_set_new(c, "who", jtext(top));
+	else
+		tid = tid_of(json_string_value(json_object_get(c, "who")));
+	free(top);
 
 	if (kind && !strcmp(kind, "preempt") && tid > 0 &&
 	    tshift_recorder_task(db, tid, who, sizeof(who))) {
@@ -470,6 +480,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	}
 	recorder = recorder_causes(db, title, part, causes);
 	explain_rank_causes(causes);
+	explain_rank_causes(recorder);
 	json_array_foreach(causes, k, c) {
 		char *sentence = explain_sentence(title, part, c);
 		json_object_set_new(c, "sentence", jtext(sentence ? sentence : "?"));
