@@ -121,10 +121,12 @@ if [ "$MODE" = test ]; then
 
 	# trace-cmd and the stat workload on one CPU, with a small buffer: its
 	# reader of that CPU's buffer can only run by preempting the workload
+	# (1000 calls: a call the emulation stalls for half a second, as the host
+	# takes the CPU away, must not be a slow part of its own, over 5%)
 	say "trace-cmd beside the workload on CPU 0"
 	taskset -c 0 trace-cmd record -o "$OUT/tcstat.dat" -b 256 -p function_graph \
 		-g __x64_sys_newfstatat -e sched:sched_switch -e sched:sched_wakeup \
-		-e sched:sched_waking vm-workload stat "$S/deep" 16 300 \
+		-e sched:sched_waking vm-workload stat "$S/deep" 16 1000 \
 		>"$OUT/tcstat.log" 2>&1 || { cat "$OUT/tcstat.log"; say "trace-cmd failed"; exit 1; }
 fi
 cat "$OUT/times.txt"
