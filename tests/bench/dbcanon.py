@@ -3,10 +3,10 @@
 """Print a darc database's content in a form that does not depend on how
 the schema stores it, for compare-bins.sh: the calls through view `call`,
 every call's return value, arguments and return address wherever the
-schema keeps them (table call_value up to schema 12, call_base.retval from
-13 on), and every other table's rows in order. sqlite_stat1 (the query
+schema keeps them (table call_value up to schema 13, call_base.retval from
+14 on), and every other table's rows in order. sqlite_stat1 (the query
 planner's estimates) is left out; so are the histograms' resolutions 2-4
-unless --all-resolutions (from schema 13 they are made on demand).
+unless --all-resolutions (from schema 14 they are made on demand).
 
 usage: dbcanon.py DB [--all-resolutions]
 """
@@ -33,7 +33,7 @@ def main():
     db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
     version = db.execute("PRAGMA user_version").fetchone()[0]
     rows(db, "call", "SELECT %s FROM call ORDER BY id" % CALL)
-    if version <= 12:
+    if version <= 13:
         values = "SELECT id, retval, args, retaddr FROM call_value ORDER BY id"
     else:
         values = ("SELECT b.id, b.retval, v.args, v.retaddr FROM call_base b"

@@ -244,7 +244,7 @@ END_TEST
 static char path[64];
 static struct db *w;
 
-/* A call, and its fnode (a call's function and depth are its fnode's: schema 13). */
+/* A call, and its fnode (a call's function and depth are its fnode's: schema 14). */
 static void put_call(int64_t id, int64_t task, int64_t func, int64_t parent, int64_t fnode,
 		     int cpu, int64_t t0, int64_t t1, int64_t blocked)
 {
