@@ -31,7 +31,7 @@
 
 #include "config.h"
 #include "grow.h"
-#include "tracedat.h"
+#include "tracedat-ids.h"
 #include "wfile.h"
 
 #ifdef HAVE_ZSTD
