@@ -425,10 +425,6 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	return 0;
 }
 
-/*
- * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
- * extra @flags, and write it.
- */
 /* Free what frame @f owns (it has been written, or is dropped). */
 static void frame_release(struct frame *f)
 {
@@ -543,6 +539,10 @@ static bool detached_child(const struct stack *s, int64_t id)
 	return false;
 }
 
+/*
+ * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
+ * extra @flags, and write it.
+ */
 static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
 {
 	struct frame *f = top(s);
@@ -1022,11 +1022,6 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 /* ---- calls ------------------------------------------------------------------ */
 
 /*
- * A frame for a call of @func, made in place just above the top of @s,
- * where push() opens it (until then the stack is as it was). NULL when out
- * of memory.
- */
-/*
  * The fnode of a call of @func in @s: node_get()'s, but a call's children
  * mostly follow the order of its previous calls', so the node after its
  * latest child (or its node's first child) is tried first. -1 when out of
@@ -1053,6 +1048,11 @@ static int child_node(struct ftree *ft, struct stack *s, int64_t func)
 	return p->last_child = node;
 }
 
+/*
+ * A frame for a call of @func, made in place just above the top of @s,
+ * where push() opens it (until then the stack is as it was). NULL when out
+ * of memory.
+ */
 static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int64_t func,
 			       uint64_t key, int64_t t, int32_t cpu)
 {
