@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * darc's table of commands: each one's name, file (cmd/NAME.c), what it
+ * darc's table of commands: each one's name, file (cmd/cmd-NAME.c), what it
  * needs set up (setup.c does it) and its line in darc --help.
  */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 /*
  * Every command, with what it needs set up before it runs (CMD_*, cmd.h);
- * its file (cmd/NAME.c) holds its usage, its options and its library call.
+ * its file (cmd/cmd-NAME.c) holds its usage, its options and its library call.
  */
 static const struct command {
 	const char *name;
