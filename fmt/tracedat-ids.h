@@ -6,6 +6,9 @@
 #ifndef DARC_TRACEDAT_IDS_H
 #define DARC_TRACEDAT_IDS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Option ids (trace-cmd's enum tracecmd_file_options) and v7 section ids. */
 enum {
 	FMT_OPT_DONE = 0,
@@ -47,5 +50,20 @@ enum {
 };
 
 #define FMT_SEC_FL_COMPRESS 1
+
+/* Does option @id give the offset of a v7 section (whose id is the option's)? */
+static inline bool fmt_opt_is_section(uint16_t id)
+{
+	switch (id) {
+	case FMT_OPT_HEADER_INFO:
+	case FMT_OPT_FTRACE_EVENTS:
+	case FMT_OPT_EVENT_FORMATS:
+	case FMT_OPT_KALLSYMS:
+	case FMT_OPT_PRINTK:
+	case FMT_OPT_CMDLINES:
+		return true;
+	}
+	return false;
+}
 
 #endif

@@ -614,18 +614,13 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 		uint64_t soff = rd_u64(&d);
 		return d.bad ? FAIL("option STRINGS: short offset") : read_strings(r, soff, err);
 	}
-	case FMT_OPT_HEADER_INFO:
-	case FMT_OPT_FTRACE_EVENTS:
-	case FMT_OPT_EVENT_FORMATS:
-	case FMT_OPT_KALLSYMS:
-	case FMT_OPT_PRINTK:
-	case FMT_OPT_CMDLINES:
+	default:
+		if (!fmt_opt_is_section(id))
+			return handle_option(r, id, p, n, o, err);
 		if (n < 8)
 			return FAIL("option %u: short offset", id);
 		td(r)->sec_off[id] = rd_u64(&d);
 		return 0;
-	default:
-		return handle_option(r, id, p, n, o, err);
 	}
 }
 
