@@ -261,7 +261,7 @@ static bool follow(struct rdb *db, json_t *c)
 		sqlite3_finalize(st);
 	}
 	if (k >= 0) {
-		json_t *below = rsearch_chain(db, child, at);
+		json_t *below = search_db_chain(db, child, at);
 		json_array_extend(path, below);
 		json_decref(below);
 		if (step[k])
@@ -313,7 +313,7 @@ static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
 	return sel;
 }
 
-/* The calls of all of @s's slow parts from one read of the calls (rsearch_preselect). */
+/* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
 static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
 			   struct fmt_err *err)
 {
@@ -322,7 +322,7 @@ static int preselect_parts(struct rdb *db, const struct ropt *o, const struct su
 
 	for (int k = 0; k < s->nparts; k++)
 		slow[k] = s->part[k].slow;
-	return rsearch_preselect(db, &sel, slow, s->nparts, err);
+	return search_db_preselect(db, &sel, slow, s->nparts, err);
 }
 
 static json_t *range_json(const struct peak *pk)
@@ -335,7 +335,7 @@ static json_t *range_json(const struct peak *pk)
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
  */
-static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			    const struct subject *s, const struct slow_part *part,
 			    struct fmt_err *err)
 {
@@ -389,7 +389,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 }
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
-static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			       const struct subject *s, struct fmt_err *err)
 {
 	char *title = explain_title(s->func);
@@ -584,11 +584,11 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_params *given,
+json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
 			int top, int *nsubjects, struct fmt_err *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
-	struct sr_params by_time = *given, *sp = &by_time;
+	struct search_params by_time = *given, *sp = &by_time;
 	struct subject *s = NULL;
 	json_t *all = json_array();
 	int n, rc;
@@ -618,8 +618,8 @@ json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_pa
 	return all;
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
-		   int top, bool verbose, struct fmt_err *err)
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o,
+		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
 {
 	json_t *all, *x;
 	size_t k;

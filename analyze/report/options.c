@@ -30,7 +30,8 @@ const char ropt_help[] =
 
 void ropt_init(struct ropt *o)
 {
-	*o = (struct ropt){.sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT, .search = SR_PARAMS_DEFAULT};
+	*o = (struct ropt){
+	    .sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT, .search = SEARCH_PARAMS_DEFAULT};
 }
 
 void ropt_release(struct ropt *o)
@@ -114,7 +115,7 @@ static int number(const char *arg, double lo, double hi, double *v)
 }
 
 /* The search's options (ROPT_SEARCH_OPTIONS): NULL, or what was expected. */
-static const char *take_search(struct sr_params *sp, int c, const char *arg)
+static const char *take_search(struct search_params *sp, int c, const char *arg)
 {
 	double v;
 
@@ -133,7 +134,7 @@ static const char *take_search(struct sr_params *sp, int c, const char *arg)
 		sp->min_bucket = (int)v;
 		return NULL;
 	case ROPT_MODE:
-		sp->mode = !strcmp(arg, "max") ? SR_MAX : !strcmp(arg, "sum") ? SR_SUM : -1;
+		sp->mode = !strcmp(arg, "max") ? SEARCH_MAX : !strcmp(arg, "sum") ? SEARCH_SUM : -1;
 		return sp->mode < 0 ? "max or sum" : NULL;
 	}
 	return "";

@@ -69,7 +69,7 @@ enum {
 	"                       file the command reads)\n"
 
 /*
- * The search's options (struct sr_params), after ROPT_OPTIONS in the table of
+ * The search's options (struct search_params), after ROPT_OPTIONS in the table of
  * every command that searches (darc paths, darc explain): parsed and checked
  * here for all of them (ropt_take()); help in ROPT_HELP_SEARCH.
  */
@@ -110,7 +110,7 @@ struct ropt {
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 	bool flame;	    /* darc report: each search's calls as a flame graph too (flame.h) */
-	struct sr_params search; /* ROPT_SEARCH_OPTIONS: the search's (SR_PARAMS_DEFAULT) */
+	struct search_params search; /* ROPT_SEARCH_OPTIONS: the search's (SEARCH_PARAMS_DEFAULT) */
 };
 
 /*

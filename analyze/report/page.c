@@ -260,7 +260,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 			 struct fmt_err *err)
 {
 	struct ropt x = *o;
-	struct sr_params sp = SR_PARAMS_DEFAULT;
+	struct search_params sp = SEARCH_PARAMS_DEFAULT;
 	json_t *d = json_pack("{ss so}", "darc", DARC_VERSION, "recording", recording_json(db));
 	json_t *subjects, *s;
 	int64_t span = json_integer_value(json_object_get(json_object_get(d, "recording"), "span_ns"));
