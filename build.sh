@@ -4,7 +4,8 @@
 #   build.sh test       run every test suite (unit, golden, fuzz, live, vm), then
 #                       build.sh sanitize's
 #   build.sh sanitize   run them (but fuzz) on a build with ASan + UBSan in ./build-san
-#   build.sh vm-all     run the VM suites on each kernel of the lab (6.1, 6.12, 7.3;
+#   build.sh vm-all     run the VM suites on each kernel of the lab (6.1, 6.12, 7.3,
+#                       5.10, 6.1-rt;
 #                       DARC_VM_KERNELS="..." for others; tests/vm/README.md)
 #   build.sh            just build
 # The build goes to ./build (meson + ninja).
@@ -84,7 +85,7 @@ count() {
 # the first (the kernels are fetched on first use, tests/vm/fetch-kernel.sh)
 vm_all() {
 	local k rc=0 start
-	for k in ${DARC_VM_KERNELS:-6.1 6.12 7.3}; do
+	for k in ${DARC_VM_KERNELS:-6.1 6.12 7.3 5.10 6.1-rt}; do
 		start=$SECONDS
 		DARC_VM_KERNEL=$k meson test -C build --suite vm --no-suite vm-pinned \
 			--logbase "testlog-vm-$k" --print-errorlogs --num-processes 1 || rc=1

@@ -19,6 +19,9 @@
 #include "funcs.h"
 #include "progress.h"
 #include "file.h"
+#include "tracer-cost.h"
+#include "along-check.h"
+#include "trust.h"
 
 struct run {
 	struct db *db;
@@ -33,6 +36,7 @@ struct run {
 	struct pipeline_loss *loss;
 	int nloss;
 	struct bios *bios;
+	struct tc_est *tc; /* the tracer's cost, estimated from the recording */
 };
 
 static int put_call(void *ctx, const struct call_rec *c)
@@ -145,7 +149,8 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
-	if (!run->bios)
+	run->tc = run->bios ? tc_est_new() : NULL;
+	if (!run->tc)
 		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
 	if (decoder_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
@@ -198,6 +203,19 @@ static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
 	return PIPELINE_ANALYSIS;
 }
 
+/* Is probe event @a a uprobe's (for the tracer's cost)? */
+static bool probe_is_user(const struct run *run, const struct aev *a)
+{
+	const struct func_rec *f;
+
+	if (a->kind != AEV_PROBE_ENTRY && a->kind != AEV_PROBE_RETURN)
+		return false;
+	f = a->probe.func_id > 0 && a->probe.func_id <= funcs_count(run->fs)
+		? funcs_get(run->fs, a->probe.func_id)
+		: NULL;
+	return f && f->kind == FUNC_UPROBE;
+}
+
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
 static int read_events(struct run *run, struct progress *pg, struct fmt_err *err)
 {
@@ -221,6 +239,10 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 		}
 		if (ftree_feed(run->ft, &a))
 			return stage_failed(run, ftree_error(run->ft), err);
+		if (tc_est_feed(run->tc, &a, probe_is_user(run, &a))) {
+			fmt_errf(err, NULL, "out of memory");
+			return PIPELINE_ANALYSIS;
+		}
 		if (a.kind == AEV_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
 			bios_probe(run->bios, a.pid, a.probe.args);
 		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
@@ -292,6 +314,9 @@ static int put_recording(struct run *run)
 	int64_t lost, marks;
 	struct fmt_identity id;
 	struct fmt_err ierr;
+	char *cost = tc_est_json(run->tc, info->manifest_json,
+				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
+	int rc;
 
 	count_lost(run->r, &lost, &marks);
 	/* what tells this recording from another, for reusing the database (setup.c) */
@@ -316,8 +341,34 @@ static int put_recording(struct run *run)
 				   info->lacks,
 				   (int64_t)id.size,
 				   id.mtime_ns,
-				   id.hash[0] ? id.hash : NULL};
-	return db_put_recording(run->db, &rr);
+				   id.hash[0] ? id.hash : NULL,
+				   cost};
+	rc = db_put_recording(run->db, &rr);
+	free(cost);
+	return rc;
+}
+
+/*
+ * A recording darc-record --along made: whether its workload is the one the
+ * database it followed saw, in one line (a warning when not; along-check.h).
+ */
+static void say_along(const char *dbpath, const char *manifest)
+{
+	sqlite3 *sql = NULL;
+	struct fmt_err err;
+	char msg[1024];
+	int r;
+
+	if (!manifest || !strstr(manifest, "\"along\":{"))
+		return;
+	if (trust_open(dbpath, SQLITE_OPEN_READONLY, &sql, &err)) {
+		fprintf(stderr, "darc: along: cannot compare the profiles: %s\n", err.msg);
+		return;
+	}
+	r = along_check(sql, manifest, msg, sizeof(msg));
+	if (r >= 0)
+		fprintf(stderr, "darc: %s%s\n", r ? "warning: " : "", msg);
+	sqlite3_close(sql);
 }
 
 /* Hand the stages to @res, or free them. */
@@ -342,6 +393,7 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 	}
 	decoder_free(run->dec);
 	bios_free(run->bios);
+	tc_est_free(run->tc);
 	fmt_reader_close(run->r);
 }
 
@@ -394,6 +446,8 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		/* the rest of the rows, the indexes, and the rename */
 		if (db_finish(run.db, err))
 			rc = PIPELINE_ANALYSIS;
+		else
+			say_along(dbpath, fmt_reader_info(run.r)->manifest_json);
 		run.db = NULL;
 		timing("database finished", t0);
 	}

@@ -119,6 +119,7 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
 		c->overrun = stat_field(text, "overrun:");
 	c->dropped = stat_field(text, "dropped events:");
 	c->pending = stat_field(text, "\nbytes:");
+	c->entries = stat_field(text, "entries:");
 	if (asprintf(&out, "CPU: %d\n%s", cpu, text) < 0)
 		out = NULL;
 	free(text);

@@ -248,12 +248,15 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 
 	if (graph && !c->function_graph) {
 		if (o->best_effort) {
-			rec_note(&o->dropped,
-				 "function_graph (-g, -n, --max-depth, graph options)");
+			rec_note(&o->dropped, "function_graph (-g, -n, -l, --ftrace-notrace, "
+						  "--along, --max-depth, graph options)");
 			free_strings(o->graph_roots, o->ngraph);
 			free_strings(o->notrace, o->nnotrace);
-			o->graph_roots = o->notrace = NULL;
-			o->ngraph = o->nnotrace = o->max_depth = 0;
+			free_strings(o->ftrace_filter, o->nftrace_filter);
+			free_strings(o->ftrace_notrace, o->nftrace_notrace);
+			o->graph_roots = o->notrace = o->ftrace_filter = o->ftrace_notrace = NULL;
+			o->ngraph = o->nnotrace = o->nftrace_filter = o->nftrace_notrace = 0;
+			o->max_depth = 0;
 			o->sleep_time = o->graph_irqs = -1;
 		} else {
 			problems++;
@@ -261,7 +264,8 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 		rec_note(
 		    missing,
 		    "the function_graph tracer is not available here (not in available_tracers): "
-		    "-g, -n, --max-depth, --sleep-time and --graph-irqs need it");
+		    "-g, -n, -l, --ftrace-notrace, --along, --max-depth, --sleep-time and "
+		    "--graph-irqs need it");
 	}
 	if (count_probes(o, PROBE_KPROBE, PROBE_KRETPROBE) && !c->kprobes) {
 		if (o->best_effort)

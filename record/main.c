@@ -30,7 +30,18 @@ static const char usage_text[] =
     "      --no-default-events  leave out the default set (sched switch/wakeup/\n"
     "                         fork/exec/exit, irq and softirq entry/exit, block)\n"
     "  -g, --graph FUNC       function_graph rooted at FUNC (repeatable, globs)\n"
-    "  -n, --notrace FUNC     function_graph leaves FUNC out (repeatable)\n"
+    "  -n, --notrace FUNC     function_graph leaves FUNC and its calls out (repeatable;\n"
+    "                         set_graph_notrace, not trace-cmd's -n)\n"
+    "  -l, --ftrace-filter FUNC  trace only these functions (repeatable, globs;\n"
+    "                         set_ftrace_filter, trace-cmd's -l); the -g roots are\n"
+    "                         added to it\n"
+    "      --ftrace-notrace FUNC  never trace FUNC, but its calls (repeatable;\n"
+    "                         set_ftrace_notrace, trace-cmd's -n)\n"
+    "      --along DB         trace only along the paths the analysis in DB found\n"
+    "                         (darc paths, darc explain): their entry points as -g\n"
+    "                         roots, the functions on the paths and the ones they\n"
+    "                         call, as -l; the rest of the options as for DB's\n"
+    "                         recording (give the probes and events again)\n"
     "      --max-depth N      function_graph depth limit\n"
     "      --sleep-time, --no-sleep-time, --graph-irqs, --no-graph-irqs\n"
     "                         function_graph options\n"
@@ -43,6 +54,8 @@ static const char usage_text[] =
     "  -b, --buffer-size KB   ring buffer per CPU (default 4096)\n"
     "  -C, --clock CLOCK      trace clock (default mono, else global)\n"
     "      --best-effort      leave out what this kernel cannot do, and record\n"
+    "      --no-calibrate     do not measure the tracer's cost per call first (by\n"
+    "                         default, under a second; in the bundle's manifest)\n"
     "      --no-instance      record in the top-level buffer (restored on exit); one\n"
     "                         such recording at a time, by a lock that is released\n"
     "                         when its holder exits, even by kill -9\n"
@@ -85,6 +98,9 @@ enum {
 	OPT_CHECK,
 	OPT_RESET,
 	OPT_JSON,
+	OPT_FTRACE_NOTRACE,
+	OPT_ALONG,
+	OPT_NO_CALIBRATE,
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +112,10 @@ static const struct option long_opts[] = {
     {"no-default-events", no_argument, NULL, OPT_NO_DEFAULTS},
     {"graph", required_argument, NULL, 'g'},
     {"notrace", required_argument, NULL, 'n'},
+    {"ftrace-filter", required_argument, NULL, 'l'},
+    {"ftrace-notrace", required_argument, NULL, OPT_FTRACE_NOTRACE},
+    {"along", required_argument, NULL, OPT_ALONG},
+    {"no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE},
     {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
     {"sleep-time", no_argument, NULL, OPT_SLEEP_TIME},
     {"no-sleep-time", no_argument, NULL, OPT_NO_SLEEP_TIME},
@@ -288,6 +308,16 @@ static void free_opts(struct rec_opts *o)
 	for (int i = 0; i < o->nnotrace; i++)
 		free(o->notrace[i]);
 	free(o->notrace);
+	for (int i = 0; i < o->nftrace_filter; i++)
+		free(o->ftrace_filter[i]);
+	free(o->ftrace_filter);
+	for (int i = 0; i < o->nftrace_notrace; i++)
+		free(o->ftrace_notrace[i]);
+	free(o->ftrace_notrace);
+	if (o->along_info) {
+		along_free(o->along_info);
+		free(o->along_info);
+	}
 	free(o->pids);
 	rec_notes_free(&o->dropped);
 }
@@ -408,6 +438,17 @@ static int what_option(struct rec_opts *o, int c, int *last_event)
 		o->notrace = grow(o->notrace, o->nnotrace, sizeof(char *));
 		o->notrace[o->nnotrace++] = strdup(optarg);
 		break;
+	case 'l':
+		o->ftrace_filter = grow(o->ftrace_filter, o->nftrace_filter, sizeof(char *));
+		o->ftrace_filter[o->nftrace_filter++] = strdup(optarg);
+		break;
+	case OPT_FTRACE_NOTRACE:
+		o->ftrace_notrace = grow(o->ftrace_notrace, o->nftrace_notrace, sizeof(char *));
+		o->ftrace_notrace[o->nftrace_notrace++] = strdup(optarg);
+		break;
+	case OPT_ALONG:
+		o->along = optarg;
+		break;
 	case OPT_MAX_DEPTH:
 		rc = number(optarg, "--max-depth", 1, 1000, &v);
 		o->max_depth = v;
@@ -471,6 +512,9 @@ static int how_option(struct rec_opts *o, int c, int *mode)
 	case OPT_NO_INSTANCE:
 		o->no_instance = true;
 		break;
+	case OPT_NO_CALIBRATE:
+		o->no_calibrate = true;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -495,12 +539,44 @@ static int how_option(struct rec_opts *o, int c, int *mode)
 	return rc;
 }
 
+/* --along DB: its paths' functions as graph roots and function filter. */
+static int take_along(struct rec_opts *o)
+{
+	struct fmt_err err = {""};
+
+	o->along_info = calloc(1, sizeof(*o->along_info));
+	if (!o->along_info)
+		exit(REC_FAILED);
+	if (along_read(o->along, o->along_info, &err)) {
+		fprintf(stderr, "darc-record: %s\n", err.msg);
+		return REC_USAGE;
+	}
+	if (along_apply(o, o->along_info))
+		exit(REC_FAILED);
+	if (!o->quiet)
+		fprintf(stderr,
+			"darc-record: along '%s': tracing %d functions: %d on the paths found, "
+			"%d they call (%d more they call run mostly elsewhere: left out); graph "
+			"roots:",
+			o->along, o->along_info->nfuncs, o->along_info->npath,
+			o->along_info->nfuncs - o->along_info->npath, o->along_info->elsewhere);
+	for (int i = 0; !o->quiet && i < o->along_info->nroots; i++)
+		fprintf(stderr, " %s", o->along_info->roots[i]);
+	if (!o->quiet)
+		fputc('\n', stderr);
+	if (!o->quiet && o->along_info->nskipped)
+		fprintf(stderr, "darc-record: along: %d functions of the paths are not traceable "
+				"on this kernel (not in available_filter_functions): left out\n",
+			o->along_info->nskipped);
+	return 0;
+}
+
 static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
 {
 	int c, last_event = -1, rc = 0;
 
 	while (!rc && *mode != 'h' &&
-	       (c = getopt_long(argc, argv, "+o:fp:e:g:n:U:d:b:C:qhV", long_opts, NULL)) != -1) {
+	       (c = getopt_long(argc, argv, "+o:fp:e:g:n:l:U:d:b:C:qhV", long_opts, NULL)) != -1) {
 		rc = what_option(o, c, &last_event);
 		if (rc < 0)
 			rc = how_option(o, c, mode);
@@ -518,7 +594,7 @@ static int parse(struct rec_opts *o, int argc, char **argv, int *mode)
 		return bad_usage("%s", "nothing to record: give -p PID or a COMMAND");
 	if (o->command && o->npids)
 		return bad_usage("%s", "give -p PID or a COMMAND, not both");
-	return 0;
+	return o->along ? take_along(o) : 0;
 }
 
 int main(int argc, char **argv)

@@ -239,6 +239,55 @@ static json_t *host(void)
 			 (int)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+/*
+ * The tracer's cost as measured (calib.c): "ns" by mechanism (what darc
+ * info shows as tracer_cost_ns), and how each was measured or why not.
+ * null when not measured (--no-calibrate).
+ */
+static json_t *tracer_cost(const struct rec_calib *c)
+{
+	json_t *ns = json_object(), *how = json_object();
+
+	if (!c->done)
+		return json_null();
+	for (int m = 0; m < MECH_N; m++) {
+		const struct rec_cost *k = &c->m[m];
+		if (!k->asked)
+			continue;
+		if (k->measured) {
+			json_object_set_new(ns, rec_mech_names[m], json_real(k->ns));
+			json_object_set_new(how, rec_mech_names[m],
+					    json_pack("{sfsfsf}", "ns", k->ns, "calls_per_iteration",
+						      k->calls, "loop_ns", k->loop_ns));
+		} else {
+			json_object_set_new(how, rec_mech_names[m],
+					    json_pack("{ss}", "not_measured", k->why ?: "?"));
+		}
+	}
+	return json_pack("{sosssisfsfsfso}", "ns", ns, "method",
+			 "a loop of getppid() (uprobes: of an empty function of darc-record's) "
+			 "timed untraced and traced by each mechanism, the fastest of 7 rounds; "
+			 "the extra time per traced call",
+			 "cpu", c->cpu, "base_ns", c->base_ns, "user_base_ns", c->user_base_ns,
+			 "seconds", c->seconds, "mechanisms", how);
+}
+
+/* --along: the database, and what was traced from it. */
+static json_t *along(const struct rec_opts *o)
+{
+	const struct rec_along *a = o->along_info;
+	json_t *p;
+
+	if (!a)
+		return json_null();
+	p = a->profile_json ? json_loads(a->profile_json, 0, NULL) : NULL;
+	return json_pack("{sssososo sisisisiso}", "db", a->db, "source", str_or_null(a->source),
+			 "roots", strings(a->roots, a->nroots), "functions",
+			 strings(a->funcs, a->nfuncs), "on_paths", a->npath, "callees",
+			 a->nfuncs - a->npath, "callees_left_out", a->elsewhere, "not_traceable",
+			 a->nskipped, "profile", p ? p : json_null());
+}
+
 char *manifest_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r)
 {
 	json_t *m = json_object(), *tgt;
@@ -258,6 +307,13 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 				      "duration", o->duration, "best_effort", o->best_effort,
 				      "no_instance", o->no_instance, "events", events(o)));
 	json_object_set_new(m, "graph", graph(o));
+	json_object_set_new(m, "functions",
+			    json_pack("{soso}", "filter", strings(o->ftrace_filter, o->nftrace_filter),
+				      "notrace", strings(o->ftrace_notrace, o->nftrace_notrace)));
+	json_object_set_new(m, "along", along(o));
+	json_object_set_new(m, "tracer_cost", tracer_cost(&r->cost));
+	json_object_set_new(m, "recorder", json_pack("{sis[s]}", "pid", (int)getpid(), "comms",
+						     "darc-record"));
 	json_object_set_new(m, "probes", probes(o));
 	if (r->top_before)
 		json_object_set_new(m, "top_buffer",
@@ -400,6 +456,7 @@ char *summary_json(const struct rec_opts *o, const struct target *t, const struc
 	json_object_set_new(j, "buffers", bufs);
 	json_object_set_new(j, "recorder_cpu_s",
 			    json_pack("{sfsf}", "user", r->cpu_user, "system", r->cpu_sys));
+	json_object_set_new(j, "tracer_cost", tracer_cost(&r->cost));
 	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	return s;

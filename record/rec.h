@@ -14,6 +14,8 @@
  *   bundle.c    metadata from tracefs + page files -> trace.dat v7 (fmt/writer)
  *   reset.c     --reset: remove what a killed darc-record left
  *   lock.c      the top-level lock: one user of the top-level buffer at a time
+ *   calib.c     the cost of one traced call per mechanism, measured before recording
+ *   along.c     --along DB: the functions on the paths a darc analysis found
  *
  * Nothing but main.c and record.c prints or exits: the rest returns -1 with a
  * one-line message in a struct fmt_err (fmt.h), or adds notes to a list.
@@ -84,6 +86,13 @@ struct rec_opts {
 	int ngraph;
 	char **notrace; /* -n: set_graph_notrace entries */
 	int nnotrace;
+	char **ftrace_filter; /* -l and --along: set_ftrace_filter (only these are traced) */
+	int nftrace_filter;
+	char **ftrace_notrace; /* --ftrace-notrace: set_ftrace_notrace */
+	int nftrace_notrace;
+	const char *along;	  /* --along DB: the database whose paths are followed */
+	struct rec_along *along_info; /* what --along took from it, for the manifest */
+	bool no_calibrate;	  /* --no-calibrate: the tracer's cost is not measured */
 	int max_depth;	/* 0: unlimited */
 	int sleep_time; /* -1: kernel default, 0/1: options/sleep-time */
 	int graph_irqs; /* -1: kernel default, 0/1: options/funcgraph-irqs */
@@ -189,8 +198,26 @@ struct sess_buffer {
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			 struct rec_notes *notes, struct fmt_err *err);
 
-/* Configure events, filters, probes' events, function_graph, clock, buffer size. */
+/* Does @o ask for function_graph (-g, -n, -l, --max-depth, its options)? */
+bool rec_graph(const struct rec_opts *o);
+
+/* The buffers' own settings: tracing off, clock, size, watermark, fork options. */
+int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
+
+/* Configure events, filters, probes' events, function_graph (after sess_setup_buffers). */
 int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
+
+/*
+ * Write @val to @file of buffer @k (0: the pid-filtered one, 1: the
+ * unfiltered one), a top-level file saved first for restoring (appended
+ * to with @append). 0, or -1 with @err (which may be NULL).
+ */
+int sess_put(struct sess *s, int k, const char *file, const char *val, bool append,
+	     struct fmt_err *err);
+
+/* The tracefs instance of buffer @k (NULL: the top level). */
+struct tracefs_instance *sess_instance(struct sess *s, int k);
+
 
 /* Filter the pid-filtered buffer on @pids (follow forks). */
 int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err);
@@ -361,6 +388,70 @@ void target_map(const struct target *t, int i, pid_t *pid, const char **comm, co
 /* Release @t (killing nothing: an unreleased child is killed). Accepts NULL. */
 void target_free(struct target *t);
 
+/* ---- calib.c ---- */
+
+/* The tracing mechanisms whose cost is measured. */
+enum rec_mech { MECH_FGRAPH, MECH_KPROBE, MECH_KRETPROBE, MECH_UPROBE, MECH_URETPROBE,
+		MECH_TRACEPOINT, MECH_N };
+extern const char *const rec_mech_names[MECH_N]; /* "function_graph", "kprobe", ... */
+
+/* The cost of one mechanism. */
+struct rec_cost {
+	bool asked;	 /* the recording uses it */
+	bool measured;	 /* and it was measured: */
+	double ns;	 /* one traced call (function_graph: entry and exit; a probe: a hit) */
+	double calls;	 /* traced calls (events) per loop iteration */
+	double loop_ns;	 /* one loop iteration, traced */
+	const char *why; /* not measured: why */
+};
+
+/* What the calibration found. */
+struct rec_calib {
+	bool done;
+	int cpu;	     /* the CPU it ran on */
+	double base_ns;	     /* one getppid() untraced */
+	double user_base_ns; /* one call of the empty user function untraced */
+	double seconds;	     /* the calibration's own time */
+	struct rec_cost m[MECH_N];
+};
+
+/*
+ * Measure the cost of each mechanism @o uses, in @s's pid-filtered buffer,
+ * after sess_setup_buffers() and before sess_setup(); function_graph is left
+ * on. What cannot be measured is said in @c (why) and @notes.
+ */
+void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
+	       struct rec_notes *notes);
+
+/* ---- along.c ---- */
+
+/* What --along took from the database. */
+struct rec_along {
+	char *db;	    /* its path */
+	char *source;	    /* the recording it analyzed */
+	char **roots;	    /* graph roots: the entry points' kernel functions */
+	int nroots;
+	char **funcs;	    /* every function traced: roots, path nodes, their callees */
+	int nfuncs;
+	int npath;	    /* of them on the paths */
+	int nskipped;	    /* functions of the paths this kernel cannot trace */
+	int elsewhere;	    /* callees left out: they run mostly elsewhere */
+	char *profile_json; /* the entry points' latency profiles in the database (JSON) */
+};
+
+/*
+ * Read database @path: the entry points and paths its searches and
+ * explanations found, their functions and direct callees into @a. Functions
+ * this kernel cannot trace (not in available_filter_functions) are left out
+ * and counted. 0, or -1 with @err.
+ */
+int along_read(const char *path, struct rec_along *a, struct fmt_err *err);
+
+/* Put @a's functions into @o (graph roots, function filter). */
+int along_apply(struct rec_opts *o, const struct rec_along *a);
+
+void along_free(struct rec_along *a);
+
 /* ---- manifest.c ---- */
 
 /* What the recording did, for the manifest. */
@@ -368,6 +459,7 @@ struct rec_cpu_result {
 	int cpu;
 	uint64_t bytes, pages;
 	uint64_t overrun, dropped, commit_overrun; /* from per_cpu/cpuN/stats */
+	uint64_t entries;			   /* events in the ring buffer now (stats) */
 	uint64_t pending;			   /* bytes still in the ring buffer */
 	/* in the pages stored, as a reader of the bundle counts them */
 	uint64_t events, lost_marked, lost_marks, lost_uncounted;
@@ -396,6 +488,7 @@ struct rec_result {
 	/* the top-level ring buffer's size before and after (buffer_size_kb) */
 	char *top_before, *top_after;
 	bool top_expanded; /* it was unallocated, and is allocated now */
+	struct rec_calib cost; /* the tracer's cost, measured before the recording */
 };
 
 /* The manifest as a JSON text (caller frees), or NULL when out of memory. */

@@ -277,11 +277,19 @@ static int set_up(struct rec_opts *o, struct run *x)
 		return -1;
 	sess_note_dir(x->s, x->dir);
 	print_notes(&x->notes, "");
+	rec_notes_free(&x->notes);
 	if (probes_create(o, &x->err))
 		return -1;
 	x->t = target_create(o->command, o->pids, o->npids, &x->err);
 	if (!x->t)
 		return -1;
+	if (sess_setup_buffers(x->s, o, &x->err))
+		return -1;
+	if (!o->no_calibrate) {
+		calib_run(x->s, o, &x->r.cost, &x->notes);
+		print_notes(&x->notes, "");
+		rec_notes_free(&x->notes);
+	}
 	if (sess_setup(x->s, o, &x->err))
 		return -1;
 	n = target_pids(x->t, &pids);
@@ -361,6 +369,27 @@ static int store(struct rec_opts *o, struct run *x)
 	return bundle_finish(x->b, x->st, &x->r, o, x->t, &x->err) ? -1 : 0;
 }
 
+/* What one traced call cost, measured before the recording (calib.c), in one line. */
+static void report_cost(const struct rec_calib *c)
+{
+	const char *sep = "";
+
+	if (!c->done)
+		return;
+	fprintf(stderr, "darc-record: the tracer's cost per traced call:");
+	for (int m = 0; m < MECH_N; m++) {
+		if (!c->m[m].asked)
+			continue;
+		if (c->m[m].measured)
+			fprintf(stderr, "%s %s %.0f ns", sep, rec_mech_names[m], c->m[m].ns);
+		else
+			fprintf(stderr, "%s %s not measured (%s)", sep, rec_mech_names[m],
+				c->m[m].why ? c->m[m].why : "?");
+		sep = ",";
+	}
+	fprintf(stderr, " (measured in %.2f s on CPU %d; in the manifest)\n", c->seconds, c->cpu);
+}
+
 /* What was written and lost, and what recording cost. */
 static void report_totals(const struct rec_opts *o, const struct rec_result *r, int nbuf)
 {
@@ -390,6 +419,7 @@ static void report_totals(const struct rec_opts *o, const struct rec_result *r, 
 		"darc-record: its own CPU time: %.2f s user + %.2f s system while "
 		"recording, %.2f s in all\n",
 		r->cpu_user, r->cpu_sys, u + sy);
+	report_cost(&r->cost);
 }
 
 /* The teardown every way out shares: tracefs restored, probes removed. */

@@ -123,15 +123,37 @@ static int save_top(struct sess *s, const char *file, struct fmt_err *err)
  * saving a top-level file first. The error names the file and, when the
  * kernel logged one, its reason.
  */
+/* A file of function names: set_graph_function, set_ftrace_filter, ... */
+static bool function_list(const char *file)
+{
+	return !strcmp(file, "set_graph_function") || !strcmp(file, "set_graph_notrace") ||
+	       !strcmp(file, "set_ftrace_filter") || !strcmp(file, "set_ftrace_notrace");
+}
+
+/*
+ * Write @val to @file of @inst (append instead of replace if @append),
+ * saving a top-level file first. The error names the file and, when the
+ * kernel logged one, its reason. A function name goes with a newline: the
+ * kernel parses a name left without one only when the file is closed, and
+ * then drops an unknown one silently (6.1: 'darc-record -g typo' graphed
+ * every function).
+ */
 static int put(struct sess *s, struct tracefs_instance *inst, const char *file, const char *val,
 	       bool append, struct fmt_err *err)
 {
+	char *line = NULL;
 	int rc;
 
 	if (!inst && save_top(s, file, err))
 		return -1;
-	rc = append ? tracefs_instance_file_append(inst, file, val)
-		    : tracefs_instance_file_write(inst, file, val);
+	if (*val && function_list(file) && asprintf(&line, "%s\n", val) < 0)
+		return fmt_errf(err, NULL, "out of memory");
+	rc = append ? tracefs_instance_file_append(inst, file, line ? line : val)
+		    : tracefs_instance_file_write(inst, file, line ? line : val);
+	free(line);
+	if (rc < 0 && errno == EINVAL && *val && function_list(file))
+		return fmt_errf(err, NULL, "cannot trace function '%s' (%s): this kernel has none "
+				"of that name in available_filter_functions", val, file);
 	if (rc < 0) {
 		int e = errno;
 		char *why = tracefs_error_last(inst);
@@ -215,7 +237,8 @@ static void restore_one(const char *f, char *v)
 			tracefs_instance_file_write(NULL, f, a + 1);
 		}
 	} else if (!strcmp(f, "set_ftrace_pid") || !strcmp(f, "set_event_pid") ||
-		   !strcmp(f, "set_graph_function") || !strcmp(f, "set_graph_notrace")) {
+		   !strcmp(f, "set_graph_function") || !strcmp(f, "set_graph_notrace") ||
+		   !strcmp(f, "set_ftrace_filter") || !strcmp(f, "set_ftrace_notrace")) {
 		tracefs_instance_file_clear(NULL, f);
 		if (strncmp(v, "no pid", 6) && strncmp(v, "####", 4))
 			for (char *l = strtok(v, "\n"); l; l = strtok(NULL, "\n"))
@@ -311,6 +334,8 @@ static const char *instance_graph_lacks(struct tracefs_instance *inst, const str
 	    {o->max_depth > 0, "max_graph_depth"},
 	    {o->sleep_time >= 0, "options/sleep-time"},
 	    {o->graph_irqs >= 0, "options/funcgraph-irqs"},
+	    {o->nftrace_filter > 0, "set_ftrace_filter"},
+	    {o->nftrace_notrace > 0, "set_ftrace_notrace"},
 	};
 
 	if (!instance_has_tracer(inst, "function_graph"))
@@ -321,12 +346,66 @@ static const char *instance_graph_lacks(struct tracefs_instance *inst, const str
 	return NULL;
 }
 
+static int put_if(struct sess *s, struct tracefs_instance *in, const char *file, const char *val,
+		  struct fmt_err *err);
+
+bool rec_graph(const struct rec_opts *o)
+{
+	return o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 ||
+	       o->graph_irqs >= 0 || o->nftrace_filter || o->nftrace_notrace;
+}
+
+int sess_put(struct sess *s, int k, const char *file, const char *val, bool append,
+	     struct fmt_err *err)
+{
+	return put(s, s->buf[k].inst, file, val, append, err);
+}
+
+struct tracefs_instance *sess_instance(struct sess *s, int k)
+{
+	return s->buf[k].inst;
+}
+
+/* Append each of @v to @file, one write each: a name this kernel lacks fails alone. */
+static int put_list(struct sess *s, const char *file, char **v, int n, struct fmt_err *err)
+{
+	for (int i = 0; i < n; i++)
+		if (put(s, s->buf[0].inst, file, v[i], true, err))
+			return -1;
+	return 0;
+}
+
+/*
+ * The function filters of @o (set_ftrace_filter: -l, --along and the graph
+ * roots; set_ftrace_notrace), written before function_graph is switched on
+ * (a change of them while it is on patches the kernel's code again). Both
+ * are cleared first, also with no filter asked for: a filter left in the
+ * top level (by another tool, or the calibration) would trace less than
+ * asked without a word.
+ */
+static int graph_filters(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+{
+	struct tracefs_instance *in = s->buf[0].inst;
+
+	if (put_if(s, in, "set_ftrace_filter", "", err) ||
+	    put_if(s, in, "set_ftrace_notrace", "", err))
+		return -1;
+	if (!o->nftrace_filter && !o->nftrace_notrace)
+		return 0;
+	/* the graph's roots are traced only if the filter has them too */
+	return put_list(s, "set_ftrace_filter", o->ftrace_filter, o->nftrace_filter, err) ||
+			       put_list(s, "set_ftrace_filter", o->graph_roots, o->ngraph, err) ||
+			       put_list(s, "set_ftrace_notrace", o->ftrace_notrace,
+					o->nftrace_notrace, err)
+		   ? -1
+		   : 0;
+}
+
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			 struct rec_notes *notes, struct fmt_err *err)
 {
 	struct sess *s = calloc(1, sizeof(*s));
-	bool graph =
-	    o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 || o->graph_irqs >= 0;
+	bool graph = rec_graph(o);
 	bool unfiltered = false;
 	struct tracefs_instance *main = NULL;
 
@@ -469,7 +548,7 @@ static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err 
 	struct tracefs_instance *in = s->buf[0].inst;
 	char num[32];
 
-	if (put_if(s, in, "set_graph_function", "", err) ||
+	if (graph_filters(s, o, err) || put_if(s, in, "set_graph_function", "", err) ||
 	    put_if(s, in, "set_graph_notrace", "", err))
 		return -1;
 	for (int i = 0; i < o->ngraph; i++)
@@ -494,7 +573,7 @@ static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err 
 	return put(s, in, "current_tracer", "function_graph", false, err);
 }
 
-int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 {
 	char num[32];
 
@@ -525,10 +604,17 @@ int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 			return fmt_errf(err, NULL, "cannot clear the top-level buffer: %s",
 					strerror(errno));
 	}
+	return 0;
+}
+
+int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+{
 	if (setup_events(s, o, err))
 		return -1;
 	if (s->graph && setup_graph(s, o, err))
 		return -1;
+	/* what a calibration left in the buffer (it clears it; a last event may come) */
+	tracefs_instance_file_clear(s->buf[0].inst, "trace");
 	top_fix(s);
 	return 0;
 }

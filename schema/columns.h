@@ -176,7 +176,8 @@
 	X(recording, lacks, TEXT)                                                                  \
 	X(recording, source_size, INTEGER)                                                         \
 	X(recording, source_mtime_ns, INTEGER)                                                     \
-	X(recording, source_hash, TEXT)
+	X(recording, source_hash, TEXT)                                                            \
+	X(recording, tracer_cost, TEXT)
 
 /*
  * The tables the report commands store their results in (through

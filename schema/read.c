@@ -875,7 +875,8 @@ void rdb_make_index(struct rdb *db, const char *name)
  * a function's calls for a function). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
-			   const struct rsel *sel, int64_t lo, int64_t hi, struct fmt_err *err)
+			   const struct rsel *sel, int64_t lo, int64_t hi, bool index,
+			   struct fmt_err *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
@@ -887,7 +888,7 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 	int64_t n = -1;
 
 	where_sql(sel, where, sizeof(where));
-	if (sel->func)
+	if (sel->func && index)
 		ensure_func_index(db);
 	if (sel->metric == RM_INCL && sel->func)
 		/* the function's calls in the range by the index, then their rows in order of
@@ -934,20 +935,28 @@ static bool same_sel(const struct rsel *a, const struct rsel *b)
 	       a->t_lo == b->t_lo && a->t_hi == b->t_hi;
 }
 
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			 struct fmt_err *err)
+/* Table sr_root made, or emptied. 0, or -1 with @err. */
+static int empty_root(struct rdb *db, struct fmt_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
 	if (sqlite3_exec(db->sql,
 			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY, last_id,"
 			 " task_id);" /* the range of a call's subtree, for the search */
 			 "DELETE FROM sr_root",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+	return 0;
+}
+
+int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			 struct fmt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	if (empty_root(db, err))
+		return -1;
 	if (!db->pre.on || !same_sel(&db->pre.sel, sel) || lo < db->pre.lo || hi > db->pre.hi)
-		return select_into(db, "sr_root", false, sel, lo, hi, err);
+		return select_into(db, "sr_root", false, sel, lo, hi, true, err);
 	/* from the calls preselected: no scan */
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO sr_root SELECT id, last_id, task_id FROM sr_pre"
@@ -960,6 +969,12 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
 	return n;
+}
+
+int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			      struct fmt_err *err)
+{
+	return empty_root(db, err) ? -1 : select_into(db, "sr_root", false, sel, lo, hi, false, err);
 }
 
 int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
@@ -975,7 +990,7 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, 
 			 " task_id, incl_ns); DELETE FROM sr_pre",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
-	n = select_into(db, "sr_pre", true, sel, lo, hi, err);
+	n = select_into(db, "sr_pre", true, sel, lo, hi, true, err);
 	if (n >= 0)
 		db->pre = (typeof(db->pre)){true, *sel, lo, hi, db->pre.scans};
 	return n;

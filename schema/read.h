@@ -147,6 +147,15 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 			 struct fmt_err *err);
 
 /*
+ * The same with one scan of the calls, never making the index of a
+ * function's calls (rdb_make_index()) that rdb_select_calls() makes: for a
+ * command that reads the calls once and writes nothing (darc hist's
+ * tracer_shift).
+ */
+int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+			      struct fmt_err *err);
+
+/*
  * One scan for several latency ranges of one selection (explain's slow
  * parts of a subject): keep @sel's complete calls in [@lo, @hi) (incl_ns
  * only: for other values this does nothing) in the temporary table sr_pre,

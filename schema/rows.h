@@ -239,6 +239,7 @@ struct recording_rec {
 	int64_t source_size;  /* the recording's identity (fmt/file.h's fmt_identity) */
 	int64_t source_mtime_ns;
 	const char *source_hash;
+	const char *tracer_cost; /* JSON by mechanism (analyze/tracer-cost.h), or NULL */
 };
 
 #endif

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -30,7 +30,9 @@ CREATE TABLE recording (
 	lacks TEXT,		-- what the format cannot tell (e.g. 'kallsyms, lost events'), NULL if nothing
 	source_size INTEGER,	-- the recording's identity when analysed (fmt/file.h): its bytes,
 	source_mtime_ns INTEGER, -- its modification time,
-	source_hash TEXT	-- and a hash of its first MiB: a database is reused only for it
+	source_hash TEXT,	-- and a hash of its first MiB: a database is reused only for it
+	tracer_cost TEXT	-- what one traced call cost, by mechanism (JSON; schema/README.md),
+				-- NULL if the recording used no tracing mechanism darc knows
 );
 
 -- Every task (thread) seen. tid 0 is the idle task.

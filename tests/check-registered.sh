@@ -7,7 +7,7 @@ build="$dir/meson.build"
 # helpers that suites call, not suites themselves
 helpers="golden/cmp-report.sh golden/text-lib.sh golden/check-analyze.sh vm/guest-perf.sh vm/make-perf-samples.sh vm/vm.sh vm/fetch-kernel.sh vm/fetch-tool.sh vm/guest-record.sh vm/make-samples.sh vm/check-recording.sh vm/guest-darc-record.sh vm/guest-text.sh vm/make-text-samples.sh vm/guest-real.sh vm/make-real-samples.sh
 unit/tdat.c vm/workload.c fuzz/fuzz-perf.c fuzz/fuzz-text.c
-vm/explain-record.sh vm/explain-guest.sh vm/explain-workload.c
+vm/explain-record.sh vm/explain-guest.sh vm/explain-workload.c vm/guest-overhead.sh vm/host-lib.sh
 fuzz/fuzz-tracedat.c fuzz/fuzz-uftrace.c fuzz/libfuzzer.sh
 matrix/record.sh matrix/edit.sh matrix/guest-matrix.sh"
 fail=0 n=0

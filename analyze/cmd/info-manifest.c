@@ -154,6 +154,18 @@ static void print_probes(json_t *probes, struct tep_handle *tep, const uint64_t 
 	}
 }
 
+/* The mechanisms darc-record could not measure, and why: one line each. */
+static void print_not_measured(json_t *how)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(how, key, v)
+		if (json_is_string(json_object_get(v, "not_measured")))
+			printf("tracer cost:  %s not measured: %s\n", vis(key),
+			       vis(json_string_value(json_object_get(v, "not_measured"))));
+}
+
 void info_manifest(const char *text, struct tep_handle *tep, const uint64_t *counts)
 {
 	json_t *m = json_loads(text, 0, NULL), *tgt, *pids, *v, *stop;
@@ -177,6 +189,9 @@ void info_manifest(const char *text, struct tep_handle *tep, const uint64_t *cou
 	if (json_is_string(json_object_get(stop, "reason")))
 		printf("stopped:      %s\n", vis(json_string_value(json_object_get(stop, "reason"))));
 	print_probes(json_object_get(m, "probes"), tep, counts);
+	if (json_is_null(json_object_get(m, "tracer_cost"))) /* bundles before it have none */
+		printf("tracer cost:  not measured (darc-record --no-calibrate)\n");
+	print_not_measured(json_object_get(json_object_get(m, "tracer_cost"), "mechanisms"));
 	print_threads(tgt, tep);
 	json_decref(m);
 }

@@ -13,6 +13,9 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "decode.h"
+#include "funcs.h"
+#include "tracer-cost.h"
 #include "explain-wake.h"
 #include "fmt.h"
 #include "info-manifest.h"
@@ -162,7 +165,148 @@ struct tally {
 	struct count *sorted; /* the types seen, most events first */
 	int nsorted;
 	struct wake_evidence *wake; /* what names the wakers (explain-wake.h) */
+	/* the graph tracer's cost a call, estimated from its entries and exits */
+	struct funcs *fs;
+	struct decoder *dec; /* NULL once it failed (then failed says why) */
+	char *failed;	     /* the decoder's error: damaged kallsyms, out of memory */
+	struct tc_est *tc;
+	uint8_t *graph; /* by event type: 0 not looked at, 1 a graph entry or exit, 2 not */
 };
+
+/* Is event type @ev one of function_graph's (or uftrace's) entries and exits? */
+static bool graph_event(struct tally *t, const struct fmt_event *ev)
+{
+	if (!t->graph[ev->type]) {
+		const char *name = ev->event ? ev->event->name : "";
+		t->graph[ev->type] = !strcmp(name, "funcgraph_entry") ||
+					     !strcmp(name, "fgraph_retaddr_entry") ||
+					     !strcmp(name, "funcgraph_exit")
+					 ? 1
+					 : 2;
+	}
+	return t->graph[ev->type] == 1;
+}
+
+/*
+ * Feed @ev to the estimate: a graph event decoded, any other as an event
+ * between them (an entry and an exit are a leaf call only when adjacent).
+ * The decoder reads the kallsyms at the first kernel address, and fails
+ * where the analysis would (a damaged section): info fails with its words.
+ */
+static void estimate(struct tally *t, const struct fmt_event *ev)
+{
+	struct aev a = {.kind = AEV_OTHER, .cpu = ev->cpu, .pid = ev->pid, .t = (int64_t)ev->ts};
+
+	if (!t->dec)
+		return;
+	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || tc_est_feed(t->tc, &a, false)) {
+		t->failed = strdup(decoder_error(t->dec));
+		decoder_free(t->dec);
+		t->dec = NULL;
+	}
+}
+
+/* The decoder and estimator of @t for @r. 0, or -1 (out of memory). */
+static int estimate_init(struct tally *t, struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+
+	t->graph = calloc(65536, 1);
+	t->fs = funcs_new();
+	t->tc = tc_est_new();
+	t->dec = t->fs ? decoder_new(r, t->fs, syscall_abi_of(info->uname, info->long_size,
+							       info->big_endian))
+		       : NULL;
+	return t->graph && t->fs && t->tc && t->dec ? 0 : -1;
+}
+
+/*
+ * The tracer's cost a traced call, by mechanism: darc-record's measured ones
+ * (the manifest's) and the graph's estimated from the recording where not
+ * measured, each {"ns", "source", ...} (tracer-cost.h); null when the
+ * recording used none. *@ns gets the numbers alone, by mechanism.
+ */
+static json_t *cost_json(const struct tally *t, const struct fmt_info *info, json_t **ns)
+{
+	char *s = t->dec ? tc_est_json(t->tc, info->manifest_json,
+				       !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE
+									  : NULL)
+			 : NULL;
+	json_t *o = s ? json_loads(s, 0, NULL) : NULL, *v;
+	const char *k;
+	void *tmp;
+
+	free(s);
+	*ns = json_object();
+	json_object_foreach_safe(o, tmp, k, v) {
+		const char *src = json_string_value(json_object_get(v, "source"));
+		bool graph = !strcmp(k, tc_mech_names[TC_FGRAPH]) || !strcmp(k, TC_GRAPH_UFTRACE);
+		if (!graph && (!src || strcmp(src, "measured"))) {
+			json_object_del(o, k); /* info tells other events apart by name only */
+			continue;
+		}
+		if (!graph)
+			json_object_del(v, "events");
+		if (json_is_number(json_object_get(v, "ns")))
+			json_object_set(*ns, k, json_object_get(v, "ns"));
+	}
+	return o && json_object_size(o) ? o : (json_decref(o), json_null());
+}
+
+/*
+ * "tracer cost:  function_graph 5308 ns, kprobe 3012 ns a traced call,
+ * measured by darc-record (function_graph estimated from the recording:
+ * 3871 ns)", or "... 1583 ns a traced call, estimated from the recording
+ * (how)", or "function_graph not known: ...".
+ */
+static void print_cost(const struct tally *t, const struct fmt_info *info)
+{
+	json_t *ns, *o = cost_json(t, info, &ns), *v;
+	const char *k, *sep = "", *est_key = NULL;
+	json_t *est = NULL;
+
+	json_decref(ns);
+	if (!json_is_object(o))
+		return;
+	printf("tracer cost:  ");
+	json_object_foreach(o, k, v) { /* the measured ones first */
+		const char *src = json_string_value(json_object_get(v, "source"));
+		if (src && !strcmp(src, "measured")) {
+			printf("%s%s %.0f ns", sep, vis(k), json_number_value(json_object_get(v, "ns")));
+			sep = ", ";
+			if (json_is_number(json_object_get(v, "estimated_ns")))
+				est_key = k, est = json_object_get(v, "estimated_ns");
+		}
+	}
+	if (*sep)
+		printf(" a traced call, measured by darc-record");
+	if (est)
+		printf(" (%s estimated from the recording: %.0f ns)", vis(est_key),
+		       json_number_value(est));
+	json_object_foreach(o, k, v) { /* then the graph's, when not measured */
+		const char *src = json_string_value(json_object_get(v, "source"));
+		if (src && !strcmp(src, "measured"))
+			continue;
+		if (json_is_number(json_object_get(v, "ns")))
+			printf("%s%s %.0f ns a traced call, estimated from the recording (%s)",
+			       *sep ? "; " : "", vis(k), json_number_value(json_object_get(v, "ns")),
+			       json_string_value(json_object_get(v, "note")) ?: "");
+		else
+			printf("%s%s not known: too few leaf calls of any one function to "
+			       "estimate it from", *sep ? "; " : "", vis(k));
+	}
+	putchar('\n');
+	json_decref(o);
+}
+
+static void estimate_free(struct tally *t)
+{
+	free(t->failed);
+	decoder_free(t->dec);
+	funcs_free(t->fs);
+	tc_est_free(t->tc);
+	free(t->graph);
+}
 
 /* Read every event of @r into @t. 0, or -1 with @err set. */
 static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *err)
@@ -173,7 +317,7 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 	t->counts = calloc(65536, sizeof(*t->counts));
 	t->sorted = malloc(sizeof(*t->sorted) * 65536);
 	t->wake = calloc(1, sizeof(*t->wake));
-	if (!t->counts || !t->sorted || !t->wake)
+	if (!t->counts || !t->sorted || !t->wake || estimate_init(t, r))
 		return fmt_errf(err, NULL, "out of memory");
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
 		if (!t->total)
@@ -183,6 +327,7 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 		t->counts[ev.type]++;
 		wake_evidence_add(t->wake, ev.type, ev.event ? ev.event->system : NULL,
 				  ev.event ? ev.event->name : NULL, ev.pid, ev.flags);
+		estimate(t, &ev);
 	}
 	if (n < 0)
 		return -1;
@@ -237,7 +382,7 @@ static json_t *skipped_json(const struct fmt_info *info)
 static int print_json(struct fmt_reader *r, const struct tally *t, struct fmt_err *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
-	json_t *o = json_object(), *ev_o = json_object();
+	json_t *o = json_object(), *ev_o = json_object(), *ns, *cost = cost_json(t, info, &ns);
 	char label[256];
 	int rc;
 
@@ -273,6 +418,11 @@ static int print_json(struct fmt_reader *r, const struct tally *t, struct fmt_er
 	json_object_set_new(o, "warning", wake_evidence_warning(t->wake, label, sizeof(label))
 						  ? json_string(label) : json_null());
 	json_object_set_new(o, "buffers", buffers_json(r));
+	/* by mechanism: darc-record's measured, or the graph's estimated from the recording */
+	json_object_set_new(o, "tracer_cost_ns", json_is_object(cost) ? ns : json_null());
+	json_object_set_new(o, "tracer_cost", cost);
+	if (!json_is_object(cost))
+		json_decref(ns);
 	if (info->manifest_json) {
 		json_t *m = json_loads(info->manifest_json, 0, NULL);
 		json_object_set_new(o, "manifest", m ? m : jtext(info->manifest_json));
@@ -307,7 +457,7 @@ static void print_buffers(struct fmt_reader *r)
 	}
 }
 
-static void print_text(struct fmt_reader *r, const struct tally *t)
+static void print_text(struct fmt_reader *r, struct tally *t)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
 	char label[256];
@@ -342,6 +492,7 @@ static void print_text(struct fmt_reader *r, const struct tally *t)
 	print_buffers(r);
 	if (info->manifest_json)
 		info_manifest(info->manifest_json, fmt_reader_tep(r), t->counts);
+	print_cost(t, info);
 	printf("events by name:\n");
 	for (int i = 0; i < t->nsorted; i++)
 		printf("  %12" PRIu64 "  %s\n", t->sorted[i].n,
@@ -363,7 +514,10 @@ static int run(struct cmd_ctx *ctx, void *args)
 	struct tally t = {0};
 	int rc = count_events(ctx->reader, &t, &ctx->err);
 
-	/* and the kallsyms, left for later at open: a damaged section fails here too */
+	/* and the kallsyms, left for later at open: a damaged section fails here too
+	   (or already did, as the graph's events were decoded) */
+	if (!rc && t.failed)
+		rc = fmt_errf(&ctx->err, NULL, "%s", t.failed);
 	if (!rc)
 		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)
@@ -373,6 +527,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	free(t.sorted);
 	free(t.counts);
 	free(t.wake);
+	estimate_free(&t);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "search-db.h"
 #include "show.h"
+#include "tracer-shift.h"
 #include "vis.h"
 #include "jtext.h"
 
@@ -331,6 +332,116 @@ static json_t *range_json(const struct peak *pk)
 			 (json_int_t)pk->calls, "ns", pk->lat_ns);
 }
 
+/* ---- the recorder's own doing ---- */
+
+/* The tid of "comm [tid]", or -1. */
+static int64_t tid_of(const char *who)
+{
+	const char *b = who ? strrchr(who, '[') : NULL;
+
+	return b && b[1] >= '0' && b[1] <= '9' ? strtoll(b + 1, NULL, 10) : -1;
+}
+
+/* What the recorder's cause @c is ("trace-cmd's threads", ...), or NULL: the workload's. */
+static const char *recorder_of(struct rdb *db, json_t *c, char *buf, size_t n)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	json_t *path = json_object_get(c, "path");
+	const char *last = json_string_value(json_array_get(path, json_array_size(path) - 1));
+	int64_t tid = tid_of(json_string_value(json_object_get(c, "who")));
+	char who[32], *top = NULL;
+
+	/* a preemption weighed as a runner-up has no details: who ran instead, in
+	   the search's calls, is asked here (and said only when it is the recorder) */
+	if (kind && !strcmp(kind, "preempt") && tid < 0 &&
+	    query1(db, paths_ran_instead_sql, 0, 0, NULL, &top) >= 0 && top &&
+	    (tid = tid_of(top)) > 0 && tshift_recorder_task(db, tid, who, sizeof(who)))
+		json_object_set_new(c, "who", jtext(top));
+	else
+		tid = tid_of(json_string_value(json_object_get(c, "who")));
+	free(top);
+
+	if (kind && !strcmp(kind, "preempt") && tid > 0 &&
+	    tshift_recorder_task(db, tid, who, sizeof(who))) {
+		snprintf(buf, n, "%s", !strcmp(who, "trace-cmd") ? "trace-cmd's threads (its "
+				  "readers of the trace buffers)" : "darc-record's threads");
+		return buf;
+	}
+	if (last && query1(db, overhead_sql, 0, 0, last, NULL)) {
+		snprintf(buf, n, "the tracer's own code (%s)", last);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The recorder's causes moved out of @causes, each with "recorder" and its sentence. */
+static json_t *recorder_causes(struct rdb *db, const char *title, const struct slow_part *part,
+			       json_t *causes)
+{
+	json_t *out = json_array(), *c;
+	char what[128], *sentence;
+	const char *r;
+
+	for (size_t k = 0; k < json_array_size(causes);) {
+		c = json_array_get(causes, k);
+		if (!(r = recorder_of(db, c, what, sizeof(what)))) {
+			k++;
+			continue;
+		}
+		json_object_set_new(c, "recorder", jtext(r));
+		sentence = explain_sentence(title, part, c);
+		json_object_set_new(c, "sentence", jtext(sentence ? sentence : "?"));
+		free(sentence);
+		json_array_append(out, c);
+		json_array_remove(causes, k);
+	}
+	return out;
+}
+
+/*
+ * The tracer's hooks in slow part @part of @s: "tracer_shift" of the part
+ * into @one, and, when they hold EXPLAIN_CAUSE_MIN of its latency or more,
+ * an entry of @rec: {"kind": "tracer", "recorder", "share", "ns", "sentence"}.
+ */
+static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subject *s,
+			 const struct slow_part *part, json_t *one, json_t *rec)
+{
+	struct rsel sel = subject_sel(o, s);
+	struct tshift t;
+	struct fmt_err e;
+	int64_t lo = part->slow.lo > 0 ? (int64_t)ceil(exp2(part->slow.lo)) : 0;
+	int64_t hi = part->slow.hi < 62 ? (int64_t)ceil(exp2(part->slow.hi + 1)) : INT64_MAX;
+	json_t *j;
+	double share;
+	char *sentence, amount[32], words[512];
+
+	if (tshift_load(db, &sel, lo, hi, &t, &e)) {
+		json_object_set_new(one, "tracer_shift", json_null());
+		return;
+	}
+	j = tshift_range_json(&t, part->slow.lo, part->slow.hi);
+	share = json_number_value(json_object_get(j, "share"));
+	tshift_cost_words(&t, words, sizeof(words));
+	if (json_is_object(j) && share >= EXPLAIN_CAUSE_MIN &&
+	    asprintf(&sentence, "the tracer's hooks (a traced call: %s): %.0f%% of the latency "
+				"of the %s, %s a call; untraced, %lld of its %llu calls would be a "
+				"bucket or more lower",
+		     words, 100 * share, explain_part_name(part->how),
+		     show_amount(json_number_value(json_object_get(j, "share_ns")), "ns", amount,
+				 sizeof(amount)),
+		     (long long)json_integer_value(json_object_get(j, "shifted_calls")),
+		     (unsigned long long)part->slow.calls) >= 0) {
+		json_array_append_new(
+		    rec, json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
+				   "the tracer's hooks", "share", share, "ns",
+				   json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
+				   "cost", tshift_cost_json(&t), "sentence", jtext(sentence)));
+		free(sentence);
+	}
+	json_object_set_new(one, "tracer_shift", j);
+	tshift_release(&t);
+}
+
 /*
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
@@ -340,7 +451,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 			    struct fmt_err *err)
 {
 	struct ropt x = *o;
-	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes;
+	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
 	char *title = explain_title(s->func);
 	size_t k;
 
@@ -356,7 +467,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_del(one, "lo");
 	json_object_del(one, "hi");
 	json_object_del(one, "calls");
-	causes = explain_causes(json_object_get(one, "nodes"));
+	causes = explain_causes_unranked(json_object_get(one, "nodes"));
 	for (k = 0; k < json_array_size(causes);) {
 		c = json_array_get(causes, k);
 		if (json_object_get(c, "follow") && !follow(db, c)) {
@@ -367,7 +478,9 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 			wakers(db, c);
 		k++;
 	}
+	recorder = recorder_causes(db, title, part, causes);
 	explain_rank_causes(causes);
+	explain_rank_causes(recorder);
 	json_array_foreach(causes, k, c) {
 		char *sentence = explain_sentence(title, part, c);
 		json_object_set_new(c, "sentence", jtext(sentence ? sentence : "?"));
@@ -381,6 +494,8 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 	json_object_set_new(one, "slow", slow);
 	json_object_set_new(one, "body", part->body.calls ? range_json(&part->body) : json_null());
 	json_object_set_new(one, "causes", causes);
+	tracer_hooks(db, o, s, part, one, recorder);
+	json_object_set_new(one, "recorder", recorder);
 	nodes = json_incref(json_object_get(one, "nodes")); /* the long tree last */
 	json_object_del(one, "nodes");
 	json_object_set_new(one, "nodes", nodes);
@@ -562,6 +677,15 @@ static void part_text(FILE *out, json_t *s, json_t *part, bool verbose)
 	fprintf(out, "; search %lld\n", json_integer_value(json_object_get(part, "search")));
 	json_array_foreach(json_object_get(part, "causes"), k, c)
 		fprintf(out, "  - %s\n", vis(json_string_value(json_object_get(c, "sentence"))));
+	if (json_array_size(json_object_get(part, "recorder")))
+		fprintf(out, "  the recorder's own doing, apart from the causes:\n");
+	json_array_foreach(json_object_get(part, "recorder"), k, c) {
+		fprintf(out, "  - %s", vis(json_string_value(json_object_get(c, "sentence"))));
+		if (strcmp(json_string_value(json_object_get(c, "kind")), "tracer"))
+			fprintf(out, ": %s, the recorder's own",
+				vis(json_string_value(json_object_get(c, "recorder"))));
+		fputc('\n', out);
+	}
 	if (verbose)
 		paths_tree_text(out, json_object_get(part, "nodes"));
 	(void)s;

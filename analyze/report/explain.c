@@ -334,6 +334,14 @@ static void dedupe_exogenous(json_t *causes)
 
 json_t *explain_causes(json_t *nodes)
 {
+	json_t *out = explain_causes_unranked(nodes);
+
+	explain_rank_causes(out);
+	return out;
+}
+
+json_t *explain_causes_unranked(json_t *nodes)
+{
 	size_t n = json_array_size(nodes);
 	double f0_ns = json_number_value(json_object_get(json_array_get(nodes, 0), "total_ns"));
 	double *below = calloc(n + 1, sizeof(*below)); /* the largest leaf's ns under each node */
@@ -374,7 +382,6 @@ json_t *explain_causes(json_t *nodes)
 	}
 	free(below);
 	dedupe_exogenous(out);
-	explain_rank_causes(out);
 	return out;
 }
 

@@ -62,6 +62,9 @@ int explain_slow_parts(const struct profile *p, struct slow_part *out, int max,
  */
 json_t *explain_causes(json_t *nodes);
 
+/* The same, neither ranked nor the small ones dropped (explain_rank_causes() does). */
+json_t *explain_causes_unranked(json_t *nodes);
+
 /* Keep @causes' largest first, dropping the small ones as explain_causes() does. */
 void explain_rank_causes(json_t *causes);
 

@@ -67,7 +67,7 @@ static const char preempt_hits_sql[] =
  * it (sched_switch: their off-CPU intervals ending there and then); each
  * runs until its next switch-out or the call's return to the CPU.
  */
-static const char ran_instead_sql[] =
+const char paths_ran_instead_sql[] =
     "SELECT coalesce(t.comm, 'tid') || ' [' || o.task_id || ']', count(DISTINCT si.id),"
     " sum(min(coalesce((SELECT min(n.t_out) FROM sched_interval n WHERE n.task_id = o.task_id"
     " AND n.t_out >= o.t_in), si.t_in), si.t_in) - o.t_in)"
@@ -138,7 +138,7 @@ static json_t *details(struct rdb *db, const struct search_result *r, int i, con
 			json_object_set_new(d, "path",
 					    search_db_chain(db, r->nodes[0].id,
 							    json_integer_value(json_object_get(d, "fnode"))));
-		top_rows(db, ran_instead_sql, "ran instead", NULL, 0, j);
+		top_rows(db, paths_ran_instead_sql, "ran instead", NULL, 0, j);
 	} else if (n->kind == SEARCH_BLOCKED && n->parent >= 0)
 		top_rows(db, paths_wakers_sql, "woken by", NULL, sleeper(r, i), j);
 	return j;

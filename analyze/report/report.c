@@ -10,6 +10,7 @@
 #include "rows.h"
 #include "show.h"
 #include "svg.h"
+#include "tracer-shift.h"
 #include "vis.h"
 #include "wfile.h"
 #include "jtext.h"
@@ -60,8 +61,36 @@ static int write_hist_svg(void *ctx, FILE *f)
 			h->c->unit);
 }
 
+/* Each peak of array @peaks ({"lo", "hi", ...}) with its "tracer_shift". */
+static void peaks_shift_json(json_t *peaks, const struct tshift *t)
+{
+	json_t *q;
+	size_t k;
+
+	json_array_foreach(peaks, k, q)
+		json_object_set_new(q, "tracer_shift",
+				    tshift_range_json(t, json_integer_value(json_object_get(q, "lo")),
+						      json_integer_value(json_object_get(q, "hi"))));
+}
+
+/* darc hist's JSON @o with the tracer's cost, and its shift per bucket and peak. */
+static json_t *hist_shift_json(json_t *o, const struct tshift *t)
+{
+	json_t *b;
+	size_t k;
+
+	json_object_set_new(o, "tracer_cost", tshift_cost_json(t));
+	json_array_foreach(json_object_get(o, "buckets"), k, b)
+		json_object_set_new(
+		    b, "tracer_shift",
+		    tshift_bucket_json(t, json_integer_value(json_object_get(b, "bucket"))));
+	peaks_shift_json(json_object_get(o, "peaks"), t);
+	return o;
+}
+
 int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
 {
+	struct tshift t;
 	struct profile p;
 	struct rprofile_info info;
 	struct peak *pk = NULL;
@@ -70,17 +99,25 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 
 	if (rprofile_load(db, &o->sel, &p, &info, err))
 		return -1;
+	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &t, err)) {
+		free(info.what);
+		rprofile_release(&p);
+		return -1;
+	}
 	c = ctx_of(db, o, &info);
 	npk = ropt_peaks(o, &p, &pk);
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (o->json)
-		rc = put_json(out, "hist", NULL, show_with_quant(&c, show_hist_json(&c, &p, pk, npk)),
+		rc = put_json(out, "hist", NULL,
+			      hist_shift_json(show_with_quant(&c, show_hist_json(&c, &p, pk, npk)), &t),
 			      err);
 	else {
 		show_hist_text(out, &c, &p, pk, npk);
 		show_quant_text(out, &c);
+		tshift_text(out, &t, c.unit, "");
 	}
+	tshift_release(&t);
 	if (!rc && o->svg) {
 		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
 		rc = ropt_write_svg(o, write_hist_svg, &h, err);
@@ -208,11 +245,17 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 	struct rprofile_info info;
 	struct peak *pk = NULL;
 	struct show_ctx c;
+	struct tshift t;
 	char *params = NULL;
 	int npk, rc = 0;
 
 	if (rprofile_load(db, &o->sel, &p, &info, err))
 		return -1;
+	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &t, err)) {
+		free(info.what);
+		rprofile_release(&p);
+		return -1;
+	}
 	c = ctx_of(db, o, &info);
 	npk = ropt_peaks(o, &p, &pk);
 	params = peak_params(o);
@@ -220,15 +263,19 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (rdb_store_peaks(db, &o->sel, params, pk, npk, err))
 		rc = -1;
-	else if (o->json)
-		rc = put_json(out, "peaks", "peaks", show_peaks_json(&c, &p, pk, npk), err);
-	else {
+	else if (o->json) {
+		json_t *j = show_peaks_json(&c, &p, pk, npk);
+		peaks_shift_json(j, &t);
+		rc = put_json(out, "peaks", "peaks", j, err);
+	} else {
 		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(c.what),
 			c.metric, c.unit, (unsigned long long)info.calls, vis(c.recording));
 		show_peaks_text(out, &c, pk, npk);
+		tshift_text(out, &t, c.unit, "");
 		if (explain)
 			explain_text(out, db, &c, pk, npk);
 	}
+	tshift_release(&t);
 	free(params);
 	free(pk);
 	free(info.what);

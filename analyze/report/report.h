@@ -70,6 +70,11 @@ void paths_tree_text(FILE *out, json_t *nodes);
  * X"), never the task it happened to hit; then the count and the time.
  */
 extern const char paths_wakers_sql[];
+/*
+ * The tasks that ran on the CPU a call of the current search left when it was
+ * preempted, most time first: "comm [tid]", the count and the time.
+ */
+extern const char paths_ran_instead_sql[];
 
 /*
  * darc explain: the recording's entry points (the roots of its call trees,

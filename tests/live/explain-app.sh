@@ -12,7 +12,8 @@
 # Checks: every call of the five functions complete, their counts as the
 # program makes them, each backoff holding a nanosleep of 3 ms or more spent
 # blocked, each flush_log an fsync; then tests/golden/explain-truth.py on it
-# must name backoff's sleep as handle's largest cause.
+# must name backoff's sleep as handle's largest cause (the log on tmpfs where
+# there is one: its fsyncs then cost no disk time that other work sets).
 # Skips (77) without root, tracefs, uprobes, raw_syscalls, sqlite3 or SCHED_FIFO (chrt).
 # With --sample FILE it writes FILE, as samples/host-explainapp-v7.dat was
 # made: the app copied to a temporary directory (the path in the manifest
@@ -31,6 +32,13 @@ sample=
 N=500
 
 cp "$target" "$work/explain-app"
+# The log's fsyncs on tmpfs where there is one: on a disk they take what the
+# machine's other writers leave (20 ms each behind a writer of 100 MB), and
+# 50 of them then outweigh backoff's 20 sleeps of 3 ms, so the truth below
+# would name the disk's load, not the program (this check failed so on a
+# loaded host). The sample (--sample) keeps its log beside /tmp, as it was made.
+log=$work/app.log
+[ -z "$sample" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && log=/dev/shm/darc-explain-app.$$.log
 : >"$work/kallsyms"
 out=${sample:-$work/app.dat}
 unshare -m --propagation private bash -c \
@@ -38,8 +46,9 @@ unshare -m --propagation private bash -c \
 	"$rec" -q -f -o "$out" --no-default-events -e raw_syscalls \
 	-e sched:sched_switch,sched:sched_wakeup,sched:sched_waking,sched:sched_process_exec,sched:sched_process_exit \
 	-U "$work/explain-app:main,handle,compute,flush_log,backoff" \
-	-- chrt -f 10 "$work/explain-app" $N "$work/app.log"
+	-- chrt -f 10 "$work/explain-app" $N "$log"
 check "darc-record of explain-app $N exits 0" [ $? -eq 0 ]
+rm -f "$log"
 state_same "after the recording"
 
 db=$work/app.db
@@ -81,5 +90,9 @@ n=$(q "SELECT count(*) FROM call b JOIN func fb ON fb.id = b.func_id
 check "$n of $((N / 10)) flush_log calls hold an fsync" [ "$n" = $((N / 10)) ]
 top=$(python3 "$here/../golden/explain-truth.py" "$db" handle |
 	python3 -c 'import json,sys; c=json.load(sys.stdin)["causes"][0]; print(c["category"], c["function"])')
-check "the truth's first cause of handle's slow calls: $top" [ "$top" = "blocked backoff" ]
+# backoff's sleep, named by backoff, or by clock_nanosleep where backoff holds 90%
+# of handle's children's time and the truth looks through it (explain-truth.py's
+# split_level(): so with the log's fsyncs on tmpfs); only backoff sleeps.
+case $top in "blocked backoff" | "blocked clock_nanosleep") ok=0 ;; *) ok=1 ;; esac
+check "the truth's first cause of handle's slow calls: $top" [ $ok -eq 0 ]
 summary

@@ -4,10 +4,11 @@
 # current_tracer, the probe files) and what --check's text says; a recording's --json
 # summary (the last line of stdout, after the command's own output) must agree with
 # `darc info --json` of the bundle it wrote (events, per CPU; lost events and marks) and
-# with its manifest (pids, exit status, probes, lost events), with -q leaving stderr
-# without the text summary. --check and the recorder's start warn when the events
-# chosen leave out what names the wakers (no irq events, a filter on them). Skips
-# (77) without root, tracefs or uprobes.
+# with its manifest (pids, exit status, probes, lost events, the tracer's cost measured),
+# with -q leaving stderr without the text summary; --no-calibrate measures nothing.
+# --check and the recorder's start warn when the events chosen leave out what names
+# the wakers (no irq events, a filter on them). Skips (77) without root, tracefs or
+# uprobes.
 # Usage: record-json.sh DARC_RECORD DARC TARGET
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -146,7 +147,25 @@ ev = info["events_by_name"]
 check(ev.get("darc_uprobes:ping") == n and ev.get("darc_uprobes:run") == 1,
       "the bundle holds run 1 and ping %d" % n)
 check(s["stop_reason"] == "target exited" and s["duration_s"] > 0, "stopped: target exited")
+# the tracer's cost measured before recording: uprobes, uretprobes, the tracepoints
+c = m["tracer_cost"]
+check(s["tracer_cost"] == c and sorted(c["ns"]) == ["tracepoint", "uprobe", "uretprobe"] and
+      all(v > 0 for v in c["ns"].values()) and
+      all(c["mechanisms"][k]["calls_per_iteration"] >= 1 for k in c["ns"]),
+      "tracer_cost measured: %s" % c["ns"])
+check(sorted(info["tracer_cost_ns"]) == sorted(c["ns"]) and  # to 0.1 ns
+      all(abs(info["tracer_cost_ns"][k] - v) <= 0.05 for k, v in c["ns"].items()) and
+      all(v["source"] == "measured" for v in info["tracer_cost"].values()),
+      "darc info --json: tracer_cost_ns %s, measured" % info["tracer_cost_ns"])
 sys.exit(1 if fails else 0)
 PY
 check "the --json summary agrees with darc info --json" [ $? -eq 0 ]
+
+# --no-calibrate: nothing measured, and darc info says so
+"$rec" -q --no-calibrate -o "$work/nocal.dat" -U "$target:run,ping" -- "$target" 3 >/dev/null 2>&1
+check "darc-record --no-calibrate exits 0" [ $? -eq 0 ]
+check "--no-calibrate: no tracer cost in the manifest, darc info says it was not measured" \
+	eval '"$darc" info --json "$work/nocal.dat" | python3 -c "import json, sys; i = json.load(sys.stdin); sys.exit(i[\"manifest\"][\"tracer_cost\"] is not None or i[\"tracer_cost_ns\"] is not None)" &&
+	"$darc" info "$work/nocal.dat" | grep -q "^tracer cost:  not measured (darc-record --no-calibrate)"'
+state_same "after the recording without calibration"
 summary

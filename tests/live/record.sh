@@ -94,6 +94,13 @@ out=$work/sigint.dat
 "$rec" -q -o "$out" -e "$syscalls" -U "$target:run,ping" -- "$target" 100000 5 &
 rp=$!
 live_pids="$rp"
+# the command is held (a child named darc-record) until tracing is on, after the
+# tracer's cost is measured: 1.5 s of pings from when it runs
+for _ in $(seq 100); do
+	c=$(cat /proc/$rp/task/$rp/children 2>/dev/null)
+	[ -n "$c" ] && [ "$(cat "/proc/${c%% *}/comm" 2>/dev/null)" != darc-record ] && break
+	sleep 0.1
+done
 sleep 1.5
 live_pids="$live_pids $(cat /proc/$rp/task/$rp/children 2>/dev/null)"
 kill -INT $rp

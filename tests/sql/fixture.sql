@@ -27,7 +27,7 @@
 -- bio submitted at 20500 in vfs_read (call 9) never completes.
 
 INSERT INTO recording VALUES ('fixture.dat', 'trace.dat v7 (zstd)', 'Linux 6.1.0-56-amd64',
-	'local', 2, 1000, 30000, 64, 0, 0, NULL, '0.1.0', '{}', NULL, NULL, NULL, NULL);
+	'local', 2, 1000, 30000, 64, 0, 0, NULL, '0.1.0', '{}', NULL, NULL, NULL, NULL, NULL);
 
 INSERT INTO task VALUES (0, 0, '<idle>'), (100, 100, 'fio'), (200, 200, 'kworker/1:2');
 

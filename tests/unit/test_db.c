@@ -246,7 +246,8 @@ static void check_rows(void)
 {
 	ck_assert_str_eq(query(target, "SELECT * FROM recording"),
 			 "x.dat|trace.dat v7 (zstd)|Linux 6.1|local|4|5|9000000000000|42|0|0|NULL|"
-			 "0.1.0|{}|NULL|123456|1700000000123456789|0123456789abcdef");
+			 "0.1.0|{}|NULL|123456|1700000000123456789|0123456789abcdef|"
+			 "{\"kprobe\":{\"ns\":85.5}}");
 	/* tid 0 is added by db_finish when the analysis did not */
 	ck_assert_str_eq(query(target, "SELECT * FROM task ORDER BY tid"),
 			 "0|0|<idle>\n100|99|fio");
@@ -296,7 +297,8 @@ START_TEST(test_every_table)
 				    .options = "{}",
 				    .source_size = 123456,
 				    .source_mtime_ns = 1700000000123456789,
-				    .source_hash = "0123456789abcdef"};
+				    .source_hash = "0123456789abcdef",
+				    .tracer_cost = "{\"kprobe\":{\"ns\":85.5}}"};
 
 	ck_assert_int_eq(db_put_recording(db, &rec), 0);
 	ck_assert_int_eq(db_put_task(db, &t), 0);
@@ -307,8 +309,8 @@ START_TEST(test_every_table)
 	ck_assert_int_ne(access(target, F_OK), 0);
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "12");
-	ck_assert_int_eq(schema_version, 12);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "13");
+	ck_assert_int_eq(schema_version, 13);
 	check_rows();
 	/* the indexes exist (the optional ones on call only when asked), and so
 	   do the views; the checks find nothing */

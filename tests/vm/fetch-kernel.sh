@@ -4,10 +4,11 @@
 #
 #   tests/vm/fetch-kernel.sh [--offline] KERNEL
 #
-# KERNEL is a kernel series, MAJOR.MINOR (6.1: bookworm's; 6.12: trixie's;
-# 7.3: trixie-backports'; any other series either suite has), or the name of
-# the Debian package that holds the kernel image (linux-image-... or
-# linux-binary-...).  The newest package of the series is found by name in a
+# KERNEL is a kernel series, MAJOR.MINOR (5.10: bullseye's; 6.1: bookworm's;
+# 6.12: trixie's; 7.3: trixie-backports'; any other series a suite has),
+# MAJOR.MINOR-rt for the PREEMPT_RT flavour of a series (5.10-rt, 6.1-rt:
+# Debian's linux-image-*-rt-amd64), or the name of the Debian package that
+# holds the kernel image (linux-image-... or linux-binary-...).  The newest package of the series is found by name in a
 # private apt configuration (its own sources list and package lists under
 # the cache, refreshed once a day; the system's apt sources are not
 # touched), downloaded with apt-get download, and only what the lab needs is
@@ -33,12 +34,13 @@ OFFLINE=${DARC_VM_OFFLINE:-0}
 [ "${1:-}" = --offline ] && { OFFLINE=1; shift; }
 KERNEL=${1:-}
 case $KERNEL in
+[0-9]*.[0-9]*-rt) case ${KERNEL%-rt} in *[!0-9.]*) KERNEL= ;; esac ;;
 [0-9]*.[0-9]*) case $KERNEL in *[!0-9.]*) KERNEL= ;; esac ;;
 linux-image-*-amd64 | linux-binary-*-amd64) ;;
 *) KERNEL= ;;
 esac
 if [ -z "$KERNEL" ] || [ $# -ne 1 ]; then
-	echo "usage: $PROG [--offline] MAJOR.MINOR|linux-image-...|linux-binary-..." >&2
+	echo "usage: $PROG [--offline] MAJOR.MINOR[-rt]|linux-image-...|linux-binary-..." >&2
 	exit 2
 fi
 
@@ -55,7 +57,10 @@ ROOTS=(virtio_pci virtio_blk ext4)
 # Known good packages, for when the lists cannot be searched (see README.md).
 fallback_pkg() {
 	case $1 in
+	5.10) echo linux-image-5.10.0-46-amd64 ;;
+	5.10-rt) echo linux-image-5.10.0-43-rt-amd64 ;;
 	6.1) echo linux-image-6.1.0-56-amd64 ;;
+	6.1-rt) echo linux-image-6.1.0-56-rt-amd64 ;;
 	6.12) echo linux-image-6.12.117+deb13-amd64 ;;
 	7.3) echo linux-image-7.3.4+deb13-amd64 ;;
 	esac
@@ -71,10 +76,12 @@ APT_OPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourcePart
 apt_setup() {
 	local s line
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" || return 1
-	for s in bookworm bookworm-updates trixie trixie-updates trixie-backports; do
+	# bullseye for 5.10 (an LTS release: its kernels are in bullseye-security)
+	for s in bullseye bullseye-updates bookworm bookworm-updates trixie trixie-updates \
+		trixie-backports; do
 		echo "deb [signed-by=$KEYRING] $MIRROR/debian $s main"
 	done >"$APTDIR/sources.list.new"
-	for s in bookworm-security trixie-security; do
+	for s in bullseye-security bookworm-security trixie-security; do
 		echo "deb [signed-by=$KEYRING] $MIRROR/debian-security $s main"
 	done >>"$APTDIR/sources.list.new"
 	mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
@@ -93,12 +100,17 @@ apt_setup() {
 	return 1
 }
 
-# The newest linux-image package of series $1 (a meta package in
+# The linux-image packages of series $1, newest first (a meta package in
 # trixie-backports since 6.19: packages_of() follows it), or nothing.
-newest_pkg() {
-	local re=${1//./\\.}
+# SERIES-rt: the PREEMPT_RT flavour (linux-image-6.1.0-NN-rt-amd64); a plain
+# series never takes it.
+series_pkgs() {
+	local series=${1%-rt} flavour=
+	local re=${series//./\\.}
+	[ "$series" = "$1" ] || flavour=-rt
 	apt-cache "${APT_OPTS[@]}" pkgnames linux-image- 2>/dev/null |
-		grep -E "^linux-image-$re\.[0-9]+(-[0-9]+)?(\+[a-z0-9]+)?-amd64$" | sort -V | tail -n 1
+		grep -E "^linux-image-$re\.[0-9]+(-[0-9]+)?(\+[a-z0-9]+)?$flavour-amd64$" |
+		sort -V -r
 }
 
 # The packages to download for kernel package $1: the image itself, or, for
@@ -216,7 +228,9 @@ newest_cached() {
 		[ -f "$d/ready" ] || continue
 		case $1 in
 		linux-*) [[ ${d##*/} == "$1"_* ]] || continue ;;
-		*) [[ $(cat "$d/release") == "$1".* ]] || continue ;;
+		*-rt) [[ $(cat "$d/release") == "${1%-rt}".*-rt-amd64 ]] || continue ;;
+		*) [[ $(cat "$d/release") == "$1".* && $(cat "$d/release") != *-rt-* ]] ||
+			continue ;;
 		esac
 		printf '%s %s\n' "$(cat "$d/release")" "$d"
 	done | sort -V | tail -n 1 | cut -d' ' -f2-
@@ -275,22 +289,30 @@ if [ "$OFFLINE" != 1 ]; then
 	RESOLVED=$APTDIR/resolved.$KERNEL
 	PKG='' V=''
 	[ "$RESOLVED" -nt "$APTDIR/updated" ] && read -r PKG V <"$RESOLVED"
-	if [ -z "$V" ]; then
-		case $KERNEL in
-		linux-*) PKG=$KERNEL ;;
-		*) PKG=$(newest_pkg "$KERNEL")
-		   [ -n "$PKG" ] || PKG=$(fallback_pkg "$KERNEL") ;;
-		esac
-		[ -z "$PKG" ] || V=$(pkg_version "$PKG")
-		[ -z "$V" ] || echo "$PKG $V" >"$RESOLVED"
-	fi
-	if [ -z "$PKG" ] || [ -z "$V" ]; then
-		msg "no Debian package of kernel $KERNEL in the lab's package lists"
-	elif [ -f "$KERNELS/${PKG}_$V/ready" ]; then
+	if [ -n "$V" ] && [ -f "$KERNELS/${PKG}_$V/ready" ]; then
 		DIR=$KERNELS/${PKG}_$V
 	else
-		mapfile -t PKGS < <(packages_of "$PKG")
-		DIR=$(fetch "$PKG" "${PKGS[@]}") || DIR=
+		case $KERNEL in
+		linux-*) CANDIDATES=("$KERNEL") ;;
+		*) mapfile -t CANDIDATES < <(series_pkgs "$KERNEL")
+		   [ ${#CANDIDATES[@]} -gt 0 ] || mapfile -t CANDIDATES < <(fallback_pkg "$KERNEL") ;;
+		esac
+		[ ${#CANDIDATES[@]} -gt 0 ] ||
+			msg "no Debian package of kernel $KERNEL in the lab's package lists"
+		# the archive may lack the newest builds the lists name (bullseye-security's
+		# 5.10 RT images were missing, 404): the next older ones, a few
+		for PKG in "${CANDIDATES[@]:0:6}"; do
+			V=$(pkg_version "$PKG")
+			[ -n "$V" ] || continue
+			if [ -f "$KERNELS/${PKG}_$V/ready" ]; then
+				DIR=$KERNELS/${PKG}_$V
+			else
+				mapfile -t PKGS < <(packages_of "$PKG")
+				DIR=$(fetch "$PKG" "${PKGS[@]}") || DIR=
+			fi
+			[ -z "$DIR" ] || { echo "$PKG $V" >"$RESOLVED"; break; }
+			rm -rf "$TMP/dl" "$TMP/x" "$TMP/k"
+		done
 	fi
 fi
 if [ -z "$DIR" ]; then

@@ -18,9 +18,9 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-say() { echo "record-e2e: $*"; }
-skip() { say "skip: $*"; exit 77; }
-fail() { say "FAIL: $*"; exit 1; }
+PROG=record-e2e
+# shellcheck source=host-lib.sh
+. "$HERE/host-lib.sh"
 
 DARC=${1:-}
 REC=${2:-}
@@ -33,40 +33,12 @@ DARC=$(realpath "$DARC")
 REC=$(realpath "$REC")
 TRACE_CMD=$(command -v trace-cmd) || skip "trace-cmd not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
-if [ -n "$KEEP" ]; then
-	mkdir -p "$KEEP" || fail "cannot create $KEEP"
-	WORK=$(cd "$KEEP" && pwd)
-	rm -rf "$WORK/vm"
-else
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/darc-rec-e2e.XXXXXX") || fail mktemp
-	trap 'rm -rf "$WORK"' EXIT
-fi
-
+work_dir "$KEEP"
 start=$SECONDS
-rc=0
 # at a fixed guest path: the guest mounts a tmpfs on /tmp, which would hide
 # a build tree under /tmp at its own path
-"$HERE/vm.sh" --out "$WORK/vm" --add "$REC=/usr/local/bin/darc-record" --add "$TRACE_CMD" --timeout 200 \
-	--script "$HERE/guest-darc-record.sh" || rc=$?
-case $rc in
-0) ;;
-77) skip "the VM lab cannot run here" ;;
-*) fail "the VM run failed (status $rc; console: $WORK/vm/vm-console.log)" ;;
-esac
-say "VM run took $((SECONDS - start))s"
-V=$WORK/vm
-failed=0
-check() { # NAME CMD...
-	local name=$1
-	shift
-	if "$@" >"$WORK/out.txt" 2>&1; then
-		say "ok: $name"
-	else
-		say "FAIL: $name"
-		head -20 "$WORK/out.txt"
-		failed=$((failed + 1))
-	fi
-}
+run_vm --add "$REC=/usr/local/bin/darc-record" --add "$TRACE_CMD" --timeout 200 \
+	--script "$HERE/guest-darc-record.sh"
 
 check "trace-cmd report reads the bundle" "$TRACE_CMD" report "$V/darc.dat"
 check "darc dump agrees with trace-cmd report -R on the bundle" \

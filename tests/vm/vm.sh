@@ -29,13 +29,16 @@ usage: vm.sh --out DIR --script GUEST.sh [options] [--] [ARG...]
                        (default: the same path; executables are also linked
                        into /usr/local/bin); dynamically linked ELF files
                        get the libraries ldd lists
-  --timeout SECS       kill the VM after SECS seconds (default 300)
+  --timeout SECS       kill the VM after SECS seconds (default 300; three
+                       times that on 5.10, whose function_graph takes
+                       minutes to switch on under TCG)
   --mem SIZE           guest memory (default 1G)
   --smp N              guest CPUs (default 2)
   --scratch-mib N      size of the scratch ext4 disk (default 256)
   --out-mib N          size of the raw output disk (default 128)
-  --kernel K           the kernel: 6.1 (the default), 6.12, 7.3 (Debian's
-                       newest of that series) or a Debian kernel package
+  --kernel K           the kernel: 6.1 (the default), 6.12, 7.3, 5.10 (Debian's
+                       newest of that series), 6.1-rt, 5.10-rt (its
+                       PREEMPT_RT flavour) or a Debian kernel package
                        name (tests/vm/fetch-kernel.sh)
   --append ARGS        extra kernel command line arguments
   --qemu-arg ARG       extra qemu argument (repeatable), e.g. -s for gdb
@@ -44,7 +47,8 @@ usage: vm.sh --out DIR --script GUEST.sh [options] [--] [ARG...]
   --fetch-only         only make sure the kernel is cached, print its dir
   -h, --help           this text
 
-Environment: DARC_VM_KERNEL (the default of --kernel), DARC_VM_CACHE
+Environment: DARC_VM_KERNEL (the default of --kernel), DARC_VM_SLOW (every
+timeout times this, for a busy host; default 1), DARC_VM_CACHE
 (kernel cache dir, default $XDG_CACHE_HOME/darc-vm or ~/.cache/darc-vm),
 DARC_VM_OFFLINE=1 (never download, use the cache), QEMU (qemu binary),
 DARC_VM_ACCEL (default tcg,thread=single), DARC_VM_SCRATCH_CACHE (qemu
@@ -107,7 +111,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-for n in "$TIMEOUT" "$SMP" "$SCRATCH_MIB" "$OUT_MIB"; do
+for n in "$TIMEOUT" "$SMP" "$SCRATCH_MIB" "$OUT_MIB" "${DARC_VM_SLOW:-1}"; do
 	case $n in ''|*[!0-9]*) die "not a number: '$n'" ;; esac
 done
 
@@ -363,6 +367,15 @@ if [ "$FETCH_ONLY" = 1 ]; then
 	echo "$KDIR"
 	exit 0
 fi
+
+# 5.10 takes minutes, not seconds, to switch function_graph on under TCG
+# (in ftrace_run_update_code's text pokes, with RCU stall warnings on the
+# way): its guests get three times as long
+case $(cat "$KDIR/release") in
+5.10.*) TIMEOUT=$((TIMEOUT * 3)) ;;
+esac
+# and a busy host (the emulated guest gets a share of a CPU) sets a factor of its own
+TIMEOUT=$((TIMEOUT * ${DARC_VM_SLOW:-1}))
 
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)

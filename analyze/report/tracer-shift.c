@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracer-shift: the tracer's share of each call of a selection, summed per
+ * bucket (tracer-shift.h says what and why).
+ *
+ * What is charged to a call, for its latency (incl): every call of its task
+ * among the ids of its subtree (its function_graph descendants, the system
+ * calls and probe pairs below it, and the calls of the interrupts it took
+ * while they ran), the probe hits inside it, and two tracepoint events a
+ * preemption (sched_switch out and in) or an interrupt (entry and exit),
+ * four a sleep (sched_waking and sched_wakeup too). For its own time
+ * (excl): its direct function_graph children (each for the part of its
+ * hooks outside its own duration) and what is charged to the call itself.
+ */
+#include "tracer-shift.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rows.h"
+#include "show.h"
+#include "vis.h"
+
+#define TC_MAX_NS 1e9 /* no traced call costs a second: a stored value beyond is not used */
+
+/* ---- the costs ---- */
+
+/* One mechanism's object of recording.tracer_cost into @c (its values checked). */
+static void load_one(struct tc_cost *c, int m, json_t *o)
+{
+	json_t *ns = json_object_get(o, "ns"), *own = json_object_get(o, "own_ns");
+	const char *src = json_string_value(json_object_get(o, "source"));
+
+	if (json_is_number(ns) && json_number_value(ns) >= 0 && json_number_value(ns) < TC_MAX_NS) {
+		c->ns[m] = json_number_value(ns);
+		c->estimated[m] = !src || strcmp(src, "measured");
+	}
+	if (m == TC_FGRAPH && json_is_number(own) && json_number_value(own) >= 0 &&
+	    json_number_value(own) < TC_MAX_NS)
+		c->own_ns = json_number_value(own);
+}
+
+/* recording.tracer_cost of @db into @t (nothing when absent or not JSON). */
+static int load_cost(struct rdb *db, struct tshift *t, struct fmt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	tc_cost_unknown(&t->cost);
+	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT tracer_cost FROM recording LIMIT 1", -1, &st,
+			       NULL))
+		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+				rdb_why(rdb_sql(db)));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		t->stored = json_loads(rdb_text(st, 0), 0, NULL);
+	if (!json_is_object(t->stored)) {
+		json_decref(t->stored);
+		t->stored = NULL;
+	}
+	for (int m = 0; m < TC_NMECH && t->stored; m++)
+		load_one(&t->cost, m, json_object_get(t->stored, tc_mech_names[m]));
+	if (t->stored && json_object_get(t->stored, TC_GRAPH_UFTRACE)) /* uftrace's hooks */
+		load_one(&t->cost, TC_FGRAPH, json_object_get(t->stored, TC_GRAPH_UFTRACE));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+				rdb_why(rdb_sql(db)));
+	return 0;
+}
+
+/* Is any cost known? */
+static bool any_cost(const struct tc_cost *c)
+{
+	for (int m = 0; m < TC_NMECH; m++)
+		if (!isnan(c->ns[m]))
+			return true;
+	return false;
+}
+
+/* ---- what is charged to a call ---- */
+
+/* Something charged to a call: a probe hit, a sched interval, an interrupt. */
+struct charge {
+	int64_t call_id, task;
+	int mech;   /* enum tc_mech */
+	int events; /* how many of its events */
+};
+
+/* What counting the calls works with. */
+struct counter {
+	sqlite3 *sql;
+	sqlite3_stmt *below; /* calls of a task in an id range, by func.kind */
+	sqlite3_stmt *kids;  /* direct children, by func.kind */
+	struct charge *ch;   /* sorted by call_id */
+	int64_t nch;
+};
+
+static int by_call(const void *a, const void *b)
+{
+	const struct charge *x = a, *y = b;
+
+	return (x->call_id > y->call_id) - (x->call_id < y->call_id);
+}
+
+/*
+ * Probe points (a pair is a call, counted with the calls): a uprobe's when
+ * its function is one (func.kind 3), a return probe's when its event ends
+ * in "__return" (darc-record's, perf's) or "_ret" (the lab's kretprobes).
+ */
+#define RETURN_EVENT                                                                              \
+	"(p.event LIKE '%\\_\\_return' ESCAPE '\\' OR p.event LIKE '%\\_ret' ESCAPE '\\')"
+static const char *const charges_sql[] = {
+    "SELECT p.call_id, p.task_id, CASE WHEN coalesce(f.kind, 0) = 3 THEN (CASE WHEN "
+    RETURN_EVENT " THEN 4 ELSE 3 END) ELSE (CASE WHEN " RETURN_EVENT " THEN 2 ELSE 1 END)"
+    " END, 1 FROM probe_hit p LEFT JOIN func f ON f.id = p.func_id WHERE p.role = 0",
+    /* off CPU: sched_switch out and in; a sleep also sched_waking and sched_wakeup */
+    "SELECT call_id, task_id, 5, CASE WHEN kind = 1 THEN 4 ELSE 2 END FROM sched_interval",
+    /* interrupts: their entry and exit events */
+    "SELECT call_id, task_id, 5, 2 FROM irq_interval",
+};
+
+/* The rows of one of charges_sql into @x. 0, or -1 with @err. */
+static int load_charges(struct counter *x, const char *sql, struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(x->sql, sql, -1, &st, NULL))
+		return fmt_errf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int mech = sqlite3_column_int(st, 2);
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			continue;
+		if (!(x->nch & (x->nch + 1))) { /* 0, 1, 3, 7, ...: full */
+			struct charge *p = realloc(x->ch, (x->nch + 1) * 2 * sizeof(*p));
+			if (!p)
+				break;
+			x->ch = p;
+		}
+		x->ch[x->nch++] = (struct charge){sqlite3_column_int64(st, 0),
+						  sqlite3_column_int64(st, 1), mech,
+						  sqlite3_column_int(st, 3)};
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return fmt_errf(err, NULL, "cannot read what the tracer did: %s",
+				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
+	return 0;
+}
+
+static void counter_free(struct counter *x)
+{
+	sqlite3_finalize(x->below);
+	sqlite3_finalize(x->kids);
+	free(x->ch);
+}
+
+static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
+{
+	memset(x, 0, sizeof(*x));
+	x->sql = rdb_sql(db);
+	if (sqlite3_prepare_v2(x->sql,
+			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
+			       " LEFT JOIN func f ON f.id = b.func_id"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3 GROUP BY 1",
+			       -1, &x->below, NULL) ||
+	    sqlite3_prepare_v2(x->sql,
+			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
+			       " LEFT JOIN func f ON f.id = b.func_id"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1 GROUP BY 1",
+			       -1, &x->kids, NULL))
+		return fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
+	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
+		if (load_charges(x, charges_sql[i], err))
+			return -1;
+	qsort(x->ch, x->nch, sizeof(*x->ch), by_call);
+	return 0;
+}
+
+/* Add @n calls of func.kind @kind to @k: what their tracing cost. */
+static void count_kind(struct tc_counts *k, int kind, int64_t n)
+{
+	switch (kind) {
+	case FUNC_KERNEL:
+		k->n[TC_FGRAPH] += n;
+		break;
+	case FUNC_SYSCALL: /* sys_enter and sys_exit */
+		k->n[TC_TRACEPOINT] += 2 * n;
+		break;
+	/* a probe pair: its entry trap serves both probes; a return probe alone
+	   costs both traps (calib.c measures it so), which is about the pair's */
+	case FUNC_KPROBE:
+		k->n[TC_KRETPROBE] += n;
+		break;
+	case FUNC_UPROBE:
+		k->n[TC_URETPROBE] += n;
+		break;
+	}
+}
+
+/* The charges to calls @lo .. @hi of task @task into @k. */
+static void count_charges(const struct counter *x, int64_t lo, int64_t hi, int64_t task,
+			  struct tc_counts *k)
+{
+	int64_t a = 0, b = x->nch;
+
+	while (a < b) { /* the first charge at @lo or after */
+		int64_t m = a + (b - a) / 2;
+		if (x->ch[m].call_id < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < x->nch && x->ch[a].call_id <= hi; a++)
+		if (x->ch[a].task == task)
+			k->n[x->ch[a].mech] += x->ch[a].events;
+}
+
+/* What was traced inside call @id (of @task, subtree to @last, func.kind @kind) into @k. */
+static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task, int kind,
+		      bool excl, struct tc_counts *k)
+{
+	sqlite3_stmt *st = excl ? x->kids : x->below;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	k->self_fgraph = kind == FUNC_KERNEL;
+	k->excl = excl;
+	if (last < id)
+		last = id;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, last);
+	if (!excl)
+		sqlite3_bind_int64(st, 3, task);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int ck = sqlite3_column_int(st, 0);
+		if (!excl || ck == FUNC_KERNEL)
+			count_kind(k, ck, sqlite3_column_int64(st, 1));
+	}
+	count_charges(x, id, excl ? id : last, task, k);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- per bucket ---- */
+
+/* Bucket @b of @t, made (zeroed) if new; NULL when out of memory. */
+static struct tc_bucket *bucket_at(struct tshift *t, int b)
+{
+	int i = 0;
+
+	while (i < t->n && t->b[i].bucket < b)
+		i++;
+	if (i < t->n && t->b[i].bucket == b)
+		return &t->b[i];
+	if (!(t->n & (t->n + 1))) { /* 0, 1, 3, 7, ...: full */
+		struct tc_bucket *p = realloc(t->b, (t->n + 1) * 2 * sizeof(*p));
+		if (!p)
+			return NULL;
+		t->b = p;
+	}
+	memmove(&t->b[i + 1], &t->b[i], (t->n - i) * sizeof(*t->b));
+	t->n++;
+	t->b[i] = (struct tc_bucket){.bucket = b};
+	return &t->b[i];
+}
+
+/* One call of value @v (the selection's unit) and tracer share @share ns into @t. */
+static int add_call(struct tshift *t, double v, double share)
+{
+	double s = share * t->scale;
+	int sh = tc_shift(v, s, t->resolution);
+	struct tc_bucket *b = bucket_at(t, tc_bucket(v, t->resolution));
+
+	if (!b)
+		return -1;
+	b->calls++;
+	b->lat_ns += v;
+	b->share_ns += s < v ? s : v;
+	b->shifted += sh > 0;
+	if (sh > b->shift_max)
+		b->shift_max = sh;
+	return 0;
+}
+
+/* Every call in sr_root, counted and priced, into @t. */
+static int add_selected(struct rdb *db, struct tshift *t, bool excl, struct fmt_err *err)
+{
+	struct counter x;
+	sqlite3_stmt *st = NULL;
+	int rc = counter_init(&x, db, err);
+
+	if (!rc && sqlite3_prepare_v2(rdb_sql(db),
+				      "SELECT c.id, c.last_id, c.task_id, coalesce(f.kind, -1),"
+				      " c.incl_ns, c.excl_ns FROM sr_root r JOIN call c ON c.id = r.id"
+				      " LEFT JOIN func f ON f.id = c.func_id ORDER BY c.id",
+				      -1, &st, NULL))
+		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct tc_counts k;
+		double v = (double)sqlite3_column_int64(st, excl ? 5 : 4) * t->scale;
+		rc = count_call(&x, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+				sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3), excl, &k);
+		if (rc)
+			break;
+		if (add_call(t, v, tc_share(&t->cost, &k))) {
+			rc = fmt_errf(err, NULL, "out of memory");
+			break;
+		}
+	}
+	if (rc > 0 && rc != SQLITE_DONE)
+		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	sqlite3_finalize(st);
+	counter_free(&x);
+	return rc;
+}
+
+int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+		struct tshift *t, struct fmt_err *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->resolution = sel->resolution;
+	t->scale = sel->scale > 0 ? sel->scale : 1;
+	t->valued = sel->metric == RM_INCL || sel->metric == RM_EXCL;
+	if (load_cost(db, t, err))
+		return -1;
+	if (!t->valued || !any_cost(&t->cost))
+		return 0;
+	if (rdb_select_calls_scan(db, sel, lo, hi, err) < 0 ||
+	    add_selected(db, t, sel->metric == RM_EXCL, err)) {
+		tshift_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+void tshift_release(struct tshift *t)
+{
+	json_decref(t->stored);
+	free(t->b);
+	memset(t, 0, sizeof(*t));
+}
+
+int tshift_of(const struct tshift *t, const struct tc_bucket *b)
+{
+	return b->calls ? tc_shift(b->lat_ns / b->calls, b->share_ns / b->calls, t->resolution)
+			: 0;
+}
+
+static const struct tc_bucket *find(const struct tshift *t, int bucket)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->b[i].bucket == bucket)
+			return &t->b[i];
+	return NULL;
+}
+
+json_t *tshift_bucket_json(const struct tshift *t, int bucket)
+{
+	const struct tc_bucket *b = find(t, bucket);
+
+	if (!b || !b->calls)
+		return json_null();
+	return json_pack("{sf sf si sI si}", "share_ns", b->share_ns / b->calls, "share",
+			 b->lat_ns > 0 ? b->share_ns / b->lat_ns : 0.0, "shift", tshift_of(t, b),
+			 "shifted_calls", (json_int_t)b->shifted, "shift_max", b->shift_max);
+}
+
+json_t *tshift_range_json(const struct tshift *t, int lo, int hi)
+{
+	struct tc_bucket sum = {0};
+	json_t *shifted = json_array();
+
+	for (int i = 0; i < t->n; i++) {
+		const struct tc_bucket *b = &t->b[i];
+		if (b->bucket < lo || b->bucket > hi)
+			continue;
+		sum.calls += b->calls;
+		sum.lat_ns += b->lat_ns;
+		sum.share_ns += b->share_ns;
+		sum.shifted += b->shifted;
+		sum.shift_max = b->shift_max > sum.shift_max ? b->shift_max : sum.shift_max;
+		if (tshift_of(t, b) > 0)
+			json_array_append_new(shifted, json_integer(b->bucket));
+	}
+	if (!sum.calls) {
+		json_decref(shifted);
+		return json_null();
+	}
+	return json_pack("{sf sf sI si so}", "share_ns", sum.share_ns / sum.calls, "share",
+			 sum.lat_ns > 0 ? sum.share_ns / sum.lat_ns : 0.0, "shifted_calls",
+			 (json_int_t)sum.shifted, "shift_max", sum.shift_max, "buckets_shifted",
+			 shifted);
+}
+
+json_t *tshift_cost_json(const struct tshift *t)
+{
+	json_t *o;
+	const char *k;
+	json_t *v;
+
+	if (!t->stored)
+		return json_null();
+	o = json_object();
+	json_object_foreach(t->stored, k, v)
+		json_object_set_new(o, k,
+				    json_pack("{sOsO}", "ns", json_object_get(v, "ns") ?: json_null(),
+					      "source",
+					      json_object_get(v, "source") ?: json_null()));
+	return o;
+}
+
+void tshift_cost_words(const struct tshift *t, char *buf, size_t n)
+{
+	const char *k, *sep = "";
+	json_t *v;
+	size_t at = 0;
+
+	buf[0] = 0;
+	json_object_foreach(t->stored, k, v) {
+		json_t *ns = json_object_get(v, "ns");
+		const char *src = json_string_value(json_object_get(v, "source"));
+		char a[32];
+		json_t *est = json_object_get(v, "estimated_ns");
+		bool meas = src && !strcmp(src, "measured");
+		char b[32];
+		if (json_is_number(ns) && meas && json_is_number(est)) /* the graph's: both */
+			at += snprintf(buf + at, at < n ? n - at : 0,
+				       "%s%s %s (measured; %s estimated from the recording)", sep,
+				       vis(k), show_amount(json_number_value(ns), "ns", a, sizeof(a)),
+				       show_amount(json_number_value(est), "ns", b, sizeof(b)));
+		else if (json_is_number(ns))
+			at += snprintf(buf + at, at < n ? n - at : 0, "%s%s %s (%s)", sep, vis(k),
+				       show_amount(json_number_value(ns), "ns", a, sizeof(a)),
+				       meas ? "measured" : "estimated from the recording");
+		else
+			at += snprintf(buf + at, at < n ? n - at : 0, "%s%s not known", sep, vis(k));
+		sep = ", ";
+	}
+}
+
+void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char *indent)
+{
+	char words[1024];
+	int shown = 0;
+
+	if (!t->stored)
+		return;
+	tshift_cost_words(t, words, sizeof(words));
+	fprintf(out, "%sthe tracer's cost a traced call: %s\n", indent, words);
+	if (!t->valued || !any_cost(&t->cost)) {
+		fprintf(out, "%s  its share is not known for this %s\n", indent,
+			t->valued ? "recording" : "metric (only for incl and excl)");
+		return;
+	}
+	for (int i = 0; i < t->n; i++) {
+		const struct tc_bucket *b = &t->b[i];
+		int sh = tshift_of(t, b);
+		if (sh < 1)
+			continue;
+		if (!shown++)
+			fprintf(out, "%sthe buckets it shifts by a bucket or more (untraced, their "
+				     "calls would be lower):\n", indent);
+		fprintf(out, "%s  bucket %d: %.0f%% of its latency is the tracer's; its mean "
+			     "%d bucket%s lower, %lld of %lld calls lower\n",
+			indent, b->bucket, b->lat_ns > 0 ? 100 * b->share_ns / b->lat_ns : 0.0, sh,
+			sh == 1 ? "" : "s", (long long)b->shifted, (long long)b->calls);
+	}
+	if (!shown)
+		fprintf(out, "%s  it shifts no bucket by a bucket or more\n", indent);
+}
+
+/* ---- the recorder's own tasks ---- */
+
+/* The manifest's recorder pid (darc-record's own), or 0. */
+static int64_t recorder_pid(struct rdb *db)
+{
+	sqlite3_stmt *st;
+	int64_t pid = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT manifest FROM recording LIMIT 1", -1, &st,
+			       NULL))
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
+		json_t *m = json_loads(rdb_text(st, 0), 0, NULL);
+		json_t *p = json_object_get(json_object_get(m, "recorder"), "pid");
+		pid = json_is_integer(p) ? json_integer_value(p) : 0;
+		json_decref(m);
+	}
+	sqlite3_finalize(st);
+	return pid;
+}
+
+int tshift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n)
+{
+	sqlite3_stmt *st;
+	int64_t rec = recorder_pid(db), pid = -1;
+	const char *name = NULL;
+	char comm[64] = "";
+
+	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT pid, comm FROM task WHERE tid = ?", -1, &st,
+			       NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			pid = sqlite3_column_int64(st, 0);
+		snprintf(comm, sizeof(comm), "%s", rdb_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (!strcmp(comm, "trace-cmd"))
+		name = "trace-cmd";
+	else if (!strncmp(comm, "darc-record", 11) || (rec > 0 && (tid == rec || pid == rec)))
+		name = "darc-record";
+	if (name)
+		snprintf(who, n, "%s", name);
+	return name != NULL;
+}

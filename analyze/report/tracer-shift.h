@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracer-shift: what the tracer's own cost does to a profile, read from a
+ * database (analyze/tracer-cost.h says what the cost is and how it is
+ * known). For each call of a selection: what was traced inside it (its
+ * traced descendants, the probe hits, system call, scheduler and interrupt
+ * events charged to it), priced at recording.tracer_cost, is the tracer's
+ * share of its latency; the OSprof buckets that share moved it up is its
+ * shift. Summed per bucket of the profile, that says which buckets the
+ * tracer's cost shifts by a bucket or more (DARC's Tables 8.2 and 8.3).
+ * darc hist, peaks and explain show it beside the measured profile, never
+ * instead of it.
+ *
+ * Also: which tasks are the recorder's own (trace-cmd's reader threads,
+ * darc-record), so that explain can name the recorder's doing apart from
+ * the workload's causes.
+ */
+#ifndef DARC_TRACER_SHIFT_H
+#define DARC_TRACER_SHIFT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "read.h"
+#include "tracer-cost.h"
+
+/* One bucket of a profile, with the tracer's share of its calls. */
+struct tc_bucket {
+	int bucket;	 /* at the profile's resolution */
+	int64_t calls;	 /* complete calls in it */
+	double lat_ns;	 /* their value, summed (in the selection's unit) */
+	double share_ns; /* the tracer's share of it, summed */
+	int64_t shifted; /* calls that untraced would be at least one bucket lower */
+	int shift_max;	 /* the most any of its calls moves */
+};
+
+/* The tracer's cost of a database and its shift of one selection's profile. */
+struct tshift {
+	struct tc_cost cost; /* by mechanism (NAN: not known) */
+	json_t *stored;	     /* recording.tracer_cost as stored, or NULL: none used */
+	bool valued;	     /* the metric has a share (incl and excl; not irq, blocked, ...) */
+	int resolution;	     /* the profile's */
+	double scale;	     /* the selection's unit per ns (cycles) */
+	struct tc_bucket *b; /* the buckets with calls, lowest first */
+	int n;
+};
+
+/*
+ * The shift of @sel's complete calls into @t, bucket by bucket of @sel's
+ * metric: every call between @lo and @hi ns (INT64_MIN, INT64_MAX: all).
+ * With nothing known of the tracer's cost, or a metric the tracer's share
+ * is not defined for, @t has no buckets. 0, or -1 with @err set.
+ */
+int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+		struct tshift *t, struct fmt_err *err);
+
+/* Free what tshift_load() allocated. */
+void tshift_release(struct tshift *t);
+
+/* How many buckets lower bucket @b's mean latency falls without its mean share. */
+int tshift_of(const struct tshift *t, const struct tc_bucket *b);
+
+/*
+ * Bucket @bucket's shift as JSON: {"share_ns" (mean per call), "share" (of
+ * the bucket's latency), "shift" (of its mean, in buckets), "shifted_calls",
+ * "shift_max"}; null when the cost is unknown or the bucket empty.
+ */
+json_t *tshift_bucket_json(const struct tshift *t, int bucket);
+
+/* The same summed over buckets @lo..@hi (a peak, a slow part), with "buckets" shifted. */
+json_t *tshift_range_json(const struct tshift *t, int lo, int hi);
+
+/* The costs used, by mechanism: {"function_graph": {"ns", "source"}, ...}, or null. */
+json_t *tshift_cost_json(const struct tshift *t);
+
+/* "function_graph 2.50us (estimated from the recording), kprobe not known" into @buf. */
+void tshift_cost_words(const struct tshift *t, char *buf, size_t n);
+
+/*
+ * Two lines for the text reports: the cost by mechanism and how it is known,
+ * then the buckets it shifts by a bucket or more (at @indent). Nothing when
+ * the recording used no mechanism darc knows.
+ */
+void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char *indent);
+
+/*
+ * Is task @tid the recorder's own? Then @who gets what it is: "trace-cmd"
+ * (its threads: the reader per CPU and the one that started the command)
+ * or "darc-record" (by name, or a thread of the manifest's recorder pid).
+ * 1 yes, 0 no.
+ */
+int tshift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n);
+
+#endif

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of analyze/tracer-cost.c: the estimate from function_graph
+ * events, the JSON the analysis stores, the share of a call and its shift
+ * in OSprof buckets, and the same read back from a database the writer made.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "rows.h"
+#include "tracer-cost.h"
+#include "tracer-shift.h"
+#include "along-check.h"
+#include "write.h"
+
+/* ---- buckets, share, shift ---- */
+
+START_TEST(test_shift)
+{
+	/* 1000 ns is bucket 9 at one bucket an octave (512 <= ns < 1024) */
+	ck_assert_int_eq(tc_bucket(1000, 1), 9);
+	ck_assert_int_eq(tc_bucket(1000, 4), 39);
+	ck_assert_int_eq(tc_bucket(0.5, 1), 0);
+	ck_assert_int_eq(tc_shift(1000, 0, 1), 0);
+	ck_assert_int_eq(tc_shift(1000, 400, 1), 0);  /* 600: still bucket 9 */
+	ck_assert_int_eq(tc_shift(1000, 600, 1), 1);  /* 400: bucket 8 */
+	ck_assert_int_eq(tc_shift(1000, 999, 1), 9);  /* 1 ns: bucket 0 */
+	ck_assert_int_eq(tc_shift(1000, 5000, 1), 9); /* more than all of it: 1 ns */
+	ck_assert_int_eq(tc_shift(1000, 600, 4), 5);  /* 39 - floor(4 log2 400) = 39 - 34 */
+	ck_assert_int_eq(tc_shift(1000, NAN, 1), 0);
+}
+END_TEST
+
+START_TEST(test_share)
+{
+	struct tc_cost c;
+	struct tc_counts k = {{0}};
+
+	tc_cost_unknown(&c);
+	k.n[TC_FGRAPH] = 10;
+	k.n[TC_KPROBE] = 2;
+	k.n[TC_TRACEPOINT] = 4;
+	k.self_fgraph = true;
+	ck_assert(tc_share(&c, &k) == 0); /* nothing known: no share */
+	c.ns[TC_FGRAPH] = 100;
+	c.ns[TC_KPROBE] = 50;
+	c.ns[TC_TRACEPOINT] = 10;
+	c.own_ns = 40;
+	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 100 + 40 + 40, 1e-9);
+	k.self_fgraph = false;
+	c.ns[TC_KPROBE] = NAN; /* an unknown one counts nothing */
+	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 40, 1e-9);
+}
+END_TEST
+
+/* ---- the estimate ---- */
+
+static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
+{
+	struct aev a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
+
+	a.fg.func_id = func;
+	a.fg.depth = depth;
+	a.fg.calltime = a.fg.rettime = a.fg.dur = a.fg.retval = DARC_NULL;
+	return a;
+}
+
+/* A leaf call of @func from @t to @t + @dur on @cpu: its entry and its exit. */
+static void leaf(struct tc_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
+{
+	struct aev in = fg(AEV_FG_ENTRY, cpu, func, 2, t), out = fg(AEV_FG_EXIT, cpu, func, 2, t + dur);
+
+	out.fg.calltime = t;
+	out.fg.rettime = t + dur;
+	out.fg.dur = dur;
+	ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
+	ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+}
+
+/*
+ * Two functions called in turn, 40 times: 3 (an empty one, 500 ns) and 4
+ * (1500 ns), 300 ns from one's return to the next call; and calls of 5 whose
+ * entry and exit are not adjacent (an event between), never a leaf.
+ */
+static struct tc_est *fed(void)
+{
+	struct tc_est *e = tc_est_new();
+	struct aev sw = {.kind = AEV_SWITCH, .cpu = 1, .t = 5};
+	int64_t t = 1000000;
+
+	ck_assert_ptr_nonnull(e);
+	for (int i = 0; i < 40; i++) {
+		leaf(e, 0, 3, t, 500);
+		leaf(e, 0, 4, t + 800, 1500);
+		t += 2600; /* 300 ns after 4's return: 3 again */
+	}
+	for (int i = 0; i < 40; i++) {
+		struct aev in = fg(AEV_FG_ENTRY, 1, 5, 1, t), out = fg(AEV_FG_EXIT, 1, 5, 1, t + 50);
+		out.fg.calltime = t;
+		out.fg.rettime = t + 50;
+		out.fg.dur = 50;
+		ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
+		ck_assert_int_eq(tc_est_feed(e, &sw, false), 0);
+		ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+		t += 1000;
+	}
+	return e;
+}
+
+START_TEST(test_estimate)
+{
+	struct tc_est *e = fed();
+	double own, gap;
+	int64_t nown, ngap;
+
+	tc_est_get(e, 20, &own, &gap, &nown, &ngap);
+	ck_assert_int_eq(nown, 80); /* 3 and 4, not 5 */
+	ck_assert_int_eq(ngap, 79); /* every call but the first follows a sibling's return */
+	ck_assert_double_eq_tol(own, 500, 500 * 0.025);
+	ck_assert_double_eq_tol(gap, 300, 300 * 0.025);
+	tc_est_get(e, 50, &own, &gap, &nown, &ngap); /* too few calls of each */
+	ck_assert(isnan(own) && isnan(gap));
+	tc_est_free(e);
+}
+END_TEST
+
+START_TEST(test_est_json)
+{
+	struct tc_est *e = fed();
+	struct aev k = {.kind = AEV_PROBE_ENTRY, .cpu = 0};
+	char *j, *p;
+
+	ck_assert_int_eq(tc_est_feed(e, &k, false), 0);
+	j = tc_est_json(e, NULL, NULL);
+	/* 500 ns inside the empty function, 300 between calls: 800 */
+	ck_assert_ptr_nonnull(p = strstr(j, "\"function_graph\":{\"ns\":"));
+	ck_assert_double_eq_tol(strtod(p + strlen("\"function_graph\":{\"ns\":"), NULL), 800,
+				800 * 0.025);
+	ck_assert_ptr_nonnull(strstr(j, "\"source\":\"estimated\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":null,\"source\":\"unknown\",\"events\":1}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"tracepoint\":{\"ns\":null"));
+	free(j);
+	/* darc-record's measured costs win, the estimate stays beside */
+	j = tc_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
+			   "\"kprobe\":77,\"uprobe\":-3}}}", NULL);
+	ck_assert_ptr_nonnull(strstr(j, "\"function_graph\":{\"ns\":1234.5,\"source\":\"measured\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":77.0,\"source\":\"measured\",\"events\":1}"));
+	ck_assert_ptr_null(strstr(j, "uprobe")); /* a negative cost is no cost */
+	free(j);
+	tc_est_free(e);
+	e = tc_est_new();
+	ck_assert_ptr_null(tc_est_json(e, NULL, NULL)); /* no tracing mechanism at all */
+	tc_est_free(e);
+}
+END_TEST
+
+/* ---- from a database ---- */
+
+static char dir[64], target[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/darc-tc-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/tc.db", dir);
+}
+
+static void teardown(void)
+{
+	unlink(target);
+	rmdir(dir);
+}
+
+static struct call_rec call(int64_t id, int64_t task, int64_t func, int64_t parent, int64_t last,
+			    int64_t incl)
+{
+	struct call_rec c = {.id = id, .last_id = last, .task_id = task, .func_id = func,
+			     .parent_id = parent, .fnode_id = func, .interrupted_id = DARC_NULL,
+			     .depth = parent == DARC_NULL ? 0 : 1, .cpu = 0, .t_entry = id * 10,
+			     .t_exit = id * 10 + incl, .incl_ns = incl, .excl_ns = incl};
+	return c;
+}
+
+/*
+ * Function 1 (kernel) is called twice by task 100: call 1 (900 ns) holds
+ * calls 2, 4 and 5 of its task (2 kernel, 4 a system call, 5 a uprobe
+ * pair), a kprobe hit, a blocked interval and an interrupt; call 3 of task
+ * 200 runs meanwhile on another CPU. Call 6 (100 us) holds nothing.
+ */
+static void put_rows(struct db *db, const char *cost, const char *manifest)
+{
+	struct func_rec f[] = {{1, "vfs_read", FUNC_KERNEL, DARC_NULL, NULL, 0},
+			       {2, "pread64", FUNC_SYSCALL, 17, NULL, 0},
+			       {3, "app_func", FUNC_UPROBE, DARC_NULL, "/bin/app", 0}};
+	struct call_rec c[] = {call(1, 100, 1, DARC_NULL, 5, 900), call(2, 100, 1, 1, 2, 10),
+			       call(3, 200, 1, DARC_NULL, 3, 10), call(4, 100, 2, 1, 4, 10),
+			       call(5, 100, 3, 1, 5, 10), call(6, 100, 1, DARC_NULL, 6, 100000)};
+	struct probe_rec p = {1, 35, 0, 100, 1, "kprobes:submit_bio", PROBE_POINT, CTX_TASK, 4, NULL};
+	struct probe_rec p2 = {2, 36, 1, 200, 1, "kprobes:submit_bio", PROBE_POINT, CTX_TASK, 3, NULL};
+	struct sched_rec s = {1, 100, SCHED_BLOCKED, 2, 0, 0, 20, 30, 2, DARC_NULL};
+	struct irq_rec irq = {1, 0, IRQ_HARD, 11, "virtio", 40, 45, 100, 5};
+	struct task_rec t[] = {{100, 100, "fio"}, {200, 200, "trace-cmd"}, {300, 300, "darc-record"},
+			       {401, 400, "worker"}};
+	struct recording_rec r = {.source = "x.dat", .cpus = 2, .t_first = DARC_NULL,
+				  .t_last = DARC_NULL, .source_size = DARC_NULL,
+				  .source_mtime_ns = DARC_NULL, .manifest = manifest,
+				  .tracer_cost = cost};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+		ck_assert_int_eq(db_put_func(db, &f[i]), 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
+		ck_assert_int_eq(db_put_call(db, &c[i]), 0);
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
+		ck_assert_int_eq(db_put_task(db, &t[i]), 0);
+	ck_assert_int_eq(db_put_probe(db, &p), 0);
+	ck_assert_int_eq(db_put_probe(db, &p2), 0);
+	ck_assert_int_eq(db_put_sched(db, &s), 0);
+	ck_assert_int_eq(db_put_irq(db, &irq), 0);
+	ck_assert_int_eq(db_put_recording(db, &r), 0);
+}
+
+static struct rdb *make_db(const char *cost, const char *manifest)
+{
+	struct fmt_err err;
+	struct db *db = db_create(target, true, &err);
+	struct rdb *r;
+
+	ck_assert_msg(db, "%s", err.msg);
+	put_rows(db, cost, manifest);
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	r = rdb_open(target, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	return r;
+}
+
+static const char cost_json[] =
+    "{\"function_graph\":{\"ns\":100,\"source\":\"measured\",\"own_ns\":40},"
+    "\"kprobe\":{\"ns\":50,\"source\":\"measured\"},\"uretprobe\":{\"ns\":1000},"
+    "\"tracepoint\":{\"ns\":10,\"source\":\"measured\"},\"uprobe\":{\"ns\":\"x\"}}";
+
+/* The shift of vfs_read's calls at @resolution, metric @metric, into @t. */
+static void shift_of(struct rdb *db, int metric, int resolution, struct tshift *t)
+{
+	struct rsel sel = RSEL_INIT;
+	struct fmt_err err;
+
+	sel.func = "vfs_read";
+	sel.metric = metric;
+	sel.resolution = resolution;
+	ck_assert_msg(tshift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s", err.msg);
+}
+
+static const struct tc_bucket *bucket(const struct tshift *t, int b)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->b[i].bucket == b)
+			return &t->b[i];
+	ck_abort_msg("no bucket %d", b);
+	return NULL;
+}
+
+START_TEST(test_load_counts)
+{
+	struct rdb *db = make_db(cost_json, NULL);
+	struct tshift t;
+	const struct tc_bucket *b;
+
+	shift_of(db, RM_INCL, 1, &t);
+	ck_assert(t.cost.ns[TC_FGRAPH] == 100 && !t.cost.estimated[TC_FGRAPH] &&
+		  t.cost.own_ns == 40);
+	ck_assert(t.cost.ns[TC_KPROBE] == 50 && t.cost.ns[TC_TRACEPOINT] == 10);
+	ck_assert(t.cost.ns[TC_URETPROBE] == 1000 && t.cost.estimated[TC_URETPROBE]); /* no source */
+	ck_assert(isnan(t.cost.ns[TC_UPROBE]) && isnan(t.cost.ns[TC_KRETPROBE]));
+	/* call 1 (900 ns, bucket 9): 2 (kernel: 100), 4 (syscall: 2 events), 5 (uprobe
+	   pair: its return probe, 1000), the kprobe hit in 4 (50), blocked in 2 (4
+	   events), the interrupt of 5 (2 events): 8 tracepoint events (80), itself
+	   (own 40); not call 3 of another task: 1270, more than its latency, so all
+	   of it, and it falls from bucket 9 to bucket 0 */
+	b = bucket(&t, 9);
+	ck_assert_int_eq(b->calls, 1);
+	ck_assert_double_eq_tol(b->share_ns, 900, 1e-9);
+	ck_assert_int_eq(b->shift_max, 9);
+	tshift_release(&t);
+	/* its own time: its direct kernel child (100 - 40 outside it), itself (40), what
+	   is charged to call 1 itself: nothing */
+	shift_of(db, RM_EXCL, 1, &t);
+	ck_assert_double_eq_tol(t.b[t.n - 1].share_ns + 0, 40, 1e-9); /* call 6: own only */
+	tshift_release(&t);
+	rdb_close(db);
+}
+END_TEST
+
+START_TEST(test_hist_shift)
+{
+	static const char small[] = "{\"function_graph\":{\"ns\":100,\"own_ns\":40},"
+				    "\"tracepoint\":{\"ns\":10}}";
+	struct rdb *db = make_db(small, NULL);
+	struct tshift t;
+	const struct tc_bucket *b;
+	json_t *j;
+
+	shift_of(db, RM_INCL, 1, &t);
+	/* calls 1 (900 ns, bucket 9; share 100 + 80 + 40 = 220: 680, still 9),
+	   2 and 3 (10 ns, bucket 3; own 40 is more than all of it: 1 ns, bucket 0),
+	   6 (100 us, bucket 16; own 40: no shift) */
+	ck_assert_int_eq(t.n, 3);
+	b = bucket(&t, 3);
+	ck_assert_int_eq(b->calls, 2);
+	ck_assert_int_eq(b->shifted, 2);
+	ck_assert_int_eq(tshift_of(&t, b), 3);
+	b = bucket(&t, 9);
+	ck_assert_int_eq(b->shifted, 0);
+	ck_assert_double_eq_tol(b->share_ns, 220, 1e-9);
+	ck_assert_int_eq(tshift_of(&t, b), 0);
+	ck_assert_int_eq(bucket(&t, 16)->shift_max, 0);
+	j = tshift_bucket_json(&t, 9);
+	ck_assert_double_eq_tol(json_number_value(json_object_get(j, "share")), 220.0 / 900, 1e-9);
+	json_decref(j);
+	j = tshift_range_json(&t, 3, 9);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "shifted_calls")), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "buckets_shifted")), 1);
+	json_decref(j);
+	ck_assert(json_is_null(tshift_bucket_json(&t, 4)));
+	tshift_release(&t);
+	/* at 4 buckets an octave the 220 ns of call 1 are two: 39 -> 37 */
+	shift_of(db, RM_INCL, 4, &t);
+	b = bucket(&t, 39);
+	ck_assert_int_eq(tshift_of(&t, b), 2);
+	ck_assert_int_eq(b->shifted, 1);
+	tshift_release(&t);
+	/* blocked time: no share defined */
+	shift_of(db, RM_BLOCKED, 1, &t);
+	ck_assert(!t.valued && t.n == 0);
+	tshift_release(&t);
+	rdb_close(db);
+}
+END_TEST
+
+START_TEST(test_recorder_task)
+{
+	struct rdb *db = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
+	struct tshift t;
+	char who[32] = "";
+
+	shift_of(db, RM_INCL, 1, &t); /* no tracer_cost: all unknown, nothing shifted */
+	ck_assert(isnan(t.cost.ns[TC_FGRAPH]) && isnan(t.cost.own_ns) && !t.stored && !t.n);
+	tshift_release(&t);
+	ck_assert_int_eq(tshift_recorder_task(db, 100, who, sizeof(who)), 0);
+	ck_assert_int_eq(tshift_recorder_task(db, 200, who, sizeof(who)), 1);
+	ck_assert_str_eq(who, "trace-cmd");
+	ck_assert_int_eq(tshift_recorder_task(db, 300, who, sizeof(who)), 1);
+	ck_assert_str_eq(who, "darc-record");
+	/* a thread of the manifest's recorder pid, whatever its name */
+	ck_assert_int_eq(tshift_recorder_task(db, 401, who, sizeof(who)), 1);
+	ck_assert_int_eq(tshift_recorder_task(db, 999, who, sizeof(who)), 0);
+	rdb_close(db);
+}
+END_TEST
+
+/* ---- along-check: a --along recording's workload against its database's ---- */
+
+START_TEST(test_along_check)
+{
+	struct fmt_err err;
+	struct db *db = db_create(target, true, &err);
+	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
+	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 100};
+	struct hist_rec h[] = {{OWNER_FNODE, 1, 0, 1, 15, 50}, {OWNER_FNODE, 1, 0, 1, 19, 50}};
+	char msg[1024];
+	sqlite3 *s;
+
+	ck_assert_msg(db, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(db, &f), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n), 0);
+	for (size_t i = 0; i < sizeof(h) / sizeof(*h); i++)
+		ck_assert_int_eq(db_put_hist(db, &h[i]), 0);
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(sqlite3_open_v2(target, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	/* the same shape one bucket higher there (more was traced): as there */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"16\":48,\"20\":52}}]}}",
+				     msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "100 calls here, 100 there") &&
+		      strstr(msg, "a bucket lower: the workload is as there"), "%s", msg);
+	/* all of them slow there: changed */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"19\":100}}]}}",
+				     msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "the workload changed"), "%s", msg);
+	/* five times the calls there: changed */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"__x64_sys_pread64\",\"hist\":{\"15\":250,\"19\":250}}]}}",
+				     msg, sizeof(msg)), 1);
+	/* an entry point that is not here; and none at all */
+	ck_assert_int_eq(along_check(s, "{\"along\":{\"db\":\"a.db\",\"profile\":[{\"path\":"
+				     "\"x > y\",\"hist\":{\"10\":5}}]}}", msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "x > y: no calls here, 5 there"), "%s", msg);
+	ck_assert_int_eq(along_check(s, "{\"along\":null}", msg, sizeof(msg)), -1);
+	sqlite3_close(s);
+}
+END_TEST
+
+/*
+ * The profiles of a real pair: the dio workload under darc-record -g in the
+ * 5.10 guest, then under --along (less traced: the cached reads two buckets
+ * faster, the disk reads one). The same workload: bucket by bucket 36%
+ * apart at best (the total variation distance said it changed), 27% by
+ * the cumulative shares.
+ */
+START_TEST(test_along_check_real)
+{
+	static const int64_t before[][2] = {{17, 1},  {18, 52}, {19, 4}, {20, 12},
+					    {21, 38}, {22, 32}, {23, 11}};
+	static const int64_t after[][2] = {{16, 9},  {17, 52}, {18, 10}, {19, 6},
+					   {20, 11}, {21, 11}, {22, 38}, {23, 13}};
+	struct fmt_err err;
+	struct db *db = db_create(target, true, &err);
+	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
+	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 150};
+	char msg[1024], manifest[1024];
+	size_t at;
+	sqlite3 *s;
+
+	ck_assert_msg(db, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(db, &f), 0);
+	ck_assert_int_eq(db_put_fnode(db, &n), 0);
+	for (size_t i = 0; i < sizeof(after) / sizeof(*after); i++) {
+		struct hist_rec h = {OWNER_FNODE, 1, 0, 1, (int)after[i][0], after[i][1]};
+		ck_assert_int_eq(db_put_hist(db, &h), 0);
+	}
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	at = snprintf(manifest, sizeof(manifest), "{\"along\":{\"db\":\"dio.db\",\"profile\":"
+			    "[{\"path\":\"__x64_sys_pread64\",\"hist\":{");
+	for (size_t i = 0; i < sizeof(before) / sizeof(*before); i++)
+		at += snprintf(manifest + at, sizeof(manifest) - at, "%s\"%lld\":%lld",
+			       i ? "," : "", (long long)before[i][0], (long long)before[i][1]);
+	snprintf(manifest + at, sizeof(manifest) - at, "}}]}}");
+	ck_assert_int_eq(sqlite3_open_v2(target, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(along_check(s, manifest, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "27% apart with this one a bucket lower: the workload is as there"),
+		      "%s", msg);
+	ck_assert_int_eq(along_check(s, NULL, msg, sizeof(msg)), -1);
+	sqlite3_close(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tracer-cost");
+	TCase *t = tcase_create("pure"), *d = tcase_create("db");
+
+	tcase_add_test(t, test_shift);
+	tcase_add_test(t, test_share);
+	tcase_add_test(t, test_estimate);
+	tcase_add_test(t, test_est_json);
+	tcase_add_checked_fixture(d, setup, teardown);
+	tcase_add_test(d, test_load_counts);
+	tcase_add_test(d, test_hist_shift);
+	tcase_add_test(d, test_recorder_task);
+	tcase_add_test(d, test_along_check);
+	tcase_add_test(d, test_along_check_real);
+	suite_add_tcase(s, t);
+	suite_add_tcase(s, d);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
