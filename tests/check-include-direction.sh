@@ -9,7 +9,9 @@
 #   analyze/          the stages: decode, call trees, histograms, pipeline
 #   analyze/report/   the reports, over the database
 #   analyze/cmd/      the commands (at the top)
-#   record/           darc-record: beside the analysis, over fmt/ alone
+#   record/           darc-record: a top of its own, beside the commands (its
+#                     --along reads a database as the reports do); nothing
+#                     includes its headers
 set -u
 root=${1:?usage: check-include-direction.sh SOURCE_ROOT}
 cd "$root" || exit 1
@@ -20,7 +22,7 @@ schema 2
 analyze 3
 analyze/report 4
 analyze/cmd 5
-record 2"
+record 5"
 
 # the folder of a path (the deepest layer that holds it), or nothing
 folder_of() {
@@ -31,11 +33,10 @@ folder_of() {
 	echo "$best"
 }
 rank_of() { awk -v d="$1" '$1 == d { print $2 }' <<<"$layers"; }
-# record/ stands beside the analysis: of the others it sees fmt/ alone
+# record/ and analyze/cmd/ stand side by side: neither includes the other
 allowed() { # FROM TO
 	[ "$1" = "$2" ] && return 0
-	[ "$1" = record ] && { [ "$2" = fmt ]; return; }
-	[ "$2" = record ] && return 1
+	[ "$2" = record ] || [ "$2" = analyze/cmd ] && return 1
 	[ "$(rank_of "$2")" -le "$(rank_of "$1")" ]
 }
 
