@@ -826,16 +826,22 @@ static int release(struct ftree *ft, struct task *tk)
 	return emit_sched(ft, tk);
 }
 
+/* The task @pid of a switch in *@tk, NULL for the idle task (0): 0, or -1 out of memory. */
+static int switch_task(struct ftree *ft, int32_t pid, struct task **tk)
+{
+	*tk = pid ? task_get(ft, pid) : NULL;
+	return pid && !*tk ? fail(ft, "out of memory") : 0;
+}
+
 static int sched_out(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
 	struct frame *f;
 
-	if (!e->sw.prev_pid)
-		return 0;
-	tk = task_get(ft, e->sw.prev_pid);
+	if (switch_task(ft, e->sw.prev_pid, &tk))
+		return -1;
 	if (!tk)
-		return fail(ft, "out of memory");
+		return 0;
 	if (release(ft, tk))
 		return -1;
 	f = top(&tk->st);
@@ -860,11 +866,10 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
 
-	if (!e->sw.next_pid)
-		return 0;
-	tk = task_get(ft, e->sw.next_pid);
+	if (switch_task(ft, e->sw.next_pid, &tk))
+		return -1;
 	if (!tk)
-		return fail(ft, "out of memory");
+		return 0;
 	if (tk->state == TS_OFF) {
 		struct frame *f = top(&tk->st);
 
