@@ -61,20 +61,20 @@ static int subject_profile(struct rdb *db, const struct ropt *o, struct subject 
 {
 	struct rsel sel = o->sel;
 	struct profile p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 
 	sel.func = NULL;
 	sel.path = NULL;
 	sel.fnode = s->fnode;
 	sel.resolution = 1; /* the search takes buckets of one octave */
-	if ((exact ? rprofile_load : rprofile_load_hist)(db, &sel, &p, &info, err))
+	if ((exact ? rdb_profile_load : rdb_profile_load_hist)(db, &sel, &p, &info, err))
 		return -1;
 	free(s->what);
 	s->what = info.what;
 	s->calls = profile_calls(&p);
 	s->total_ns = profile_latency(&p);
 	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	return s->nparts < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
 }
 

@@ -198,7 +198,7 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 		o->sel.comm = arg;
 		break;
 	case ROPT_METRIC:
-		if ((o->sel.metric = rmetric_of(arg)) < 0)
+		if ((o->sel.metric = rdb_metric_of(arg)) < 0)
 			bad = "incl, excl, irq, softirq, preempt or blocked";
 		break;
 	case ROPT_TIME:

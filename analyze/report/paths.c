@@ -451,7 +451,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 			 int peak, json_t *all, char **what, struct fmt_err *err)
 {
 	struct profile p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct peak *pk = NULL;
 	int npk, rc = 0;
 
@@ -462,7 +462,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	 * midpoints (a 5.0 ms call is 4.4% of vm-preads' pread64, its midpoint
 	 * 6.3%: folded by the one, a peak of its own by the other)
 	 */
-	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rprofile_load : rprofile_load_hist)(
+	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load : rdb_profile_load_hist)(
 		db, &o->sel, &p, &info, err))
 		return -1;
 	npk = ropt_peaks(o, &p, &pk);
@@ -480,7 +480,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	rdb_preselect_end(db);
 	*what = info.what;
 	free(pk);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	return rc;
 }
 

@@ -17,11 +17,11 @@
 
 /* What the show functions need to know about @o's profile. */
 static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
-			      const struct rprofile_info *info)
+			      const struct rdb_profile_info *info)
 {
 	return (struct show_ctx){.what = info->what,
 				 .recording = rdb_source(db),
-				 .metric = rmetric_name(o->sel.metric),
+				 .metric = rdb_metric_name(o->sel.metric),
 				 .unit = ropt_unit(o),
 				 .resolution = o->sel.resolution,
 				 .info = info,
@@ -91,7 +91,7 @@ static json_t *hist_shift_json(json_t *o, const struct tshift *t)
 /* A selection's profile with its peaks and the tracer's shift: what hist and peaks show. */
 struct shown {
 	struct profile p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct tshift t;
 	struct peak *pk; /* ropt_peaks()'s */
 	int npk;	 /* how many, or -1 when out of memory */
@@ -101,11 +101,11 @@ struct shown {
 /* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
 static int shown_load(struct rdb *db, const struct ropt *o, struct shown *x, struct fmt_err *err)
 {
-	if (rprofile_load(db, &o->sel, &x->p, &x->info, err))
+	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
 		return -1;
 	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &x->t, err)) {
 		free(x->info.what);
-		rprofile_release(&x->p);
+		rdb_profile_release(&x->p);
 		return -1;
 	}
 	x->c = ctx_of(db, o, &x->info);
@@ -119,7 +119,7 @@ static void shown_release(struct shown *x)
 	tshift_release(&x->t);
 	free(x->pk);
 	free(x->info.what);
-	rprofile_release(&x->p);
+	rdb_profile_release(&x->p);
 }
 
 int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
@@ -169,16 +169,16 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		     struct fmt_err *err)
 {
 	struct profile *rows = NULL, p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct show_ctx c;
 	int64_t t0;
 	int nrows, rc = 0;
 
 	/* the title and totals come from the whole selection */
-	if (rprofile_load(db, &o->sel, &p, &info, err))
+	if (rdb_profile_load(db, &o->sel, &p, &info, err))
 		return -1;
-	rprofile_release(&p);
-	if (rprofile_timelapse(db, &o->sel, interval_ns, &rows, &nrows, &t0, err)) {
+	rdb_profile_release(&p);
+	if (rdb_profile_timelapse(db, &o->sel, interval_ns, &rows, &nrows, &t0, err)) {
 		free(info.what);
 		return -1;
 	}
@@ -194,7 +194,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		rc = ropt_write_svg(o, write_heat_svg, &h, err);
 	}
 	for (int i = 0; i < nrows; i++)
-		rprofile_release(&rows[i]);
+		rdb_profile_release(&rows[i]);
 	free(rows);
 	free(info.what);
 	return rc;

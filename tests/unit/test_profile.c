@@ -311,10 +311,10 @@ START_TEST(test_metric_codes)
 
 	ck_assert_int_eq(RM_METRICS, 6);
 	for (int m = 0; m < RM_METRICS; m++) {
-		ck_assert_str_eq(rmetric_name(m), names[m]);
-		ck_assert_int_eq(rmetric_of(names[m]), m);
+		ck_assert_str_eq(rdb_metric_name(m), names[m]);
+		ck_assert_int_eq(rdb_metric_of(names[m]), m);
 	}
-	ck_assert_int_eq(rmetric_of("wall"), -1);
+	ck_assert_int_eq(rdb_metric_of("wall"), -1);
 }
 END_TEST
 
