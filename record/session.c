@@ -118,11 +118,6 @@ static int save_top(struct sess *s, const char *file, struct fmt_err *err)
 	return 0;
 }
 
-/*
- * Write @val to @file of @inst (append instead of replace if @append),
- * saving a top-level file first. The error names the file and, when the
- * kernel logged one, its reason.
- */
 /* A file of function names: set_graph_function, set_ftrace_filter, ... */
 static bool function_list(const char *file)
 {
@@ -137,6 +132,11 @@ static bool function_list(const char *file)
  * kernel parses a name left without one only when the file is closed, and
  * then drops an unknown one silently (6.1: 'darc-record -g typo' graphed
  * every function).
+ */
+/*
+ * Write @val to @file of @inst (append instead of replace if @append),
+ * saving a top-level file first. The error names the file and, when the
+ * kernel logged one, its reason.
  */
 static int put(struct sess *s, struct tracefs_instance *inst, const char *file, const char *val,
 	       bool append, struct fmt_err *err)
