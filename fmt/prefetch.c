@@ -103,11 +103,9 @@ void fmt_release_pages(const uint8_t *from, const uint8_t *to)
 /* Fault in the file's pages [@from, @to) in one go, not one fault a page. */
 static void map_in(const uint8_t *from, const uint8_t *to)
 {
-	static uintptr_t psz;
-	uintptr_t a, b = (uintptr_t)to;
+	/* not cached in a static: the workers call this at once (a data race) */
+	uintptr_t psz = (uintptr_t)sysconf(_SC_PAGESIZE), a, b = (uintptr_t)to;
 
-	if (!psz)
-		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
 	a = (uintptr_t)from & ~(psz - 1);
 	/* an older kernel says EINVAL: then pages fault in one by one, as usual */
 	if (b > a)
