@@ -19,7 +19,7 @@
 
 /*
  * The indexes a report command makes once, when it first needs them (never
- * darc analyze: see read.c's ensure_func_index()), by name: their DDL.
+ * darc analyze: see analyze/report/rdb.c's ensure_func_index()), by name: their DDL.
  * NULL for another name.
  */
 const char *trust_lazy_index_sql(const char *name);

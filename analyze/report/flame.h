@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 
 #define FLAME_MAX 300

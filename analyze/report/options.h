@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 
 /* Long-only option codes of the shared options (above 255, below a command's own). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: the answers the report commands print, one function each over the
- * shared library (schema/read.h, profile, show). Each prints to @out and returns 0, or
+ * shared library (rdb.h, profile, show). Each prints to @out and returns 0, or
  * -1 with @err set.
  */
 #ifndef DARC_REPORT_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "options.h"
 #include <stdbool.h>
 

@@ -379,14 +379,8 @@ static void ensure_indexes(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 				   " AND name IN ('bio_task_complete', 'sched_interval_in')";
-	sqlite3_stmt *st;
-	int n = 0;
 
-	if (sqlite3_prepare_v2(rdb_sql(db), have, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (n < 2) {
+	if (rdb_count(db, have) < 2) {
 		rdb_make_index(db, "bio_task_complete");
 		rdb_make_index(db, "sched_interval_in");
 	}

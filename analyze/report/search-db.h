@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 
 struct rsearch {

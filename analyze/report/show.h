@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 
 /* What is shown, for titles and JSON. */
 struct show_ctx {

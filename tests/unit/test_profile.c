@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 /* the other rule, log-count prominence 2 (--prominence 2) */

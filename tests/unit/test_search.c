@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 #include "write.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * read: a darc database opened for reading by the report commands, and the
+ * rdb: a darc database opened for reading by the report commands, and the
  * questions they all ask of it: which calls a selection means (a function,
  * an fnode or a call path, a task, a time range), and their latency profile.
  */
-#ifndef DARC_READ_H
-#define DARC_READ_H
+#ifndef DARC_RDB_H
+#define DARC_RDB_H
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -31,6 +31,9 @@ void rdb_close(struct rdb *db);
 /* The SQLite handle and the path, owned by @db. */
 sqlite3 *rdb_sql(const struct rdb *db);
 const char *rdb_path(const struct rdb *db);
+
+/* The first column of @sql's first row, as an integer (a count); 0 if it has none or fails. */
+int64_t rdb_count(struct rdb *db, const char *sql);
 
 /* The recording's source path as stored, or "" (owned by @db). */
 const char *rdb_source(struct rdb *db);

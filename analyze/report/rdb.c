@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "read.h"
+#include "rdb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -137,6 +137,18 @@ void rdb_close(struct rdb *db)
 sqlite3 *rdb_sql(const struct rdb *db)
 {
 	return db->sql;
+}
+
+int64_t rdb_count(struct rdb *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 const char *rdb_path(const struct rdb *db)
