@@ -140,6 +140,16 @@ struct ftree {
 	int nnodes, nodes_cap;
 	int *nmap; /* hash (parent, func) -> node index + 1 */
 	int nmap_slots;
+	int excl_div; /* the excl_ns histograms' buckets, in fine ones (ftree_excl_resolution()) */
+	/* the fnode histograms' counts not put in yet (account(), flush_counts()) */
+	struct pending_count {
+		uint32_t node;	 /* the fnode's index */
+		uint16_t incl;	 /* the fine buckets of its incl_ns and excl_ns */
+		uint16_t excl;
+	} *pend, *pend_sorted;
+	int npend;
+	uint32_t *pend_at; /* flush_counts()'s count of each node, then where it starts */
+	int pend_at_cap;
 	/* per function */
 	struct hist (*fh)[2];
 	int64_t nfh;
@@ -276,6 +286,8 @@ static int node_get(struct ftree *ft, int parent, int64_t func, int depth)
 	nd->rec.parent_id = parent < 0 ? DARC_NULL : parent + 1;
 	nd->rec.func_id = func;
 	nd->rec.depth = depth;
+	if (ft->excl_div > 1)
+		hist_coarse(&nd->excl, ft->excl_div);
 	ft->nmap[i] = ++ft->nnodes;
 	return ft->nnodes - 1;
 }
@@ -388,6 +400,47 @@ static struct frame *push(struct ftree *ft, struct stack *s)
 	return f;
 }
 
+#define PENDING 65536 /* histogram counts put in at a time */
+
+/*
+ * Put the pending histogram counts in, grouped by fnode: one at a time, as
+ * calls end, each was a cache miss in a histogram of its own (the fine ones
+ * of 10 K fnodes are tens of MB); grouped, the calls of one fnode hit the
+ * same few lines. A count sort by node, then the counts. 0, or -1 (memory).
+ */
+static int flush_counts(struct ftree *ft)
+{
+	uint32_t sum = 0;
+
+	if (!ft->npend)
+		return 0;
+	if (ft->pend_at_cap < ft->nnodes + 1) {
+		uint32_t *a = realloc(ft->pend_at, (ft->nnodes + 1) * sizeof(*a));
+		if (!a)
+			return fail(ft, "out of memory");
+		ft->pend_at = a;
+		ft->pend_at_cap = ft->nnodes + 1;
+	}
+	memset(ft->pend_at, 0, (ft->nnodes + 1) * sizeof(*ft->pend_at));
+	for (int i = 0; i < ft->npend; i++)
+		ft->pend_at[ft->pend[i].node]++;
+	for (int k = 0; k <= ft->nnodes; k++) {
+		uint32_t n = ft->pend_at[k];
+		ft->pend_at[k] = sum;
+		sum += n;
+	}
+	for (int i = 0; i < ft->npend; i++)
+		ft->pend_sorted[ft->pend_at[ft->pend[i].node]++] = ft->pend[i];
+	for (int i = 0; i < ft->npend; i++) {
+		const struct pending_count *p = &ft->pend_sorted[i];
+		struct ftree_node *nd = &ft->nodes[p->node];
+		if (hist_count_at(&nd->incl, p->incl) || hist_count_at(&nd->excl, p->excl))
+			return fail(ft, "out of memory");
+	}
+	ft->npend = 0;
+	return 0;
+}
+
 /* Aggregate a finished call into its fnode and function. */
 static int account(struct ftree *ft, const struct call_rec *c)
 {
@@ -412,17 +465,25 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	if (c->excl_ns > r->max_excl_ns)
 		r->max_excl_ns = c->excl_ns;
 	/* the function's histograms are the sums of its fnodes', at the end;
-	   a leaf's exclusive time is mostly its inclusive time: one bucket */
+	   a leaf's exclusive time is mostly its inclusive time: one bucket.
+	   The counts go in later, by fnode (flush_counts()). */
 	fine = hist_fine(c->incl_ns);
 	if (GROW(nd->incl_v, r->calls - 1, nd->incl_cap, 4))
 		return fail(ft, "out of memory");
 	nd->incl_v[r->calls - 1] = c->incl_ns;
-	if (hist_add_at(&nd->incl, fine, c->incl_ns) ||
-	    hist_add_at(&nd->excl, c->excl_ns == c->incl_ns ? fine : hist_fine(c->excl_ns),
-			c->excl_ns))
-		return fail(ft, "out of memory");
+	hist_note(&nd->incl, (uint64_t)c->incl_ns);
+	hist_note(&nd->excl, (uint64_t)c->excl_ns);
+	if (!ft->pend) {
+		ft->pend = malloc(PENDING * sizeof(*ft->pend));
+		ft->pend_sorted = malloc(PENDING * sizeof(*ft->pend_sorted));
+		if (!ft->pend || !ft->pend_sorted)
+			return fail(ft, "out of memory");
+	}
+	ft->pend[ft->npend++] = (struct pending_count){
+	    (uint32_t)(c->fnode_id - 1), (uint16_t)fine,
+	    (uint16_t)(c->excl_ns == c->incl_ns ? fine : hist_fine(c->excl_ns))};
 	ft->stats.complete++;
-	return 0;
+	return ft->npend == PENDING ? flush_counts(ft) : 0;
 }
 
 /* Free what frame @f owns (it has been written, or is dropped). */
@@ -1753,6 +1814,8 @@ int ftree_finish(struct ftree *ft)
 		if (unwind(ft, &tk->st, 0, tk->tid))
 			return -1;
 	}
+	if (flush_counts(ft))
+		return -1;
 	for (int i = 0; i < ft->nnodes; i++) {
 		struct ftree_node *nd = &ft->nodes[i];
 		struct hist *fh = func_hist(ft, nd->rec.func_id);
@@ -1773,6 +1836,11 @@ struct ftree *ftree_new(const struct ftree_sink *sink)
 		ft->t_first = DARC_NULL;
 	}
 	return ft;
+}
+
+void ftree_excl_resolution(struct ftree *ft, int max)
+{
+	ft->excl_div = max == 1 ? HIST_FINE : max == 2 ? HIST_FINE / 2 : max <= 4 ? HIST_FINE / 12 : 1;
 }
 
 int ftree_nnodes(const struct ftree *ft)
@@ -1865,6 +1933,9 @@ void ftree_free(struct ftree *ft)
 	free(ft->has_fq);
 	free(ft->nodes);
 	free(ft->nmap);
+	free(ft->pend);
+	free(ft->pend_sorted);
+	free(ft->pend_at);
 	for (int64_t f = 0; f < ft->nfh; f++) {
 		hist_release(&ft->fh[f][0]);
 		hist_release(&ft->fh[f][1]);

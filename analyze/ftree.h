@@ -33,6 +33,14 @@ struct ftree;
 struct ftree *ftree_new(const struct ftree_sink *sink);
 
 /*
+ * The excl_ns histograms (of fnodes and functions) need only resolutions 1
+ * to @max (1 to 4), not the fine buckets (none of their quantiles is
+ * asked): a 48th of the memory for resolution 1 alone, which each call's
+ * exit touches. Before the first event; the default keeps them fine.
+ */
+void ftree_excl_resolution(struct ftree *ft, int max);
+
+/*
  * Feed the next event (in time order). Returns 0, or -1 when a sink failed
  * or memory ran out (ftree_error() says which).
  */

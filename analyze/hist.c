@@ -51,15 +51,28 @@ int hist_bucket(uint64_t ns, int resolution)
 	return fine_bucket(ns) / (HIST_FINE / resolution);
 }
 
-static int grow(struct hist *h, int fine)
+/* Fine buckets in a bucket of @h. */
+static inline int div_of(const struct hist *h)
 {
-	int lo = h->n ? (fine < h->lo ? fine : h->lo) : fine;
-	int hi = h->n ? (fine >= h->lo + h->n ? fine + 1 : h->lo + h->n) : fine + 1;
+	return h->div > 1 ? h->div : 1;
+}
+
+void hist_coarse(struct hist *h, int div)
+{
+	h->div = div;
+}
+
+/* Room in @h for bucket @b (of @h's size). */
+static int grow(struct hist *h, int b)
+{
+	const int octave = HIST_FINE / div_of(h);
+	int lo = h->n ? (b < h->lo ? b : h->lo) : b;
+	int hi = h->n ? (b >= h->lo + h->n ? b + 1 : h->lo + h->n) : b + 1;
 	uint32_t *c;
 
 	/* grow by whole octaves so a spreading distribution reallocates rarely */
-	lo -= lo % HIST_FINE;
-	hi += (HIST_FINE - hi % HIST_FINE) % HIST_FINE;
+	lo -= lo % octave;
+	hi += (octave - hi % octave) % octave;
 	c = calloc(hi - lo, sizeof(*c));
 	if (!c)
 		return -1;
@@ -82,17 +95,31 @@ int hist_add(struct hist *h, uint64_t ns)
 	return hist_add_at(h, fine_bucket(ns), ns);
 }
 
-int hist_add_at(struct hist *h, int fine, uint64_t ns)
+int hist_count_at(struct hist *h, int fine)
 {
-	if (!h->n || fine < h->lo || fine >= h->lo + h->n)
-		if (grow(h, fine))
+	int b = fine / div_of(h); /* fine >= 0: floor */
+
+	if (!h->n || b < h->lo || b >= h->lo + h->n)
+		if (grow(h, b))
 			return -1;
-	h->counts[fine - h->lo]++;
+	h->counts[b - h->lo]++;
+	return 0;
+}
+
+void hist_note(struct hist *h, uint64_t ns)
+{
 	if (!h->total || ns < h->min)
 		h->min = ns;
 	if (ns > h->max)
 		h->max = ns;
 	h->total++;
+}
+
+int hist_add_at(struct hist *h, int fine, uint64_t ns)
+{
+	if (hist_count_at(h, fine))
+		return -1;
+	hist_note(h, ns);
 	return 0;
 }
 
@@ -102,6 +129,10 @@ int hist_merge(struct hist *dst, const struct hist *src)
 
 	if (!src->total)
 		return 0;
+	if (!dst->n && !dst->total)
+		dst->div = src->div;
+	if (div_of(dst) != div_of(src))
+		return -1;
 	if ((!dst->n || src->lo < dst->lo) && grow(dst, src->lo))
 		return -1;
 	if (hi >= dst->lo + dst->n && grow(dst, hi))
@@ -119,12 +150,14 @@ int hist_merge(struct hist *dst, const struct hist *src)
 int hist_each(const struct hist *h, int resolution,
 	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx)
 {
-	const int m = HIST_FINE / resolution; /* fine buckets per OSprof bucket */
+	const int m = HIST_FINE / resolution, d = div_of(h); /* fine buckets per OSprof bucket */
 	uint64_t acc = 0;
 	int cur = 0, rc;
 
+	if (m % d)
+		return -1;
 	for (int i = 0; i < h->n; i++) {
-		int b = (h->lo + i) / m; /* fine >= 0, so this is floor */
+		int b = (h->lo + i) * d / m; /* fine >= 0, so this is floor */
 		if (!h->counts[i])
 			continue;
 		if (acc && b != cur) {
@@ -155,15 +188,17 @@ static int each_at(void *ctx, int bucket, uint64_t count)
 int hist_each_all(const struct hist *h,
 		  int (*fn)(void *ctx, int resolution, int bucket, uint64_t count), void *ctx)
 {
-	int fine[512], nz = 0, rc = 0;
+	int fine[512], nz = 0, rc = 0, d = div_of(h);
 	uint64_t count[512];
 
+	if ((HIST_FINE / 3) % d || (HIST_FINE / 4) % d)
+		return -1; /* a coarse histogram without every resolution */
 	for (int i = 0; i < h->n; i++) {
 		if (!h->counts[i])
 			continue;
 		if (nz == 512) /* a histogram this spread: the long way */
 			goto slow;
-		fine[nz] = h->lo + i;
+		fine[nz] = (h->lo + i) * d;
 		count[nz++] = h->counts[i];
 	}
 	for (int r = 1; r <= 4 && !rc; r++) {
@@ -196,7 +231,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 {
 	uint64_t rank, seen = 0;
 
-	if (!h->total)
+	if (!h->total || div_of(h) > 1)
 		return 0;
 	rank = (uint64_t)ceil(q * h->total);
 	if (rank < 1)

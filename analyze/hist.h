@@ -13,10 +13,12 @@
 #define HIST_FINE 48 /* fine buckets per octave */
 
 struct hist {
-	uint32_t *counts; /* counts[i] for fine bucket lo + i */
-	int lo, n;	  /* range of fine buckets allocated */
+	uint32_t *counts; /* counts[i] for bucket lo + i */
+	int lo, n;	  /* range of buckets allocated */
 	uint64_t total;	  /* values added */
 	uint64_t min, max;
+	int div;	  /* fine buckets in a bucket: 0 or 1, fine (the default); a divisor
+			     of HIST_FINE for a coarse one (hist_coarse()) */
 };
 
 /* An empty histogram (all zero): also what zero-initialised memory is. */
@@ -28,6 +30,14 @@ struct hist {
  */
 int hist_bucket(uint64_t ns, int resolution);
 
+/*
+ * Make the empty @h coarse: buckets of @div fine ones (a divisor of
+ * HIST_FINE), enough for the OSprof resolutions r whose buckets are whole
+ * ones of them (HIST_FINE / r a multiple of @div: 48 for resolution 1 alone,
+ * 4 for 1 to 4), in a 48th (a 4th) of the memory; no quantile then.
+ */
+void hist_coarse(struct hist *h, int div);
+
 /* Add one value. Returns 0, or -1 when out of memory. */
 int hist_add(struct hist *h, uint64_t ns);
 
@@ -37,12 +47,25 @@ int hist_fine(uint64_t ns);
 /* hist_add() of @ns whose fine bucket, hist_fine(@ns), is known: @fine. */
 int hist_add_at(struct hist *h, int fine, uint64_t ns);
 
-/* Add every value of @src to @dst (as if hist_add()ed one by one). 0, or -1 (memory). */
+/*
+ * hist_add_at() in two halves, for a caller that counts many histograms at
+ * once and puts their counts in later, in an order that keeps each
+ * histogram's memory together: hist_note() the value (total, min, max),
+ * hist_count_at() its fine bucket. 0, or -1 when out of memory.
+ */
+void hist_note(struct hist *h, uint64_t ns);
+int hist_count_at(struct hist *h, int fine);
+
+/*
+ * Add every value of @src to @dst (as if hist_add()ed one by one): an empty
+ * @dst takes @src's buckets' size. 0, or -1 (memory, or buckets of two sizes).
+ */
 int hist_merge(struct hist *dst, const struct hist *src);
 
 /*
  * Visit the non-empty OSprof buckets at @resolution in increasing order.
- * @fn returns nonzero to stop; hist_each returns that value or 0.
+ * @fn returns nonzero to stop; hist_each returns that value or 0 (-1 for a
+ * resolution a coarse @h does not hold).
  */
 int hist_each(const struct hist *h, int resolution,
 	      int (*fn)(void *ctx, int bucket, uint64_t count), void *ctx);
@@ -56,7 +79,8 @@ int hist_each_all(const struct hist *h,
 
 /*
  * The @q quantile (0 < q <= 1) of the values added: the geometric middle of
- * the fine bucket holding it, clamped to [min, max]; 0 when empty.
+ * the fine bucket holding it, clamped to [min, max]; 0 when empty (and for
+ * a coarse histogram, which cannot tell it within 1.5%).
  */
 uint64_t hist_quantile(const struct hist *h, double q);
 

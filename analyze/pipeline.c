@@ -103,12 +103,25 @@ static int put_bucket(void *ctx, int resolution, int bucket, uint64_t count)
 	return db_put_hist(hc->db, &hc->h);
 }
 
-/* All four resolutions of one distribution. */
-static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, const struct hist *h)
+/* put_bucket() at resolution 1 (hist_each()'s callback). */
+static int put_bucket1(void *ctx, int bucket, uint64_t count)
+{
+	return put_bucket(ctx, 1, bucket, count);
+}
+
+/*
+ * One distribution at resolution 1, and at 2 to 4 when @all. Those are four
+ * times the rows of resolution 1, which most reports never read: a report
+ * makes them from the calls when it needs them (analyze/report/rdb.c,
+ * rdb_hist_resolution()), unless the calls are not all stored (--max-depth).
+ */
+static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, const struct hist *h,
+		    bool all)
 {
 	struct hist_ctx hc = {db, {owner_kind, owner, metric, 0, 0, 0}};
 
-	return hist_each_all(h, put_bucket, &hc) ? -1 : 0;
+	return (all ? hist_each_all(h, put_bucket, &hc) : hist_each(h, 1, put_bucket1, &hc)) ? -1
+											       : 0;
 }
 
 static double now(void)
@@ -148,6 +161,8 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 							info->big_endian))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
+	if (run->ft) /* put_tree()'s resolutions */
+		ftree_excl_resolution(run->ft, run->max_depth >= 0 ? 4 : 1);
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
 	run->tc = run->bios ? tc_est_new() : NULL;
 	if (!run->tc)
@@ -264,6 +279,8 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 /* What only the end knows: functions, tasks, the ftree and its histograms. 0 or -1. */
 static int put_tree(struct run *run)
 {
+	bool all = run->max_depth >= 0; /* some calls not stored: every resolution now */
+
 	for (int64_t f = 1; f <= funcs_count(run->fs); f++) {
 		struct func_rec fr = *funcs_get(run->fs, f);
 		const struct quant *q = ftree_func_quant(run->ft, f);
@@ -277,7 +294,7 @@ static int put_tree(struct run *run)
 			return -1;
 		for (int m = METRIC_INCL; m <= METRIC_EXCL; m++)
 			if ((h = ftree_func_hist(run->ft, f, m)) &&
-			    put_hist(run->db, OWNER_FUNC, f, m, h))
+			    put_hist(run->db, OWNER_FUNC, f, m, h, all))
 				return -1;
 	}
 	if (ftree_each_task(run->ft, put_task, run))
@@ -285,8 +302,8 @@ static int put_tree(struct run *run)
 	for (int i = 0; i < ftree_nnodes(run->ft); i++) {
 		const struct ftree_node *nd = ftree_node(run->ft, i);
 		if (db_put_fnode(run->db, &nd->rec) ||
-		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_INCL, &nd->incl) ||
-		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_EXCL, &nd->excl))
+		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_INCL, &nd->incl, all) ||
+		    put_hist(run->db, OWNER_FNODE, nd->rec.id, METRIC_EXCL, &nd->excl, all))
 			return -1;
 	}
 	return 0;

@@ -388,10 +388,45 @@ int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 			   tep_parse_printk_formats, err);
 }
 
+/*
+ * The kept lines of saved cmdlines (@s, "1234 comm" each: cmdline_line())
+ * into libtraceevent, as tep_parse_saved_cmdlines() puts them, the same
+ * comms in the same order (duplicates and all), stopping where it stops (a
+ * line with nothing after the pid's white space), but without its sscanf()
+ * per line: the host's 6 K lines cost a third of a small recording's
+ * analysis. @s is ours: each comm is cut in place.
+ */
+static int register_cmdlines(struct tep_handle *tep, char *s)
+{
+	for (char *line = s, *end; *line; line = end + (*end == '\n')) {
+		long long pid = 0;
+		char *p = line, cut;
+
+		end = line + strcspn(line, "\n");
+		while (*p >= '0' && *p <= '9') /* 1 to 10 digits: a long, then an int, as %d */
+			pid = pid * 10 + (*p++ - '0');
+		while (p < end && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+			p++;
+		if (p == end) /* %m[^\n] matches nothing: libtraceevent stops there */
+			return -1;
+		cut = *end;
+		*end = 0;
+		tep_register_comm(tep, p, (int)pid);
+		*end = cut;
+	}
+	return 0;
+}
+
 int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 {
-	return parse_table(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, cmdline_line,
-			   tep_parse_saved_cmdlines, err);
+	char *s = read_blob(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, err);
+
+	if (!s)
+		return -1;
+	r->info.bad_lines += keep_lines(s, cmdline_line);
+	register_cmdlines(r->tep, s);
+	free(s);
+	return 0;
 }
 
 int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err)

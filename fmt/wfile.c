@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -190,10 +191,20 @@ int wfile_check(const char *path, const struct wfile_kind *kind, bool force, str
 
 #define SLOTS 8
 
+/* the temporary files a signal removes */
 static struct {
-	volatile sig_atomic_t set;
-	char path[PATH_MAX];
+	atomic_int set;	     /* path holds a file of ours (lock-free: safe in a handler) */
+	char path[PATH_MAX]; /* written before set */
 } slots[SLOTS];
+
+/*
+ * A signal's cleanup has begun. It may run on any thread (the prefetch
+ * workers, the writer) while the main thread goes on making a temporary
+ * file, maybe under a name the cleanup just freed: whoever comes second of
+ * "slot set" and "dying set" sees the other's (seq_cst), so the file is
+ * removed by the one or the other.
+ */
+static atomic_int dying;
 
 static int slot_take(const char *tmp)
 {
@@ -202,7 +213,7 @@ static int slot_take(const char *tmp)
 	for (int i = 0; i < SLOTS; i++)
 		if (!slots[i].set) {
 			memcpy(slots[i].path, tmp, strlen(tmp) + 1);
-			slots[i].set = 1;
+			atomic_store(&slots[i].set, 1);
 			return i;
 		}
 	return -1;
@@ -217,6 +228,7 @@ void wfile_signal_cleanup(void)
 
 static void on_signal(int sig)
 {
+	atomic_store(&dying, 1);
 	wfile_signal_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -337,6 +349,11 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 		return -1;
 	}
 	w->slot = slot_take(w->tmp);
+	if (atomic_load(&dying)) { /* made after the cleanup: the process is ending */
+		unlink(w->tmp);
+		for (;;)
+			pause();
+	}
 	return 0;
 }
 

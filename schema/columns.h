@@ -15,15 +15,14 @@
 #define CALL_BASE_COLUMNS(X)                                                                       \
 	X(call_base, id, INTEGER)                                                                  \
 	X(call_base, task_id, INTEGER)                                                             \
-	X(call_base, func_id, INTEGER)                                                             \
 	X(call_base, parent_id, INTEGER)                                                           \
 	X(call_base, fnode_id, INTEGER)                                                            \
-	X(call_base, depth, INTEGER)                                                               \
 	X(call_base, cpu, INTEGER)                                                                 \
 	X(call_base, t_entry, INTEGER)                                                             \
 	X(call_base, incl_ns, INTEGER)                                                             \
 	X(call_base, children_ns, INTEGER)                                                         \
-	X(call_base, last_id, INTEGER)
+	X(call_base, last_id, INTEGER)                                                             \
+	X(call_base, retval, INTEGER)
 
 #define CALL_EXTRA_COLUMNS(X)                                                                      \
 	X(call_extra, id, INTEGER)                                                                 \
@@ -37,7 +36,6 @@
 
 #define CALL_VALUE_COLUMNS(X)                                                                      \
 	X(call_value, id, INTEGER)                                                                 \
-	X(call_value, retval, INTEGER)                                                             \
 	X(call_value, args, TEXT)                                                                  \
 	X(call_value, retaddr, TEXT)
 

@@ -33,7 +33,7 @@ enum func_kind {
 	FUNC_UPROBE = 3,  /* a uprobe/uretprobe pair: a user function */
 };
 
-/* One call: a row of view call (tables call_base and call_extra). */
+/* One call: a row of view call (tables call_base and call_extra; func_id and depth are its fnode's). */
 struct call_rec {
 	int64_t id;		/* 1, 2, ... in order of entry (of exit if no entry) */
 	int64_t task_id;	/* tid of the task (for irq calls: the interrupted task, or 0) */
@@ -55,7 +55,8 @@ struct call_rec {
 	int64_t preempt_ns;	/* off CPU, runnable (switched out in state R/R+) */
 	int64_t blocked_ns;	/* off CPU, sleeping */
 	uint32_t flags;		/* CALL_* */
-	/* what the recording says the call was given and gave back (table call_value) */
+	/* what the recording says the call gave back (call_base.retval) and was given (table
+	   call_value) */
 	bool has_retval;	/* the return value is recorded: */
 	int64_t retval;		/* funcgraph-retval (an error code as the kernel prints it,
 				   -4095..-1), or a system call's return */

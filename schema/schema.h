@@ -20,4 +20,18 @@ extern const char schema_call_indexes_sql[];
 /* The PRAGMA user_version that tables.sql sets: the schema's version. */
 extern const int schema_version;
 
+/*
+ * The empty database of tables.sql, views.sql and indexes.sql (64 KiB pages,
+ * no auto-vacuum), made at build time by template.c: its runs in
+ * schema_template[] (schema_template_len bytes), the file's size.
+ */
+extern const unsigned char schema_template[];
+extern const unsigned long schema_template_len, schema_template_size;
+
+/* Write the empty database into the empty file @fd (image.c). 0, or -1 with errno set. */
+int schema_template_write(int fd);
+
+/* The empty database into @buf (schema_template_size bytes). */
+void schema_template_fill(void *buf);
+
 #endif

@@ -10,7 +10,7 @@
 --
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (
@@ -63,20 +63,22 @@ CREATE TABLE func (
 -- the columns every call has; call_extra has a row only for the few calls that
 -- were interrupted, spent time off CPU, carry a flag or were interrupts
 -- themselves. Nearly every call has no call_extra row, which makes writing
--- and reading the calls faster than one wide table would. Query view call;
--- put your own indexes on call_base.
+-- and reading the calls faster than one wide table would. A call's function
+-- and depth are its fnode's (view call shows them): call_base does not repeat
+-- them. Query view call; put your own indexes on call_base.
 CREATE TABLE call_base (
 	id INTEGER PRIMARY KEY,	-- 1, 2, ... in order of entry
 	task_id INTEGER NOT NULL, -- task.tid (irq calls: the interrupted task, or 0)
-	func_id INTEGER NOT NULL, -- func.id
 	parent_id INTEGER,	-- call.id of the enclosing call; NULL for a root
-	fnode_id INTEGER,	-- fnode.id: the function in the context of its path
-	depth INTEGER NOT NULL,	-- 0 for a root
+	fnode_id INTEGER NOT NULL, -- fnode.id: the function in the context of its path
 	cpu INTEGER,		-- CPU of the entry (of the exit if no entry)
 	t_entry INTEGER,	-- ns; NULL if the entry was not recorded
 	incl_ns INTEGER,	-- t_exit - t_entry; NULL if either is unknown
 	children_ns INTEGER,	-- sum of the children's incl_ns
-	last_id INTEGER NOT NULL -- the largest id in the call's subtree (its own for a leaf)
+	last_id INTEGER NOT NULL, -- the largest id in the call's subtree (its own for a leaf)
+	retval INTEGER		-- the return value (a system call's; a kernel function's under
+				-- funcgraph-retval), an error code as a negative number; NULL if
+				-- not recorded
 );
 -- No index on parent_id: ids follow the order of entry, so a call's
 -- descendants are among the ids id + 1 .. last_id, a range of rowids. The
@@ -101,10 +103,12 @@ CREATE TABLE call_extra (
 
 -- One row per call. excl_ns is what is left of incl_ns once the other parts
 -- are taken out (time on CPU in the function itself); NULL when incl_ns is.
+-- func_id and depth are the fnode's (a LEFT JOIN on its key, which SQLite
+-- leaves out of a query that needs neither).
 CREATE VIEW call(id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu,
 	t_entry, t_exit, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns,
-	blocked_ns, flags, last_id) AS
-SELECT b.id, b.task_id, b.func_id, b.parent_id, b.fnode_id, x.interrupted_id, b.depth, b.cpu,
+	blocked_ns, flags, last_id, retval) AS
+SELECT b.id, b.task_id, n.func_id, b.parent_id, b.fnode_id, x.interrupted_id, n.depth, b.cpu,
 	b.t_entry,
 	CASE WHEN x.id IS NULL THEN b.t_entry + b.incl_ns ELSE x.t_exit END,
 	b.incl_ns,
@@ -112,12 +116,14 @@ SELECT b.id, b.task_id, b.func_id, b.parent_id, b.fnode_id, x.interrupted_id, b.
 		ELSE x.irq_ns + x.softirq_ns + x.preempt_ns + x.blocked_ns END,
 	b.children_ns,
 	coalesce(x.irq_ns, 0), coalesce(x.softirq_ns, 0), coalesce(x.preempt_ns, 0),
-	coalesce(x.blocked_ns, 0), coalesce(x.flags, 0), b.last_id
+	coalesce(x.blocked_ns, 0), coalesce(x.flags, 0), b.last_id, b.retval
 FROM call_base b
+LEFT JOIN fnode n ON n.id = b.fnode_id
 LEFT JOIN call_extra x ON x.id = b.id;
 
 -- Rows inserted into view call go to call_base and, when they need one, to
--- call_extra. A complete call's excl_ns must be the rest of its incl_ns.
+-- call_extra. A complete call's excl_ns must be the rest of its incl_ns, and
+-- its function and depth its fnode's.
 CREATE TRIGGER call_insert INSTEAD OF INSERT ON call
 BEGIN
 	SELECT RAISE(ABORT, 'call: excl_ns is not incl_ns less the other parts')
@@ -125,9 +131,12 @@ BEGIN
 		- NEW.irq_ns - NEW.softirq_ns - NEW.preempt_ns - NEW.blocked_ns;
 	SELECT RAISE(ABORT, 'call: t_exit is not t_entry + incl_ns')
 	WHERE NEW.incl_ns IS NOT NULL AND NEW.t_exit IS NOT NEW.t_entry + NEW.incl_ns;
-	INSERT INTO call_base VALUES (NEW.id, NEW.task_id, NEW.func_id, NEW.parent_id,
-		NEW.fnode_id, NEW.depth, NEW.cpu, NEW.t_entry, NEW.incl_ns, NEW.children_ns,
-		coalesce(NEW.last_id, NEW.id));
+	SELECT RAISE(ABORT, 'call: func_id and depth are not its fnode''s')
+	WHERE NOT EXISTS (SELECT 1 FROM fnode WHERE id = NEW.fnode_id
+		AND func_id IS NEW.func_id AND depth IS NEW.depth);
+	INSERT INTO call_base VALUES (NEW.id, NEW.task_id, NEW.parent_id, NEW.fnode_id,
+		NEW.cpu, NEW.t_entry, NEW.incl_ns, NEW.children_ns, coalesce(NEW.last_id, NEW.id),
+		NEW.retval);
 	INSERT INTO call_extra
 	SELECT NEW.id, NEW.t_exit, NEW.interrupted_id, NEW.irq_ns, NEW.softirq_ns,
 		NEW.preempt_ns, NEW.blocked_ns, NEW.flags
@@ -142,13 +151,11 @@ BEGIN
 	DELETE FROM call_base WHERE id = OLD.id;
 END;
 
--- What a call was given and gave back, where the recording says: its
--- return value (a system call's; a kernel function's under function_graph's
--- funcgraph-retval), its arguments (funcgraph-args) and where it returned to
--- (funcgraph-retaddr). A row only for the calls that have one of them.
+-- What a call was given, where the recording says: its arguments
+-- (funcgraph-args) and where it returned to (funcgraph-retaddr). A row only
+-- for the calls that have one of them (its return value is call_base.retval).
 CREATE TABLE call_value (
 	id INTEGER PRIMARY KEY,	-- call_base.id
-	retval INTEGER,		-- the return value; an error code as a negative number
 	args TEXT,		-- the arguments as a JSON object, e.g. {"fd":3,"buf":"0x7ffd1000"}
 	retaddr TEXT		-- where it returned to: 'caller+0x1c' (offset in hex)
 );
@@ -180,6 +187,8 @@ CREATE TABLE fnode (
 -- OSprof histograms: one row per non-empty bucket. A bucket b at resolution r
 -- holds the latencies ns with floor(r * log2(ns)) = b (ns < 1 counts as 1),
 -- that is 2^(b/r) <= ns < 2^((b+1)/r); view hist_range gives the bounds.
+-- darc analyze stores resolution 1; the first report that asks for 2, 3 or
+-- 4 makes it from the calls (all four are stored when --max-depth cut calls).
 CREATE TABLE hist (
 	owner_kind INTEGER NOT NULL, -- hist_owner.owner_kind: 0 func, 1 fnode
 	owner_id INTEGER NOT NULL, -- func.id or fnode.id

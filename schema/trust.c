@@ -9,7 +9,7 @@
 #include "schema.h"
 
 static const char *const lazy_indexes[] = {
-    "CREATE INDEX IF NOT EXISTS call_func_incl ON call_base(func_id, incl_ns)",
+    "CREATE INDEX IF NOT EXISTS call_fnode_incl ON call_base(fnode_id, incl_ns)", /* none makes it */
     "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id, t_complete)",
     "CREATE INDEX IF NOT EXISTS sched_interval_in ON sched_interval(cpu_in, t_in)",
 };
@@ -133,13 +133,31 @@ static struct objects darc;
 static bool darc_failed;
 static pthread_once_t darc_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The empty database of the schema (schema.h's, made at build time: running
+ * tables.sql, views.sql and indexes.sql here cost most of a small report's
+ * start) in memory as @m's main database. 0 or -1.
+ */
+static int load_template(sqlite3 *m)
+{
+	unsigned char *image = sqlite3_malloc64(schema_template_size);
+
+	if (image)
+		schema_template_fill(image);
+	/* SQLite frees the image (FREEONCLOSE): its own malloc's */
+	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)schema_template_size,
+					    (sqlite3_int64)schema_template_size,
+					    SQLITE_DESERIALIZE_FREEONCLOSE |
+						    SQLITE_DESERIALIZE_RESIZEABLE) == SQLITE_OK
+		       ? 0
+		       : -1;
+}
+
 static void make_darc_schema(void)
 {
 	sqlite3 *m = NULL;
 	bool ok = sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-		  sqlite3_exec(m, schema_tables_sql, NULL, NULL, NULL) == SQLITE_OK &&
-		  sqlite3_exec(m, schema_views_sql, NULL, NULL, NULL) == SQLITE_OK &&
-		  sqlite3_exec(m, schema_indexes_sql, NULL, NULL, NULL) == SQLITE_OK &&
+		  load_template(m) == 0 &&
 		  sqlite3_exec(m, schema_call_indexes_sql, NULL, NULL, NULL) == SQLITE_OK;
 
 	for (int i = 0; ok && i < NLAZY; i++)

@@ -19,8 +19,9 @@
 
 /*
  * The indexes a report command makes once, when it first needs them (never
- * darc analyze: see analyze/report/rdb.c's ensure_func_index()), by name: their DDL.
- * NULL for another name.
+ * darc analyze), by name: their DDL; and call_fnode_incl, which no darc
+ * makes since analyze/report/rdb.c's rdb_func_indexed() but a database may
+ * have. NULL for another name.
  */
 const char *trust_lazy_index_sql(const char *name);
 

@@ -29,7 +29,7 @@ LEFT JOIN fnode_path p ON p.id = c.fnode_id;
 
 -- The complete calls of every function, slowest first, with their path and
 -- their decomposition. Ask for one function: WHERE func = 'vfs_read' LIMIT 10
--- (index call_func finds its calls).
+-- (with --indexes, index call_fnode finds its calls).
 CREATE VIEW slowest_calls AS
 SELECT f.name AS func, c.id, c.task_id, c.cpu, c.t_entry, c.incl_ns, c.excl_ns,
 	c.children_ns, c.irq_ns, c.softirq_ns, c.preempt_ns, c.blocked_ns, c.flags, p.path
@@ -42,15 +42,15 @@ ORDER BY f.name, c.incl_ns DESC, c.id;
 -- The calls that returned an error code (-4095..-1: a system call's return,
 -- or a kernel function's under funcgraph-retval), with the code's name.
 CREATE VIEW call_error AS
-SELECT c.id, c.task_id, f.name AS func, k.name AS kind, v.retval,
-	'-' || coalesce(e.name, -v.retval) AS error, c.t_entry, c.incl_ns
-FROM call_value v
-JOIN call_base c ON c.id = v.id
-JOIN func f ON f.id = c.func_id
+SELECT c.id, c.task_id, f.name AS func, k.name AS kind, c.retval,
+	'-' || coalesce(e.name, -c.retval) AS error, c.t_entry, c.incl_ns
+FROM call_base c
+JOIN fnode n ON n.id = c.fnode_id
+JOIN func f ON f.id = n.func_id
 LEFT JOIN func_kind k ON k.kind = f.kind
-LEFT JOIN errno_name e ON e.code = -v.retval
-WHERE v.retval BETWEEN -4095 AND -1
-ORDER BY v.id;
+LEFT JOIN errno_name e ON e.code = -c.retval
+WHERE c.retval BETWEEN -4095 AND -1
+ORDER BY c.id;
 
 -- The fnodes by total inclusive time, with their path and decomposition.
 CREATE VIEW hot_paths AS

@@ -7,14 +7,21 @@
  * to a queue that one writer thread drains inside one transaction, a table
  * at a time (having first made the database itself, while the producer
  * starts reading): one INSERT ... SELECT from a virtual table over the block's
- * rows of that table (over a run of them for the calls). Calls finish in no
- * order of id (a parent after its children); a window puts them back in
- * order first, so that SQLite appends them. At most MAX_BLOCKS blocks exist,
- * so memory stays bounded and a producer that outruns SQLite waits for a
- * free block. The database is a fresh file nobody else sees until
- * db_finish() renames it, so SQLite runs with no journal, no syncs and an
- * exclusive lock; the indexes (schema/indexes.sql, and call-indexes.sql
- * when asked) are built once, after the load.
+ * rows of that table. The calls, nearly every row, do not go through SQLite:
+ * the writer encodes them (call_base and call_extra) as b-tree pages itself
+ * (btree.h), in order of id, and db_finish() puts those pages into the file
+ * once SQLite is done with it. Calls finish in no order of id (a parent
+ * after its children); a window puts them back in order first; the few that
+ * come too late for it (a call open while WINDOW others began) are merged
+ * in at the end. At most MAX_BLOCKS blocks exist, so memory stays bounded
+ * and a producer that outruns the writer waits for a free block. The
+ * database is a fresh file nobody else sees until db_finish() renames it,
+ * so SQLite runs with no journal, no syncs and an exclusive lock. The
+ * indexes of schema/indexes.sql are made with the tables, and kept up by
+ * the writer thread as the rows come (none is on the calls, and each has
+ * only a few places rows go in: by CPU, task or event, then time), not
+ * built after the load on the producer's time; call-indexes.sql's, when
+ * asked, are built after the load.
  */
 #include "write.h"
 
@@ -35,6 +42,7 @@
 
 #include <sqlite3.h>
 
+#include "btree.h"
 #include "columns.h"
 #include "schema.h"
 #include "trust.h"
@@ -43,7 +51,14 @@
 #define OTHER_ROWS 1024	       /* rows of the other tables in a block */
 #define EXTRA_ROWS 512	       /* calls with a call_extra part in a block */
 #define HIST_ROWS 2048	       /* histogram buckets in a block */
-#define MAX_BLOCKS 4	       /* the producer's, plus up to three queued or being written */
+/*
+ * The producer's block, plus up to 63 queued or being written (about 0.5 MB
+ * each, made only as the writer falls behind): on a machine that other work
+ * shares the writer thread stops for a while now and then, and with 4 blocks
+ * the producer waited for it 1.06 s of a 5.7 s analysis (vm-odirect-v6
+ * repeated 600 times; 32 blocks: 0.12 s, 64: 0.01 s, peak RSS 38 -> 55 MB).
+ */
+#define MAX_BLOCKS 64
 #define CHUNK_SIZE (16 * 1024) /* string space of a block, grown by chunks */
 #define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
 #define SYNC_BLOCKS 64	       /* blocks written (some 10 MB) between two background syncs */
@@ -59,7 +74,15 @@ enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call
  * (temp_store=FILE, the default) than in memory, and keep RSS flat; SQLite's
  * sorter helper threads (PRAGMA threads) made CREATE INDEX slower.
  */
+#define PAGE_SIZE 65536
+/*
+ * The page file's first pages, left for SQLite's (8 MiB: its empty schema
+ * takes 2.8): beyond them, leaves are moved out at the end, short of them,
+ * the last leaves moved in (btree.h).
+ */
+#define RESERVE_PAGES 128
 static const char pragmas_sql[] = "PRAGMA page_size = 65536;"
+				  "PRAGMA auto_vacuum = NONE;" /* no pointer-map pages: btree.h */
 				  "PRAGMA journal_mode = OFF;"
 				  "PRAGMA synchronous = OFF;"
 				  "PRAGMA locking_mode = EXCLUSIVE;"
@@ -95,15 +118,27 @@ enum row_kind {
  */
 struct qcall {
 	int64_t id, parent_id, t_entry, incl_ns, children_ns;
-	int32_t task_id, func_id, fnode_id, depth, cpu;
+	int64_t retval; /* DARC_NULL if not recorded */
+	int32_t task_id, fnode_id, cpu;
 	uint32_t last_delta; /* last_id - id */
 };
 
 /* What call_value holds of a call (only a few recordings have it). */
 struct call_value_rec {
 	int64_t id;
-	int64_t retval; /* DARC_NULL if not recorded */
 	const char *args, *retaddr;
+};
+
+/*
+ * A table whose rows the writer puts into b-tree pages itself (btree.h),
+ * in order of id (a call that came too late for the window is merged in by
+ * btree_finish()).
+ */
+enum { PAGED_CALLS, PAGED_EXTRAS, NPAGED };
+struct paged {
+	const char *table; /* call_base, call_extra */
+	int ncols;
+	struct btree *tree;
 };
 
 struct row {
@@ -232,7 +267,7 @@ struct block {
 	struct chunk *chunks;		 /* newest first */
 	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
 	struct qcall calls[BLOCK_ROWS];	 /* in order */
-	struct call_rec extras[EXTRA_ROWS]; /* the calls with a call_extra part */
+	int64_t extras[EXTRA_ROWS][CALL_EXTRA_NCOLS]; /* call_extra's rows of the calls */
 	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
 
@@ -251,16 +286,18 @@ struct row_src {
 struct db {
 	bool call_indexes; /* build schema/call-indexes.sql too */
 	char *path; /* the target */
-	struct wfile *wf; /* the file being written, renamed to path at the end */
+	struct wfile *wf; /* the file SQLite writes, copied into pages' at the end */
 	const char *tmp;  /* its name */
+	struct wfile *pages; /* the page file (btree.h): the calls' pages, then the database,
+				renamed to path at the end */
+	struct pagefile *pf;
 	sqlite3 *sql;
 	sqlite3_stmt *insert[ROW_KINDS];
 	struct block *cur;			  /* the producer's block, NULL once handed over */
 	/* the writer's, on cache lines of their own (the producer writes nearby) */
 	struct {
 		struct row_src src; /* the rows the virtual tables show now */
-		bool append;	    /* and they are calls whose ids follow: let SQLite give them */
-		int64_t last_id;    /* the largest call id in call_base */
+		struct paged paged[NPAGED]; /* call_base's and call_extra's pages, made here */
 		uint16_t order[OTHER_ROWS]; /* a block's rows, grouped by kind (group_rows()) */
 	} __attribute__((aligned(64)));
 	struct vt_aux {
@@ -289,9 +326,12 @@ struct db {
 	bool discard;	     /* db_abort: drop what is queued */
 	struct fmt_err werr; /* why the writer failed */
 
-	/* DARC_TIMING=1: the writer's CPU seconds by table, printed at the end */
+	/* DARC_TIMING=1: the writer's CPU seconds by table, printed at the end, and
+	   the producer's waits for a free block */
 	bool timing;
-	double cpu_by_kind[ROW_KINDS], cpu_wait;
+	double cpu_by_kind[ROW_KINDS];
+	double producer_wait; /* wall seconds the producer waited for a free block */
+	long producer_waits;
 	long rows_by_kind[ROW_KINDS];
 
 	atomic_bool failed; /* sticky; also read without the lock */
@@ -420,6 +460,16 @@ static int next_block(struct db *db)
 		db->head = b;
 	db->tail = b;
 	pthread_cond_signal(&db->ready);
+	if (db->timing && !db->free && db->nblocks >= MAX_BLOCKS) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		while (!db->free && db->nblocks >= MAX_BLOCKS && !atomic_load(&db->failed))
+			pthread_cond_wait(&db->space, &db->lock);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		db->producer_wait += b.tv_sec - a.tv_sec + (b.tv_nsec - a.tv_nsec) / 1e9;
+		db->producer_waits++;
+	}
 	while (!db->free && db->nblocks >= MAX_BLOCKS && !atomic_load(&db->failed))
 		pthread_cond_wait(&db->space, &db->lock);
 	if (!atomic_load(&db->failed)) {
@@ -477,9 +527,52 @@ static inline int64_t unq32(int32_t v)
 	return v == INT32_MIN ? DARC_NULL : v;
 }
 
+/*
+ * Does the writer refuse call @c (@bad: an id beyond the queue's 32 bits)?
+ * Then why is recorded. What SQLite's NOT NULL would refuse is refused here:
+ * the calls do not go through SQLite (btree.h).
+ */
+static bool call_refused(struct db *db, const struct call_rec *c, bool bad)
+{
+	struct fmt_err e; /* filled only here, when refused: a call is no time to clear 512 bytes */
+
+	if (!bad && c->last_id >= c->id && c->last_id - c->id <= UINT32_MAX &&
+	    c->task_id != DARC_NULL && c->fnode_id != DARC_NULL)
+		return false;
+	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX)
+		fmt_errf(&e, db->path,
+			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits", c->id);
+	else
+		fmt_errf(&e, db->path, "cannot write to table call_base: NOT NULL constraint failed:"
+				       " call_base.%s", c->task_id == DARC_NULL ? "task_id" : "fnode_id");
+	fail(db, &e);
+	return true;
+}
+
+/* The integer in field @f of the record at @rec (DARC_NULL stays NULL). */
+static int64_t field_i64(const char *rec, const struct field *f)
+{
+	int64_t v;
+	int32_t i;
+	uint32_t u;
+
+	switch (f->type) {
+	case F_INT:
+		memcpy(&i, rec + f->off, sizeof(i));
+		return i;
+	case F_U32:
+		memcpy(&u, rec + f->off, sizeof(u));
+		return u;
+	default:
+		memcpy(&v, rec + f->off, sizeof(v));
+		return v;
+	}
+}
+
 /* Queue call @c in the producer's block. 0, or -1 once failed. */
 static int put_call_row(struct db *db, const struct call_rec *c)
 {
+	static const struct field extra_fields[] = {CALL_EXTRA_COLUMNS(EXTRA_FIELD)};
 	bool extra = call_has_extra(c), bad = false;
 	struct block *b;
 	struct qcall q = {
@@ -488,10 +581,9 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	    .t_entry = c->t_entry,
 	    .incl_ns = c->incl_ns,
 	    .children_ns = c->children_ns,
+	    .retval = c->has_retval ? c->retval : DARC_NULL,
 	    .task_id = q32(c->task_id, &bad),
-	    .func_id = q32(c->func_id, &bad),
 	    .fnode_id = q32(c->fnode_id, &bad),
-	    .depth = c->depth,
 	    .cpu = c->cpu,
 	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
@@ -501,19 +593,14 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	if ((db->cur->ncalls == BLOCK_ROWS || (extra && db->cur->nextras == EXTRA_ROWS)) &&
 	    next_block(db) < 0)
 		return -1;
-	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX) {
-		struct fmt_err e = {""};
-
-		fmt_errf(&e, db->path,
-			 "call %" PRId64 ": a task, function or fnode id or a subtree beyond 32 bits",
-			 c->id);
-		fail(db, &e);
+	if (call_refused(db, c, bad))
 		return -1;
-	}
 	b = db->cur;
 	b->calls[b->ncalls++] = q;
-	if (extra)
-		b->extras[b->nextras++] = *c;
+	if (extra) /* call_extra's columns: irq_ns .. flags are never NULL */
+		for (int col = 0; col < CALL_EXTRA_NCOLS; col++)
+			b->extras[b->nextras][col] = field_i64((const char *)c, &extra_fields[col]);
+	b->nextras += extra;
 	return 0;
 }
 
@@ -536,8 +623,7 @@ struct rows_cursor {
 	int i, hi;	 /* the current row, and the end */
 	const char *rec; /* the current row's record (a qcall for calls) */
 	const struct row_src *src;
-	const struct field *fields; /* the kind's; NULL for calls */
-	bool append;		    /* calls whose ids SQLite gives (their id column is NULL) */
+	const struct field *fields; /* the kind's */
 };
 
 /* @v's fields: its kind's, with their null_rules. */
@@ -630,8 +716,7 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
 
 	c->src = &v->db->src;
-	c->fields = v->kind == ROW_CALL ? NULL : v->fields;
-	c->append = v->db->append;
+	c->fields = v->fields;
 	c->i = c->src->lo;
 	c->hi = c->src->hi;
 	cursor_at(c);
@@ -662,14 +747,10 @@ static int64_t call_column(const struct qcall *c, int col)
 		return c->id;
 	case COL_call_base_task_id:
 		return unq32(c->task_id);
-	case COL_call_base_func_id:
-		return unq32(c->func_id);
 	case COL_call_base_parent_id:
 		return c->parent_id;
 	case COL_call_base_fnode_id:
 		return unq32(c->fnode_id);
-	case COL_call_base_depth:
-		return c->depth;
 	case COL_call_base_cpu:
 		return c->cpu;
 	case COL_call_base_t_entry:
@@ -680,6 +761,8 @@ static int64_t call_column(const struct qcall *c, int col)
 		return c->children_ns;
 	case COL_call_base_last_id:
 		return c->id + c->last_delta;
+	case COL_call_base_retval:
+		return c->retval;
 	}
 	return DARC_NULL;
 }
@@ -732,12 +815,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const struct rows_cursor *c = (const struct rows_cursor *)cur;
 
-	if (c->fields)
-		field_result(ctx, c->rec, &c->fields[col]);
-	else if (col == COL_call_base_id && c->append)
-		sqlite3_result_null(ctx); /* SQLite gives the next: no search of the tree */
-	else
-		result_i64(ctx, call_column((const struct qcall *)c->rec, col));
+	field_result(ctx, c->rec, &c->fields[col]);
 	return SQLITE_OK;
 }
 
@@ -787,35 +865,43 @@ static int write_rows(struct db *db, int kind, struct row_src src)
 /* The first @n elements of the array @a, as a row_src. */
 #define ARRAY_SRC(a, n) ((struct row_src){(const char *)(a), sizeof(*(a)), NULL, 0, (int)(n)})
 
-/*
- * Insert the calls of block @b into call_base, a run at a time: a run whose
- * ids follow the largest one in the table goes in with NULL ids, so SQLite
- * numbers the rows itself and appends them without searching the tree; the
- * others go in with their ids. On failure record why and return -1.
- */
+/* call_base's columns of @c, in columns.h's order. */
+static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
+{
+	for (int col = 0; col < CALL_BASE_NCOLS; col++)
+		v[col] = call_column(c, col);
+}
+
+/* Row @v (its id first) onto @p's pages. 0, or -1 (recorded). */
+static int put_paged(struct db *db, struct paged *p, const int64_t *v)
+{
+	struct fmt_err e; /* btree_append() fills it when it fails */
+
+	if (btree_append(p->tree, v[0], v, &e)) {
+		fail(db, &e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The calls of block @b, and their call_extra rows, onto the pages. 0, or -1 (recorded). */
 static int write_calls(struct db *db, const struct block *b)
 {
-	for (int i = 0, j; i < (int)b->ncalls; i = j) {
-		int64_t max = db->last_id;
-		bool append = b->calls[i].id == max + 1;
-		struct row_src src = ARRAY_SRC(b->calls, 0);
+	int64_t v[CALL_BASE_NCOLS];
 
-		/* a run ends where the next id starts (or breaks) the order */
-		for (j = i; j < (int)b->ncalls; j++) {
-			int64_t id = b->calls[j].id;
-
-			if (j > i && (id == max + 1) != append)
-				break;
-			if (id > max)
-				max = id;
-		}
-		src.lo = i;
-		src.hi = j;
-		db->append = append;
-		if (write_rows(db, ROW_CALL, src) < 0)
+	for (unsigned i = 0; i < b->ncalls; i++) {
+		call_values(&b->calls[i], v);
+		if (put_paged(db, &db->paged[PAGED_CALLS], v))
 			return -1;
-		db->last_id = max;
 	}
+	return 0;
+}
+
+static int write_extras(struct db *db, const struct block *b)
+{
+	for (unsigned i = 0; i < b->nextras; i++)
+		if (put_paged(db, &db->paged[PAGED_EXTRAS], b->extras[i]))
+			return -1;
 	return 0;
 }
 
@@ -881,7 +967,7 @@ static int write_block(struct db *db, const struct block *b)
 		charge(db, ROW_CALL, b->ncalls, &t);
 	}
 	if (rc == 0 && b->nextras) {
-		rc = write_rows(db, ROW_CALL_EXTRA, ARRAY_SRC(b->extras, b->nextras));
+		rc = write_extras(db, b);
 		charge(db, ROW_CALL_EXTRA, b->nextras, &t);
 	}
 	if (rc == 0 && b->nhists) {
@@ -893,26 +979,47 @@ static int write_block(struct db *db, const struct block *b)
 
 static void print_timing(const struct db *db)
 {
+	for (int i = 0; i < NPAGED; i++)
+		fprintf(stderr, "darc: writer: %-14s %9lld rows in pages, %lld of them late\n",
+			db->paged[i].table, (long long)btree_rows(db->paged[i].tree),
+			(long long)btree_late(db->paged[i].tree));
 	for (int k = 0; k < ROW_KINDS; k++)
 		if (db->rows_by_kind[k])
 			fprintf(stderr, "darc: writer: %-14s %9ld rows %7.3f s CPU (%.2f us a row)\n",
 				inserts[k].table, db->rows_by_kind[k], db->cpu_by_kind[k],
 				db->cpu_by_kind[k] * 1e6 / db->rows_by_kind[k]);
-	fprintf(stderr, "darc: writer: whole thread %.3f s CPU\n", thread_cpu());
+	fprintf(stderr, "darc: writer: whole thread %.3f s CPU; the producer waited for it %ld"
+			" times, %.3f s\n", thread_cpu(), db->producer_waits, db->producer_wait);
 }
 
 static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err);
 static int prepare_inserts(struct db *db, struct fmt_err *err);
 
+/* The empty database of the schema (made at build time: schema.h) into the empty file. 0 or -1. */
+static int write_template(struct db *db, struct fmt_err *err)
+{
+	int fd = open(db->tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	int rc = fd < 0 || schema_template_write(fd) < 0 ? -1 : 0;
+
+	if (fd >= 0 && close(fd) < 0)
+		rc = -1;
+	return rc ? fmt_errf(err, db->path, "cannot write '%s': %s", db->tmp, strerror(errno)) : 0;
+}
+
 /*
  * The database itself, made by the writer thread while the producer starts
- * reading: SQLite, the bulk-load settings, the schema, the inserts. 0, or -1
- * (recorded: the producer's next put fails, db_finish() says why).
+ * reading: the empty database of the schema, SQLite, the bulk-load
+ * settings, the inserts. 0, or -1 (recorded: the producer's next put fails,
+ * db_finish() says why).
  */
 static int db_setup(struct db *db)
 {
 	struct fmt_err e = {""};
 
+	if (write_template(db, &e) < 0) {
+		fail(db, &e);
+		return -1;
+	}
 	/* one thread at a time uses the connection: no SQLite mutexes needed */
 	if (sqlite3_open_v2(db->tmp, &db->sql,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
@@ -925,10 +1032,7 @@ static int db_setup(struct db *db)
 		return -1;
 	}
 	if (exec(db, pragmas_sql, "cannot set up the database", &e) < 0 ||
-	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 ||
-	    exec(db, schema_tables_sql, "cannot create the tables", &e) < 0 ||
-	    exec(db, schema_views_sql, "cannot create the views", &e) < 0 ||
-	    prepare_inserts(db, &e) < 0) {
+	    exec(db, "BEGIN", "cannot begin writing", &e) < 0 || prepare_inserts(db, &e) < 0) {
 		fail(db, &e);
 		return -1;
 	}
@@ -965,7 +1069,7 @@ static void *writer_main(void *arg)
 			/* what SQLite has written goes to the disk meanwhile, not all
 			   at the fsync before the rename */
 			if (++written % SYNC_BLOCKS == 0)
-				wfile_sync_ahead(db->wf);
+				wfile_sync_ahead(db->pages);
 		}
 		block_reset(b);
 		pthread_mutex_lock(&db->lock);
@@ -1009,7 +1113,8 @@ static void db_free(struct db *db)
 	for (int i = 0; i < ROW_KINDS; i++)
 		sqlite3_finalize(db->insert[i]);
 	sqlite3_close_v2(db->sql);
-	wfile_abort(db->wf); /* unless renamed: then NULL */
+	wfile_abort(db->wf); /* unless done with: then NULL */
+	wfile_abort(db->pages); /* unless renamed: then NULL */
 	block_free(db->cur);
 	while ((b = db->head)) {
 		db->head = b->next;
@@ -1024,6 +1129,9 @@ static void db_free(struct db *db)
 		pthread_cond_destroy(&db->ready);
 		pthread_cond_destroy(&db->space);
 	}
+	for (int i = 0; i < NPAGED; i++)
+		btree_free(db->paged[i].tree);
+	pagefile_free(db->pf);
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
@@ -1063,10 +1171,13 @@ static int exec(struct db *db, const char *sql, const char *what, struct fmt_err
 static int prepare_inserts(struct db *db, struct fmt_err *err)
 {
 	for (int k = 0; k < ROW_KINDS; k++) {
-		char *name = sqlite3_mprintf("darc_%s_rows", inserts[k].table);
+		bool paged = k == ROW_CALL || k == ROW_CALL_EXTRA; /* pages of their own (btree.h) */
+		char *name = paged ? NULL : sqlite3_mprintf("darc_%s_rows", inserts[k].table);
 		char *sql = name ? insert_sql(k) : NULL;
 		int rc = sql ? SQLITE_OK : SQLITE_NOMEM;
 
+		if (paged)
+			continue;
 		db->vt[k].db = db;
 		db->vt[k].kind = k;
 		if (rc == SQLITE_OK)
@@ -1082,6 +1193,32 @@ static int prepare_inserts(struct db *db, struct fmt_err *err)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The page file (a second temporary file beside the target, which the
+ * database becomes) and the tables whose rows go into it as pages. 0, or -1.
+ */
+static int make_trees(struct db *db, bool force, struct fmt_err *err)
+{
+	static const struct {
+		const char *table;
+		int ncols;
+	} tables[NPAGED] = {{"call_base", CALL_BASE_NCOLS}, {"call_extra", CALL_EXTRA_NCOLS}};
+
+	db->pages = wfile_create(db->path, &db_kind, force, err);
+	if (!db->pages)
+		return -1;
+	db->pf = pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
+			      BTREE_PENDING_BYTE);
+	for (int i = 0; i < NPAGED && db->pf; i++) {
+		db->paged[i].table = tables[i].table;
+		db->paged[i].ncols = tables[i].ncols;
+		db->paged[i].tree = btree_new(db->pf, tables[i].table, tables[i].ncols);
+		if (!db->paged[i].tree)
+			return fmt_errf(err, db->path, "out of memory");
+	}
+	return db->pf ? 0 : fmt_errf(err, db->path, "out of memory");
 }
 
 struct db *db_create(const char *path, bool force, struct fmt_err *err)
@@ -1108,7 +1245,7 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 		goto out;
 	}
 	db->mutex_ready = true;
-	if (create_tmp(db, force, err) < 0)
+	if (create_tmp(db, force, err) < 0 || make_trees(db, force, err) < 0)
 		goto out;
 	db->cur = block_new();
 	if (!db->cur) {
@@ -1202,10 +1339,10 @@ static int window_advance(struct db *db)
  */
 static int put_value_row(struct db *db, const struct call_rec *c)
 {
-	struct call_value_rec v = {c->id, c->has_retval ? c->retval : DARC_NULL, c->args, c->retaddr};
+	struct call_value_rec v = {c->id, c->args, c->retaddr};
 	struct row *r;
 
-	if (!c->has_retval && !c->args && !c->retaddr)
+	if (!c->args && !c->retaddr)
 		return 0;
 	r = put(db, ROW_CALL_VALUE, &v, sizeof(v));
 	return r ? own_str(db, &r->call_value.args) | own_str(db, &r->call_value.retaddr) : -1;
@@ -1217,7 +1354,7 @@ int db_put_call(struct db *db, const struct call_rec *c)
 
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed) || put_value_row(db, c))
 		return -1;
-	if (k < 0) /* too late for the window, or the same id again: SQLite will judge */
+	if (k < 0) /* too late for the window, or the same id again: btree_finish() judges */
 		return put_call_row(db, c);
 	db->win[k] = *c;
 	db->win[k].args = db->win[k].retaddr = NULL; /* written above; they do not live */
@@ -1334,6 +1471,142 @@ static void step_done(const struct db *db, const char *what, double *t)
 	*t = now;
 }
 
+/* The root page of table @name, 0 if none (or SQLite fails). */
+static uint32_t root_page(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	uint32_t root = 0;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+				       " AND name = ?1", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		root = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return root;
+}
+
+/* Each paged table's root page into @root, and the file's pages into *@npages. 0 or -1. */
+static int file_layout(struct db *db, uint32_t root[NPAGED], uint32_t *npages,
+		       struct fmt_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	for (int i = 0; i < NPAGED; i++)
+		if ((root[i] = root_page(db, db->paged[i].table)) < 2)
+			return fmt_errf(err, db->path, "cannot find the root page of table %s",
+					db->paged[i].table);
+	if (sqlite3_prepare_v2(db->sql, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		*npages = (uint32_t)sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc ? (sql_errf(db, err, "cannot count its pages"), -1) : 0;
+}
+
+/* Close the connection. 0, or -1 with @err set. */
+static int close_sql(struct db *db, struct fmt_err *err)
+{
+	int rc = sqlite3_close(db->sql);
+
+	if (rc == SQLITE_OK)
+		db->sql = NULL;
+	return rc == SQLITE_OK ? 0 : (sql_errf(db, err, "cannot close the database"), -1);
+}
+
+/*
+ * The statistics ANALYZE would give the paged tables, empty for SQLite until
+ * their pages go in: the number of rows of each (it has no index). 0 or -1.
+ */
+static int paged_stats(struct db *db, struct fmt_err *err)
+{
+	for (int i = 0; i < NPAGED; i++) {
+		const struct paged *p = &db->paged[i];
+		int64_t n = btree_rows(p->tree);
+		char *sql = sqlite3_mprintf("INSERT INTO sqlite_stat1 VALUES ('%q', NULL, '%lld')",
+					    p->table, (long long)n);
+		int rc = !n ? 0 : sql ? exec(db, sql, "cannot analyze the tables", err) : -1;
+
+		sqlite3_free(sql);
+		if (rc)
+			return sql ? -1 : fmt_errf(err, db->path, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The page file made whole: SQLite's pages in its head, the trees' pages
+ * placed and built (btree.h). 0, or -1 with @err set.
+ */
+static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], uint32_t npages,
+		       struct fmt_err *err)
+{
+	if (pagefile_head(db->pf, sql_fd, npages, err) < 0)
+		return -1;
+	for (int i = 0; i < NPAGED; i++)
+		if (btree_place(db->paged[i].tree, root[i], err) < 0)
+			return -1;
+	for (int i = 0; i < NPAGED; i++)
+		if (btree_build(db->paged[i].tree, root[i], err) < 0)
+			return -1;
+	return pagefile_finish(db->pf, err);
+}
+
+/*
+ * What SQLite writes before the pages of the calls go in: the idle task's
+ * row, the statistics (ANALYZE's, and the paged tables' rows counted),
+ * committed and closed; then its pages into the page file, which becomes
+ * the database (place_pages()). 0, or -1 with @err set.
+ */
+static int finish_pages(struct db *db, struct fmt_err *err)
+{
+	uint32_t root[NPAGED], npages = 0;
+	int fd, rc;
+
+	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
+	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
+		 "cannot write to table task", err) < 0 ||
+	    exec(db, analyze_sql, "cannot analyze the tables", err) < 0 ||
+	    paged_stats(db, err) < 0 || file_layout(db, root, &npages, err) < 0 ||
+	    exec(db, "COMMIT", "cannot commit", err) < 0 || close_sql(db, err) < 0)
+		return -1;
+	fd = open(db->tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return fmt_errf(err, db->path, "cannot open '%s' again: %s", db->tmp,
+				strerror(errno));
+	rc = place_pages(db, fd, root, npages, err);
+	close(fd);
+	/* SQLite's own file is done with; the page file is the database now */
+	wfile_abort(db->wf);
+	db->wf = NULL;
+	db->tmp = wfile_tmp(db->pages);
+	return rc ? rc : wfile_close_fd(db->pages, err); /* SQLite may open it (--indexes) */
+}
+
+/*
+ * With --indexes, the database again, calls and all: the indexes on the
+ * calls and their statistics, committed and closed. 0, or -1 with @err set.
+ */
+static int finish_calls(struct db *db, struct fmt_err *err)
+{
+	if (!db->call_indexes)
+		return 0;
+	if (sqlite3_open_v2(db->tmp, &db->sql,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK)
+		return sql_errf(db, err, "cannot open the database again"), -1;
+	if (exec(db, pragmas_sql, "cannot set up the database", err) < 0 ||
+	    exec(db, "BEGIN", "cannot begin writing", err) < 0 ||
+	    exec(db, schema_call_indexes_sql, "cannot create the indexes", err) < 0 ||
+	    exec(db, "PRAGMA analysis_limit = 1000; ANALYZE call_base", "cannot analyze the tables",
+		 err) < 0 ||
+	    exec(db, "COMMIT", "cannot commit", err) < 0)
+		return -1;
+	return close_sql(db, err);
+}
+
 int db_finish(struct db *db, struct fmt_err *err)
 {
 	struct fmt_err e = {""};
@@ -1354,26 +1627,15 @@ int db_finish(struct db *db, struct fmt_err *err)
 		sqlite3_finalize(db->insert[i]);
 		db->insert[i] = NULL;
 	}
-	/* calls interrupted on an idle CPU belong to tid 0: give it a row */
-	if (exec(db, "INSERT OR IGNORE INTO task(tid, pid, comm) VALUES (0, 0, '<idle>')",
-		 "cannot write to table task", &e) < 0 ||
-	    exec(db, schema_indexes_sql, "cannot create the indexes", &e) < 0 ||
-	    (db->call_indexes &&
-	     exec(db, schema_call_indexes_sql, "cannot create the indexes", &e) < 0))
+	if (finish_pages(db, &e) < 0)
 		goto out;
-	step_done(db, "indexes", &t);
-	if (exec(db, analyze_sql, "cannot analyze the tables", &e) < 0 ||
-	    exec(db, "COMMIT", "cannot commit", &e) < 0)
+	step_done(db, "ANALYZE, the calls' pages", &t);
+	if (finish_calls(db, &e) < 0)
 		goto out;
-	if (sqlite3_close(db->sql) != SQLITE_OK) {
-		sql_errf(db, &e, "cannot close the database");
-		goto out;
-	}
-	db->sql = NULL;
-	step_done(db, "ANALYZE, commit, close", &t);
+	step_done(db, "the indexes on the calls", &t);
 	/* synchronous=OFF never synced: wfile_commit() syncs before the rename */
-	rc = wfile_commit(db->wf, &e);
-	db->wf = NULL; /* committed or removed */
+	rc = wfile_commit(db->pages, &e);
+	db->pages = NULL; /* committed or removed */
 	db->tmp = NULL;
 	if (rc < 0)
 		goto out;

@@ -200,7 +200,8 @@ static int none_together(struct rdb *db, const struct rsel *sel, struct fmt_err 
 
 	rdb_filter_sql("c.task_id", "c.t_entry", filter, sizeof(filter));
 	snprintf(q, sizeof(q), "SELECT 1 FROM call_base c WHERE %s AND %s LIMIT 1",
-		 sel->func    ? "c.func_id IN (SELECT id FROM func WHERE name = ?6)"
+		 sel->func    ? "c.fnode_id IN (SELECT n.id FROM fnode n JOIN func f ON"
+				" f.id = n.func_id WHERE f.name = ?6)"
 		 : sel->fnode ? "c.fnode_id = ?7"
 			      : "1",
 		 filter);

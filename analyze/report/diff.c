@@ -92,6 +92,8 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	struct dprof *d = NULL;
 	int rc;
 
+	if (rdb_hist_resolution(db, resolution, err))
+		return -1;
 	if (sqlite3_prepare_v2(rdb_sql(db), profiles_sql, -1, &st, NULL) != SQLITE_OK)
 		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	sqlite3_bind_int(st, 1, metric);

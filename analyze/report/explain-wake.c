@@ -41,7 +41,8 @@
 	" k.waker_call_id"
 #define OFF_JOINS                                                                               \
 	" LEFT JOIN wakeup k ON k.id = si.wakeup_id"                                            \
-	" LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+	" LEFT JOIN call_base wc ON wc.id = k.waker_call_id"                                   \
+	" LEFT JOIN fnode wn ON wn.id = wc.fnode_id LEFT JOIN func wf ON wf.id = wn.func_id"
 
 /* The sleeps of the search's calls at fnode ?1 (-1: of the f0 calls themselves). */
 static const char sleeps_fmt[] =
@@ -71,7 +72,8 @@ static const char task_fmt[] =
 	" 'up_read', 'up_write', 'ttwu_queue_wakelist', '__smp_call_single_queue',"            \
 	" 'send_call_function_single_ipi')"
 static const char wakers_sql[] =
-    "SELECT c.t_entry, c.cpu, c.task_id, f.name FROM call_base c JOIN func f ON f.id = c.func_id"
+    "SELECT c.t_entry, c.cpu, c.task_id, f.name FROM call_base c"
+    " JOIN fnode n ON n.id = c.fnode_id JOIN func f ON f.id = n.func_id"
     " WHERE c.t_entry IS NOT NULL AND f.name IN " WAKING_FUNCS " ORDER BY c.t_entry";
 /*
  * The calls open in a waker at a wake-up, innermost first: each function,
@@ -83,7 +85,8 @@ static const char waker_calls_sql[] =
     " UNION ALL SELECT c.id, c.parent_id, up.d + 1 FROM up JOIN call_base c ON c.id = up.parent)"
     " SELECT f.name, f.name IN " WAKING_FUNCS ", f.overhead OR f.name LIKE '\\_\\_traceiter\\_%'"
     " ESCAPE '\\' OR f.name LIKE 'trace\\_%' ESCAPE '\\'"
-    " FROM up JOIN call_base c ON c.id = up.id JOIN func f ON f.id = c.func_id ORDER BY up.d";
+    " FROM up JOIN call_base c ON c.id = up.id JOIN fnode n ON n.id = c.fnode_id"
+    " JOIN func f ON f.id = n.func_id ORDER BY up.d";
 
 /* A call of a waking function. */
 struct waker_call {

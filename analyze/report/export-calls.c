@@ -209,19 +209,25 @@ sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q
 	return st;
 }
 
-/* Prepare "SELECT @cols FROM call_base b WHERE @where ORDER BY b.id", @o's filters bound. */
+#define FNODE_JOIN "LEFT JOIN fnode n ON n.id = b.fnode_id"
+
+/*
+ * Prepare "SELECT @cols FROM call_base b WHERE @where ORDER BY b.id", @o's
+ * filters bound. A call's function and depth are its fnode's (n.func_id,
+ * n.depth: call_base stores neither); SQLite drops the join where unused.
+ */
 static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owner,
 				 const char *cols, const char *where)
 {
 	char q[1024];
 
-	snprintf(q, sizeof(q), "SELECT %s FROM call_base b WHERE %%s AND %s%s ORDER BY b.id", cols,
+	snprintf(q, sizeof(q), "SELECT %s FROM call_base b " FNODE_JOIN " WHERE %%s AND %s%s ORDER BY b.id", cols,
 		 where, owner ? " AND b.fnode_id IN sel_fnode" : "");
 	return export_prepare(db, o, q, "b.task_id", "b.t_entry");
 }
 
 #define BASE_COLS                                                                         \
-	"b.id, b.task_id, b.func_id, coalesce(b.parent_id, 0), b.fnode_id, b.depth, b.cpu," \
+	"b.id, b.task_id, n.func_id, coalesce(b.parent_id, 0), b.fnode_id, n.depth, b.cpu," \
 	" b.t_entry, b.incl_ns, b.children_ns"
 
 /*
@@ -242,7 +248,8 @@ static int find_late(struct xstream *s, struct rdb *db, const struct ropt *o, bo
 				      "SELECT t_exit, irq_ns, softirq_ns, preempt_ns, blocked_ns,"
 				      " flags FROM call_extra WHERE id = ?1",
 				      -1, &one, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(rdb_sql(db), "SELECT " BASE_COLS " FROM call_base b WHERE b.id = ?1",
+	    sqlite3_prepare_v2(rdb_sql(db), "SELECT " BASE_COLS " FROM call_base b " FNODE_JOIN
+			       " WHERE b.id = ?1",
 			       -1, &row, NULL) != SQLITE_OK)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

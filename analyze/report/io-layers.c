@@ -228,15 +228,15 @@ static int layers(sqlite3 *sql, const struct io_rules *rules, int64_t id, int64_
 }
 
 /*
- * What call @id returned, into @o: "retval" (the number; table call_value)
+ * What call @id returned, into @o: "retval" (the number; call_base.retval)
  * and, for an error code, "error" (its name, "-EAGAIN"). Nothing if not recorded.
  */
 static void returned_json(sqlite3 *sql, int64_t id, json_t *o)
 {
 	static const char q[] =
-	    "SELECT v.retval, CASE WHEN v.retval BETWEEN -4095 AND -1 THEN"
-	    " '-' || coalesce(e.name, -v.retval) END FROM call_value v"
-	    " LEFT JOIN errno_name e ON e.code = -v.retval WHERE v.id = ?1 AND v.retval IS NOT NULL";
+	    "SELECT c.retval, CASE WHEN c.retval BETWEEN -4095 AND -1 THEN"
+	    " '-' || coalesce(e.name, -c.retval) END FROM call_base c"
+	    " LEFT JOIN errno_name e ON e.code = -c.retval WHERE c.id = ?1 AND c.retval IS NOT NULL";
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(sql, q, -1, &st, NULL) != SQLITE_OK)
@@ -403,7 +403,8 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
  */
 static const char entries_sql[] =
     "WITH irq(id, n) AS (SELECT b.fnode_id, count(*) FROM call_extra e"
-    "  JOIN call_base b ON b.id = e.id WHERE e.flags & 24 AND b.depth = 0 GROUP BY b.fnode_id)"
+    "  JOIN call_base b ON b.id = e.id JOIN fnode bn ON bn.id = b.fnode_id"
+    "  WHERE e.flags & 24 AND bn.depth = 0 GROUP BY b.fnode_id)"
     " SELECT f.name, sum(fn.calls), sum(fn.incl_ns) FROM fnode fn JOIN func f ON f.id = fn.func_id"
     " LEFT JOIN irq ON irq.id = fn.id WHERE fn.parent_id IS NULL AND NOT f.overhead"
     " AND coalesce(irq.n, 0) * 2 <= fn.calls GROUP BY f.name HAVING sum(fn.calls) > 0"

@@ -51,7 +51,7 @@ static void top_rows(struct rdb *db, const char *sql, const char *role, const ch
 static const char irq_hits_sql[] =
     "SELECT f.name, count(*), sum(i.t_end - i.t_start) FROM sr_sub s"
     " CROSS JOIN irq_interval i ON i.call_id = s.id JOIN call_base c ON c.id = i.call_id"
-    " JOIN func f ON f.id = c.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
+    " JOIN fnode cn ON cn.id = c.fnode_id JOIN func f ON f.id = cn.func_id WHERE i.t_end IS NOT NULL AND ?1 ="
     " CASE WHEN i.kind = 1 THEN 'softirq ' || coalesce(i.name, '?')"
     " WHEN i.irq IS NOT NULL THEN 'irq ' || i.irq || ' (' || coalesce(i.name, '?') || ')'"
     " ELSE 'interrupt ' || coalesce(i.name, '?') END"
@@ -60,7 +60,7 @@ static const char irq_hits_sql[] =
 static const char preempt_hits_sql[] =
     "SELECT f.name, count(*), sum(si.t_in - si.t_out), c.fnode_id FROM sr_sub s"
     " CROSS JOIN sched_interval si ON si.call_id = s.id JOIN call_base c ON c.id = si.call_id"
-    " JOIN func f ON f.id = c.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
+    " JOIN fnode cn ON cn.id = c.fnode_id JOIN func f ON f.id = cn.func_id WHERE si.kind = 0 AND si.t_in IS NOT NULL AND ?1 = ?1"
     " GROUP BY c.fnode_id ORDER BY 3 DESC LIMIT 3";
 /*
  * The tasks switched in on the CPU a preempted call left, while it was off
@@ -104,7 +104,8 @@ const char paths_wakers_sql[] =
     " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
     " JOIN wakeup_ctx x ON x.ctx = k.ctx JOIN wait wt ON wt.id = si.id"
     " LEFT JOIN task t ON t.tid = k.waker_tid"
-    " LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN func wf ON wf.id = wc.func_id"
+    " LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN fnode wn ON wn.id = wc.fnode_id"
+    " LEFT JOIN func wf ON wf.id = wn.func_id"
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
@@ -471,7 +472,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	else if (peak > npk)
 		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
-	else if (!peak && !o->sel.func) /* a function's calls have an index: one range each */
+	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
 		rc = search_db_preselect(db, &o->sel, pk, npk, err);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)

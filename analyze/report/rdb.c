@@ -205,10 +205,13 @@ void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_
 		 task_col, task_col, time_col, time_col);
 }
 
+/* The fnodes of the function named ?1: its calls are the calls of these. */
+#define FUNC_FNODES "SELECT n.id FROM fnode n JOIN func f ON f.id = n.func_id WHERE f.name = ?1"
+
 /* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
 static void where_sql(const struct rsel *sel, char *buf, size_t n)
 {
-	const char *owner = sel->func	 ? "c.func_id IN (SELECT id FROM func WHERE name = ?1)"
+	const char *owner = sel->func	 ? "c.fnode_id IN (" FUNC_FNODES ")"
 			    : sel->fnode ? "c.fnode_id = ?1"
 					 : "c.fnode_id IN (SELECT id FROM fnode_path WHERE path = ?1)";
 	char filter[320];
@@ -628,8 +631,9 @@ static int peak_rows(sqlite3 *w, const char *sql, const int64_t key[4], const ch
 }
 
 /* The tables darc stores results in after the analysis (schema/tables.sql). */
-static const char *const result_tables[] = {"peak", "search", "search_path", "search_candidate",
-					    "io_layer", "explain_subject", "explain_cause"};
+static const char *const result_tables[] = {"peak",	       "search",	  "search_path",
+					    "search_candidate", "io_layer",	  "explain_subject",
+					    "explain_cause",	"hist"};
 
 /*
  * The database cannot be written: give the read connection temp tables of
@@ -679,7 +683,7 @@ static bool read_only(sqlite3 *w)
 
 /*
  * The one way the reports write to their database (the results of
- * rdb_store(), the index of ensure_func_index()): a read-write connection,
+ * rdb_store(), the indexes of rdb_make_index()): a read-write connection,
  * opened on first use and kept until rdb_close(). NULL when the database
  * cannot be written: *@failed is then the failed connection, to say why
  * and close.
@@ -791,6 +795,68 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 	return n;
 }
 
+/* darc_bucket(V, R): the bucket of V ns at resolution R, as the analysis counts it (hist.h). */
+static void bucket_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_int(ctx, hist_bucket((uint64_t)sqlite3_value_int64(argv[0]),
+					    sqlite3_value_int(argv[1])));
+}
+
+/*
+ * The histograms at resolution ?1 of every fnode (incl_ns, then excl_ns, of
+ * its complete calls), then of every function (the sums of its fnodes'), as
+ * darc analyze makes those at resolution 1.
+ */
+static const char *const hist_make_sql[] = {
+    "INSERT INTO hist SELECT 1, b.fnode_id, 0, ?1, darc_bucket(b.incl_ns, ?1), count(*)"
+    " FROM call_base b WHERE b.incl_ns IS NOT NULL AND NOT EXISTS (SELECT 1 FROM call_extra x"
+    " WHERE x.id = b.id AND x.flags & 3) GROUP BY 2, 5",
+    "INSERT INTO hist SELECT 1, b.fnode_id, 1, ?1, darc_bucket(b.incl_ns - b.children_ns"
+    " - coalesce(x.irq_ns + x.softirq_ns + x.preempt_ns + x.blocked_ns, 0), ?1), count(*)"
+    " FROM call_base b LEFT JOIN call_extra x ON x.id = b.id"
+    " WHERE b.incl_ns IS NOT NULL AND coalesce(x.flags, 0) & 3 = 0 GROUP BY 2, 5",
+    "INSERT INTO hist SELECT 0, n.func_id, h.metric, ?1, h.bucket, sum(h.count) FROM hist h"
+    " JOIN fnode n ON n.id = h.owner_id WHERE h.owner_kind = 1 AND h.resolution = ?1"
+    " GROUP BY 2, 3, 5",
+};
+
+static int put_hist_resolution(sqlite3 *w, void *ctx)
+{
+	int resolution = *(const int *)ctx;
+
+	if (sqlite3_create_function(w, "darc_bucket", 2,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+				    bucket_fn, NULL, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < sizeof(hist_make_sql) / sizeof(*hist_make_sql); i++) {
+		sqlite3_stmt *st;
+		int rc;
+
+		if (sqlite3_prepare_v2(w, hist_make_sql[i], -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_int(st, 1, resolution);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
+{
+	char q[80];
+
+	snprintf(q, sizeof(q), "SELECT EXISTS (SELECT 1 FROM hist WHERE resolution = %d)",
+		 resolution);
+	if (resolution < 2 || resolution > 4 || query_int(db->sql, q, 0))
+		return 0;
+	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
+		fprintf(stderr, "darc: making the histograms at resolution %d of '%s' (once)\n",
+			resolution, db->path);
+	return rdb_store(db, "histograms", put_hist_resolution, &resolution, err);
+}
+
 int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
 			  struct rdb_profile_info *info, struct fmt_err *err)
 {
@@ -809,6 +875,8 @@ int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile
 	    (sel->scale > 0 && sel->scale != 1) || sel->metric > RM_EXCL)
 		return rdb_profile_load(db, sel, p, info, err);
 	memset(info, 0, sizeof(*info));
+	if (rdb_hist_resolution(db, sel->resolution, err))
+		goto out;
 	if (!(info->what = sel_what(db, sel, path, err)) || profile_alloc(p, sel->resolution) ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
 		if (info->what)
@@ -846,26 +914,18 @@ out:
 }
 
 /*
- * The calls of a function by latency: an index darc analyze does not build
- * (it would cost a quarter of its time), made once by the first command that
- * selects calls by function and range, so that every later one (a replay
- * with another peak) finds them without reading every call. A read-only
- * database just goes without.
+ * Is there an index of the calls by fnode (call_fnode_incl, made by a darc
+ * of schema 14 before this one, or by the user; call_fnode, --indexes)?
+ * None is made: making call_fnode_incl cost 2.5 times an analysis of 3.7 M
+ * calls, a scan of the calls for a function's peak a seventh of one (so a
+ * replay's first run stays within the analysis's time, issue [22]).
  */
-static void ensure_func_index(struct rdb *db)
+bool rdb_func_indexed(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-				   " AND name IN ('call_func_incl', 'call_func')";
-	sqlite3 *failed, *w;
+				   " AND name IN ('call_fnode_incl', 'call_fnode')";
 
-	if (query_int(db->sql, have, 0))
-		return;
-	if (query_int(db->sql, "SELECT max(id) FROM call_base", 0) > 500000) /* a while */
-		fprintf(stderr, "darc: indexing the calls of '%s' by function (once)\n", db->path);
-	w = writer(db, &failed);
-	if (w)
-		sqlite3_exec(w, trust_lazy_index_sql("call_func_incl"), NULL, NULL, NULL);
-	sqlite3_close(failed);
+	return query_int(db->sql, have, 0) > 0;
 }
 
 void rdb_make_index(struct rdb *db, const char *name)
@@ -883,8 +943,8 @@ void rdb_make_index(struct rdb *db, const char *name)
 
 /*
  * Insert into @table(id, last_id, task_id[, incl_ns]) the complete calls of
- * @sel whose value lies in [@lo, @hi): a scan of the calls (by the index of
- * a function's calls for a function). How many, or -1 with @err set.
+ * @sel whose value lies in [@lo, @hi): a scan of the calls (by an index of
+ * a function's calls where there is one). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 			   const struct rsel *sel, int64_t lo, int64_t hi, bool index,
@@ -900,15 +960,13 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 	int64_t n = -1;
 
 	where_sql(sel, where, sizeof(where));
-	if (sel->func && index)
-		ensure_func_index(db);
-	if (sel->metric == RM_INCL && sel->func)
+	if (sel->metric == RM_INCL && sel->func && index && rdb_func_indexed(db))
 		/* the function's calls in the range by the index, then their rows in order of
 		   id: straight from the index they are in order of latency, a page read a row */
 		snprintf(q, sizeof(q),
 			 "INSERT INTO %s SELECT %s FROM call_base c"
-			 " WHERE c.id IN (SELECT id FROM call_base WHERE func_id IN (SELECT id FROM"
-			 " func WHERE name = ?1) AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
+			 " WHERE c.id IN (SELECT id FROM call_base WHERE fnode_id IN (" FUNC_FNODES
+			 ") AND incl_ns >= ?6 AND incl_ns < ?7) AND %s AND NOT"
 			 " EXISTS (SELECT 1 FROM call_extra e WHERE e.id = c.id AND e.flags & 3)",
 			 table, cols, where);
 	else if (sel->metric == RM_INCL) /* call_base alone: one plain scan (no call_extra join) */

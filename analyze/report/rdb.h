@@ -142,6 +142,15 @@ int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile
 			  struct rdb_profile_info *info, struct fmt_err *err);
 
 /*
+ * Table hist holds resolution 1 of every profile; @resolution 2 to 4 are
+ * made from the calls by the first command that asks (one scan, stored,
+ * or kept for this run where the database is read-only), unless the
+ * analysis stored them (it did when its calls were cut by --max-depth).
+ * 0, or -1 with @err set.
+ */
+int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err);
+
+/*
  * Put the ids of @sel's complete calls whose value lies in [@lo, @hi) into
  * the temporary table sr_root(id, last_id, task_id) of @db (emptied first). Returns how many,
  * or -1 with @err set.
@@ -187,6 +196,12 @@ const char *rdb_text(sqlite3_stmt *st, int i);
  * hash, as table recording keeps them)? False when it says nothing.
  */
 bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
+
+/*
+ * Whether the calls have an index by fnode (one range of it a function's
+ * peak): without one, a selection of calls by function reads them all.
+ */
+bool rdb_func_indexed(struct rdb *db);
 
 /*
  * Make index @name, one that a report command makes on demand

@@ -163,12 +163,12 @@ static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
 	x->sql = rdb_sql(db);
 	if (sqlite3_prepare_v2(x->sql,
 			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
-			       " LEFT JOIN func f ON f.id = b.func_id"
+			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3 GROUP BY 1",
 			       -1, &x->below, NULL) ||
 	    sqlite3_prepare_v2(x->sql,
 			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
-			       " LEFT JOIN func f ON f.id = b.func_id"
+			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1 GROUP BY 1",
 			       -1, &x->kids, NULL))
 		return fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));

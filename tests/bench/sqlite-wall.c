@@ -58,8 +58,8 @@ static void load(const char *path)
 
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		die(db, path);
-	if (sqlite3_prepare_v2(db, "SELECT id, task_id, func_id, parent_id, fnode_id, depth, cpu,"
-				   " t_entry, incl_ns, children_ns FROM call_base ORDER BY id",
+	if (sqlite3_prepare_v2(db, "SELECT id, task_id, parent_id, fnode_id, cpu, t_entry,"
+				   " incl_ns, children_ns, last_id, retval FROM call_base ORDER BY id",
 			       -1, &s, NULL) != SQLITE_OK)
 		die(db, path);
 	rows = malloc(cap * sizeof(*rows));
@@ -163,9 +163,9 @@ static const sqlite3_module module = {
 
 static sqlite3 *fresh(const char *path, bool index)
 {
-	static const char *const names[NCOL] = {"id INTEGER PRIMARY KEY", "task_id", "func_id",
-						"parent_id", "fnode_id", "depth", "cpu",
-						"t_entry", "incl_ns", "children_ns"};
+	static const char *const names[NCOL] = {"id INTEGER PRIMARY KEY", "task_id", "parent_id",
+						"fnode_id", "cpu", "t_entry", "incl_ns",
+						"children_ns", "last_id", "retval"};
 	char sql[1024] = "CREATE TABLE call_base(";
 	sqlite3 *db;
 

@@ -6,8 +6,8 @@
 # 1. fgopt-dat (golden/fgopt-dat.c) writes one traced openat() as trace.dat
 #    in each layout of those events, with what darc must store of each call
 #    (NAME.want): darc dump must equal trace-cmd report -R on each
-#    (cmp-report.sh), darc analyze must store those values (table
-#    call_value), and view call_error must name the error codes.
+#    (cmp-report.sh), darc analyze must store those values (call.retval,
+#    table call_value), and view call_error must name the error codes.
 # 2. Texts of the same events: what the kernel prints (text/fgopt-kernel.txt:
 #    the three options; text/fgopt-hex.txt: funcgraph-retval-hex with
 #    funcgraph-proc and -abstime), what a trace-cmd that knows the options
@@ -28,8 +28,8 @@ command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 
 "$gen" "$tmp" || { echo "FAIL: fgopt-dat"; exit 1; }
 values() {
-	sqlite3 -separator '|' -nullvalue '' "$1" "SELECT f.name, v.retval, v.args, v.retaddr
-		FROM call_base c JOIN func f ON f.id = c.func_id
+	sqlite3 -separator '|' -nullvalue '' "$1" "SELECT f.name, c.retval, v.args, v.retaddr
+		FROM call c JOIN func f ON f.id = c.func_id
 		LEFT JOIN call_value v ON v.id = c.id ORDER BY c.id"
 }
 

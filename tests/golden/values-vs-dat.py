@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# values-vs-dat.py BIN.db TEXT.db WHAT: the calls' values (table call_value)
+# values-vs-dat.py BIN.db TEXT.db WHAT: the calls' values (call.retval, table call_value)
 # of darc analyze of a trace.dat (BIN) and of the text of the same trace
 # (TEXT), call by call in order of entry on each CPU (a text without times
 # orders the CPUs' calls only among themselves; text-vs-dat.py checks the
@@ -23,7 +23,7 @@ import sys
 # (__sched_text_start); darc names the function from a trace.dat's kallsyms.
 MARKERS = {"__sched_text_start": "io_schedule_timeout"}
 
-Q = ("SELECT f.name, v.retval, v.args, v.retaddr, f.kind = 1 FROM call_base c"
+Q = ("SELECT f.name, c.retval, v.args, v.retaddr, f.kind = 1 FROM call c"
      " JOIN func f ON f.id = c.func_id LEFT JOIN call_value v ON v.id = c.id ORDER BY c.cpu, c.id")
 
 

@@ -43,30 +43,6 @@ INSERT INTO func VALUES
 	(7, 'bio_endio', 0, 0xffffffff81500800, NULL, 0, NULL, NULL, NULL, NULL),
 	(8, 'kprobe_ftrace_handler', 0, 0xffffffff81100000, NULL, 1, NULL, NULL, NULL, NULL);
 
--- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
--- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags, last_id
-INSERT INTO call VALUES
-	(1, 100, 1, NULL, 1, NULL, 0, 0, 1000, 11000, 10000, 200, 9800, 0, 0, 0, 0, 0, 6),
-	(2, 100, 2, 1, 2, NULL, 1, 0, 1100, 10900, 9800, 800, 9000, 0, 0, 0, 0, 0, 6),
-	(3, 100, 3, 2, 3, NULL, 2, 0, 1200, 5200, 4000, 700, 3000, 0, 300, 0, 0, 0, 5),
-	(4, 100, 4, 3, 4, NULL, 3, 0, 1300, 4300, 3000, 1000, 2000, 0, 0, 0, 0, 0, 5),
-	(5, 100, 4, 4, 5, NULL, 4, 0, 1400, 3400, 2000, 1600, 0, 0, 0, 400, 0, 0, 5),
-	(6, 100, 3, 2, 3, NULL, 2, 0, 5500, 10500, 5000, 1500, 0, 1000, 0, 500, 2000, 0, 6),
-	(7, 100, 5, NULL, 6, 6, 0, 0, 6000, 7000, 1000, 1000, 0, 0, 0, 0, 0, 8, 7),
-	(8, 100, 1, NULL, 1, NULL, 0, 1, 20000, 22000, 2000, 200, 1800, 0, 0, 0, 0, 0, 9),
-	(9, 100, 2, 8, 2, NULL, 1, 1, 20100, 21900, 1800, 1800, 0, 0, 0, 0, 0, 0, 9),
-	(10, 100, 1, NULL, 1, NULL, 0, 1, 30000, NULL, NULL, NULL, 0, 0, 0, 0, 0, 2, 10);
-
--- What the calls returned (the reads, and vfs_read under funcgraph-retval), the
--- arguments and return address of the first vfs_read (funcgraph-args and
--- -retaddr): the second read found nothing to read, -EAGAIN.
-INSERT INTO call_value VALUES
-	(1, 4096, NULL, NULL),
-	(2, 4096, '{"file":"0xffff888004a12300","buf":"0x7ffd1000","count":"0x1000","pos":"0xffffc90000637e98"}',
-		'ksys_read+0x73'),
-	(8, -11, NULL, NULL),
-	(9, -11, NULL, NULL);
-
 -- id, parent_id, func_id, depth, calls, incl_ns, excl_ns, children_ns, irq_ns, softirq_ns,
 -- preempt_ns, blocked_ns, max_ns, max_excl_ns, p50_ns, p90_ns, p99_ns, p999_ns, incomplete
 INSERT INTO fnode VALUES
@@ -76,6 +52,28 @@ INSERT INTO fnode VALUES
 	(4, 3, 4, 3, 1, 3000, 1000, 2000, 0, 0, 0, 0, 3000, 1000, 3000, 3000, 3000, 3000, 0),
 	(5, 4, 4, 4, 1, 2000, 1600, 0, 0, 0, 400, 0, 2000, 1600, 2000, 2000, 2000, 2000, 0),
 	(6, NULL, 5, 0, 1, 1000, 1000, 0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000, 1000, 0);
+
+-- id, task_id, func_id, parent_id, fnode_id, interrupted_id, depth, cpu, t_entry, t_exit,
+-- incl_ns, excl_ns, children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns, flags, last_id,
+-- retval (the reads, and vfs_read under funcgraph-retval: the second read found
+-- nothing to read, -EAGAIN). A call's func_id and depth are its fnode's (above).
+INSERT INTO call VALUES
+	(1, 100, 1, NULL, 1, NULL, 0, 0, 1000, 11000, 10000, 200, 9800, 0, 0, 0, 0, 0, 6, 4096),
+	(2, 100, 2, 1, 2, NULL, 1, 0, 1100, 10900, 9800, 800, 9000, 0, 0, 0, 0, 0, 6, 4096),
+	(3, 100, 3, 2, 3, NULL, 2, 0, 1200, 5200, 4000, 700, 3000, 0, 300, 0, 0, 0, 5, NULL),
+	(4, 100, 4, 3, 4, NULL, 3, 0, 1300, 4300, 3000, 1000, 2000, 0, 0, 0, 0, 0, 5, NULL),
+	(5, 100, 4, 4, 5, NULL, 4, 0, 1400, 3400, 2000, 1600, 0, 0, 0, 400, 0, 0, 5, NULL),
+	(6, 100, 3, 2, 3, NULL, 2, 0, 5500, 10500, 5000, 1500, 0, 1000, 0, 500, 2000, 0, 6, NULL),
+	(7, 100, 5, NULL, 6, 6, 0, 0, 6000, 7000, 1000, 1000, 0, 0, 0, 0, 0, 8, 7, NULL),
+	(8, 100, 1, NULL, 1, NULL, 0, 1, 20000, 22000, 2000, 200, 1800, 0, 0, 0, 0, 0, 9, -11),
+	(9, 100, 2, 8, 2, NULL, 1, 1, 20100, 21900, 1800, 1800, 0, 0, 0, 0, 0, 0, 9, -11),
+	(10, 100, 1, NULL, 1, NULL, 0, 1, 30000, NULL, NULL, NULL, 0, 0, 0, 0, 0, 2, 10, NULL);
+
+-- The arguments and return address of the first vfs_read (funcgraph-args and
+-- -retaddr).
+INSERT INTO call_value VALUES
+	(2, '{"file":"0xffff888004a12300","buf":"0x7ffd1000","count":"0x1000","pos":"0xffffc90000637e98"}',
+		'ksys_read+0x73');
 
 -- owner_kind, owner_id, metric, resolution, bucket, count: incl_ns at resolution 1 for
 -- every function (owner_kind 0) and fnode (1); fnode 3 also excl_ns, and incl_ns at 4.

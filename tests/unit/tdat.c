@@ -178,8 +178,9 @@ long tdat_write(const struct tdat *t, const char *path)
 	if (t->kallsyms)
 		put(f, t->kallsyms, strlen(t->kallsyms));
 	put32(f, 0); /* printk */
-	put64(f, 17);
-	put(f, "42 worker\n1 init\n", 17); /* saved cmdlines */
+	const char *cmdlines = t->cmdlines ? t->cmdlines : "42 worker\n1 init\n";
+	put64(f, strlen(cmdlines));
+	put(f, cmdlines, strlen(cmdlines)); /* saved cmdlines */
 	put32(f, t->ncpus);
 	put(f, "options  ", 10);
 	if (t->clock) { /* TRACECLOCK (4): trace_clock's text, the one in use bracketed */

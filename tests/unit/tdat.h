@@ -28,6 +28,7 @@ struct tdat {
 	int ncpus;
 	const char *kallsyms; /* the kallsyms text, or NULL for none */
 	const char *clock;    /* the trace clock in use ("mono"), or NULL: no option */
+	const char *cmdlines; /* the saved cmdlines text, or NULL: "42 worker\n1 init\n" */
 	/* more formats besides test:tick: the ftrace ones (funcgraph_entry, ...), a
 	   NULL-terminated list (or NULL), and of other systems, one each */
 	const char *const *ftrace_formats;

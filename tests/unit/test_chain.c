@@ -244,9 +244,14 @@ END_TEST
 static char path[64];
 static struct db *w;
 
+/* A call, and its fnode (a call's function and depth are its fnode's: schema 14). */
 static void put_call(int64_t id, int64_t task, int64_t func, int64_t parent, int64_t fnode,
 		     int cpu, int64_t t0, int64_t t1, int64_t blocked)
 {
+	int32_t depth = parent == DARC_NULL ? 0 : 1;
+
+	ck_assert_int_eq(db_put_fnode(w, &(struct fnode_rec){.id = fnode, .parent_id = depth ?
+		fnode - 1 : DARC_NULL, .func_id = func, .depth = depth}), 0);
 	ck_assert_int_eq(db_put_call(w, &(struct call_rec){.id = id, .task_id = task,
 		.func_id = func, .parent_id = parent, .last_id = parent == DARC_NULL ? id + 1 : id,
 		.fnode_id = fnode, .interrupted_id = DARC_NULL, .cpu = cpu, .t_entry = t0,

@@ -2,6 +2,7 @@
 /* Unit tests of schema/write.c: rows in through db_put_*, read back with SQLite. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,8 +256,8 @@ static void check_rows(void)
 			 "1|vfs_read|0|-2128394912|NULL|0|500|500|500|500\n"
 			 "2|my_probe|3|NULL|/usr/bin/app|0|NULL|NULL|NULL|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM call ORDER BY id"),
-			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0|1\n"
-			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9|2");
+			 "1|100|1|NULL|1|NULL|0|1|1000|1500|500|500|0|0|0|0|0|0|1|NULL\n"
+			 "2|0|2|NULL|2|1|0|3|NULL|9000000000000|NULL|NULL|0|7|0|0|0|9|2|NULL");
 	ck_assert_str_eq(query(target, "SELECT * FROM fnode ORDER BY id"),
 			 "1|NULL|1|0|1|500|500|0|0|0|0|0|500|500|500|500|500|500|0\n"
 			 "2|NULL|2|0|0|0|0|0|0|0|0|0|0|0|NULL|NULL|NULL|NULL|1");
@@ -309,8 +310,8 @@ START_TEST(test_every_table)
 	ck_assert_int_ne(access(target, F_OK), 0);
 	finish(db);
 	ck_assert_str_eq(dir_list(), "out.db");
-	ck_assert_str_eq(query(target, "PRAGMA user_version"), "13");
-	ck_assert_int_eq(schema_version, 13);
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), "14");
+	ck_assert_int_eq(schema_version, 14);
 	check_rows();
 	/* the indexes exist (the optional ones on call only when asked), and so
 	   do the views; the checks find nothing */
@@ -334,6 +335,65 @@ END_TEST
  * its table's CREATE TABLE in tables.sql: the same names and declared types,
  * in the same order, none left out.
  */
+/* Every object of sqlite_schema, as text, malloc'd. */
+static char *schema_text(const char *path)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	sqlite3 *s;
+	sqlite3_stmt *st;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT type, name, tbl_name, sql FROM sqlite_schema"
+					       " ORDER BY type, name", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int i = 0; i < 4; i++)
+			fprintf(out, "%s%c", sqlite3_column_text(st, i) ?
+				(const char *)sqlite3_column_text(st, i) : "NULL", i < 3 ? '|' : '\n');
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	fclose(out);
+	return text;
+}
+
+/*
+ * The empty database made at build time (schema/template.c) is the one the
+ * schema's files make: the same objects, each of the same SQL, the same
+ * rows of the lookup tables, 64 KiB pages, sound.
+ */
+START_TEST(test_template)
+{
+	char fresh[160], *want, *got;
+	sqlite3 *s;
+	int fd = open(target, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(schema_template_write(fd), 0);
+	close(fd);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
+	ck_assert_int_eq(sqlite3_open(fresh, &s), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, "PRAGMA page_size = 65536", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_views_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_indexes_sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	want = schema_text(fresh);
+	got = schema_text(target);
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_gt(strlen(got), 10000);
+	free(want);
+	free(got);
+	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM errno_name"
+				       " WHERE code IN (11, 512) ORDER BY code)"),
+			 "EAGAIN,ERESTARTSYS");
+	ck_assert_str_eq(query(target, "PRAGMA page_size"), "65536");
+	ck_assert_str_eq(query(target, "PRAGMA user_version"), query(fresh, "PRAGMA user_version"));
+	ck_assert_str_eq(query(target, "PRAGMA integrity_check"), "ok");
+	unlink(fresh);
+}
+END_TEST
+
 START_TEST(test_columns_match_schema)
 {
 	sqlite3_stmt *st0 = NULL;
@@ -604,7 +664,9 @@ START_TEST(test_bios_and_values)
 	    {"SELECT * FROM wakeup ORDER BY id",
 	     "1|100|15|0|3|1|NULL|virtio0-requests\n2|100|25|101|1|0|2|NULL"},
 	    {"SELECT * FROM call_value ORDER BY id",
-	     "1|-4|{\"fd\":3}|ksys_read+0x6d\n2|NULL|NULL|vfs_read+0x9c"},
+	     "1|{\"fd\":3}|ksys_read+0x6d\n2|NULL|vfs_read+0x9c"},
+	    /* the return value in the call's own row; none for a call without one */
+	    {"SELECT id, retval FROM call_base ORDER BY id", "1|-4\n2|NULL\n3|NULL"},
 	};
 
 	c1.last_id = 2;
@@ -677,7 +739,7 @@ START_TEST(test_call_indexes)
 	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM "
 				       "sqlite_schema WHERE type = 'index' AND tbl_name = 'call_base' "
 				       "ORDER BY name)"),
-			 "call_fnode,call_func,call_parent,call_task_entry");
+			 "call_fnode,call_parent,call_task_entry");
 }
 END_TEST
 
@@ -757,14 +819,14 @@ START_TEST(test_abort)
 }
 END_TEST
 
-/* A function id that does not fit the queue's 32 bits: refused, said, no file. */
+/* An fnode id that does not fit the queue's 32 bits: refused, said, no file. */
 START_TEST(test_id_beyond_32_bits)
 {
 	struct fmt_err err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 
-	c.func_id = (int64_t)1 << 40;
+	c.fnode_id = (int64_t)1 << 40;
 	ck_assert_int_eq(db_put_call(db, &c), -1);
 	ck_assert_int_eq(db_finish(db, &err), -1);
 	ck_assert_msg(strstr(err.msg, target) && strstr(err.msg, "beyond 32 bits"), "%s", err.msg);
@@ -815,6 +877,7 @@ static Suite *db_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_columns_match_schema);
+	tcase_add_test(tc, test_template);
 	tcase_add_test(tc, test_codes_match_model);
 	tcase_add_test(tc, test_many_calls);
 	tcase_add_test(tc, test_calls_out_of_window);

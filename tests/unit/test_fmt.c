@@ -120,6 +120,42 @@ START_TEST(test_merge_order)
 }
 END_TEST
 
+/*
+ * Saved cmdlines are read into libtraceevent as its own parser reads them:
+ * every pid's comm the same as tep_parse_saved_cmdlines() gives from the
+ * same text (a pid twice, white space, ten digits, and a line with nothing
+ * after its pid's white space, where both stop). An equivalence guard of
+ * register_cmdlines(), which replaced that parser for speed.
+ */
+START_TEST(test_cmdlines_as_libtraceevent)
+{
+	static struct tdat t;
+	static const char text[] = "42 worker\n1 init\n7 a b  c\n8 \t tabbed\n42 again\n"
+				   "4294967297 wide\n99 \t \n100 after the stop\n";
+	static const int pids[] = {42, 1, 7, 8, 1, 99, 100, 5, 0};
+	struct tep_handle *tep = tep_alloc();
+	struct fmt_err err;
+	struct fmt_reader *r;
+
+	tdat_init(&t, 1);
+	t.cmdlines = text;
+	tdat_page(&t, 0, 10, 0);
+	tdat_tick(&t, 0, 10, 42, 0, 1);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	r = fmt_reader_open(path, 0, &err);
+	ck_assert_msg(r, "%s", err.msg);
+	ck_assert_ptr_nonnull(tep);
+	tep_parse_saved_cmdlines(tep, text);
+	for (size_t i = 0; i < sizeof(pids) / sizeof(*pids); i++)
+		ck_assert_str_eq(tep_data_comm_from_pid(fmt_reader_tep(r), pids[i]),
+				 tep_data_comm_from_pid(tep, pids[i]));
+	ck_assert_str_eq(tep_data_comm_from_pid(fmt_reader_tep(r), 7), "a b  c");
+	ck_assert_str_eq(tep_data_comm_from_pid(fmt_reader_tep(r), 100), "<...>");
+	tep_free(tep);
+	fmt_reader_close(r);
+}
+END_TEST
+
 START_TEST(test_info_and_comm)
 {
 	static struct tdat t;
@@ -1197,6 +1233,7 @@ static Suite *fmt_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_rd_bounds);
 	tcase_add_test(tc, test_merge_order);
+	tcase_add_test(tc, test_cmdlines_as_libtraceevent);
 	tcase_add_test(tc, test_info_and_comm);
 	tcase_add_test(tc, test_kallsyms_modules);
 	tcase_add_test(tc, test_ksyms_like_libtraceevent);

@@ -724,6 +724,48 @@ START_TEST(test_hist_each_all)
 }
 END_TEST
 
+/*
+ * A coarse histogram (buckets of 48 or of 4 fine ones) gives the resolutions
+ * it holds as the fine one does, merges into an empty one as such, and
+ * refuses what it cannot tell: another resolution, a merge with another
+ * size of bucket, a quantile.
+ */
+START_TEST(test_hist_coarse)
+{
+	static char want[1 << 15], got[1 << 15];
+	struct hist fine = HIST_INIT, r1 = HIST_INIT, r4 = HIST_INIT, sum = HIST_INIT;
+
+	hist_coarse(&r1, HIST_FINE);
+	hist_coarse(&r4, HIST_FINE / 12);
+	for (double x = 1; x < 1e11; x *= 1.07)
+		ck_assert(!hist_add(&fine, (uint64_t)x) && !hist_add(&r1, (uint64_t)x) &&
+			  !hist_add(&r4, (uint64_t)x));
+	for (int r = 1; r <= 4; r++) {
+		want[0] = got[0] = 0;
+		each_text(&fine, r, want, sizeof(want));
+		each_text(&r4, r, got, sizeof(got));
+		ck_assert_str_eq(got, want);
+		if (r == 1) {
+			got[0] = 0;
+			each_text(&r1, r, got, sizeof(got));
+			ck_assert_str_eq(got, want);
+		}
+	}
+	ck_assert_int_eq(hist_each(&r1, 3, NULL, NULL), -1);
+	ck_assert_int_eq(hist_merge(&sum, &r1), 0);
+	ck_assert_int_eq(sum.total, fine.total);
+	ck_assert_int_eq(hist_merge(&sum, &r4), -1);
+	ck_assert_uint_eq(hist_quantile(&r4, 0.5), 0);
+	ck_assert_uint_gt(hist_quantile(&fine, 0.5), 0);
+	/* a 48th of the memory */
+	ck_assert_int_le(r1.n * HIST_FINE, fine.n + HIST_FINE);
+	hist_release(&fine);
+	hist_release(&r1);
+	hist_release(&r4);
+	hist_release(&sum);
+}
+END_TEST
+
 START_TEST(test_hist_buckets)
 {
 	struct hist h = HIST_INIT;
@@ -1557,6 +1599,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
 	tcase_add_test(tc, test_hist_each_all);
+	tcase_add_test(tc, test_hist_coarse);
 	tcase_add_test(tc, test_probe_without_return);
 	tcase_add_test(tc, test_probe_pair);
 	tcase_add_test(tc, test_implausible_calltime);

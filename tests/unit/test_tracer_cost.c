@@ -177,11 +177,19 @@ static void teardown(void)
 	rmdir(dir);
 }
 
+/* The fnode of a call of @func under @parent (put_rows()'s fnodes: 1 the roots of
+   function 1, 4 function 1 under them, 2 and 3 functions 2 and 3 under them). */
+static int64_t fnode_of(int64_t func, int64_t parent)
+{
+	return parent == DARC_NULL ? 1 : func == 1 ? 4 : func;
+}
+
 static struct call_rec call(int64_t id, int64_t task, int64_t func, int64_t parent, int64_t last,
 			    int64_t incl)
 {
 	struct call_rec c = {.id = id, .last_id = last, .task_id = task, .func_id = func,
-			     .parent_id = parent, .fnode_id = func, .interrupted_id = DARC_NULL,
+			     .parent_id = parent, .fnode_id = fnode_of(func, parent),
+			     .interrupted_id = DARC_NULL,
 			     .depth = parent == DARC_NULL ? 0 : 1, .cpu = 0, .t_entry = id * 10,
 			     .t_exit = id * 10 + incl, .incl_ns = incl, .excl_ns = incl};
 	return c;
@@ -214,6 +222,12 @@ static void put_rows(struct db *db, const char *cost, const char *manifest)
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
 		ck_assert_int_eq(db_put_func(db, &f[i]), 0);
+	/* a call's function and depth are its fnode's (call_base holds neither) */
+	for (int64_t k = 1; k <= 4; k++)
+		ck_assert_int_eq(db_put_fnode(db, &(struct fnode_rec){.id = k,
+			.parent_id = k == 1 ? DARC_NULL : 1, .func_id = k == 4 ? 1 : k,
+			.depth = k > 1, .p50_ns = DARC_NULL, .p90_ns = DARC_NULL, .p99_ns = DARC_NULL,
+			.p999_ns = DARC_NULL}), 0);
 	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
 		ck_assert_int_eq(db_put_call(db, &c[i]), 0);
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)

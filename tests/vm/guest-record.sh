@@ -160,6 +160,34 @@ record() {
 	tail -n 20 "$OUT/$name.log"
 }
 
+# user_record KIND[:N]: one recording of workload KIND as a user would make
+# it (see user-* below), N rounds: user-KIND.dat. KIND is append (two
+# writers appending 4 KiB to one file), preads (O_DIRECT and cached 4 KiB
+# preads), stat (a path 16 directories deep), getrandom (16 KiB beside a CPU
+# hog on CPU 0) or zeroread (read(fd, buf, 0)).
+user_record() {
+	kind=${1%%:*}
+	n=${1#"$kind"}
+	n=${n#:}
+	set_kprobes ""
+	case $kind in
+	append) g=__x64_sys_write cmd="append $S/user-appended 2 ${n:-650} 4096" ;;
+	preads) g=__x64_sys_pread64 cmd="preads $S/cold $S/warm ${n:-400}" ;;
+	stat) g=__x64_sys_newfstatat cmd="stat $S/user-deep 16 ${n:-2000}" ;;
+	getrandom) g=__x64_sys_getrandom cmd="getrandom ${n:-1500} 16384 hog" ;;
+	zeroread) g=__x64_sys_read cmd="zeroread $S/warm ${n:-20000}" ;;
+	*) say "unknown user workload $kind"; exit 2 ;;
+	esac
+	[ "$kind" != getrandom ] || vm-workload getrandom 1 16 alone
+	# trace-cmd's defaults: no funcgraph-args, the file version it writes
+	saved_opts=$REC_OPTS
+	REC_OPTS=
+	# shellcheck disable=SC2086 # $cmd is the workload's words
+	GRAPH=$g EVENTS="-e sched -e irq -e block" record "user-$kind" vm-workload $cmd
+	REC_OPTS=$saved_opts
+	set_kprobes "$KPROBES"
+}
+
 for w in "$@"; do
 	case $w in
 	odirect)
@@ -268,6 +296,12 @@ for w in "$@"; do
 			record fgmix \
 			vm-workload mixread "$S/cold" "$S/warm" "${n:-2000}"
 		set_kprobes "$KPROBES"
+		;;
+	user-*)
+		# as a user records, for tests/bench/bench-profile.sh: the graph
+		# rooted at the system call, depth unlimited, sched, irq and
+		# block events, not pid-filtered, no kprobes
+		user_record "${w#user-}"
 		;;
 	*)
 		say "unknown workload $w"

@@ -12,7 +12,7 @@ SELECT t.comm, count(*) AS write_calls, sum(c.parent_id IS NULL) AS roots,
 	sum(EXISTS (SELECT 1 FROM call_base u
 		    JOIN call_base v ON v.id BETWEEN u.id + 1 AND u.last_id AND v.parent_id = u.id
 		    JOIN call_base e ON e.id BETWEEN v.id + 1 AND v.last_id AND e.parent_id = v.id
-		    JOIN func g ON g.id = e.func_id
+		    JOIN fnode en ON en.id = e.fnode_id JOIN func g ON g.id = en.func_id
 		    WHERE u.id BETWEEN c.id + 1 AND c.last_id AND u.parent_id = c.id
 		      AND g.name = 'ext4_file_write_iter')) AS ext4_writes
 FROM call c JOIN func f ON f.id = c.func_id JOIN task t ON t.tid = c.task_id
