@@ -1173,6 +1173,21 @@ static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, in
 	return pop(ft, s, t_exit, 0, tid);
 }
 
+/*
+ * A function_graph frame's depth and interrupt level from event @e, with the
+ * level's hardirq or softirq flag (fg_entry() adds an NMI's; the frame a lone
+ * exit makes has none, as before this was shared).
+ */
+static void graph_frame(struct frame *fr, const struct aev *e, int level)
+{
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
+	if (level == LV_HARD)
+		fr->flags |= CALL_HARDIRQ;
+	else if (level == LV_SOFT)
+		fr->flags |= CALL_SOFTIRQ;
+}
+
 static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
 		    int64_t interrupted)
 {
@@ -1185,13 +1200,8 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int 
 	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu);
 	if (!fr)
 		return -1;
-	fr->fg_depth = e->fg.depth;
-	fr->level = level;
-	if (level == LV_HARD)
-		fr->flags |= CALL_HARDIRQ;
-	else if (level == LV_SOFT)
-		fr->flags |= CALL_SOFTIRQ;
-	else if (level == LV_NMI)
+	graph_frame(fr, e, level);
+	if (level == LV_NMI)
 		fr->flags |= CALL_NMI;
 	fr->interrupted_id = interrupted;
 	fr->args = e->fg.args ? strdup(e->fg.args) : NULL;
@@ -1244,12 +1254,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		return -1;
 	fr->flags |= flags;
 	fr->retval = e->fg.retval;
-	fr->fg_depth = e->fg.depth;
-	fr->level = level;
-	if (level == LV_HARD)
-		fr->flags |= CALL_HARDIRQ;
-	else if (level == LV_SOFT)
-		fr->flags |= CALL_SOFTIRQ;
+	graph_frame(fr, e, level);
 	return lone_exit(ft, s, t_exit, tid);
 }
 
