@@ -717,11 +717,6 @@ found:
 	return k->id;
 }
 
-/*
- * The func id of raw system call @nr: named as the recording's syscalls:*
- * events say (the truth for its kernel), else by the table of its
- * architecture, else syscall_NR. 0 for a probe's trap.
- */
 /* What is known of raw system call @nr (0..4096), or NULL when out of memory. */
 static struct sys_nr *sys_nr(struct decoder *d, int64_t nr)
 {
@@ -737,6 +732,11 @@ static struct sys_nr *sys_nr(struct decoder *d, int64_t nr)
 	return &d->sys[nr];
 }
 
+/*
+ * The func id of raw system call @nr: named as the recording's syscalls:*
+ * events say (the truth for its kernel), else by the table of its
+ * architecture, else syscall_NR. 0 for a probe's trap.
+ */
 static int64_t sysfunc(struct decoder *d, int64_t nr)
 {
 	char buf[32];

@@ -486,10 +486,6 @@ static int account(struct ftree *ft, const struct call_rec *c)
 	return ft->npend == PENDING ? flush_counts(ft) : 0;
 }
 
-/*
- * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
- * extra @flags, and write it.
- */
 /* Free what frame @f owns (it has been written, or is dropped). */
 static void frame_release(struct frame *f)
 {
@@ -604,6 +600,10 @@ static bool detached_child(const struct stack *s, int64_t id)
 	return false;
 }
 
+/*
+ * Close the innermost call of @s at @t_exit (DARC_NULL: exit unknown), with
+ * extra @flags, and write it.
+ */
 static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags, int32_t tid)
 {
 	struct frame *f = top(s);
@@ -887,16 +887,22 @@ static int release(struct ftree *ft, struct task *tk)
 	return emit_sched(ft, tk);
 }
 
+/* The task @pid of a switch in *@tk, NULL for the idle task (0): 0, or -1 out of memory. */
+static int switch_task(struct ftree *ft, int32_t pid, struct task **tk)
+{
+	*tk = pid ? task_get(ft, pid) : NULL;
+	return pid && !*tk ? fail(ft, "out of memory") : 0;
+}
+
 static int sched_out(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
 	struct frame *f;
 
-	if (!e->sw.prev_pid)
-		return 0;
-	tk = task_get(ft, e->sw.prev_pid);
+	if (switch_task(ft, e->sw.prev_pid, &tk))
+		return -1;
 	if (!tk)
-		return fail(ft, "out of memory");
+		return 0;
 	if (release(ft, tk))
 		return -1;
 	f = top(&tk->st);
@@ -921,11 +927,10 @@ static int sched_in(struct ftree *ft, const struct aev *e)
 {
 	struct task *tk;
 
-	if (!e->sw.next_pid)
-		return 0;
-	tk = task_get(ft, e->sw.next_pid);
+	if (switch_task(ft, e->sw.next_pid, &tk))
+		return -1;
 	if (!tk)
-		return fail(ft, "out of memory");
+		return 0;
 	if (tk->state == TS_OFF) {
 		struct frame *f = top(&tk->st);
 
@@ -1083,11 +1088,6 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 /* ---- calls ------------------------------------------------------------------ */
 
 /*
- * A frame for a call of @func, made in place just above the top of @s,
- * where push() opens it (until then the stack is as it was). NULL when out
- * of memory.
- */
-/*
  * The fnode of a call of @func in @s: node_get()'s, but a call's children
  * mostly follow the order of its previous calls', so the node after its
  * latest child (or its node's first child) is tried first. -1 when out of
@@ -1114,6 +1114,11 @@ static int child_node(struct ftree *ft, struct stack *s, int64_t func)
 	return p->last_child = node;
 }
 
+/*
+ * A frame for a call of @func, made in place just above the top of @s,
+ * where push() opens it (until then the stack is as it was). NULL when out
+ * of memory.
+ */
 static struct frame *new_frame(struct ftree *ft, struct stack *s, int kind, int64_t func,
 			       uint64_t key, int64_t t, int32_t cpu)
 {
@@ -1168,6 +1173,21 @@ static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, in
 	return pop(ft, s, t_exit, 0, tid);
 }
 
+/*
+ * A function_graph frame's depth and interrupt level from event @e, with the
+ * level's hardirq or softirq flag (fg_entry() adds an NMI's; the frame a lone
+ * exit makes has none, as before this was shared).
+ */
+static void graph_frame(struct frame *fr, const struct aev *e, int level)
+{
+	fr->fg_depth = e->fg.depth;
+	fr->level = level;
+	if (level == LV_HARD)
+		fr->flags |= CALL_HARDIRQ;
+	else if (level == LV_SOFT)
+		fr->flags |= CALL_SOFTIRQ;
+}
+
 static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
 		    int64_t interrupted)
 {
@@ -1180,13 +1200,8 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int 
 	fr = new_frame(ft, s, FR_FG, e->fg.func_id, e->fg.addr, e->t, e->cpu);
 	if (!fr)
 		return -1;
-	fr->fg_depth = e->fg.depth;
-	fr->level = level;
-	if (level == LV_HARD)
-		fr->flags |= CALL_HARDIRQ;
-	else if (level == LV_SOFT)
-		fr->flags |= CALL_SOFTIRQ;
-	else if (level == LV_NMI)
+	graph_frame(fr, e, level);
+	if (level == LV_NMI)
 		fr->flags |= CALL_NMI;
 	fr->interrupted_id = interrupted;
 	fr->args = e->fg.args ? strdup(e->fg.args) : NULL;
@@ -1239,12 +1254,7 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
 		return -1;
 	fr->flags |= flags;
 	fr->retval = e->fg.retval;
-	fr->fg_depth = e->fg.depth;
-	fr->level = level;
-	if (level == LV_HARD)
-		fr->flags |= CALL_HARDIRQ;
-	else if (level == LV_SOFT)
-		fr->flags |= CALL_SOFTIRQ;
+	graph_frame(fr, e, level);
 	return lone_exit(ft, s, t_exit, tid);
 }
 

@@ -112,7 +112,7 @@ static int put_bucket1(void *ctx, int bucket, uint64_t count)
 /*
  * One distribution at resolution 1, and at 2 to 4 when @all. Those are four
  * times the rows of resolution 1, which most reports never read: a report
- * makes them from the calls when it needs them (schema/read.c,
+ * makes them from the calls when it needs them (analyze/report/rdb.c,
  * rdb_hist_resolution()), unless the calls are not all stored (--max-depth).
  */
 static int put_hist(struct db *db, int owner_kind, int64_t owner, int metric, const struct hist *h,

@@ -152,7 +152,6 @@ static uint64_t id_all_bytes(uint64_t st)
 
 /* ---- records ------------------------------------------------------------ */
 
-/* Read the record at p->pos into @rc. 1, 0 at the end, -1 if corrupt. */
 /* The tracepoints' formats as a record: perf's (pipe mode) and simpleperf's
    (in the data section of a file, with its own type in newer versions). */
 static bool is_tracing_data(uint32_t type)
@@ -160,6 +159,7 @@ static bool is_tracing_data(uint32_t type)
 	return type == REC_HEADER_TRACING_DATA || type == REC_SIMPLEPERF_TRACING_DATA;
 }
 
+/* Read the record at p->pos into @rc. 1, 0 at the end, -1 if corrupt. */
 static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
 {
 	struct rd d;

@@ -237,6 +237,26 @@ static bool fast_pages(const struct page_conf *cf)
 }
 
 /*
+ * The events the kernel lost before a page (@missed, kbuffer's: -1 some, not
+ * how many), counted in slot @sl and held for its page's first event.
+ */
+static void count_missed(int missed, struct slot *sl)
+{
+	struct prefetch_chunk *c = &sl->c;
+
+	if (!missed)
+		return;
+	c->st.lost_marks++;
+	if (missed < 0) {
+		c->st.lost_uncounted++;
+		sl->pending = FMT_MISSED_UNKNOWN;
+	} else {
+		c->st.lost += missed;
+		sl->pending = missed;
+	}
+}
+
+/*
  * Walk the @len bytes of pages at @base into slot @sl's records: each page's
  * header checked, its events read by kbuffer and each one's size checked.
  * On corruption the records before it stand, and the slot says why.
@@ -258,7 +278,6 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 		unsigned long long ts;
 		uint64_t commit;
 		void *d;
-		int missed;
 
 		if (len - off < cf->page_size) {
 			return STOP("cpu %d: data ends in the middle of a page: truncated", s->cpu);
@@ -285,17 +304,7 @@ static int walk(struct worker *w, struct pstream *s, struct slot *sl, const uint
 				    at);
 		}
 		end = page + cf->page_hdr + (commit & COMMIT_MASK);
-		missed = kbuffer_missed_events(w->kbuf);
-		if (missed) {
-			c->st.lost_marks++;
-			if (missed < 0) {
-				c->st.lost_uncounted++;
-				sl->pending = FMT_MISSED_UNKNOWN;
-			} else {
-				c->st.lost += missed;
-				sl->pending = missed;
-			}
-		}
+		count_missed(kbuffer_missed_events(w->kbuf), sl);
 		if (fast) {
 			int rc = walk_page(sl, page, base, (uint32_t)(commit & COMMIT_MASK),
 					   cf->page_size - 16, &n, &nm);

@@ -17,7 +17,7 @@
  *               which host task ran each vCPU); shown, nothing to apply
  *
  * A timestamp is shifted to the host (TIME_SHIFT), then scaled
- * (TSC2NSEC), then offset (DATE, OFFSET): td_clock_ts() in tracedat.h.
+ * (TSC2NSEC), then offset (DATE, OFFSET): td_clock_ts() in tdclock.h.
  * Whatever cannot be converted to nanoseconds is said in ts_not_ns, which
  * the analysis commands refuse.
  */
@@ -28,7 +28,8 @@
 #include <string.h>
 
 #include "backend.h"
-#include "tracedat.h"
+#include "tdclock.h"
+#include "tracedat-ids.h"
 
 #define MAX_SHIFT_CPUS 8192
 #define MAX_GUEST_CPUS 8192

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The block events darc follows bios through, as ftrace prints them, read
- * back into records in their 6.1 layout (see text.h). Four shapes:
+ * back into records in their 6.1 layout (see text-block.h). Four shapes:
  *
  *   bio       "MAJ,MIN RWBS SECTOR + NR [COMM]"            (queue, merges, getrq)
  *   rq        "MAJ,MIN RWBS BYTES (CMD) SECTOR + NR [COMM]" (rq_issue, insert, merge)
@@ -13,7 +13,7 @@
  * record (ioprio), with a longer rwbs: a text that prints it gets their
  * layout (6.18's and 7.3's), one that does not 6.1's.
  */
-#include "text.h"
+#include "text-block.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #ifndef DARC_TEXT_FORMATS_H
 #define DARC_TEXT_FORMATS_H
 
-#include "text.h"
+#include "text-line.h"
 
 #define TF_COMMON TF_COMMON_TEXT
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The line grammar of ftrace's function_graph text and of `trace-cmd report`
- * (see text.h). Strict: a line that fits none of the known shapes is an
+ * (see text-line.h). Strict: a line that fits none of the known shapes is an
  * error, so that a file that is not a trace is not taken for one.
  */
-#include "text.h"
+#include "text-line.h"
 
 #include <string.h>
 
@@ -74,6 +74,40 @@ static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int 
 	}
 	*v = ip * pow10u(scale) + fp * pow10u(scale - nd);
 	*prec = (int)pow10u(scale - nd);
+	return true;
+}
+
+bool thex(const char *s, const char *e, uint64_t *v)
+{
+	*v = 0;
+	if (s >= e || e - s > 16)
+		return false;
+	for (; s < e; s++) {
+		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
+			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+			: *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
+						 : -1;
+		if (d < 0)
+			return false;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return true;
+}
+
+bool tdec(const char *s, const char *e, int64_t *v)
+{
+	bool neg = s < e && *s == '-';
+	uint64_t u = 0;
+
+	s += neg;
+	if (s >= e || e - s > 19)
+		return false;
+	for (; s < e; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		u = u * 10 + (uint64_t)(*s - '0');
+	}
+	*v = neg ? -(int64_t)u : (int64_t)u;
 	return true;
 }
 
@@ -370,7 +404,7 @@ static bool call_name_args(const char *s, const char *e, struct tline *t)
 
 /*
  * After "|": the indent, then "}", "func(ARGS) {", "func(ARGS);" or a
- * comment, each with what the options print after it (see text.h).
+ * comment, each with what the options print after it (see text-line.h).
  */
 static int graph_body(struct tcur *c, struct tline *t, const char **why)
 {

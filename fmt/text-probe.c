@@ -2,47 +2,13 @@
 /*
  * kprobe and kretprobe events as ftrace prints them, "(ADDR) a=0x1 b=2
  * c=\"str\"" and "(FUNC <- RET) ret=0x0": their fields, a format in the
- * kernel's layout for them, and their record (see text.h).
+ * kernel's layout for them, and their record (see text-probe.h).
  */
-#include "text.h"
+#include "text-probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool thex(const char *s, const char *e, uint64_t *v)
-{
-	*v = 0;
-	if (s >= e || e - s > 16)
-		return false;
-	for (; s < e; s++) {
-		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
-			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-			: *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
-						 : -1;
-		if (d < 0)
-			return false;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	return true;
-}
-
-bool tdec(const char *s, const char *e, int64_t *v)
-{
-	bool neg = s < e && *s == '-';
-	uint64_t u = 0;
-
-	s += neg;
-	if (s >= e || e - s > 19)
-		return false;
-	for (; s < e; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		u = u * 10 + (uint64_t)(*s - '0');
-	}
-	*v = neg ? -(int64_t)u : (int64_t)u;
-	return true;
-}
 
 /* One "name=value"; *@p moves past it. */
 static int one_arg(const char **p, const char *end, struct tprobe *a)

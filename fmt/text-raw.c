@@ -3,7 +3,7 @@
  * Raw fields, as `trace-cmd report -R` prints an event: "name=value" for
  * every field of its format, in the format's order ("prev_state=64" where
  * the kernel would print "D"). Read back field by field into a record of
- * the format the reader registered for the event (see text.h).
+ * the format the reader registered for the event (see text-raw.h).
  *
  * A value runs to the next field's " name=" (a comm may hold spaces): a
  * number (decimal, or hex with 0x), a string, "ARRAY[f3, 64, ...]" (the
@@ -11,7 +11,7 @@
  * address as its name: "ip=vfs_read"), which @sym turns into an address
  * (only in an unsigned long field: an address).
  */
-#include "text.h"
+#include "text-raw.h"
 
 #include <stdlib.h>
 #include <string.h>

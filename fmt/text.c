@@ -71,7 +71,10 @@
 
 #include "grow.h"
 #include "text-formats.h"
-#include "text.h"
+#include "text-block.h"
+#include "text-line.h"
+#include "text-probe.h"
+#include "text-raw.h"
 #include "backend.h"
 
 #define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no

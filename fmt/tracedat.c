@@ -7,7 +7,7 @@
  * and each CPU's ring-buffer pages, found here (v6: a table after the
  * tracing data; v7: options pointing at sections), read ahead by
  * prefetch.c's threads (decompressed if need be, walked page by page with
- * kbuffer) and merged by stream.c.
+ * kbuffer) and merged by tdstream.c.
  *
  * Everything read from the file is checked against the file's size before
  * use, and every size that leads to an allocation is bounded, so a corrupt
@@ -614,18 +614,13 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 		uint64_t soff = rd_u64(&d);
 		return d.bad ? FAIL("option STRINGS: short offset") : read_strings(r, soff, err);
 	}
-	case FMT_OPT_HEADER_INFO:
-	case FMT_OPT_FTRACE_EVENTS:
-	case FMT_OPT_EVENT_FORMATS:
-	case FMT_OPT_KALLSYMS:
-	case FMT_OPT_PRINTK:
-	case FMT_OPT_CMDLINES:
+	default:
+		if (!fmt_opt_is_section(id))
+			return handle_option(r, id, p, n, o, err);
 		if (n < 8)
 			return FAIL("option %u: short offset", id);
 		td(r)->sec_off[id] = rd_u64(&d);
 		return 0;
-	default:
-		return handle_option(r, id, p, n, o, err);
 	}
 }
 
@@ -897,6 +892,9 @@ static int read_file_header(struct fmt_reader *r, struct rd *d, struct fmt_err *
 	return 0;
 }
 
+/* tdstream_next() takes be_priv for its merge: it must come first */
+_Static_assert(offsetof(struct tracedat, merge) == 0, "struct tracedat begins with its merge");
+
 static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 {
 	struct rd d = file_rd(r);
@@ -904,7 +902,6 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 
 	if (!t)
 		return FAIL("out of memory");
-	t->cur = -1;
 	t->clk.in_usecs = true; /* trace-cmd's default: seconds */
 	r->be_priv = t;
 	if (read_file_header(r, &d, err) || fmt_init_tep(r, err))
@@ -920,7 +917,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 		return -1;
 	r->info.clock = r->info.trace_clock;
 	split_cpustats(r);
-	return fmt_streams_init(r, err);
+	return tdstream_init(&t->merge, r, &t->clk, err);
 }
 
 static void tracedat_close(struct fmt_reader *r)
@@ -929,7 +926,7 @@ static void tracedat_close(struct fmt_reader *r)
 
 	if (!t)
 		return;
-	fmt_streams_stop(t);
+	tdstream_stop(&t->merge);
 	for (int i = 0; i < t->nkept; i++)
 		free(t->kept[i]);
 	free(t->kept);
@@ -977,7 +974,7 @@ const struct fmt_backend fmt_tracedat_backend = {
 	.name = "trace.dat",
 	.probe = tracedat_probe,
 	.open = tracedat_open,
-	.next = fmt_streams_next,
+	.next = tdstream_next,
 	.close = tracedat_close,
 	.load_kallsyms = tracedat_load_kallsyms,
 	.clock_ts = tracedat_clock_ts,

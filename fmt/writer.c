@@ -31,7 +31,7 @@
 
 #include "config.h"
 #include "grow.h"
-#include "tracedat.h"
+#include "tracedat-ids.h"
 #include "wfile.h"
 
 #ifdef HAVE_ZSTD
@@ -455,19 +455,9 @@ int fmt_writer_add_option(struct fmt_writer *w, uint16_t id, const void *data, s
 {
 	if (check_open(w, false, err))
 		return -1;
-	switch (id) {
-	case FMT_OPT_DONE:
-	case FMT_OPT_BUFFER:
-	case FMT_OPT_BUFFER_TEXT:
-	case FMT_OPT_STRINGS:
-	case FMT_OPT_HEADER_INFO:
-	case FMT_OPT_FTRACE_EVENTS:
-	case FMT_OPT_EVENT_FORMATS:
-	case FMT_OPT_KALLSYMS:
-	case FMT_OPT_PRINTK:
-	case FMT_OPT_CMDLINES:
+	if (id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_BUFFER_TEXT ||
+	    id == FMT_OPT_STRINGS || fmt_opt_is_section(id))
 		return WFAIL("option %u is written by the writer itself", id);
-	}
 	if (len > UINT32_MAX)
 		return WFAIL("option %u of %zu bytes is too large", id, len);
 	db_u16(&w->opts, id);

@@ -92,7 +92,7 @@ int fmt_writer_set_cmdlines(struct fmt_writer *w, const char *text, size_t len,
 			    struct fmt_err *err);
 
 /*
- * Add option @id (FMT_OPT_* of tracedat.h: UNAME, VERSION, TRACECLOCK,
+ * Add option @id (FMT_OPT_* of tracedat-ids.h: UNAME, VERSION, TRACECLOCK,
  * CPUSTAT, CPUCOUNT, PROCMAPS, FMT_OPT_DARC_MANIFEST, ...) with @len bytes of
  * @data, copied. Options added before the first buffer go to the options
  * section written before the data, later ones to the last options section.

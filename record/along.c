@@ -23,7 +23,7 @@
 #include <sqlite3.h>
 #include <tracefs.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "rec.h"
 #include "rows.h"
 

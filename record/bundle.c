@@ -18,7 +18,7 @@
 
 #include "config.h"
 #include "rec.h"
-#include "tracedat.h"
+#include "tracedat-ids.h"
 #include "writer.h"
 
 struct bundle {

@@ -13,6 +13,8 @@
  *   manifest.c  the bundle's JSON manifest, --check's and the summary's JSON (jansson)
  *   bundle.c    metadata from tracefs + page files -> trace.dat v7 (fmt/writer)
  *   reset.c     --reset: remove what a killed darc-record left
+ *   undo.c      the undo log: a saved top-level file written back, killed
+ *               recorders' logs found and replayed
  *   lock.c      the top-level lock: one user of the top-level buffer at a time
  *   calib.c     the cost of one traced call per mechanism, measured before recording
  *   along.c     --along DB: the functions on the paths a darc analysis found
@@ -24,6 +26,7 @@
 #define DARC_REC_H
 
 #include <stdbool.h>
+#include <glob.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -256,15 +259,38 @@ void sess_free(struct sess *s);
 /* Log page file directory @dir in the undo log (for --reset after a kill). */
 void sess_note_dir(struct sess *s, const char *dir);
 
+/* ---- undo.c ---- */
+
+/* Write top-level file @file's saved value @value back (best effort; @value is cut up). */
+void undo_restore(const char *file, char *value);
+
+/* N of a buffer_size_kb of "7 (expanded: N)" (not allocated yet), else 0. */
+long undo_expanded_kb(const char *v);
+
 /*
  * Replay the undo log @path of a dead darc-record: restore its top-level
  * files, remove its page files, remove the log. Returns what could not be
  * undone (0: all).
  */
-int sess_undo(const char *path, struct rec_notes *notes);
+int undo_replay(const char *path, struct rec_notes *notes);
 
 /* Does undo log @path hold top-level files (not only page files)? */
-bool sess_undo_has_top(const char *path);
+bool undo_has_top(const char *path);
+
+/* The undo logs in @g, with their owners' pids in *@pids (caller frees both); 0 if none. */
+size_t undo_logs(glob_t *g, pid_t **pids);
+
+/*
+ * Warn in @notes of the top-level changes that killed darc-records left
+ * (their undo logs), which a recording in the top-level buffer starts from.
+ */
+void undo_leftovers(struct rec_notes *notes);
+
+/* Is @pid a running darc-record (not this one)? */
+bool rec_alive(pid_t pid);
+
+/* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
+pid_t rec_owner(const char *name);
 
 /* ---- lock.c ---- */
 
@@ -542,15 +568,6 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
  * of things that could not be removed.
  */
 int rec_reset(bool force, struct rec_notes *notes);
-
-/* Is @pid a running darc-record (not this one)? */
-bool rec_alive(pid_t pid);
-
-/*
- * Warn in @notes of the top-level changes that killed darc-records left
- * (their undo logs), which a recording in the top-level buffer starts from.
- */
-void rec_leftovers(struct rec_notes *notes);
 
 /* ---- record.c ---- */
 

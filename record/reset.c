@@ -21,30 +21,7 @@
 
 #include "rec.h"
 
-bool rec_alive(pid_t pid)
-{
-	char path[64], comm[64] = "";
-	FILE *f;
 
-	if (pid <= 0 || pid == getpid())
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return !strncmp(comm, "darc-record", 11);
-}
-
-/* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
-static pid_t owner(const char *name)
-{
-	const char *p = name + strcspn(name, "0123456789");
-
-	return (pid_t)strtol(p, NULL, 10);
-}
 
 /* Is @name darc-record's: "darc-PID" or "darc-PID-all"? */
 static bool own_instance(const char *name)
@@ -63,10 +40,10 @@ static int remove_instance(const char *name, bool force, struct rec_notes *notes
 	struct tracefs_instance *inst;
 	int rc = 0;
 
-	if (!force && rec_alive(owner(name))) {
+	if (!force && rec_alive(rec_owner(name))) {
 		rec_note(notes,
 			 "kept instance '%s': darc-record %d is running (--force removes it)", name,
-			 (int)owner(name));
+			 (int)rec_owner(name));
 		return 0;
 	}
 	inst = tracefs_instance_alloc(NULL, name);
@@ -146,38 +123,7 @@ static int remove_probes(bool force, struct rec_notes *notes)
 	return left;
 }
 
-/* The undo logs in @g, with their owners' pids in *@pids (caller frees both); 0 if none. */
-static size_t undo_logs(glob_t *g, pid_t **pids)
-{
-	*pids = NULL;
-	if (glob(REC_UNDO_DIR "/darc-record.*.undo", 0, NULL, g))
-		return 0;
-	*pids = calloc(g->gl_pathc, sizeof(**pids));
-	for (size_t i = 0; *pids && i < g->gl_pathc; i++)
-		(*pids)[i] = owner(strrchr(g->gl_pathv[i], '/') + 1);
-	if (!*pids)
-		globfree(g);
-	return *pids ? g->gl_pathc : 0;
-}
 
-void rec_leftovers(struct rec_notes *notes)
-{
-	glob_t g;
-	pid_t *pids;
-	size_t n = undo_logs(&g, &pids);
-
-	for (size_t i = 0; i < n; i++)
-		if (pids[i] != getpid() && !rec_alive(pids[i]) && sess_undo_has_top(g.gl_pathv[i]))
-			rec_note(notes,
-				 "warning: the top-level tracefs settings of darc-record %d, which "
-				 "was killed, are still there: this recording starts from them and "
-				 "puts them back at its end; 'darc-record --reset' after it undoes "
-				 "them",
-				 (int)pids[i]);
-	if (n)
-		globfree(&g);
-	free(pids);
-}
 
 /*
  * Replay the undo logs of dead darc-records: their top-level settings and
@@ -204,7 +150,7 @@ static int replay_logs(bool force, struct rec_notes *notes)
 
 		if (!force && rec_alive(pids[i]))
 			rec_note(notes, "kept '%s': darc-record %d is running", path, (int)pids[i]);
-		else if (!force && busy && sess_undo_has_top(path))
+		else if (!force && busy && undo_has_top(path))
 			rec_note(
 			    notes,
 			    "kept the top-level changes of darc-record %d (killed; '%s'): %s "
@@ -212,7 +158,7 @@ static int replay_logs(bool force, struct rec_notes *notes)
 			    "'darc-record --reset' after that undoes them",
 			    (int)pids[i], path, who);
 		else
-			left += sess_undo(path, notes);
+			left += undo_replay(path, notes);
 	}
 	if (n)
 		globfree(&g);

@@ -14,7 +14,7 @@
  * For the case where darc-record is killed (kill -9) an undo log,
  * /run/darc-record.PID.undo, holds the saved top-level values and the page
  * file directory as NUL-separated (key, value) pairs; 'darc-record --reset'
- * replays the logs of dead recorders (sess_undo()). A clean exit removes it.
+ * replays the logs of dead recorders (undo.c). A clean exit removes it.
  * Keys are tracefs file names, relative to wherever tracefs is mounted when
  * the log is replayed; the page file directory is an absolute path, since
  * --reset runs from any directory.
@@ -118,11 +118,6 @@ static int save_top(struct sess *s, const char *file, struct fmt_err *err)
 	return 0;
 }
 
-/*
- * Write @val to @file of @inst (append instead of replace if @append),
- * saving a top-level file first. The error names the file and, when the
- * kernel logged one, its reason.
- */
 /* A file of function names: set_graph_function, set_ftrace_filter, ... */
 static bool function_list(const char *file)
 {
@@ -137,6 +132,11 @@ static bool function_list(const char *file)
  * kernel parses a name left without one only when the file is closed, and
  * then drops an unknown one silently (6.1: 'darc-record -g typo' graphed
  * every function).
+ */
+/*
+ * Write @val to @file of @inst (append instead of replace if @append),
+ * saving a top-level file first. The error names the file and, when the
+ * kernel logged one, its reason.
  */
 static int put(struct sess *s, struct tracefs_instance *inst, const char *file, const char *val,
 	       bool append, struct fmt_err *err)
@@ -165,22 +165,7 @@ static int put(struct sess *s, struct tracefs_instance *inst, const char *file, 
 	return 0;
 }
 
-static char *trim(char *v)
-{
-	size_t n = strlen(v);
 
-	while (n && strchr("\n *", v[n - 1]))
-		v[--n] = 0;
-	return v;
-}
-
-/* N of a buffer_size_kb of "7 (expanded: N)" (not allocated yet), else 0. */
-static long expanded_default(const char *v)
-{
-	const char *e = v ? strstr(v, "(expanded: ") : NULL;
-
-	return e ? strtol(e + 11, NULL, 10) : 0;
-}
 
 /* The top-level buffer_size_kb as it reads now (caller frees), or NULL. */
 static char *top_size(void)
@@ -210,7 +195,7 @@ static void top_fix(struct sess *s)
 			free(now);
 			return;
 		}
-	if (s->top_default && now && !expanded_default(now) &&
+	if (s->top_default && now && !undo_expanded_kb(now) &&
 	    strtol(now, NULL, 10) < s->top_default) {
 		snprintf(num, sizeof(num), "%d", s->top_default);
 		tracefs_instance_file_write(NULL, "buffer_size_kb", num); /* not undone */
@@ -224,38 +209,9 @@ bool sess_top_buffer(struct sess *s, const char **before, const char **now)
 	s->top_now = top_size();
 	*before = s->top_before ? s->top_before : "?";
 	*now = s->top_now ? s->top_now : "?";
-	return s->top_default && s->top_now && !expanded_default(s->top_now);
+	return s->top_default && s->top_now && !undo_expanded_kb(s->top_now);
 }
 
-/* Write a saved top-level file back; best effort, nothing to report to. */
-static void restore_one(const char *f, char *v)
-{
-	if (!strcmp(f, "trace_clock")) {
-		char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
-		if (a && b) {
-			*b = 0;
-			tracefs_instance_file_write(NULL, f, a + 1);
-		}
-	} else if (!strcmp(f, "set_ftrace_pid") || !strcmp(f, "set_event_pid") ||
-		   !strcmp(f, "set_graph_function") || !strcmp(f, "set_graph_notrace") ||
-		   !strcmp(f, "set_ftrace_filter") || !strcmp(f, "set_ftrace_notrace")) {
-		tracefs_instance_file_clear(NULL, f);
-		if (strncmp(v, "no pid", 6) && strncmp(v, "####", 4))
-			for (char *l = strtok(v, "\n"); l; l = strtok(NULL, "\n"))
-				tracefs_instance_file_append(NULL, f, l);
-	} else if (strstr(f, "/filter")) {
-		tracefs_instance_file_write(NULL, f, strncmp(v, "none", 4) ? trim(v) : "0");
-	} else if (!strcmp(f, "buffer_size_kb")) {
-		/* "7 (expanded: 1408)": never allocated; 7 is no size to set, 1408 is
-		   what the buffer becomes on its first use */
-		char num[32];
-		long exp = expanded_default(v);
-		snprintf(num, sizeof(num), "%ld", exp ? exp : strtol(v, NULL, 10));
-		tracefs_instance_file_write(NULL, f, num);
-	} else {
-		tracefs_instance_file_write(NULL, f, trim(v));
-	}
-}
 
 static struct tracefs_instance *make_instance(struct sess *s, const char *suffix,
 					      struct fmt_err *err)
@@ -300,7 +256,7 @@ static int take_top(struct sess *s, struct rec_notes *notes, struct fmt_err *err
 				who, REC_LOCK_PATH);
 	if (rc < 0)
 		return -1;
-	rec_leftovers(notes);
+	undo_leftovers(notes);
 	return 0;
 }
 
@@ -423,7 +379,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 	rec_run_dir();
 	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	s->top_before = top_size();
-	s->top_default = (int)expanded_default(s->top_before);
+	s->top_default = (int)undo_expanded_kb(s->top_before);
 	for (int i = 0; i < o->nevents; i++)
 		unfiltered |= o->events[i].unfiltered;
 	if (!o->no_instance && c->instances) {
@@ -671,7 +627,7 @@ void sess_restore(struct sess *s)
 		return;
 	/* the top level, newest first: tracing_on (saved first) comes back last */
 	for (int i = s->nsaved - 1; i >= 0; i--) {
-		restore_one(s->saved[i].file, s->saved[i].value);
+		undo_restore(s->saved[i].file, s->saved[i].value);
 		free(s->saved[i].file);
 		free(s->saved[i].value);
 	}
@@ -688,115 +644,9 @@ void sess_restore(struct sess *s)
 	s->removed = true;
 }
 
-/* Remove the page files of a killed recording, and their directory. */
-static int remove_page_dir(const char *dir, struct rec_notes *notes)
-{
-	DIR *d;
-	struct dirent *e;
 
-	if (dir[0] != '/') { /* an older darc-record's log: relative to what? */
-		rec_note(notes, "cannot remove the page files in '%s': not an absolute path", dir);
-		return 1;
-	}
-	d = opendir(dir);
-	while (d && (e = readdir(d)))
-		if (!strncmp(e->d_name, "buffer", 6))
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
-	if (!rmdir(dir)) {
-		rec_note(notes, "removed the page files in '%s'", dir);
-	} else if (errno == ENOENT) {
-		rec_note(notes, "the page files in '%s' are gone already", dir);
-	} else {
-		rec_note(notes, "cannot remove '%s': %s", dir, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
 
-/*
- * Read undo log @path: *buf holds it, (*kv)[2i] and (*kv)[2i+1] are the
- * key and value of pair i (both freed by the caller). Returns the number of
- * pairs, or -1 if it cannot be read.
- */
-static long read_log(const char *path, char **buf, char ***kv)
-{
-	FILE *f = fopen(path, "re");
-	size_t len = 0, cap = 0, n = 0, got;
 
-	*buf = NULL;
-	*kv = NULL;
-	if (!f)
-		return -1;
-	for (;;) {
-		if (cap - len < 4096) {
-			char *p = realloc(*buf, 2 * cap + 4096);
-			if (!p)
-				break;
-			*buf = p;
-			cap = 2 * cap + 4096;
-		}
-		got = fread(*buf + len, 1, cap - len, f);
-		if (!got)
-			break;
-		len += got;
-	}
-	fclose(f);
-	if (*buf)
-		(*buf)[len] = 0; /* the loop left room */
-	/* (key, value) pairs, NUL-terminated each */
-	for (size_t i = 0; *buf && i < len; i += strlen(*buf + i) + 1) {
-		void *p = realloc(*kv, (n + 1) * sizeof(**kv));
-		if (!p)
-			break;
-		*kv = p;
-		(*kv)[n++] = *buf + i;
-	}
-	return (long)(n / 2);
-}
-
-bool sess_undo_has_top(const char *path)
-{
-	char *buf, **kv;
-	long n = read_log(path, &buf, &kv);
-	bool top = false;
-
-	for (long i = 0; i < n; i++)
-		top |= strcmp(kv[2 * i], REC_UNDO_DIR_KEY) != 0;
-	free(kv);
-	free(buf);
-	return top;
-}
-
-int sess_undo(const char *path, struct rec_notes *notes)
-{
-	char *buf, **kv;
-	long n = read_log(path, &buf, &kv);
-	int left = 0;
-
-	if (n < 0) {
-		rec_note(notes, "cannot read '%s': %s", path, strerror(errno));
-		return 1;
-	}
-	/* newest first, as sess_restore() */
-	for (long i = n - 1; i >= 0; i--) {
-		const char *key = kv[2 * i];
-		char *val = kv[2 * i + 1];
-
-		if (!strcmp(key, REC_UNDO_DIR_KEY)) {
-			left += remove_page_dir(val, notes);
-		} else {
-			restore_one(key, val);
-			rec_note(notes, "restored the top-level '%s'", key);
-		}
-	}
-	free(kv);
-	free(buf);
-	if (unlink(path))
-		left++;
-	return left;
-}
 
 void sess_free(struct sess *s)
 {

@@ -179,7 +179,7 @@
 
 /*
  * The tables the report commands store their results in (through
- * read.c's rdb_store()), in the same form.
+ * analyze/report/rdb.c's rdb_store()), in the same form.
  */
 #define PEAK_COLUMNS(X)                                                                            \
 	X(peak, owner_kind, INTEGER)                                                               \

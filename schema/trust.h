@@ -20,8 +20,8 @@
 /*
  * The indexes a report command makes once, when it first needs them (never
  * darc analyze), by name: their DDL; and call_fnode_incl, which no darc
- * makes since read.c's rdb_func_indexed() but a database may have. NULL
- * for another name.
+ * makes since analyze/report/rdb.c's rdb_func_indexed() but a database may
+ * have. NULL for another name.
  */
 const char *trust_lazy_index_sql(const char *name);
 

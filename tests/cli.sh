@@ -225,5 +225,14 @@ for c in "dump $sample" "dump --pretty $sample" "export --chrome $tmp/good.db"; 
 		pass=$((pass + 1))
 	fi
 done
+# the search's options are read one way by every command that searches ([23] item 2):
+# explain refused none of these (500% ran the search and failed "out of memory?")
+for c in "paths --root vfs_read" explain; do
+	for o in "maxcount-pct 500" "maxcount-pct 0" "min-bucket 99" "max-depth 5000" "max-depth -1" \
+		"mode foo"; do
+		# shellcheck disable=SC2086 # the command's words
+		expect 2 "^darc ${c%% *}: bad --${o% *} '${o#* }': " "$darc" $c "$tmp/good.db" --$o
+	done
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The darc commands: one file each, all reached through darc.c's table,
+ * The darc commands: one file each, all reached through commands.c's table,
  * whose flags say what a command needs before it runs (git's RUN_SETUP):
  * setup.c parses the options every command shares the shape of, opens the
  * recording or the databases its arguments name, and closes them after. A
@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "fmt.h"
 #include "options.h"
@@ -22,7 +23,7 @@ enum {
 	EXIT_INPUT = 2,	   /* bad usage or unreadable/corrupt input */
 };
 
-/* What a command needs set up (darc.c's table). */
+/* What a command needs set up (commands.c's table). */
 enum {
 	/* its arguments are DB|RECORDING: each opened as a darc database, a recording
 	   analyzed into RECORDING.db first (the pipeline), into ctx->db[] */
@@ -46,7 +47,7 @@ struct cmd_ctx {
 	struct fmt_err err;	   /* why run() failed, or empty */
 };
 
-/* A command: its usage, options and library call (its name and flags: darc.c's table). */
+/* A command: its usage, options and library call (its name and flags: commands.c's table). */
 struct cmd {
 	/* its usage: head, the middle (ropt_help for the report options, or ""), tail */
 	const char *usage_head, *usage_mid, *usage_tail;
@@ -89,11 +90,17 @@ int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, c
  */
 struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err);
 
+/* commands.c: the command named @name and, in *@flags, what it needs (CMD_*); or NULL. */
+const struct cmd *commands_find(const char *name, unsigned *flags);
+
+/* Each command's line of darc --help, "  NAME     what it does", to @f. */
+void commands_list(FILE *f);
+
 /*
  * The commands but @except whose options include --@name, as "explain, io
- * and waits", into @buf ("" if none): for "unknown option" (darc.c).
+ * and waits", into @buf ("" if none): for "unknown option" (setup.c).
  */
-void cmd_having_option(const char *name, const char *except, char *buf, size_t n);
+void commands_having_option(const char *name, const char *except, char *buf, size_t n);
 
 /* suggest.c: the edit distance of @a and @b, a transposition counting one. */
 int suggest_distance(const char *a, const char *b);

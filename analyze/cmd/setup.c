@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * setup: what darc does around every command, as darc.c's flags say: read
+ * setup: what darc does around every command, as commands.c's flags say: read
  * the options (the report options of options.h and the command's own), check
  * the arguments, open the recording or the databases they name (analyzing
  * a recording first when a command needs a database), run the command, and
@@ -185,7 +185,7 @@ static int unknown_option(const struct cmd *cmd, const char *name, const char *g
 	}
 	if (close)
 		return usage_error(name, "unknown option '%s'; did you mean --%s?", given, close);
-	cmd_having_option(word, name, have, sizeof(have));
+	commands_having_option(word, name, have, sizeof(have));
 	if (have[0] && given[1] == '-')
 		return usage_error(name, "unknown option '%s' (an option of darc %s)", given, have);
 	return usage_error(name, "unknown option '%s'", given);

@@ -266,7 +266,7 @@ int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct
 		return no_call(db, o->call, err);
 	if (window && time_outside(db, sel, err))
 		return -1;
-	/* a path's calls are read.c's to find (its names normalised there) */
+	/* a path's calls are rdb.c's to find (its names normalised there) */
 	if (calls && !sel->path && (sel->task || sel->comm || window))
 		return none_together(db, sel, err);
 	return 0;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 
 struct diff_opts {
 	int method;	   /* enum cmp_method ranking the pairs (default CMP_EMD) */

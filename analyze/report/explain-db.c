@@ -61,20 +61,20 @@ static int subject_profile(struct rdb *db, const struct ropt *o, struct subject 
 {
 	struct rsel sel = o->sel;
 	struct profile p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 
 	sel.func = NULL;
 	sel.path = NULL;
 	sel.fnode = s->fnode;
 	sel.resolution = 1; /* the search takes buckets of one octave */
-	if ((exact ? rprofile_load : rprofile_load_hist)(db, &sel, &p, &info, err))
+	if ((exact ? rdb_profile_load : rdb_profile_load_hist)(db, &sel, &p, &info, err))
 		return -1;
 	free(s->what);
 	s->what = info.what;
 	s->calls = profile_calls(&p);
 	s->total_ns = profile_latency(&p);
 	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	return s->nparts < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
 }
 
@@ -262,7 +262,7 @@ static bool follow(struct rdb *db, json_t *c)
 		sqlite3_finalize(st);
 	}
 	if (k >= 0) {
-		json_t *below = rsearch_chain(db, child, at);
+		json_t *below = search_db_chain(db, child, at);
 		json_array_extend(path, below);
 		json_decref(below);
 		if (step[k])
@@ -314,7 +314,7 @@ static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
 	return sel;
 }
 
-/* The calls of all of @s's slow parts from one read of the calls (rsearch_preselect). */
+/* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
 static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
 			   struct fmt_err *err)
 {
@@ -323,7 +323,7 @@ static int preselect_parts(struct rdb *db, const struct ropt *o, const struct su
 
 	for (int k = 0; k < s->nparts; k++)
 		slow[k] = s->part[k].slow;
-	return rsearch_preselect(db, &sel, slow, s->nparts, err);
+	return search_db_preselect(db, &sel, slow, s->nparts, err);
 }
 
 static json_t *range_json(const struct peak *pk)
@@ -446,7 +446,7 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
  */
-static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			    const struct subject *s, const struct slow_part *part,
 			    struct fmt_err *err)
 {
@@ -504,7 +504,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 }
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
-static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			       const struct subject *s, struct fmt_err *err)
 {
 	char *title = explain_title(s->func);
@@ -708,11 +708,11 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_params *given,
+json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
 			int top, int *nsubjects, struct fmt_err *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
-	struct sr_params by_time = *given, *sp = &by_time;
+	struct search_params by_time = *given, *sp = &by_time;
 	struct subject *s = NULL;
 	json_t *all = json_array();
 	int n, rc;
@@ -742,8 +742,8 @@ json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_pa
 	return all;
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *given,
-		   int top, bool verbose, struct fmt_err *err)
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o,
+		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
 {
 	json_t *all, *x;
 	size_t k;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read.h"
+#include "rdb.h"
 
 /* The last waker's parts beside its largest that the chain names too: this share of it. */
 #define WAKE_ALSO 0.1

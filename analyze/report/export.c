@@ -55,7 +55,7 @@ int export_metric_of(const char *name)
 /* ---- what every export holds in memory: names and the fnode tree ---------- */
 
 struct names {
-	sqlite3 *sql;	  /* the database's read connection (schema/read.h) */
+	sqlite3 *sql;	  /* the database's read connection (rdb.h) */
 	const char *path; /* the database, for messages */
 	char **func;	  /* by func.id: the name as stored (folded) or as a JSON string */
 	int64_t nfunc;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "options.h"
 #include "progress.h"
 

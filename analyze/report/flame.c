@@ -31,7 +31,7 @@ static int by_weight(const void *a, const void *b)
 }
 
 /* The calls of @t summed by fnode into *@out (sorted by fnode): how many, or -1. */
-static int sum_by_fnode(const struct sr_tree *t, struct fsum **out)
+static int sum_by_fnode(const struct search_tree *t, struct fsum **out)
 {
 	struct fsum *s = malloc((t->ncalls + 1) * sizeof(*s));
 	int n = 0;
@@ -73,7 +73,7 @@ static void hang(sqlite3_stmt *st, struct fsum *kept, int nkept, struct fsum *x,
 		json_array_append_new(roots, x->node);
 }
 
-json_t *flame_json(struct rdb *db, const struct sr_tree *t)
+json_t *flame_json(struct rdb *db, const struct search_tree *t)
 {
 	struct fsum *s;
 	int n = sum_by_fnode(t, &s), keep = 0;

@@ -26,7 +26,7 @@ static const struct {
 static int one_stage(FILE *out, struct rdb *db, int64_t dev, int s, json_t *all)
 {
 	struct peak_params pp = PEAK_PARAMS_DEFAULT;
-	struct rprofile_info info = {0};
+	struct rdb_profile_info info = {0};
 	struct profile p = {0};
 	struct peak *pk = NULL;
 	sqlite3_stmt *st;
@@ -38,7 +38,7 @@ static int one_stage(FILE *out, struct rdb *db, int64_t dev, int s, json_t *all)
 	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, dev);
-	if (rprofile_values(st, 1, &p, &info.skipped))
+	if (rdb_profile_values(st, 1, &p, &info.skipped))
 		goto out;
 	info.calls = profile_calls(&p);
 	snprintf(what, sizeof(what), "bios of device %" PRId64 ":%" PRId64, dev >> 20,
@@ -59,7 +59,7 @@ static int one_stage(FILE *out, struct rdb *db, int64_t dev, int s, json_t *all)
 	rc = 0;
 out:
 	sqlite3_finalize(st);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	free(pk);
 	return rc;
 }

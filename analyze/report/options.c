@@ -30,7 +30,8 @@ const char ropt_help[] =
 
 void ropt_init(struct ropt *o)
 {
-	*o = (struct ropt){.sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT};
+	*o = (struct ropt){
+	    .sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT, .search = SEARCH_PARAMS_DEFAULT};
 }
 
 void ropt_release(struct ropt *o)
@@ -113,6 +114,32 @@ static int number(const char *arg, double lo, double hi, double *v)
 	return end != arg && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
 }
 
+/* The search's options (ROPT_SEARCH_OPTIONS): NULL, or what was expected. */
+static const char *take_search(struct search_params *sp, int c, const char *arg)
+{
+	double v;
+
+	switch (c) {
+	case ROPT_MAX_DEPTH:
+		if (number(arg, 0, 1000, &v))
+			return "a number of levels, 0 to 1000";
+		sp->max_depth = (int)v;
+		return NULL;
+	case ROPT_MAXCOUNT_PCT:
+		return number(arg, 0.001, 100, &sp->maxcount_pct) ? "a percentage above 0, up to 100"
+								   : NULL;
+	case ROPT_MIN_BUCKET:
+		if (number(arg, 0, 62, &v))
+			return "a log2 bucket, 0 to 62";
+		sp->min_bucket = (int)v;
+		return NULL;
+	case ROPT_MODE:
+		sp->mode = !strcmp(arg, "max") ? SEARCH_MAX : !strcmp(arg, "sum") ? SEARCH_SUM : -1;
+		return sp->mode < 0 ? "max or sum" : NULL;
+	}
+	return "";
+}
+
 /* The options that take a number: NULL, or what was expected. */
 static const char *take_number(struct ropt *o, int c, const char *arg)
 {
@@ -151,7 +178,7 @@ static const char *take_number(struct ropt *o, int c, const char *arg)
 		o->pp.smooth = (int)v;
 		return NULL;
 	}
-	return "";
+	return take_search(&o->search, c, arg);
 }
 
 int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
@@ -171,7 +198,7 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 		o->sel.comm = arg;
 		break;
 	case ROPT_METRIC:
-		if ((o->sel.metric = rmetric_of(arg)) < 0)
+		if ((o->sel.metric = rdb_metric_of(arg)) < 0)
 			bad = "incl, excl, irq, softirq, preempt or blocked";
 		break;
 	case ROPT_TIME:

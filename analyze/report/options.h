@@ -11,7 +11,8 @@
 #include <stdbool.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
+#include "search.h"
 
 /* Long-only option codes of the shared options (above 255, below a command's own). */
 enum {
@@ -32,6 +33,10 @@ enum {
 	ROPT_SVG,
 	ROPT_FORCE,
 	ROPT_CALL,
+	ROPT_MAX_DEPTH,
+	ROPT_MAXCOUNT_PCT,
+	ROPT_MIN_BUCKET,
+	ROPT_MODE,
 	ROPT_LAST
 };
 
@@ -63,6 +68,23 @@ enum {
 	"      --force          replace FILE even if it is not an SVG plot (never a\n"            \
 	"                       file the command reads)\n"
 
+/*
+ * The search's options (struct search_params), after ROPT_OPTIONS in the table of
+ * every command that searches (darc paths, darc explain): parsed and checked
+ * here for all of them (ropt_take()); help in ROPT_HELP_SEARCH.
+ */
+#define ROPT_SEARCH_OPTIONS                                                                     \
+	{"max-depth", required_argument, NULL, ROPT_MAX_DEPTH},                                 \
+	    {"maxcount-pct", required_argument, NULL, ROPT_MAXCOUNT_PCT},                       \
+	    {"min-bucket", required_argument, NULL, ROPT_MIN_BUCKET},                           \
+	    {"mode", required_argument, NULL, ROPT_MODE}
+#define ROPT_HELP_SEARCH                                                                        \
+	"      --max-depth N    levels below F (default 10)\n"                                  \
+	"      --maxcount-pct P winners need P% of the most votes (default 97; lower\n"         \
+	"                       it to see causes of a minority of the calls)\n"                 \
+	"      --min-bucket B   stop below 2^B ns (default 6)\n"                                \
+	"      --mode M         max (DARC's: a callee's longest call) or sum (all)\n"
+
 /* The help lines of ROPT_CALL_OPTIONS, under a command's own heading. */
 #define ROPT_HELP_CALLS                                                                         \
 	"      --func F         a function (kernel function, system call, probe, user function)\n" \
@@ -88,9 +110,13 @@ struct ropt {
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 	bool flame;	    /* darc report: each search's calls as a flame graph too (flame.h) */
+	struct search_params search; /* ROPT_SEARCH_OPTIONS: the search's (SEARCH_PARAMS_DEFAULT) */
 };
 
-/* Defaults: incl latency at resolution 1 in ns, peaks found with the default parameters. */
+/*
+ * Defaults: incl latency at resolution 1 in ns, peaks found with the default
+ * parameters, the search's default parameters.
+ */
 void ropt_init(struct ropt *o);
 void ropt_release(struct ropt *o);
 

@@ -175,14 +175,14 @@ static struct rsel subject_sel(const struct ropt *o, json_t *s)
 static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_err *err)
 {
 	struct rsel sel = subject_sel(o, s);
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct profile p;
 	struct peak *pk = NULL;
 	json_t *h, *count = json_array(), *lat = json_array(), *peaks = json_array();
 	char title[256];
 	int npk;
 
-	if (rprofile_load(db, &sel, &p, &info, err))
+	if (rdb_profile_load(db, &sel, &p, &info, err))
 		return -1;
 	npk = profile_peaks_seen(&p, &pk);
 	for (int i = 0; i < p.n; i++) {
@@ -201,7 +201,7 @@ static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_
 	json_object_set_new(s, "hist", h);
 	free(pk);
 	free(info.what);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	return npk < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
 }
 
@@ -215,7 +215,7 @@ static int add_heat(struct rdb *db, const struct ropt *o, json_t *s, int64_t int
 	int nrows;
 	char title[256];
 
-	if (rprofile_timelapse(db, &sel, interval, &rows, &nrows, &t0, err))
+	if (rdb_profile_timelapse(db, &sel, interval, &rows, &nrows, &t0, err))
 		return -1;
 	snprintf(title, sizeof(title), "%s: its calls over time",
 		 json_string_value(json_object_get(s, "title")));
@@ -226,7 +226,7 @@ static int add_heat(struct rdb *db, const struct ropt *o, json_t *s, int64_t int
 				      svg_string(draw_heat, &(struct plot){rows, NULL, nrows, t0,
 									   interval, title, NULL})));
 	for (int i = 0; i < nrows; i++)
-		rprofile_release(&rows[i]);
+		rdb_profile_release(&rows[i]);
 	free(rows);
 	return 0;
 }
@@ -260,7 +260,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 			 struct fmt_err *err)
 {
 	struct ropt x = *o;
-	struct sr_params sp = SR_PARAMS_DEFAULT;
+	struct search_params sp = SEARCH_PARAMS_DEFAULT;
 	json_t *d = json_pack("{ss so}", "darc", DARC_VERSION, "recording", recording_json(db));
 	json_t *subjects, *s;
 	int64_t span = json_integer_value(json_object_get(json_object_get(d, "recording"), "span_ns"));

@@ -114,7 +114,7 @@ const char paths_wakers_sql[] =
  * node at max_depth the one that holds most of them (-1: f0's, which may be
  * several).
  */
-static int64_t sleeper(const struct sr_result *r, int i)
+static int64_t sleeper(const struct search_result *r, int i)
 {
 	int p = r->nodes[i].parent;
 
@@ -124,30 +124,30 @@ static int64_t sleeper(const struct sr_result *r, int i)
 }
 
 /* Where an exogenous winner hit, who ran instead, or who woke a blocked one (an array). */
-static json_t *details(struct rdb *db, const struct sr_result *r, int i, const char *name)
+static json_t *details(struct rdb *db, const struct search_result *r, int i, const char *name)
 {
-	const struct sr_node *n = &r->nodes[i];
+	const struct search_node *n = &r->nodes[i];
 	json_t *j = json_array();
 
-	if (n->kind == SR_IRQ || n->kind == SR_SOFTIRQ)
+	if (n->kind == SEARCH_IRQ || n->kind == SEARCH_SOFTIRQ)
 		top_rows(db, irq_hits_sql, "hit", name, 0, j);
-	else if (n->kind == SR_PREEMPT) {
+	else if (n->kind == SEARCH_PREEMPT) {
 		json_t *d;
 		size_t k;
 		top_rows(db, preempt_hits_sql, "hit", NULL, 0, j);
 		json_array_foreach(j, k, d) /* the functions from below f0 down to it */
 			json_object_set_new(d, "path",
-					    rsearch_chain(db, r->nodes[0].id, json_integer_value(
-									json_object_get(d, "fnode"))));
+					    search_db_chain(db, r->nodes[0].id,
+							    json_integer_value(json_object_get(d, "fnode"))));
 		top_rows(db, paths_ran_instead_sql, "ran instead", NULL, 0, j);
-	} else if (n->kind == SR_BLOCKED && n->parent >= 0)
+	} else if (n->kind == SEARCH_BLOCKED && n->parent >= 0)
 		top_rows(db, paths_wakers_sql, "woken by", NULL, sleeper(r, i), j);
 	return j;
 }
 
 static int by_votes(const void *a, const void *b)
 {
-	const struct sr_cand *x = a, *y = b;
+	const struct search_cand *x = a, *y = b;
 	return x->maxcount != y->maxcount ? y->maxcount - x->maxcount
 					  : (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
 }
@@ -203,36 +203,35 @@ static json_t *io_detail(struct rdb *db, int64_t fnode)
 }
 
 /* @ns as a share of the peak's latency (f0's, node 0). */
-static double peak_share(const struct sr_result *r, double ns)
+static double peak_share(const struct search_result *r, double ns)
 {
 	return r->nnodes && r->nodes[0].total_ns > 0 ? ns / r->nodes[0].total_ns : 0;
 }
 
 /* The candidates weighed at node @i that did not win, most votes first (up to 3). */
-static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct sr_result *r,
+static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct search_result *r,
 			  int i)
 {
-	struct sr_cand *c = malloc((r->ncands + 1) * sizeof(*c));
+	struct search_cand *c = malloc((r->ncands + 1) * sizeof(*c));
 	json_t *j = json_array();
 	int n = 0;
 
 	for (int k = 0; c && k < r->ncands; k++)
 		if (r->cands[k].node == i && !r->cands[k].winner &&
 		    (r->cands[k].maxcount > 0 ||
-		     peak_share(r, r->cands[k].total_ns) >= SR_RUNNER_UP_SHARE))
+		     peak_share(r, r->cands[k].total_ns) >= SEARCH_RUNNER_UP_SHARE))
 			c[n++] = r->cands[k];
 	if (c)
 		qsort(c, n, sizeof(*c), by_votes);
 	/* the three with the most votes, and any other that holds its share of the time */
 	for (int k = 0; k < n; k++) {
-		if (k >= 3 && peak_share(r, c[k].total_ns) < SR_RUNNER_UP_SHARE)
+		if (k >= 3 && peak_share(r, c[k].total_ns) < SEARCH_RUNNER_UP_SHARE)
 			continue;
-		char *name = rsearch_name(db, rs, c[k].kind, c[k].id);
-		json_array_append_new(j, json_pack("{ss so si sf sf}", "kind",
-						   sr_kind_name(c[k].kind), "name", jtext(name),
-						   "maxcount", c[k].maxcount, "total_ns",
-						   c[k].total_ns, "share",
-						   peak_share(r, c[k].total_ns)));
+		char *name = search_db_name(db, rs, c[k].kind, c[k].id);
+		json_array_append_new(
+		    j, json_pack("{ss so si sf sf}", "kind", search_kind_name(c[k].kind), "name",
+				 jtext(name), "maxcount", c[k].maxcount, "total_ns", c[k].total_ns,
+				 "share", peak_share(r, c[k].total_ns)));
 		free(name);
 	}
 	free(c);
@@ -240,26 +239,26 @@ static json_t *runners_up(struct rdb *db, const struct rsearch *rs, const struct
 }
 
 /* The search tree as JSON: nodes with their winners' details and runners-up. */
-static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct sr_result *r)
+static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct search_result *r)
 {
 	json_t *a = json_array();
 
 	for (int i = 0; i < r->nnodes; i++) {
-		const struct sr_node *n = &r->nodes[i];
-		char *name = rsearch_name(db, rs, n->kind, n->id);
+		const struct search_node *n = &r->nodes[i];
+		char *name = search_db_name(db, rs, n->kind, n->id);
 		json_t *o = json_pack("{si si si ss so si si sf sf ss}", "node", i, "parent",
-				      n->parent, "depth", n->depth, "kind", sr_kind_name(n->kind),
-				      "name", jtext(name), "maxcount", n->maxcount, "calls", n->ncalls,
-				      "total_ns", n->total_ns, "share", n->share, "status",
-				      sr_status_name(n->status));
-		if (n->kind == SR_FNODE)
+				      n->parent, "depth", n->depth, "kind",
+				      search_kind_name(n->kind), "name", jtext(name), "maxcount",
+				      n->maxcount, "calls", n->ncalls, "total_ns", n->total_ns,
+				      "share", n->share, "status", search_status_name(n->status));
+		if (n->kind == SEARCH_FNODE)
 			json_object_set_new(o, "fnode", json_integer(n->id));
 		if (n->by_time) /* it lost the vote: a path for its share of the time */
 			json_object_set_new(o, "by_time", json_true());
 		if (n->at) { /* a part below the depth limit: the functions down to where */
 			json_object_set_new(o, "at", json_integer(n->at));
 			json_object_set_new(o, "below",
-					    rsearch_chain(db, r->nodes[n->parent].id, n->at));
+					    search_db_chain(db, r->nodes[n->parent].id, n->at));
 		}
 		if (n->overhead_ns > 0) { /* the tracer's own handlers: shown, never a cause */
 			json_object_set_new(o, "overhead_ns", json_real(n->overhead_ns));
@@ -267,7 +266,7 @@ static json_t *tree_json(struct rdb *db, const struct rsearch *rs, const struct 
 					    json_real(peak_share(r, n->overhead_ns)));
 		}
 		json_object_set_new(o, "details", details(db, r, i, name));
-		if (n->kind == SR_BLOCKED) {
+		if (n->kind == SEARCH_BLOCKED) {
 			json_t *io = io_detail(db, sleeper(r, i));
 			if (io)
 				json_object_set_new(o, "io", io);
@@ -361,11 +360,11 @@ void paths_tree_text(FILE *out, json_t *nodes)
 }
 
 /* The search's parameters and the calls' filters, as JSON text (caller frees). */
-static char *search_params(const struct ropt *o, const struct sr_params *sp)
+static char *params_json(const struct ropt *o, const struct search_params *sp)
 {
-	json_t *j = json_pack("{si sf si ss}", "max_depth", sp->max_depth, "maxcount_pct",
-			      sp->maxcount_pct, "min_bucket", sp->min_bucket, "mode",
-			      sp->mode == SR_SUM ? "sum" : "max");
+	json_t *j =
+	    json_pack("{si sf si ss}", "max_depth", sp->max_depth, "maxcount_pct", sp->maxcount_pct,
+		      "min_bucket", sp->min_bucket, "mode", sp->mode == SEARCH_SUM ? "sum" : "max");
 	char *s;
 
 	if (sp->branch_pct > 0)
@@ -377,26 +376,26 @@ static char *search_params(const struct ropt *o, const struct sr_params *sp)
 }
 
 /* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
-int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int paths_search(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
 		 struct fmt_err *err)
 {
 	struct rsearch rs;
-	struct sr_result r = {0};
-	char *params = search_params(o, sp);
+	struct search_result r = {0};
+	char *params = params_json(o, sp);
 	int64_t id = 0;
 	int rc = -1;
 
 	if (!params)
 		return fmt_errf(err, NULL, "out of memory");
-	if (!rsearch_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
-		int failed = sr_search_tree(&rs.tree, sp, &r);
+	if (!search_db_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
+		int failed = search_run_tree(&rs.tree, sp, &r);
 		json_t *flame = o->flame ? flame_json(db, &rs.tree) : NULL;
-		sr_tree_release(&rs.tree); /* searched: its memory is the details' */
+		search_tree_release(&rs.tree); /* searched: its memory is the details' */
 		if (failed)
 			fmt_errf(err, NULL, "the search failed (out of memory?)");
-		else if (!rsearch_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs, &r,
-					&id, err)) {
+		else if (!search_db_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs,
+					  &r, &id, err)) {
 			json_t *one = json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
 						number, "lo", pk->lo, "hi", pk->hi, "calls", rs.nroots,
 						"nodes", tree_json(db, &rs, &r));
@@ -407,15 +406,15 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *s
 		}
 		json_decref(flame);
 	}
-	sr_release(&r);
-	rsearch_release(&rs);
+	search_release(&r);
+	search_db_release(&rs);
 	free(params);
 	return rc;
 }
 
 /* The text of all the peaks' answers. */
 static void paths_text(FILE *out, const char *what, const struct ropt *o,
-		       const struct sr_params *sp, json_t *all)
+		       const struct search_params *sp, json_t *all)
 {
 	size_t i;
 	json_t *p;
@@ -432,13 +431,14 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 		fprintf(out, "%s%s", i ? "\n" : "", vis(what));
 		if (number)
 			fprintf(out, ", peak %d", number);
-		fprintf(out, " (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
-			     " maxcount %g%%, min_bucket %d, mode %s)\n",
+		fprintf(out,
+			" (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
+			" maxcount %g%%, min_bucket %d, mode %s)\n",
 			lo, hi, show_amount(lo_v, ropt_unit(o), a, sizeof(a)),
 			show_amount(hi_v + 1, ropt_unit(o), b, sizeof(b)),
 			json_integer_value(json_object_get(p, "calls")),
 			json_integer_value(json_object_get(p, "search")), sp->max_depth,
-			sp->maxcount_pct, sp->min_bucket, sp->mode == SR_SUM ? "sum" : "max");
+			sp->maxcount_pct, sp->min_bucket, sp->mode == SEARCH_SUM ? "sum" : "max");
 		paths_tree_text(out, json_object_get(p, "nodes"));
 	}
 }
@@ -448,11 +448,11 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
  * into @all (a JSON array, one object per peak searched); *@what gets the
  * selection's title (caller frees). 0, or -1 with @err set.
  */
-static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+static int paths_collect(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			 int peak, json_t *all, char **what, struct fmt_err *err)
 {
 	struct profile p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct peak *pk = NULL;
 	int npk, rc = 0;
 
@@ -463,7 +463,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	 * midpoints (a 5.0 ms call is 4.4% of vm-preads' pread64, its midpoint
 	 * 6.3%: folded by the one, a peak of its own by the other)
 	 */
-	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rprofile_load : rprofile_load_hist)(
+	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load : rdb_profile_load_hist)(
 		db, &o->sel, &p, &info, err))
 		return -1;
 	npk = ropt_peaks(o, &p, &pk);
@@ -473,7 +473,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
 	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
-		rc = rsearch_preselect(db, &o->sel, pk, npk, err);
+		rc = search_db_preselect(db, &o->sel, pk, npk, err);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)
 			rc = paths_search(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all,
@@ -481,11 +481,11 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sr_p
 	rdb_preselect_end(db);
 	*what = info.what;
 	free(pk);
-	rprofile_release(&p);
+	rdb_profile_release(&p);
 	return rc;
 }
 
-int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		 int peak, struct fmt_err *err)
 {
 	json_t *all = json_array();

@@ -17,11 +17,11 @@
 
 /* What the show functions need to know about @o's profile. */
 static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
-			      const struct rprofile_info *info)
+			      const struct rdb_profile_info *info)
 {
 	return (struct show_ctx){.what = info->what,
 				 .recording = rdb_source(db),
-				 .metric = rmetric_name(o->sel.metric),
+				 .metric = rdb_metric_name(o->sel.metric),
 				 .unit = ropt_unit(o),
 				 .resolution = o->sel.resolution,
 				 .info = info,
@@ -88,43 +88,62 @@ static json_t *hist_shift_json(json_t *o, const struct tshift *t)
 	return o;
 }
 
+/* A selection's profile with its peaks and the tracer's shift: what hist and peaks show. */
+struct shown {
+	struct profile p;
+	struct rdb_profile_info info;
+	struct tshift t;
+	struct peak *pk; /* ropt_peaks()'s */
+	int npk;	 /* how many, or -1 when out of memory */
+	struct show_ctx c;
+};
+
+/* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
+static int shown_load(struct rdb *db, const struct ropt *o, struct shown *x, struct fmt_err *err)
+{
+	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
+		return -1;
+	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &x->t, err)) {
+		free(x->info.what);
+		rdb_profile_release(&x->p);
+		return -1;
+	}
+	x->c = ctx_of(db, o, &x->info);
+	x->pk = NULL;
+	x->npk = ropt_peaks(o, &x->p, &x->pk);
+	return 0;
+}
+
+static void shown_release(struct shown *x)
+{
+	tshift_release(&x->t);
+	free(x->pk);
+	free(x->info.what);
+	rdb_profile_release(&x->p);
+}
+
 int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
 {
-	struct tshift t;
-	struct profile p;
-	struct rprofile_info info;
-	struct peak *pk = NULL;
-	struct show_ctx c;
-	int npk, rc = 0;
+	struct shown x;
+	int rc = 0;
 
-	if (rprofile_load(db, &o->sel, &p, &info, err))
+	if (shown_load(db, o, &x, err))
 		return -1;
-	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &t, err)) {
-		free(info.what);
-		rprofile_release(&p);
-		return -1;
-	}
-	c = ctx_of(db, o, &info);
-	npk = ropt_peaks(o, &p, &pk);
-	if (npk < 0)
+	if (x.npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
-	else if (o->json)
-		rc = put_json(out, "hist", NULL,
-			      hist_shift_json(show_with_quant(&c, show_hist_json(&c, &p, pk, npk)), &t),
-			      err);
-	else {
-		show_hist_text(out, &c, &p, pk, npk);
-		show_quant_text(out, &c);
-		tshift_text(out, &t, c.unit, "");
+	else if (o->json) {
+		json_t *j = show_with_quant(&x.c, show_hist_json(&x.c, &x.p, x.pk, x.npk));
+		rc = put_json(out, "hist", NULL, hist_shift_json(j, &x.t), err);
+	} else {
+		show_hist_text(out, &x.c, &x.p, x.pk, x.npk);
+		show_quant_text(out, &x.c);
+		tshift_text(out, &x.t, x.c.unit, "");
 	}
-	tshift_release(&t);
 	if (!rc && o->svg) {
-		struct hist_svg h = {&p, NULL, pk, npk, &c, NULL};
+		struct hist_svg h = {&x.p, NULL, x.pk, x.npk, &x.c, NULL};
 		rc = ropt_write_svg(o, write_hist_svg, &h, err);
 	}
-	free(pk);
-	free(info.what);
-	rprofile_release(&p);
+	shown_release(&x);
 	return rc;
 }
 
@@ -150,16 +169,16 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		     struct fmt_err *err)
 {
 	struct profile *rows = NULL, p;
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	struct show_ctx c;
 	int64_t t0;
 	int nrows, rc = 0;
 
 	/* the title and totals come from the whole selection */
-	if (rprofile_load(db, &o->sel, &p, &info, err))
+	if (rdb_profile_load(db, &o->sel, &p, &info, err))
 		return -1;
-	rprofile_release(&p);
-	if (rprofile_timelapse(db, &o->sel, interval_ns, &rows, &nrows, &t0, err)) {
+	rdb_profile_release(&p);
+	if (rdb_profile_timelapse(db, &o->sel, interval_ns, &rows, &nrows, &t0, err)) {
 		free(info.what);
 		return -1;
 	}
@@ -175,7 +194,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		rc = ropt_write_svg(o, write_heat_svg, &h, err);
 	}
 	for (int i = 0; i < nrows; i++)
-		rprofile_release(&rows[i]);
+		rdb_profile_release(&rows[i]);
 	free(rows);
 	free(info.what);
 	return rc;
@@ -241,45 +260,31 @@ static void explain_text(FILE *out, struct rdb *db, const struct show_ctx *c,
 int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 		 struct fmt_err *err)
 {
-	struct profile p;
-	struct rprofile_info info;
-	struct peak *pk = NULL;
-	struct show_ctx c;
-	struct tshift t;
+	struct shown x;
 	char *params = NULL;
-	int npk, rc = 0;
+	int rc = 0;
 
-	if (rprofile_load(db, &o->sel, &p, &info, err))
+	if (shown_load(db, o, &x, err))
 		return -1;
-	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &t, err)) {
-		free(info.what);
-		rprofile_release(&p);
-		return -1;
-	}
-	c = ctx_of(db, o, &info);
-	npk = ropt_peaks(o, &p, &pk);
 	params = peak_params(o);
-	if (npk < 0 || !params)
+	if (x.npk < 0 || !params)
 		rc = fmt_errf(err, NULL, "out of memory");
-	else if (rdb_store_peaks(db, &o->sel, params, pk, npk, err))
+	else if (rdb_store_peaks(db, &o->sel, params, x.pk, x.npk, err))
 		rc = -1;
 	else if (o->json) {
-		json_t *j = show_peaks_json(&c, &p, pk, npk);
-		peaks_shift_json(j, &t);
+		json_t *j = show_peaks_json(&x.c, &x.p, x.pk, x.npk);
+		peaks_shift_json(j, &x.t);
 		rc = put_json(out, "peaks", "peaks", j, err);
 	} else {
-		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(c.what),
-			c.metric, c.unit, (unsigned long long)info.calls, vis(c.recording));
-		show_peaks_text(out, &c, pk, npk);
-		tshift_text(out, &t, c.unit, "");
+		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(x.c.what),
+			x.c.metric, x.c.unit, (unsigned long long)x.info.calls, vis(x.c.recording));
+		show_peaks_text(out, &x.c, x.pk, x.npk);
+		tshift_text(out, &x.t, x.c.unit, "");
 		if (explain)
-			explain_text(out, db, &c, pk, npk);
+			explain_text(out, db, &x.c, x.pk, x.npk);
 	}
-	tshift_release(&t);
 	free(params);
-	free(pk);
-	free(info.what);
-	rprofile_release(&p);
+	shown_release(&x);
 	return rc;
 }
 

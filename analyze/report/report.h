@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: the answers the report commands print, one function each over the
- * shared library (schema/read.h, profile, show). Each prints to @out and returns 0, or
+ * shared library (rdb.h, profile, show). Each prints to @out and returns 0, or
  * -1 with @err set.
  */
 #ifndef DARC_REPORT_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "options.h"
 #include <stdbool.h>
 
@@ -48,7 +48,7 @@ int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct
  * peak @peak only, or the ranges @o gives), each stored in tables search,
  * search_path and search_candidate, printed as indented chains (or JSON).
  */
-int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		 int peak, struct fmt_err *err);
 
 /*
@@ -59,7 +59,7 @@ int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct s
  */
 #include <jansson.h>
 #include "profile.h"
-int paths_search(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int paths_search(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
 		 struct fmt_err *err);
 void paths_tree_text(FILE *out, json_t *nodes);
@@ -85,13 +85,13 @@ extern const char paths_ran_instead_sql[];
  * (with @verbose the search tree too). Stored in explain_subject and
  * explain_cause.
  */
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+int report_explain(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		   int top, bool verbose, struct fmt_err *err);
 /*
  * What darc explain prints, as its JSON's "subjects" array (stored too):
  * NULL with @err set. *@nsubjects: the entry points there were.
  */
-json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct sr_params *sp,
+json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct search_params *sp,
 			int top, int *nsubjects, struct fmt_err *err);
 
 /* Which waits darc waits shows, and how far apart a chain's links may be. */

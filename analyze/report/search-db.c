@@ -248,15 +248,16 @@ static int stream_root(struct load *l, const struct root *r)
 			skip = nested->last;
 			continue;
 		}
-		if (id != r->id && (level = sr_tree_find(&l->rs->tree, parent)) < 0)
+		if (id != r->id && (level = search_tree_find(&l->rs->tree, parent)) < 0)
 			continue;
 		while (x < l->nparts && l->parts[x].id < id)
 			x++;
 		if (x < l->nparts && l->parts[x].id == id)
 			p = l->parts[x];
 		if (keep(l, id, id == r->id ? -1 : parent,
-			 sr_tree_add(&l->rs->tree, level, id, fnode, sqlite3_column_int64(st, 3),
-				     p.exo, p.pre, p.blocked, find_id(l->ovh, l->novh, fnode) >= 0))) {
+			 search_tree_add(&l->rs->tree, level, id, fnode,
+					 sqlite3_column_int64(st, 3), p.exo, p.pre, p.blocked,
+					 find_id(l->ovh, l->novh, fnode) >= 0))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -280,7 +281,7 @@ static int sub_add(struct load *l, int j)
 /* The interrupts and switches charged to the calls of f0 call @r. */
 static int root_intervals(struct load *l, const struct root *r)
 {
-	struct sr_tree *t = &l->rs->tree;
+	struct search_tree *t = &l->rs->tree;
 	int rc, j;
 
 	sqlite3_bind_int64(l->irqs, 1, r->id);
@@ -295,7 +296,7 @@ static int root_intervals(struct load *l, const struct root *r)
 			break;
 		}
 		t->irqs[t->nirqs++] =
-		    (struct sr_irq){l->lidx[j], s, sqlite3_column_int64(l->irqs, 4)};
+		    (struct search_irq){l->lidx[j], s, sqlite3_column_int64(l->irqs, 4)};
 	}
 	sqlite3_reset(l->irqs);
 	if (rc != SQLITE_DONE || (l->nl && sub_add(l, 0)))
@@ -325,7 +326,7 @@ static int load_trees(struct load *l)
 		rc = 0;
 		for (int k = 0; !rc && k < l->nroots; k++)
 			rc = stream_root(l, &l->roots[k]) || root_intervals(l, &l->roots[k]);
-		rc = rc ? rc : sr_tree_end(&l->rs->tree);
+		rc = rc ? rc : search_tree_end(&l->rs->tree);
 	}
 	sqlite3_finalize(l->range);
 	sqlite3_finalize(l->extra);
@@ -378,49 +379,43 @@ static void ensure_indexes(struct rdb *db)
 {
 	static const char have[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 				   " AND name IN ('bio_task_complete', 'sched_interval_in')";
-	sqlite3_stmt *st;
-	int n = 0;
 
-	if (sqlite3_prepare_v2(rdb_sql(db), have, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (n < 2) {
+	if (rdb_count(db, have) < 2) {
 		rdb_make_index(db, "bio_task_complete");
 		rdb_make_index(db, "sched_interval_in");
 	}
 }
 
-void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
+void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
 {
 	*lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 }
 
-int rsearch_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
-		      struct fmt_err *err)
+int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
+			struct fmt_err *err)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
 
 	if (n < 2)
 		return 0;
 	for (int k = 0; k < n; k++) {
-		rsearch_range(sel, pk[k].lo, pk[k].hi, &a, &b);
+		search_db_range(sel, pk[k].lo, pk[k].hi, &a, &b);
 		lo = a < lo ? a : lo;
 		hi = b > hi ? b : hi;
 	}
 	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
 }
 
-int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
-		 struct fmt_err *err)
+int search_db_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
+		   struct fmt_err *err)
 {
 	int64_t lo_ns, hi_ns;
 	struct load l = {db, rs};
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
-	rsearch_range(sel, lo, hi, &lo_ns, &hi_ns);
+	search_db_range(sel, lo, hi, &lo_ns, &hi_ns);
 	ensure_indexes(db);
 	read_lean(db);
 	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1
@@ -434,17 +429,17 @@ int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct 
 	return 0;
 }
 
-void rsearch_release(struct rsearch *rs)
+void search_db_release(struct rsearch *rs)
 {
 	for (int i = 0; i < rs->nsources; i++)
 		free(rs->sources[i]);
 	free(rs->sources);
 	free(rs->soft);
-	sr_tree_release(&rs->tree);
+	search_tree_release(&rs->tree);
 	memset(rs, 0, sizeof(*rs));
 }
 
-json_t *rsearch_chain(struct rdb *db, int64_t above, int64_t to)
+json_t *search_db_chain(struct rdb *db, int64_t above, int64_t to)
 {
 	static const char q[] =
 	    "WITH RECURSIVE up(id, parent, name, d) AS (SELECT fn.id, fn.parent_id, f.name, 0"
@@ -466,15 +461,15 @@ json_t *rsearch_chain(struct rdb *db, int64_t above, int64_t to)
 	return a;
 }
 
-char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id)
+char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id)
 {
 	sqlite3_stmt *st;
 	char *name = NULL;
 
-	if ((kind == SR_IRQ || kind == SR_SOFTIRQ) && id >= 0 && id < rs->nsources)
+	if ((kind == SEARCH_IRQ || kind == SEARCH_SOFTIRQ) && id >= 0 && id < rs->nsources)
 		return strdup(rs->sources[id]);
-	if (kind != SR_FNODE)
-		return strdup(sr_kind_name(kind));
+	if (kind != SEARCH_FNODE)
+		return strdup(search_kind_name(kind));
 	if (sqlite3_prepare_v2(rdb_sql(db),
 			       "SELECT f.name FROM fnode n JOIN func f ON f.id = n.func_id"
 			       " WHERE n.id = ?1",
@@ -523,7 +518,7 @@ static int insert_search(sqlite3 *w, const struct rsel *sel, const char *f0, int
 }
 
 static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
-			const struct sr_result *r, int64_t id)
+			const struct search_result *r, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc = 0;
@@ -531,8 +526,8 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	if (db_prepare_insert(w, "search_path", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->nnodes && !rc; i++) {
-		const struct sr_node *n = &r->nodes[i];
-		char *name = rsearch_name(db, rs, n->kind, n->id);
+		const struct search_node *n = &r->nodes[i];
+		char *name = search_db_name(db, rs, n->kind, n->id);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, PARAM(search_path, search_id), id);
 		sqlite3_bind_int(st, PARAM(search_path, node), i);
@@ -541,11 +536,11 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 		else
 			sqlite3_bind_null(st, PARAM(search_path, parent));
 		sqlite3_bind_int(st, PARAM(search_path, depth), n->depth);
-		sqlite3_bind_text(st, PARAM(search_path, kind), sr_kind_name(n->kind), -1,
+		sqlite3_bind_text(st, PARAM(search_path, kind), search_kind_name(n->kind), -1,
 				  SQLITE_STATIC);
-		if (n->kind == SR_FNODE || n->at) /* a part below the depth limit: where */
+		if (n->kind == SEARCH_FNODE || n->at) /* a part below the depth limit: where */
 			sqlite3_bind_int64(st, PARAM(search_path, fnode_id),
-					   n->kind == SR_FNODE ? n->id : n->at);
+					   n->kind == SEARCH_FNODE ? n->id : n->at);
 		else
 			sqlite3_bind_null(st, PARAM(search_path, fnode_id));
 		sqlite3_bind_text(st, PARAM(search_path, name), name, -1, SQLITE_TRANSIENT);
@@ -553,7 +548,7 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 		sqlite3_bind_int(st, PARAM(search_path, calls), n->ncalls);
 		sqlite3_bind_double(st, PARAM(search_path, total_ns), n->total_ns);
 		sqlite3_bind_double(st, PARAM(search_path, share), n->share);
-		sqlite3_bind_text(st, PARAM(search_path, status), sr_status_name(n->status), -1,
+		sqlite3_bind_text(st, PARAM(search_path, status), search_status_name(n->status), -1,
 				  SQLITE_STATIC);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 		free(name);
@@ -563,7 +558,7 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 }
 
 static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
-			const struct sr_result *r, int64_t id)
+			const struct search_result *r, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc = 0;
@@ -571,14 +566,14 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	if (db_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->ncands && !rc; i++) {
-		const struct sr_cand *c = &r->cands[i];
-		char *name = rsearch_name(db, rs, c->kind, c->id);
+		const struct search_cand *c = &r->cands[i];
+		char *name = search_db_name(db, rs, c->kind, c->id);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, PARAM(search_candidate, search_id), id);
 		sqlite3_bind_int(st, PARAM(search_candidate, node), c->node);
-		sqlite3_bind_text(st, PARAM(search_candidate, kind), sr_kind_name(c->kind), -1,
+		sqlite3_bind_text(st, PARAM(search_candidate, kind), search_kind_name(c->kind), -1,
 				  SQLITE_STATIC);
-		if (c->kind == SR_FNODE)
+		if (c->kind == SEARCH_FNODE)
 			sqlite3_bind_int64(st, PARAM(search_candidate, fnode_id), c->id);
 		else
 			sqlite3_bind_null(st, PARAM(search_candidate, fnode_id));
@@ -600,7 +595,7 @@ struct search_job {
 	const char *f0, *params; /* f0's title; the parameters as JSON text */
 	int peak, lo, hi;	 /* the peak's number and bucket range */
 	const struct rsearch *rs; /* the input, for the names of what it found */
-	const struct sr_result *r;
+	const struct search_result *r;
 	int64_t *id; /* out: search.id given */
 };
 
@@ -617,9 +612,9 @@ static int put_search(sqlite3 *w, void *ctx)
 	       insert_cands(w, j->db, j->rs, j->r, *j->id);
 }
 
-int rsearch_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
-		  int hi, const char *params, const struct rsearch *rs, const struct sr_result *r,
-		  int64_t *id, struct fmt_err *err)
+int search_db_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
+		    int hi, const char *params, const struct rsearch *rs,
+		    const struct search_result *r, int64_t *id, struct fmt_err *err)
 {
 	struct search_job j = {db, sel, f0, params, peak, lo, hi, rs, r, id};
 

@@ -11,19 +11,19 @@
 
 #include <jansson.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 
 struct rsearch {
-	struct sr_tree tree; /* what search.c reads */
+	struct search_tree tree; /* what search.c reads */
 	char **sources;	     /* [nsources] "irq 11 (virtio0-requests)", "softirq TIMER", ... */
 	int *soft;	     /* [nsources] */
 	int nsources;
 	int nroots;
 };
 
-/* The values of buckets @lo..@hi of @sel, as rsearch_load() selects them: [*@lo_ns, *@hi_ns). */
-void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns);
+/* The values of buckets @lo..@hi of @sel, as search_db_load() selects them: [*@lo_ns, *@hi_ns). */
+void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns);
 
 /*
  * Before the searches of @n (2 or more) ranges @pk of @sel: their calls
@@ -31,34 +31,34 @@ void rsearch_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64
  * then taking its own from them. End with rdb_preselect_end(). 0, or -1
  * with @err set.
  */
-int rsearch_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
-		      struct fmt_err *err);
+int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
+			struct fmt_err *err);
 
 /*
  * Load the complete calls of @sel whose value lies in buckets @lo..@hi
  * (resolution 1: [2^lo, 2^(hi+1)) ns) with their subtrees. 0, or -1 with
- * @err set. Release with rsearch_release().
+ * @err set. Release with search_db_release().
  */
-int rsearch_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
-		 struct fmt_err *err);
-void rsearch_release(struct rsearch *rs);
+int search_db_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
+		   struct fmt_err *err);
+void search_db_release(struct rsearch *rs);
 
 /*
  * The functions from below fnode @above down to fnode @to, which lies in
  * its subtree (a JSON array of names; empty when @to is @above).
  */
-json_t *rsearch_chain(struct rdb *db, int64_t above, int64_t to);
+json_t *search_db_chain(struct rdb *db, int64_t above, int64_t to);
 
 /* The name of node or candidate (@kind, @id): a function, a source (caller frees). */
-char *rsearch_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id);
+char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t id);
 
 /*
  * Store @r as a new search of @f0 (the selection's title) over [@lo, @hi]
  * (@peak: its number, or 0 for a range given) with @params (JSON), in a
  * transaction on a second, writable connection. Sets *@id. 0, or -1.
  */
-int rsearch_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
-		  int hi, const char *params, const struct rsearch *rs, const struct sr_result *r,
-		  int64_t *id, struct fmt_err *err);
+int search_db_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
+		    int hi, const char *params, const struct rsearch *rs,
+		    const struct search_result *r, int64_t *id, struct fmt_err *err);
 
 #endif

@@ -10,7 +10,7 @@
 #include "grow.h"
 
 /* A call still open while a tree is built: its sums so far. */
-struct sr_open {
+struct search_open {
 	int idx;
 	int64_t key, incl, exo, pre, ovh, blocked;
 	int overhead;
@@ -18,13 +18,13 @@ struct sr_open {
 
 /* The tree, indexed for the search. */
 struct idx {
-	const struct sr_tree *t;
+	const struct search_tree *t;
 	int *by_fnode; /* call indices sorted by (fnode, f0 call, rank) */
 };
 
 /* The candidates of one node, keyed by (kind, id). */
 struct cset {
-	struct sr_cand *v; /* v[0..n), room for cap */
+	struct search_cand *v; /* v[0..n), room for cap */
 	int n, cap;
 };
 
@@ -35,14 +35,14 @@ struct row {
 	int n, cap;
 };
 
-static const struct sr_textra no_extra = {0};
+static const struct search_textra no_extra = {0};
 
 static int64_t value(const struct idx *x, int i)
 {
 	return x->t->calls[i].value;
 }
 
-static const struct sr_textra *extra(const struct sr_tree *t, int i)
+static const struct search_textra *extra(const struct search_tree *t, int i)
 {
 	return t->calls[i].extra < 0 ? &no_extra : &t->extras[t->calls[i].extra];
 }
@@ -60,10 +60,10 @@ static int bucket(double v)
  * in it stay what they are (they would have hit the code anyway), the rest
  * of it is tracer overhead.
  */
-static int close_call(struct sr_tree *t)
+static int close_call(struct search_tree *t)
 {
-	const struct sr_open o = t->open[--t->nopen];
-	struct sr_tcall *c = &t->calls[o.idx];
+	const struct search_open o = t->open[--t->nopen];
+	struct search_tcall *c = &t->calls[o.idx];
 
 	c->value = o.incl - o.exo;
 	c->last = t->ncalls - 1;
@@ -72,10 +72,10 @@ static int close_call(struct sr_tree *t)
 			return -1;
 		c->extra = t->nextras;
 		t->extras[t->nextras++] =
-		    (struct sr_textra){o.incl, o.pre, o.blocked, o.ovh, o.overhead};
+		    (struct search_textra){o.incl, o.pre, o.blocked, o.ovh, o.overhead};
 	}
 	if (t->nopen) {
-		struct sr_open *p = &t->open[t->nopen - 1];
+		struct search_open *p = &t->open[t->nopen - 1];
 		p->exo += o.overhead ? o.incl : o.exo;
 		p->pre += o.pre;
 		p->ovh += o.ovh + (o.overhead ? o.incl - o.exo : 0);
@@ -83,8 +83,8 @@ static int close_call(struct sr_tree *t)
 	return 0;
 }
 
-int sr_tree_add(struct sr_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
-		int64_t exo, int64_t preempt, int64_t blocked, int overhead)
+int search_tree_add(struct search_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
+		    int64_t exo, int64_t preempt, int64_t blocked, int overhead)
 {
 	if (level < 0 || level > t->nopen)
 		return -1;
@@ -96,13 +96,13 @@ int sr_tree_add(struct sr_tree *t, int level, int64_t key, int64_t fnode, int64_
 		return -1;
 	if (!level)
 		t->roots[t->nroots++] = t->ncalls;
-	t->calls[t->ncalls] = (struct sr_tcall){0, fnode, t->ncalls, -1};
-	t->open[t->nopen++] = (struct sr_open){t->ncalls, key, incl, exo, preempt, 0, blocked,
-					       overhead};
+	t->calls[t->ncalls] = (struct search_tcall){0, fnode, t->ncalls, -1};
+	t->open[t->nopen++] =
+	    (struct search_open){t->ncalls, key, incl, exo, preempt, 0, blocked, overhead};
 	return t->ncalls++;
 }
 
-int sr_tree_find(const struct sr_tree *t, int64_t key)
+int search_tree_find(const struct search_tree *t, int64_t key)
 {
 	for (int k = t->nopen - 1; k >= 0; k--)
 		if (t->open[k].key == key)
@@ -110,7 +110,7 @@ int sr_tree_find(const struct sr_tree *t, int64_t key)
 	return -1;
 }
 
-int sr_tree_end(struct sr_tree *t)
+int search_tree_end(struct search_tree *t)
 {
 	while (t->nopen)
 		if (close_call(t))
@@ -118,7 +118,7 @@ int sr_tree_end(struct sr_tree *t)
 	return 0;
 }
 
-void sr_tree_release(struct sr_tree *t)
+void search_tree_release(struct search_tree *t)
 {
 	free(t->calls);
 	free(t->extras);
@@ -131,7 +131,7 @@ void sr_tree_release(struct sr_tree *t)
 /* ---- indexing ---------------------------------------------------------------- */
 
 /* The f0 call (its rank in t->roots) whose subtree holds call @i. */
-static int root_of(const struct sr_tree *t, int i)
+static int root_of(const struct search_tree *t, int i)
 {
 	int lo = 0, hi = t->nroots - 1;
 
@@ -146,7 +146,7 @@ static int root_of(const struct sr_tree *t, int i)
 }
 
 /* The first interrupt of t->irqs charged to call @i or after it. */
-static int irq_from(const struct sr_tree *t, int i)
+static int irq_from(const struct search_tree *t, int i)
 {
 	int lo = 0, hi = t->nirqs;
 
@@ -160,12 +160,12 @@ static int irq_from(const struct sr_tree *t, int i)
 	return lo;
 }
 
-static const struct sr_tree *sort_tree;
+static const struct search_tree *sort_tree;
 
 /* By fnode, then f0 call (preorder keeps each one's calls together), then rank. */
 static int cmp_by_fnode(const void *a, const void *b)
 {
-	const struct sr_tree *t = sort_tree;
+	const struct search_tree *t = sort_tree;
 	int i = *(const int *)a, j = *(const int *)b;
 
 	if (t->calls[i].fnode != t->calls[j].fnode)
@@ -182,7 +182,7 @@ static int cmp_by_fnode(const void *a, const void *b)
  * are a database's row ids): counted by fnode, each fnode's calls in
  * index order. 0, or 1 where the ids are too spread out for it.
  */
-static int count_by_fnode(struct idx *x, const struct sr_tree *t)
+static int count_by_fnode(struct idx *x, const struct search_tree *t)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int *at;
@@ -206,7 +206,7 @@ static int count_by_fnode(struct idx *x, const struct sr_tree *t)
 	return 0;
 }
 
-static int idx_build(struct idx *x, const struct sr_tree *t)
+static int idx_build(struct idx *x, const struct search_tree *t)
 {
 	x->t = t;
 	x->by_fnode = malloc((t->ncalls + 1) * sizeof(*x->by_fnode));
@@ -237,7 +237,7 @@ static int cand(struct cset *cs, int node, int kind, int64_t id)
 		cs->v = v;
 		cs->cap = cap;
 	}
-	cs->v[cs->n] = (struct sr_cand){.node = node, .kind = kind, .id = id};
+	cs->v[cs->n] = (struct search_cand){.node = node, .kind = kind, .id = id};
 	return cs->n++;
 }
 
@@ -248,7 +248,7 @@ static int row_add(struct row *r, int c, double v, int mode)
 		return -1;
 	for (int i = 0; i < r->n; i++)
 		if (r->cand[i] == c) {
-			r->val[i] = mode == SR_SUM ? r->val[i] + v : fmax(r->val[i], v);
+			r->val[i] = mode == SEARCH_SUM ? r->val[i] + v : fmax(r->val[i], v);
 			return 0;
 		}
 	if (r->n == r->cap) {
@@ -274,20 +274,20 @@ static int row_add(struct row *r, int c, double v, int mode)
  */
 static bool won_above(uint64_t won, int kind, int64_t id)
 {
-	return kind == SR_PREEMPT ? won & 1 : id < 63 && (won >> (id + 1) & 1);
+	return kind == SEARCH_PREEMPT ? won & 1 : id < 63 && (won >> (id + 1) & 1);
 }
 
 /* Interrupts by source over the subtree of call @i, into the row. */
 static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int node, int i,
 		    uint64_t won)
 {
-	const struct sr_tree *t = x->t;
+	const struct search_tree *t = x->t;
 
 	for (int k = irq_from(t, i); k < t->nirqs && t->irqs[k].call <= t->calls[i].last; k++) {
 		int s = t->irqs[k].source;
-		int kind = t->source_soft && t->source_soft[s] ? SR_SOFTIRQ : SR_IRQ;
+		int kind = t->source_soft && t->source_soft[s] ? SEARCH_SOFTIRQ : SEARCH_IRQ;
 		if (!won_above(won, kind, s) &&
-		    row_add(r, cand(cs, node, kind, s), t->irqs[k].ns, SR_SUM))
+		    row_add(r, cand(cs, node, kind, s), t->irqs[k].ns, SEARCH_SUM))
 			return -1;
 	}
 	return 0;
@@ -295,7 +295,7 @@ static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int nod
 
 /*
  * The candidates of node instance(s) @inst[0..n) of one f0 call into row @r:
- * children (each fnode's calls summed, or with @mode SR_MAX its largest),
+ * children (each fnode's calls summed, or with @mode SEARCH_MAX its largest),
  * interrupts, preemption, blocked and self. Self is the instances' value less
  * all their children's and their own sleep, whatever @mode: a child's calls
  * that do not stand for it in the vote are still its time, never the
@@ -305,7 +305,7 @@ static int add_irqs(const struct idx *x, struct cset *cs, struct row *r, int nod
 static int fill_row(const struct idx *x, int mode, struct cset *cs, int node, const int *inst,
 		    int n, uint64_t won, struct row *r)
 {
-	const struct sr_tcall *c = x->t->calls;
+	const struct search_tcall *c = x->t->calls;
 	double v = 0, kids = 0, blocked = 0, pre = 0;
 	int rc = 0;
 
@@ -319,14 +319,16 @@ static int fill_row(const struct idx *x, int mode, struct cset *cs, int node, co
 			if (extra(x->t, j)->overhead)
 				continue;
 			kids += value(x, j);
-			rc = row_add(r, cand(cs, node, SR_FNODE, c[j].fnode), value(x, j), mode);
+			rc =
+			    row_add(r, cand(cs, node, SEARCH_FNODE, c[j].fnode), value(x, j), mode);
 		}
 		rc = rc ? rc : add_irqs(x, cs, r, node, i, won);
 	}
-	if (rc || (!won_above(won, SR_PREEMPT, 0) &&
-		   row_add(r, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
-	    row_add(r, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
-	    row_add(r, cand(cs, node, SR_SELF, 0), fmax(v - kids - blocked, 0), SR_SUM))
+	if (rc ||
+	    (!won_above(won, SEARCH_PREEMPT, 0) &&
+	     row_add(r, cand(cs, node, SEARCH_PREEMPT, 0), pre, SEARCH_SUM)) ||
+	    row_add(r, cand(cs, node, SEARCH_BLOCKED, 0), blocked, SEARCH_SUM) ||
+	    row_add(r, cand(cs, node, SEARCH_SELF, 0), fmax(v - kids - blocked, 0), SEARCH_SUM))
 		return -1;
 	return 0;
 }
@@ -363,8 +365,8 @@ struct at_sum {
 /* One search under way: its input, parameters and result. */
 struct search {
 	const struct idx *x;
-	const struct sr_params *p;
-	struct sr_result *out;
+	const struct search_params *p;
+	struct search_result *out;
 	double f0_total; /* the latency of the f0 calls, summed */
 	int ncalls;	 /* the f0 calls */
 	uint64_t won; /* exogenous winners on the path above (won_above()) */
@@ -377,9 +379,9 @@ struct search {
 /* The function that weighs one f0 call's instances inst[0..m) of a node. */
 typedef int (*per_call_fn)(struct search *s, int node, int m, struct cset *cs);
 
-static int add_node(struct search *s, const struct sr_node *n)
+static int add_node(struct search *s, const struct search_node *n)
 {
-	struct sr_result *o = s->out;
+	struct search_result *o = s->out;
 	void *v = realloc(o->nodes, (o->nnodes + 1) * sizeof(*o->nodes));
 
 	if (!v)
@@ -391,7 +393,7 @@ static int add_node(struct search *s, const struct sr_node *n)
 
 static int keep_cands(struct search *s, const struct cset *cs)
 {
-	struct sr_result *o = s->out;
+	struct search_result *o = s->out;
 	void *v = realloc(o->cands, (o->ncands + cs->n + 1) * sizeof(*o->cands));
 
 	if (!v)
@@ -409,7 +411,7 @@ static int keep_cands(struct search *s, const struct cset *cs)
  */
 static int standing(struct search *s, int m)
 {
-	if (s->p->mode != SR_MAX)
+	if (s->p->mode != SEARCH_MAX)
 		return m;
 	for (int j = 1; j < m; j++)
 		if (value(s->x, s->inst[j]) > value(s->x, s->inst[0])) {
@@ -431,11 +433,11 @@ static int vote_call(struct search *s, int node, int m, struct cset *cs)
 
 	for (int j = 0; j < m; j++)
 		s->out->nodes[node].overhead_ns += extra(x->t, s->inst[j])->ovh;
-	if (fill_row(x, SR_SUM, cs, node, s->inst, m, s->won, &s->row))
+	if (fill_row(x, SEARCH_SUM, cs, node, s->inst, m, s->won, &s->row))
 		return -1;
 	tally(cs, &s->row);
-	if (s->p->mode == SR_MAX &&
-	    fill_row(x, SR_MAX, cs, node, s->inst, standing(s, m), s->won, &s->row))
+	if (s->p->mode == SEARCH_MAX &&
+	    fill_row(x, SEARCH_MAX, cs, node, s->inst, standing(s, m), s->won, &s->row))
 		return -1;
 	vote(cs, &s->row);
 	return 0;
@@ -461,7 +463,7 @@ static struct at_sum *at_sum(struct search *s, int64_t fnode)
  */
 static int subtree_parts(struct search *s, int i, bool at, double *blocked, double *cpu)
 {
-	const struct sr_tcall *c = s->x->t->calls;
+	const struct search_tcall *c = s->x->t->calls;
 
 	for (int j = i; j <= c[i].last;) {
 		double b = (double)extra(s->x->t, j)->blocked, kids = 0, own;
@@ -502,10 +504,10 @@ static int below_row(struct search *s, int node, int n, bool at, struct cset *cs
 		    add_irqs(s->x, cs, &s->row, node, s->inst[k], s->won))
 			return -1;
 	}
-	if ((!won_above(s->won, SR_PREEMPT, 0) &&
-	     row_add(&s->row, cand(cs, node, SR_PREEMPT, 0), pre, SR_SUM)) ||
-	    row_add(&s->row, cand(cs, node, SR_BLOCKED, 0), blocked, SR_SUM) ||
-	    row_add(&s->row, cand(cs, node, SR_SELF, 0), cpu, SR_SUM))
+	if ((!won_above(s->won, SEARCH_PREEMPT, 0) &&
+	     row_add(&s->row, cand(cs, node, SEARCH_PREEMPT, 0), pre, SEARCH_SUM)) ||
+	    row_add(&s->row, cand(cs, node, SEARCH_BLOCKED, 0), blocked, SEARCH_SUM) ||
+	    row_add(&s->row, cand(cs, node, SEARCH_SELF, 0), cpu, SEARCH_SUM))
 		return -1;
 	return 0;
 }
@@ -519,7 +521,7 @@ static int below_call(struct search *s, int node, int m, struct cset *cs)
 	if (below_row(s, node, m, true, cs))
 		return -1;
 	tally(cs, &s->row);
-	if (s->p->mode == SR_MAX && below_row(s, node, standing(s, m), false, cs))
+	if (s->p->mode == SEARCH_MAX && below_row(s, node, standing(s, m), false, cs))
 		return -1;
 	vote(cs, &s->row);
 	return 0;
@@ -532,7 +534,7 @@ static int below_call(struct search *s, int node, int m, struct cset *cs)
  */
 static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs, per_call_fn fn)
 {
-	const struct sr_tree *t = s->x->t;
+	const struct search_tree *t = s->x->t;
 	const int *b = s->x->by_fnode;
 	int n = t->ncalls, k = 0, hi = n;
 
@@ -560,7 +562,17 @@ static int vote_node(struct search *s, int node, int64_t fnode, struct cset *cs,
 	return 0;
 }
 
-static int search_node(struct search *s, int node, int64_t fnode);
+static int walk_node(struct search *s, int node, int64_t fnode);
+
+/* The node of candidate @c under node @parent, at @depth and @level, with @status. */
+static struct search_node node_of(const struct search *s, const struct search_cand *c, int parent,
+				  int depth, int status, int level)
+{
+	double share = s->f0_total > 0 ? c->total_ns / s->f0_total : 0;
+
+	return (struct search_node){parent,    depth,	    c->kind, c->id,  c->maxcount,
+				    s->ncalls, c->total_ns, share,   status, level};
+}
 
 /* The most votes in @cs. */
 static int most_votes(const struct cset *cs)
@@ -579,7 +591,7 @@ static int64_t most_at(const struct search *s, int kind)
 	double top = 0;
 
 	for (int k = 0; k < s->nat; k++) {
-		double v = kind == SR_BLOCKED ? s->at[k].blocked : s->at[k].cpu;
+		double v = kind == SEARCH_BLOCKED ? s->at[k].blocked : s->at[k].cpu;
 		if (v > top) {
 			top = v;
 			at = s->at[k].fnode;
@@ -591,7 +603,7 @@ static int64_t most_at(const struct search *s, int kind)
 /*
  * Node @node (fnode @fnode) stopped at max_depth: its time below, as what
  * it is. Each part that won its votes, or holds 5% of the node's time,
- * becomes a node of status SR_BELOW under it; a sleep and the CPU time
+ * becomes a node of status SEARCH_BELOW under it; a sleep and the CPU time
  * name the fnode that holds most of them (at).
  */
 static int below_limit(struct search *s, int node, int64_t fnode)
@@ -603,16 +615,14 @@ static int below_limit(struct search *s, int node, int64_t fnode)
 	rc = vote_node(s, node, fnode, &cs, below_call);
 	best = most_votes(&cs);
 	for (int i = 0; !rc && i < cs.n; i++) {
-		struct sr_cand *c = &cs.v[i];
-		const struct sr_node *up = &s->out->nodes[node];
-		struct sr_node w = {node, up->depth + 1, c->kind, c->id, c->maxcount, s->ncalls,
-				    c->total_ns, s->f0_total > 0 ? c->total_ns / s->f0_total : 0,
-				    SR_BELOW, up->level, 0, 0, 0, 0};
+		struct search_cand *c = &cs.v[i];
+		const struct search_node *up = &s->out->nodes[node];
+		struct search_node w = node_of(s, c, node, up->depth + 1, SEARCH_BELOW, up->level);
 		if (c->total_ns <= 0 || (c->maxcount < best * s->p->maxcount_pct / 100 &&
 					 c->total_ns < 0.05 * up->total_ns))
 			continue;
 		c->winner = 1;
-		if (c->kind == SR_BLOCKED || c->kind == SR_SELF)
+		if (c->kind == SEARCH_BLOCKED || c->kind == SEARCH_SELF)
 			w.at = most_at(s, c->kind);
 		rc = add_node(s, &w) < 0 ? -1 : 0;
 	}
@@ -624,9 +634,9 @@ static int below_limit(struct search *s, int node, int64_t fnode)
 /* The level of max_depth a winner of node @node with @ns takes: its parent's if it wraps it. */
 static int level_of(const struct search *s, int node, double ns)
 {
-	const struct sr_node *up = &s->out->nodes[node];
+	const struct search_node *up = &s->out->nodes[node];
 
-	return up->level + (ns >= SR_WRAP * up->total_ns && ns > 0 ? 0 : 1);
+	return up->level + (ns >= SEARCH_WRAP * up->total_ns && ns > 0 ? 0 : 1);
 }
 
 /* Make the winners of @cs children of @node, and search the fnodes among them. */
@@ -637,40 +647,41 @@ static int follow(struct search *s, int node, struct cset *cs)
 
 	/* what wins here from outside the code is not sought again below */
 	for (int i = 0; i < cs->n && best; i++) {
-		const struct sr_cand *c = &cs->v[i];
+		const struct search_cand *c = &cs->v[i];
 		if (c->maxcount >= best * s->p->maxcount_pct / 100 && c->maxcount)
-			s->won |= c->kind == SR_PREEMPT			      ? 1
-				  : (c->kind == SR_IRQ || c->kind == SR_SOFTIRQ) && c->id < 63
-				      ? (uint64_t)2 << c->id
-				      : 0;
+			s->won |=
+			    c->kind == SEARCH_PREEMPT ? 1
+			    : (c->kind == SEARCH_IRQ || c->kind == SEARCH_SOFTIRQ) && c->id < 63
+				? (uint64_t)2 << c->id
+				: 0;
 	}
 	for (int i = 0; i < cs->n && best; i++) {
-		struct sr_cand *c = &cs->v[i];
-		struct sr_node w = {node, depth, c->kind, c->id, c->maxcount, s->ncalls, c->total_ns,
-				    s->f0_total > 0 ? c->total_ns / s->f0_total : 0, SR_FOUND,
-				    level_of(s, node, c->total_ns), 0, 0, 0, 0};
+		struct search_cand *c = &cs->v[i];
+		struct search_node w =
+		    node_of(s, c, node, depth, SEARCH_FOUND, level_of(s, node, c->total_ns));
 		int k;
 		if (c->maxcount < best * s->p->maxcount_pct / 100 || !c->maxcount) {
-			if (c->kind != SR_FNODE || s->p->branch_pct <= 0 ||
+			if (c->kind != SEARCH_FNODE || s->p->branch_pct <= 0 ||
 			    c->total_ns < s->p->branch_pct / 100 * s->f0_total)
 				continue;
 			w.by_time = 1; /* lost the vote, holds its share of the time */
 		}
 		c->winner = 1;
-		if (c->kind == SR_FNODE)
-			w.status = c->total_ns / s->ncalls < exp2(s->p->min_bucket) ? SR_MIN_BUCKET
-				   : w.level >= s->p->max_depth			    ? SR_MAX_DEPTH
-										    : SR_GOING;
+		if (c->kind == SEARCH_FNODE)
+			w.status = c->total_ns / s->ncalls < exp2(s->p->min_bucket)
+				       ? SEARCH_MIN_BUCKET
+				   : w.level >= s->p->max_depth ? SEARCH_MAX_DEPTH
+								: SEARCH_GOING;
 		k = add_node(s, &w);
-		if (k < 0 || (w.status == SR_GOING && search_node(s, k, c->id)) ||
-		    (w.status == SR_MAX_DEPTH && below_limit(s, k, c->id)))
+		if (k < 0 || (w.status == SEARCH_GOING && walk_node(s, k, c->id)) ||
+		    (w.status == SEARCH_MAX_DEPTH && below_limit(s, k, c->id)))
 			return -1;
 	}
 	s->won = above;
 	return 0;
 }
 
-static int search_node(struct search *s, int node, int64_t fnode)
+static int walk_node(struct search *s, int node, int64_t fnode)
 {
 	struct cset cs = {0};
 	int rc = vote_node(s, node, fnode, &cs, vote_call);
@@ -683,17 +694,18 @@ static int search_node(struct search *s, int node, int64_t fnode)
 	return rc;
 }
 
-int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr_result *out)
+int search_run_tree(const struct search_tree *t, const struct search_params *p,
+		    struct search_result *out)
 {
 	struct idx x = {0};
 	struct search s = {&x, p, out};
-	struct sr_node f0 = {-1, 0, SR_FNODE, 0, 0, 0, 0, 1, SR_GOING};
+	struct search_node f0 = {-1, 0, SEARCH_FNODE, 0, 0, 0, 0, 1, SEARCH_GOING};
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (p->max_depth < 0 || !(p->maxcount_pct > 0 && p->maxcount_pct <= 100) ||
-	    !(p->branch_pct >= 0 && p->branch_pct <= 100) ||
-	    p->min_bucket < 0 || p->min_bucket > 62 || (p->mode != SR_MAX && p->mode != SR_SUM))
+	    !(p->branch_pct >= 0 && p->branch_pct <= 100) || p->min_bucket < 0 ||
+	    p->min_bucket > 62 || (p->mode != SEARCH_MAX && p->mode != SEARCH_SUM))
 		return -1;
 	if (t->nopen || idx_build(&x, t))
 		goto out;
@@ -707,7 +719,7 @@ int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr
 	f0.id = t->nroots ? t->calls[t->roots[0]].fnode : 0;
 	rc = add_node(&s, &f0) < 0 ? -1 : 0;
 	if (!rc && t->nroots)
-		rc = search_node(&s, 0, f0.id);
+		rc = walk_node(&s, 0, f0.id);
 out:
 	free(s.inst);
 	free(s.at);
@@ -715,12 +727,12 @@ out:
 	free(s.row.val);
 	free(x.by_fnode);
 	if (rc)
-		sr_release(out);
+		search_release(out);
 	return rc;
 }
 
 /* Children lists of @in: kid[kid_at[i] .. kid_at[i + 1]), in input order. -1 on a bad parent. */
-static int in_children(const struct sr_input *in, int *kid, int *kid_at)
+static int in_children(const struct search_input *in, int *kid, int *kid_at)
 {
 	int n = in->ncalls;
 
@@ -743,7 +755,7 @@ static int in_children(const struct sr_input *in, int *kid, int *kid_at)
 }
 
 /* @in's calls into @t in preorder (f0 calls and children in input order); pos[i]: where. */
-static int in_tree(const struct sr_input *in, struct sr_tree *t, int *pos, int *rank)
+static int in_tree(const struct search_input *in, struct search_tree *t, int *pos, int *rank)
 {
 	int n = in->ncalls, top = 0, rc = 0;
 	int *kid = malloc((n + 1) * sizeof(int)), *kid_at = calloc(n + 2, sizeof(int));
@@ -755,16 +767,17 @@ static int in_tree(const struct sr_input *in, struct sr_tree *t, int *pos, int *
 			level[i] = 0, stack[top++] = i;
 	while (!rc && top > 0) {
 		int i = stack[--top];
-		const struct sr_call *c = &in->calls[i];
-		pos[i] = sr_tree_add(t, level[i], i, c->fnode, c->incl, c->irq + c->softirq + c->preempt,
-				     c->preempt, c->blocked, c->overhead);
+		const struct search_call *c = &in->calls[i];
+		pos[i] = search_tree_add(t, level[i], i, c->fnode, c->incl,
+					 c->irq + c->softirq + c->preempt, c->preempt, c->blocked,
+					 c->overhead);
 		rc = pos[i] < 0 ? -1 : 0;
 		if (!rc)
 			rank[pos[i]] = i;
 		for (int k = kid_at[i + 1] - 1; !rc && k >= kid_at[i]; k--)
 			level[kid[k]] = level[i] + 1, stack[top++] = kid[k];
 	}
-	if (!rc && (sr_tree_end(t) || t->ncalls != n))
+	if (!rc && (search_tree_end(t) || t->ncalls != n))
 		rc = -1; /* out of memory, or a cycle */
 	free(kid);
 	free(kid_at);
@@ -774,7 +787,7 @@ static int in_tree(const struct sr_input *in, struct sr_tree *t, int *pos, int *
 }
 
 /* @in's interrupts into @t, by the call's place in preorder, each call's in input order. */
-static int in_irqs(const struct sr_input *in, struct sr_tree *t, const int *pos)
+static int in_irqs(const struct search_input *in, struct search_tree *t, const int *pos)
 {
 	int n = in->ncalls, *at = calloc(n + 2, sizeof(int));
 
@@ -799,9 +812,10 @@ static int in_irqs(const struct sr_input *in, struct sr_tree *t, const int *pos)
 	return 0;
 }
 
-int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out)
+int search_run(const struct search_input *in, const struct search_params *p,
+	       struct search_result *out)
 {
-	struct sr_tree t = {0};
+	struct search_tree t = {0};
 	int n = in->ncalls, rc = -1;
 	int *pos = malloc((n + 1) * sizeof(int)), *rank = malloc((n + 1) * sizeof(int));
 
@@ -811,29 +825,29 @@ int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_re
 	t.nsources = in->nsources;
 	t.source_soft = in->source_soft;
 	t.order = rank;
-	rc = sr_search_tree(&t, p, out);
+	rc = search_run_tree(&t, p, out);
 out:
 	free(pos);
 	free(rank);
-	sr_tree_release(&t);
+	search_tree_release(&t);
 	return rc;
 }
 
-void sr_release(struct sr_result *r)
+void search_release(struct search_result *r)
 {
 	free(r->nodes);
 	free(r->cands);
 	memset(r, 0, sizeof(*r));
 }
 
-const char *sr_kind_name(int kind)
+const char *search_kind_name(int kind)
 {
 	static const char *const n[] = {"fnode", "self", "irq", "softirq", "preemption",
 					"blocked"};
-	return kind >= 0 && kind <= SR_BLOCKED ? n[kind] : "?";
+	return kind >= 0 && kind <= SEARCH_BLOCKED ? n[kind] : "?";
 }
 
-const char *sr_status_name(int status)
+const char *search_status_name(int status)
 {
 	static const char *const n[] = {"",
 					"root cause found",
@@ -841,5 +855,5 @@ const char *sr_status_name(int status)
 					"below min_bucket",
 					"root cause found",
 					"below the depth limit"};
-	return status >= 0 && status <= SR_BELOW ? n[status] : "?";
+	return status >= 0 && status <= SEARCH_BELOW ? n[status] : "?";
 }

@@ -2,7 +2,7 @@
 /*
  * search: DARC's root-cause path search (analyze/METHODS.md section 7), on the
  * calls of one peak of a function f0 held in memory in a compact form
- * (struct sr_tree: a call's value, fnode and subtree's end, its sums taken
+ * (struct search_tree: a call's value, fnode and subtree's end, its sums taken
  * as it is added). No database here: the caller streams the f0 calls of the
  * peak with their subtrees into it (search-db.c), and stores what comes out;
  * so every rule has unit tests on built trees.
@@ -35,7 +35,7 @@
  * its own, not a runner-up.
  *
  * A chain of wrappers costs no depth: a winning child that holds nearly all
- * of its parent's time (SR_WRAP of it) is searched at its parent's level of
+ * of its parent's time (SEARCH_WRAP of it) is searched at its parent's level of
  * max_depth, so do_get_write_access > out_of_line_wait_on_bit >
  * __wait_on_bit > bit_wait_io > io_schedule is one level, not five. Where a
  * path does stop at max_depth, the time below its last node is reported as
@@ -64,7 +64,7 @@
  * that is no double count, and the shares say what each costs.
  *
  * The tracer's own code (a kprobe handler that function_graph saw, marked
- * sr_call.overhead) is not the code's cost: its time is taken out of the
+ * search_call.overhead) is not the code's cost: its time is taken out of the
  * value of every call above it like an interrupt's, it is never a
  * candidate (no path ends in it), and each node reports it (overhead_ns).
  */
@@ -74,7 +74,7 @@
 #include <stdint.h>
 
 /* One call of an f0 call's subtree (f0 calls themselves have parent -1). */
-struct sr_call {
+struct search_call {
 	int parent;	 /* index in the input, -1 for an f0 call */
 	int64_t fnode;	 /* fnode id */
 	int64_t incl, irq, softirq, preempt, blocked; /* as stored (innermost parts) */
@@ -83,63 +83,66 @@ struct sr_call {
 };
 
 /* Interrupt time charged to one call, by source. */
-struct sr_irq {
+struct search_irq {
 	int call;   /* index of the call it interrupted */
-	int source; /* index into sr_input.sources */
+	int source; /* index into search_input.sources */
 	int64_t ns;
 };
 
-struct sr_input {
-	const struct sr_call *calls;
+struct search_input {
+	const struct search_call *calls;
 	int ncalls;
-	const struct sr_irq *irqs;
+	const struct search_irq *irqs;
 	int nirqs;
 	int nsources;
 	const int *source_soft; /* [nsources] 1 for a softirq vector */
 };
 
-enum sr_mode { SR_MAX = 0, SR_SUM = 1 };
+enum search_mode { SEARCH_MAX = 0, SEARCH_SUM = 1 };
 
-struct sr_params {
+struct search_params {
 	int max_depth;	     /* levels below f0 (default 10) */
 	double maxcount_pct; /* default 97 */
 	int min_bucket;	     /* default 6: 64 ns */
-	int mode;	     /* enum sr_mode */
+	int mode;	     /* enum search_mode */
 	double branch_pct;   /* > 0: a callee that lost the vote but holds this % of f0's */
 			     /* latency is searched too (by time); 0, DARC's rule: not */
 };
-#define SR_PARAMS_DEFAULT {10, 97.0, 6, SR_MAX, 0}
+#define SEARCH_PARAMS_DEFAULT                                                                      \
+	{                                                                                          \
+		10, 97.0, 6, SEARCH_MAX, 0                                                         \
+	}
 
 /* A runner-up of this share of f0's latency is listed whatever its votes. */
-#define SR_RUNNER_UP_SHARE 0.05
+#define SEARCH_RUNNER_UP_SHARE 0.05
 
 /* What a candidate is. */
-enum sr_kind {
-	SR_FNODE = 0,	/* a child fnode (id) */
-	SR_SELF = 1,	/* the node's own time */
-	SR_IRQ = 2,	/* a hard interrupt source (id: source index) */
-	SR_SOFTIRQ = 3, /* a softirq vector (id: source index) */
-	SR_PREEMPT = 4,
-	SR_BLOCKED = 5,
+enum search_kind {
+	SEARCH_FNODE = 0,   /* a child fnode (id) */
+	SEARCH_SELF = 1,    /* the node's own time */
+	SEARCH_IRQ = 2,	    /* a hard interrupt source (id: source index) */
+	SEARCH_SOFTIRQ = 3, /* a softirq vector (id: source index) */
+	SEARCH_PREEMPT = 4,
+	SEARCH_BLOCKED = 5,
 };
 
 /* How a path ends. */
-enum sr_status {
-	SR_GOING = 0,	    /* a node with winners below it */
-	SR_FOUND = 1,	    /* root cause found */
-	SR_MAX_DEPTH = 2,   /* maximum depth reached */
-	SR_MIN_BUCKET = 3,  /* below min_bucket */
-	SR_NO_CHILDREN = 4, /* a leaf: the function itself (root cause found) */
-	SR_BELOW = 5,	    /* a part of a node at max_depth, from below it */
+enum search_status {
+	SEARCH_GOING = 0,	/* a node with winners below it */
+	SEARCH_FOUND = 1,	/* root cause found */
+	SEARCH_MAX_DEPTH = 2,	/* maximum depth reached */
+	SEARCH_MIN_BUCKET = 3,	/* below min_bucket */
+	SEARCH_NO_CHILDREN = 4, /* a leaf: the function itself (root cause found) */
+	SEARCH_BELOW = 5,	/* a part of a node at max_depth, from below it */
 };
 
 /* A winner with this share of its parent's time is a wrapper: it costs no depth. */
-#define SR_WRAP 0.9
+#define SEARCH_WRAP 0.9
 
 /* A candidate considered at a node. */
-struct sr_cand {
-	int node;	   /* index of the sr_node it was considered at */
-	int kind;	   /* enum sr_kind */
+struct search_cand {
+	int node;	   /* index of the search_node it was considered at */
+	int kind;	   /* enum search_kind */
 	int64_t id;	   /* fnode id or source index; 0 otherwise */
 	int maxcount;	   /* votes */
 	double total_ns;   /* its value summed over the peak's calls */
@@ -147,27 +150,27 @@ struct sr_cand {
 };
 
 /* A node of the result: f0 (the root, index 0) or a winner. */
-struct sr_node {
+struct search_node {
 	int parent;	   /* -1 for f0 */
 	int depth;	   /* 0 for f0 */
-	int kind;	   /* enum sr_kind (SR_FNODE for f0) */
+	int kind;	   /* enum search_kind (SEARCH_FNODE for f0) */
 	int64_t id;	   /* fnode id or source index */
 	int maxcount;	   /* its votes (f0: the calls) */
 	int ncalls;	   /* the peak's calls */
 	double total_ns;   /* its value summed over them */
 	double share;	   /* of f0's latency in the peak, 0..1 */
-	int status;	   /* enum sr_status */
+	int status;	   /* enum search_status */
 	int level;	   /* depth counted against max_depth (wrappers cost none) */
 	int by_time;	   /* a callee that lost the vote, searched for its time */
 	int pad;	   /* (explicit: nodes are compared whole) */
 	double overhead_ns; /* tracer overhead in its instances' subtrees, summed */
-	int64_t at;	   /* SR_BELOW blocked or self: the fnode holding most of it */
+	int64_t at;	    /* SEARCH_BELOW blocked or self: the fnode holding most of it */
 };
 
-struct sr_result {
-	struct sr_node *nodes;
+struct search_result {
+	struct search_node *nodes;
 	int nnodes;
-	struct sr_cand *cands;
+	struct search_cand *cands;
 	int ncands;
 };
 
@@ -179,14 +182,14 @@ struct sr_result {
  * subtree, the rarer parts (preemption, blocking, tracer overhead, the f0
  * calls' latency) apart. About 28 bytes a call.
  */
-struct sr_tcall {
+struct search_tcall {
 	int64_t value;	/* incl minus interrupts, preemption, overhead in its subtree */
 	int64_t fnode;
 	int last;	/* index of the last call of its subtree */
-	int extra;	/* index into sr_tree.extras, -1 if all of them are 0 */
+	int extra;	/* index into search_tree.extras, -1 if all of them are 0 */
 };
 
-struct sr_textra {
+struct search_textra {
 	int64_t incl;	 /* kept for the f0 calls and the tracer's own */
 	int64_t pre;	 /* preemption over the subtree */
 	int64_t blocked; /* its own */
@@ -194,50 +197,52 @@ struct sr_textra {
 	int overhead;
 };
 
-struct sr_tree {
-	struct sr_tcall *calls;
+struct search_tree {
+	struct search_tcall *calls;
 	int ncalls, cap;
-	struct sr_textra *extras;
+	struct search_textra *extras;
 	int nextras, xcap;
 	int *roots; /* the f0 calls, in order */
 	int nroots, rcap;
-	struct sr_irq *irqs; /* .call: index in calls; sorted by it */
+	struct search_irq *irqs; /* .call: index in calls; sorted by it */
 	int nirqs, icap;
 	int nsources;
 	const int *source_soft;
 	const int *order; /* NULL, or a call's rank among instances (tie-break) */
 	/* building: the open calls (the path from an f0 call down) */
-	struct sr_open *open;
+	struct search_open *open;
 	int nopen, ocap;
 };
 
 /*
  * Add a call at stack level @level (0: an f0 call; n: a child of the open
  * call at level n - 1, which closes the calls below it); @key names it for
- * sr_tree_find(). Its index, or -1 when out of memory or @level is wrong.
- * sr_tree_end() closes the open calls once all are added.
+ * search_tree_find(). Its index, or -1 when out of memory or @level is wrong.
+ * search_tree_end() closes the open calls once all are added.
  */
-int sr_tree_add(struct sr_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
-		int64_t exo, int64_t preempt, int64_t blocked, int overhead);
+int search_tree_add(struct search_tree *t, int level, int64_t key, int64_t fnode, int64_t incl,
+		    int64_t exo, int64_t preempt, int64_t blocked, int overhead);
 /* The level a child of the open call @key takes, or -1 if it is not open. */
-int sr_tree_find(const struct sr_tree *t, int64_t key);
-int sr_tree_end(struct sr_tree *t);
-void sr_tree_release(struct sr_tree *t);
+int search_tree_find(const struct search_tree *t, int64_t key);
+int search_tree_end(struct search_tree *t);
+void search_tree_release(struct search_tree *t);
 
-/* Search the f0 calls of @t; as sr_search(). */
-int sr_search_tree(const struct sr_tree *t, const struct sr_params *p, struct sr_result *out);
+/* Search the f0 calls of @t; as search_run(). */
+int search_run_tree(const struct search_tree *t, const struct search_params *p,
+		    struct search_result *out);
 
 /*
  * Search from the f0 calls of @in (those with parent -1, all of one fnode or
- * function). Fills @out (release with sr_release()). 0, or -1 when out of
+ * function). Fills @out (release with search_release()). 0, or -1 when out of
  * memory or @p is out of range.
  */
-int sr_search(const struct sr_input *in, const struct sr_params *p, struct sr_result *out);
+int search_run(const struct search_input *in, const struct search_params *p,
+	       struct search_result *out);
 
-void sr_release(struct sr_result *r);
+void search_release(struct search_result *r);
 
 /* "self", "irq", ...; "root cause found", ... */
-const char *sr_kind_name(int kind);
-const char *sr_status_name(int status);
+const char *search_kind_name(int kind);
+const char *search_status_name(int status);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 
 /* What is shown, for titles and JSON. */
 struct show_ctx {
@@ -20,7 +20,7 @@ struct show_ctx {
 	const char *metric;    /* "incl" */
 	const char *unit;      /* "ns" or "cycles" */
 	int resolution;	       /* buckets per octave */
-	const struct rprofile_info *info;
+	const struct rdb_profile_info *info;
 	const struct peak_params *pp; /* how the peaks were found, or NULL if given */
 };
 
@@ -46,7 +46,7 @@ json_t *show_peaks_json(const struct show_ctx *c, const struct profile *p, const
 			int npk);
 
 /*
- * The exact quantiles of the calls (rprofile_load()'s info): a line
+ * The exact quantiles of the calls (rdb_profile_load()'s info): a line
  * "percentiles: p50 .., p90 .., p99 .., p99.9 .., max ..", or as field
  * "percentiles" {p50, p90, p99, p999, max} (null without a call) added to
  * @j, which is returned (NULL stays NULL).

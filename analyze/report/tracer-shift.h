@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "tracer-cost.h"
 
 /* One bucket of a profile, with the tracer's share of its calls. */

@@ -132,30 +132,17 @@ int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool jso
 	return rc;
 }
 
-/* The count of @sql's first row, or 0. */
-static int64_t count_of(struct rdb *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t n = 0;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 const char *waits_unnamed_advice(struct rdb *db, bool idle)
 {
 	/* episodes the context bits alone found have no name: no event of their own */
-	if (!count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0 AND name != ''"))
+	if (!rdb_count(db, "SELECT count(*) FROM irq_interval WHERE kind = 0 AND name != ''"))
 		return "the recording has no irq events: record irq and irq_vectors events";
-	if (idle && !count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
+	if (idle && !rdb_count(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
 				  " AND name != '' AND task_id = 0"))
 		return "the interrupts of idle CPUs are not in the recording, as with a pid"
 		       " filter such as trace-cmd record -F or -P: record them on every CPU";
 	/* irq_vectors' events name their episodes (local_timer_entry, ...) */
-	if (!count_of(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
+	if (!rdb_count(db, "SELECT count(*) FROM irq_interval WHERE kind = 0"
 			  " AND name LIKE '%\\_entry' ESCAPE '\\'"))
 		return "no event names the system vectors, the local timer and the IPIs:"
 		       " record irq_vectors events";

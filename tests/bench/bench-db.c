@@ -209,6 +209,34 @@ out:
 	return ret;
 }
 
+/* -n ROWS, -o DB, -k (keep it), -i (time the indexes, keeping it): 0, or -1 after the usage. */
+static int options(int argc, char **argv, long *rows, const char **path, bool *keep, bool *indexes)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:o:ki")) != -1) {
+		switch (opt) {
+		case 'n':
+			*rows = atol(optarg);
+			break;
+		case 'o':
+			*path = optarg;
+			break;
+		case 'k':
+			*keep = true;
+			break;
+		case 'i':
+			*indexes = true;
+			*keep = true;
+			break;
+		default:
+			fprintf(stderr, "usage: bench-db [-n ROWS] [-o DB] [-k] [-i]\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = "/tmp/bench-db.db";
@@ -220,28 +248,9 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	struct stat st;
 	struct db *db;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "n:o:ki")) != -1) {
-		switch (opt) {
-		case 'n':
-			rows = atol(optarg);
-			break;
-		case 'o':
-			path = optarg;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'i':
-			indexes = true;
-			keep = true;
-			break;
-		default:
-			fprintf(stderr, "usage: bench-db [-n ROWS] [-o DB] [-k] [-i]\n");
-			return 2;
-		}
-	}
+	if (options(argc, argv, &rows, &path, &keep, &indexes))
+		return 2;
 	g.left = rows;
 	t0 = now(CLOCK_MONOTONIC);
 	cpu0 = now(CLOCK_THREAD_CPUTIME_ID);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target of the trace.dat reader (fmt/tracedat.c, tracing-data.c,
- * events.c, prefetch.c, stream.c, decomp.c, kmod.c, behind reader.c): the
+ * events.c, prefetch.c, tdstream.c, decomp.c, kmod.c, behind reader.c): the
  * input is written to a memfd, opened with
  * fmt_reader_open() and read to the end, each event printed with its format
  * as darc dump does (with the module of a function_graph event's function),

@@ -17,7 +17,7 @@
 
 #include "explain-chain.h"
 #include "explain-wake.h"
-#include "read.h"
+#include "rdb.h"
 #include "write.h"
 
 #define MS 1000000

@@ -479,7 +479,7 @@ START_TEST(test_codes_match_model)
 	ck_assert_int_eq(OWNER_FNODE, 1);
 	ck_assert_str_eq(query(target, "SELECT group_concat(metric || '=' || name, ' ') "
 				       "FROM hist_metric"),
-			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* read.h: RM_* */
+			 "0=incl 1=excl 2=irq 3=softirq 4=preempt 5=blocked"); /* rdb.h: RM_* */
 	ck_assert_int_eq(METRIC_INCL, 0);
 	ck_assert_int_eq(METRIC_EXCL, 1);
 	ck_assert_str_eq(

@@ -19,7 +19,10 @@
 #include "bytes.h"
 #include "tdat.h"
 #include "text-formats.h"
-#include "text.h"
+#include "text-block.h"
+#include "text-line.h"
+#include "text-probe.h"
+#include "text-raw.h"
 #include "vis.h"
 #include "wfile.h"
 

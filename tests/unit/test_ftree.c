@@ -814,49 +814,50 @@ START_TEST(test_hist_buckets)
 		hist_each(&h, r, fn, &acc);
 		ck_assert_uint_eq(acc.sum, 1000);
 	}
-	/* merging: two histograms of far apart ranges merge into what adding
-	   every value to one gives, bucket by bucket */
-	{
-		struct hist a = HIST_INIT, b = HIST_INIT, all = HIST_INIT, m = HIST_INIT,
-			    m2 = HIST_INIT;
-		char sa[2048] = "", sm[2048] = "", sm2[2048] = "";
-		int put(void *ctx, int bucket, uint64_t n)
-		{
-			char *o = ctx;
-			snprintf(o + strlen(o), 2048 - strlen(o), "%d:%lu ", bucket, n);
-			return 0;
-		}
-
-		for (uint64_t x = 3; x < 5000000000ULL; x = x * 7 / 3 + 1) {
-			ck_assert_int_eq(hist_add(x < 1000 ? &a : &b, x), 0);
-			ck_assert_int_eq(hist_add(&all, x), 0);
-		}
-		ck_assert_int_eq(hist_merge(&m, &b), 0); /* into an empty one */
-		ck_assert_int_eq(hist_merge(&m, &a), 0); /* then one lower down */
-		ck_assert_int_eq(hist_merge(&m2, &a), 0);
-		ck_assert_int_eq(hist_merge(&m2, &b), 0); /* one higher up */
-		ck_assert_int_eq(hist_merge(&m2, &(struct hist)HIST_INIT), 0); /* an empty one */
-		hist_each(&all, 4, put, sa);
-		hist_each(&m, 4, put, sm);
-		hist_each(&m2, 4, put, sm2);
-		ck_assert_str_eq(sm, sa);
-		ck_assert_str_eq(sm2, sa);
-		ck_assert_uint_eq(m2.total, all.total);
-		ck_assert_uint_eq(m.total, all.total);
-		ck_assert_uint_eq(m.min, all.min);
-		ck_assert_uint_eq(m.max, all.max);
-		ck_assert_uint_eq(hist_quantile(&m, 0.9), hist_quantile(&all, 0.9));
-		hist_release(&a);
-		hist_release(&b);
-		hist_release(&all);
-		hist_release(&m);
-		hist_release(&m2);
-	}
 	uint64_t p50 = hist_quantile(&h, 0.5);
 	ck_assert_msg(p50 > 500 * 37 * 0.985 && p50 < 500 * 37 * 1.015, "p50 %lu", p50);
 	ck_assert_uint_eq(hist_quantile(&h, 1.0), 37000);
 	hist_release(&h);
 	ck_assert_uint_eq(hist_quantile(&h, 0.5), 0);
+}
+END_TEST
+
+/* Two histograms of far apart ranges merge into what adding every value to one gives. */
+START_TEST(test_hist_merge)
+{
+	struct hist a = HIST_INIT, b = HIST_INIT, all = HIST_INIT, m = HIST_INIT, m2 = HIST_INIT;
+	char sa[2048] = "", sm[2048] = "", sm2[2048] = "";
+	int put(void *ctx, int bucket, uint64_t n)
+	{
+		char *o = ctx;
+		snprintf(o + strlen(o), 2048 - strlen(o), "%d:%lu ", bucket, n);
+		return 0;
+	}
+
+	for (uint64_t x = 3; x < 5000000000ULL; x = x * 7 / 3 + 1) {
+		ck_assert_int_eq(hist_add(x < 1000 ? &a : &b, x), 0);
+		ck_assert_int_eq(hist_add(&all, x), 0);
+	}
+	ck_assert_int_eq(hist_merge(&m, &b), 0); /* into an empty one */
+	ck_assert_int_eq(hist_merge(&m, &a), 0); /* then one lower down */
+	ck_assert_int_eq(hist_merge(&m2, &a), 0);
+	ck_assert_int_eq(hist_merge(&m2, &b), 0); /* one higher up */
+	ck_assert_int_eq(hist_merge(&m2, &(struct hist)HIST_INIT), 0); /* an empty one */
+	hist_each(&all, 4, put, sa);
+	hist_each(&m, 4, put, sm);
+	hist_each(&m2, 4, put, sm2);
+	ck_assert_str_eq(sm, sa);
+	ck_assert_str_eq(sm2, sa);
+	ck_assert_uint_eq(m2.total, all.total);
+	ck_assert_uint_eq(m.total, all.total);
+	ck_assert_uint_eq(m.min, all.min);
+	ck_assert_uint_eq(m.max, all.max);
+	ck_assert_uint_eq(hist_quantile(&m, 0.9), hist_quantile(&all, 0.9));
+	hist_release(&a);
+	hist_release(&b);
+	hist_release(&all);
+	hist_release(&m);
+	hist_release(&m2);
 }
 END_TEST
 
@@ -1598,6 +1599,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_exit_written_late);
 	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_hist_merge);
 	tcase_add_test(tc, test_hist_each_all);
 	tcase_add_test(tc, test_hist_coarse);
 	tcase_add_test(tc, test_probe_without_return);

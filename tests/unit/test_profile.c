@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "profile.h"
-#include "read.h"
+#include "rdb.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 /* the other rule, log-count prominence 2 (--prominence 2) */
@@ -311,10 +311,10 @@ START_TEST(test_metric_codes)
 
 	ck_assert_int_eq(RM_METRICS, 6);
 	for (int m = 0; m < RM_METRICS; m++) {
-		ck_assert_str_eq(rmetric_name(m), names[m]);
-		ck_assert_int_eq(rmetric_of(names[m]), m);
+		ck_assert_str_eq(rdb_metric_name(m), names[m]);
+		ck_assert_int_eq(rdb_metric_of(names[m]), m);
 	}
-	ck_assert_int_eq(rmetric_of("wall"), -1);
+	ck_assert_int_eq(rdb_metric_of("wall"), -1);
 }
 END_TEST
 

@@ -11,40 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read.h"
+#include "rdb.h"
 #include "search.h"
 #include "write.h"
 
 #define MAXC 20000
-static struct sr_call calls[MAXC];
-static struct sr_irq irqs[64];
+static struct search_call calls[MAXC];
+static struct search_irq irqs[64];
 static int ncalls, nirqs;
 static const int soft[4] = {0, 1, 0, 0}; /* source 1 is a softirq vector */
-static struct sr_result res;
+static struct search_result res;
 
 /* Also called between a test's searches: the last result is freed, not dropped. */
 static void setup(void)
 {
 	ncalls = nirqs = 0;
-	sr_release(&res);
+	search_release(&res);
 }
 
 static void teardown(void)
 {
-	sr_release(&res);
+	search_release(&res);
 }
 
 /* A call of @fnode under @parent (-1: an f0 call) taking @incl ns, nothing else. */
 static int add(int parent, int64_t fnode, int64_t incl)
 {
 	ck_assert_int_lt(ncalls, MAXC);
-	calls[ncalls] = (struct sr_call){parent, fnode, incl, 0, 0, 0, 0};
+	calls[ncalls] = (struct search_call){parent, fnode, incl, 0, 0, 0, 0};
 	return ncalls++;
 }
 
 static void irq(int call, int source, int64_t ns)
 {
-	irqs[nirqs++] = (struct sr_irq){call, source, ns};
+	irqs[nirqs++] = (struct search_irq){call, source, ns};
 	if (soft[source])
 		calls[call].softirq += ns;
 	else
@@ -53,13 +53,13 @@ static void irq(int call, int source, int64_t ns)
 
 static int search(double pct, int mode)
 {
-	struct sr_input in = {calls, ncalls, irqs, nirqs, 4, soft};
-	struct sr_params p = SR_PARAMS_DEFAULT;
+	struct search_input in = {calls, ncalls, irqs, nirqs, 4, soft};
+	struct search_params p = SEARCH_PARAMS_DEFAULT;
 
 	p.maxcount_pct = pct;
 	p.mode = mode;
-	sr_release(&res);
-	return sr_search(&in, &p, &res);
+	search_release(&res);
+	return search_run(&in, &p, &res);
 }
 
 /* The path as "fnode:3 fnode:7 self" following single winners from f0. */
@@ -70,9 +70,10 @@ static const char *path(void)
 
 	buf[0] = 0;
 	for (int n = 1; n < res.nnodes; n++) {
-		const struct sr_node *x = &res.nodes[n];
-		at += snprintf(buf + at, sizeof(buf) - at, "%s%s", at ? " " : "", sr_kind_name(x->kind));
-		if (x->kind == SR_FNODE || x->kind == SR_IRQ || x->kind == SR_SOFTIRQ)
+		const struct search_node *x = &res.nodes[n];
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%s", at ? " " : "",
+			       search_kind_name(x->kind));
+		if (x->kind == SEARCH_FNODE || x->kind == SEARCH_IRQ || x->kind == SEARCH_SOFTIRQ)
 			at += snprintf(buf + at, sizeof(buf) - at, ":%lld", (long long)x->id);
 	}
 	return buf;
@@ -112,9 +113,9 @@ START_TEST(test_synthetic_tree)
 		at += snprintf(want + at, sizeof(want) - at, "%sfnode:%d", d ? " " : "", 100 * (d + 1) + 1);
 	/* the leaf has no children: its own time is the cause */
 	snprintf(want + at, sizeof(want) - at, " self");
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), want);
-	ck_assert_int_eq(leaf_status(), SR_FOUND);
+	ck_assert_int_eq(leaf_status(), SEARCH_FOUND);
 	ck_assert_int_eq(res.nodes[1].maxcount, 20);
 }
 END_TEST
@@ -127,15 +128,15 @@ START_TEST(test_loop_max_rule)
 		for (int k = 0; k < 100; k++)
 			add(a, 3, 9000); /* 100 x 9 us = 0.9 ms in the loop */
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self");
 	/* ... by its vote; the time of the loop stays the callee's: self is 0.1 ms a call */
 	ck_assert(res.nodes[2].total_ns == 10 * 100000.0);
 	for (int k = 0; k < res.ncands; k++)
-		if (res.cands[k].kind == SR_FNODE && res.cands[k].id == 3)
+		if (res.cands[k].kind == SEARCH_FNODE && res.cands[k].id == 3)
 			ck_assert(res.cands[k].total_ns == 10 * 900000.0);
 	/* ... exact accounting (sum) sees the loop's total instead */
-	ck_assert_int_eq(search(97, SR_SUM), 0);
+	ck_assert_int_eq(search(97, SEARCH_SUM), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
 }
 END_TEST
@@ -148,7 +149,7 @@ END_TEST
  */
 START_TEST(test_sleeps_in_loop)
 {
-	for (int mode = SR_MAX; mode <= SR_SUM; mode++) {
+	for (int mode = SEARCH_MAX; mode <= SEARCH_SUM; mode++) {
 		setup();
 		for (int r = 0; r < 10; r++) {
 			int f0 = add(-1, 1, 1000000), a = add(f0, 2, 950000);
@@ -160,7 +161,7 @@ START_TEST(test_sleeps_in_loop)
 		ck_assert(res.nodes[3].total_ns == 10 * 900000.0);
 		ck_assert(res.nodes[3].share > 0.899 && res.nodes[3].share < 0.901);
 		for (int k = 0; k < res.ncands; k++)
-			if (res.cands[k].kind == SR_SELF && res.cands[k].node == 1)
+			if (res.cands[k].kind == SEARCH_SELF && res.cands[k].node == 1)
 				ck_assert(res.cands[k].total_ns == 10 * 50000.0);
 	}
 }
@@ -174,7 +175,7 @@ START_TEST(test_loop_one_slow)
 		for (int k = 0; k < 10; k++)
 			add(a, 3, k == 7 ? 900000 : 1000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
 }
 END_TEST
@@ -187,7 +188,7 @@ START_TEST(test_tie_branches)
 		add(f0, 2, 1000000);
 		add(f0, 3, 1040000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self fnode:3 self");
 	ck_assert_int_eq(res.nodes[1].parent, 0);
 	ck_assert_int_eq(res.nodes[3].parent, 0);
@@ -202,7 +203,7 @@ START_TEST(test_two_parents)
 		add(a, 4, 90000); /* x under a: fnode 4 */
 		add(b, 5, 1000000); /* x under b: fnode 5, slow */
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:3 fnode:5 self");
 }
 END_TEST
@@ -214,7 +215,7 @@ START_TEST(test_recursion)
 		int f0 = add(-1, 1, 1100000), w1 = add(f0, 2, 1050000), w2 = add(w1, 3, 1000000);
 		add(w2, 4, 1000); /* a quick call below */
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
 }
 END_TEST
@@ -227,14 +228,14 @@ START_TEST(test_case_e)
 		add(f0, 2, r < 6 ? 1000000 : 1000);
 		add(f0, 3, r < 6 ? 1000 : 1000000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self");
 	ck_assert_int_eq(res.nodes[1].maxcount, 6);
 	/* the dropped one is still a candidate, with its votes */
 	{
 		int seen = 0;
 		for (int i = 0; i < res.ncands; i++)
-			if (res.cands[i].node == 0 && res.cands[i].kind == SR_FNODE &&
+			if (res.cands[i].node == 0 && res.cands[i].kind == SEARCH_FNODE &&
 			    res.cands[i].id == 3) {
 				ck_assert_int_eq(res.cands[i].maxcount, 4);
 				ck_assert_int_eq(res.cands[i].winner, 0);
@@ -242,7 +243,7 @@ START_TEST(test_case_e)
 			}
 		ck_assert(seen);
 	}
-	ck_assert_int_eq(search(50, SR_MAX), 0);
+	ck_assert_int_eq(search(50, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self fnode:3 self");
 }
 END_TEST
@@ -254,16 +255,16 @@ START_TEST(test_exogenous)
 		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000), b = add(a, 3, 1000000);
 		irq(b, 2, 990000); /* deep inside: still f0's cause at the first level */
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "irq:2");
-	ck_assert_int_eq(res.nodes[1].status, SR_FOUND);
+	ck_assert_int_eq(res.nodes[1].status, SEARCH_FOUND);
 
 	setup();
 	for (int r = 0; r < 10; r++) {
 		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000);
 		irq(a, 1, 1000000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "softirq:1");
 
 	setup();
@@ -271,7 +272,7 @@ START_TEST(test_exogenous)
 		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000);
 		calls[a].preempt = 1000000;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "preemption");
 }
 END_TEST
@@ -283,7 +284,7 @@ START_TEST(test_exogenous_once)
 		int f0 = add(-1, 1, 2700000), a = add(f0, 2, 2650000), b = add(a, 3, 2600000);
 		calls[b].preempt = 1200000; /* as much preempted as its own work: a tie */
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self preemption");
 	ck_assert_int_eq(res.nodes[4].parent, 0);
 }
@@ -296,7 +297,7 @@ START_TEST(test_blocked)
 		int f0 = add(-1, 1, 1100000), a = add(f0, 2, 1050000), b = add(a, 3, 1000000);
 		calls[b].blocked = 990000;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 blocked");
 }
 END_TEST
@@ -308,10 +309,9 @@ START_TEST(test_stops)
 		int f0 = add(-1, 1, 60), a = add(f0, 2, 50);
 		add(a, 3, 40);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2");
-	ck_assert_int_eq(leaf_status(), SR_MIN_BUCKET);
-
+	ck_assert_int_eq(leaf_status(), SEARCH_MIN_BUCKET);
 }
 END_TEST
 
@@ -340,16 +340,16 @@ START_TEST(test_depth_limit)
 			c = add(c, 2 + d, (int64_t)(v *= 0.8));
 		calls[c].blocked = 60000;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
-	int lim = node_with(SR_MAX_DEPTH), b = -1, self = -1;
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
+	int lim = node_with(SEARCH_MAX_DEPTH), b = -1, self = -1;
 	ck_assert_int_ge(lim, 0);
 	ck_assert_int_eq(res.nodes[lim].depth, 10);
 	ck_assert_int_eq(res.nodes[lim].id, 11);
 	for (int n = lim + 1; n < res.nnodes; n++) {
 		ck_assert_int_eq(res.nodes[n].parent, lim);
-		ck_assert_int_eq(res.nodes[n].status, SR_BELOW);
-		b = res.nodes[n].kind == SR_BLOCKED ? n : b;
-		self = res.nodes[n].kind == SR_SELF ? n : self;
+		ck_assert_int_eq(res.nodes[n].status, SEARCH_BELOW);
+		b = res.nodes[n].kind == SEARCH_BLOCKED ? n : b;
+		self = res.nodes[n].kind == SEARCH_SELF ? n : self;
 	}
 	ck_assert_int_ge(b, 0);
 	ck_assert_int_ge(self, 0);
@@ -371,8 +371,8 @@ END_TEST
  */
 START_TEST(test_by_time)
 {
-	struct sr_input in;
-	struct sr_params p = SR_PARAMS_DEFAULT;
+	struct search_input in;
+	struct search_params p = SEARCH_PARAMS_DEFAULT;
 	int wb = -1;
 
 	for (int r = 0; r < 30; r++) {
@@ -381,20 +381,20 @@ START_TEST(test_by_time)
 		calls[a].blocked = 600000;
 		calls[w].blocked = 300000;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 blocked");
-	in = (struct sr_input){calls, ncalls, irqs, nirqs, 4, soft};
+	in = (struct search_input){calls, ncalls, irqs, nirqs, 4, soft};
 	p.branch_pct = 5;
-	sr_release(&res);
-	ck_assert_int_eq(sr_search(&in, &p, &res), 0);
+	search_release(&res);
+	ck_assert_int_eq(search_run(&in, &p, &res), 0);
 	for (int n = 1; n < res.nnodes; n++)
-		if (res.nodes[n].kind == SR_FNODE && res.nodes[n].id == 3)
+		if (res.nodes[n].kind == SEARCH_FNODE && res.nodes[n].id == 3)
 			wb = n;
 	ck_assert_int_ge(wb, 0);
 	ck_assert_int_eq(res.nodes[wb].by_time, 1);
 	ck_assert_int_eq(res.nodes[wb].maxcount, 0);
 	ck_assert_double_eq_tol(res.nodes[wb].share, 0.33, 1e-9);
-	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SR_BLOCKED);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SEARCH_BLOCKED);
 	ck_assert_int_eq(res.nodes[res.nodes[res.nnodes - 1].parent].id, 4);
 	ck_assert_int_eq(res.nodes[1].by_time, 0); /* the commit won its votes */
 }
@@ -413,13 +413,13 @@ START_TEST(test_wrappers)
 			c = add(c, 2 + d, (1 << 20) - 1000 * d);
 		calls[c].blocked = (1 << 20) - 20000;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
-	ck_assert_int_eq(node_with(SR_MAX_DEPTH), -1);
-	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SR_BLOCKED);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
+	ck_assert_int_eq(node_with(SEARCH_MAX_DEPTH), -1);
+	ck_assert_int_eq(res.nodes[res.nnodes - 1].kind, SEARCH_BLOCKED);
 	ck_assert_int_eq(res.nodes[res.nnodes - 1].depth, 13);
 	ck_assert_int_eq(res.nodes[res.nnodes - 1].parent, res.nnodes - 2);
 	ck_assert_int_eq(res.nodes[res.nnodes - 2].id, 13);
-	ck_assert_int_eq(leaf_status(), SR_FOUND);
+	ck_assert_int_eq(leaf_status(), SEARCH_FOUND);
 }
 END_TEST
 
@@ -432,7 +432,7 @@ START_TEST(test_f0_fnodes)
 {
 	for (int r = 0; r < 10; r++)
 		add(-1, r < 6 ? 1 : 9, 1000000);
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "self");
 	ck_assert_int_eq(res.nodes[1].maxcount, 10);
 
@@ -442,11 +442,11 @@ START_TEST(test_f0_fnodes)
 		if (r < 6)
 			add(f0, 2, 1000000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self");
 	ck_assert_int_eq(res.nodes[1].maxcount, 6);
 	for (int i = 0; i < res.ncands; i++) /* self of the other 4 calls: a runner-up */
-		if (res.cands[i].node == 0 && res.cands[i].kind == SR_SELF)
+		if (res.cands[i].node == 0 && res.cands[i].kind == SEARCH_SELF)
 			ck_assert_int_eq(res.cands[i].maxcount, 4);
 }
 END_TEST
@@ -465,12 +465,12 @@ START_TEST(test_overhead)
 		add(h, 4, 100000); /* called inside the handler: overhead too */
 		calls[h].overhead = 1;
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 self");
 	ck_assert(res.nodes[0].overhead_ns == 10 * 600000.0);
 	for (int i = 0; i < res.ncands; i++) {
-		ck_assert(!(res.cands[i].kind == SR_FNODE && res.cands[i].id == 3));
-		if (res.cands[i].node == 0 && res.cands[i].kind == SR_SELF)
+		ck_assert(!(res.cands[i].kind == SEARCH_FNODE && res.cands[i].id == 3));
+		if (res.cands[i].node == 0 && res.cands[i].kind == SEARCH_SELF)
 			ck_assert(res.cands[i].total_ns == 10 * 100000.0);
 	}
 
@@ -481,7 +481,7 @@ START_TEST(test_overhead)
 		calls[h].overhead = 1;
 		irq(h, 2, 500000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "irq:2");
 	ck_assert(res.nodes[0].overhead_ns == 10 * 100000.0);
 }
@@ -501,13 +501,13 @@ START_TEST(test_votes_per_level)
 		if (r < 4)
 			irq(f0, 2, 1900000);
 	}
-	ck_assert_int_eq(search(97, SR_MAX), 0);
+	ck_assert_int_eq(search(97, SEARCH_MAX), 0);
 	ck_assert_str_eq(path(), "fnode:2 fnode:3 self");
 	ck_assert_int_eq(res.nodes[1].maxcount, 6);
 	ck_assert_int_eq(res.nodes[2].maxcount, 10);
 	for (int i = 0; i < res.ncands; i++) {
 		ck_assert_int_le(res.cands[i].maxcount, 10);
-		if (res.cands[i].node == 0 && res.cands[i].kind == SR_IRQ)
+		if (res.cands[i].node == 0 && res.cands[i].kind == SEARCH_IRQ)
 			ck_assert_int_eq(res.cands[i].maxcount, 4);
 	}
 }
@@ -515,16 +515,16 @@ END_TEST
 
 START_TEST(test_bad_params)
 {
-	struct sr_input in = {calls, 0, irqs, 0, 0, soft};
-	struct sr_params p = SR_PARAMS_DEFAULT;
+	struct search_input in = {calls, 0, irqs, 0, 0, soft};
+	struct search_params p = SEARCH_PARAMS_DEFAULT;
 
 	p.maxcount_pct = 0;
-	ck_assert_int_eq(sr_search(&in, &p, &res), -1);
+	ck_assert_int_eq(search_run(&in, &p, &res), -1);
 	p.maxcount_pct = 97;
 	p.mode = 7;
-	ck_assert_int_eq(sr_search(&in, &p, &res), -1);
-	p.mode = SR_MAX;
-	ck_assert_int_eq(sr_search(&in, &p, &res), 0); /* no calls: only f0 */
+	ck_assert_int_eq(search_run(&in, &p, &res), -1);
+	p.mode = SEARCH_MAX;
+	ck_assert_int_eq(search_run(&in, &p, &res), 0); /* no calls: only f0 */
 	ck_assert_int_eq(res.nnodes, 1);
 }
 END_TEST
@@ -541,7 +541,7 @@ static int64_t exo_of(int i)
 }
 
 /* Nodes alike field by field (their padding is nobody's). */
-static bool same_node(const struct sr_node *a, const struct sr_node *b)
+static bool same_node(const struct search_node *a, const struct search_node *b)
 {
 	return a->parent == b->parent && a->depth == b->depth && a->kind == b->kind &&
 	       a->id == b->id && a->maxcount == b->maxcount && a->ncalls == b->ncalls &&
@@ -557,12 +557,12 @@ static bool same_node(const struct sr_node *a, const struct sr_node *b)
  */
 START_TEST(test_streamed_tree)
 {
-	struct sr_params p = SR_PARAMS_DEFAULT;
+	struct search_params p = SEARCH_PARAMS_DEFAULT;
 	unsigned seed = 24;
 
 	for (int round = 0; round < 40; round++) {
-		struct sr_tree t = {0};
-		struct sr_result r2;
+		struct search_tree t = {0};
+		struct search_result r2;
 		int path[16], depth = 0, n = 200 + round * 10;
 		setup();
 		for (int i = 0; i < n; i++) {
@@ -576,30 +576,32 @@ START_TEST(test_streamed_tree)
 				irq(c, rand_r(&seed) % 3, 1 + rand_r(&seed) % 500);
 			path[d] = c;
 			depth = d + 1;
-			ck_assert_int_eq(d ? sr_tree_find(&t, path[d - 1]) : 0, d);
-			ck_assert_int_eq(sr_tree_add(&t, d, c, calls[c].fnode, calls[c].incl,
-						     calls[c].irq + calls[c].softirq + calls[c].preempt,
-						     calls[c].preempt, calls[c].blocked, calls[c].overhead), c);
+			ck_assert_int_eq(d ? search_tree_find(&t, path[d - 1]) : 0, d);
+			ck_assert_int_eq(
+			    search_tree_add(&t, d, c, calls[c].fnode, calls[c].incl,
+					    calls[c].irq + calls[c].softirq + calls[c].preempt,
+					    calls[c].preempt, calls[c].blocked, calls[c].overhead),
+			    c);
 		}
-		ck_assert_int_eq(sr_tree_end(&t), 0);
+		ck_assert_int_eq(search_tree_end(&t), 0);
 		for (int i = 0; i < n; i++)
 			ck_assert(t.calls[i].value == calls[i].incl - exo_of(i));
 		t.irqs = irqs;
 		t.nirqs = nirqs;
 		t.nsources = 4;
 		t.source_soft = soft;
-		p.mode = round % 2 ? SR_SUM : SR_MAX;
+		p.mode = round % 2 ? SEARCH_SUM : SEARCH_MAX;
 		p.maxcount_pct = round % 3 ? 97 : 50;
 		ck_assert_int_eq(search(p.maxcount_pct, p.mode), 0);
-		ck_assert_int_eq(sr_search_tree(&t, &p, &r2), 0);
+		ck_assert_int_eq(search_run_tree(&t, &p, &r2), 0);
 		ck_assert_int_eq(r2.nnodes, res.nnodes);
 		ck_assert_int_eq(r2.ncands, res.ncands);
 		for (int k = 0; k < res.nnodes; k++)
 			ck_assert_msg(same_node(&r2.nodes[k], &res.nodes[k]), "node %d", k);
 		ck_assert(!memcmp(r2.cands, res.cands, res.ncands * sizeof(*res.cands)));
-		sr_release(&r2);
+		search_release(&r2);
 		t.irqs = NULL; /* the test's array */
-		sr_tree_release(&t);
+		search_tree_release(&t);
 	}
 }
 END_TEST

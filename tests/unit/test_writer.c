@@ -17,7 +17,7 @@
 
 #include "fmt.h"
 #include "tdat.h"
-#include "tracedat.h"
+#include "tracedat-ids.h"
 #include "writer.h"
 
 #define PAGE 4096

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to fmt/: the ftrace text reader (text.c) and its line grammar
- * (text-line.c).
+ * Internal to fmt/: the ftrace text reader's line grammar (text-line.c),
+ * and the spans and numbers every part of the reader (text.c, text-probe.c,
+ * text-block.c, text-raw.c) reads its fields with.
  *
  * Three families of lines are understood:
  *
@@ -34,8 +35,8 @@
  * ("ret=-22", "ret=0x0"; funcgraph-retval), in comments after "{", ";" or
  * "}" (the kernel) or in trace-cmd's " /+ <-caller +/" and " (ret=...)".
  */
-#ifndef DARC_TEXT_H
-#define DARC_TEXT_H
+#ifndef DARC_TEXT_LINE_H
+#define DARC_TEXT_LINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,123 +134,6 @@ int tline_parse(const char *p, int n, struct tline *t, const char **why);
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"             \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"     \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-/* A kprobe's or kretprobe's printed fields (text-probe.c); spans point into the line. */
-#define TPROBE_MAX_ARGS 16
-enum { TPROBE_HEX, TPROBE_DEC, TPROBE_STR };
-struct tprobe {
-	bool ret;		/* "(FUNC <- RET)": a return probe */
-	bool eprobe;		/* "(SYSTEM.EVENT)": an event probe, no address */
-	uint64_t ip, ret_ip;	/* the probed address (or function), its caller */
-	struct tspan ip_sym, ret_sym; /* the kernel's "(vfs_read+0x0/0x2a0 <- f+0x55/0xa0)": the
-				   functions, at offsets ip and ret_ip; empty where printed
-				   as addresses */
-	int nargs;
-	struct tspan name[TPROBE_MAX_ARGS];
-	char kind[TPROBE_MAX_ARGS]; /* TPROBE_*: "0x1f", "-3", "\"str\"" */
-	uint64_t num[TPROBE_MAX_ARGS];
-	struct tspan str[TPROBE_MAX_ARGS];
-};
-
-/*
- * Parse "(ADDR) a=0x1 b=2" or "(FUNC <- RET) ret=0x0" (trace-cmd), the kernel's
- * "(vfs_read+0x0/0x2a0) a=0x1" and "(vfs_read <- ksys_read+0x6c/0xf0) ret=0x0"
- * (kprobes, fprobes), an eprobe's "(syscalls.sys_enter_openat) dfd=0x1", or -R's
- * "__probe_ip=ADDR a=0x1" and "__probe_func=ADDR __probe_ret_ip=ADDR ret=0x0".
- * 0, or -1 if it is not one.
- */
-int tprobe_parse(struct tspan fields, struct tprobe *a);
-
-/*
- * The format text (malloc'd, @len bytes) of probe event @name with id @id,
- * its fields as in @a (the kernel's layout: __probe_ip, or __probe_func and
- * __probe_ret_ip, then the args). NULL when out of memory.
- */
-char *tprobe_format(const char *name, int id, const struct tprobe *a, int *len);
-
-/* Bytes of the record of @a in the format made from @layout; -1 if @a does not fit it. */
-int tprobe_size(const struct tprobe *layout, const struct tprobe *a);
-
-/* Write @a's fields (after the common ones) into @rec, zeroed and tprobe_size() long. */
-void tprobe_fill(uint8_t *rec, const struct tprobe *layout, const struct tprobe *a,
-		 uint64_t ip, uint64_t ret_ip);
-
-/*
- * A block event the reader knows the fields of (text-block.c), in its 6.1
- * format or, where the text prints the I/O priority, 6.18's.
- */
-struct tblock_event {
-	const char *name;
-	int id;
-	int shape;
-	const char *format; /* the format text */
-	size_t format_len;
-	bool ioprio;	    /* the layout with the I/O priority */
-};
-
-/* A block event's printed fields; spans point into the line. */
-struct tblock {
-	uint32_t dev; /* (major << 20) | minor */
-	uint64_t sector;
-	uint32_t nr_sector, bytes;
-	int32_t error;
-	uint16_t ioprio;
-	struct tspan rwbs, cmd, tail; /* tail: comm, or the error's digits */
-};
-
-/* All the block events known, @n of them, in the layout with or without @ioprio. */
-const struct tblock_event *tblock_events(int *n, bool ioprio);
-
-/* The block event named @name, or NULL. */
-const struct tblock_event *tblock_find(struct tspan name, bool ioprio);
-
-/* Parse @e's printed fields. 0, or -1 if they are not of its shape. */
-int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tblock *b);
-
-/* Bytes of the record, and its fields written into @rec (zeroed, that long). */
-int tblock_size(const struct tblock_event *e, const struct tblock *b);
-void tblock_fill(uint8_t *rec, const struct tblock_event *e, const struct tblock *b);
-
-/*
- * An event's raw fields ("prev_pid=12 prev_state=64 ...", trace-cmd report
- * -R; text-raw.c) into @rec (@cap bytes, zeroed first) in the layout of
- * format @ev. A field printed as a symbol is given an address by @sym. The
- * record's size, or -1 if the fields are not @ev's, each a value.
- */
-struct tep_event;
-typedef bool (*traw_sym)(void *ctx, struct tspan name, uint64_t *addr);
-int traw_record(struct tep_event *ev, struct tspan text, uint8_t *rec, int cap, traw_sym sym,
-		void *ctx);
-
-/*
- * A system call event of the syscalls system (text-probe.c): the kernel's
- * "sys_X(a: 0x1, b: 0x2)" and "sys_X -> 0x3", trace-cmd's "a: 0x1, b: 0x2"
- * and "0x3", and -R's "__syscall_nr=257 a=0x1 b=0x2" and "__syscall_nr=257
- * ret=0x3". Spans point into the line.
- */
-#define TSYS_MAX_ARGS 6
-struct tsys {
-	bool exit;
-	bool has_nr;
-	int nr;
-	int nargs;
-	struct tspan name[TSYS_MAX_ARGS];
-	uint64_t v[TSYS_MAX_ARGS]; /* an exit's return value is v[0] */
-};
-
-/* Parse @f (an entry's or, with @exit, an exit's fields) into @a. 0, or -1. */
-int tsys_parse(struct tspan f, bool exit, struct tsys *a);
-
-/*
- * The format text (malloc'd, @len bytes) of sys_enter_@call or
- * sys_exit_@call, id @id, the arguments named as in @a, as the kernel has
- * it: __syscall_nr, then each argument (or ret) as an unsigned long (long).
- */
-char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len);
-
-/* The record of @a, and its size: 16 + 8 per argument. */
-int tsys_size(const struct tsys *a);
-void tsys_fill(uint8_t *rec, const struct tsys *a);
 
 /*
  * A call's arguments as funcgraph-args prints them: "fd=3, buf=0x7ffd1000,

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * read: a darc database opened for reading by the report commands, and the
+ * rdb: a darc database opened for reading by the report commands, and the
  * questions they all ask of it: which calls a selection means (a function,
  * an fnode or a call path, a task, a time range), and their latency profile.
  */
-#ifndef DARC_READ_H
-#define DARC_READ_H
+#ifndef DARC_RDB_H
+#define DARC_RDB_H
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -32,6 +32,9 @@ void rdb_close(struct rdb *db);
 sqlite3 *rdb_sql(const struct rdb *db);
 const char *rdb_path(const struct rdb *db);
 
+/* The first column of @sql's first row, as an integer (a count); 0 if it has none or fails. */
+int64_t rdb_count(struct rdb *db, const char *sql);
+
 /* The recording's source path as stored, or "" (owned by @db). */
 const char *rdb_source(struct rdb *db);
 
@@ -45,8 +48,8 @@ enum rmetric {
 	RM_BLOCKED,
 	RM_METRICS
 };
-const char *rmetric_name(int m); /* "incl", ... */
-int rmetric_of(const char *name); /* -1 if unknown */
+const char *rdb_metric_name(int m);  /* "incl", ... */
+int rdb_metric_of(const char *name); /* -1 if unknown */
 
 /* Which calls: one of func, fnode, path; optionally a task and a time range. */
 struct rsel {
@@ -64,24 +67,24 @@ struct rsel {
 #define RSEL_INIT {NULL, 0, NULL, RM_INCL, 1, 0, NULL, INT64_MIN, INT64_MAX, 1.0}
 
 /* What a profile was made of, for titles and checks. */
-struct rprofile_info {
+struct rdb_profile_info {
 	char *what;	  /* "vfs_read", "fnode 12 (read > vfs_read)", ...: owned, free() */
 	uint64_t calls;	  /* complete calls selected */
 	uint64_t skipped; /* selected calls left out: incomplete (no entry or exit) */
 	int64_t max_ns, total_ns; /* in the selection's unit (ns or cycles) */
 	int64_t t0;	  /* the recording's first event, ns */
-	struct quant quant; /* rprofile_load() with calls: their exact quantiles (hist.h), in
+	struct quant quant; /* rdb_profile_load() with calls: their exact quantiles (hist.h), in
 			       the selection's unit */
 };
 
 /*
  * The profile of the calls @sel selects into @p (arrays allocated: release
- * with rprofile_release()) with the exact latency summed per bucket, and
+ * with rdb_profile_release()) with the exact latency summed per bucket, and
  * @info. Returns 0; -1 with @err set when the selection names nothing
  * ("no function 'x' in DB") or SQLite fails.
  */
-int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
-		  struct rprofile_info *info, struct fmt_err *err);
+int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+		     struct rdb_profile_info *info, struct fmt_err *err);
 
 /*
  * One profile per time window of @interval_ns from the first selected call
@@ -89,8 +92,8 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
  * number in *@nrows; *@t0 the first window's start, ns since the
  * recording's first event. All rows share the first one's bucket range.
  */
-int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
-		       struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
+int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
 
 /*
  * Store @npk peaks of @sel's profile in table peak, found or given as
@@ -125,18 +128,18 @@ int rdb_funcs_with_calls(struct rdb *db, uint64_t calls, double tolerance, char 
 /*
  * The profile (in ns, lat_ns and max_ns exact) of the values statement @st
  * gives in its first column, one per row; rows whose value is NULL are
- * counted in *@skipped. Release @p with rprofile_release(). 0, or -1 when
+ * counted in *@skipped. Release @p with rdb_profile_release(). 0, or -1 when
  * SQLite fails or memory runs out.
  */
-int rprofile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped);
+int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped);
 
 /*
- * rprofile_load() from the stored histograms (table hist) when @sel allows
+ * rdb_profile_load() from the stored histograms (table hist) when @sel allows
  * (no task, comm or time filter, ns, incl or excl): counts only (lat_ns and
- * max_ns NULL), with no scan of the calls. Otherwise rprofile_load().
+ * max_ns NULL), with no scan of the calls. Otherwise rdb_profile_load().
  */
-int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
-		       struct rprofile_info *info, struct fmt_err *err);
+int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct fmt_err *err);
 
 /*
  * Table hist holds resolution 1 of every profile; @resolution 2 to 4 are
@@ -220,11 +223,11 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
  * The fnodes of @sel's function, fnode or call path and every fnode below
  * them (their subtrees, each once), into the temporary table sel_fnode(id)
  * of @db (emptied first). Returns how many, or -1 with @err set (as
- * rprofile_load(): "no function 'x'" when the selection names nothing).
+ * rdb_profile_load(): "no function 'x'" when the selection names nothing).
  */
 int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err);
 
-/* Free what rprofile_load() allocated in @p; @p is empty again. */
-void rprofile_release(struct profile *p);
+/* Free what rdb_profile_load() allocated in @p; @p is empty again. */
+void rdb_profile_release(struct profile *p);
 
 #endif

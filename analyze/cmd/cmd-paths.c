@@ -26,41 +26,27 @@ static const char usage_head[] =
 	"      --root F         the function to start from (like --func)\n"
 	"      --peak N         only peak N (default: every peak)\n"
 	"      --range LO-HI    search this bucket range instead of the peaks\n"
-	"      --max-depth N    levels below F (default 10)\n"
-	"      --maxcount-pct P winners need P% of the most votes (default 97; lower\n"
-	"                       it to see causes of a minority of the calls)\n"
-	"      --min-bucket B   stop below 2^B ns (default 6)\n"
-	"      --mode M         max (DARC's: a callee's longest call) or sum (all)\n";
+	ROPT_HELP_SEARCH;
 static const char usage_tail[] =
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc paths trace.db --root __x64_sys_pread64\n"
 	"  darc paths trace.db --root vfs_read --peak 2 --maxcount-pct 50 --json\n";
 
-enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE, OPT_MAX_DEPTH, OPT_PCT, OPT_MIN_BUCKET,
-       OPT_MODE };
+enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE };
 
 struct args {
-	struct sr_params sp;
 	int peak;
 	const char *root;   /* --root F: F, also in the selection's func */
 	bool func_before;   /* --func came before --root */
 };
 
-static int number(const char *arg, double lo, double hi, double *v)
-{
-	char *end;
-
-	*v = strtod(arg, &end);
-	return end != arg && !*end && *v >= lo && *v <= hi ? 0 : -1;
-}
-
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		      struct fmt_err *err)
 {
 	struct args *a = args;
+	char *end;
 	double v;
-	int rc = 0;
 
 	switch (c) {
 	case OPT_ROOT:
@@ -70,20 +56,11 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_RANGE:
 		return ropt_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
-		rc = number(arg, 1, 1000, &v) ? -1 : (a->peak = (int)v, 0);
-		return rc ? fmt_errf(err, NULL, "a peak's number, 1 or more") : 0;
-	case OPT_MAX_DEPTH:
-		rc = number(arg, 0, 1000, &v) ? -1 : (a->sp.max_depth = (int)v, 0);
-		return rc ? fmt_errf(err, NULL, "a number of levels, 0 to 1000") : 0;
-	case OPT_PCT:
-		rc = number(arg, 0.001, 100, &a->sp.maxcount_pct);
-		return rc ? fmt_errf(err, NULL, "a percentage above 0, up to 100") : 0;
-	case OPT_MIN_BUCKET:
-		rc = number(arg, 0, 62, &v) ? -1 : (a->sp.min_bucket = (int)v, 0);
-		return rc ? fmt_errf(err, NULL, "a log2 bucket, 0 to 62") : 0;
-	case OPT_MODE:
-		a->sp.mode = !strcmp(arg, "max") ? SR_MAX : !strcmp(arg, "sum") ? SR_SUM : -1;
-		return a->sp.mode < 0 ? fmt_errf(err, NULL, "max or sum") : 0;
+		v = strtod(arg, &end);
+		if (end == arg || *end || !(v >= 1 && v <= 1000))
+			return fmt_errf(err, NULL, "a peak's number, 1 or more");
+		a->peak = (int)v;
+		return 0;
 	}
 	return -1;
 }
@@ -109,7 +86,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_paths(stdout, ctx->db[0], &ctx->o, &a->sp, a->peak, &ctx->err);
+	return report_paths(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->peak, &ctx->err);
 }
 
 static const struct option opts[] = {
@@ -117,14 +94,11 @@ static const struct option opts[] = {
 	{"root", required_argument, NULL, OPT_ROOT},
 	{"peak", required_argument, NULL, OPT_PEAK},
 	{"range", required_argument, NULL, OPT_RANGE},
-	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-	{"maxcount-pct", required_argument, NULL, OPT_PCT},
-	{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
-	{"mode", required_argument, NULL, OPT_MODE},
+	ROPT_SEARCH_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
-static struct args args = {SR_PARAMS_DEFAULT, 0, NULL, false};
+static struct args args = {0, NULL, false};
 
 const struct cmd cmd_paths = {
 	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,

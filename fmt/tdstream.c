@@ -12,10 +12,11 @@
 
 #include "backend.h"
 #include "prefetch.h"
-#include "tracedat.h"
+#include "tdclock.h"
+#include "tdstream.h"
 
 /* A stream in the merge heap, with its sort key at hand. */
-struct heap_ent {
+struct tdstream_ent {
 	unsigned long long ts;
 	uint32_t order; /* buffer << 16 | cpu: ties go to the lower */
 	int stream;
@@ -24,7 +25,7 @@ struct heap_ent {
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
 static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
 {
-	const struct tracedat *t = r->be_priv;
+	const struct tdstream *t = r->be_priv;
 	const struct prefetch_chunk *c = s->chunk;
 
 	s->missed = 0;
@@ -48,21 +49,21 @@ static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err
 	if (s->imark < c->nmark && c->marks[s->imark].rec == s->irec)
 		s->missed = c->marks[s->imark++].missed;
 	/* merged on the times trace-cmd prints: a guest's CPUs shifted apart */
-	s->ts = td_clock_ts(&t->clk, c->recs[s->irec].ts, s->cpu);
+	s->ts = td_clock_ts(t->clk, c->recs[s->irec].ts, s->cpu);
 	s->size = c->recs[s->irec].size;
 	s->data = (void *)(c->base + c->recs[s->irec].off);
 	s->irec++;
 	return 1;
 }
 
-static inline bool ent_less(const struct heap_ent *a, const struct heap_ent *b)
+static inline bool ent_less(const struct tdstream_ent *a, const struct tdstream_ent *b)
 {
 	return a->ts != b->ts ? a->ts < b->ts : a->order < b->order;
 }
 
-static inline void heap_down(struct heap_ent *h, int n, int i)
+static inline void heap_down(struct tdstream_ent *h, int n, int i)
 {
-	struct heap_ent e = h[i];
+	struct tdstream_ent e = h[i];
 
 	for (;;) {
 		int l = 2 * i + 1, m;
@@ -77,7 +78,8 @@ static inline void heap_down(struct heap_ent *h, int n, int i)
 	h[i] = e;
 }
 
-int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
+int tdstream_init(struct tdstream *t, struct fmt_reader *r, const struct td_clock *clk,
+		  struct fmt_err *err)
 {
 	struct page_conf conf = {
 	    .page_size = r->info.page_size,
@@ -88,8 +90,10 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 	    .old_format = tep_is_old_format(r->tep),
 	    .serial = r->flags & FMT_OPEN_SERIAL,
 	};
-	struct tracedat *t = r->be_priv;
 	struct prefetch_src *srcs;
+
+	t->clk = clk;
+	t->cur = -1;
 
 	t->heap = calloc(r->nstreams + 1, sizeof(*t->heap));
 	srcs = calloc(r->nstreams + 1, sizeof(*srcs));
@@ -108,7 +112,7 @@ int fmt_streams_init(struct fmt_reader *r, struct fmt_err *err)
 	return t->prefetch ? 0 : -1;
 }
 
-void fmt_streams_stop(struct tracedat *t)
+void tdstream_stop(struct tdstream *t)
 {
 	prefetch_stop(t->prefetch);
 	free(t->heap);
@@ -119,9 +123,9 @@ static inline struct tep_event *event_format(struct fmt_reader *r, int id)
 	return r->ev_done[id] ? r->ev_of_id[id] : fmt_event_format(r, id);
 }
 
-int fmt_streams_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
 {
-	struct tracedat *t = r->be_priv;
+	struct tdstream *t = r->be_priv;
 	struct stream *s;
 	const uint8_t *d;
 	int rc;
@@ -147,7 +151,7 @@ int fmt_streams_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err 
 			if (rc < 0)
 				return -1;
 			if (rc)
-				t->heap[t->nheap++] = (struct heap_ent){
+				t->heap[t->nheap++] = (struct tdstream_ent){
 					s->ts, (uint32_t)s->buffer << 16 | (uint32_t)s->cpu, i};
 		}
 		for (int i = t->nheap / 2 - 1; i >= 0; i--)

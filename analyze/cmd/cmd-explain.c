@@ -70,10 +70,9 @@ static const char usage_tail[] =
 	"  darc explain trace.dat --top 1 --json\n"
 	"  darc explain trace.db --top 1 --verbose\n";
 
-enum { OPT_TOP = ROPT_LAST, OPT_MAX_DEPTH, OPT_PCT, OPT_MIN_BUCKET, OPT_MODE, OPT_VERBOSE };
+enum { OPT_TOP = ROPT_LAST, OPT_VERBOSE };
 
 struct args {
-	struct sr_params sp;
 	int top;
 	bool verbose;
 };
@@ -92,26 +91,10 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	v = strtod(arg, &end);
 	if (end == arg || *end)
 		v = -1;
-	switch (c) {
-	case OPT_TOP:
-		a->top = (int)v;
-		return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "a number from 1 to 64");
-	case OPT_MAX_DEPTH:
-		a->sp.max_depth = (int)v;
-		break;
-	case OPT_PCT:
-		a->sp.maxcount_pct = v;
-		break;
-	case OPT_MIN_BUCKET:
-		a->sp.min_bucket = (int)v;
-		break;
-	case OPT_MODE:
-		a->sp.mode = !strcmp(arg, "max") ? SR_MAX : !strcmp(arg, "sum") ? SR_SUM : -1;
-		return a->sp.mode < 0 ? fmt_errf(err, NULL, "max or sum") : 0;
-	default:
+	if (c != OPT_TOP)
 		return -1;
-	}
-	return v >= 0 ? 0 : fmt_errf(err, NULL, "a number, 0 or more");
+	a->top = (int)v;
+	return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "a number from 1 to 64");
 }
 
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
@@ -138,21 +121,18 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_explain(stdout, ctx->db[0], &ctx->o, &a->sp, a->top, a->verbose, &ctx->err);
+	return report_explain(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose, &ctx->err);
 }
 
 static const struct option opts[] = {
 	ROPT_OPTIONS,
+	ROPT_SEARCH_OPTIONS,
 	{"top", required_argument, NULL, OPT_TOP},
-	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-	{"maxcount-pct", required_argument, NULL, OPT_PCT},
-	{"min-bucket", required_argument, NULL, OPT_MIN_BUCKET},
-	{"mode", required_argument, NULL, OPT_MODE},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
-static struct args args = {SR_PARAMS_DEFAULT, 3, false};
+static struct args args = {3, false};
 
 const struct cmd cmd_explain = {
 	.usage_head = usage_head, .usage_mid = usage_calls, .usage_tail = usage_tail,

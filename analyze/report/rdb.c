@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "read.h"
+#include "rdb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,12 +34,12 @@ struct rdb {
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
 						     "softirq", "preempt", "blocked"};
 
-const char *rmetric_name(int m)
+const char *rdb_metric_name(int m)
 {
 	return m >= 0 && m < RM_METRICS ? metric_names[m] : "?";
 }
 
-int rmetric_of(const char *name)
+int rdb_metric_of(const char *name)
 {
 	for (int m = 0; m < RM_METRICS; m++)
 		if (!strcmp(name, metric_names[m]))
@@ -137,6 +137,18 @@ void rdb_close(struct rdb *db)
 sqlite3 *rdb_sql(const struct rdb *db)
 {
 	return db->sql;
+}
+
+int64_t rdb_count(struct rdb *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 const char *rdb_path(const struct rdb *db)
@@ -330,7 +342,7 @@ static void profile_extent(const struct profile *p, int *lo, int *hi)
 		}
 }
 
-void rprofile_release(struct profile *p)
+void rdb_profile_release(struct profile *p)
 {
 	free(p->count);
 	free(p->lat_ns);
@@ -357,13 +369,13 @@ static void profile_add(struct profile *p, int64_t v)
 		p->max_ns[b] = v;
 }
 
-int rprofile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped)
+int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_t *skipped)
 {
 	int lo, hi, rc;
 
 	*skipped = 0;
 	if (profile_alloc(p, resolution)) {
-		rprofile_release(p);
+		rdb_profile_release(p);
 		return -1;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -374,7 +386,7 @@ int rprofile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint64_
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
 	if (rc != SQLITE_DONE)
-		rprofile_release(p);
+		rdb_profile_release(p);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -406,7 +418,7 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const cha
 
 /* Check @sel, make its title and statement. */
 static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
-			       struct rprofile_info *info, struct fmt_err *err)
+			       struct rdb_profile_info *info, struct fmt_err *err)
 {
 	char *path = sel->path ? norm_path(sel->path) : NULL;
 	sqlite3_stmt *st = NULL;
@@ -425,8 +437,8 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
 	return st;
 }
 
-int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
-		  struct rprofile_info *info, struct fmt_err *err)
+int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+		     struct rdb_profile_info *info, struct fmt_err *err)
 {
 	sqlite3_stmt *st = sel_begin(db, sel, info, err);
 	int64_t *v = NULL; /* the values, for the quantiles */
@@ -460,7 +472,7 @@ int rprofile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 		quant_exact(v, info->calls, &info->quant);
 	free(v);
 	if (rc != SQLITE_DONE) {
-		rprofile_release(p);
+		rdb_profile_release(p);
 		return fmt_errf(err, db->path, "%s",
 				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
 	}
@@ -506,10 +518,10 @@ static void rows_cut(struct profile *rows, int nrows)
 		profile_cut(&rows[i], hi >= 0 ? lo : 0, hi >= 0 ? hi - lo + 1 : 0);
 }
 
-int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
-		       struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err)
+int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err)
 {
-	struct rprofile_info info;
+	struct rdb_profile_info info;
 	sqlite3_stmt *st;
 	int64_t start = 0;
 	int rc;
@@ -539,7 +551,7 @@ int rprofile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		for (int i = 0; i < *nrows; i++)
-			rprofile_release(&(*rows)[i]);
+			rdb_profile_release(&(*rows)[i]);
 		free(*rows);
 		*rows = NULL;
 		*nrows = 0;
@@ -845,8 +857,8 @@ int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
 	return rdb_store(db, "histograms", put_hist_resolution, &resolution, err);
 }
 
-int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
-		       struct rprofile_info *info, struct fmt_err *err)
+int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct fmt_err *err)
 {
 	static const char q[] =
 	    "SELECT h.bucket, sum(h.count) FROM hist h WHERE h.metric = ?2 AND h.resolution = ?3"
@@ -861,7 +873,7 @@ int rprofile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p
 	memset(p, 0, sizeof(*p));
 	if (sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX ||
 	    (sel->scale > 0 && sel->scale != 1) || sel->metric > RM_EXCL)
-		return rprofile_load(db, sel, p, info, err);
+		return rdb_profile_load(db, sel, p, info, err);
 	memset(info, 0, sizeof(*info));
 	if (rdb_hist_resolution(db, sel->resolution, err))
 		goto out;
@@ -897,7 +909,7 @@ out:
 	sqlite3_finalize(st);
 	free(path);
 	if (rc)
-		rprofile_release(p);
+		rdb_profile_release(p);
 	return rc;
 }
 
