@@ -752,7 +752,8 @@ int btree_place(struct btree *t, uint32_t root, struct fmt_err *err)
 	if (!t->rows)
 		return 0;
 	leaf_seal(&t->cur);
-	qsort(t->late, t->nlate, t->ncols * sizeof(*t->late), by_rowid);
+	if (t->nlate) /* qsort() of NULL is undefined even for no rows (UBSan) */
+		qsort(t->late, t->nlate, t->ncols * sizeof(*t->late), by_rowid);
 	if (!t->nleaves && one_leaf(t)) { /* one leaf (after any leaf_done() another follows) */
 		struct merge m = {t, {calloc(1, t->pf->page_size), 0, t->pf->page_size, 0}};
 		int rc;
