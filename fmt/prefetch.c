@@ -14,6 +14,7 @@
 #include "decomp.h"
 #include "grow.h"
 #include "bytes.h"
+#include "wfile.h"
 
 #define NSLOT 8			     /* chunks read ahead per stream, at most */
 #define SLOTS_ALL 32		     /* and in all, when there are many streams */
@@ -539,7 +540,7 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 	pthread_cond_init(&p->ready, NULL);
 	p->ready_init = true;
 	for (int i = 0; i < p->nworkers; i++) {
-		if (pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i])) {
+		if (wfile_thread_create(&p->w[i].thread, worker_main, &p->w[i])) {
 			fmt_errf(err, path, "cannot start a reading thread");
 			goto fail;
 		}

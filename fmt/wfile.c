@@ -226,6 +226,16 @@ void wfile_signal_cleanup(void)
 			unlink(slots[i].path);
 }
 
+/* The signals whose default action would leave a temporary file behind. */
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+static void caught_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(*caught); i++)
+		sigaddset(set, caught[i]);
+}
+
 static void on_signal(int sig)
 {
 	atomic_store(&dying, 1);
@@ -236,15 +246,25 @@ static void on_signal(int sig)
 
 void wfile_catch_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
 		struct sigaction old, sa = {.sa_handler = on_signal};
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+		if (sigaction(caught[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
 			continue;
 		sigemptyset(&sa.sa_mask);
-		sigaction(sigs[i], &sa, NULL);
+		sigaction(caught[i], &sa, NULL);
 	}
+}
+
+int wfile_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t set, old;
+	int rc;
+
+	caught_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old); /* the new thread inherits the mask */
+	rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 /* wfile_sync_ahead()'s thread */
@@ -329,10 +349,14 @@ static void sweep_stale(const char *path)
 static int open_tmp(struct wfile *w, struct fmt_err *err)
 {
 	size_t size = strlen(w->path) + 40;
+	sigset_t set, old;
 
 	w->tmp = malloc(size);
 	if (!w->tmp)
 		return fmt_errf(err, w->path, "out of memory");
+	/* no signal's cleanup between the file's making and its slot */
+	caught_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (int i = 0; w->fd < 0 && i < 100; i++) {
 		if (i == 0)
 			snprintf(w->tmp, size, "%s.tmp-%d", w->path, (int)getpid());
@@ -343,7 +367,9 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 			break;
 	}
 	if (w->fd < 0) {
-		fmt_errf(err, w->path, "cannot create '%s': %s", w->tmp, strerror(errno));
+		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		fmt_errf(err, w->path, "cannot create '%s': %s", w->tmp, strerror(e));
 		free(w->tmp); /* not ours: never unlink it */
 		w->tmp = NULL;
 		return -1;
@@ -354,6 +380,7 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 		for (;;)
 			pause();
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal pending runs here, slot set */
 	return 0;
 }
 
@@ -507,7 +534,7 @@ static struct wsync *sync_start(const struct wfile *w)
 	s->fd = open(w->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd >= 0 && !pthread_mutex_init(&s->lock, NULL)) {
 		if (!pthread_cond_init(&s->due, NULL)) {
-			if (!pthread_create(&s->thread, NULL, sync_main, s))
+			if (!wfile_thread_create(&s->thread, sync_main, s))
 				return s;
 			pthread_cond_destroy(&s->due);
 		}

@@ -22,6 +22,7 @@
 #ifndef DARC_WFILE_H
 #define DARC_WFILE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -103,5 +104,15 @@ int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
 void wfile_catch_signals(void);
 /* The removal itself, async-signal-safe (for a program's own handler). */
 void wfile_signal_cleanup(void);
+
+/*
+ * pthread_create() of a thread that never runs the signal handler of
+ * wfile_catch_signals(): it starts with those signals blocked, so a signal
+ * sent to the process runs on the main thread, which blocks them while it
+ * makes a temporary file and records it. Else a handler on another thread
+ * could run its cleanup between the two and the process die with the file
+ * left (golden-write-file failed so, once in a clean run). 0 or an errno.
+ */
+int wfile_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 #endif

@@ -1254,7 +1254,7 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 	}
 	db->nblocks = 1;
 	db->timing = getenv("DARC_TIMING") != NULL;
-	if (pthread_create(&db->writer, NULL, writer_main, db)) {
+	if (wfile_thread_create(&db->writer, writer_main, db)) {
 		fmt_errf(err, path, "cannot start the writer thread");
 		goto out;
 	}
