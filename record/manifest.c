@@ -246,10 +246,12 @@ static json_t *host(void)
  */
 static json_t *tracer_cost(const struct rec_calib *c)
 {
-	json_t *ns = json_object(), *how = json_object();
+	json_t *ns, *how;
 
 	if (!c->done)
 		return json_null();
+	ns = json_object();
+	how = json_object();
 	for (int m = 0; m < MECH_N; m++) {
 		const struct rec_cost *k = &c->m[m];
 		if (!k->asked)
