@@ -197,15 +197,6 @@ static struct {
 	char path[PATH_MAX]; /* written before set */
 } slots[SLOTS];
 
-/*
- * A signal's cleanup has begun. It may run on any thread (the prefetch
- * workers, the writer) while the main thread goes on making a temporary
- * file, maybe under a name the cleanup just freed: whoever comes second of
- * "slot set" and "dying set" sees the other's (seq_cst), so the file is
- * removed by the one or the other.
- */
-static atomic_int dying;
-
 static int slot_take(const char *tmp)
 {
 	if (strlen(tmp) >= PATH_MAX)
@@ -236,9 +227,13 @@ static void caught_set(sigset_t *set)
 		sigaddset(set, caught[i]);
 }
 
+/*
+ * Runs on the main thread only (every other thread starts with these signals
+ * blocked: wfile_thread_create()), and never between a temporary file's
+ * making and its slot (open_tmp() blocks them there).
+ */
 static void on_signal(int sig)
 {
-	atomic_store(&dying, 1);
 	wfile_signal_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -375,11 +370,6 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 		return -1;
 	}
 	w->slot = slot_take(w->tmp);
-	if (atomic_load(&dying)) { /* made after the cleanup: the process is ending */
-		unlink(w->tmp);
-		for (;;)
-			pause();
-	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal pending runs here, slot set */
 	return 0;
 }
