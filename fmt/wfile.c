@@ -24,23 +24,42 @@
 
 #define MAX_INPUTS 32
 
+/*
+ * The files this process reads, by device and inode. Each is held open
+ * (O_PATH) while noted: an input deleted meanwhile keeps its inode, which a
+ * file made later (a temporary, an output) could otherwise be given and be
+ * taken for the input. A unit test that opens and deletes databases one
+ * after another was refused its next output now and then that way.
+ */
 static struct {
 	dev_t dev;
 	ino_t ino;
+	int fd; /* O_PATH, pinning the inode; -1 where it could not be opened */
 } inputs[MAX_INPUTS];
 static int ninputs;
 
 void wfile_note_input(const char *path)
 {
 	struct stat st;
+	int fd;
 
-	if (ninputs == MAX_INPUTS || stat(path, &st) < 0)
+	if (ninputs == MAX_INPUTS)
 		return;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 ? stat(path, &st) < 0 : fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	for (int i = 0; i < ninputs; i++)
-		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
+			if (fd >= 0)
+				close(fd);
 			return;
+		}
 	inputs[ninputs].dev = st.st_dev;
-	inputs[ninputs++].ino = st.st_ino;
+	inputs[ninputs].ino = st.st_ino;
+	inputs[ninputs++].fd = fd;
 }
 
 void wfile_forget_input(const char *path)
@@ -51,6 +70,8 @@ void wfile_forget_input(const char *path)
 		return;
 	for (int i = 0; i < ninputs; i++)
 		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
+			if (inputs[i].fd >= 0)
+				close(inputs[i].fd);
 			inputs[i] = inputs[--ninputs];
 			return;
 		}
