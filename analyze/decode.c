@@ -48,7 +48,7 @@ struct decoder {
 	enum syscall_abi abi;
 	int swap;
 	struct etype *types; /* [65536], zero pages until an id is seen */
-	uint16_t *resolved;  /* the ids resolved, so that decoder_free() touches no other */
+	uint16_t *resolved;  /* the ids resolved, so that decode_free() touches no other */
 	int nresolved, resolved_cap;
 	/* functions by address: open addressing, one cache line a look-up */
 	struct kaddr {
@@ -79,7 +79,7 @@ struct decoder {
 	int conv_clock;	  /* ... converted (fmt_reader_clock_ts): calltime, rettime too */
 	int64_t t_first;  /* the first event's time, DARC_NULL before it */
 	struct fmt_err err;
-	/* probe pairs: the functions that return probes report (see decoder_prescan) */
+	/* probe pairs: the functions that return probes report (see decode_prescan) */
 	int returns;	      /* return-probe formats in the recording */
 	int returns_unlisted; /* of them, not in a darc manifest */
 	uint64_t *ret_keys;   /* open addressing, 0 = empty */
@@ -95,7 +95,7 @@ static const char *const softirq_names[] = {"HI",	"TIMER",    "NET_TX", "NET_RX"
 					    "BLOCK",	"IRQ_POLL", "TASKLET", "SCHED",
 					    "HRTIMER", "RCU"};
 
-enum syscall_abi syscall_abi_of(const char *uname, int long_size, bool big_endian)
+enum syscall_abi decode_syscall_abi(const char *uname, int long_size, bool big_endian)
 {
 	static const struct {
 		const char *machine;
@@ -131,7 +131,7 @@ static const struct {
     [ABI_GENERIC] = TABLE(syscall_names_generic),
 };
 
-const char *syscall_name(enum syscall_abi abi, int64_t nr)
+const char *decode_syscall_name(enum syscall_abi abi, int64_t nr)
 {
 	if (abi != ABI_X86_64 && abi != ABI_I386 && abi != ABI_GENERIC)
 		return NULL; /* ABI_UNKNOWN: no names */
@@ -142,7 +142,7 @@ const char *syscall_name(enum syscall_abi abi, int64_t nr)
 static int count_return(void *ctx, struct tep_event *ev);
 static int has_syscalls(void *ctx, struct tep_event *ev);
 
-struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
+struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
 {
 	struct decoder *d = calloc(1, sizeof(*d));
 
@@ -165,14 +165,14 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 		free(d);
 		return NULL;
 	}
-	fmt_reader_each_format(r, "__probe_func", count_return, d);
-	if (fmt_reader_find_event(r, "raw_syscalls", "sys_enter") ||
-	    fmt_reader_find_event(r, "raw_syscalls", "sys_exit"))
-		d->learn_names = fmt_reader_each_format(r, "__syscall_nr", has_syscalls, d);
+	fmt_events_each_format(r, "__probe_func", count_return, d);
+	if (fmt_events_find(r, "raw_syscalls", "sys_enter") ||
+	    fmt_events_find(r, "raw_syscalls", "sys_exit"))
+		d->learn_names = fmt_events_each_format(r, "__syscall_nr", has_syscalls, d);
 	return d;
 }
 
-void decoder_free(struct decoder *d)
+void decode_free(struct decoder *d)
 {
 	if (!d)
 		return;
@@ -245,7 +245,7 @@ static bool manifest_pair(const json_t *manifest, const json_t *p)
 	return false;
 }
 
-/* fmt_reader_each_format() callback: one more return-probe format. */
+/* fmt_events_each_format() callback: one more return-probe format. */
 static int count_return(void *ctx, struct tep_event *ev)
 {
 	struct decoder *d = ctx;
@@ -257,7 +257,7 @@ static int count_return(void *ctx, struct tep_event *ev)
 	return 0;
 }
 
-/* fmt_reader_each_format() callback: stops at a syscalls:* format. */
+/* fmt_events_each_format() callback: stops at a syscalls:* format. */
 static int has_syscalls(void *ctx, struct tep_event *ev)
 {
 	(void)ctx;
@@ -315,7 +315,7 @@ static int ret_add(struct decoder *d, uint64_t addr)
 		}
 }
 
-bool decoder_needs_prescan(const struct decoder *d)
+bool decode_needs_prescan(const struct decoder *d)
 {
 	return d->returns_unlisted > 0 || d->learn_names;
 }
@@ -751,7 +751,7 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 		return sn->id;
 	name = sn->name;
 	if (!name)
-		name = syscall_name(d->abi, nr);
+		name = decode_syscall_name(d->abi, nr);
 	if (!name && nr == 4096)
 		name = "syscall_out_of_range";
 	if (!name) {
@@ -1197,7 +1197,7 @@ static bool pre_done(const struct decoder *d, struct pre_type *p, uint64_t addr,
 	return *nknown >= d->returns;
 }
 
-int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
+int decode_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 {
 	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
@@ -1232,7 +1232,7 @@ out:
 	return rc;
 }
 
-const char *decoder_error(const struct decoder *d)
+const char *decode_error(const struct decoder *d)
 {
 	return d->err.msg[0] ? d->err.msg : "out of memory";
 }
@@ -1367,7 +1367,7 @@ static void decode_irq(struct decoder *d, const struct etype *t, const struct fm
 		out->irq.name = t->name;
 }
 
-/* Note that type @id is being resolved (for decoder_free()). 0, or -1 when out of memory. */
+/* Note that type @id is being resolved (for decode_free()). 0, or -1 when out of memory. */
 static int note_resolved(struct decoder *d, uint16_t id)
 {
 	if (GROW(d->resolved, d->nresolved, d->resolved_cap, 16))

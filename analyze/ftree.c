@@ -1700,7 +1700,7 @@ static void node_quant(struct ftree_node *nd, struct quant *q)
 	struct fnode_rec *r = &nd->rec;
 
 	if (r->calls)
-		quant_exact(nd->incl_v, r->calls, q);
+		hist_quant_exact(nd->incl_v, r->calls, q);
 	r->p50_ns = r->calls ? q->p[QUANT_P50] : DARC_NULL;
 	r->p90_ns = r->calls ? q->p[QUANT_P90] : DARC_NULL;
 	r->p99_ns = r->calls ? q->p[QUANT_P99] : DARC_NULL;
@@ -1742,7 +1742,7 @@ static int func_quant(struct ftree *ft, int64_t f, const int *first, const int *
 		memcpy(*buf + n, ft->nodes[i].incl_v, ft->nodes[i].rec.calls * sizeof(**buf));
 		n += ft->nodes[i].rec.calls;
 	}
-	quant_exact(*buf, n, &ft->fq[f]);
+	hist_quant_exact(*buf, n, &ft->fq[f]);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "bio.h"
-#include "write.h"
+#include "db.h"
 #include "decode.h"
 #include "ftree.h"
 #include "funcs.h"
@@ -36,7 +36,7 @@ struct run {
 	struct pipeline_loss *loss;
 	int nloss;
 	struct bios *bios;
-	struct tc_est *tc; /* the tracer's cost, estimated from the recording */
+	struct cost_est *tc; /* the tracer's cost, estimated from the recording */
 };
 
 static int put_call(void *ctx, const struct call_rec *c)
@@ -136,7 +136,7 @@ static double now(void)
 static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
 {
 	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
-	int rc = r ? decoder_prescan(dec, r, err) : -1;
+	int rc = r ? decode_prescan(dec, r, err) : -1;
 
 	fmt_reader_close(r);
 	return rc;
@@ -156,18 +156,18 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 				"only (darc dump and darc info read the file)", info->ts_not_ns),
 		       PIPELINE_INPUT;
 	run->fs = funcs_new();
-	run->dec = run->fs ? decoder_new(run->r, run->fs,
-					 syscall_abi_of(info->uname, info->long_size,
+	run->dec = run->fs ? decode_new(run->r, run->fs,
+					 decode_syscall_abi(info->uname, info->long_size,
 							info->big_endian))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
 	if (run->ft) /* put_tree()'s resolutions */
 		ftree_excl_resolution(run->ft, run->max_depth >= 0 ? 4 : 1);
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
-	run->tc = run->bios ? tc_est_new() : NULL;
+	run->tc = run->bios ? cost_est_new() : NULL;
 	if (!run->tc)
 		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
-	if (decoder_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
+	if (decode_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
 	return PIPELINE_OK;
 }
@@ -249,12 +249,12 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 			return PIPELINE_ANALYSIS;
 		}
 		if (decode(run->dec, &ev, &a)) {
-			fmt_errf(err, NULL, "%s", decoder_error(run->dec));
+			fmt_errf(err, NULL, "%s", decode_error(run->dec));
 			return PIPELINE_INPUT;
 		}
 		if (ftree_feed(run->ft, &a))
 			return stage_failed(run, ftree_error(run->ft), err);
-		if (tc_est_feed(run->tc, &a, probe_is_user(run, &a))) {
+		if (cost_est_feed(run->tc, &a, probe_is_user(run, &a))) {
 			fmt_errf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
@@ -329,16 +329,16 @@ static int put_recording(struct run *run)
 	const struct fmt_info *info = fmt_reader_info(run->r);
 	char fmtname[64], opt[128];
 	int64_t lost, marks;
-	struct fmt_identity id;
+	struct fmt_file_identity id;
 	struct fmt_err ierr;
-	char *cost = tc_est_json(run->tc, info->manifest_json,
+	char *cost = cost_est_json(run->tc, info->manifest_json,
 				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
 	int rc;
 
 	count_lost(run->r, &lost, &marks);
 	/* what tells this recording from another, for reusing the database (setup.c) */
-	if (fmt_identity(run->path, &id, &ierr))
-		id = (struct fmt_identity){(uint64_t)DARC_NULL, DARC_NULL, ""};
+	if (fmt_file_identity(run->path, &id, &ierr))
+		id = (struct fmt_file_identity){(uint64_t)DARC_NULL, DARC_NULL, ""};
 	snprintf(fmtname, sizeof(fmtname), "%s v%d (%s)", info->format, info->version,
 		 info->compression);
 	snprintf(opt, sizeof(opt), "{\"max_depth\": %d}", run->max_depth);
@@ -408,9 +408,9 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 		funcs_free(run->fs);
 		free(run->loss);
 	}
-	decoder_free(run->dec);
+	decode_free(run->dec);
 	bios_free(run->bios);
-	tc_est_free(run->tc);
+	cost_est_free(run->tc);
 	fmt_reader_close(run->r);
 }
 

@@ -31,7 +31,7 @@ const char *fmt_file_kind(unsigned mode)
 	}
 }
 
-int fmt_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
+int fmt_file_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
 		     struct fmt_err *err)
 {
 	struct stat st;
@@ -70,12 +70,12 @@ fail:
 	return -1;
 }
 
-char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *len,
+char *fmt_file_read(const char *path, const char *what, uint64_t max, size_t *len,
 		    struct fmt_err *err)
 {
 	uint64_t size, n = 0;
 	char *buf;
-	int fd = fmt_open_regular(path, what, max, &size, err);
+	int fd = fmt_file_open_regular(path, what, max, &size, err);
 
 	if (fd < 0)
 		return NULL;
@@ -130,7 +130,7 @@ static void hash_head(const char *path, uint64_t max, uint64_t *h)
 	static char buf[65536];
 	struct fmt_err ignore;
 	uint64_t size, left;
-	int fd = fmt_open_regular(path, "file", UINT64_MAX / 2, &size, &ignore);
+	int fd = fmt_file_open_regular(path, "file", UINT64_MAX / 2, &size, &ignore);
 	ssize_t got;
 
 	if (fd < 0)
@@ -150,7 +150,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 }
 
 /* A uftrace.data directory's identity: its files' names and sizes, info's and task.txt's start. */
-static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+static int dir_identity(const char *path, struct fmt_file_identity *id, struct fmt_err *err)
 {
 	struct dirent **de;
 	uint64_t h = FNV_OFFSET;
@@ -181,7 +181,7 @@ static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_er
 	return 0;
 }
 
-int fmt_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+int fmt_file_identity(const char *path, struct fmt_file_identity *id, struct fmt_err *err)
 {
 	struct stat st;
 	uint64_t h = FNV_OFFSET;

@@ -224,14 +224,14 @@ int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
  * The format of event SYS:NAME (any system if @sys is NULL), parsed on first
  * use, or NULL if the recording has none. Owned by the reader.
  */
-struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name);
+struct tep_event *fmt_events_find(struct fmt_reader *r, const char *sys, const char *name);
 
 /*
  * Call @fn with the format of every event of the recording whose format text
  * contains @needle (e.g. a field name), parsed now; stops at, and returns, a
  * nonzero return of @fn. Formats libtraceevent cannot parse are skipped.
  */
-int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
+int fmt_events_each_format(struct fmt_reader *r, const char *needle,
 			   int (*fn)(void *ctx, struct tep_event *ev), void *ctx);
 
 /* Lost-event marks seen so far on (buffer, cpu index), and events read. */

@@ -398,11 +398,11 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint6
 			    psize);
 	r->info.long_size = el[1];
 	r->info.page_size = psize;
-	if (fmt_init_tep(r, err))
+	if (fmt_events_init_tep(r, err))
 		return -1;
 	/* kallsyms are parsed now: the lazy path only knows trace.dat's places */
 	r->flags &= ~FMT_OPEN_NO_KALLSYMS;
-	rc = fmt_parse_tracing_data(r, &d, err);
+	rc = tracing_data_parse(r, &d, err);
 	r->flags = flags;
 	n = strlen(err->msg);
 	if (rc && n + 4 < sizeof(err->msg)) /* where, as the shared parser cannot say it */
@@ -905,8 +905,8 @@ static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct 
 	memcpy(&ev->pid, d + 4, 4);
 	ev->flags = d[2];
 	ev->preempt = d[3];
-	ev->event = fmt_event_format(r, ev->type);
-	if (fmt_event_short(r, ev) && fmt_event_pad(r, ev, err))
+	ev->event = fmt_events_format(r, ev->type);
+	if (fmt_event_short(r, ev) && fmt_events_pad(r, ev, err))
 		return -1;
 	ev->missed = add_missed(s->missed, p->missed_any);
 	if (!s->missed && !p->missed_any)

@@ -84,7 +84,7 @@ struct prefetch {
 	struct pstream *s;
 };
 
-void fmt_release_pages(const uint8_t *from, const uint8_t *to)
+void prefetch_release_pages(const uint8_t *from, const uint8_t *to)
 {
 	static uintptr_t psz;
 	uintptr_t a, b;
@@ -380,7 +380,7 @@ static int produce(struct worker *w, struct pstream *s, struct slot *sl)
 		return walk(w, s, sl, sl->from, (uint64_t)(sl->to - sl->from));
 	}
 	if (sl->rel_to)
-		fmt_release_pages(sl->rel_from, sl->rel_to);
+		prefetch_release_pages(sl->rel_from, sl->rel_to);
 	if (!sl->cdata)
 		return WFAIL("cpu %d: compressed chunk past the end of its data: truncated", s->cpu);
 	if (sl->usize > MAX_CHUNK_BYTES || sl->usize == 0)
@@ -621,7 +621,7 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		struct slot *old = &s->slots[s->head % p->nslot];
 		/* the reader is done with these pages of the file */
 		if (release_due(s->released, old->to)) {
-			fmt_release_pages(s->released, old->to);
+			prefetch_release_pages(s->released, old->to);
 			s->released = old->to;
 		}
 	}

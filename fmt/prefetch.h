@@ -20,7 +20,7 @@
  * Give the file's pages in [@from, @to) back to the page cache: the reader has
  * read them and will not again, so they need not count in its memory.
  */
-void fmt_release_pages(const uint8_t *from, const uint8_t *to);
+void prefetch_release_pages(const uint8_t *from, const uint8_t *to);
 
 struct prefetch;
 

@@ -31,7 +31,7 @@ static int map_file(struct fmt_reader *r, struct fmt_err *err)
 	void *base;
 
 	/* a FIFO, a device, a directory: refused at once, never waited on */
-	r->fd = fmt_open_regular(r->path, "recording", UINT64_MAX / 2, &r->file_len, err);
+	r->fd = fmt_file_open_regular(r->path, "recording", UINT64_MAX / 2, &r->file_len, err);
 	if (r->fd < 0)
 		return -1;
 	if (r->file_len == 0)
@@ -77,7 +77,7 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 		return 0;
 	r->ksyms_done = true;
 	if (r->ksyms)
-		return fmt_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
+		return tracing_data_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
 	return r->be->load_kallsyms ? r->be->load_kallsyms(r, err) : 0;
 }
 

@@ -163,7 +163,7 @@ static bool ioprio(struct tcur *c, uint16_t *v)
 		if (cls[i] && (int)strlen(cls[i]) == comma - c->p && !memcmp(cls[i], c->p, comma - c->p))
 			k = i;
 	/* trace-cmd, without the IOPRIO_CLASS_* values, prints the class's number */
-	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' && thex(c->p + 2, comma, &n) && n < 8)
+	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' && tline_hex(c->p + 2, comma, &n) && n < 8)
 		k = (int)n;
 	if (k < 0)
 		return false;
@@ -243,7 +243,7 @@ int tblock_parse(const struct tblock_event *e, struct tspan f, struct tblock *b)
 		return -1;
 	b->nr_sector = (uint32_t)v;
 	if (e->shape == SH_RQ_DONE || e->shape == SH_BIO_DONE) {
-		if (!tspan_int(b->tail, &err))
+		if (!tline_span_int(b->tail, &err))
 			return -1;
 		b->error = (int32_t)err;
 	}

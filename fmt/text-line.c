@@ -77,7 +77,7 @@ static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int 
 	return true;
 }
 
-bool thex(const char *s, const char *e, uint64_t *v)
+bool tline_hex(const char *s, const char *e, uint64_t *v)
 {
 	*v = 0;
 	if (s >= e || e - s > 16)
@@ -94,7 +94,7 @@ bool thex(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-bool tdec(const char *s, const char *e, int64_t *v)
+bool tline_dec(const char *s, const char *e, int64_t *v)
 {
 	bool neg = s < e && *s == '-';
 	uint64_t u = 0;
@@ -111,7 +111,7 @@ bool tdec(const char *s, const char *e, int64_t *v)
 	return true;
 }
 
-bool tspan_int(struct tspan s, long long *v)
+bool tline_span_int(struct tspan s, long long *v)
 {
 	struct tcur c;
 	bool neg;
@@ -127,7 +127,7 @@ bool tspan_int(struct tspan s, long long *v)
 	return true;
 }
 
-struct tspan tfield(struct tspan f, const char *key)
+struct tspan tline_field(struct tspan f, const char *key)
 {
 	size_t n = strlen(key);
 	const char *p = f.p, *end = f.p + f.n;
@@ -156,7 +156,7 @@ static bool comm_pid(const char *s, const char *e, struct tspan *comm, int *pid)
 		e--;
 	for (dash = e - 1; dash > s && *dash != '-'; dash--)
 		;
-	if (dash <= s || !tspan_int((struct tspan){dash + 1, (int)(e - dash - 1)}, &v) || v < 0)
+	if (dash <= s || !tline_span_int((struct tspan){dash + 1, (int)(e - dash - 1)}, &v) || v < 0)
 		return false;
 	*comm = (struct tspan){s, (int)(dash - s)};
 	*pid = (int)v;
@@ -230,7 +230,7 @@ static bool hex_span(const char *s, const char *e, bool prefix, uint64_t *v)
 			return false;
 		s += 2;
 	}
-	return thex(s, e, v);
+	return tline_hex(s, e, v);
 }
 
 /*
@@ -246,13 +246,13 @@ static bool ret_value(const char *s, const char *e, uint64_t *v)
 		return *v = e - s == 4, true;
 	if (hex_span(s, e, true, v))
 		return true;
-	if (!tdec(s, e, &d))
+	if (!tline_dec(s, e, &d))
 		return false;
 	*v = (uint64_t)d;
 	return true;
 }
 
-bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
+bool tline_sym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 {
 	const char *plus, *slash;
 	uint64_t size;
@@ -278,7 +278,7 @@ bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 /* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
 static bool caller(const char *s, const char *e, struct tline *t)
 {
-	return tsym_off(s, e, &t->ret_to, &t->ret_off);
+	return tline_sym_off(s, e, &t->ret_to, &t->ret_off);
 }
 
 /*
@@ -375,7 +375,7 @@ static int strip_tail(struct tcur *c, struct tline *t, struct tspan *com, int ma
 		if (e - o > 5 && !memcmp(o + 1, "ret=", 4) && !t->has_ret &&
 		    ret_value(o + 5, e - 1, &t->ret)) {
 			t->has_ret = true;
-		} else if (tspan_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) && v >= 0 &&
+		} else if (tline_span_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) && v >= 0 &&
 			   v < 100000) {
 			t->depth = (int)v;
 		} else {
@@ -600,7 +600,7 @@ static bool bracket_cpu(const char *s, const char *e, const char **o, struct tli
 
 	while (b > s && b[-1] != '[')
 		b--;
-	if (b <= s || !tspan_int((struct tspan){b, (int)(e - 1 - b)}, &v) || v < 0 || v > 65535)
+	if (b <= s || !tline_span_int((struct tspan){b, (int)(e - 1 - b)}, &v) || v < 0 || v > 65535)
 		return false;
 	t->cpu = (int)v;
 	*o = b - 1;
@@ -615,7 +615,7 @@ static bool raw_flags(const char *s, const char *e, struct tline *t)
 {
 	uint64_t v;
 
-	if (e - s < 4 || memcmp(s, "-0x", 3) || !thex(s + 3, e, &v) || v > 0xff)
+	if (e - s < 4 || memcmp(s, "-0x", 3) || !tline_hex(s + 3, e, &v) || v > 0xff)
 		return false;
 	t->has_lat = true;
 	t->flags = (uint8_t)v;
@@ -644,7 +644,7 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
 		const char *d = tok;
 		while (d < e && is_digit(*d))
 			d++;
-		if (!tspan_int((struct tspan){tok, (int)(d - tok)}, &v) || v > 65535 ||
+		if (!tline_span_int((struct tspan){tok, (int)(d - tok)}, &v) || v > 65535 ||
 		    !lat_flags(d, (int)(e - d), t))
 			return -1;
 		t->cpu = (int)v;
@@ -671,7 +671,7 @@ static bool retaddr_fields(struct tcur *c, struct tline *t)
 	o = c->p + 1 < c->end ? memchr(c->p + 1, '(', c->end - c->p - 1) : NULL;
 	arrow = o ? memmem(o, c->end - o, ") <- ", 5) : NULL;
 	if (!arrow || o[-1] != ' ' || !func_name(c->p, o - 1, t) ||
-	    !tspan_int((struct tspan){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 || v >= 100000)
+	    !tline_span_int((struct tspan){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 || v >= 100000)
 		return false;
 	t->kind = TL_ENTRY;
 	t->depth = (int)v;
@@ -687,7 +687,7 @@ static bool sym_mod(const char *s, const char *e, struct tline *t)
 		t->mod = (struct tspan){b + 2, (int)(e - b - 3)};
 		e = b;
 	}
-	return tsym_off(s, e, &t->name, &t->off);
+	return tline_sym_off(s, e, &t->name, &t->off);
 }
 
 /*
@@ -723,7 +723,7 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
 		if (g && e[-1] == ']')
 			e = g;
-		return a && tsym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
+		return a && tline_sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);
 	if (!sym_mod(s, func_args(s, a ? a : e, t), t))
@@ -802,7 +802,7 @@ static bool raw_num(struct tcur *c, const char *key, bool hex, uint64_t *v)
 	e = token_end(c->p, c->end);
 	if (hex && e - c->p > 2 && c->p[0] == '0' && c->p[1] == 'x')
 		c->p += 2; /* darc dump's */
-	if (hex ? !thex(c->p, e, v) : !tdec(c->p, e, &d) || d < 0)
+	if (hex ? !tline_hex(c->p, e, v) : !tline_dec(c->p, e, &d) || d < 0)
 		return false;
 	if (!hex)
 		*v = (uint64_t)d;
@@ -831,13 +831,13 @@ static int raw_graph(struct tcur *c, struct tline *t, bool exit, const char **wh
 	if (r) {
 		struct tcur rc = {r + 8, d};
 		tcur_eat(&rc, "0x");
-		if (!thex(rc.p, d, &t->ret))
+		if (!tline_hex(rc.p, d, &t->ret))
 			return *why = "bad retval (hex expected)", -1;
 		t->has_ret = true;
 		e = r;
 	}
 	/* "NAME (0xADDR)" (3.3 on): the function is known by its name */
-	if (e[-1] == ')' && (r = memmem(s, e - s, " (0x", 4)) && thex(r + 4, e - 1, &depth))
+	if (e[-1] == ')' && (r = memmem(s, e - s, " (0x", 4)) && tline_hex(r + 4, e - 1, &depth))
 		e = r;
 	if (!func_name(s, e, t))
 		return *why = "bad function name", -1;
@@ -1003,11 +1003,11 @@ static bool frame_line(struct tcur *c, struct tline *t)
 	if (tcur_eat(c, "[FTRACE TRAMPOLINE]")) /* 6.x on: where kallsyms names it */
 		return t->name = (struct tspan){"ftrace_trampoline", 17}, c->p == e;
 	if (c->p < e && *c->p == '<' && e[-1] == '>')
-		return t->has_addr = true, thex(c->p + 1, e - 1, &t->addr);
+		return t->has_addr = true, tline_hex(c->p + 1, e - 1, &t->addr);
 	if (hex_span(c->p, e, true, &t->addr))
 		return t->has_addr = true;
 	if (e - c->p > 3 && e[-1] == ')' && (o = memchr(c->p, '(', e - c->p)) && o > c->p &&
-	    o[-1] == ' ' && thex(o + 1, e - 1, &t->addr)) {
+	    o[-1] == ' ' && tline_hex(o + 1, e - 1, &t->addr)) {
 		t->has_addr = true;
 		e = o - 1;
 	}
@@ -1160,14 +1160,14 @@ static bool targ_value(const char **p, const char *end, bool named, struct targs
 	if (hex_span(s, e, true, &a->v[a->nslots]) ||
 	    (!named && hex_span(s, e, false, &a->v[a->nslots])))
 		return a->nslots++, true;
-	if (!named || !tdec(s, e, &d))
+	if (!named || !tline_dec(s, e, &d))
 		return false;
 	a->a[i].kind = 'd';
 	a->v[a->nslots++] = (uint64_t)d;
 	return true;
 }
 
-int targs_parse(struct tspan sp, struct targs *a)
+int tline_args_parse(struct tspan sp, struct targs *a)
 {
 	const char *p = sp.p, *end = sp.p + sp.n;
 

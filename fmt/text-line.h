@@ -155,19 +155,19 @@ struct targs {
 };
 
 /* Parse @s (what is between the parentheses) into @a. 0, or -1 if it is not that. */
-int targs_parse(struct tspan s, struct targs *a);
+int tline_args_parse(struct tspan s, struct targs *a);
 
 /* Hex digits (at most 16, no "0x") or a decimal (maybe negative) exactly filling [s, e). */
-bool thex(const char *s, const char *e, uint64_t *v);
-bool tdec(const char *s, const char *e, int64_t *v);
+bool tline_hex(const char *s, const char *e, uint64_t *v);
+bool tline_dec(const char *s, const char *e, int64_t *v);
 
 /* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps) in [s, e): the symbol, the offset in it. */
-bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off);
+bool tline_sym_off(const char *s, const char *e, struct tspan *name, uint64_t *off);
 
 /* A number ("123", "-4"); false when @s is not exactly one. */
-bool tspan_int(struct tspan s, long long *v);
+bool tline_span_int(struct tspan s, long long *v);
 
 /* The value of "key=value" in @fields (up to the next space), or an empty span. */
-struct tspan tfield(struct tspan fields, const char *key);
+struct tspan tline_field(struct tspan fields, const char *key);
 
 #endif

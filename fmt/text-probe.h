@@ -65,17 +65,17 @@ struct tsys {
 };
 
 /* Parse @f (an entry's or, with @exit, an exit's fields) into @a. 0, or -1. */
-int tsys_parse(struct tspan f, bool exit, struct tsys *a);
+int tprobe_sys_parse(struct tspan f, bool exit, struct tsys *a);
 
 /*
  * The format text (malloc'd, @len bytes) of sys_enter_@call or
  * sys_exit_@call, id @id, the arguments named as in @a, as the kernel has
  * it: __syscall_nr, then each argument (or ret) as an unsigned long (long).
  */
-char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len);
+char *tprobe_sys_format(struct tspan call, int id, const struct tsys *a, int *len);
 
 /* The record of @a, and its size: 16 + 8 per argument. */
-int tsys_size(const struct tsys *a);
-void tsys_fill(uint8_t *rec, const struct tsys *a);
+int tprobe_sys_size(const struct tsys *a);
+void tprobe_sys_fill(uint8_t *rec, const struct tsys *a);
 
 #endif

@@ -49,7 +49,7 @@ static bool array_bytes(struct tspan v, uint8_t *dst, int max)
 		uint64_t b;
 		while (q < e && *q != ',')
 			q++;
-		if (i == max || !thex(p, q, &b) || b > 255)
+		if (i == max || !tline_hex(p, q, &b) || b > 255)
 			return false;
 		dst[i++] = (uint8_t)b;
 		p = q < e ? q + 2 : e;
@@ -63,7 +63,7 @@ static bool number(struct tspan v, uint64_t *u)
 	const char *p = v.p + (v.n && *v.p == '-'), *e = v.p + v.n;
 
 	if (v.n > 2 && v.p[0] == '0' && v.p[1] == 'x')
-		return thex(v.p + 2, e, u);
+		return tline_hex(v.p + 2, e, u);
 	if (p == e)
 		return false;
 	for (*u = 0; p < e; p++) {

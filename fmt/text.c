@@ -472,7 +472,7 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
 		return tprobe_format(name, id, how, len);
 	if (kind == DYN_SYSCALL) { /* sys_enter_X, sys_exit_X */
 		const char *call = strchr(name + 4, '_') + 1;
-		return tsys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
+		return tprobe_sys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
 	}
 	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
 				  : asprintf(&text, TF_NAMED_FMT, name, id);
@@ -515,7 +515,7 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
 		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
+	if (fmt_events_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
 			   len, err))
 		return NULL;
 	return d;
@@ -625,7 +625,7 @@ static struct tspan between(struct tspan f, const char *a, const char *b)
 
 static bool field_int(struct tspan f, const char *key, long long *v)
 {
-	return tspan_int(tfield(f, key), v);
+	return tline_span_int(tline_field(f, key), v);
 }
 
 /*
@@ -654,7 +654,7 @@ static bool task_state(struct tspan s, const char *letters, long long *v)
 }
 
 /* "comm:pid [prio]" (trace-cmd's sched plugin); @rest gets what follows. */
-static bool tc_task(struct tspan s, struct tspan *comm, long long *pid, long long *prio,
+static bool cost_task(struct tspan s, struct tspan *comm, long long *pid, long long *prio,
 		    struct tspan *rest)
 {
 	const char *br = s.n ? memmem(s.p, s.n, " [", 2) : NULL, *colon, *close;
@@ -665,8 +665,8 @@ static bool tc_task(struct tspan s, struct tspan *comm, long long *pid, long lon
 		;
 	close = memchr(br, ']', s.p + s.n - br);
 	if (colon <= s.p || !close ||
-	    !tspan_int((struct tspan){colon + 1, (int)(br - colon - 1)}, pid) ||
-	    !tspan_int((struct tspan){br + 2, (int)(close - br - 2)}, prio))
+	    !tline_span_int((struct tspan){colon + 1, (int)(br - colon - 1)}, pid) ||
+	    !tline_span_int((struct tspan){br + 2, (int)(close - br - 2)}, prio))
 		return false;
 	*comm = (struct tspan){s.p, (int)(colon - s.p)};
 	*rest = (struct tspan){close + 1, (int)(s.p + s.n - close - 1)};
@@ -695,13 +695,13 @@ static bool parse_switch(struct tspan f, struct sw *s)
 		s->nc = between(r, "next_comm=", " next_pid=");
 		return s->pc.p && s->nc.p && field_int(l, "prev_pid", &s->pp) &&
 		       field_int(l, "prev_prio", &s->pprio) &&
-		       task_state(tfield(l, "prev_state"), "SDTtXZPI", &s->pstate) &&
+		       task_state(tline_field(l, "prev_state"), "SDTtXZPI", &s->pstate) &&
 		       field_int(r, "next_pid", &s->np) && field_int(r, "next_prio", &s->nprio);
 	}
-	return tc_task(l, &s->pc, &s->pp, &s->pprio, &st) &&
+	return cost_task(l, &s->pc, &s->pp, &s->pprio, &st) &&
 	       (task_state(st, "SDTtZXxW", &s->pstate) ||
 		task_state(st, "SDTtXZPI", &s->pstate)) &&
-	       tc_task(r, &s->nc, &s->np, &s->nprio, &rest);
+	       cost_task(r, &s->nc, &s->np, &s->nprio, &rest);
 }
 
 /* sched_wakeup/waking's fields: "comm=X pid=N prio=N target_cpu=N" or "X:N [N] CPU:N". */
@@ -715,13 +715,13 @@ static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long 
 		return comm->p && field_int(f, "pid", pid) && field_int(f, "prio", prio) &&
 		       field_int(f, "target_cpu", cpu);
 	}
-	if (!tc_task(f, comm, pid, prio, &rest))
+	if (!cost_task(f, comm, pid, prio, &rest))
 		return false;
 	if (rest.n > 4 && !memcmp(rest.p, "CPU:", 4)) {
 		struct tspan c = {rest.p + 4, 0};
 		while (c.n < rest.n - 4 && c.p[c.n] != ' ')
 			c.n++;
-		return tspan_int(c, cpu);
+		return tline_span_int(c, cpu);
 	}
 	*cpu = -1;
 	return true;
@@ -823,7 +823,7 @@ static int ev_raw(struct at *a)
 		return 1;
 	memcpy(name, a->name.p, a->name.n);
 	name[a->name.n] = 0;
-	ev = fmt_reader_find_event(a->r, NULL, name);
+	ev = fmt_events_find(a->r, NULL, name);
 	if (!ev || !strcmp(ev->system, "text"))
 		return 1;
 	n = traw_record(ev, a->f, buf, sizeof(buf), raw_sym, a->x);
@@ -895,7 +895,7 @@ static int ev_irq_entry(struct at *a)
 	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
 	rec = new_record_str(a->x, TF_ID_IRQ_ENTRY, a->cpu, a->pid, a->l, a->t, 12, 16,
-			     tfield(a->f, "name"));
+			     tline_field(a->f, "name"));
 	if (!rec)
 		return no_memory(a);
 	put32(rec, 8, (int32_t)irq);
@@ -904,14 +904,14 @@ static int ev_irq_entry(struct at *a)
 
 static int ev_irq_exit(struct at *a)
 {
-	struct tspan ret = tfield(a->f, "ret");
+	struct tspan ret = tline_field(a->f, "ret");
 	long long irq, handled;
 	uint8_t *rec;
 
 	/* "ret=handled" or "unhandled"; -R prints the number ("ret=1") */
 	if (same("handled", ret) || same("unhandled", ret))
 		handled = same("handled", ret);
-	else if (!tspan_int(ret, &handled))
+	else if (!tline_span_int(ret, &handled))
 		return bad_fields(a);
 	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
@@ -927,7 +927,7 @@ static int ev_softirq(struct at *a)
 	long long vec;
 	uint8_t *rec;
 
-	if (!tspan_int(tfield(a->f, "vec"), &vec))
+	if (!tline_span_int(tline_field(a->f, "vec"), &vec))
 		return bad_fields(a);
 	rec = at_record(a, same("softirq_entry", a->name) ? TF_ID_SOFTIRQ_ENTRY : TF_ID_SOFTIRQ_EXIT,
 			12);
@@ -1096,7 +1096,7 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 	char name[96];
 	int n;
 
-	if (tsys_parse(a->f, exit, &sy))
+	if (tprobe_sys_parse(a->f, exit, &sy))
 		return bad_fields(a);
 	if (!exit)
 		default_mode(call, &sy);
@@ -1111,9 +1111,9 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 	if (!sy.has_nr && !(sy.nr = d->sys_nr ? d->sys_nr : syscall_nr(a->x, d, call)))
 		return AT_FAIL(a, "line %d: more than %d different system calls", a->x->line,
 			       4096 - TEXT_SYSCALL_NR);
-	if (!(rec = at_record(a, d->id, (uint32_t)tsys_size(&sy))))
+	if (!(rec = at_record(a, d->id, (uint32_t)tprobe_sys_size(&sy))))
 		return no_memory(a);
-	tsys_fill(rec, &sy);
+	tprobe_sys_fill(rec, &sy);
 	return 0;
 }
 
@@ -1181,7 +1181,7 @@ static int add_function(struct text *x, const struct tline *l, int cpu, int32_t 
 	uint64_t ip, parent = 0;
 	uint8_t *rec;
 
-	if (x->fn_args && l->args.n && targs_parse(l->args, &ta))
+	if (x->fn_args && l->args.n && tline_args_parse(l->args, &ta))
 		return FAIL("line %d: cannot read the function's arguments", x->line);
 	if (sym_addr(x, l->name, l->mod, l->off, false, &ip) ||
 	    (l->ret_to.n &&
@@ -1311,7 +1311,7 @@ static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l,
 	int off = l->ret_to.n ? FG_RETADDR_ARGS_OFF : x->any_args ? FG_ARGS_OFF : 20;
 	uint8_t *rec;
 
-	if (x->any_args && l->args.n && targs_parse(l->args, &ta))
+	if (x->any_args && l->args.n && tline_args_parse(l->args, &ta))
 		return FAIL("line %d: cannot read the call's arguments", x->line);
 	if (x->any_args && note_params(&x->funcs[func], &ta))
 		return FAIL("out of memory");
@@ -1756,18 +1756,18 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 	int nb;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
+		if (fmt_events_add_format(r, f[i].sys, f[i].text, f[i].len, err))
 			return -1;
-	if (fmt_add_format(r, "ftrace", functions[x->fn_args].text, functions[x->fn_args].len,
+	if (fmt_events_add_format(r, "ftrace", functions[x->fn_args].text, functions[x->fn_args].len,
 			   err) ||
-	    fmt_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
-	    fmt_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
+	    fmt_events_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
+	    fmt_events_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
 			   err) ||
-	    (x->any_retaddr && fmt_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
+	    (x->any_retaddr && fmt_events_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
 		return -1;
 	b = tblock_events(&nb, x->block_ioprio);
 	for (int i = 0; i < nb; i++)
-		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
+		if (fmt_events_add_format(r, "block", b[i].format, b[i].format_len, err))
 			return -1;
 	return 0;
 }
@@ -1904,7 +1904,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	x->stack_ev = -1;
 	r->info.long_size = 8;
 	r->info.page_size = 4096;
-	if (fmt_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
+	if (fmt_events_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
 		return -1;
 	/* without printed times, clocks start where the longest call fits before */
 	x->base = x->abs_times ? 0 : x->base + 1000000;
@@ -1942,7 +1942,7 @@ static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err 
 	memcpy(&ev->pid, d + 4, 4);
 	ev->flags = d[2];
 	ev->preempt = d[3];
-	ev->event = fmt_event_format(r, ev->type);
+	ev->event = fmt_events_format(r, ev->type);
 	if (!ev->event)
 		return FAIL("event %d: its format does not parse", ev->type);
 	ev->missed = e->missed;

@@ -269,7 +269,7 @@ static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, ui
 	case FMT_OPT_TIME_SHIFT:
 	case FMT_OPT_GUEST:
 	case FMT_OPT_TSC2NSEC:
-		return td_clock_option(r, &td(r)->clk, id, p, n, o, err);
+		return tdclock_option(r, &td(r)->clk, id, p, n, o, err);
 	case FMT_OPT_HOOK:
 	case FMT_OPT_PROCMAPS:
 		ignored_option(o, id);
@@ -397,9 +397,9 @@ static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *
 		const uint8_t *p = n < 4096 ? rd_bytes(&c, n) : NULL;
 
 		if (p)
-			td_clock_v6_name(&td(r)->clk, (const char *)p, n);
+			tdclock_v6_name(&td(r)->clk, (const char *)p, n);
 		else
-			td_clock_v6_name(&td(r)->clk, "[local]", 7);
+			tdclock_v6_name(&td(r)->clk, "[local]", 7);
 	}
 	for (int i = 0; i < o->nbuf; i++) {
 		struct rd bd = file_rd(r);
@@ -456,7 +456,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	struct v6_opts o = {.clock = "local"};
 	int rc;
 
-	if (fmt_parse_tracing_data(r, d, err))
+	if (tracing_data_parse(r, d, err))
 		return -1;
 	rc = v6_data(r, d, &o, err);
 	for (int i = 0; i < o.nbuf; i++)
@@ -794,19 +794,19 @@ static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (parse_options_v7(r, opt_off, err))
 		return -1;
 	/* header info first: the event formats depend on it */
-	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", fmt_parse_header_info, true,
+	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", tracing_data_parse_header_info, true,
 			     false, err) ||
-	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", fmt_parse_ftrace_formats,
+	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", tracing_data_parse_ftrace_formats,
 			     false, true, err) ||
-	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", fmt_parse_event_formats,
+	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", tracing_data_parse_event_formats,
 			     false, true, err) ||
 	    (r->flags & FMT_OPEN_NO_KALLSYMS
 		 ? kallsyms_size_v7(r, err)
-		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", fmt_parse_kallsyms, false,
+		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", tracing_data_parse_kallsyms, false,
 				    false, err)) ||
-	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", fmt_parse_printk, false, false,
+	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", tracing_data_parse_printk, false, false,
 			     err) ||
-	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", fmt_parse_cmdlines, false, false,
+	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", tracing_data_parse_cmdlines, false, false,
 			     err))
 		return -1;
 	return 0;
@@ -904,7 +904,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 		return FAIL("out of memory");
 	t->clk.in_usecs = true; /* trace-cmd's default: seconds */
 	r->be_priv = t;
-	if (read_file_header(r, &d, err) || fmt_init_tep(r, err))
+	if (read_file_header(r, &d, err) || fmt_events_init_tep(r, err))
 		return -1;
 	if ((r->info.version == 6 ? parse_v6(r, &d, err) : parse_v7(r, &d, err)))
 		return -1;
@@ -913,7 +913,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 			if (r->info.buffers[i].ncpus > r->info.cpus)
 				r->info.cpus = r->info.buffers[i].ncpus;
 	tep_set_cpus(r->tep, r->info.cpus);
-	if (td_clock_finish(r, &t->clk, r->info.nbuffers ? r->info.buffers[0].clock : NULL, err))
+	if (tdclock_finish(r, &t->clk, r->info.nbuffers ? r->info.buffers[0].clock : NULL, err))
 		return -1;
 	r->info.clock = r->info.trace_clock;
 	split_cpustats(r);
@@ -934,7 +934,7 @@ static void tracedat_close(struct fmt_reader *r)
 	free(t->manifest);
 	free(t->compression_ver);
 	free(t->cpustats_top);
-	td_clock_free(&t->clk);
+	tdclock_free(&t->clk);
 	free(t);
 	r->be_priv = NULL;
 }
@@ -960,14 +960,14 @@ static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 		}
 		if (owned) /* the text alone, in a buffer the table owns */
 			p = memmove(owned, p, n);
-		rc = fmt_load_kallsyms_text(r, p, n, owned != NULL, err);
+		rc = tracing_data_load_kallsyms_text(r, p, n, owned != NULL, err);
 	}
 	return rc;
 }
 
 static uint64_t tracedat_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
 {
-	return td_clock_ts(&td(r)->clk, raw, cpu);
+	return tdclock_ts(&td(r)->clk, raw, cpu);
 }
 
 const struct fmt_backend fmt_tracedat_backend = {

@@ -164,7 +164,7 @@ static char *join(const char *dir, const char *name)
 #define MAX_SYMS (1ULL << 30)
 
 /*
- * The whole text file DIR/NAME (@what, at most @max bytes: fmt_read_file()),
+ * The whole text file DIR/NAME (@what, at most @max bytes: fmt_file_read()),
  * NUL-terminated; NULL with @err set (and errno ENOENT when there is none).
  */
 static char *slurp(const char *dir, const char *name, const char *what, uint64_t max,
@@ -177,7 +177,7 @@ static char *slurp(const char *dir, const char *name, const char *what, uint64_t
 		UFAIL(dir, "out of memory");
 		return NULL;
 	}
-	buf = fmt_read_file(path, what, max, len, err);
+	buf = fmt_file_read(path, what, max, len, err);
 	e = errno;
 	free(path);
 	errno = e;
@@ -716,7 +716,7 @@ static int add_stream(struct uft *u, const char *name, int task, int cpu, struct
 		return UFAIL(u->dir, "out of memory");
 	u->nst++;
 	/* a regular file only: a FIFO or a device is refused, never read */
-	fd = fmt_open_regular(s->path, "uftrace data file", UINT64_MAX / 2, &size, err);
+	fd = fmt_file_open_regular(s->path, "uftrace data file", UINT64_MAX / 2, &size, err);
 	if (fd < 0) /* a thread that called nothing traced has no file */
 		return errno == ENOENT && task >= 0 ? 0 : -1;
 	s->len = size;
@@ -1068,16 +1068,16 @@ static int uft_open(struct fmt_reader *r, struct fmt_err *err)
 	r->be_priv = u;
 	u->dir = r->path;
 	r->info.page_size = 4096;
-	if (read_info(r, u, err) || fmt_init_tep(r, err) || read_tasks(u, err))
+	if (read_info(r, u, err) || fmt_events_init_tep(r, err) || read_tasks(u, err))
 		return -1;
 	for (int i = 0; i < u->ntasks; i++)
 		u->tasks[i].sess = sess_of(u, u->tasks[i].pid, u->tasks[i].ts);
 	if (register_syms(r, u, err))
 		return -1;
 	lib_ends(u);
-	if (fmt_add_format(r, "ftrace", tf_fg_entry, sizeof(tf_fg_entry) - 1, err) ||
-	    fmt_add_format(r, "ftrace", f_exit, sizeof(f_exit) - 1, err) ||
-	    fmt_add_format(r, "sched", tf_switch, sizeof(tf_switch) - 1, err) ||
+	if (fmt_events_add_format(r, "ftrace", tf_fg_entry, sizeof(tf_fg_entry) - 1, err) ||
+	    fmt_events_add_format(r, "ftrace", f_exit, sizeof(f_exit) - 1, err) ||
+	    fmt_events_add_format(r, "sched", tf_switch, sizeof(tf_switch) - 1, err) ||
 	    open_streams(u, err) || make_info(r, u, err))
 		return -1;
 	register_comms(r, u);
@@ -1138,7 +1138,7 @@ static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	memcpy(&ev->pid, u->rec + 4, 4);
 	ev->missed = s->missed;
 	s->missed = 0;
-	ev->event = fmt_event_format(r, ev->type);
+	ev->event = fmt_events_format(r, ev->type);
 	if (!ev->event)
 		return FAIL("event %d: its format does not parse", ev->type);
 	cs = cpu_stream(r, ev->cpu);

@@ -60,7 +60,7 @@ static void describe(int fd, pid_t pid, char *who, size_t n)
 	}
 }
 
-void rec_run_dir(void)
+void lock_run_dir(void)
 {
 	/* every init system makes /run; a bare initramfs (the VM lab's) may not.
 	 * EEXIST as a rule; another failure is said by the open that follows */
@@ -75,7 +75,7 @@ int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err
 	struct tm tm;
 	int len;
 
-	rec_run_dir();
+	lock_run_dir();
 	*fd = open(REC_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (*fd < 0)
 		return fmt_errf(err, REC_LOCK_PATH,

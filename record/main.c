@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc-record: record what darc analyzes, on the box where it happens.
- * This file reads the options and hands them to rec_run() or rec_reset().
+ * This file reads the options and hands them to record_run() or reset_run().
  */
 #include <errno.h>
 #include <getopt.h>
@@ -319,7 +319,7 @@ static void free_opts(struct rec_opts *o)
 		free(o->along_info);
 	}
 	free(o->pids);
-	rec_notes_free(&o->dropped);
+	caps_notes_free(&o->dropped);
 }
 
 /* @v's strings on the rest of the line. */
@@ -349,7 +349,7 @@ static int check(const struct rec_opts *o)
 	caps_more(&c);
 	warn = caps_wake_warning(&c, o, wake, sizeof(wake));
 	if (o->json) {
-		s = caps_json(&c, warn);
+		s = manifest_caps_json(&c, warn);
 		if (s)
 			puts(s);
 		free(s);
@@ -397,10 +397,10 @@ static int reset(bool force)
 		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_FAILED;
 	}
-	left = rec_reset(force, &notes);
+	left = reset_run(force, &notes);
 	for (int i = 0; i < notes.n; i++)
 		fprintf(stderr, "darc-record: %s\n", notes.v[i]);
-	rec_notes_free(&notes);
+	caps_notes_free(&notes);
 	caps_release(&c);
 	return left ? REC_FAILED : REC_OK;
 }
@@ -617,7 +617,7 @@ int main(int argc, char **argv)
 	 * before tracefs is restored and the bundle written: writes fail with
 	 * EPIPE instead. The command gets the disposition darc-record was given.
 	 */
-	rec_sigpipe = signal(SIGPIPE, SIG_IGN);
+	target_sigpipe = signal(SIGPIPE, SIG_IGN);
 	/* held until the recording loop reads them: a signal never interrupts the setup */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -633,7 +633,7 @@ int main(int argc, char **argv)
 		else if (mode == OPT_RESET)
 			rc = reset(o.force);
 		else if (!mode)
-			rc = rec_run(&o);
+			rc = record_run(&o);
 	}
 	free_opts(&o);
 	if (fflush(stdout) || ferror(stdout)) {

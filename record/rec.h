@@ -49,8 +49,8 @@ struct rec_notes {
 };
 
 /* Add a printf-style note; out of memory drops it. */
-void rec_note(struct rec_notes *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rec_notes_free(struct rec_notes *l);
+void caps_note(struct rec_notes *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void caps_notes_free(struct rec_notes *l);
 
 /* One tracepoint (or a whole system when name is NULL) to enable. */
 struct rec_event {
@@ -202,7 +202,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			 struct rec_notes *notes, struct fmt_err *err);
 
 /* Does @o ask for function_graph (-g, -n, -l, --max-depth, its options)? */
-bool rec_graph(const struct rec_opts *o);
+bool sess_graph(const struct rec_opts *o);
 
 /* The buffers' own settings: tracing off, clock, size, watermark, fork options. */
 int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
@@ -287,16 +287,16 @@ size_t undo_logs(glob_t *g, pid_t **pids);
 void undo_leftovers(struct rec_notes *notes);
 
 /* Is @pid a running darc-record (not this one)? */
-bool rec_alive(pid_t pid);
+bool undo_alive(pid_t pid);
 
 /* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
-pid_t rec_owner(const char *name);
+pid_t undo_owner(const char *name);
 
 /* ---- lock.c ---- */
 
 #define REC_LOCK_PATH REC_UNDO_DIR "/darc-record.lock"
 /* Make REC_UNDO_DIR if the system has none (errors are left to the open after it). */
-void rec_run_dir(void);
+void lock_run_dir(void);
 
 /*
  * Take the top-level lock for this process, as @role ("recording in the
@@ -344,7 +344,7 @@ const char *probe_group(enum rec_probe_type t);
 int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct fmt_err *err);
 
 /* The GNU build-id of ELF file @path as hex into @hex; -1 if it has none. */
-int elf_build_id(const char *path, char *hex, size_t n);
+int uprobe_build_id(const char *path, char *hex, size_t n);
 
 /* ---- stream.c ---- */
 
@@ -375,7 +375,7 @@ void stream_free(struct stream *s);
 /* ---- target.c ---- */
 
 /* SIGPIPE's disposition as darc-record was started (it ignores it): the command's. */
-extern void (*rec_sigpipe)(int);
+extern void (*target_sigpipe)(int);
 
 struct target;
 
@@ -419,7 +419,7 @@ void target_free(struct target *t);
 /* The tracing mechanisms whose cost is measured. */
 enum rec_mech { MECH_FGRAPH, MECH_KPROBE, MECH_KRETPROBE, MECH_UPROBE, MECH_URETPROBE,
 		MECH_TRACEPOINT, MECH_N };
-extern const char *const rec_mech_names[MECH_N]; /* "function_graph", "kprobe", ... */
+extern const char *const calib_mech_names[MECH_N]; /* "function_graph", "kprobe", ... */
 
 /* The cost of one mechanism. */
 struct rec_cost {
@@ -522,10 +522,10 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 
 /* --check's facts as an indented JSON text (caller frees), or NULL; "wake_warning":
    @wake_warning, or null (caps_wake_warning()). */
-char *caps_json(const struct rec_caps *c, const char *wake_warning);
+char *manifest_caps_json(const struct rec_caps *c, const char *wake_warning);
 
 /* The recording's summary as a one-line JSON text (caller frees), or NULL. */
-char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
+char *manifest_summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
 
 /* ---- bundle.c ---- */
 
@@ -567,11 +567,11 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
  * (all of them with @force). Notes say what was removed. Returns the number
  * of things that could not be removed.
  */
-int rec_reset(bool force, struct rec_notes *notes);
+int reset_run(bool force, struct rec_notes *notes);
 
 /* ---- record.c ---- */
 
 /* Record as @o says; returns an exit status (REC_*), having printed errors. */
-int rec_run(struct rec_opts *o);
+int record_run(struct rec_opts *o);
 
 #endif

@@ -197,7 +197,7 @@ static void top_buffer_report(struct sess *s, struct rec_result *r, bool quiet)
 			before, now);
 }
 
-/* What one recording holds while it runs: rec_run's steps share it, and
+/* What one recording holds while it runs: record_run's steps share it, and
    run_free gives it all back, whichever step failed. */
 struct run {
 	struct rec_caps caps;
@@ -277,7 +277,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 		return -1;
 	sess_note_dir(x->s, x->dir);
 	print_notes(&x->notes, "");
-	rec_notes_free(&x->notes);
+	caps_notes_free(&x->notes);
 	if (probes_create(o, &x->err))
 		return -1;
 	x->t = target_create(o->command, o->pids, o->npids, &x->err);
@@ -288,7 +288,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 	if (!o->no_calibrate) {
 		calib_run(x->s, o, &x->r.cost, &x->notes);
 		print_notes(&x->notes, "");
-		rec_notes_free(&x->notes);
+		caps_notes_free(&x->notes);
 	}
 	if (sess_setup(x->s, o, &x->err))
 		return -1;
@@ -381,9 +381,9 @@ static void report_cost(const struct rec_calib *c)
 		if (!c->m[m].asked)
 			continue;
 		if (c->m[m].measured)
-			fprintf(stderr, "%s %s %.0f ns", sep, rec_mech_names[m], c->m[m].ns);
+			fprintf(stderr, "%s %s %.0f ns", sep, calib_mech_names[m], c->m[m].ns);
 		else
-			fprintf(stderr, "%s %s not measured (%s)", sep, rec_mech_names[m],
+			fprintf(stderr, "%s %s not measured (%s)", sep, calib_mech_names[m],
 				c->m[m].why ? c->m[m].why : "?");
 		sep = ",";
 	}
@@ -451,12 +451,12 @@ static void run_free(struct rec_opts *o, struct run *x)
 	if (x->sfd >= 0)
 		close(x->sfd);
 	wfile_release(o->output, x->reserved); /* after the bundle's rename */
-	rec_notes_free(&x->missing);
-	rec_notes_free(&x->works);
-	rec_notes_free(&x->notes);
+	caps_notes_free(&x->missing);
+	caps_notes_free(&x->works);
+	caps_notes_free(&x->notes);
 }
 
-int rec_run(struct rec_opts *o)
+int record_run(struct rec_opts *o)
 {
 	struct run x = {.err = {.msg = ""}, .r = {.target_status = -1, .clock = o->clock},
 			.sfd = -1, .reserved = -1};
@@ -496,7 +496,7 @@ int rec_run(struct rec_opts *o)
 		report_totals(o, &x.r, x.nbuf);
 	rc = REC_OK;
 	if (o->json) {
-		char *j = summary_json(o, x.t, &x.r);
+		char *j = manifest_summary_json(o, x.t, &x.r);
 		if (j)
 			printf("%s\n", j);
 		else

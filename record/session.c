@@ -305,7 +305,7 @@ static const char *instance_graph_lacks(struct tracefs_instance *inst, const str
 static int put_if(struct sess *s, struct tracefs_instance *in, const char *file, const char *val,
 		  struct fmt_err *err);
 
-bool rec_graph(const struct rec_opts *o)
+bool sess_graph(const struct rec_opts *o)
 {
 	return o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 ||
 	       o->graph_irqs >= 0 || o->nftrace_filter || o->nftrace_notrace;
@@ -361,7 +361,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			 struct rec_notes *notes, struct fmt_err *err)
 {
 	struct sess *s = calloc(1, sizeof(*s));
-	bool graph = rec_graph(o);
+	bool graph = sess_graph(o);
 	bool unfiltered = false;
 	struct tracefs_instance *main = NULL;
 
@@ -376,7 +376,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 		fmt_errf(err, NULL, "out of memory");
 		goto fail;
 	}
-	rec_run_dir();
+	lock_run_dir();
 	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	s->top_before = top_size();
 	s->top_default = (int)undo_expanded_kb(s->top_before);
@@ -388,7 +388,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			goto fail;
 		const char *lacks = graph ? instance_graph_lacks(main, o) : NULL;
 		if (lacks) {
-			rec_note(notes, "this kernel's instances have no %s: recording the function "
+			caps_note(notes, "this kernel's instances have no %s: recording the function "
 					"graph in the top-level buffer (restored on exit)", lacks);
 			tracefs_instance_destroy(main);
 			tracefs_instance_free(main);
@@ -396,7 +396,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			main = NULL;
 		}
 	} else if (!o->no_instance) {
-		rec_note(notes, "this kernel has no tracefs instances: recording in the top-level "
+		caps_note(notes, "this kernel has no tracefs instances: recording in the top-level "
 				"buffer (restored on exit)");
 	}
 	/* before anything is written at the top level */
@@ -414,7 +414,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			    (struct sess_buffer){.name = REC_UNFILTERED_BUFFER, .inst = all};
 			s->nbuf = 2;
 		} else {
-			rec_note(notes, "no instances: irq and block events are pid-filtered too");
+			caps_note(notes, "no instances: irq and block events are pid-filtered too");
 		}
 	}
 	return s;

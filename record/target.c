@@ -65,7 +65,7 @@ static int add_process(struct target *t, pid_t pid, struct fmt_err *err)
 	return 0;
 }
 
-void (*rec_sigpipe)(int) = SIG_DFL;
+void (*target_sigpipe)(int) = SIG_DFL;
 
 /* The child: wait at the gate, then become the command. */
 static void __attribute__((noreturn))
@@ -77,7 +77,7 @@ child_main(char **argv, const int gate[2], const int report[2])
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, rec_sigpipe == SIG_ERR ? SIG_DFL : rec_sigpipe);
+	signal(SIGPIPE, target_sigpipe == SIG_ERR ? SIG_DFL : target_sigpipe);
 	/* the parent's ends: the gate opens when the parent closes the last write end */
 	close(gate[1]);
 	close(report[0]);

@@ -101,7 +101,7 @@ out:
 	return rc;
 }
 
-int elf_build_id(const char *path, char *hex, size_t n)
+int uprobe_build_id(const char *path, char *hex, size_t n)
 {
 	int fd = -1, rc = -1;
 	Elf *elf = open_elf(path, &fd);
@@ -142,7 +142,7 @@ int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct f
 			func);
 }
 
-int elf_build_id(const char *path, char *hex, size_t n)
+int uprobe_build_id(const char *path, char *hex, size_t n)
 {
 	return -1;
 }

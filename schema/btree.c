@@ -54,7 +54,7 @@ struct owner {
 struct pagefile {
 	int fd, page_size;
 	const char *path;    /* for messages */
-	uint32_t reserve;    /* pages 1 .. reserve are SQLite's (pagefile_head()) */
+	uint32_t reserve;    /* pages 1 .. reserve are SQLite's (btree_pagefile_head()) */
 	uint32_t pending_pg; /* the lock-byte page */
 	uint32_t next;	     /* the first page not written */
 	struct owner *owner; /* by page number - 1, up to next */
@@ -273,7 +273,7 @@ static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, 
 }
 
 
-struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
+struct pagefile *btree_pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
 			      int64_t pending)
 {
 	struct pagefile *pf = calloc(1, sizeof(*pf));
@@ -294,7 +294,7 @@ struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t 
 	return pf;
 }
 
-void pagefile_free(struct pagefile *pf)
+void btree_pagefile_free(struct pagefile *pf)
 {
 	if (pf) {
 		free(pf->owner);
@@ -350,7 +350,7 @@ static int page_move(struct pagefile *pf, uint32_t from, uint32_t to, struct fmt
 	return 0;
 }
 
-/* Does page @pg hold a leaf (of those written before pagefile_head())? */
+/* Does page @pg hold a leaf (of those written before btree_pagefile_head())? */
 static bool owned(const struct pagefile *pf, uint32_t pg)
 {
 	return pg >= 1 && pg <= pf->owner_cap && pf->owner[pg - 1].t;
@@ -381,7 +381,7 @@ static int close_gap(struct pagefile *pf, uint32_t from, struct fmt_err *err)
 	return 0;
 }
 
-int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err)
+int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err)
 {
 	const int ps = pf->page_size;
 	uint32_t end = pf->next;
@@ -404,7 +404,7 @@ int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_e
 	return close_gap(pf, npages, err);
 }
 
-int pagefile_finish(struct pagefile *pf, struct fmt_err *err)
+int btree_pagefile_finish(struct pagefile *pf, struct fmt_err *err)
 {
 	uint8_t h[100];
 	uint32_t change, npages = pf->next - 1;

@@ -143,7 +143,7 @@ static int load_template(sqlite3 *m)
 	unsigned char *image = sqlite3_malloc64(schema_template_size);
 
 	if (image)
-		schema_template_fill(image);
+		image_template_fill(image);
 	/* SQLite frees the image (FREEONCLOSE): its own malloc's */
 	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)schema_template_size,
 					    (sqlite3_int64)schema_template_size,

@@ -19,7 +19,7 @@
 #include "fmt.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "write.h"
+#include "db.h"
 #include "pipeline.h"
 #include "summary.h"
 

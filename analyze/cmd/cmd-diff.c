@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "rows.h"
 #include "report.h"
+#include "rows.h"
 
 static const char usage_text[] =
 	"usage: darc diff [options] A B\n\n"
@@ -90,7 +90,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 
 	switch (c) {
 	case 'm':
-		rc = (a->o.method = cmp_method_of(arg)) < 0 ? -1 : 0;
+		rc = (a->o.method = profile_cmp_method_of(arg)) < 0 ? -1 : 0;
 		break;
 	case 't':
 		rc = number(arg, 0, 1e9, &a->o.threshold);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "explain-db.h"
 
 static const char usage_head[] =
 	"usage: darc explain [options] DB|RECORDING\n\n"
@@ -121,7 +121,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_explain(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose, &ctx->err);
+	return explain_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose, &ctx->err);
 }
 
 static const struct option opts[] = {

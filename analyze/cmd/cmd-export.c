@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "export.h"
+#include "perfetto.h"
 #include "vis.h"
 #include "wfile.h"
 
@@ -159,7 +160,7 @@ static int write_export(void *ctx, FILE *f)
 {
 	struct job *j = ctx;
 
-	j->rc = report_export(f, j->db, j->o, j->x, &j->err);
+	j->rc = export_report(f, j->db, j->o, j->x, &j->err);
 	return j->rc;
 }
 
@@ -172,7 +173,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	int rc;
 
 	if (!a->out) {
-		rc = report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
+		rc = export_report(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
 	} else {
 		rc = wfile_write(a->out,
 				 a->x.format == EXPORT_FOLDED	  ? &wfile_folded
@@ -182,7 +183,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 		/* the file failed (not the export), or never opened: its error */
 		ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
 	}
-	if (!rc && a->x.format == EXPORT_PERFETTO && !export_has_findings(ctx->db[0]))
+	if (!rc && a->x.format == EXPORT_PERFETTO && !perfetto_has_findings(ctx->db[0]))
 		fprintf(stderr, "darc export: '%s' holds no findings of darc explain: run 'darc"
 				" explain' on it first to have them in the trace\n",
 			vis(rdb_path(ctx->db[0])));

@@ -35,7 +35,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 {
 	int64_t *interval = args;
 
-	if (c == OPT_INTERVAL && !ropt_duration(arg, interval) && *interval > 0)
+	if (c == OPT_INTERVAL && !options_duration(arg, interval) && *interval > 0)
 		return 0;
 	return fmt_errf(err, NULL, "a duration expected (e.g. 100ms)");
 }
@@ -58,6 +58,6 @@ static const struct option opts[] = {
 static int64_t interval; /* --interval: one profile per window of this many ns */
 
 const struct cmd cmd_hist = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = own_option, .run = run, .args = &interval, .nargs = 1,
 };

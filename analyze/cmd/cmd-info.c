@@ -14,14 +14,14 @@
 
 #include "cmd.h"
 #include "decode.h"
-#include "funcs.h"
-#include "tracer-cost.h"
 #include "explain-wake.h"
 #include "fmt.h"
+#include "funcs.h"
 #include "info-manifest.h"
-#include "vis.h"
 #include "jtext.h"
 #include "show.h"
+#include "tracer-cost.h"
+#include "vis.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -169,7 +169,7 @@ struct tally {
 	struct funcs *fs;
 	struct decoder *dec; /* NULL once it failed (then failed says why) */
 	char *failed;	     /* the decoder's error: damaged kallsyms, out of memory */
-	struct tc_est *tc;
+	struct cost_est *tc;
 	uint8_t *graph; /* by event type: 0 not looked at, 1 a graph entry or exit, 2 not */
 };
 
@@ -199,9 +199,9 @@ static void estimate(struct tally *t, const struct fmt_event *ev)
 
 	if (!t->dec)
 		return;
-	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || tc_est_feed(t->tc, &a, false)) {
-		t->failed = strdup(decoder_error(t->dec));
-		decoder_free(t->dec);
+	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || cost_est_feed(t->tc, &a, false)) {
+		t->failed = strdup(decode_error(t->dec));
+		decode_free(t->dec);
 		t->dec = NULL;
 	}
 }
@@ -213,8 +213,8 @@ static int estimate_init(struct tally *t, struct fmt_reader *r)
 
 	t->graph = calloc(65536, 1);
 	t->fs = funcs_new();
-	t->tc = tc_est_new();
-	t->dec = t->fs ? decoder_new(r, t->fs, syscall_abi_of(info->uname, info->long_size,
+	t->tc = cost_est_new();
+	t->dec = t->fs ? decode_new(r, t->fs, decode_syscall_abi(info->uname, info->long_size,
 							       info->big_endian))
 		       : NULL;
 	return t->graph && t->fs && t->tc && t->dec ? 0 : -1;
@@ -228,7 +228,7 @@ static int estimate_init(struct tally *t, struct fmt_reader *r)
  */
 static json_t *cost_json(const struct tally *t, const struct fmt_info *info, json_t **ns)
 {
-	char *s = t->dec ? tc_est_json(t->tc, info->manifest_json,
+	char *s = t->dec ? cost_est_json(t->tc, info->manifest_json,
 				       !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE
 									  : NULL)
 			 : NULL;
@@ -240,7 +240,7 @@ static json_t *cost_json(const struct tally *t, const struct fmt_info *info, jso
 	*ns = json_object();
 	json_object_foreach_safe(o, tmp, k, v) {
 		const char *src = json_string_value(json_object_get(v, "source"));
-		bool graph = !strcmp(k, tc_mech_names[TC_FGRAPH]) || !strcmp(k, TC_GRAPH_UFTRACE);
+		bool graph = !strcmp(k, cost_mech_names[TC_FGRAPH]) || !strcmp(k, TC_GRAPH_UFTRACE);
 		if (!graph && (!src || strcmp(src, "measured"))) {
 			json_object_del(o, k); /* info tells other events apart by name only */
 			continue;
@@ -302,9 +302,9 @@ static void print_cost(const struct tally *t, const struct fmt_info *info)
 static void estimate_free(struct tally *t)
 {
 	free(t->failed);
-	decoder_free(t->dec);
+	decode_free(t->dec);
 	funcs_free(t->fs);
-	tc_est_free(t->tc);
+	cost_est_free(t->tc);
 	free(t->graph);
 }
 

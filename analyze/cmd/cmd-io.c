@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "io-bios.h"
+#include "io-layers.h"
 
 static const char usage_text[] =
 	"usage: darc io [options] DB|RECORDING [--func F | --call ID | --bios | --irqs]\n\n"
@@ -63,15 +64,15 @@ static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
 	int rc;
 
 	if (a->what == OPT_BIOS)
-		return report_bios(stdout, db, a->json, err);
+		return io_bios_report(stdout, db, a->json, err);
 	if (a->what == OPT_IRQS)
-		return report_irqs(stdout, db, a->top ? a->top : 20, a->json, err);
+		return io_irqs_report(stdout, db, a->top ? a->top : 20, a->json, err);
 	if (a->layers && io_rules_load(a->layers, &rules, err))
 		return -1;
 	if (!a->func && !a->call)
-		rc = report_io_overview(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
+		rc = io_overview_report(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
 	else
-		rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
+		rc = io_report(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
 			       err);
 	io_rules_free(&rules);
 	return rc;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "paths.h"
 
 static const char usage_head[] =
 	"usage: darc paths [options] DB|RECORDING --root F\n\n"
@@ -52,9 +52,9 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_ROOT:
 		a->func_before = ctx->o.sel.func && !a->root;
 		a->root = arg;
-		return ropt_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
 	case OPT_RANGE:
-		return ropt_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
 		v = strtod(arg, &end);
 		if (end == arg || *end || !(v >= 1 && v <= 1000))
@@ -86,7 +86,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_paths(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->peak, &ctx->err);
+	return paths_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->peak, &ctx->err);
 }
 
 static const struct option opts[] = {
@@ -101,6 +101,6 @@ static const struct option opts[] = {
 static struct args args = {0, NULL, false};
 
 const struct cmd cmd_paths = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = own_option, .check = check, .run = run, .args = &args, .nargs = 1,
 };

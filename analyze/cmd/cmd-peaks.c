@@ -56,6 +56,6 @@ static const struct option opts[] = {
 static int explain;
 
 const struct cmd cmd_peaks = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = take, .check = check, .run = run, .args = &explain, .nargs = 1,
 };

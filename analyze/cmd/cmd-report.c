@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "page.h"
 #include "wfile.h"
 
 static const char usage_head[] =
@@ -88,7 +88,7 @@ static int write_page(void *ctx, FILE *f)
 {
 	struct job *j = ctx;
 
-	j->rc = report_page(f, j->db, j->o, j->top, &j->err);
+	j->rc = page_report(f, j->db, j->o, j->top, &j->err);
 	return j->rc;
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "waits.h"
 
 static const char usage_text[] =
 	"usage: darc waits [options] DB|RECORDING (--task TID | --call ID)\n\n"
@@ -47,7 +47,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return 0;
 	}
 	if (c == OPT_SLACK)
-		return ropt_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
+		return options_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
 			       ? fmt_errf(err, NULL, "a duration such as 1ms")
 			       : 0;
 	v = strtoll(arg, &end, 10);
@@ -76,7 +76,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_waits(stdout, ctx->db[0], &a->ws, a->json, &ctx->err);
+	return waits_report(stdout, ctx->db[0], &a->ws, a->json, &ctx->err);
 }
 
 static const struct option opts[] = {

@@ -4,7 +4,7 @@
  * the database, before any report runs: the closest function ("did you
  * mean"), task name or busiest tasks, the recording's span when --time
  * misses it, and that a selection whose parts all exist holds no call. Every
- * command that reads a database goes through cmd_check_selection(), so each
+ * command that reads a database goes through suggest_check_selection(), so each
  * says it the same way and with the same exit status.
  */
 #include <inttypes.h>
@@ -249,7 +249,7 @@ static int no_call(struct rdb *db, int64_t id, struct fmt_err *err)
 			last);
 }
 
-int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err)
+int suggest_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err)
 {
 	const struct rsel *sel = &o->sel;
 	bool window = sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;

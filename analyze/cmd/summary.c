@@ -291,7 +291,7 @@ void summary_print(FILE *out, const struct pipeline_result *res, const char *rec
 		json_object_set_new(j, "top", top);
 		struct fmt_err e;
 		if (show_json_to(out, "analyze", NULL, j, &e))
-			darc_error("%s", e.msg);
+			setup_error("%s", e.msg);
 		json_decref(j);
 	} else {
 		json_decref(top);

@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "columns.h"
-#include "explain.h"
+#include "explain-db.h"
 #include "explain-wake.h"
-#include "report.h"
+#include "explain.h"
+#include "jtext.h"
+#include "paths.h"
 #include "search-db.h"
 #include "show.h"
 #include "tracer-shift.h"
 #include "vis.h"
-#include "jtext.h"
 
 #define MAX_PARTS 3
 
@@ -355,14 +356,14 @@ static const char *recorder_of(struct rdb *db, json_t *c, char *buf, size_t n)
 	   the search's calls, is asked here (and said only when it is the recorder) */
 	if (kind && !strcmp(kind, "preempt") && tid < 0 &&
 	    query1(db, paths_ran_instead_sql, 0, 0, NULL, &top) >= 0 && top &&
-	    (tid = tid_of(top)) > 0 && tshift_recorder_task(db, tid, who, sizeof(who)))
+	    (tid = tid_of(top)) > 0 && tracer_shift_recorder_task(db, tid, who, sizeof(who)))
 		json_object_set_new(c, "who", jtext(top));
 	else
 		tid = tid_of(json_string_value(json_object_get(c, "who")));
 	free(top);
 
 	if (kind && !strcmp(kind, "preempt") && tid > 0 &&
-	    tshift_recorder_task(db, tid, who, sizeof(who))) {
+	    tracer_shift_recorder_task(db, tid, who, sizeof(who))) {
 		snprintf(buf, n, "%s", !strcmp(who, "trace-cmd") ? "trace-cmd's threads (its "
 				  "readers of the trace buffers)" : "darc-record's threads");
 		return buf;
@@ -407,7 +408,7 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
 			 const struct slow_part *part, json_t *one, json_t *rec)
 {
 	struct rsel sel = subject_sel(o, s);
-	struct tshift t;
+	struct tracer_shift t;
 	struct fmt_err e;
 	int64_t lo = part->slow.lo > 0 ? (int64_t)ceil(exp2(part->slow.lo)) : 0;
 	int64_t hi = part->slow.hi < 62 ? (int64_t)ceil(exp2(part->slow.hi + 1)) : INT64_MAX;
@@ -415,13 +416,13 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
 	double share;
 	char *sentence, amount[32], words[512];
 
-	if (tshift_load(db, &sel, lo, hi, &t, &e)) {
+	if (tracer_shift_load(db, &sel, lo, hi, &t, &e)) {
 		json_object_set_new(one, "tracer_shift", json_null());
 		return;
 	}
-	j = tshift_range_json(&t, part->slow.lo, part->slow.hi);
+	j = tracer_shift_range_json(&t, part->slow.lo, part->slow.hi);
 	share = json_number_value(json_object_get(j, "share"));
-	tshift_cost_words(&t, words, sizeof(words));
+	tracer_shift_cost_words(&t, words, sizeof(words));
 	if (json_is_object(j) && share >= EXPLAIN_CAUSE_MIN &&
 	    asprintf(&sentence, "the tracer's hooks (a traced call: %s): %.0f%% of the latency "
 				"of the %s, %s a call; untraced, %lld of its %llu calls would be a "
@@ -435,11 +436,11 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
 		    rec, json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
 				   "the tracer's hooks", "share", share, "ns",
 				   json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
-				   "cost", tshift_cost_json(&t), "sentence", jtext(sentence)));
+				   "cost", tracer_shift_cost_json(&t), "sentence", jtext(sentence)));
 		free(sentence);
 	}
 	json_object_set_new(one, "tracer_shift", j);
-	tshift_release(&t);
+	tracer_shift_release(&t);
 }
 
 /*
@@ -573,7 +574,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	size_t k;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
 		char *path = json_dumps(jtext_clean(json_object_get(c, "path")), JSON_COMPACT);
@@ -600,7 +601,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (db_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, search);
 	sqlite3_bind_int(st, 2, j->rank);
@@ -708,7 +709,7 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
+json_t *explain_db_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
 			int top, int *nsubjects, struct fmt_err *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
@@ -742,14 +743,14 @@ json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct searc
 	return all;
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o,
+int explain_report(FILE *out, struct rdb *db, const struct ropt *o,
 		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
 {
 	json_t *all, *x;
 	size_t k;
 	int n, rc = 0;
 
-	if (!(all = explain_collect(db, o, given, top, &n, err)))
+	if (!(all = explain_db_collect(db, o, given, top, &n, err)))
 		return -1;
 	if (o->json) {
 		json_t *j = json_pack("{sO}", "subjects", all);

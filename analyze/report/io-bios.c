@@ -8,10 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "io-bios.h"
+#include "jtext.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
 
 static const struct {
 	const char *name, *expr, *which;
@@ -64,7 +64,7 @@ out:
 	return rc;
 }
 
-int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
+int io_bios_report(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json ? json_array() : NULL;
@@ -183,7 +183,7 @@ static const char irqs_sql[] =
     " LEFT JOIN irq_kind k ON k.kind = i.kind WHERE i.t_end IS NOT NULL AND i.t_start IS NOT NULL"
     " GROUP BY i.task_id, i.kind ORDER BY total DESC, i.task_id, i.kind LIMIT ?1";
 
-int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *err)
+int io_irqs_report(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json_array();

@@ -15,9 +15,10 @@
 
 #include "columns.h"
 #include "grow.h"
-#include "report.h"
-#include "show.h"
+#include "io-bios.h"
+#include "io-layers.h"
 #include "jtext.h"
+#include "show.h"
 
 enum { L_VFS, L_FS, L_CACHE, L_COPY, L_BLOCK, L_DRIVER, L_SCHED, L_OTHER, L_IRQ, L_PREEMPT,
        L_QUEUE, L_DEVICE, L_WAKE, L_RUNDELAY, L_WAIT, NLAYER };
@@ -302,7 +303,7 @@ static int put_layers(sqlite3 *w, void *ctx)
 	const char *k;
 	size_t i;
 	int bad = sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
-		  db_prepare_insert(w, "io_layer", &ins);
+		  columns_prepare_insert(w, "io_layer", &ins);
 
 	json_array_foreach(all, i, r) {
 		json_int_t id = json_integer_value(json_object_get(r, "call"));
@@ -372,7 +373,7 @@ static json_t *requests(struct rdb *db, const struct io_rules *rules, const char
 	return all;
 }
 
-int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
+int io_report(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
 	      int64_t call, int top, bool json, struct fmt_err *err)
 {
 	json_t *all = requests(db, rules, func, call, top, err), *r;
@@ -488,7 +489,7 @@ json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, i
 	return all;
 }
 
-int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
+int io_overview_report(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
 		       bool json, struct fmt_err *err)
 {
 	json_t *e = io_entries_json(db, rules, top, 20, err), *d, *r;

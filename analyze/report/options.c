@@ -13,7 +13,7 @@
 #include "wfile.h"
 #include "jtext.h"
 
-const char ropt_help[] =
+const char options_help[] =
     "which calls (one of):\n" ROPT_HELP_CALLS
     "how:\n"
     "      --metric M       incl (default), excl, irq, softirq, preempt, blocked: the\n"
@@ -28,19 +28,19 @@ const char ropt_help[] =
     "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
     "      --json           print JSON\n";
 
-void ropt_init(struct ropt *o)
+void options_init(struct ropt *o)
 {
 	*o = (struct ropt){
 	    .sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT, .search = SEARCH_PARAMS_DEFAULT};
 }
 
-void ropt_release(struct ropt *o)
+void options_release(struct ropt *o)
 {
 	free(o->peaks);
 	o->peaks = NULL;
 }
 
-int ropt_duration(const char *s, int64_t *ns)
+int options_duration(const char *s, int64_t *ns)
 {
 	static const struct {
 		const char *unit;
@@ -72,7 +72,7 @@ static int time_range(struct rsel *sel, const char *arg)
 	if (!dash || dash - arg >= (long)sizeof(lo))
 		return -1;
 	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - arg), arg);
-	if ((lo[0] && ropt_duration(lo, &sel->t_lo)) || (dash[1] && ropt_duration(dash + 1, &sel->t_hi)))
+	if ((lo[0] && options_duration(lo, &sel->t_lo)) || (dash[1] && options_duration(dash + 1, &sel->t_hi)))
 		return -1;
 	return sel->t_lo < sel->t_hi ? 0 : -1;
 }
@@ -181,7 +181,7 @@ static const char *take_number(struct ropt *o, int c, const char *arg)
 	return take_search(&o->search, c, arg);
 }
 
-int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
+int options_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 {
 	const char *bad = NULL;
 
@@ -234,7 +234,7 @@ int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
 	return 1;
 }
 
-int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
+int options_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 {
 	int n = !!o->sel.func + !!o->sel.fnode + !!o->sel.path;
 
@@ -254,7 +254,7 @@ int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
 	return 0;
 }
 
-const char *ropt_name(const struct option *opts, int c)
+const char *options_name(const struct option *opts, int c)
 {
 	for (; opts->name; opts++)
 		if (opts->val == c)
@@ -266,7 +266,7 @@ const char *ropt_name(const struct option *opts, int c)
 static void bad_argument(const struct option *opts, int c, const char *arg, struct fmt_err *err)
 {
 	char what[sizeof(err->msg)];
-	const char *name = ropt_name(opts, c);
+	const char *name = options_name(opts, c);
 
 	snprintf(what, sizeof(what), "%s", err->msg);
 	if (name)
@@ -290,7 +290,7 @@ static void unknown(int argc, char **argv, struct fmt_err *err)
 /* The option getopt found without its argument, by name: "--func", "-o". */
 static void no_argument_of(const struct option *opts, struct fmt_err *err)
 {
-	const char *name = ropt_name(opts, optopt);
+	const char *name = options_name(opts, optopt);
 
 	if (name)
 		fmt_errf(err, NULL, "--%s", name);
@@ -298,7 +298,7 @@ static void no_argument_of(const struct option *opts, struct fmt_err *err)
 		fmt_errf(err, NULL, "-%c", optopt);
 }
 
-int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
 		     void *ctx, struct fmt_err *err)
 {
@@ -312,10 +312,10 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 	while ((c = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
 		if (c == 'h')
 			return ROPT_HELP;
-		if (c == '?' && optopt && ropt_name(opts, optopt) &&
+		if (c == '?' && optopt && options_name(opts, optopt) &&
 		    !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
 			/* "--json=1": a known option given an argument it does not take */
-			fmt_errf(err, NULL, "--%s takes no argument", ropt_name(opts, optopt));
+			fmt_errf(err, NULL, "--%s takes no argument", options_name(opts, optopt));
 			return ROPT_BAD;
 		}
 		if (c == '?') {
@@ -327,7 +327,7 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 			return ROPT_NOARG;
 		}
 		err->msg[0] = 0;
-		rc = ropt_take(o, c, optarg, err);
+		rc = options_take(o, c, optarg, err);
 		if (!rc)
 			rc = own && !own(ctx, c, optarg, err) ? 1 : -1;
 		if (rc < 0) {
@@ -340,7 +340,7 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 	return ROPT_OK;
 }
 
-void ropt_filters_json(const struct ropt *o, json_t *j)
+void options_filters_json(const struct ropt *o, json_t *j)
 {
 	if (o->sel.task)
 		json_object_set_new(j, "task", json_integer(o->sel.task));
@@ -353,18 +353,18 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
 }
 
-int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
+int options_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
 		   struct fmt_err *err)
 {
 	return wfile_write(o->svg, &wfile_svg, o->force, fn, ctx, err);
 }
 
-const char *ropt_unit(const struct ropt *o)
+const char *options_unit(const struct ropt *o)
 {
 	return o->cycles ? "cycles" : "ns";
 }
 
-int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
+int options_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
 {
 	if (!o->npeaks)
 		return profile_peaks(p, &o->pp, pk);

@@ -71,7 +71,7 @@ enum {
 /*
  * The search's options (struct search_params), after ROPT_OPTIONS in the table of
  * every command that searches (darc paths, darc explain): parsed and checked
- * here for all of them (ropt_take()); help in ROPT_HELP_SEARCH.
+ * here for all of them (options_take()); help in ROPT_HELP_SEARCH.
  */
 #define ROPT_SEARCH_OPTIONS                                                                     \
 	{"max-depth", required_argument, NULL, ROPT_MAX_DEPTH},                                 \
@@ -96,7 +96,7 @@ enum {
 	"                       event (e.g. 0.5-2, 100ms-1.5s; s without a unit)\n"
 
 /* Their help text, for a command's usage. */
-extern const char ropt_help[];
+extern const char options_help[];
 
 struct ropt {
 	struct rsel sel;
@@ -117,17 +117,17 @@ struct ropt {
  * Defaults: incl latency at resolution 1 in ns, peaks found with the default
  * parameters, the search's default parameters.
  */
-void ropt_init(struct ropt *o);
-void ropt_release(struct ropt *o);
+void options_init(struct ropt *o);
+void options_release(struct ropt *o);
 
 /*
  * Take option @c with argument @arg if it is a shared one: 1 taken, 0 not
  * a shared option, -1 a bad argument (@err says what was expected, e.g. "a
- * positive number": ropt_parse_short() puts the option's name before it).
+ * positive number": options_parse_short() puts the option's name before it).
  */
-int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err);
+int options_take(struct ropt *o, int c, const char *arg, struct fmt_err *err);
 
-/* What ropt_parse_short() found. */
+/* What options_parse_short() found. */
 enum {
 	ROPT_OK = 0,
 	ROPT_HELP = 1,
@@ -141,45 +141,45 @@ enum {
  * getopt_long over @argv with short options @shortopts (which must have "h",
  * e.g. "ho:") and @opts (ROPT_OPTIONS, the command's own, and
  * "help"): shared options go to @o, the command's to @own (0 taken, -1 a bad
- * argument: @err says what was expected, or is empty); ropt_check() is the
+ * argument: @err says what was expected, or is empty); options_check() is the
  * caller's, once it has checked the operands. ROPT_OK (optind is at them), ROPT_HELP, ROPT_UNKNOWN, ROPT_NOARG,
  * or ROPT_BAD: @err says why, a bad argument as "bad --top '0': a positive
  * number" (the option named by its long name).
  */
-int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
 		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
 		     void *ctx, struct fmt_err *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
-int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err);
+int options_check(struct ropt *o, bool need_selection, struct fmt_err *err);
 
 /* Add the calls' filters of @o (task, comm, time_ns, cpu_mhz) to JSON object @j. */
-void ropt_filters_json(const struct ropt *o, json_t *j);
+void options_filters_json(const struct ropt *o, json_t *j);
 
 /*
  * Write the plot of --svg through @fn(@ctx, f), whole or not at all
  * (wfile_write(): never over an input, --force for a file that is not an
  * SVG). 0, or -1 with @err set.
  */
-int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
+int options_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
 		   struct fmt_err *err);
 
 /* The long name of the option of code @c in @opts ("func"), or NULL. */
-const char *ropt_name(const struct option *opts, int c);
+const char *options_name(const struct option *opts, int c);
 
 /* The unit name of @o's values: "ns" or "cycles". */
-const char *ropt_unit(const struct ropt *o);
+const char *options_unit(const struct ropt *o);
 
 /*
  * "1.5ms" -> 1500000: a duration (ns, us, ms, s; seconds without a unit).
  * 0 or -1 (not a duration).
  */
-int ropt_duration(const char *s, int64_t *ns);
+int options_duration(const char *s, int64_t *ns);
 
 /*
  * The peaks of @p: the ones given with --peaks (their statistics filled from
  * @p), or found. *@pk is allocated (free it); returns their number or -1.
  */
-int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk);
+int options_peaks(const struct ropt *o, const struct profile *p, struct peak **pk);
 
 #endif

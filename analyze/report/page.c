@@ -17,12 +17,16 @@
 #include <string.h>
 
 #include "config.h"
-#include "export.h"
+#include "explain-db.h"
+#include "export-calls.h"
+#include "io-bios.h"
+#include "io-layers.h"
 #include "jtext.h"
+#include "page.h"
 #include "progress.h"
-#include "report.h"
 #include "show.h"
 #include "svg.h"
+#include "waits.h"
 
 /* page/head.html, page/style.css, page/script.js (embedded by schema/embed.c -p page) */
 extern const char page_head_html[], page_style_css[], page_script_js[];
@@ -269,7 +273,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 
 	x.flame = true;
 	STAGE(pg, "explaining the entry points");
-	if (!d || !(subjects = explain_collect(db, &x, &sp, top, &nsubjects, err))) {
+	if (!d || !(subjects = explain_db_collect(db, &x, &sp, top, &nsubjects, err))) {
 		json_decref(d);
 		return NULL;
 	}
@@ -291,7 +295,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 	return d;
 }
 
-int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct fmt_err *err)
+int page_report(FILE *out, struct rdb *db, const struct ropt *o, int top, struct fmt_err *err)
 {
 	struct progress pg;
 	json_t *d;

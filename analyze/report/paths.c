@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "search-db.h"
 #include "flame.h"
+#include "jtext.h"
+#include "paths.h"
+#include "search-db.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
 
 /*
  * Up to 3 rows of @sql (?1 bound to @arg, else to @num) as {role, what,
@@ -369,7 +369,7 @@ static char *params_json(const struct ropt *o, const struct search_params *sp)
 
 	if (sp->branch_pct > 0)
 		json_object_set_new(j, "branch_pct", json_real(sp->branch_pct));
-	ropt_filters_json(o, j);
+	options_filters_json(o, j);
 	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
@@ -434,8 +434,8 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 		fprintf(out,
 			" (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
 			" maxcount %g%%, min_bucket %d, mode %s)\n",
-			lo, hi, show_amount(lo_v, ropt_unit(o), a, sizeof(a)),
-			show_amount(hi_v + 1, ropt_unit(o), b, sizeof(b)),
+			lo, hi, show_amount(lo_v, options_unit(o), a, sizeof(a)),
+			show_amount(hi_v + 1, options_unit(o), b, sizeof(b)),
 			json_integer_value(json_object_get(p, "calls")),
 			json_integer_value(json_object_get(p, "search")), sp->max_depth,
 			sp->maxcount_pct, sp->min_bucket, sp->mode == SEARCH_SUM ? "sum" : "max");
@@ -466,7 +466,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load : rdb_profile_load_hist)(
 		db, &o->sel, &p, &info, err))
 		return -1;
-	npk = ropt_peaks(o, &p, &pk);
+	npk = options_peaks(o, &p, &pk);
 	if (npk < 0)
 		rc = fmt_errf(err, NULL, "out of memory");
 	else if (peak > npk)
@@ -485,7 +485,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	return rc;
 }
 
-int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_report(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
 		 int peak, struct fmt_err *err)
 {
 	json_t *all = json_array();

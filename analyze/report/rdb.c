@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write.h"
+#include "db.h"
 #include "grow.h"
 #include "hist.h"
 #include "rows.h"
@@ -232,7 +232,7 @@ int64_t rdb_t_first(struct rdb *db)
 	return query_int(db->sql, "SELECT t_first FROM recording", 0);
 }
 
-bool rdb_made_from(struct rdb *db, const struct fmt_identity *id)
+bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id)
 {
 	sqlite3_stmt *st = NULL;
 	bool same = false;
@@ -469,7 +469,7 @@ int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE && info->calls)
-		quant_exact(v, info->calls, &info->quant);
+		hist_quant_exact(v, info->calls, &info->quant);
 	free(v);
 	if (rc != SQLITE_DONE) {
 		rdb_profile_release(p);

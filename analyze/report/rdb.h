@@ -195,7 +195,7 @@ const char *rdb_text(sqlite3_stmt *st, int i);
  * Was @db made from the recording whose identity is @id (size, mtime and
  * hash, as table recording keeps them)? False when it says nothing.
  */
-bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
+bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id);
 
 /*
  * Whether the calls have an index by fnode (one range of it a function's

@@ -523,7 +523,7 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "search_path", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "search_path", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->nnodes && !rc; i++) {
 		const struct search_node *n = &r->nodes[i];
@@ -563,7 +563,7 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->ncands && !rc; i++) {
 		const struct search_cand *c = &r->cands[i];

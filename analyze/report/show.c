@@ -157,7 +157,7 @@ void show_quant_text(FILE *out, const struct show_ctx *c)
 		return;
 	fprintf(out, "percentiles:");
 	for (int i = 0; i < NQUANT; i++)
-		fprintf(out, " %s %s,", quant_name[i],
+		fprintf(out, " %s %s,", hist_quant_name[i],
 			show_amount(c->info->quant.p[i], c->unit, a, sizeof(a)));
 	fprintf(out, " max %s\n", show_amount(c->info->quant.max, c->unit, a, sizeof(a)));
 }

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "explain-wake.h"
-#include "report.h"
+#include "jtext.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
+#include "waits.h"
 
 #define CHAIN_MAX 8
 
@@ -108,7 +108,7 @@ json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *e
 	return all;
 }
 
-int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
+int waits_report(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
 		 struct fmt_err *err)
 {
 	json_t *all = waits_json(db, ws, err);

@@ -74,8 +74,8 @@ static void read_all(struct fmt_reader *r, struct fmt_err *err)
 		for (int i = 0; i < info->buffers[b].ncpus; i++)
 			if (!fmt_reader_cpu_stats(r, b, i))
 				__builtin_trap(); /* every CPU of every buffer has its stats */
-	fmt_reader_find_event(r, "sched", "sched_switch");
-	fmt_reader_each_format(r, "common_pid", count_format, &nformats);
+	fmt_events_find(r, "sched", "sched_switch");
+	fmt_events_each_format(r, "common_pid", count_format, &nformats);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

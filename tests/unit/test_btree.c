@@ -71,7 +71,7 @@ static int put(const int64_t *ids, int n, struct fmt_err *err)
 {
 	sqlite3 *s;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), sql_fd;
-	struct pagefile *pf = pagefile_new(fd, path, PS, reserve, PENDING);
+	struct pagefile *pf = btree_pagefile_new(fd, path, PS, reserve, PENDING);
 	struct btree *t = btree_new(pf, "t", 4);
 	uint32_t root, npages;
 	int64_t v[4];
@@ -94,12 +94,12 @@ static int put(const int64_t *ids, int n, struct fmt_err *err)
 	sql_fd = open(sql_path, O_RDONLY);
 	ck_assert_int_ge(sql_fd, 0);
 	if (!rc)
-		rc = pagefile_head(pf, sql_fd, npages, err) || btree_place(t, root, err) ||
-		     btree_build(t, root, err) || pagefile_finish(pf, err) ? -1 : 0;
+		rc = btree_pagefile_head(pf, sql_fd, npages, err) || btree_place(t, root, err) ||
+		     btree_build(t, root, err) || btree_pagefile_finish(pf, err) ? -1 : 0;
 	close(sql_fd);
 	close(fd);
 	btree_free(t);
-	pagefile_free(pf);
+	btree_pagefile_free(pf);
 	return rc;
 }
 

@@ -703,7 +703,7 @@ START_TEST(test_text_fgraph_args)
 
 	s = (struct tspan){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
 	s.n = (int)strlen(s.p);
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert_int_eq(a.n, 4);
 	ck_assert_int_eq(a.nslots, 5);
 	ck_assert(span_is(a.a[0].name, "dfd") && a.a[0].kind == 'd' && a.v[0] == (uint64_t)-100);
@@ -713,20 +713,20 @@ START_TEST(test_text_fgraph_args)
 	ck_assert(a.a[3].kind == 'w' && a.a[3].slots == 2 && a.v[3] == 1 && a.v[4] == 2);
 	/* trace-cmd without BTF: bare hex, no names */
 	s = (struct tspan){"ffff888104a2c000, 10", 20};
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 2 && a.a[0].name.n == 0 && a.v[0] == 0xffff888104a2c000ULL &&
 		  a.v[1] == 0x10);
 	/* a name with a bare number is signed decimal; more than 8 registers is wrong */
 	s = (struct tspan){"a=10, b=zz", 10};
-	ck_assert_int_eq(targs_parse(s, &a), -1);
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 	s = (struct tspan){"a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=(STRUCT)[0x1:0x2]", 0};
 	s.n = (int)strlen(s.p);
-	ck_assert_int_eq(targs_parse(s, &a), -1);
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 	s.n -= 21; /* arm64 saves 8 registers: "a=1, ..., g=7" */
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 7 && a.v[6] == 7);
 	s = (struct tspan){"a=1,b=2", 7};
-	ck_assert_int_eq(targs_parse(s, &a), -1);
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 }
 END_TEST
 

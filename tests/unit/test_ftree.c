@@ -864,35 +864,35 @@ END_TEST
 /* System call names by ABI: x86_64's and i386's tables, and asm-generic's (arm64, riscv64). */
 START_TEST(test_syscall_names)
 {
-	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
+	ck_assert_int_eq(decode_syscall_abi("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
 			 ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
+	ck_assert_int_eq(decode_syscall_abi("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
 			 ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 i686", 4, false), ABI_I386);
+	ck_assert_int_eq(decode_syscall_abi("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
+	ck_assert_int_eq(decode_syscall_abi("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi("Linux old 5.10.0 i686", 4, false), ABI_I386);
 	/* the machine is the last word: a host named after another does not count */
-	ck_assert_int_eq(syscall_abi_of("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL, 8, false), ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of(NULL, 4, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL, 8, true), ABI_UNKNOWN);
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 0), "read");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 257), "openat");
-	ck_assert_str_eq(syscall_name(ABI_I386, 3), "read");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 63), "read");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 56), "openat");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
+	ck_assert_int_eq(decode_syscall_abi("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 8, false), ABI_X86_64);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 8, true), ABI_UNKNOWN);
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 0), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 257), "openat");
+	ck_assert_str_eq(decode_syscall_name(ABI_I386, 3), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 63), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 56), "openat");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
 	/* newer than a 6.1 uapi header: syscalls-newer.tbl */
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 335), "uretprobe");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 336), "uprobe");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 462), "mseal");
-	ck_assert_str_eq(syscall_name(ABI_I386, 462), "mseal");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
-	ck_assert_str_ne(syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
-	ck_assert_ptr_null(syscall_name(ABI_UNKNOWN, 0));
-	ck_assert_ptr_null(syscall_name(ABI_X86_64, -1));
-	ck_assert_ptr_null(syscall_name(ABI_X86_64, 100000));
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 335), "uretprobe");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 336), "uprobe");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 462), "mseal");
+	ck_assert_str_eq(decode_syscall_name(ABI_I386, 462), "mseal");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
+	ck_assert_str_ne(decode_syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
+	ck_assert_ptr_null(decode_syscall_name(ABI_UNKNOWN, 0));
+	ck_assert_ptr_null(decode_syscall_name(ABI_X86_64, -1));
+	ck_assert_ptr_null(decode_syscall_name(ABI_X86_64, 100000));
 }
 END_TEST
 
@@ -1078,19 +1078,19 @@ static void decode_each(const struct tdat *t,
 	ck_assert_int_gt(tdat_write(t, path), 0);
 	r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 	ck_assert_msg(r != NULL, "%s", err.msg);
-	d = decoder_new(r, fs, syscall_abi_of(fmt_reader_info(r)->uname, 8, false));
+	d = decode_new(r, fs, decode_syscall_abi(fmt_reader_info(r)->uname, 8, false));
 	ck_assert_ptr_nonnull(d);
-	if (decoder_needs_prescan(d)) {
+	if (decode_needs_prescan(d)) {
 		r2 = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 		ck_assert_ptr_nonnull(r2);
-		ck_assert_int_eq(decoder_prescan(d, r2, &err), 0);
+		ck_assert_int_eq(decode_prescan(d, r2, &err), 0);
 		fmt_reader_close(r2);
 	}
 	while (fmt_reader_next(r, &ev, &err) > 0) {
 		ck_assert_int_eq(decode(d, &ev, &a), 0);
 		fn(&a, fs, ctx);
 	}
-	decoder_free(d);
+	decode_free(d);
 	fmt_reader_close(r);
 	funcs_free(fs);
 	unlink(path);

@@ -13,7 +13,7 @@
 
 #include "rdb.h"
 #include "search.h"
-#include "write.h"
+#include "db.h"
 
 #define MAXC 20000
 static struct search_call calls[MAXC];

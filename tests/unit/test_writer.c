@@ -318,7 +318,7 @@ START_TEST(test_roundtrip)
 	tep = fmt_reader_tep(r);
 	ck_assert_str_eq(tep_data_comm_from_pid(tep, 42), "worker");
 	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81001000ULL), "darc_test_func");
-	ck_assert_ptr_nonnull(fmt_reader_find_event(r, "ftrace", "print"));
+	ck_assert_ptr_nonnull(fmt_events_find(r, "ftrace", "print"));
 	fmt_reader_close(r);
 }
 END_TEST

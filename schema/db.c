@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * write: writes one analysis into a new SQLite database (see write.h).
+ * db: writes one analysis into a new SQLite database (see db.h).
  *
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
@@ -23,7 +23,7 @@
  * built after the load on the producer's time; call-indexes.sql's, when
  * asked, are built after the load.
  */
-#include "write.h"
+#include "db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,9 +238,9 @@ static const struct {
 /* Kind @k's INSERT, made from inserts[] and columns.h: sqlite3_free() it; NULL if out of memory. */
 static char *insert_sql(int k)
 {
-	const struct db_table *t = db_table(inserts[k].table);
+	const struct columns_table *t = columns_table(inserts[k].table);
 	const bool one = inserts[k].one_row;
-	char *cols = db_column_list(t);
+	char *cols = columns_list(t);
 	sqlite3_str *s = sqlite3_str_new(NULL);
 
 	sqlite3_str_appendf(s, "INSERT%s INTO %s(%s%s) SELECT %s* FROM darc_%s_rows%s",
@@ -647,9 +647,9 @@ static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *ar
 			sqlite3_vtab **vtab, char **errmsg)
 {
 	const struct vt_aux *a = aux;
-	const struct db_table *t = db_table(inserts[a->kind].table);
+	const struct columns_table *t = columns_table(inserts[a->kind].table);
 	const struct field *f = inserts[a->kind].fields;
-	char *cols = db_column_list(t);
+	char *cols = columns_list(t);
 	char *decl = cols ? sqlite3_mprintf("CREATE TABLE x(%s)", cols) : NULL;
 	int rc = decl ? sqlite3_declare_vtab(sql, decl) : SQLITE_NOMEM;
 	struct rows_vtab *v;
@@ -999,7 +999,7 @@ static int prepare_inserts(struct db *db, struct fmt_err *err);
 static int write_template(struct db *db, struct fmt_err *err)
 {
 	int fd = open(db->tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int rc = fd < 0 || schema_template_write(fd) < 0 ? -1 : 0;
+	int rc = fd < 0 || image_template_write(fd) < 0 ? -1 : 0;
 
 	if (fd >= 0 && close(fd) < 0)
 		rc = -1;
@@ -1131,7 +1131,7 @@ static void db_free(struct db *db)
 	}
 	for (int i = 0; i < NPAGED; i++)
 		btree_free(db->paged[i].tree);
-	pagefile_free(db->pf);
+	btree_pagefile_free(db->pf);
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
@@ -1209,7 +1209,7 @@ static int make_trees(struct db *db, bool force, struct fmt_err *err)
 	db->pages = wfile_create(db->path, &db_kind, force, err);
 	if (!db->pages)
 		return -1;
-	db->pf = pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
+	db->pf = btree_pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
 			      BTREE_PENDING_BYTE);
 	for (int i = 0; i < NPAGED && db->pf; i++) {
 		db->paged[i].table = tables[i].table;
@@ -1543,7 +1543,7 @@ static int paged_stats(struct db *db, struct fmt_err *err)
 static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], uint32_t npages,
 		       struct fmt_err *err)
 {
-	if (pagefile_head(db->pf, sql_fd, npages, err) < 0)
+	if (btree_pagefile_head(db->pf, sql_fd, npages, err) < 0)
 		return -1;
 	for (int i = 0; i < NPAGED; i++)
 		if (btree_place(db->paged[i].tree, root[i], err) < 0)
@@ -1551,7 +1551,7 @@ static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], u
 	for (int i = 0; i < NPAGED; i++)
 		if (btree_build(db->paged[i].tree, root[i], err) < 0)
 			return -1;
-	return pagefile_finish(db->pf, err);
+	return btree_pagefile_finish(db->pf, err);
 }
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * write: writes one analysis into a new SQLite database.
+ * db: writes one analysis into a new SQLite database.
  *
  * The rows are queued and written by a thread of db's own, so the analysis
  * runs on one core and SQLite on the other. The database is built in a
@@ -8,8 +8,8 @@
  * db_finish(), so a failed or interrupted run never leaves a file that looks
  * complete.
  */
-#ifndef DARC_WRITE_H
-#define DARC_WRITE_H
+#ifndef DARC_DB_H
+#define DARC_DB_H
 
 #include <stdbool.h>
 
