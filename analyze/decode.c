@@ -19,7 +19,7 @@
 
 struct etype {
 	int resolved;
-	int kind; /* enum aev_kind */
+	int kind; /* enum analysis_event_kind */
 	int raw;  /* raw_syscalls */
 	int trap; /* syscalls:*: the uretprobe or uprobe call */
 	int user; /* uprobes: by group name, or once an event's address is a user one */
@@ -466,11 +466,11 @@ static void resolve_block(struct etype *t, struct tep_event *e, const char *name
 		const char *name;
 		int kind;
 	} kinds[] = {
-	    {"block_bio_queue", AEV_BLK_QUEUE},	    {"block_bio_backmerge", AEV_BLK_MERGE},
-	    {"block_bio_frontmerge", AEV_BLK_MERGE}, {"block_getrq", AEV_BLK_GETRQ},
-	    {"block_rq_insert", AEV_BLK_INSERT},    {"block_rq_issue", AEV_BLK_ISSUE},
-	    {"block_rq_requeue", AEV_BLK_REQUEUE},  {"block_rq_complete", AEV_BLK_COMPLETE},
-	    {"block_bio_complete", AEV_BLK_COMPLETE},
+	    {"block_bio_queue", EVENT_BLK_QUEUE},	    {"block_bio_backmerge", EVENT_BLK_MERGE},
+	    {"block_bio_frontmerge", EVENT_BLK_MERGE}, {"block_getrq", EVENT_BLK_GETRQ},
+	    {"block_rq_insert", EVENT_BLK_INSERT},    {"block_rq_issue", EVENT_BLK_ISSUE},
+	    {"block_rq_requeue", EVENT_BLK_REQUEUE},  {"block_rq_complete", EVENT_BLK_COMPLETE},
+	    {"block_bio_complete", EVENT_BLK_COMPLETE},
 	};
 
 	t->f[2] = tep_find_field(e, "nr_sector");
@@ -492,14 +492,14 @@ static void resolve_sched(struct etype *t, struct tep_event *e, const char *name
 	    FIELD(2, "prev_state")) {
 		FIELD(3, "prev_comm");
 		FIELD(4, "next_comm");
-		t->kind = AEV_SWITCH;
+		t->kind = EVENT_SWITCH;
 	} else if (!strcmp(name, "sched_waking") && FIELD(0, "pid")) {
 		FIELD(1, "target_cpu");
-		t->kind = AEV_WAKING;
+		t->kind = EVENT_WAKING;
 	} else if ((!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new")) &&
 		   FIELD(0, "pid")) {
 		FIELD(1, "target_cpu");
-		t->kind = AEV_WAKEUP;
+		t->kind = EVENT_WAKEUP;
 	}
 }
 
@@ -508,15 +508,15 @@ static void resolve_irq(struct etype *t, struct tep_event *e, const char *name)
 {
 	if (!strcmp(name, "irq_handler_entry") && FIELD(0, "irq")) {
 		FIELD(1, "name");
-		t->kind = AEV_IRQ_ENTRY;
+		t->kind = EVENT_IRQ_ENTRY;
 	} else if (!strcmp(name, "irq_handler_exit") && FIELD(0, "irq"))
-		t->kind = AEV_IRQ_EXIT;
+		t->kind = EVENT_IRQ_EXIT;
 	else if (!strcmp(name, "softirq_entry") && FIELD(0, "vec"))
-		t->kind = AEV_SOFTIRQ_ENTRY;
+		t->kind = EVENT_SOFTIRQ_ENTRY;
 	else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
-		t->kind = AEV_SOFTIRQ_EXIT;
+		t->kind = EVENT_SOFTIRQ_EXIT;
 	else if (!strcmp(name, "softirq_raise"))
-		t->kind = AEV_MARK;
+		t->kind = EVENT_MARK;
 }
 
 /*
@@ -543,43 +543,43 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 	const char *sys = e->system, *name = e->name;
 
 	t->resolved = 1;
-	t->kind = AEV_OTHER;
+	t->kind = EVENT_OTHER;
 	if (!strcmp(sys, "ftrace")) {
 		/* fgraph_retaddr_entry: an entry with its return address (funcgraph-retaddr) */
 		if ((!strcmp(name, "funcgraph_entry") || !strcmp(name, "fgraph_retaddr_entry")) &&
 		    FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "args"); /* funcgraph-args: the argument registers */
 			FIELD(3, "retaddr");
-			t->kind = AEV_FG_ENTRY;
+			t->kind = EVENT_FG_ENTRY;
 			fg_fixed_layout(d, t, 2);
 		} else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "calltime");
 			FIELD(3, "rettime");
 			FIELD(4, "retval"); /* funcgraph-retval */
-			t->kind = AEV_FG_EXIT;
+			t->kind = EVENT_FG_EXIT;
 			fg_fixed_layout(d, t, 4);
 		} else if (!strcmp(name, "kernel_stack") || !strcmp(name, "user_stack")) {
-			t->kind = AEV_MARK;
+			t->kind = EVENT_MARK;
 		}
 	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
-		t->kind = tep_find_field(e, "__probe_func") ? AEV_PROBE_RETURN : AEV_PROBE_ENTRY;
+		t->kind = tep_find_field(e, "__probe_func") ? EVENT_PROBE_RETURN : EVENT_PROBE_ENTRY;
 		t->user = strstr(sys, "uprobe") != NULL;
 		t->file = t->user ? probe_file(d, sys, name) : NULL;
-		t->paired = t->kind == AEV_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;
+		t->paired = t->kind == EVENT_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;
 		if (probe_args(t, e))
 			t->func_id = -1; /* out of memory */
 	} else if (!strcmp(sys, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
-			t->kind = AEV_SYS_ENTER;
+			t->kind = EVENT_SYS_ENTER;
 		else if (!strcmp(name, "sys_exit") && FIELD(0, "id") && (FIELD(1, "ret"), 1))
-			t->kind = AEV_SYS_EXIT;
+			t->kind = EVENT_SYS_EXIT;
 		t->raw = 1;
 	} else if (!strcmp(sys, "syscalls") && FIELD(0, "__syscall_nr")) {
 		int enter = starts_with(name, "sys_enter_");
 		if (enter || starts_with(name, "sys_exit_")) {
 			if (!enter)
 				FIELD(1, "ret");
-			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
+			t->kind = enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT;
 			t->trap = trap_name(name + (enter ? 10 : 9));
 			t->func_id = t->trap ? 0
 					     : funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
@@ -593,10 +593,10 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 		resolve_block(t, e, name);
 	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
 		if (ends_with(name, "_entry")) {
-			t->kind = AEV_VECTOR_ENTRY;
+			t->kind = EVENT_VECTOR_ENTRY;
 			t->name = name;
 		} else if (ends_with(name, "_exit")) {
-			t->kind = AEV_VECTOR_EXIT;
+			t->kind = EVENT_VECTOR_EXIT;
 			t->name = name;
 		}
 	}
@@ -835,7 +835,7 @@ static int fg_gap_ok(struct fg_off *o, int64_t gap)
  * this exit alone (one that was written late sets it too large: ftree.c
  * places such calls at their entry events).
  */
-static int fg_clock(struct decoder *d, struct aev *out)
+static int fg_clock(struct decoder *d, struct analysis_event *out)
 {
 	struct fg_off *o;
 	int64_t ct = out->fg.calltime;
@@ -1124,7 +1124,7 @@ static const char *fg_retaddr(struct decoder *d, uint64_t addr)
 
 /* An entry's arguments and return address, where it has them. 0, or -1 when out of memory. */
 static int fg_entry_values(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-			   struct aev *out)
+			   struct analysis_event *out)
 {
 	if (t->f[3])
 		out->fg.retaddr = fg_retaddr(d, (uint64_t)num(d, t->f[3], ev));
@@ -1239,16 +1239,16 @@ const char *decode_error(const struct decoder *d)
 
 /* A system call's entry or exit: out->sys. 0, or -1 when out of memory. */
 static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		      struct aev *out)
+		      struct analysis_event *out)
 {
 	int64_t v = num(d, t->f[0], ev);
 
 	out->sys.nr = v;
 	out->sys.raw = t->raw;
-	out->sys.ret = t->kind == AEV_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
+	out->sys.ret = t->kind == EVENT_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
 	/* an exit numbered -1: the kernel cleared the number during the call
 	   (rt_sigreturn, a probe's trap): it names nothing */
-	if (t->kind == AEV_SYS_EXIT && v < 0)
+	if (t->kind == EVENT_SYS_EXIT && v < 0)
 		out->sys.func_id = 0;
 	else
 		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
@@ -1288,7 +1288,7 @@ static inline int64_t fg_field(const struct decoder *d, const struct etype *t,
 
 /* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
 static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		     struct aev *out)
+		     struct analysis_event *out)
 {
 	bool fixed = t->fg_fixed_size && ev->size >= t->fg_fixed_size;
 
@@ -1300,7 +1300,7 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 	out->fg.bad_time = out->fg.new_off = 0;
 	out->fg.calltime = out->fg.rettime = out->fg.retval = out->fg.dur = DARC_NULL;
 	out->fg.args = out->fg.retaddr = NULL;
-	if (t->kind == AEV_FG_ENTRY)
+	if (t->kind == EVENT_FG_ENTRY)
 		return fg_entry_values(d, t, ev, out) ? -1 : 0;
 	out->fg.calltime = t->f[2] ? fg_field(d, t, ev, 2, fixed) : DARC_NULL;
 	out->fg.rettime = t->f[3] ? fg_field(d, t, ev, 3, fixed) : DARC_NULL;
@@ -1318,7 +1318,7 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 
 /* A kprobe's or uprobe's hit or return: out->probe. 0, or -1 when out of memory. */
 static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_event *ev,
-			struct aev *out)
+			struct analysis_event *out)
 {
 	const char *name;
 	int irq;
@@ -1340,7 +1340,7 @@ static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_eve
 
 /* A block layer tracepoint: out->blk. */
 static void decode_blk(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		       struct aev *out)
+		       struct analysis_event *out)
 {
 	out->blk.dev = num(d, t->f[0], ev);
 	out->blk.sector = num(d, t->f[1], ev);
@@ -1352,16 +1352,16 @@ static void decode_blk(struct decoder *d, const struct etype *t, const struct fm
 
 /* An interrupt handler's, softirq's or vector's entry or exit: out->irq. */
 static void decode_irq(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		       struct aev *out)
+		       struct analysis_event *out)
 {
 	int64_t v = num(d, t->f[0], ev);
 
 	out->irq.irq = v;
-	if (t->kind == AEV_IRQ_ENTRY)
+	if (t->kind == EVENT_IRQ_ENTRY)
 		out->irq.name = str(d, t->f[1], ev, d->buf, sizeof(d->buf));
-	else if (t->kind == AEV_IRQ_EXIT)
+	else if (t->kind == EVENT_IRQ_EXIT)
 		out->irq.name = NULL;
-	else if (t->kind == AEV_SOFTIRQ_ENTRY || t->kind == AEV_SOFTIRQ_EXIT)
+	else if (t->kind == EVENT_SOFTIRQ_ENTRY || t->kind == EVENT_SOFTIRQ_EXIT)
 		out->irq.name = v >= 0 && v < 10 ? softirq_names[v] : "softirq";
 	else
 		out->irq.name = t->name;
@@ -1376,11 +1376,11 @@ static int note_resolved(struct decoder *d, uint16_t id)
 	return 0;
 }
 
-int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
+int decode(struct decoder *d, const struct fmt_event *ev, struct analysis_event *out)
 {
 	struct etype *t = &d->types[ev->type];
 
-	out->kind = AEV_OTHER;
+	out->kind = EVENT_OTHER;
 	out->t = (int64_t)ev->ts;
 	out->cpu = ev->cpu;
 	out->pid = ev->pid;
@@ -1400,47 +1400,47 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			return -1;
 	}
 	switch (t->kind) {
-	case AEV_OTHER:
+	case EVENT_OTHER:
 		return 0;
-	case AEV_MARK:
-		out->kind = AEV_MARK;
+	case EVENT_MARK:
+		out->kind = EVENT_MARK;
 		return 0;
-	case AEV_FG_ENTRY:
-	case AEV_FG_EXIT:
+	case EVENT_FG_ENTRY:
+	case EVENT_FG_EXIT:
 		if (decode_fg(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_PROBE_ENTRY:
-	case AEV_PROBE_RETURN:
+	case EVENT_PROBE_ENTRY:
+	case EVENT_PROBE_RETURN:
 		if (decode_probe(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_SYS_ENTER:
-	case AEV_SYS_EXIT:
+	case EVENT_SYS_ENTER:
+	case EVENT_SYS_EXIT:
 		if (decode_sys(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_SWITCH:
+	case EVENT_SWITCH:
 		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);
 		out->sw.next_pid = (int32_t)num(d, t->f[1], ev);
 		out->sw.prev_state = num(d, t->f[2], ev);
 		out->sw.prev_comm = out->sw.next_comm = NULL;
 		break;
-	case AEV_WAKING:
-	case AEV_WAKEUP:
+	case EVENT_WAKING:
+	case EVENT_WAKEUP:
 		out->wake.pid = (int32_t)num(d, t->f[0], ev);
 		out->wake.target_cpu = t->f[1] ? (int32_t)num(d, t->f[1], ev) : -1;
 		break;
-	case AEV_IRQ_ENTRY:
-	case AEV_IRQ_EXIT:
-	case AEV_SOFTIRQ_ENTRY:
-	case AEV_SOFTIRQ_EXIT:
-	case AEV_VECTOR_ENTRY:
-	case AEV_VECTOR_EXIT:
+	case EVENT_IRQ_ENTRY:
+	case EVENT_IRQ_EXIT:
+	case EVENT_SOFTIRQ_ENTRY:
+	case EVENT_SOFTIRQ_EXIT:
+	case EVENT_VECTOR_ENTRY:
+	case EVENT_VECTOR_EXIT:
 		decode_irq(d, t, ev, out);
 		break;
 	default:
-		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE)
+		if (t->kind >= EVENT_BLK_QUEUE && t->kind <= EVENT_BLK_COMPLETE)
 			decode_blk(d, t, ev, out);
 		break;
 	}

@@ -57,11 +57,11 @@ bool decode_needs_prescan(const struct decoder *d);
 int decode_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err);
 
 /*
- * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the
+ * Decode @ev into @out. Returns 0 (out->kind is EVENT_OTHER for events the
  * analysis does not use), or -1 (out of memory, or the recording's kallsyms,
  * parsed at the first kernel address, are damaged: see decode_error()).
  */
-int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out);
+int decode(struct decoder *d, const struct fmt_event *ev, struct analysis_event *out);
 
 /* Why decode() failed: a one-line message. */
 const char *decode_error(const struct decoder *d);

@@ -219,11 +219,11 @@ static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
 }
 
 /* Is probe event @a a uprobe's (for the tracer's cost)? */
-static bool probe_is_user(const struct run *run, const struct aev *a)
+static bool probe_is_user(const struct run *run, const struct analysis_event *a)
 {
 	const struct func_rec *f;
 
-	if (a->kind != AEV_PROBE_ENTRY && a->kind != AEV_PROBE_RETURN)
+	if (a->kind != EVENT_PROBE_ENTRY && a->kind != EVENT_PROBE_RETURN)
 		return false;
 	f = a->probe.func_id > 0 && a->probe.func_id <= funcs_count(run->fs)
 		? funcs_get(run->fs, a->probe.func_id)
@@ -235,7 +235,7 @@ static bool probe_is_user(const struct run *run, const struct aev *a)
 static int read_events(struct run *run, struct progress *pg, struct fmt_err *err)
 {
 	struct fmt_event ev;
-	struct aev a;
+	struct analysis_event a;
 	int n;
 
 	while ((n = fmt_reader_next(run->r, &ev, err)) > 0) {
@@ -258,9 +258,9 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 			fmt_errf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
-		if (a.kind == AEV_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
+		if (a.kind == EVENT_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
 			bios_probe(run->bios, a.pid, a.probe.args);
-		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
+		if (a.kind >= EVENT_BLK_QUEUE && a.kind <= EVENT_BLK_COMPLETE &&
 		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags)))
 			return stage_failed(run, "cannot write a bio", err);
 		if (!(run->events & 0xffff) && progress_due(pg))

@@ -47,7 +47,7 @@ struct fhist {
 
 /* The last two function_graph events of a CPU ([0] the last). */
 struct cpu_state {
-	int kind[2];	    /* AEV_FG_ENTRY, AEV_FG_EXIT, or AEV_OTHER for anything else */
+	int kind[2];	    /* EVENT_FG_ENTRY, EVENT_FG_EXIT, or EVENT_OTHER for anything else */
 	int64_t func[2];
 	int depth[2];
 	int64_t rettime[2]; /* exits: the return's time, else DARC_NULL */
@@ -132,11 +132,11 @@ static struct cpu_state *cpu_of(struct cost_est *e, int cpu)
 
 /* A function_graph exit: a leaf call when its entry came just before on
    the CPU, and a gap when a sibling's exit came before that. -1: no memory. */
-static int fg_exit(struct cost_est *e, const struct cpu_state *c, const struct aev *a)
+static int fg_exit(struct cost_est *e, const struct cpu_state *c, const struct analysis_event *a)
 {
 	struct fhist *f;
 
-	if (c->kind[0] != AEV_FG_ENTRY || c->func[0] != a->fg.func_id ||
+	if (c->kind[0] != EVENT_FG_ENTRY || c->func[0] != a->fg.func_id ||
 	    c->depth[0] != a->fg.depth || a->fg.bad_time || a->fg.dur == DARC_NULL ||
 	    a->fg.dur < 0)
 		return 0;
@@ -144,7 +144,7 @@ static int fg_exit(struct cost_est *e, const struct cpu_state *c, const struct a
 		return -1;
 	f->leaf[hbucket(a->fg.dur)]++;
 	f->nleaf++;
-	if (c->kind[1] == AEV_FG_EXIT && c->depth[1] == a->fg.depth &&
+	if (c->kind[1] == EVENT_FG_EXIT && c->depth[1] == a->fg.depth &&
 	    c->rettime[1] != DARC_NULL && a->fg.calltime != DARC_NULL &&
 	    a->fg.calltime >= c->rettime[1]) {
 		f->gap[hbucket(a->fg.calltime - c->rettime[1])]++;
@@ -153,32 +153,32 @@ static int fg_exit(struct cost_est *e, const struct cpu_state *c, const struct a
 	return 0;
 }
 
-int cost_est_feed(struct cost_est *e, const struct aev *a, bool user)
+int cost_est_feed(struct cost_est *e, const struct analysis_event *a, bool user)
 {
 	struct cpu_state *c = cpu_of(e, a->cpu);
-	bool fg = a->kind == AEV_FG_ENTRY || a->kind == AEV_FG_EXIT;
+	bool fg = a->kind == EVENT_FG_ENTRY || a->kind == EVENT_FG_EXIT;
 
 	if (!c)
 		return a->cpu < 0 || a->cpu > 65535 ? 0 : -1;
-	if (a->kind == AEV_FG_EXIT) {
+	if (a->kind == EVENT_FG_EXIT) {
 		e->events[TC_FGRAPH]++; /* calls: one exit each */
 		if (fg_exit(e, c, a))
 			return -1;
-	} else if (a->kind == AEV_PROBE_ENTRY) {
+	} else if (a->kind == EVENT_PROBE_ENTRY) {
 		e->events[user ? TC_UPROBE : TC_KPROBE]++;
-	} else if (a->kind == AEV_PROBE_RETURN) {
+	} else if (a->kind == EVENT_PROBE_RETURN) {
 		e->events[user ? TC_URETPROBE : TC_KRETPROBE]++;
-	} else if (a->kind != AEV_FG_ENTRY) {
+	} else if (a->kind != EVENT_FG_ENTRY) {
 		e->events[TC_TRACEPOINT]++;
 	}
 	c->kind[1] = c->kind[0];
 	c->func[1] = c->func[0];
 	c->depth[1] = c->depth[0];
 	c->rettime[1] = c->rettime[0];
-	c->kind[0] = fg ? a->kind : AEV_OTHER;
+	c->kind[0] = fg ? a->kind : EVENT_OTHER;
 	c->func[0] = fg ? a->fg.func_id : 0;
 	c->depth[0] = fg ? a->fg.depth : -1;
-	c->rettime[0] = a->kind == AEV_FG_EXIT ? a->fg.rettime : DARC_NULL;
+	c->rettime[0] = a->kind == EVENT_FG_EXIT ? a->fg.rettime : DARC_NULL;
 	return 0;
 }
 

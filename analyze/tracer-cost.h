@@ -62,7 +62,7 @@ struct cost_est *cost_est_new(void);
  * Feed every analysis event of the recording in order (@user: a probe event
  * is a uprobe's). -1 when out of memory, else 0.
  */
-int cost_est_feed(struct cost_est *e, const struct aev *a, bool user);
+int cost_est_feed(struct cost_est *e, const struct analysis_event *a, bool user);
 
 /*
  * The recording's costs as the JSON recording.tracer_cost holds: darc-record's

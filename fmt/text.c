@@ -265,7 +265,7 @@ static void put64(uint8_t *rec, int off, uint64_t v)
 	memcpy(rec + off, &v, 8);
 }
 
-static void put_str(uint8_t *rec, int off, struct tspan s, int max)
+static void put_str(uint8_t *rec, int off, struct text_span s, int max)
 {
 	int n = s.n < max - 1 ? s.n : max - 1;
 
@@ -276,7 +276,7 @@ static void put_str(uint8_t *rec, int off, struct tspan s, int max)
 /* A record whose last field is the __data_loc string @s at @loc, data at @data_off. */
 static uint8_t *new_record_str(struct text *x, int type, int cpu, int32_t pid,
 			       const struct tline *l, uint64_t ts, int loc, int data_off,
-			       struct tspan s)
+			       struct text_span s)
 {
 	int n = s.n > 4000 ? 4000 : s.n;
 	uint8_t *rec = new_record(x, type, cpu, pid, l, ts, data_off + n + 1);
@@ -292,7 +292,7 @@ static uint8_t *new_record_str(struct text *x, int type, int cpu, int32_t pid,
 
 /* ---- functions ------------------------------------------------------------ */
 
-static uint32_t hash_name(struct tspan a, struct tspan b)
+static uint32_t hash_name(struct text_span a, struct text_span b)
 {
 	uint32_t h = 2166136261u;
 
@@ -304,7 +304,7 @@ static uint32_t hash_name(struct tspan a, struct tspan b)
 	return h;
 }
 
-static bool same(const char *s, struct tspan t)
+static bool same(const char *s, struct text_span t)
 {
 	if (!s || !*s)
 		return t.n == 0;
@@ -333,8 +333,8 @@ static uint32_t func_hash(const void *ctx, int i)
 {
 	const struct tfunc *f = &((const struct text *)ctx)->funcs[i];
 
-	return hash_name((struct tspan){f->name, (int)strlen(f->name)},
-			 (struct tspan){f->mod, f->mod ? (int)strlen(f->mod) : 0});
+	return hash_name((struct text_span){f->name, (int)strlen(f->name)},
+			 (struct text_span){f->mod, f->mod ? (int)strlen(f->mod) : 0});
 }
 
 static int rehash(struct text *x)
@@ -351,7 +351,7 @@ static int rehash(struct text *x)
 }
 
 /* The index of function @name in module @mod (empty for the kernel), added if new; -1 on memory. */
-static long func_index(struct text *x, struct tspan name, struct tspan mod)
+static long func_index(struct text *x, struct text_span name, struct text_span mod)
 {
 	uint32_t k;
 	struct tfunc *f;
@@ -472,7 +472,7 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
 		return tprobe_format(name, id, how, len);
 	if (kind == DYN_SYSCALL) { /* sys_enter_X, sys_exit_X */
 		const char *call = strchr(name + 4, '_') + 1;
-		return tprobe_sys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
+		return tprobe_sys_format((struct text_span){call, (int)strlen(call)}, id, how, len);
 	}
 	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
 				  : asprintf(&text, TF_NAMED_FMT, name, id);
@@ -484,7 +484,7 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
  * @how), registering a format for it if it is new; NULL with @err filled
  * on failure.
  */
-static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan name,
+static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct text_span name,
 			      enum dyn_kind kind, const void *how, struct fmt_err *err)
 {
 	static const char *const sys[] = {"text", "irq_vectors", "kprobes", "syscalls"};
@@ -529,7 +529,7 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
  * function after the event. A uprobe's address, in the bottom half, is
  * kept: no kernel symbol names it, and the analysis knows it by it.
  */
-static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t *out)
+static int probe_addr(struct text *x, uint64_t addr, struct text_span name, uint64_t *out)
 {
 	long f;
 
@@ -539,7 +539,7 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	for (int i = 0; i < x->nsites; i++)
 		if (x->sites[i].addr == addr)
 			return *out = func_addr(x->sites[i].func), 0;
-	f = func_index(x, name, (struct tspan){NULL, 0});
+	f = func_index(x, name, (struct text_span){NULL, 0});
 	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
 		return -1;
 	x->sites[x->nsites++] = (struct tsite){addr, (uint32_t)f};
@@ -547,7 +547,7 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	return 0;
 }
 
-static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off, bool inside,
 		    uint64_t *addr);
 
 /*
@@ -558,9 +558,9 @@ static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_
  * after the event. The choice made at the first probe on @sym holds for the
  * others (a return probe prints the function without its offset).
  */
-static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, uint64_t *out)
+static int probe_sym(struct text *x, const struct tprobe *a, struct text_span name, uint64_t *out)
 {
-	long f = func_index(x, a->ip_sym, (struct tspan){NULL, 0});
+	long f = func_index(x, a->ip_sym, (struct text_span){NULL, 0});
 	uint64_t key;
 
 	if (f < 0)
@@ -570,7 +570,7 @@ static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, 
 		if (x->sites[i].addr == key)
 			return *out = func_addr(x->sites[i].func), 0;
 	if (a->ip && !(a->ip <= 8 && memmem(name.p, name.n, a->ip_sym.p, a->ip_sym.n)))
-		f = func_index(x, name, (struct tspan){NULL, 0});
+		f = func_index(x, name, (struct text_span){NULL, 0});
 	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
 		return -1;
 	x->sites[x->nsites++] = (struct tsite){key, (uint32_t)f};
@@ -580,7 +580,7 @@ static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, 
 
 /* A kprobe, kretprobe, fprobe or eprobe line "(ADDR) args": its record. */
 static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
+		     int32_t pid, uint64_t t, struct text_span name, const struct tprobe *a,
 		     struct fmt_err *err)
 {
 	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
@@ -599,7 +599,7 @@ static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l
 	if (a->ip_sym.n ? probe_sym(x, a, name, &ip) : probe_addr(x, a->ip, name, &ip))
 		return FAIL("out of memory");
 	if (a->ret_sym.n &&
-	    sym_addr(x, a->ret_sym, (struct tspan){NULL, 0}, a->ret_ip, true, &ret_ip))
+	    sym_addr(x, a->ret_sym, (struct text_span){NULL, 0}, a->ret_ip, true, &ret_ip))
 		return FAIL("line %d: too many callers, or an offset too large", x->line);
 	if (!(rec = new_record(x, d->id, cpu, pid, l, t, size)))
 		return FAIL("out of memory");
@@ -610,20 +610,20 @@ static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l
 /* ---- events from printed fields ------------------------------------------ */
 
 /* The text between @a and @b in @f ("prev_comm=" ... " prev_pid="), or an empty span. */
-static struct tspan between(struct tspan f, const char *a, const char *b)
+static struct text_span between(struct text_span f, const char *a, const char *b)
 {
 	const char *end = f.p + f.n, *s, *e;
 	size_t na = strlen(a);
 
 	s = f.n ? memmem(f.p, f.n, a, na) : NULL;
 	if (!s)
-		return (struct tspan){NULL, 0};
+		return (struct text_span){NULL, 0};
 	s += na;
 	e = memmem(s, end - s, b, strlen(b));
-	return e ? (struct tspan){s, (int)(e - s)} : (struct tspan){NULL, 0};
+	return e ? (struct text_span){s, (int)(e - s)} : (struct text_span){NULL, 0};
 }
 
-static bool field_int(struct tspan f, const char *key, long long *v)
+static bool field_int(struct text_span f, const char *key, long long *v)
 {
 	return tline_span_int(tline_field(f, key), v);
 }
@@ -633,7 +633,7 @@ static bool field_int(struct tspan f, const char *key, long long *v)
  * prints bit i as "SDTtXZPI"[i] (and "+" for a preempted task); trace-cmd's
  * sched plugin (libtraceevent 1.7) as "SDTtZXxW"[i], newer ones as the kernel.
  */
-static bool task_state(struct tspan s, const char *letters, long long *v)
+static bool task_state(struct text_span s, const char *letters, long long *v)
 {
 	*v = 0;
 	if (s.n && s.p[s.n - 1] == '+') {
@@ -654,8 +654,8 @@ static bool task_state(struct tspan s, const char *letters, long long *v)
 }
 
 /* "comm:pid [prio]" (trace-cmd's sched plugin); @rest gets what follows. */
-static bool cost_task(struct tspan s, struct tspan *comm, long long *pid, long long *prio,
-		    struct tspan *rest)
+static bool cost_task(struct text_span s, struct text_span *comm, long long *pid, long long *prio,
+		    struct text_span *rest)
 {
 	const char *br = s.n ? memmem(s.p, s.n, " [", 2) : NULL, *colon, *close;
 
@@ -665,31 +665,31 @@ static bool cost_task(struct tspan s, struct tspan *comm, long long *pid, long l
 		;
 	close = memchr(br, ']', s.p + s.n - br);
 	if (colon <= s.p || !close ||
-	    !tline_span_int((struct tspan){colon + 1, (int)(br - colon - 1)}, pid) ||
-	    !tline_span_int((struct tspan){br + 2, (int)(close - br - 2)}, prio))
+	    !tline_span_int((struct text_span){colon + 1, (int)(br - colon - 1)}, pid) ||
+	    !tline_span_int((struct text_span){br + 2, (int)(close - br - 2)}, prio))
 		return false;
-	*comm = (struct tspan){s.p, (int)(colon - s.p)};
-	*rest = (struct tspan){close + 1, (int)(s.p + s.n - close - 1)};
+	*comm = (struct text_span){s.p, (int)(colon - s.p)};
+	*rest = (struct text_span){close + 1, (int)(s.p + s.n - close - 1)};
 	while (rest->n && rest->p[0] == ' ')
 		rest->p++, rest->n--;
 	return true;
 }
 
 struct sw {
-	struct tspan pc, nc;
+	struct text_span pc, nc;
 	long long pp, pprio, pstate, np, nprio;
 };
 
 /* sched_switch's fields, as the kernel or trace-cmd print them. */
-static bool parse_switch(struct tspan f, struct sw *s)
+static bool parse_switch(struct text_span f, struct sw *s)
 {
 	const char *arrow = f.n ? memmem(f.p, f.n, " ==> ", 5) : NULL;
-	struct tspan l, r, st, rest;
+	struct text_span l, r, st, rest;
 
 	if (!arrow)
 		return false;
-	l = (struct tspan){f.p, (int)(arrow - f.p)};
-	r = (struct tspan){arrow + 5, (int)(f.p + f.n - arrow - 5)};
+	l = (struct text_span){f.p, (int)(arrow - f.p)};
+	r = (struct text_span){arrow + 5, (int)(f.p + f.n - arrow - 5)};
 	if (l.n > 10 && !memcmp(l.p, "prev_comm=", 10)) {
 		s->pc = between(l, "prev_comm=", " prev_pid=");
 		s->nc = between(r, "next_comm=", " next_pid=");
@@ -705,10 +705,10 @@ static bool parse_switch(struct tspan f, struct sw *s)
 }
 
 /* sched_wakeup/waking's fields: "comm=X pid=N prio=N target_cpu=N" or "X:N [N] CPU:N". */
-static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long long *prio,
+static bool parse_wake(struct text_span f, struct text_span *comm, long long *pid, long long *prio,
 		       long long *cpu)
 {
-	struct tspan rest;
+	struct text_span rest;
 
 	if (f.n > 5 && !memcmp(f.p, "comm=", 5)) {
 		*comm = between(f, "comm=", " pid=");
@@ -718,7 +718,7 @@ static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long 
 	if (!cost_task(f, comm, pid, prio, &rest))
 		return false;
 	if (rest.n > 4 && !memcmp(rest.p, "CPU:", 4)) {
-		struct tspan c = {rest.p + 4, 0};
+		struct text_span c = {rest.p + 4, 0};
 		while (c.n < rest.n - 4 && c.p[c.n] != ' ')
 			c.n++;
 		return tline_span_int(c, cpu);
@@ -728,7 +728,7 @@ static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long 
 }
 
 /* Remember name @c of task @pid unless a better kind of name is known (@rank). */
-static void note_comm(struct text *x, struct tspan c, long long pid, int rank)
+static void note_comm(struct text *x, struct text_span c, long long pid, int rank)
 {
 	struct tstack *s;
 
@@ -751,7 +751,7 @@ static void register_comms(struct fmt_reader *r, struct text *x)
 }
 
 /* Ends in @suffix? */
-static bool ends(struct tspan s, const char *suffix)
+static bool ends(struct text_span s, const char *suffix)
 {
 	int n = (int)strlen(suffix);
 
@@ -766,7 +766,7 @@ struct at {
 	int cpu;
 	int32_t pid;
 	uint64_t t;
-	struct tspan name, f;
+	struct text_span name, f;
 	struct fmt_err *err;
 };
 
@@ -784,7 +784,7 @@ static int no_memory(struct at *a)
 }
 
 /* A function's made-up address: "name" is the function, "name+off" inside it. */
-static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off, bool inside,
 		    uint64_t *addr)
 {
 	long f = func_index(x, name, mod);
@@ -799,12 +799,12 @@ static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_
 }
 
 /* A symbol of -R's fields ("ip=vfs_read"): its function's address. */
-static bool raw_sym(void *ctx, struct tspan name, uint64_t *addr)
+static bool raw_sym(void *ctx, struct text_span name, uint64_t *addr)
 {
 	for (int i = 0; i < name.n; i++)
 		if ((unsigned char)name.p[i] <= ' ' || name.p[i] == '=')
 			return false;
-	return !sym_addr(ctx, name, (struct tspan){NULL, 0}, 0, false, addr);
+	return !sym_addr(ctx, name, (struct text_span){NULL, 0}, 0, false, addr);
 }
 
 /*
@@ -872,7 +872,7 @@ static int ev_wake(struct at *a)
 		 : same("sched_waking", a->name) ? TF_ID_WAKING
 						 : TF_ID_WAKEUP_NEW;
 	long long pid, prio, cpu;
-	struct tspan comm;
+	struct text_span comm;
 	uint8_t *rec;
 
 	if (!parse_wake(a->f, &comm, &pid, &prio, &cpu))
@@ -904,7 +904,7 @@ static int ev_irq_entry(struct at *a)
 
 static int ev_irq_exit(struct at *a)
 {
-	struct tspan ret = tline_field(a->f, "ret");
+	struct text_span ret = tline_field(a->f, "ret");
 	long long irq, handled;
 	uint8_t *rec;
 
@@ -964,7 +964,7 @@ static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 }
 
 /* A number of @s (up to 24 characters), in @base. */
-static bool span_num(struct tspan s, int base, long long *v)
+static bool span_num(struct text_span s, int base, long long *v)
 {
 	char buf[25], *end;
 
@@ -978,14 +978,14 @@ static bool span_num(struct tspan s, int base, long long *v)
 }
 
 /* The next word of @c, up to @stop (or its end); @c moves past the stop character. */
-static struct tspan next_word(struct tcur *c, char stop)
+static struct text_span next_word(struct text_cursor *c, char stop)
 {
 	const char *p = c->p;
-	struct tspan w;
+	struct text_span w;
 
 	while (c->p < c->end && *c->p != stop)
 		c->p++;
-	w = (struct tspan){p, (int)(c->p - p)};
+	w = (struct text_span){p, (int)(c->p - p)};
 	if (c->p < c->end)
 		c->p++;
 	return w;
@@ -995,23 +995,23 @@ static struct tspan next_word(struct tcur *c, char stop)
 static int ev_sys(struct at *a)
 {
 	bool enter = same("sys_enter", a->name);
-	struct tcur c = {a->f.p, a->f.p + a->f.n};
+	struct text_cursor c = {a->f.p, a->f.p + a->f.n};
 	long long nr, v[6] = {0};
 	int n = 0;
 	uint8_t *rec;
 
 	while (c.p < c.end && *c.p == ' ')
 		c.p++;
-	if (!tcur_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
+	if (!tline_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
 		return bad_fields(a);
-	if (enter ? !tcur_eat(&c, "(") : !tcur_eat(&c, "= "))
+	if (enter ? !tline_eat(&c, "(") : !tline_eat(&c, "= "))
 		return bad_fields(a);
 	if (!enter && !span_num(next_word(&c, ' '), 10, &v[0]))
 		return bad_fields(a);
 	for (; enter && n < 6; n++) {
 		if (!span_num(next_word(&c, n < 5 ? ',' : ')'), 16, &v[n]))
 			return bad_fields(a);
-		tcur_eat(&c, " ");
+		tline_eat(&c, " ");
 	}
 	if (c.p != c.end || (enter && c.p[-1] != ')'))
 		return bad_fields(a); /* more, or less, than the kernel prints */
@@ -1054,7 +1054,7 @@ static int ev_named(struct at *a)
  * but -R): its entry's and exit's made-up one, for the analysis to pair
  * them by. 0 when there are too many.
  */
-static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
+static int syscall_nr(struct text *x, struct tdyn *d, struct text_span call)
 {
 	char other[96];
 	int n = snprintf(other, sizeof(other), "sys_%s_%.*s",
@@ -1062,7 +1062,7 @@ static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
 
 	for (int i = 0; i < x->ndyn; i++)
 		if (x->dyn[i].kind == DYN_SYSCALL && x->dyn[i].sys_nr &&
-		    same(x->dyn[i].name, (struct tspan){other, n}))
+		    same(x->dyn[i].name, (struct text_span){other, n}))
 			return d->sys_nr = x->dyn[i].sys_nr;
 	if (x->nsyscalls >= 4096 - TEXT_SYSCALL_NR)
 		return 0;
@@ -1075,20 +1075,20 @@ static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
  * file ("flags: O_RDONLY)" ends the line): the record's mode is then taken
  * as 0, which is what such calls pass.
  */
-static void default_mode(struct tspan call, struct tsys *sy)
+static void default_mode(struct text_span call, struct tsys *sy)
 {
 	int n = sy->nargs;
 
 	if ((same("openat", call) || same("open", call)) && n > 0 && n < TSYS_MAX_ARGS &&
 	    same("flags", sy->name[n - 1])) {
-		sy->name[n] = (struct tspan){"mode", 4};
+		sy->name[n] = (struct text_span){"mode", 4};
 		sy->v[n] = 0;
 		sy->nargs++;
 	}
 }
 
 /* A system call's entry or exit (syscalls:sys_enter_X, sys_exit_X), X being @call. */
-static int ev_syscall(struct at *a, bool exit, struct tspan call)
+static int ev_syscall(struct at *a, bool exit, struct text_span call)
 {
 	struct tsys sy;
 	struct tdyn *d;
@@ -1102,7 +1102,7 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 		default_mode(call, &sy);
 	n = snprintf(name, sizeof(name), "sys_%s_%.*s", exit ? "exit" : "enter",
 		     call.n > 64 ? 64 : call.n, call.p);
-	d = dyn_event(a->r, a->x, (struct tspan){name, n}, DYN_SYSCALL, &sy, a->err);
+	d = dyn_event(a->r, a->x, (struct text_span){name, n}, DYN_SYSCALL, &sy, a->err);
 	if (!d)
 		return -1;
 	if (d->kind != DYN_SYSCALL || d->nargs != sy.nargs)
@@ -1121,7 +1121,7 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 static int ev_stack(struct at *a)
 {
 	bool user = same("user_stack", a->name);
-	struct tspan f = a->f;
+	struct text_span f = a->f;
 	uint8_t *rec;
 
 	if (f.n && !same(user ? "<user stack trace >" : "<stack trace >", f))
@@ -1185,7 +1185,7 @@ static int add_function(struct text *x, const struct tline *l, int cpu, int32_t 
 		return FAIL("line %d: cannot read the function's arguments", x->line);
 	if (sym_addr(x, l->name, l->mod, l->off, false, &ip) ||
 	    (l->ret_to.n &&
-	     sym_addr(x, l->ret_to, (struct tspan){NULL, 0}, l->ret_off, true, &parent)) ||
+	     sym_addr(x, l->ret_to, (struct text_span){NULL, 0}, l->ret_off, true, &parent)) ||
 	    !(rec = new_record(x, TF_ID_FUNCTION, cpu, pid, l, t,
 			       24 + (x->fn_args ? 8 * (ta.nslots > TARGS_X86 ? ta.nslots
 									 : TARGS_X86)
@@ -1200,7 +1200,7 @@ static int add_function(struct text *x, const struct tline *l, int cpu, int32_t 
 
 /* An event line (report) or comment "name: fields"; @name and @f are its parts. */
 static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		     int32_t pid, uint64_t t, struct tspan name, struct tspan f,
+		     int32_t pid, uint64_t t, struct text_span name, struct text_span f,
 		     struct fmt_err *err)
 {
 	static const struct {
@@ -1221,9 +1221,9 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	if (l->sys)
 		return ev_syscall(&a, l->sys == 2, name);
 	if (name.n > 10 && !memcmp(name.p, "sys_enter_", 10))
-		return ev_syscall(&a, false, (struct tspan){name.p + 10, name.n - 10});
+		return ev_syscall(&a, false, (struct text_span){name.p + 10, name.n - 10});
 	if (name.n > 9 && !memcmp(name.p, "sys_exit_", 9))
-		return ev_syscall(&a, true, (struct tspan){name.p + 9, name.n - 9});
+		return ev_syscall(&a, true, (struct text_span){name.p + 9, name.n - 9});
 	if (same("kernel_stack", name) || same("user_stack", name))
 		return ev_stack(&a);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -1240,7 +1240,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 }
 
 /* A comment "event: fields": its name and fields; false for any other comment. */
-static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
+static bool comment_event(struct text_span c, struct text_span *name, struct text_span *f)
 {
 	int i = 0;
 
@@ -1249,8 +1249,8 @@ static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
 		i++;
 	if (!(i > 0 && i + 1 < c.n && c.p[i] == ':' && c.p[i + 1] == ' '))
 		return false;
-	*name = (struct tspan){c.p, i};
-	*f = (struct tspan){c.p + i + 2, c.n - i - 2};
+	*name = (struct text_span){c.p, i};
+	*f = (struct text_span){c.p + i + 2, c.n - i - 2};
 	return true;
 }
 
@@ -1258,7 +1258,7 @@ static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
 static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		       int32_t pid, uint64_t t, struct fmt_err *err)
 {
-	struct tspan c = l->text, name, f;
+	struct text_span c = l->text, name, f;
 	uint8_t *rec;
 
 	if (comment_event(c, &name, &f))
@@ -1327,7 +1327,7 @@ static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l,
 	}
 	put64(rec, 16, (uint64_t)l->depth);
 	if (l->ret_to.n) {
-		long c = func_index(x, l->ret_to, (struct tspan){NULL, 0});
+		long c = func_index(x, l->ret_to, (struct text_span){NULL, 0});
 		if (c < 0)
 			return FAIL("out of memory");
 		if ((uint64_t)c >= (0 - TEXT_CALLER_BASE) >> TEXT_CALLER_SHIFT ||
@@ -1397,7 +1397,7 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 	if (l->name.n) /* "} /+ func +/", or -R's "func=" */
 		func = func_index(x, l->name, l->mod);
 	else if (func < 0) {
-		func = func_index(x, (struct tspan){"[unknown]", 9}, (struct tspan){NULL, 0});
+		func = func_index(x, (struct text_span){"[unknown]", 9}, (struct text_span){NULL, 0});
 		x->unknown_exits++;
 	}
 	if (func < 0 || fg_exit(x, l, cpu, pid, ret > t ? ret : t, ret, l->dur, (uint32_t)func))
@@ -1514,7 +1514,7 @@ static bool is_event_line(enum tline_kind k)
 }
 
 /* Functions that start an interrupt's handling (entered in hardirq context). */
-static bool irq_entry_func(struct tspan n)
+static bool irq_entry_func(struct text_span n)
 {
 	static const char *const pre[] = {"__sysvec_", "sysvec_", "__common_interrupt",
 					  "common_interrupt", "__do_IRQ", "do_IRQ", "irq_exit_rcu",
@@ -1677,7 +1677,7 @@ static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
  */
 static bool prints_ioprio(const struct tline *l)
 {
-	struct tspan name = l->name, f = l->text;
+	struct text_span name = l->name, f = l->text;
 	const struct tblock_event *e;
 	struct tblock b;
 

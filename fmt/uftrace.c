@@ -70,29 +70,29 @@ static const char f_exit[] = "name: funcgraph_exit\nID: 10\n" TF_COMMON
 	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"<-- %ps (%d)\", (void *)REC->func, REC->depth\n";
 
-struct usym {
+struct uftrace_symbol {
 	uint64_t addr, size; /* relative to the module's load address */
 	char *name;
 };
 
-struct umod {
+struct uftrace_module {
 	char *name; /* basename of its path: NAME.sym */
-	struct usym *syms;
+	struct uftrace_symbol *syms;
 	int nsyms, cap;
 	uint64_t base; /* made-up address of syms[0]; syms[i] at base + 16 i */
 };
 
-struct umap {
+struct uftrace_map {
 	uint64_t start, end;
 	int mod;
 };
 
-struct usess {
+struct uftrace_session {
 	char sid[40];
 	int32_t pid;
 	uint64_t ts;
 	char *exename;
-	struct umap *maps;
+	struct uftrace_map *maps;
 	int nmaps, cap;
 };
 
@@ -123,9 +123,9 @@ struct ustream {
 
 struct uft {
 	char *dir;
-	struct umod *mods;
+	struct uftrace_module *mods;
 	int nmods, mods_cap;
-	struct usess *sess;
+	struct uftrace_session *sess;
 	int nsess, sess_cap;
 	struct utask *tasks; /* by tid */
 	int ntasks, tasks_cap;
@@ -291,18 +291,18 @@ static char *line_str(const char *l, const char *key)
 
 static int find_mod(struct uft *u, const char *path);
 
-static int add_map(struct uft *u, struct usess *s, uint64_t start, uint64_t end, const char *path)
+static int add_map(struct uft *u, struct uftrace_session *s, uint64_t start, uint64_t end, const char *path)
 {
 	int m = find_mod(u, path);
 
 	if (m < 0 || GROW(s->maps, s->nmaps, s->cap, 16))
 		return -1;
-	s->maps[s->nmaps++] = (struct umap){start, end, m};
+	s->maps[s->nmaps++] = (struct uftrace_map){start, end, m};
 	return 0;
 }
 
 /* sid-ID.map: the mapped files of a session (anonymous and [stack] lines skipped). */
-static int read_map(struct uft *u, struct usess *s, struct fmt_err *err)
+static int read_map(struct uft *u, struct uftrace_session *s, struct fmt_err *err)
 {
 	char name[64], *t, *l, *nl;
 	size_t len;
@@ -350,7 +350,7 @@ static int task_line(struct uft *u, const char *l, int n, const char *path,
 	char sid[40];
 
 	if (!strncmp(l, "SESS ", 5)) {
-		struct usess *s;
+		struct uftrace_session *s;
 
 		if (sscanf(l + 5, "timestamp=%llu.%llu %*[^i]id=%d sid=%39[0-9a-fA-F]", &sec, &ns, &pid,
 			   sid) != 4 || !strstr(l, "exename=\""))
@@ -545,7 +545,7 @@ static int find_mod(struct uft *u, const char *path)
 
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct usym *x = a, *y = b;
+	const struct uftrace_symbol *x = a, *y = b;
 
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
@@ -555,7 +555,7 @@ static int sym_cmp(const void *a, const void *b)
  * for a PLT entry) are kept; '?' lines and __sym_end/__dynsym_end end the
  * symbol before them, which is how a symbol without size gets one.
  */
-static int sym_line(struct umod *m, char *l)
+static int sym_line(struct uftrace_module *m, char *l)
 {
 	unsigned long long a, size = 0;
 	char type, *p, *name;
@@ -591,7 +591,7 @@ static int sym_line(struct umod *m, char *l)
 }
 
 /* NAME.sym of module @m, if uftrace saved one (else its calls are named by address). */
-static int read_syms(struct uft *u, struct umod *m, struct fmt_err *err)
+static int read_syms(struct uft *u, struct uftrace_module *m, struct fmt_err *err)
 {
 	char *file, *t, *l, *nl;
 	size_t len;
@@ -623,7 +623,7 @@ static int register_syms(struct fmt_reader *r, struct uft *u, struct fmt_err *er
 	uint64_t next = FUNC_BASE;
 
 	for (int i = 0; i < u->nmods; i++) {
-		struct umod *m = &u->mods[i];
+		struct uftrace_module *m = &u->mods[i];
 
 		if (read_syms(u, m, err))
 			return -1;
@@ -651,8 +651,8 @@ static void lib_ends(struct uft *u)
 {
 	for (int i = 0; i < u->nsess; i++)
 		for (int k = 0; k < u->sess[i].nmaps; k++) {
-			struct umap *mp = &u->sess[i].maps[k];
-			struct umod *m = &u->mods[mp->mod];
+			struct uftrace_map *mp = &u->sess[i].maps[k];
+			struct uftrace_module *m = &u->mods[mp->mod];
 
 			if (!mp->end && m->nsyms)
 				mp->end = mp->start + m->syms[m->nsyms - 1].addr +
@@ -669,14 +669,14 @@ static uint64_t func_of(struct uft *u, int s, uint64_t addr)
 {
 	uint64_t key = addr | (uint64_t)s << 48; /* user addresses have 48 bits */
 	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 52) & (CACHE_SLOTS - 1);
-	struct usess *ss = &u->sess[s];
+	struct uftrace_session *ss = &u->sess[s];
 	uint64_t f = addr;
 
 	if (u->cache[slot].key == key + 1)
 		return u->cache[slot].func;
 	for (int i = 0; i < ss->nmaps; i++) {
-		const struct umap *mp = &ss->maps[i];
-		const struct umod *m = &u->mods[mp->mod];
+		const struct uftrace_map *mp = &ss->maps[i];
+		const struct uftrace_module *m = &u->mods[mp->mod];
 		int lo = 0, hi = m->nsyms - 1;
 		uint64_t rel = addr - mp->start;
 
@@ -737,7 +737,7 @@ static bool mapped(const struct uft *u, uint64_t addr)
 {
 	for (int i = 0; i < u->nsess; i++)
 		for (int k = 0; k < u->sess[i].nmaps; k++) {
-			const struct umap *mp = &u->sess[i].maps[k];
+			const struct uftrace_map *mp = &u->sess[i].maps[k];
 			if (addr >= mp->start && (!mp->end || addr < mp->end))
 				return true;
 		}

@@ -116,7 +116,7 @@ enum row_kind {
  * so every line counts). The whole call_rec follows in the block's extras
  * when it has a call_extra part.
  */
-struct qcall {
+struct queued_call {
 	int64_t id, parent_id, t_entry, incl_ns, children_ns;
 	int64_t retval; /* DARC_NULL if not recorded */
 	int32_t task_id, fnode_id, cpu;
@@ -165,7 +165,7 @@ struct row {
  * same name of the record named after its table in struct row (a column of
  * columns.h without one does not compile), read as the member's C type says:
  * int64_t (DARC_NULL is NULL), int, uint32_t, const char * (NULL is NULL) or
- * char[] (as it is, or "" for NULL: below). call_base's rows are qcalls, read
+ * char[] (as it is, or "" for NULL: below). call_base's rows are queued_calls, read
  * by call_column(); call_extra's are call_recs.
  */
 enum { F_I64 = 1, F_INT, F_U32, F_STR, F_CHARS };
@@ -266,7 +266,7 @@ struct block {
 	unsigned n, ncalls, nextras, nhists; /* rows, calls, extras and buckets used */
 	struct chunk *chunks;		 /* newest first */
 	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
-	struct qcall calls[BLOCK_ROWS];	 /* in order */
+	struct queued_call calls[BLOCK_ROWS];	 /* in order */
 	int64_t extras[EXTRA_ROWS][CALL_EXTRA_NCOLS]; /* call_extra's rows of the calls */
 	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
@@ -512,8 +512,8 @@ static bool call_has_extra(const struct call_rec *c)
 	       c->irq_ns || c->softirq_ns || c->preempt_ns || c->blocked_ns;
 }
 
-/* @v in a qcall's 32 bits (INT32_MIN for NULL); *@bad when it does not fit. */
-static inline int32_t q32(int64_t v, bool *bad)
+/* @v in a queued_call's 32 bits (INT32_MIN for NULL); *@bad when it does not fit. */
+static inline int32_t queued_int32(int64_t v, bool *bad)
 {
 	if (v == DARC_NULL)
 		return INT32_MIN;
@@ -575,15 +575,15 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	static const struct field extra_fields[] = {CALL_EXTRA_COLUMNS(EXTRA_FIELD)};
 	bool extra = call_has_extra(c), bad = false;
 	struct block *b;
-	struct qcall q = {
+	struct queued_call q = {
 	    .id = c->id,
 	    .parent_id = c->parent_id,
 	    .t_entry = c->t_entry,
 	    .incl_ns = c->incl_ns,
 	    .children_ns = c->children_ns,
 	    .retval = c->has_retval ? c->retval : DARC_NULL,
-	    .task_id = q32(c->task_id, &bad),
-	    .fnode_id = q32(c->fnode_id, &bad),
+	    .task_id = queued_int32(c->task_id, &bad),
+	    .fnode_id = queued_int32(c->fnode_id, &bad),
 	    .cpu = c->cpu,
 	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
@@ -621,7 +621,7 @@ struct rows_vtab {
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
 	int i, hi;	 /* the current row, and the end */
-	const char *rec; /* the current row's record (a qcall for calls) */
+	const char *rec; /* the current row's record (a queued_call for calls) */
 	const struct row_src *src;
 	const struct field *fields; /* the kind's */
 };
@@ -740,7 +740,7 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 }
 
 /* Column @col of darc_call_base_rows (columns.h: CALL_BASE_COLUMNS). */
-static int64_t call_column(const struct qcall *c, int col)
+static int64_t call_column(const struct queued_call *c, int col)
 {
 	switch (col) {
 	case COL_call_base_id:
@@ -866,7 +866,7 @@ static int write_rows(struct db *db, int kind, struct row_src src)
 #define ARRAY_SRC(a, n) ((struct row_src){(const char *)(a), sizeof(*(a)), NULL, 0, (int)(n)})
 
 /* call_base's columns of @c, in columns.h's order. */
-static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
+static void call_values(const struct queued_call *c, int64_t v[CALL_BASE_NCOLS])
 {
 	for (int col = 0; col < CALL_BASE_NCOLS; col++)
 		v[col] = call_column(c, col);

@@ -114,8 +114,8 @@ static int check(struct cmd_ctx *ctx, void *args)
 	if (a->quiet && a->summary_given)
 		return fmt_errf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
 						 " leaves out: give one or the other"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 /* Analyze the recording into the database, then say what it holds (summary.c). */

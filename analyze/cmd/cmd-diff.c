@@ -144,13 +144,13 @@ static int check(struct cmd_ctx *ctx, void *args)
 
 	if (a->json && a->show_given)
 		return fmt_errf(&ctx->err, NULL, "--json prints every pair: --show is for the text"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (!a->o.svg && (a->o.pair || a->o.force))
 		return fmt_errf(&ctx->err, NULL, "--pair and --force are for the plot: give --svg FILE"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)

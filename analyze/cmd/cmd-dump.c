@@ -89,9 +89,9 @@ static int check(struct cmd_ctx *ctx, void *args)
 	if (a->like != DUMP_DARC && (a->pretty || a->usec)) {
 		fmt_errf(&ctx->err, NULL, "--like prints report -R -t's lines: not with --pretty "
 			 "or --usec");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 /*

@@ -70,7 +70,7 @@ static const char usage_tail[] =
 	"  darc explain trace.dat --top 1 --json\n"
 	"  darc explain trace.db --top 1 --verbose\n";
 
-enum { OPT_TOP = ROPT_LAST, OPT_VERBOSE };
+enum { OPT_TOP = OPTION_LAST, OPT_VERBOSE };
 
 struct args {
 	int top;
@@ -100,21 +100,21 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct ropt *o = &ctx->o;
+	const struct report_options *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
 		fmt_errf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
 					  " --fnode, --path and --peaks are darc paths'");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
 	    o->pp.rule != PEAK_SEEN) {
 		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
 					  " peaks a person sees: --metric, --resolution, --unit,"
 					  " --prominence and --smooth are darc peaks'");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -125,8 +125,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
-	ROPT_SEARCH_OPTIONS,
+	OPTION_SHARED_OPTIONS,
+	OPTION_SEARCH_OPTIONS,
 	{"top", required_argument, NULL, OPT_TOP},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"help", no_argument, NULL, 'h'},

@@ -54,7 +54,7 @@ static const char usage_head[] =
     "  -o FILE    write FILE (whole, or not at all) instead of stdout\n"
     "Calls whose entry or exit the recording lacks are left out (their time is\n"
     "unknown).\n\n"
-    "which calls (default all; the subtrees of):\n" ROPT_HELP_CALLS;
+    "which calls (default all; the subtrees of):\n" OPTION_HELP_CALLS;
 static const char usage_tail[] =
     "  -h, --help\n\n"
     "view:\n"
@@ -71,7 +71,7 @@ static const char usage_tail[] =
     "  darc export trace.db --folded --off-cpu\n"
     "  darc export trace.dat --chrome --time 0-100ms -o trace.json\n";
 
-enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_PERFETTO, OPT_METRIC, OPT_OFF_CPU,
+enum { OPT_FOLDED = OPTION_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_PERFETTO, OPT_METRIC, OPT_OFF_CPU,
        OPT_ROOT };
 
 struct args {
@@ -144,13 +144,13 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (ctx->o.force && !((struct args *)args)->out)
 		return fmt_errf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
-		       ROPT_BAD;
-	return check_args(args, &ctx->err) ? ROPT_BAD : ROPT_OK;
+		       OPTION_BAD;
+	return check_args(args, &ctx->err) ? OPTION_BAD : OPTION_OK;
 }
 
 struct job {
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	const struct export_opts *x;
 	struct fmt_err err;
 	int rc;
@@ -191,7 +191,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_CALL_OPTIONS,
+	OPTION_CALL_OPTIONS,
 	{"folded", no_argument, NULL, OPT_FOLDED},
 	{"chrome", no_argument, NULL, OPT_CHROME},
 	{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
@@ -199,7 +199,7 @@ static const struct option opts[] = {
 	{"metric", required_argument, NULL, OPT_METRIC},
 	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	{"root", required_argument, NULL, OPT_ROOT},
-	{"force", no_argument, NULL, ROPT_FORCE},
+	{"force", no_argument, NULL, OPTION_FORCE},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{0},

@@ -18,7 +18,7 @@ static const char usage_head[] =
 	"Given a recording, darc analyzes it into RECORDING.db first (and reuses\n"
 	"that while it is newer than the recording).\n\n";
 static const char usage_tail[] =
-	ROPT_HELP_PLOT
+	OPTION_HELP_PLOT
 	"      --interval D     one histogram per time window of D (e.g. 100ms, 2s):\n"
 	"                       OSprof's time-lapse profile, shows periodic behaviour\n"
 	"  -h, --help\n\n"
@@ -28,7 +28,7 @@ static const char usage_tail[] =
 	"  darc hist trace.db --path '__x64_sys_pread64>vfs_read>ext4_file_read_iter' --metric excl\n"
 	"  darc hist trace.db --func vfs_read --interval 500ms\n";
 
-enum { OPT_INTERVAL = ROPT_LAST };
+enum { OPT_INTERVAL = OPTION_LAST };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		      struct fmt_err *err)
@@ -49,8 +49,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
-	ROPT_PLOT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
+	OPTION_PLOT_OPTIONS,
 	{"interval", required_argument, NULL, OPT_INTERVAL},
 	{"help", no_argument, NULL, 'h'},
 	{0},

@@ -109,15 +109,15 @@ static int check(struct cmd_ctx *ctx, void *args)
 	if (!!a->func + !!a->call + a->reports > 1)
 		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
 						 " report of their own: give one"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->what == OPT_BIOS && a->top)
 		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
 						 " --call and --irqs"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->what && a->layers)
 		return fmt_errf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -126,8 +126,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"func", required_argument, NULL, ROPT_FUNC},
-	{"call", required_argument, NULL, ROPT_CALL},
+	{"func", required_argument, NULL, OPTION_FUNC},
+	{"call", required_argument, NULL, OPTION_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"bios", no_argument, NULL, OPT_BIOS},

@@ -26,14 +26,14 @@ static const char usage_head[] =
 	"      --root F         the function to start from (like --func)\n"
 	"      --peak N         only peak N (default: every peak)\n"
 	"      --range LO-HI    search this bucket range instead of the peaks\n"
-	ROPT_HELP_SEARCH;
+	OPTION_HELP_SEARCH;
 static const char usage_tail[] =
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc paths trace.db --root __x64_sys_pread64\n"
 	"  darc paths trace.db --root vfs_read --peak 2 --maxcount-pct 50 --json\n";
 
-enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE };
+enum { OPT_ROOT = OPTION_LAST, OPT_PEAK, OPT_RANGE };
 
 struct args {
 	int peak;
@@ -52,9 +52,9 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_ROOT:
 		a->func_before = ctx->o.sel.func && !a->root;
 		a->root = arg;
-		return options_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, OPTION_FUNC, arg, err) == 1 ? 0 : -1;
 	case OPT_RANGE:
-		return options_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, OPTION_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
 		v = strtod(arg, &end);
 		if (end == arg || *end || !(v >= 1 && v <= 1000))
@@ -69,17 +69,17 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	const struct args *a = args;
-	const struct rsel *sel = &ctx->o.sel;
+	const struct call_selection *sel = &ctx->o.sel;
 
 	if (a->root && (a->func_before || sel->func != a->root))
 		return fmt_errf(&ctx->err, NULL, "--root and --func both name the function to start"
 						 " from: give one"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->peak && ctx->o.npeaks)
 		return fmt_errf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
 						 " gives the buckets: give one"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -90,11 +90,11 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
 	{"root", required_argument, NULL, OPT_ROOT},
 	{"peak", required_argument, NULL, OPT_PEAK},
 	{"range", required_argument, NULL, OPT_RANGE},
-	ROPT_SEARCH_OPTIONS,
+	OPTION_SEARCH_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };

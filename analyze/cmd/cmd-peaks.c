@@ -26,7 +26,7 @@ static const char usage_tail[] =
 	"  darc peaks trace.db --func vfs_read --prominence 1 --json\n"
 	"  darc peaks trace.db --func vfs_read --peaks 12-14,20-23\n";
 
-enum { OPT_EXPLAIN = ROPT_LAST };
+enum { OPT_EXPLAIN = OPTION_LAST };
 
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
 {
@@ -38,8 +38,8 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (*(int *)args && ctx->o.json)
 		return fmt_errf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -48,7 +48,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
 	{"explain", no_argument, NULL, OPT_EXPLAIN},
 	{"help", no_argument, NULL, 'h'},
 	{0},

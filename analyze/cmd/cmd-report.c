@@ -40,7 +40,7 @@ static const char usage_tail[] =
     "  darc report trace.dat -o trace.html\n"
     "  darc report trace.db --top 5 -o trace.html\n";
 
-enum { OPT_TOP = ROPT_LAST };
+enum { OPT_TOP = OPTION_LAST };
 
 struct args {
 	const char *out;
@@ -71,14 +71,14 @@ static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (!((struct args *)args)->out) {
 		fmt_errf(&ctx->err, NULL, "say where the page goes: -o FILE.html");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 struct job {
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	int top;
 	struct fmt_err err;
 	int rc;
@@ -106,7 +106,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 
 static const struct option opts[] = {
 	{"top", required_argument, NULL, OPT_TOP},
-	{"force", no_argument, NULL, ROPT_FORCE},
+	{"force", no_argument, NULL, OPTION_FORCE},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{0},

@@ -65,11 +65,11 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->ws.call = ctx->o.call;
 	if (a->ws.task && a->ws.call)
 		return fmt_errf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (!a->ws.task && !a->ws.call)
 		return fmt_errf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -80,8 +80,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"task", required_argument, NULL, ROPT_TASK},
-	{"call", required_argument, NULL, ROPT_CALL},
+	{"task", required_argument, NULL, OPTION_TASK},
+	{"call", required_argument, NULL, OPTION_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"slack", required_argument, NULL, OPT_SLACK},

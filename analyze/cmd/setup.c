@@ -207,22 +207,22 @@ static int wrong_arguments(const struct cmd *cmd, const char *name, unsigned fla
 
 /*
  * The end of a command that did not run, by options_parse_short()'s result @how
- * (or ROPT_USAGE for the wrong number of arguments): its usage on stdout
- * (ROPT_HELP, EXIT_OK), or one line on stderr. Returns the exit status.
+ * (or OPTION_USAGE for the wrong number of arguments): its usage on stdout
+ * (OPTION_HELP, EXIT_OK), or one line on stderr. Returns the exit status.
  */
 static int usage(const struct cmd *cmd, const char *name, unsigned flags, int how,
 		 const struct cmd_ctx *ctx)
 {
 	switch (how) {
-	case ROPT_HELP:
+	case OPTION_HELP:
 		printf("%s%s%s", cmd->usage_head, cmd->usage_mid ? cmd->usage_mid : "",
 		       cmd->usage_tail ? cmd->usage_tail : "");
 		return EXIT_OK;
-	case ROPT_BAD:
+	case OPTION_BAD:
 		return usage_error(name, "%s", ctx->err.msg);
-	case ROPT_UNKNOWN:
+	case OPTION_UNKNOWN:
 		return unknown_option(cmd, name, ctx->err.msg);
-	case ROPT_NOARG:
+	case OPTION_NOARG:
 		return usage_error(name, "%s needs an argument", ctx->err.msg);
 	}
 	return wrong_arguments(cmd, name, flags, ctx);
@@ -241,7 +241,7 @@ static int take(void *p, int c, const char *arg, struct fmt_err *err)
 	return t->cmd->take ? t->cmd->take(t->ctx, t->cmd->args, c, arg, err) : -1;
 }
 
-/* Read the options and find the arguments: ROPT_OK, or what usage() takes. */
+/* Read the options and find the arguments: OPTION_OK, or what usage() takes. */
 static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int argc,
 		 char **argv)
 {
@@ -251,15 +251,15 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 
 	ctx->args = argv + optind;
 	ctx->nargs = argc - optind;
-	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
-		return ROPT_USAGE;
-	if (rc == ROPT_OK && options_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
-		return ROPT_BAD;
+	if (rc == OPTION_OK && ctx->nargs != cmd->nargs)
+		return OPTION_USAGE;
+	if (rc == OPTION_OK && options_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
+		return OPTION_BAD;
 	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
-	if (rc == ROPT_OK && ctx->o.force && !ctx->o.svg && options_name(cmd->opts, ROPT_SVG))
+	if (rc == OPTION_OK && ctx->o.force && !ctx->o.svg && options_name(cmd->opts, OPTION_SVG))
 		return fmt_errf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
-		       ROPT_BAD;
-	if (rc == ROPT_OK && cmd->check)
+		       OPTION_BAD;
+	if (rc == OPTION_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
 	return rc;
 }
@@ -288,7 +288,7 @@ int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc,
 
 	options_init(&ctx.o);
 	rc = parse(cmd, flags, &ctx, argc, argv);
-	if (rc != ROPT_OK) {
+	if (rc != OPTION_OK) {
 		options_release(&ctx.o);
 		return usage(cmd, name, flags, rc, &ctx);
 	}
@@ -296,7 +296,7 @@ int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc,
 	rc = open_inputs(flags, &ctx);
 	/* a name that names nothing is said here, the same way for every command */
 	if (!rc && (flags & CMD_NEEDS_DB))
-		rc = suggest_check_selection(ctx.db[0], &ctx.o, options_name(cmd->opts, ROPT_TIME), &ctx.err);
+		rc = suggest_check_selection(ctx.db[0], &ctx.o, options_name(cmd->opts, OPTION_TIME), &ctx.err);
 	if (!rc)
 		rc = cmd->run(&ctx, cmd->args);
 	if (rc) {

@@ -171,7 +171,7 @@ static const char *secs(int64_t ns, char *buf, size_t n)
 }
 
 /* --time misses the recording: say its span. */
-static int time_outside(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+static int time_outside(struct rdb *db, const struct call_selection *sel, struct fmt_err *err)
 {
 	sqlite3_stmt *st;
 	int64_t span = -1;
@@ -192,7 +192,7 @@ static int time_outside(struct rdb *db, const struct rsel *sel, struct fmt_err *
 }
 
 /* Every part names something, but together they hold no call: say which parts. */
-static int none_together(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+static int none_together(struct rdb *db, const struct call_selection *sel, struct fmt_err *err)
 {
 	char filter[320], q[512], what[200] = "", *p = what, a[32], b[32];
 	sqlite3_stmt *st;
@@ -249,9 +249,9 @@ static int no_call(struct rdb *db, int64_t id, struct fmt_err *err)
 			last);
 }
 
-int suggest_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err)
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls, struct fmt_err *err)
 {
-	const struct rsel *sel = &o->sel;
+	const struct call_selection *sel = &o->sel;
 	bool window = sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 	sqlite3 *s = rdb_sql(db);
 

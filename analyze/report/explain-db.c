@@ -57,10 +57,10 @@ static const char subjects_sql[] =
  * false: each bucket's latency estimated from its midpoint) or from the
  * calls (a scan). 0, or -1 with @err set.
  */
-static int subject_profile(struct rdb *db, const struct ropt *o, struct subject *s, bool exact,
+static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s, bool exact,
 			   struct fmt_err *err)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 	struct profile p;
 	struct rdb_profile_info info;
 
@@ -142,7 +142,7 @@ static bool fragment(struct rdb *db, const struct subject *s)
  * first @top + 2 on exact latencies, fragments of a task switch left out.
  * Their number, or -1.
  */
-static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
+static int load_subjects(struct rdb *db, const struct report_options *o, int top, struct subject **out,
 			 struct fmt_err *err)
 {
 	struct subject *s = NULL;
@@ -304,9 +304,9 @@ static void wakers(struct rdb *db, json_t *c)
 /* ---- one subject ---- */
 
 /* The selection of @s's calls: its fnode, at one bucket an octave (the search's). */
-static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
+static struct call_selection subject_sel(const struct report_options *o, const struct subject *s)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 
 	sel.func = NULL;
 	sel.path = NULL;
@@ -316,10 +316,10 @@ static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
 }
 
 /* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
-static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
+static int preselect_parts(struct rdb *db, const struct report_options *o, const struct subject *s,
 			   struct fmt_err *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct peak slow[MAX_PARTS];
 
 	for (int k = 0; k < s->nparts; k++)
@@ -404,10 +404,10 @@ static json_t *recorder_causes(struct rdb *db, const char *title, const struct s
  * into @one, and, when they hold EXPLAIN_CAUSE_MIN of its latency or more,
  * an entry of @rec: {"kind": "tracer", "recorder", "share", "ns", "sentence"}.
  */
-static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subject *s,
+static void tracer_hooks(struct rdb *db, const struct report_options *o, const struct subject *s,
 			 const struct slow_part *part, json_t *one, json_t *rec)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct tracer_shift t;
 	struct fmt_err e;
 	int64_t lo = part->slow.lo > 0 ? (int64_t)ceil(exp2(part->slow.lo)) : 0;
@@ -447,11 +447,11 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
  */
-static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+static json_t *explain_part(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 			    const struct subject *s, const struct slow_part *part,
 			    struct fmt_err *err)
 {
-	struct ropt x = *o;
+	struct report_options x = *o;
 	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
 	char *title = explain_title(s->func);
 	size_t k;
@@ -505,7 +505,7 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 }
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
-static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+static json_t *explain_subject(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 			       const struct subject *s, struct fmt_err *err)
 {
 	char *title = explain_title(s->func);
@@ -709,7 +709,7 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_db_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
+json_t *explain_db_collect(struct rdb *db, const struct report_options *o, const struct search_params *given,
 			int top, int *nsubjects, struct fmt_err *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
@@ -743,7 +743,7 @@ json_t *explain_db_collect(struct rdb *db, const struct ropt *o, const struct se
 	return all;
 }
 
-int explain_report(FILE *out, struct rdb *db, const struct ropt *o,
+int explain_report(FILE *out, struct rdb *db, const struct report_options *o,
 		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
 {
 	json_t *all, *x;

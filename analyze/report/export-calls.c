@@ -186,12 +186,12 @@ static int order_late(struct late *l)
 }
 
 /* Does @sel choose calls by task, comm or time (else every call: no filter to evaluate)? */
-static bool filtered(const struct rsel *sel)
+static bool filtered(const struct call_selection *sel)
 {
 	return sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 }
 
-sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q,
+sqlite3_stmt *export_prepare(struct rdb *db, const struct report_options *o, const char *q,
 			     const char *task_col, const char *time_col)
 {
 	char filter[320] = "1", sql[2048];
@@ -216,7 +216,7 @@ sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q
  * filters bound. A call's function and depth are its fnode's (n.func_id,
  * n.depth: call_base stores neither); SQLite drops the join where unused.
  */
-static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owner,
+static sqlite3_stmt *select_base(struct rdb *db, const struct report_options *o, bool owner,
 				 const char *cols, const char *where)
 {
 	char q[1024];
@@ -234,7 +234,7 @@ static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owne
  * The first read: the late calls (an entry before the latest entry of
  * their task so far, in the order of ids), each then read whole by id.
  */
-static int find_late(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner)
+static int find_late(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner)
 {
 	struct entry_max m = {0};
 	sqlite3_stmt *st = select_base(db, o, owner, "b.task_id, b.t_entry, b.id",
@@ -284,7 +284,7 @@ out:
 	return rc == SQLITE_DONE ? order_late(&s->late) : -1;
 }
 
-int export_stream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner,
+int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner,
 		 struct progress *pg)
 {
 	*s = (struct xstream){.pg = pg};

@@ -62,7 +62,7 @@ struct xstream {
  * for the late ones (@pg shows it). 0, or -1 (SQLite's error on
  * rdb_sql(@db), or out of memory).
  */
-int export_stream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner,
+int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner,
 		 struct progress *pg);
 /* The next call into @k: 1, 0 at the end, -1 on an error. */
 int export_stream_next(struct xstream *s, struct xcall *k);
@@ -109,7 +109,7 @@ void export_out_usec(struct obuf *o, int64_t v);
  * --time) on @task_col and @time_col, and bind them; "1" when @o has none.
  * NULL on an error (SQLite's, on rdb_sql(@db)).
  */
-sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q,
+sqlite3_stmt *export_prepare(struct rdb *db, const struct report_options *o, const char *q,
 			     const char *task_col, const char *time_col);
 
 /* The integer that query @q gives (0 if none). */

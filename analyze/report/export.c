@@ -153,7 +153,7 @@ static int print_path(FILE *out, struct names *n, int64_t id)
 }
 
 /* The folded query: rows (root frame or NULL, fnode id, last frame or NULL, weight). */
-static void folded_sql(const struct ropt *o, const struct export_opts *x, bool owner, char *q,
+static void folded_sql(const struct report_options *o, const struct export_opts *x, bool owner, char *q,
 		       size_t n)
 {
 	static const char *const root[] = {[EXPORT_ROOT_NONE] = "NULL",
@@ -162,7 +162,7 @@ static void folded_sql(const struct ropt *o, const struct export_opts *x, bool o
 					       "coalesce(t.comm, '?') || '-' || c.task_id"};
 	static const char *const kinds[XM_METRICS] = {
 	    [XM_PREEMPT] = "w.kind = 0", [XM_BLOCKED] = "w.kind = 1", [XM_OFFCPU] = "1"};
-	const struct rsel *s = &o->sel;
+	const struct call_selection *s = &o->sel;
 	char filter[320];
 	const char *sel = owner ? " AND c.fnode_id IN sel_fnode" : "";
 
@@ -186,7 +186,7 @@ static void folded_sql(const struct ropt *o, const struct export_opts *x, bool o
 			 root[x->root], metrics[x->metric].call, filter, sel);
 }
 
-static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
+static int export_folded(FILE *out, struct rdb *db, const struct report_options *o,
 			 const struct export_opts *x, bool owner, struct fmt_err *err)
 {
 	struct names n = {.sql = rdb_sql(db), .path = rdb_path(db)};
@@ -505,7 +505,7 @@ static int pop_all(struct chrome *c)
  * event waits there until a later call of the thread begins after its
  * exit, or the end.
  */
-static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_calls(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
 {
 	struct xstream s;
 	struct xcall k;
@@ -555,7 +555,7 @@ static void x_event(struct chrome *c, int64_t pid, int64_t tid, int64_t t0, int6
 	export_out_str(o, "}}");
 }
 
-static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
 {
 	char q[1024], args[256];
 	sqlite3_stmt *st;
@@ -589,7 +589,7 @@ static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_irqs(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
 {
 	char q[1024], args[256], *name;
 	sqlite3_stmt *st;
@@ -780,7 +780,7 @@ static void chrome_tail(struct chrome *c, const char *src)
  * interrupt calls, frames shared by function, so that its left-heavy and
  * sandwich views add up the calls of a function).
  */
-static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool owner, bool ss,
+static int export_timeline(FILE *out, struct rdb *db, const struct report_options *o, bool owner, bool ss,
 			   struct fmt_err *err)
 {
 	struct chrome c = {.ob = malloc(sizeof(*c.ob)),
@@ -824,10 +824,10 @@ out:
 	return rc;
 }
 
-int export_report(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
+int export_report(FILE *out, struct rdb *db, const struct report_options *o, const struct export_opts *x,
 		  struct fmt_err *err)
 {
-	const struct rsel *s = &o->sel;
+	const struct call_selection *s = &o->sel;
 	bool owner = s->func || s->fnode || s->path;
 	int rc;
 

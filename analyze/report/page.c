@@ -161,9 +161,9 @@ static json_t *svg_string(int (*draw)(FILE *, const struct plot *), const struct
 }
 
 /* Subject @s's selection: its fnode, one bucket an octave (explain's). */
-static struct rsel subject_sel(const struct ropt *o, json_t *s)
+static struct call_selection subject_sel(const struct report_options *o, json_t *s)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 
 	sel.func = NULL;
 	sel.path = NULL;
@@ -176,9 +176,9 @@ static struct rsel subject_sel(const struct ropt *o, json_t *s)
  * Subject @s's histogram with the peaks explain reads ({"lo", "count",
  * "lat_ns", "peaks": [[lo, hi]...], "svg"}), into @s as "hist".
  */
-static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_err *err)
+static int add_hist(struct rdb *db, const struct report_options *o, json_t *s, struct fmt_err *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct rdb_profile_info info;
 	struct profile p;
 	struct peak *pk = NULL;
@@ -210,10 +210,10 @@ static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_
 }
 
 /* Subject @s's time lapse over windows of @interval ns, into @s as "heat" ({"interval_ns", "svg"}). */
-static int add_heat(struct rdb *db, const struct ropt *o, json_t *s, int64_t interval,
+static int add_heat(struct rdb *db, const struct report_options *o, json_t *s, int64_t interval,
 		    struct fmt_err *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct profile *rows = NULL;
 	int64_t t0;
 	int nrows;
@@ -260,10 +260,10 @@ static json_t *or_empty(json_t *a)
 }
 
 /* The page's data: the recording, each subject with its plots, the waits, the I/O. */
-static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct progress *pg,
+static json_t *page_data(struct rdb *db, const struct report_options *o, int top, struct progress *pg,
 			 struct fmt_err *err)
 {
-	struct ropt x = *o;
+	struct report_options x = *o;
 	struct search_params sp = SEARCH_PARAMS_DEFAULT;
 	json_t *d = json_pack("{ss so}", "darc", DARC_VERSION, "recording", recording_json(db));
 	json_t *subjects, *s;
@@ -295,7 +295,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 	return d;
 }
 
-int page_report(FILE *out, struct rdb *db, const struct ropt *o, int top, struct fmt_err *err)
+int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top, struct fmt_err *err)
 {
 	struct progress pg;
 	json_t *d;

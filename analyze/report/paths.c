@@ -360,7 +360,7 @@ void paths_tree_text(FILE *out, json_t *nodes)
 }
 
 /* The search's parameters and the calls' filters, as JSON text (caller frees). */
-static char *params_json(const struct ropt *o, const struct search_params *sp)
+static char *params_json(const struct report_options *o, const struct search_params *sp)
 {
 	json_t *j =
 	    json_pack("{si sf si ss}", "max_depth", sp->max_depth, "maxcount_pct", sp->maxcount_pct,
@@ -376,7 +376,7 @@ static char *params_json(const struct ropt *o, const struct search_params *sp)
 }
 
 /* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
-int paths_search(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_search(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
 		 struct fmt_err *err)
 {
@@ -413,7 +413,7 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct search_param
 }
 
 /* The text of all the peaks' answers. */
-static void paths_text(FILE *out, const char *what, const struct ropt *o,
+static void paths_text(FILE *out, const char *what, const struct report_options *o,
 		       const struct search_params *sp, json_t *all)
 {
 	size_t i;
@@ -448,7 +448,7 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
  * into @all (a JSON array, one object per peak searched); *@what gets the
  * selection's title (caller frees). 0, or -1 with @err set.
  */
-static int paths_collect(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+static int paths_collect(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 			 int peak, json_t *all, char **what, struct fmt_err *err)
 {
 	struct profile p;
@@ -485,7 +485,7 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	return rc;
 }
 
-int paths_report(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 int peak, struct fmt_err *err)
 {
 	json_t *all = json_array();

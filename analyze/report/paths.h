@@ -17,7 +17,7 @@
  * peak @peak only, or the ranges @o gives), each stored in tables search,
  * search_path and search_candidate, printed as indented chains (or JSON).
  */
-int paths_report(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 int peak, struct fmt_err *err);
 
 /*
@@ -26,7 +26,7 @@ int paths_report(FILE *out, struct rdb *db, const struct ropt *o, const struct s
  * store the search, and append {"search", "peak", "lo", "hi", "calls",
  * "nodes"} to @all; print a search's nodes as darc paths does.
  */
-int paths_search(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_search(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
 		 struct fmt_err *err);
 void paths_tree_text(FILE *out, json_t *nodes);

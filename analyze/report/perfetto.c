@@ -197,7 +197,7 @@ struct pf {
 	struct obuf *ob;
 	struct pb pkt;	 /* the packet being made */
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	bool owner;	 /* the calls of the fnodes in sel_fnode only */
 	struct ptask *task; /* sorted by tid */
 	int ntask;
@@ -910,7 +910,7 @@ static int darc_track(struct pf *f)
 	return describe(f, UUID(U_DARC, 0), 0, "darc", about);
 }
 
-int perfetto_export(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
+int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
 		    struct fmt_err *err)
 {
 	struct pf f = {.ob = malloc(sizeof(*f.ob)), .db = db, .o = o, .owner = owner};

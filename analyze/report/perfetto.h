@@ -20,7 +20,7 @@ bool perfetto_has_findings(struct rdb *db);
  * task states, and darc explain's slow parts and causes). 0, or -1 with
  * @err set.
  */
-int perfetto_export(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
+int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
 		    struct fmt_err *err);
 
 #endif

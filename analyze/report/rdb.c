@@ -26,7 +26,7 @@ struct rdb {
 	/* rdb_preselect_calls(): the calls of @sel in [lo, hi), in table sr_pre */
 	struct {
 		bool on;
-		struct rsel sel;
+		struct call_selection sel;
 		int64_t lo, hi, scans;
 	} pre;
 };
@@ -209,7 +209,7 @@ void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_
 #define FUNC_FNODES "SELECT n.id FROM fnode n JOIN func f ON f.id = n.func_id WHERE f.name = ?1"
 
 /* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
-static void where_sql(const struct rsel *sel, char *buf, size_t n)
+static void where_sql(const struct call_selection *sel, char *buf, size_t n)
 {
 	const char *owner = sel->func	 ? "c.fnode_id IN (" FUNC_FNODES ")"
 			    : sel->fnode ? "c.fnode_id = ?1"
@@ -247,7 +247,7 @@ bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id)
 	return same;
 }
 
-int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
+int rdb_bind_filters(sqlite3_stmt *st, const struct call_selection *sel, int64_t t0)
 {
 	int rc = sqlite3_bind_int64(st, 2, sel->task);
 
@@ -260,7 +260,7 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
 	return rc;
 }
 
-static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, int64_t t0)
+static int bind_sel(sqlite3_stmt *st, const struct call_selection *sel, const char *path, int64_t t0)
 {
 	int rc = sel->func    ? sqlite3_bind_text(st, 1, sel->func, -1, SQLITE_TRANSIENT)
 		 : sel->fnode ? sqlite3_bind_int64(st, 1, sel->fnode)
@@ -270,7 +270,7 @@ static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, 
 }
 
 /* A title for the selection (caller frees), or NULL with @err set if it names nothing. */
-static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
+static char *sel_what(struct rdb *db, const struct call_selection *sel, const char *path,
 		      struct fmt_err *err)
 {
 	char q[256], *what = NULL;
@@ -354,7 +354,7 @@ void rdb_profile_release(struct profile *p)
 }
 
 /* A value in the unit of @sel: ns, or cycles. */
-static int64_t scaled(const struct rsel *sel, int64_t ns)
+static int64_t scaled(const struct call_selection *sel, int64_t ns)
 {
 	return sel->scale > 0 && sel->scale != 1 ? (int64_t)(ns * sel->scale + 0.5) : ns;
 }
@@ -391,7 +391,7 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
 }
 
 /* Prepare the selection's query: metric value, t_entry, complete, of every selected call. */
-static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const char *path,
+static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel, const char *path,
 			       int64_t t0, struct fmt_err *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
@@ -417,7 +417,7 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const cha
 }
 
 /* Check @sel, make its title and statement. */
-static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
+static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
 			       struct rdb_profile_info *info, struct fmt_err *err)
 {
 	char *path = sel->path ? norm_path(sel->path) : NULL;
@@ -437,7 +437,7 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
 	return st;
 }
 
-int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
 		     struct rdb_profile_info *info, struct fmt_err *err)
 {
 	sqlite3_stmt *st = sel_begin(db, sel, info, err);
@@ -518,7 +518,7 @@ static void rows_cut(struct profile *rows, int nrows)
 		profile_cut(&rows[i], hi >= 0 ? lo : 0, hi >= 0 ? hi - lo + 1 : 0);
 }
 
-int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int64_t interval_ns,
 			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err)
 {
 	struct rdb_profile_info info;
@@ -565,7 +565,7 @@ int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interv
 }
 
 /* The owner (hist_owner kind and id) of @sel's calls for table peak. 0 or -1. */
-static int sel_owner(struct rdb *db, const struct rsel *sel, int *kind, int64_t *id)
+static int sel_owner(struct rdb *db, const struct call_selection *sel, int *kind, int64_t *id)
 {
 	char *path = sel->path ? norm_path(sel->path) : NULL;
 	sqlite3_stmt *st;
@@ -758,7 +758,7 @@ static int put_peaks(sqlite3 *w, void *ctx)
 	       peak_rows(w, peak_insert_sql, j->key, j->params, j->pk, j->npk);
 }
 
-int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
+int rdb_store_peaks(struct rdb *db, const struct call_selection *sel, const char *params,
 		    const struct peak *pk, int npk, struct fmt_err *err)
 {
 	struct peaks_job j = {{0, 0, sel->metric, sel->resolution}, params, pk, npk};
@@ -857,7 +857,7 @@ int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
 	return rdb_store(db, "histograms", put_hist_resolution, &resolution, err);
 }
 
-int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+int rdb_profile_load_hist(struct rdb *db, const struct call_selection *sel, struct profile *p,
 			  struct rdb_profile_info *info, struct fmt_err *err)
 {
 	static const char q[] =
@@ -947,7 +947,7 @@ void rdb_make_index(struct rdb *db, const char *name)
  * a function's calls where there is one). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
-			   const struct rsel *sel, int64_t lo, int64_t hi, bool index,
+			   const struct call_selection *sel, int64_t lo, int64_t hi, bool index,
 			   struct fmt_err *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
@@ -998,7 +998,7 @@ static bool same_str(const char *a, const char *b)
 }
 
 /* Whether @a and @b select the same calls, by the same value. */
-static bool same_sel(const struct rsel *a, const struct rsel *b)
+static bool same_sel(const struct call_selection *a, const struct call_selection *b)
 {
 	return same_str(a->func, b->func) && a->fnode == b->fnode && same_str(a->path, b->path) &&
 	       a->metric == b->metric && a->task == b->task && same_str(a->comm, b->comm) &&
@@ -1017,7 +1017,7 @@ static int empty_root(struct rdb *db, struct fmt_err *err)
 	return 0;
 }
 
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			 struct fmt_err *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -1041,13 +1041,13 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 	return n;
 }
 
-int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			      struct fmt_err *err)
 {
 	return empty_root(db, err) ? -1 : select_into(db, "sr_root", false, sel, lo, hi, false, err);
 }
 
-int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			    struct fmt_err *err)
 {
 	int64_t n;
@@ -1078,7 +1078,7 @@ int64_t rdb_select_scans(const struct rdb *db)
 	return db->pre.scans;
 }
 
-int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+int64_t rdb_select_fnodes(struct rdb *db, const struct call_selection *sel, struct fmt_err *err)
 {
 	static const char q[] =
 	    "INSERT INTO sel_fnode(id) WITH RECURSIVE sub(id) AS ("

@@ -52,7 +52,7 @@ const char *rdb_metric_name(int m);  /* "incl", ... */
 int rdb_metric_of(const char *name); /* -1 if unknown */
 
 /* Which calls: one of func, fnode, path; optionally a task and a time range. */
-struct rsel {
+struct call_selection {
 	const char *func;  /* a function's name */
 	int64_t fnode;	   /* or an fnode id (0: none) */
 	const char *path;  /* or a call path from a root, "a>b>c" */
@@ -83,7 +83,7 @@ struct rdb_profile_info {
  * @info. Returns 0; -1 with @err set when the selection names nothing
  * ("no function 'x' in DB") or SQLite fails.
  */
-int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
+int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
 		     struct rdb_profile_info *info, struct fmt_err *err);
 
 /*
@@ -92,7 +92,7 @@ int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
  * number in *@nrows; *@t0 the first window's start, ns since the
  * recording's first event. All rows share the first one's bucket range.
  */
-int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
+int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int64_t interval_ns,
 			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
 
 /*
@@ -114,7 +114,7 @@ const char *rdb_why(sqlite3 *s);
 int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
 	      struct fmt_err *err);
 
-int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
+int rdb_store_peaks(struct rdb *db, const struct call_selection *sel, const char *params,
 		    const struct peak *pk, int npk, struct fmt_err *err);
 
 /*
@@ -138,7 +138,7 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
  * (no task, comm or time filter, ns, incl or excl): counts only (lat_ns and
  * max_ns NULL), with no scan of the calls. Otherwise rdb_profile_load().
  */
-int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
+int rdb_profile_load_hist(struct rdb *db, const struct call_selection *sel, struct profile *p,
 			  struct rdb_profile_info *info, struct fmt_err *err);
 
 /*
@@ -155,7 +155,7 @@ int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err);
  * the temporary table sr_root(id, last_id, task_id) of @db (emptied first). Returns how many,
  * or -1 with @err set.
  */
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			 struct fmt_err *err);
 
 /*
@@ -164,7 +164,7 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
  * command that reads the calls once and writes nothing (darc hist's
  * tracer_shift).
  */
-int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			      struct fmt_err *err);
 
 /*
@@ -175,7 +175,7 @@ int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo
  * @hi) without reading the calls again, until rdb_preselect_end(). How many,
  * or -1 with @err set.
  */
-int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			    struct fmt_err *err);
 void rdb_preselect_end(struct rdb *db);
 /* How many times the calls were read for a selection (tests). */
@@ -217,7 +217,7 @@ void rdb_make_index(struct rdb *db, const char *name);
  * rdb_bind_filters() binds from @sel (@t0: rdb_t_first()). 0 or an SQLite error.
  */
 void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_t n);
-int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
+int rdb_bind_filters(sqlite3_stmt *st, const struct call_selection *sel, int64_t t0);
 
 /*
  * The fnodes of @sel's function, fnode or call path and every fnode below
@@ -225,7 +225,7 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
  * of @db (emptied first). Returns how many, or -1 with @err set (as
  * rdb_profile_load(): "no function 'x'" when the selection names nothing).
  */
-int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err);
+int64_t rdb_select_fnodes(struct rdb *db, const struct call_selection *sel, struct fmt_err *err);
 
 /* Free what rdb_profile_load() allocated in @p; @p is empty again. */
 void rdb_profile_release(struct profile *p);

@@ -16,7 +16,7 @@
 
 
 /* What the show functions need to know about @o's profile. */
-static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
+static struct show_ctx ctx_of(struct rdb *db, const struct report_options *o,
 			      const struct rdb_profile_info *info)
 {
 	return (struct show_ctx){.what = info->what,
@@ -99,7 +99,7 @@ struct shown {
 };
 
 /* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
-static int shown_load(struct rdb *db, const struct ropt *o, struct shown *x, struct fmt_err *err)
+static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x, struct fmt_err *err)
 {
 	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
 		return -1;
@@ -122,7 +122,7 @@ static void shown_release(struct shown *x)
 	rdb_profile_release(&x->p);
 }
 
-int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
+int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct fmt_err *err)
 {
 	struct shown x;
 	int rc = 0;
@@ -165,7 +165,7 @@ static int write_heat_svg(void *ctx, FILE *f)
 	return svg_heatmap(f, h->rows, h->nrows, h->t0, h->interval, title, h->c->unit);
 }
 
-int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t interval_ns,
+int report_timelapse(FILE *out, struct rdb *db, const struct report_options *o, int64_t interval_ns,
 		     struct fmt_err *err)
 {
 	struct profile *rows = NULL, p;
@@ -201,7 +201,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 }
 
 /* How the peaks were had, and of which calls, as table peak's params (caller frees). */
-static char *peak_params(const struct ropt *o)
+static char *peak_params(const struct report_options *o)
 {
 	json_t *j = json_object();
 	char *s;
@@ -257,7 +257,7 @@ static void explain_text(FILE *out, struct rdb *db, const struct show_ctx *c,
 	}
 }
 
-int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
+int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int explain,
 		 struct fmt_err *err)
 {
 	struct shown x;

@@ -16,14 +16,14 @@
 #include "diff.h"
 
 /* darc hist: the histogram of @o's selection with its peaks (text or JSON). */
-int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err);
+int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct fmt_err *err);
 
 /* darc hist --interval: one histogram per window of @interval_ns. */
-int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t interval_ns,
+int report_timelapse(FILE *out, struct rdb *db, const struct report_options *o, int64_t interval_ns,
 		     struct fmt_err *err);
 
 /* darc peaks: the peaks of @o's selection, stored in table peak; @explain adds OSprof's aids. */
-int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
+int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int explain,
 		 struct fmt_err *err);
 
 /* darc diff: the pairs of @a and @b ranked, and the top @show of them side by side. */

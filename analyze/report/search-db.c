@@ -123,7 +123,7 @@ static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
  * The first ns value of bucket @b at @sel's resolution (and unit: cycles
  * are ns times sel->scale): where the selection of a peak's calls begins.
  */
-static int64_t bucket_start(int b, const struct rsel *sel)
+static int64_t bucket_start(int b, const struct call_selection *sel)
 {
 	double scale = sel->scale > 0 ? sel->scale : 1;
 	int64_t v = (int64_t)(exp2((double)b / sel->resolution) / scale) - 2;
@@ -386,13 +386,13 @@ static void ensure_indexes(struct rdb *db)
 	}
 }
 
-void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
+void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
 {
 	*lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 }
 
-int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
+int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk, int n,
 			struct fmt_err *err)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
@@ -407,7 +407,7 @@ int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct pea
 	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
 }
 
-int search_db_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
+int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi, struct rsearch *rs,
 		   struct fmt_err *err)
 {
 	int64_t lo_ns, hi_ns;
@@ -484,7 +484,7 @@ char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t
 
 /* ---- storing ------------------------------------------------------------------ */
 
-static int insert_search(sqlite3 *w, const struct rsel *sel, const char *f0, int peak, int lo,
+static int insert_search(sqlite3 *w, const struct call_selection *sel, const char *f0, int peak, int lo,
 			 int hi, int nroots, const char *params, int64_t owner[2])
 {
 	sqlite3_stmt *st;
@@ -591,7 +591,7 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 /* One search to store: its row of search, then its paths and candidates. */
 struct search_job {
 	struct rdb *db;
-	const struct rsel *sel;	 /* the calls searched */
+	const struct call_selection *sel;	 /* the calls searched */
 	const char *f0, *params; /* f0's title; the parameters as JSON text */
 	int peak, lo, hi;	 /* the peak's number and bucket range */
 	const struct rsearch *rs; /* the input, for the names of what it found */
@@ -612,7 +612,7 @@ static int put_search(sqlite3 *w, void *ctx)
 	       insert_cands(w, j->db, j->rs, j->r, *j->id);
 }
 
-int search_db_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
+int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak, int lo,
 		    int hi, const char *params, const struct rsearch *rs,
 		    const struct search_result *r, int64_t *id, struct fmt_err *err)
 {

@@ -319,7 +319,7 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 	return rc;
 }
 
-int tracer_shift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 		struct tracer_shift *t, struct fmt_err *err)
 {
 	memset(t, 0, sizeof(*t));

@@ -51,7 +51,7 @@ struct tracer_shift {
  * With nothing known of the tracer's cost, or a metric the tracer's share
  * is not defined for, @t has no buckets. 0, or -1 with @err set.
  */
-int tracer_shift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
+int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 		struct tracer_shift *t, struct fmt_err *err);
 
 /* Free what tracer_shift_load() allocated. */

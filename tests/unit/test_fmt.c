@@ -613,7 +613,7 @@ static void parse_ok(const char *line, struct tline *t)
 	ck_assert_msg(!tline_parse(line, (int)strlen(line), t, &why), "%s: %s", line, why);
 }
 
-static bool span_is(struct tspan s, const char *want)
+static bool span_is(struct text_span s, const char *want)
 {
 	return s.n == (int)strlen(want) && (s.n == 0 || !memcmp(s.p, want, s.n));
 }
@@ -699,9 +699,9 @@ END_TEST
 START_TEST(test_text_fgraph_args)
 {
 	struct targs a;
-	struct tspan s;
+	struct text_span s;
 
-	s = (struct tspan){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
+	s = (struct text_span){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
 	s.n = (int)strlen(s.p);
 	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert_int_eq(a.n, 4);
@@ -712,20 +712,20 @@ START_TEST(test_text_fgraph_args)
 	ck_assert(a.a[2].kind == 'x' && a.v[2] == 5);
 	ck_assert(a.a[3].kind == 'w' && a.a[3].slots == 2 && a.v[3] == 1 && a.v[4] == 2);
 	/* trace-cmd without BTF: bare hex, no names */
-	s = (struct tspan){"ffff888104a2c000, 10", 20};
+	s = (struct text_span){"ffff888104a2c000, 10", 20};
 	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 2 && a.a[0].name.n == 0 && a.v[0] == 0xffff888104a2c000ULL &&
 		  a.v[1] == 0x10);
 	/* a name with a bare number is signed decimal; more than 8 registers is wrong */
-	s = (struct tspan){"a=10, b=zz", 10};
+	s = (struct text_span){"a=10, b=zz", 10};
 	ck_assert_int_eq(tline_args_parse(s, &a), -1);
-	s = (struct tspan){"a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=(STRUCT)[0x1:0x2]", 0};
+	s = (struct text_span){"a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=(STRUCT)[0x1:0x2]", 0};
 	s.n = (int)strlen(s.p);
 	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 	s.n -= 21; /* arm64 saves 8 registers: "a=1, ..., g=7" */
 	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 7 && a.v[6] == 7);
-	s = (struct tspan){"a=1,b=2", 7};
+	s = (struct text_span){"a=1,b=2", 7};
 	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 }
 END_TEST

@@ -632,7 +632,7 @@ START_TEST(test_preselect)
 	struct fmt_err err;
 	struct db *w;
 	struct rdb *db;
-	struct rsel sel = RSEL_INIT, other = RSEL_INIT;
+	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
 	int64_t scans;
 
 	close(mkstemp(path));

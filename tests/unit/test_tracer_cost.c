@@ -61,9 +61,9 @@ END_TEST
 
 /* ---- the estimate ---- */
 
-static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
+static struct analysis_event fg(int kind, int cpu, int64_t func, int depth, int64_t t)
 {
-	struct aev a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
+	struct analysis_event a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
 
 	a.fg.func_id = func;
 	a.fg.depth = depth;
@@ -74,7 +74,7 @@ static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
 /* A leaf call of @func from @t to @t + @dur on @cpu: its entry and its exit. */
 static void leaf(struct cost_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
 {
-	struct aev in = fg(AEV_FG_ENTRY, cpu, func, 2, t), out = fg(AEV_FG_EXIT, cpu, func, 2, t + dur);
+	struct analysis_event in = fg(EVENT_FG_ENTRY, cpu, func, 2, t), out = fg(EVENT_FG_EXIT, cpu, func, 2, t + dur);
 
 	out.fg.calltime = t;
 	out.fg.rettime = t + dur;
@@ -91,7 +91,7 @@ static void leaf(struct cost_est *e, int cpu, int64_t func, int64_t t, int64_t d
 static struct cost_est *fed(void)
 {
 	struct cost_est *e = cost_est_new();
-	struct aev sw = {.kind = AEV_SWITCH, .cpu = 1, .t = 5};
+	struct analysis_event sw = {.kind = EVENT_SWITCH, .cpu = 1, .t = 5};
 	int64_t t = 1000000;
 
 	ck_assert_ptr_nonnull(e);
@@ -101,7 +101,7 @@ static struct cost_est *fed(void)
 		t += 2600; /* 300 ns after 4's return: 3 again */
 	}
 	for (int i = 0; i < 40; i++) {
-		struct aev in = fg(AEV_FG_ENTRY, 1, 5, 1, t), out = fg(AEV_FG_EXIT, 1, 5, 1, t + 50);
+		struct analysis_event in = fg(EVENT_FG_ENTRY, 1, 5, 1, t), out = fg(EVENT_FG_EXIT, 1, 5, 1, t + 50);
 		out.fg.calltime = t;
 		out.fg.rettime = t + 50;
 		out.fg.dur = 50;
@@ -133,7 +133,7 @@ END_TEST
 START_TEST(test_est_json)
 {
 	struct cost_est *e = fed();
-	struct aev k = {.kind = AEV_PROBE_ENTRY, .cpu = 0};
+	struct analysis_event k = {.kind = EVENT_PROBE_ENTRY, .cpu = 0};
 	char *j, *p;
 
 	ck_assert_int_eq(cost_est_feed(e, &k, false), 0);
@@ -261,7 +261,7 @@ static const char cost_json[] =
 /* The shift of vfs_read's calls at @resolution, metric @metric, into @t. */
 static void shift_of(struct rdb *db, int metric, int resolution, struct tracer_shift *t)
 {
-	struct rsel sel = RSEL_INIT;
+	struct call_selection sel = RSEL_INIT;
 	struct fmt_err err;
 
 	sel.func = "vfs_read";
