@@ -78,7 +78,7 @@ struct decoder {
 	int same_clock;	  /* the events use function_graph's clock (local) */
 	int conv_clock;	  /* ... converted (fmt_reader_clock_ts): calltime, rettime too */
 	int64_t t_first;  /* the first event's time, DARC_NULL before it */
-	struct fmt_err err;
+	struct err_msg err;
 	/* probe pairs: the functions that return probes report (see decode_prescan) */
 	int returns;	      /* return-probe formats in the recording */
 	int returns_unlisted; /* of them, not in a darc manifest */
@@ -1197,7 +1197,7 @@ static bool pre_done(const struct decoder *d, struct pre_type *p, uint64_t addr,
 	return *nknown >= d->returns;
 }
 
-int decode_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
+int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err)
 {
 	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
@@ -1205,7 +1205,7 @@ int decode_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 	int n, rc = -1, nknown = 0;
 
 	if (!types) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return -1;
 	}
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
@@ -1216,11 +1216,11 @@ int decode_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
 			pre_resolve(d, p, ev.event);
 		addr = p->func ? (uint64_t)num(d, p->func, &ev) : 0;
 		if (p->func && ret_add(d, addr)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			goto out;
 		}
 		if (p->nr && learn_name(d, num(d, p->nr, &ev), p->name)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			goto out;
 		}
 		if (p->func && pre_done(d, p, addr, &nknown, &to_end))

@@ -133,7 +133,7 @@ static double now(void)
 }
 
 /* Read the recording once more for what the decoder must know beforehand. */
-static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
+static int prescan(struct decoder *dec, const char *path, struct err_msg *err)
 {
 	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
 	int rc = r ? decode_prescan(dec, r, err) : -1;
@@ -143,7 +143,7 @@ static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
 }
 
 /* Open the recording and make the stages. PIPELINE_OK or another status. */
-static int open_stages(struct run *run, const struct ftree_sink *sink, struct fmt_err *err)
+static int open_stages(struct run *run, const struct ftree_sink *sink, struct err_msg *err)
 {
 	const struct fmt_info *info;
 
@@ -152,7 +152,7 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 		return PIPELINE_INPUT;
 	info = fmt_reader_info(run->r);
 	if (info->ts_not_ns) /* durations in a clock's own counts: refused, not guessed */
-		return fmt_errf(err, run->path, "its timestamps are %s: darc analyzes nanoseconds "
+		return err_setf(err, run->path, "its timestamps are %s: darc analyzes nanoseconds "
 				"only (darc dump and darc info read the file)", info->ts_not_ns),
 		       PIPELINE_INPUT;
 	run->fs = funcs_new();
@@ -166,7 +166,7 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
 	run->tc = run->bios ? cost_est_new() : NULL;
 	if (!run->tc)
-		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
+		return err_setf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
 	if (decode_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
 	return PIPELINE_OK;
@@ -196,10 +196,10 @@ static int note_loss(struct run *run, const struct fmt_event *ev)
 }
 
 /* The writer failed: db_finish() says why, and leaves no database. */
-static int writer_failed(struct run *run, struct fmt_err *err)
+static int writer_failed(struct run *run, struct err_msg *err)
 {
 	if (!db_finish(run->db, err)) {
-		fmt_errf(err, run->dbpath, "cannot write the database");
+		err_setf(err, run->dbpath, "cannot write the database");
 		unlink(run->dbpath);
 	}
 	run->db = NULL;
@@ -210,11 +210,11 @@ static int writer_failed(struct run *run, struct fmt_err *err)
  * A stage failed at @what (on the recording's account): when it was the
  * database that failed underneath (a full disk), say that instead.
  */
-static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
+static int stage_failed(struct run *run, const char *what, struct err_msg *err)
 {
 	if (db_failed(run->db))
 		return writer_failed(run, err);
-	fmt_errf(err, run->path, "%s", what);
+	err_setf(err, run->path, "%s", what);
 	return PIPELINE_ANALYSIS;
 }
 
@@ -232,7 +232,7 @@ static bool probe_is_user(const struct run *run, const struct analysis_event *a)
 }
 
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
-static int read_events(struct run *run, struct progress *pg, struct fmt_err *err)
+static int read_events(struct run *run, struct progress *pg, struct err_msg *err)
 {
 	struct fmt_event ev;
 	struct analysis_event a;
@@ -245,17 +245,17 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 		if (ev.ts > run->t_last)
 			run->t_last = ev.ts;
 		if (ev.missed && note_loss(run, &ev)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
 		if (decode(run->dec, &ev, &a)) {
-			fmt_errf(err, NULL, "%s", decode_error(run->dec));
+			err_setf(err, NULL, "%s", decode_error(run->dec));
 			return PIPELINE_INPUT;
 		}
 		if (ftree_feed(run->ft, &a))
 			return stage_failed(run, ftree_error(run->ft), err);
 		if (cost_est_feed(run->tc, &a, probe_is_user(run, &a))) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
 		if (a.kind == EVENT_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
@@ -330,7 +330,7 @@ static int put_recording(struct run *run)
 	char fmtname[64], opt[128];
 	int64_t lost, marks;
 	struct fmt_file_identity id;
-	struct fmt_err ierr;
+	struct err_msg ierr;
 	char *cost = cost_est_json(run->tc, info->manifest_json,
 				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
 	int rc;
@@ -372,7 +372,7 @@ static int put_recording(struct run *run)
 static void say_along(const char *dbpath, const char *manifest)
 {
 	sqlite3 *sql = NULL;
-	struct fmt_err err;
+	struct err_msg err;
 	char msg[1024];
 	int r;
 
@@ -434,7 +434,7 @@ static void timing(const char *what, double t0)
 }
 
 int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
-		 struct pipeline_result *res, struct fmt_err *err)
+		 struct pipeline_result *res, struct err_msg *err)
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
 	struct run run = {.path = rec, .dbpath = dbpath};

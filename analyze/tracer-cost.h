@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "event.h"
-#include "fmt.h"
+#include "err-msg.h"
 
 /* The mechanisms, in darc-record's manifest's names. */
 enum cost_mech { TC_FGRAPH, TC_KPROBE, TC_KRETPROBE, TC_UPROBE, TC_URETPROBE, TC_TRACEPOINT,

@@ -61,11 +61,11 @@ struct fmt_reader;
 struct fmt_backend {
 	const char *name;
 	bool (*probe)(const uint8_t *p, uint64_t len); /* is this file mine? */
-	int (*open)(struct fmt_reader *r, struct fmt_err *err);
-	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+	int (*open)(struct fmt_reader *r, struct err_msg *err);
+	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 	void (*close)(struct fmt_reader *r);
 	/* optional: fmt_reader_load_kallsyms() of kallsyms not in r->ksyms */
-	int (*load_kallsyms)(struct fmt_reader *r, struct fmt_err *err);
+	int (*load_kallsyms)(struct fmt_reader *r, struct err_msg *err);
 	/* optional: fmt_reader_clock_ts() (else times are taken as they are) */
 	uint64_t (*clock_ts)(const struct fmt_reader *r, uint64_t raw, int cpu);
 	/* optional: fmt_reader_func_params() */
@@ -114,8 +114,8 @@ struct fmt_reader {
 	char *uname, *tracer_version;
 };
 
-/* fmt_errf() naming the reader's file: for functions with @r and @err at hand */
-#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
+/* err_setf() naming the reader's file: for functions with @r and @err at hand */
+#define FAIL(...) err_setf(err, r->path, __VA_ARGS__)
 
 /* ---- events.c: the event formats --------------------------------------- */
 
@@ -123,7 +123,7 @@ struct fmt_reader {
  * Allocate the libtraceevent handle and the format tables, for the byte
  * order, long size and page size already in r->info. 0 or -1.
  */
-int fmt_events_init_tep(struct fmt_reader *r, struct fmt_err *err);
+int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err);
 
 /* Free what fmt_events_init_tep() and fmt_events_add_format() allocated. */
 void fmt_events_free(struct fmt_reader *r);
@@ -133,7 +133,7 @@ void fmt_events_free(struct fmt_reader *r);
  * system @sys; parsed on first use. Texts without a name or id are skipped.
  */
 int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
-		   struct fmt_err *err);
+		   struct err_msg *err);
 
 /*
  * The format of event @id, parsed on first use; NULL if the file has none
@@ -156,7 +156,7 @@ static inline bool fmt_event_short(const struct fmt_reader *r, const struct fmt_
  * kernel writes kernel_stack) gets a copy padded with zeros (ev->data; its
  * size stays); anything shorter is an error. 0, or -1 with @err set.
  */
-int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 
 /* ---- tracing-data.c: trace-cmd's metadata ------------------------------ */
 
@@ -165,15 +165,15 @@ int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *e
  * header_page/header_event, ftrace and event formats, kallsyms, printk
  * formats and cmdlines. 0 or -1.
  */
-int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct err_msg *err);
 
 /* Its parts, which trace.dat v7 keeps in sections of their own. 0 or -1. */
-int tracing_data_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int tracing_data_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int tracing_data_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int tracing_data_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int tracing_data_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int tracing_data_parse_header_info(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_event_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_printk(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct err_msg *err);
 
 /*
  * Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's
@@ -181,6 +181,6 @@ int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_e
  * when @owned. 0 or -1.
  */
 int tracing_data_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
-			   struct fmt_err *err);
+			   struct err_msg *err);
 
 #endif

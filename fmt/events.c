@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "grow.h"
 
-int fmt_events_init_tep(struct fmt_reader *r, struct fmt_err *err)
+int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err)
 {
 	/* calloc: pages of zeros are only touched (faulted in) where an id is set */
 	r->format_of_id = calloc(65536, sizeof(*r->format_of_id));
@@ -47,7 +47,7 @@ void fmt_events_free(struct fmt_reader *r)
 }
 
 int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
-		   struct fmt_err *err)
+		   struct err_msg *err)
 {
 	struct fmt_format *f;
 	const char *name, *id, *end;
@@ -324,7 +324,7 @@ struct tep_event *fmt_events_format(struct fmt_reader *r, int id)
 	return ev;
 }
 
-int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	size_t full = r->ev_full_size[ev->type];
 

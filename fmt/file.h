@@ -24,14 +24,14 @@
  * failed (ENOENT: no such file), else 0.
  */
 int fmt_file_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
-		     struct fmt_err *err);
+		     struct err_msg *err);
 
 /*
  * The whole of regular file @path (fmt_file_open_regular()'s checks), NUL
  * added, its length in *@len; NULL with @err set. The caller frees it.
  */
 char *fmt_file_read(const char *path, const char *what, uint64_t max, size_t *len,
-		    struct fmt_err *err);
+		    struct err_msg *err);
 
 /*
  * What tells one recording from another without reading it all: its size,
@@ -46,7 +46,7 @@ struct fmt_file_identity {
 };
 
 /* The identity of the recording at @path. 0, or -1 with @err set. */
-int fmt_file_identity(const char *path, struct fmt_file_identity *id, struct fmt_err *err);
+int fmt_file_identity(const char *path, struct fmt_file_identity *id, struct err_msg *err);
 
 /* What the file type of mode @mode is, for messages: "a FIFO", "a directory", ... */
 const char *fmt_file_kind(unsigned mode);

@@ -242,7 +242,7 @@ static void shift_describe(const struct tdclock *c, char *buf, size_t n)
 }
 
 static int time_shift_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p,
-			     uint32_t n, struct fmt_option *o, struct fmt_err *err)
+			     uint32_t n, struct fmt_option *o, struct err_msg *err)
 {
 	struct rd d = rd_init(p, n, r->swap);
 
@@ -345,7 +345,7 @@ static void offset_option(struct tdclock *c, uint16_t id, const uint8_t *p, uint
 }
 
 int tdclock_option(struct fmt_reader *r, struct tdclock *c, uint16_t id, const uint8_t *p,
-		    uint32_t n, struct fmt_option *o, struct fmt_err *err)
+		    uint32_t n, struct fmt_option *o, struct err_msg *err)
 {
 	switch (id) {
 	case FMT_OPT_TRACECLOCK:
@@ -497,7 +497,7 @@ static char *why_not_ns(const struct tdclock *c, const char *clock)
 }
 
 int tdclock_finish(struct fmt_reader *r, struct tdclock *c, const char *buffer_clock,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	const char *clock = c->clock;
 	char conv[512];

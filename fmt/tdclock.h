@@ -12,7 +12,7 @@
 
 struct fmt_reader;
 struct fmt_option;
-struct fmt_err;
+struct err_msg;
 
 /*
  * One TimeShift sample of a guest's CPU: from guest time @time on, the
@@ -59,14 +59,14 @@ struct tdclock {
 
 /* Read clock option @id (TRACECLOCK, TSC2NSEC, TIME_SHIFT, DATE, OFFSET, GUEST). */
 int tdclock_option(struct fmt_reader *r, struct tdclock *c, uint16_t id, const uint8_t *p,
-		    uint32_t n, struct fmt_option *o, struct fmt_err *err);
+		    uint32_t n, struct fmt_option *o, struct err_msg *err);
 
 /* The clock named after a v6 file's top CPU table, "[name]" (@p, @n bytes). */
 void tdclock_v6_name(struct tdclock *c, const char *p, uint64_t n);
 
 /* Once the options are read: fill @r's info (ts_conv, ts_not_ns, ...). 0 or -1. */
 int tdclock_finish(struct fmt_reader *r, struct tdclock *c, const char *buffer_clock,
-		    struct fmt_err *err);
+		    struct err_msg *err);
 
 /* Free what the clock options allocated. */
 void tdclock_free(struct tdclock *c);

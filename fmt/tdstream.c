@@ -23,7 +23,7 @@ struct tdstream_ent {
 };
 
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
-static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+static int stream_advance(struct fmt_reader *r, struct stream *s, struct err_msg *err)
 {
 	const struct tdstream *t = r->be_priv;
 	const struct prefetch_chunk *c = s->chunk;
@@ -79,7 +79,7 @@ static inline void heap_down(struct tdstream_ent *h, int n, int i)
 }
 
 int tdstream_init(struct tdstream *t, struct fmt_reader *r, const struct tdclock *clk,
-		  struct fmt_err *err)
+		  struct err_msg *err)
 {
 	struct page_conf conf = {
 	    .page_size = r->info.page_size,
@@ -123,7 +123,7 @@ static inline struct tep_event *event_format(struct fmt_reader *r, int id)
 	return r->ev_done[id] ? r->ev_of_id[id] : fmt_events_format(r, id);
 }
 
-int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct tdstream *t = r->be_priv;
 	struct stream *s;

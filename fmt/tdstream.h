@@ -10,7 +10,7 @@
 
 struct fmt_reader;
 struct fmt_event;
-struct fmt_err;
+struct err_msg;
 struct tdclock;
 
 /* The merge's state: the first member of the reader's be_priv (struct tracedat). */
@@ -28,13 +28,13 @@ struct tdstream {
  * timestamps converted by @clk. 0 or -1.
  */
 int tdstream_init(struct tdstream *m, struct fmt_reader *r, const struct tdclock *clk,
-		  struct fmt_err *err);
+		  struct err_msg *err);
 
 /*
  * The next event of the streams merged by time, as fmt_reader_next(): @r's
  * be_priv begins with its struct tdstream.
  */
-int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 
 /* Stop reading ahead and free the merge. */
 void tdstream_stop(struct tdstream *m);

@@ -390,7 +390,7 @@ static uint64_t caller_addr(uint32_t i)
 }
 
 /* Tell libtraceevent (and the module map) the functions, once all are known. */
-static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+static int register_funcs(struct fmt_reader *r, struct text *x, struct err_msg *err)
 {
 	/* libtraceevent finds an address inside a function only below the next
 	   one: the last caller address needs an end after it */
@@ -485,7 +485,7 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
  * on failure.
  */
 static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct text_span name,
-			      enum dyn_kind kind, const void *how, struct fmt_err *err)
+			      enum dyn_kind kind, const void *how, struct err_msg *err)
 {
 	static const char *const sys[] = {"text", "irq_vectors", "kprobes", "syscalls"};
 	const struct tprobe *layout = how;
@@ -581,7 +581,7 @@ static int probe_sym(struct text *x, const struct tprobe *a, struct text_span na
 /* A kprobe, kretprobe, fprobe or eprobe line "(ADDR) args": its record. */
 static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct text_span name, const struct tprobe *a,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
 	uint64_t ip = 0, ret_ip = a->ret_ip;
@@ -767,10 +767,10 @@ struct at {
 	int32_t pid;
 	uint64_t t;
 	struct text_span name, f;
-	struct fmt_err *err;
+	struct err_msg *err;
 };
 
-#define AT_FAIL(a, ...) fmt_errf((a)->err, (a)->r->path, __VA_ARGS__)
+#define AT_FAIL(a, ...) err_setf((a)->err, (a)->r->path, __VA_ARGS__)
 
 /* A zeroed record of @size bytes for event @type, or NULL (memory). */
 static uint8_t *at_record(struct at *a, int type, uint32_t size)
@@ -1136,7 +1136,7 @@ static int ev_stack(struct at *a)
 
 /* "=> frame": one more return address in the stack trace just read. */
 static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct tev *e;
 	uint64_t addr = l->addr;
@@ -1175,7 +1175,7 @@ static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l
  * printed are zero).
  */
 static int add_function(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
-			struct fmt_err *err, struct fmt_reader *r)
+			struct err_msg *err, struct fmt_reader *r)
 {
 	struct targs ta = {0};
 	uint64_t ip, parent = 0;
@@ -1201,7 +1201,7 @@ static int add_function(struct text *x, const struct tline *l, int cpu, int32_t 
 /* An event line (report) or comment "name: fields"; @name and @f are its parts. */
 static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
 		     int32_t pid, uint64_t t, struct text_span name, struct text_span f,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	static const struct {
 		const char *name;
@@ -1256,7 +1256,7 @@ static bool comment_event(struct text_span c, struct text_span *name, struct tex
 
 /* A comment: "event: fields" is an event, anything else a trace_printk. */
 static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		       int32_t pid, uint64_t t, struct fmt_err *err)
+		       int32_t pid, uint64_t t, struct err_msg *err)
 {
 	struct text_span c = l->text, name, f;
 	uint8_t *rec;
@@ -1305,7 +1305,7 @@ static int note_params(struct tfunc *f, const struct targs *ta)
  * fgraph_retaddr_entry where the line says where the call returns to.
  */
 static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		    int32_t pid, uint64_t t, uint32_t func, struct fmt_err *err)
+		    int32_t pid, uint64_t t, uint32_t func, struct err_msg *err)
 {
 	struct targs ta = {0};
 	int off = l->ret_to.n ? FG_RETADDR_ARGS_OFF : x->any_args ? FG_ARGS_OFF : 20;
@@ -1373,7 +1373,7 @@ static int fg_exit(struct text *x, const struct tline *l, int cpu, int32_t pid, 
  * entry returns at its own time.
  */
 static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		      int32_t pid, uint64_t t, struct fmt_err *err)
+		      int32_t pid, uint64_t t, struct err_msg *err)
 {
 	struct tstack *s = stack_of(x, pid);
 	long func = -1;
@@ -1406,7 +1406,7 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 }
 
 static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		      int32_t pid, uint64_t t, struct fmt_err *err)
+		      int32_t pid, uint64_t t, struct err_msg *err)
 {
 	long func = func_index(x, l->name, l->mod);
 	struct tstack *s;
@@ -1473,7 +1473,7 @@ static uint64_t leaf_return(struct text *x, struct tcpu *c, uint64_t t, int prec
 	return t;
 }
 
-static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_err *err)
+static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct err_msg *err)
 {
 	if (cpu < 0)
 		cpu = 0; /* no CPU column: one CPU */
@@ -1562,7 +1562,7 @@ static const struct tline *infer_irq(struct text *x, const struct tline *l, int 
 
 /* Make the events of one parsed line. */
 static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct tline copy;
 	int cpu;
@@ -1633,7 +1633,7 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 }
 
 /* Check what a parsed line means in its context. */
-static int check_line(struct text *x, const struct tline *l, struct fmt_err *err,
+static int check_line(struct text *x, const struct tline *l, struct err_msg *err,
 		      struct fmt_reader *r)
 {
 	if ((l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_dur)
@@ -1646,9 +1646,9 @@ static int check_line(struct text *x, const struct tline *l, struct fmt_err *err
 }
 
 /* Call @fn on every line of the text, parsed; stops at an error. */
-static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
+static int each_line(struct fmt_reader *r, struct text *x, struct err_msg *err,
 		     int (*fn)(struct fmt_reader *r, struct text *x, const struct tline *l,
-			       struct fmt_err *err))
+			       struct err_msg *err))
 {
 	const char *p = (const char *)r->map, *end = p + r->file_len;
 	struct tline l;
@@ -1692,7 +1692,7 @@ static bool prints_ioprio(const struct tline *l)
 
 /* First pass: what the text prints, each CPU's first task, the longest duration. */
 static int survey_line(struct fmt_reader *r, struct text *x, const struct tline *l,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	int cpu;
 
@@ -1735,7 +1735,7 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 /* The formats of the events made, function_graph's as the text's options need. */
-static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_err *err)
+static int add_formats(struct fmt_reader *r, const struct text *x, struct err_msg *err)
 {
 #define F(sys, v) {sys, v, sizeof(v) - 1}
 	static const struct {
@@ -1773,7 +1773,7 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 }
 
 /* One buffer, one stream per CPU that has lines. */
-static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+static int make_info(struct fmt_reader *r, struct text *x, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 	int n = 0;
@@ -1894,7 +1894,7 @@ static struct stream *stream_of(struct fmt_reader *r, int cpu)
 	return NULL;
 }
 
-static int text_open(struct fmt_reader *r, struct fmt_err *err)
+static int text_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct text *x = calloc(1, sizeof(*x));
 
@@ -1922,7 +1922,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	return 0;
 }
 
-static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct text *x = r->be_priv;
 	const struct tev *e;

@@ -47,7 +47,7 @@ static struct rd file_rd(struct fmt_reader *r)
 }
 
 static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, const char *clock,
-				     int ncpus, struct fmt_err *err)
+				     int ncpus, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 
@@ -82,7 +82,7 @@ static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, con
  * the data in the file; compressed data is a chunk list.
  */
 static int add_stream(struct fmt_reader *r, int b, int index, int cpu, uint64_t off, uint64_t len,
-		      bool compressed, struct fmt_err *err)
+		      bool compressed, struct err_msg *err)
 {
 	struct stream *s;
 	struct fmt_buffer *buf = &r->info.buffers[b];
@@ -109,7 +109,7 @@ static int add_stream(struct fmt_reader *r, int b, int index, int cpu, uint64_t 
 	return 0;
 }
 
-static int grow_streams(struct fmt_reader *r, int more, struct fmt_err *err)
+static int grow_streams(struct fmt_reader *r, int more, struct err_msg *err)
 {
 	void *n = realloc(r->streams, (r->nstreams + more + 1) * sizeof(*r->streams));
 
@@ -174,7 +174,7 @@ static const char *const option_names[] = {
 };
 
 /* Note option @id in the file's list (fmt_info.options): applied unless told. */
-static struct fmt_option *note_option(struct fmt_reader *r, uint16_t id, struct fmt_err *err)
+static struct fmt_option *note_option(struct fmt_reader *r, uint16_t id, struct err_msg *err)
 {
 	struct fmt_option *o;
 
@@ -210,7 +210,7 @@ static void ignored_option(struct fmt_option *o, uint16_t id)
 
 /* Metadata options: uname, version, CPU count, stats, the trace id, darc's manifest. */
 static int meta_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-		       struct fmt_option *op, struct fmt_err *err)
+		       struct fmt_option *op, struct err_msg *err)
 {
 	struct rd o = rd_init(p, n, r->swap);
 
@@ -253,7 +253,7 @@ static int meta_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint
 
 /* Take an option both versions share (uname, version, cpustat, clocks, ...). */
 static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-			 struct fmt_option *o, struct fmt_err *err)
+			 struct fmt_option *o, struct err_msg *err)
 {
 	switch (id) {
 	case FMT_OPT_UNAME:
@@ -290,7 +290,7 @@ static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, ui
  * position, for buffer @b.
  */
 static int read_cpu_table(struct fmt_reader *r, struct rd *d, int b, int ncpus,
-			  struct fmt_err *err)
+			  struct err_msg *err)
 {
 	if (grow_streams(r, ncpus, err))
 		return -1;
@@ -318,7 +318,7 @@ struct v6_opts {
 
 /* One option of v6's options: those about the data here, the others shared. */
 static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const uint8_t *p,
-		     uint32_t n, struct fmt_err *err)
+		     uint32_t n, struct err_msg *err)
 {
 	struct fmt_option *op = note_option(r, id, err);
 
@@ -363,7 +363,7 @@ static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const
 }
 
 /* The options after the tracing data, up to the option 0 that ends them. */
-static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
+static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct err_msg *err)
 {
 	for (;;) {
 		uint16_t id = rd_u16(d);
@@ -385,7 +385,7 @@ static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, str
 
 /* The top buffer's CPU table at @d, then each instance's at its BUFFER option's offset. */
 static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *o, uint32_t cpus,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	if (!add_buffer(r, "", o->clock, cpus, err) || read_cpu_table(r, d, 0, cpus, err))
 		return -1;
@@ -421,7 +421,7 @@ static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *
 }
 
 /* After the tracing data: the CPU count, options, then latency text or flyrecord data. */
-static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
+static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct err_msg *err)
 {
 	uint32_t cpus = rd_u32(d);
 	const uint8_t *tag;
@@ -451,7 +451,7 @@ static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct
 	return v6_buffers(r, d, o, cpus, err);
 }
 
-static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int parse_v6(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	struct v6_opts o = {.clock = "local"};
 	int rc;
@@ -473,7 +473,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
  * *@owned the buffer to free (NULL if the content is in the mapping).
  */
 static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const char *what,
-			struct rd *out, uint8_t **owned, struct fmt_err *err)
+			struct rd *out, uint8_t **owned, struct err_msg *err)
 {
 	struct rd d = file_rd(r);
 	uint16_t id, flags;
@@ -533,7 +533,7 @@ static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const
  * A STRINGS option points at a section of NUL-separated section descriptions.
  * darc does not need them, but reads them so a damaged one is noticed.
  */
-static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int read_strings(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -545,7 +545,7 @@ static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 }
 
 static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32_t n,
-				  struct fmt_err *err)
+				  struct err_msg *err)
 {
 	struct rd o = rd_init(p, n, r->swap);
 	uint64_t off = rd_u64(&o);
@@ -597,7 +597,7 @@ static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32
 
 /* One option of v7's but DONE: those about this file's layout, the others shared. */
 static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct rd d = rd_init(p, n, r->swap);
 	struct fmt_option *o = note_option(r, id, err);
@@ -626,7 +626,7 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 
 /* The options section at @off, up to its DONE, which gives the next one's offset. */
 static int v7_option_section(struct fmt_reader *r, uint64_t off, uint64_t *next,
-			     struct fmt_err *err)
+			     struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -659,7 +659,7 @@ static int v7_option_section(struct fmt_reader *r, uint64_t off, uint64_t *next,
 }
 
 /* trace-cmd writes its STRINGS section right after the last options section, at @off. */
-static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	struct rd t = file_rd(r);
 	uint64_t end;
@@ -681,7 +681,7 @@ static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *
  * forward, but a section may point back to one written before it (trace-cmd
  * reads that too): only a section met twice, a loop, is refused.
  */
-static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	uint64_t seen[64];
 	int nsec;
@@ -705,10 +705,10 @@ static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *
 	return 0;
 }
 
-typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct fmt_err *);
+typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct err_msg *);
 
 /* Keep a decompressed section alive until the reader closes. */
-static int keep_section(struct fmt_reader *r, uint8_t *buf, struct fmt_err *err)
+static int keep_section(struct fmt_reader *r, uint8_t *buf, struct err_msg *err)
 {
 	struct tracedat *t = td(r);
 	void *k = realloc(t->kept, (t->nkept + 1) * sizeof(*t->kept));
@@ -725,7 +725,7 @@ static int keep_section(struct fmt_reader *r, uint8_t *buf, struct fmt_err *err)
  * pointing into (@keep: the event formats) stay allocated until close.
  */
 static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
-			    section_parser fn, bool required, bool keep, struct fmt_err *err)
+			    section_parser fn, bool required, bool keep, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -750,7 +750,7 @@ static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
  * section's header, without decompressing a few MB that the first kernel
  * address decompresses again (tracedat_load_kallsyms). 0 or -1.
  */
-static int kallsyms_size_v7(struct fmt_reader *r, struct fmt_err *err)
+static int kallsyms_size_v7(struct fmt_reader *r, struct err_msg *err)
 {
 	uint64_t off = td(r)->sec_off[FMT_SEC_KALLSYMS];
 	struct rd d = file_rd(r);
@@ -775,7 +775,7 @@ static int kallsyms_size_v7(struct fmt_reader *r, struct fmt_err *err)
 	return 0;
 }
 
-static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int parse_v7(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	const char *cname = rd_str(d);
 	const char *cver = rd_str(d);
@@ -855,7 +855,7 @@ static bool tracedat_probe(const uint8_t *p, uint64_t len)
 }
 
 /* The file header: magic, version, byte order, long size and page size. */
-static int read_file_header(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int read_file_header(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	const uint8_t *magic;
 	const char *ver;
@@ -895,7 +895,7 @@ static int read_file_header(struct fmt_reader *r, struct rd *d, struct fmt_err *
 /* tdstream_next() takes be_priv for its merge: it must come first */
 _Static_assert(offsetof(struct tracedat, merge) == 0, "struct tracedat begins with its merge");
 
-static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
+static int tracedat_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct rd d = file_rd(r);
 	struct tracedat *t = calloc(1, sizeof(*t));
@@ -940,7 +940,7 @@ static void tracedat_close(struct fmt_reader *r)
 }
 
 /* v7 kallsyms, left in their section by FMT_OPEN_NO_KALLSYMS (v6's are r->ksyms). */
-static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
+static int tracedat_load_kallsyms(struct fmt_reader *r, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;

@@ -141,7 +141,7 @@ struct uft {
 	char *info_text, version[160], uname[128], lacks[256], skipped[160];
 };
 
-#define UFAIL(path, ...) fmt_errf(err, (path), __VA_ARGS__)
+#define UFAIL(path, ...) err_setf(err, (path), __VA_ARGS__)
 
 /* DIR/NAME, malloc'd, or NULL. */
 static char *join(const char *dir, const char *name)
@@ -168,7 +168,7 @@ static char *join(const char *dir, const char *name)
  * NUL-terminated; NULL with @err set (and errno ENOENT when there is none).
  */
 static char *slurp(const char *dir, const char *name, const char *what, uint64_t max,
-		   size_t *len, struct fmt_err *err)
+		   size_t *len, struct err_msg *err)
 {
 	char *path = join(dir, name), *buf;
 	int e;
@@ -215,7 +215,7 @@ static const char *info_value(const char *text, const char *key, char *buf, size
 	return NULL;
 }
 
-static int read_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int read_info(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	char *path = join(u->dir, "info"), buf[128];
 	size_t len = 0;
@@ -302,7 +302,7 @@ static int add_map(struct uft *u, struct uftrace_session *s, uint64_t start, uin
 }
 
 /* sid-ID.map: the mapped files of a session (anonymous and [stack] lines skipped). */
-static int read_map(struct uft *u, struct uftrace_session *s, struct fmt_err *err)
+static int read_map(struct uft *u, struct uftrace_session *s, struct err_msg *err)
 {
 	char name[64], *t, *l, *nl;
 	size_t len;
@@ -343,7 +343,7 @@ static int add_task(struct uft *u, int32_t tid, int32_t pid, uint64_t ts)
  * out of memory, -2 with @err set.
  */
 static int task_line(struct uft *u, const char *l, int n, const char *path,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	unsigned long long sec, ns, base;
 	int tid, pid;
@@ -433,7 +433,7 @@ static struct utask *task_of(struct uft *u, int32_t tid)
  * task.txt's TASK and FORK lines when the recording ended): each must be a
  * task here, and as many, or darc would read other threads than uftrace.
  */
-static int check_tids(struct uft *u, struct fmt_err *err)
+static int check_tids(struct uft *u, struct err_msg *err)
 {
 	const char *p = strstr(u->info_text, "\ntaskinfo:tids=");
 	char *path = join(u->dir, "info"), *e;
@@ -457,7 +457,7 @@ out:
 	return rc;
 }
 
-static int read_tasks(struct uft *u, struct fmt_err *err)
+static int read_tasks(struct uft *u, struct err_msg *err)
 {
 	char *path = join(u->dir, "task.txt"), *l, *nl;
 	size_t len;
@@ -591,7 +591,7 @@ static int sym_line(struct uftrace_module *m, char *l)
 }
 
 /* NAME.sym of module @m, if uftrace saved one (else its calls are named by address). */
-static int read_syms(struct uft *u, struct uftrace_module *m, struct fmt_err *err)
+static int read_syms(struct uft *u, struct uftrace_module *m, struct err_msg *err)
 {
 	char *file, *t, *l, *nl;
 	size_t len;
@@ -618,7 +618,7 @@ static int read_syms(struct uft *u, struct uftrace_module *m, struct fmt_err *er
 }
 
 /* Give every symbol its made-up address, and tell libtraceevent and the module map. */
-static int register_syms(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int register_syms(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	uint64_t next = FUNC_BASE;
 
@@ -700,7 +700,7 @@ static uint64_t func_of(struct uft *u, int s, uint64_t addr)
 
 /* ---- the event files -------------------------------------------------------- */
 
-static int add_stream(struct uft *u, const char *name, int task, int cpu, struct fmt_err *err)
+static int add_stream(struct uft *u, const char *name, int task, int cpu, struct err_msg *err)
 {
 	struct ustream *s;
 	uint64_t size;
@@ -786,7 +786,7 @@ static bool rec_plausible(const struct uft *u, const struct ustream *s, uint64_t
  * and the two after it. Argument data is a few words (strings are cut
  * short by libmcount), so a record found far away, or none, is an error.
  */
-static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, struct fmt_err *err)
+static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, struct err_msg *err)
 {
 	uint64_t o = s->off;
 
@@ -812,7 +812,7 @@ static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, str
 }
 
 /* The next call record of a thread's file into @s. 1, 0 at the end, or -1. */
-static int task_step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int task_step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	for (;;) {
 		uint64_t t, w, o = s->off;
@@ -853,7 +853,7 @@ static int task_step(struct uft *u, struct ustream *s, struct fmt_err *err)
 }
 
 /* The next context switch of a perf-cpuN.dat into @s. 1, 0 at the end, or -1. */
-static int perf_step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int perf_step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	(void)u;
 	for (;;) {
@@ -897,13 +897,13 @@ static int perf_step(struct uft *u, struct ustream *s, struct fmt_err *err)
 	}
 }
 
-static int step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	return s->task >= 0 ? task_step(u, s, err) : perf_step(u, s, err);
 }
 
 /* The names perf's COMM records gave the threads (the last one each). */
-static int read_comms(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int read_comms(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	for (uint64_t o = 0; o + 8 <= s->len;) {
 		uint32_t type, tid;
@@ -952,7 +952,7 @@ static void heap_down(struct uft *u, int i)
 }
 
 /* Every thread's file and every perf-cpuN.dat, each at its first record. */
-static int open_streams(struct uft *u, struct fmt_err *err)
+static int open_streams(struct uft *u, struct err_msg *err)
 {
 	DIR *d = opendir(u->dir);
 	struct dirent *de;
@@ -998,7 +998,7 @@ static struct stream *cpu_stream(struct fmt_reader *r, int cpu)
 	return NULL;
 }
 
-static int make_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int make_info(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 	int n = 0;
@@ -1059,7 +1059,7 @@ static void register_comms(struct fmt_reader *r, struct uft *u)
 	}
 }
 
-static int uft_open(struct fmt_reader *r, struct fmt_err *err)
+static int uft_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct uft *u = calloc(1, sizeof(*u));
 
@@ -1105,7 +1105,7 @@ static uint32_t build(struct uft *u, struct ustream *s, struct utask *tk)
 	return 24;
 }
 
-static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct uft *u = r->be_priv;
 	struct ustream *s;

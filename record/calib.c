@@ -269,7 +269,7 @@ static void tracepoint_cost(struct cal *x)
 static void graph_cost(struct cal *x)
 {
 	struct rec_cost *k = &x->c->m[MECH_FGRAPH];
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	if (sess_put(x->s, 0, "set_ftrace_filter", GETPPID_GLOB, false, &err) ||
 	    sess_put(x->s, 0, "set_graph_function", GETPPID_GLOB, false, &err)) {

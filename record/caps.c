@@ -70,7 +70,7 @@ static bool top_file(const char *name)
 	return tracefs_file_exists(NULL, name);
 }
 
-int caps_probe(struct rec_caps *c, struct fmt_err *err)
+int caps_probe(struct rec_caps *c, struct err_msg *err)
 {
 	bool was = tracefs_mounted();
 	char **tracers;
@@ -79,7 +79,7 @@ int caps_probe(struct rec_caps *c, struct fmt_err *err)
 	/* libtracefs mounts tracefs when it is not mounted */
 	c->dir = tracefs_tracing_dir();
 	if (!c->dir || !top_file("trace_pipe"))
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				"no tracefs: it is not mounted and cannot be mounted at "
 				"/sys/kernel/tracing (%s)",
 				errno ? strerror(errno) : "kernel without CONFIG_FTRACE?");

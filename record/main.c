@@ -213,7 +213,7 @@ static int add_events(struct rec_opts *o, const char *list, int *first)
 
 static int add_probe(struct rec_opts *o, enum rec_probe_type type, const char *spec)
 {
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	o->probes = grow(o->probes, o->nprobes, sizeof(*o->probes));
 	if (probe_parse(&o->probes[o->nprobes], type, spec, &err)) {
@@ -338,7 +338,7 @@ static void print_words(char **v)
 static int check(const struct rec_opts *o)
 {
 	struct rec_caps c;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	char *s, wake[512];
 	const char *warn;
 
@@ -390,7 +390,7 @@ static int reset(bool force)
 {
 	struct rec_notes notes = {0};
 	struct rec_caps c;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	int left;
 
 	if (caps_probe(&c, &err)) {
@@ -542,7 +542,7 @@ static int how_option(struct rec_opts *o, int c, int *mode)
 /* --along DB: its paths' functions as graph roots and function filter. */
 static int take_along(struct rec_opts *o)
 {
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	o->along_info = calloc(1, sizeof(*o->along_info));
 	if (!o->along_info)

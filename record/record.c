@@ -130,19 +130,19 @@ static int layout(struct rec_result *r, struct sess_buffer *bufs, int nbuf, int 
 }
 
 /* A directory for the page files next to the output (same file system). */
-static char *page_dir(const char *output, struct fmt_err *err)
+static char *page_dir(const char *output, struct err_msg *err)
 {
 	char *copy = strdup(output), *dir;
 
 	if (!copy) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	if (asprintf(&dir, "%s/.darc-record.XXXXXX", dirname(copy)) < 0)
 		dir = NULL;
 	free(copy);
 	if (!dir || !mkdtemp(dir)) {
-		fmt_errf(err, output, "cannot make a directory for the trace data next to it: %s",
+		err_setf(err, output, "cannot make a directory for the trace data next to it: %s",
 			 strerror(errno));
 		free(dir);
 		return NULL;
@@ -202,7 +202,7 @@ static void top_buffer_report(struct sess *s, struct rec_result *r, bool quiet)
 struct run {
 	struct rec_caps caps;
 	struct rec_notes missing, works, notes;
-	struct fmt_err err;
+	struct err_msg err;
 	struct target *t;
 	struct sess *s;
 	struct sess_buffer *bufs;
@@ -301,7 +301,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 		snprintf(tag, sizeof(tag), "buffer%d", k);
 		x->ncpus[k] = list_cpus(x->bufs[k].inst, &x->cpus[k]);
 		if (!x->cpus[k]) {
-			fmt_errf(&x->err, NULL, "out of memory");
+			err_setf(&x->err, NULL, "out of memory");
 			return -1;
 		}
 		x->st[k] = stream_start(x->bufs[k].inst, x->dir, tag, x->cpus[k], x->ncpus[k],
@@ -310,7 +310,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 			return -1;
 	}
 	if (layout(&x->r, x->bufs, x->nbuf, x->cpus, x->ncpus)) {
-		fmt_errf(&x->err, NULL, "out of memory");
+		err_setf(&x->err, NULL, "out of memory");
 		return -1;
 	}
 	x->r.page_size = stream_page_size(x->st[0]);

@@ -133,7 +133,7 @@ static int remove_probes(bool force, struct rec_notes *notes)
 static int replay_logs(bool force, struct rec_notes *notes)
 {
 	char who[256];
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	int lock = -1, left = 0;
 	int busy = lock_top("running --reset", &lock, who, sizeof(who), &err);
 	glob_t g;

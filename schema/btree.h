@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 #define BTREE_PENDING_BYTE 0x40000000 /* SQLite's lock-byte page holds this offset: never used */
 
@@ -51,7 +51,7 @@ struct btree *btree_new(struct pagefile *pf, const char *table, int ncols);
  * cannot be written, or the rowid is the last one again: "UNIQUE
  * constraint failed", as SQLite says).
  */
-int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err);
+int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct err_msg *err);
 
 /* Rows added; of them, those that came after a larger rowid (merged by btree_place()). */
 int64_t btree_rows(const struct btree *t);
@@ -63,7 +63,7 @@ int64_t btree_late(const struct btree *t);
  * so that the pages follow each other. After the last btree_append(). 0, or
  * -1 with @err set.
  */
-int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err);
+int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct err_msg *err);
 
 /*
  * After btree_pagefile_head(): @t's last leaf written, its late rows merged into
@@ -71,13 +71,13 @@ int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct
  * to @root (the table's page in SQLite's head). Every tree's btree_place()
  * before any btree_build(). 0, or -1 with @err set.
  */
-int btree_place(struct btree *t, uint32_t root, struct fmt_err *err);
+int btree_place(struct btree *t, uint32_t root, struct err_msg *err);
 
 /* @t's interior pages, its root at @root. 0, or -1 with @err set. */
-int btree_build(struct btree *t, uint32_t root, struct fmt_err *err);
+int btree_build(struct btree *t, uint32_t root, struct err_msg *err);
 
 /* The header's page count and change counter, the file cut to its pages. 0, or -1 with @err set. */
-int btree_pagefile_finish(struct pagefile *pf, struct fmt_err *err);
+int btree_pagefile_finish(struct pagefile *pf, struct err_msg *err);
 
 /* Free @t (its pages stay in the page file). NULL is fine. */
 void btree_free(struct btree *t);

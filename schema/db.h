@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 #include "rows.h"
 #include "wfile.h"
 
@@ -28,10 +28,10 @@ struct db;
  * failure of SQLite after that fails the next db_put_*(), and db_finish()
  * says why. Finish with db_finish() or db_abort().
  */
-struct db *db_create(const char *path, bool force, struct fmt_err *err);
+struct db *db_create(const char *path, bool force, struct err_msg *err);
 
 /* What db_create() checks of @path first: wfile_check() as a darc database. */
-int db_check_output(const char *path, bool force, struct fmt_err *err);
+int db_check_output(const char *path, bool force, struct err_msg *err);
 
 /*
  * Also build the optional indexes on the calls (schema/call-indexes.sql)
@@ -64,7 +64,7 @@ int db_put_recording(struct db *db, const struct recording_rec *r);
  * file to the target. Returns 0, or -1 with @err filled (and no target
  * written). Frees @db either way.
  */
-int db_finish(struct db *db, struct fmt_err *err);
+int db_finish(struct db *db, struct err_msg *err);
 
 /* Has the writer failed (db_finish() says why)? */
 bool db_failed(const struct db *db);

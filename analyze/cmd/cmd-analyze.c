@@ -16,7 +16,7 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "fmt.h"
+#include "err-msg.h"
 #include "ftree.h"
 #include "funcs.h"
 #include "db.h"
@@ -66,7 +66,7 @@ struct args {
 	bool summary_given; /* --top, --json or --all: the summary's, which -q drops */
 };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
 	char *end;
@@ -82,12 +82,12 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	case 't':
 		a->so.top = (int)strtol(arg, &end, 10);
 		if (*end || end == arg || a->so.top < 0)
-			return fmt_errf(err, NULL, "a number expected");
+			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_MAX_DEPTH:
 		a->po.max_depth = (int)strtol(arg, &end, 10);
 		if (*end || end == arg || a->po.max_depth < 0)
-			return fmt_errf(err, NULL, "a number expected");
+			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_JSON:
 		a->so.json = true;
@@ -112,14 +112,14 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct args *a = args;
 
 	if (a->quiet && a->summary_given)
-		return fmt_errf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
+		return err_setf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
 						 " leaves out: give one or the other"),
 		       OPTION_BAD;
 	return OPTION_OK;
 }
 
 /* Analyze the recording into the database, then say what it holds (summary.c). */
-static int analyze(const char *path, const char *out, struct args *a, struct fmt_err *err)
+static int analyze(const char *path, const char *out, struct args *a, struct err_msg *err)
 {
 	struct pipeline_result res;
 	const char *hint;
@@ -148,7 +148,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	int rc;
 
 	if (!out)
-		return fmt_errf(&ctx->err, NULL, "out of memory");
+		return err_setf(&ctx->err, NULL, "out of memory");
 	rc = analyze(ctx->args[0], out, a, &ctx->err);
 	free(out);
 	return rc;

@@ -78,7 +78,7 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
 	char *end;
@@ -94,7 +94,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	if (c != OPT_TOP)
 		return -1;
 	a->top = (int)v;
-	return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "a number from 1 to 64");
+	return v >= 1 && v <= 64 ? 0 : err_setf(err, NULL, "a number from 1 to 64");
 }
 
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
@@ -103,13 +103,13 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct report_options *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
-		fmt_errf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
+		err_setf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
 					  " --fnode, --path and --peaks are darc paths'");
 		return OPTION_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
 	    o->pp.rule != PEAK_SEEN) {
-		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
+		err_setf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
 					  " peaks a person sees: --metric, --resolution, --unit,"
 					  " --prominence and --smooth are darc peaks'");
 		return OPTION_BAD;

@@ -82,7 +82,7 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
 
@@ -101,7 +101,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		a->metric_given = true;
 		if ((a->x.metric = export_metric_of(arg)) >= 0)
 			return 0;
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				"excl, incl, calls, irq, softirq, preempt, blocked or offcpu");
 	case OPT_OFF_CPU:
 		a->x.off_cpu = true;
@@ -112,7 +112,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 			    : !strcmp(arg, "tid")  ? EXPORT_ROOT_TID
 						   : -1;
 		return a->x.root >= 0 ? 0
-				      : fmt_errf(err, NULL, "none, comm or tid");
+				      : err_setf(err, NULL, "none, comm or tid");
 	case 'o':
 		a->out = arg;
 		return 0;
@@ -121,21 +121,21 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 }
 
 /* What is left to check once the options are read. 0 or -1 with @err set. */
-static int check_args(struct args *a, struct fmt_err *err)
+static int check_args(struct args *a, struct err_msg *err)
 {
 	if (a->formats != 1)
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				a->formats ? "--folded, --chrome, --speedscope and --perfetto exclude each"
 					     " other"
 					   : "say what to write: --folded, --chrome, --speedscope or"
 					     " --perfetto");
 	if (a->x.format != EXPORT_FOLDED && (a->metric_given || a->x.off_cpu || a->x.root))
-		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
+		return err_setf(err, NULL, "--metric, --off-cpu and --root are --folded's");
 	if (a->x.off_cpu && !a->metric_given)
 		a->x.metric = XM_BLOCKED;
 	if (a->x.off_cpu && a->x.metric != XM_BLOCKED && a->x.metric != XM_PREEMPT &&
 	    a->x.metric != XM_OFFCPU)
-		return fmt_errf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+		return err_setf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(a->x.metric));
 	return 0;
 }
@@ -143,7 +143,7 @@ static int check_args(struct args *a, struct fmt_err *err)
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (ctx->o.force && !((struct args *)args)->out)
-		return fmt_errf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
+		return err_setf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
 		       OPTION_BAD;
 	return check_args(args, &ctx->err) ? OPTION_BAD : OPTION_OK;
 }
@@ -152,7 +152,7 @@ struct job {
 	struct rdb *db;
 	const struct report_options *o;
 	const struct export_opts *x;
-	struct fmt_err err;
+	struct err_msg err;
 	int rc;
 };
 
@@ -169,7 +169,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 	struct job j = {ctx->db[0], &ctx->o, &a->x, {""}, 0};
-	struct fmt_err werr = {""};
+	struct err_msg werr = {""};
 	int rc;
 
 	if (!a->out) {

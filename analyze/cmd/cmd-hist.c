@@ -31,13 +31,13 @@ static const char usage_tail[] =
 enum { OPT_INTERVAL = OPTION_LAST };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	int64_t *interval = args;
 
 	if (c == OPT_INTERVAL && !options_duration(arg, interval) && *interval > 0)
 		return 0;
-	return fmt_errf(err, NULL, "a duration expected (e.g. 100ms)");
+	return err_setf(err, NULL, "a duration expected (e.g. 100ms)");
 }
 
 static int run(struct cmd_ctx *ctx, void *args)

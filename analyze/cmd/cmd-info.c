@@ -309,7 +309,7 @@ static void estimate_free(struct tally *t)
 }
 
 /* Read every event of @r into @t. 0, or -1 with @err set. */
-static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *err)
+static int count_events(struct fmt_reader *r, struct tally *t, struct err_msg *err)
 {
 	struct fmt_event ev;
 	int n;
@@ -318,7 +318,7 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 	t->sorted = malloc(sizeof(*t->sorted) * 65536);
 	t->wake = calloc(1, sizeof(*t->wake));
 	if (!t->counts || !t->sorted || !t->wake || estimate_init(t, r))
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
 		if (!t->total)
 			t->first = ev.ts;
@@ -379,7 +379,7 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
-static int print_json(struct fmt_reader *r, const struct tally *t, struct fmt_err *err)
+static int print_json(struct fmt_reader *r, const struct tally *t, struct err_msg *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
 	json_t *o = json_object(), *ev_o = json_object(), *ns, *cost = cost_json(t, info, &ns);
@@ -503,7 +503,7 @@ static void print_text(struct fmt_reader *r, struct tally *t)
 		printf("warning:      %s\n", label);
 }
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	*(bool *)args = true; /* --json, its only option */
 	return 0;
@@ -517,7 +517,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	/* and the kallsyms, left for later at open: a damaged section fails here too
 	   (or already did, as the graph's events were decoded) */
 	if (!rc && t.failed)
-		rc = fmt_errf(&ctx->err, NULL, "%s", t.failed);
+		rc = err_setf(&ctx->err, NULL, "%s", t.failed);
 	if (!rc)
 		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)

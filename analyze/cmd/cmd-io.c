@@ -58,7 +58,7 @@ struct io_args {
 	bool json;
 };
 
-static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
+static int show(struct rdb *db, const struct io_args *a, struct err_msg *err)
 {
 	struct io_rules rules = {0};
 	int rc;
@@ -78,7 +78,7 @@ static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
 	return rc;
 }
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct io_args *a = args;
 	long long v = 1;
@@ -87,7 +87,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	if (c == OPT_TOP) {
 		v = strtoll(arg, &end, 10);
 		if (*end || end == arg || v < 1)
-			return fmt_errf(err, NULL, "a positive number");
+			return err_setf(err, NULL, "a positive number");
 		a->top = v > 1000 ? 1000 : (int)v;
 	} else if (c == OPT_LAYERS) {
 		a->layers = arg;
@@ -107,15 +107,15 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->func = ctx->o.sel.func;
 	a->call = ctx->o.call;
 	if (!!a->func + !!a->call + a->reports > 1)
-		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
+		return err_setf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
 						 " report of their own: give one"),
 		       OPTION_BAD;
 	if (a->what == OPT_BIOS && a->top)
-		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
+		return err_setf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
 						 " --call and --irqs"),
 		       OPTION_BAD;
 	if (a->what && a->layers)
-		return fmt_errf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
+		return err_setf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
 		       OPTION_BAD;
 	return OPTION_OK;
 }

@@ -42,7 +42,7 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
 	char *end;
@@ -58,7 +58,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_PEAK:
 		v = strtod(arg, &end);
 		if (end == arg || *end || !(v >= 1 && v <= 1000))
-			return fmt_errf(err, NULL, "a peak's number, 1 or more");
+			return err_setf(err, NULL, "a peak's number, 1 or more");
 		a->peak = (int)v;
 		return 0;
 	}
@@ -72,11 +72,11 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct call_selection *sel = &ctx->o.sel;
 
 	if (a->root && (a->func_before || sel->func != a->root))
-		return fmt_errf(&ctx->err, NULL, "--root and --func both name the function to start"
+		return err_setf(&ctx->err, NULL, "--root and --func both name the function to start"
 						 " from: give one"),
 		       OPTION_BAD;
 	if (a->peak && ctx->o.npeaks)
-		return fmt_errf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
+		return err_setf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
 						 " gives the buckets: give one"),
 		       OPTION_BAD;
 	return OPTION_OK;

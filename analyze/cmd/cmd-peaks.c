@@ -28,7 +28,7 @@ static const char usage_tail[] =
 
 enum { OPT_EXPLAIN = OPTION_LAST };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	*(int *)args = 1; /* --explain, its only option */
 	return 0;
@@ -37,7 +37,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (*(int *)args && ctx->o.json)
-		return fmt_errf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
+		return err_setf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
 		       OPTION_BAD;
 	return OPTION_OK;
 }

@@ -48,7 +48,7 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
 	char *end;
@@ -62,7 +62,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		return -1;
 	v = strtol(arg, &end, 10);
 	if (end == arg || *end || v < 1 || v > 16)
-		return fmt_errf(err, NULL, "a number from 1 to 16");
+		return err_setf(err, NULL, "a number from 1 to 16");
 	a->top = (int)v;
 	return 0;
 }
@@ -70,7 +70,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (!((struct args *)args)->out) {
-		fmt_errf(&ctx->err, NULL, "say where the page goes: -o FILE.html");
+		err_setf(&ctx->err, NULL, "say where the page goes: -o FILE.html");
 		return OPTION_BAD;
 	}
 	return OPTION_OK;
@@ -80,7 +80,7 @@ struct job {
 	struct rdb *db;
 	const struct report_options *o;
 	int top;
-	struct fmt_err err;
+	struct err_msg err;
 	int rc;
 };
 
@@ -96,7 +96,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 	struct job j = {ctx->db[0], &ctx->o, a->top, {""}, 0};
-	struct fmt_err werr = {""};
+	struct err_msg werr = {""};
 	int rc = wfile_write(a->out, &wfile_html, ctx->o.force, write_page, &j, &werr);
 
 	/* the file failed (not the page), or never opened: its error */

@@ -36,7 +36,7 @@ struct args {
 	bool json;
 };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
 	long long v;
@@ -48,11 +48,11 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	}
 	if (c == OPT_SLACK)
 		return options_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
-			       ? fmt_errf(err, NULL, "a duration such as 1ms")
+			       ? err_setf(err, NULL, "a duration such as 1ms")
 			       : 0;
 	v = strtoll(arg, &end, 10);
 	if (*end || end == arg || v < 1)
-		return fmt_errf(err, NULL, "a positive number");
+		return err_setf(err, NULL, "a positive number");
 	a->ws.top = v > 1000 ? 1000 : (int)v;
 	return 0;
 }
@@ -64,10 +64,10 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->ws.task = ctx->o.sel.task;
 	a->ws.call = ctx->o.call;
 	if (a->ws.task && a->ws.call)
-		return fmt_errf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
+		return err_setf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
 		       OPTION_BAD;
 	if (!a->ws.task && !a->ws.call)
-		return fmt_errf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
+		return err_setf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
 		       OPTION_BAD;
 	return OPTION_OK;
 }

@@ -44,7 +44,7 @@ struct cmd_ctx {
 	int nargs;		   /* how many: struct cmd's nargs */
 	struct rdb *db[2];	   /* CMD_NEEDS_DB: the databases of args[0], args[1] */
 	struct fmt_reader *reader; /* CMD_NEEDS_RECORDING: args[0]'s */
-	struct fmt_err err;	   /* why run() failed, or empty */
+	struct err_msg err;	   /* why run() failed, or empty */
 };
 
 /* A command: its usage, options and library call (its name and flags: commands.c's table). */
@@ -57,7 +57,7 @@ struct cmd {
 	 * Option @c of its own (with @arg) into @args, or into ctx->o: 0, or
 	 * nonzero (with @err set: a bad value, said; else its usage). NULL: none.
 	 */
-	int (*take)(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err);
+	int (*take)(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err);
 	/*
 	 * What is left to check once the options are read (NULL: nothing): OPTION_OK,
 	 * OPTION_USAGE or OPTION_BAD with ctx->err set. The number of arguments is
@@ -88,7 +88,7 @@ int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc,
  * first (through the pipeline) unless one newer than the recording is
  * there. NULL, with @err set, when neither can be had.
  */
-struct rdb *setup_open_db(const char *path, const char *prog, struct fmt_err *err);
+struct rdb *setup_open_db(const char *path, const char *prog, struct err_msg *err);
 
 /* commands.c: the command named @name and, in *@flags, what it needs (CMD_*); or NULL. */
 const struct cmd *commands_find(const char *name, unsigned *flags);
@@ -115,7 +115,7 @@ int suggest_close(const char *word);
  * @db has instead (a close name, its tasks, its span): every command that
  * reads a database asks this before it runs.
  */
-int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls, struct fmt_err *err);
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls, struct err_msg *err);
 
 /* Print "darc: MESSAGE" to stderr (one line). */
 void setup_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -46,7 +46,7 @@ static const char *db_stale(const char *db, const char *rec)
 	struct stat d, r;
 	struct fmt_file_identity id;
 	struct rdb *x;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	const char *why = NULL;
 
 	if (stat(db, &d))
@@ -67,7 +67,7 @@ static const char *db_stale(const char *db, const char *rec)
 	return why;
 }
 
-struct rdb *setup_open_db(const char *path, const char *prog, struct fmt_err *err)
+struct rdb *setup_open_db(const char *path, const char *prog, struct err_msg *err)
 {
 	char *db;
 	const char *why;
@@ -78,7 +78,7 @@ struct rdb *setup_open_db(const char *path, const char *prog, struct fmt_err *er
 	case 1:
 		return rdb_open(path, err);
 	case -1:
-		fmt_errf(err, path, "%s", strerror(errno));
+		err_setf(err, path, "%s", strerror(errno));
 		return NULL;
 	}
 	/* another program's SQLite file: rdb_open() says it is not darc's */
@@ -93,14 +93,14 @@ struct rdb *setup_open_db(const char *path, const char *prog, struct fmt_err *er
 	}
 	db = pipeline_db_path(path);
 	if (!db) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	wfile_note_input(path);
 	if ((n = db_check_output(db, false, err))) {
 		/* this command has no -o or --force: say how to get a database */
 		if (n == -2)
-			fmt_errf(err, db, "exists and is not a darc database: not replaced");
+			err_setf(err, db, "exists and is not a darc database: not replaced");
 		n = strlen(err->msg);
 		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
 			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
@@ -234,7 +234,7 @@ struct taking {
 };
 
 /* options_parse_short()'s hook for the options that are not the report options. */
-static int take(void *p, int c, const char *arg, struct fmt_err *err)
+static int take(void *p, int c, const char *arg, struct err_msg *err)
 {
 	struct taking *t = p;
 
@@ -257,7 +257,7 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 		return OPTION_BAD;
 	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
 	if (rc == OPTION_OK && ctx->o.force && !ctx->o.svg && options_name(cmd->opts, OPTION_SVG))
-		return fmt_errf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
+		return err_setf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
 		       OPTION_BAD;
 	if (rc == OPTION_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);

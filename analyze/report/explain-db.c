@@ -58,7 +58,7 @@ static const char subjects_sql[] =
  * calls (a scan). 0, or -1 with @err set.
  */
 static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s, bool exact,
-			   struct fmt_err *err)
+			   struct err_msg *err)
 {
 	struct call_selection sel = o->sel;
 	struct profile p;
@@ -76,7 +76,7 @@ static int subject_profile(struct rdb *db, const struct report_options *o, struc
 	s->total_ns = profile_latency(&p);
 	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
 	rdb_profile_release(&p);
-	return s->nparts < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
+	return s->nparts < 0 ? err_setf(err, NULL, "out of memory") : 0;
 }
 
 static int by_slow_ns(const void *a, const void *b)
@@ -143,20 +143,20 @@ static bool fragment(struct rdb *db, const struct subject *s)
  * Their number, or -1.
  */
 static int load_subjects(struct rdb *db, const struct report_options *o, int top, struct subject **out,
-			 struct fmt_err *err)
+			 struct err_msg *err)
 {
 	struct subject *s = NULL;
 	sqlite3_stmt *st;
 	int n = 0, cap = 0, rc = 0;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), subjects_sql, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "cannot read the call trees: %s",
+		return err_setf(err, rdb_path(db), "cannot read the call trees: %s",
 				rdb_why(rdb_sql(db)));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		if (n == cap) {
 			struct subject *t = realloc(s, (cap = 2 * cap + 16) * sizeof(*s));
 			if (!t) {
-				rc = fmt_errf(err, NULL, "out of memory");
+				rc = err_setf(err, NULL, "out of memory");
 				break;
 			}
 			s = t;
@@ -165,7 +165,7 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 					.func = strdup(rdb_text(st, 1)),
 					.func_kind = sqlite3_column_int(st, 2)};
 		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
-				: fmt_errf(err, NULL, "out of memory");
+				: err_setf(err, NULL, "out of memory");
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -317,7 +317,7 @@ static struct call_selection subject_sel(const struct report_options *o, const s
 
 /* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
 static int preselect_parts(struct rdb *db, const struct report_options *o, const struct subject *s,
-			   struct fmt_err *err)
+			   struct err_msg *err)
 {
 	struct call_selection sel = subject_sel(o, s);
 	struct peak slow[MAX_PARTS];
@@ -409,7 +409,7 @@ static void tracer_hooks(struct rdb *db, const struct report_options *o, const s
 {
 	struct call_selection sel = subject_sel(o, s);
 	struct tracer_shift t;
-	struct fmt_err e;
+	struct err_msg e;
 	int64_t lo = part->slow.lo > 0 ? (int64_t)ceil(exp2(part->slow.lo)) : 0;
 	int64_t hi = part->slow.hi < 62 ? (int64_t)ceil(exp2(part->slow.hi + 1)) : INT64_MAX;
 	json_t *j;
@@ -449,7 +449,7 @@ static void tracer_hooks(struct rdb *db, const struct report_options *o, const s
  */
 static json_t *explain_part(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 			    const struct subject *s, const struct slow_part *part,
-			    struct fmt_err *err)
+			    struct err_msg *err)
 {
 	struct report_options x = *o;
 	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
@@ -506,7 +506,7 @@ static json_t *explain_part(struct rdb *db, const struct report_options *o, cons
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
 static json_t *explain_subject(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			       const struct subject *s, struct fmt_err *err)
+			       const struct subject *s, struct err_msg *err)
 {
 	char *title = explain_title(s->func);
 	json_t *j = json_pack("{so so ss sI sI sf}", "func", jtext(s->func), "title", jtext(title ? title : "?"),
@@ -617,7 +617,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 }
 
 /* Store subject @j (ranked @rank) and each of its slow parts. */
-static int store_subject(struct rdb *db, json_t *j, int rank, struct fmt_err *err)
+static int store_subject(struct rdb *db, json_t *j, int rank, struct err_msg *err)
 {
 	struct store_job job = {j, j, rank, 1};
 	json_t *part;
@@ -710,7 +710,7 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 }
 
 json_t *explain_db_collect(struct rdb *db, const struct report_options *o, const struct search_params *given,
-			int top, int *nsubjects, struct fmt_err *err)
+			int top, int *nsubjects, struct err_msg *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
 	struct search_params by_time = *given, *sp = &by_time;
@@ -744,7 +744,7 @@ json_t *explain_db_collect(struct rdb *db, const struct report_options *o, const
 }
 
 int explain_report(FILE *out, struct rdb *db, const struct report_options *o,
-		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
+		   const struct search_params *given, int top, bool verbose, struct err_msg *err)
 {
 	json_t *all, *x;
 	size_t k;

@@ -187,7 +187,7 @@ static void folded_sql(const struct report_options *o, const struct export_opts 
 }
 
 static int export_folded(FILE *out, struct rdb *db, const struct report_options *o,
-			 const struct export_opts *x, bool owner, struct fmt_err *err)
+			 const struct export_opts *x, bool owner, struct err_msg *err)
 {
 	struct names n = {.sql = rdb_sql(db), .path = rdb_path(db)};
 	sqlite3_stmt *st = NULL;
@@ -196,14 +196,14 @@ static int export_folded(FILE *out, struct rdb *db, const struct report_options 
 
 	if (x->off_cpu && x->metric != XM_BLOCKED && x->metric != XM_PREEMPT &&
 	    x->metric != XM_OFFCPU)
-		return fmt_errf(err, n.path,
+		return err_setf(err, n.path,
 				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(x->metric));
 	folded_sql(o, x, owner, q, sizeof(q));
 	if (load_funcs(&n, stored_name) || load_fnodes(&n) ||
 	    sqlite3_prepare_v2(n.sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    (sqlite3_bind_parameter_count(st) && rdb_bind_filters(st, &o->sel, rdb_t_first(db)))) {
-		fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
+		err_setf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -225,7 +225,7 @@ static int export_folded(FILE *out, struct rdb *db, const struct report_options 
 	}
 	rc = rc == SQLITE_DONE
 		 ? 0
-		 : fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
+		 : err_setf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 out:
 	sqlite3_finalize(st);
 	names_release(&n);
@@ -781,7 +781,7 @@ static void chrome_tail(struct chrome *c, const char *src)
  * sandwich views add up the calls of a function).
  */
 static int export_timeline(FILE *out, struct rdb *db, const struct report_options *o, bool owner, bool ss,
-			   struct fmt_err *err)
+			   struct err_msg *err)
 {
 	struct chrome c = {.ob = malloc(sizeof(*c.ob)),
 			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
@@ -793,7 +793,7 @@ static int export_timeline(FILE *out, struct rdb *db, const struct report_option
 
 	progress_start(&c.pg, "export", true);
 	if (!c.ob || !src || load_funcs(&c.n, json_text) || load_tasks(&c) || export_load_flags(c.n.sql, c.flag)) {
-		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
+		err_setf(err, c.n.path, "cannot read the functions and tasks: %s",
 			 rdb_why(c.n.sql));
 		goto out;
 	}
@@ -805,11 +805,11 @@ static int export_timeline(FILE *out, struct rdb *db, const struct report_option
 		export_out_str(c.ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	if (chrome_calls(&c, db, o, owner) ||
 	    (!ss && (chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)))) {
-		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
+		err_setf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
 		goto out;
 	}
 	if (ss && speedscope_tail(&c)) {
-		fmt_errf(err, c.n.path, "cannot spool the calls to a temporary file: %s",
+		err_setf(err, c.n.path, "cannot spool the calls to a temporary file: %s",
 			 strerror(errno));
 		goto out;
 	}
@@ -825,14 +825,14 @@ out:
 }
 
 int export_report(FILE *out, struct rdb *db, const struct report_options *o, const struct export_opts *x,
-		  struct fmt_err *err)
+		  struct err_msg *err)
 {
 	const struct call_selection *s = &o->sel;
 	bool owner = s->func || s->fnode || s->path;
 	int rc;
 
 	if (x->metric < 0 || x->metric >= XM_METRICS)
-		return fmt_errf(err, rdb_path(db), "bad metric");
+		return err_setf(err, rdb_path(db), "bad metric");
 	/*
 	 * Each page is read once: a small cache, and no map of the file, keep the
 	 * memory bounded.
@@ -846,6 +846,6 @@ int export_report(FILE *out, struct rdb *db, const struct report_options *o, con
 					    : export_timeline(out, db, o, owner,
 							      x->format == EXPORT_SPEEDSCOPE, err);
 	if (!rc && (fflush(out) || ferror(out)))
-		rc = fmt_errf(err, rdb_path(db), "cannot write the export");
+		rc = err_setf(err, rdb_path(db), "cannot write the export");
 	return rc;
 }

@@ -48,6 +48,6 @@ struct export_opts {
  * once, not with the calls.
  */
 int export_report(FILE *out, struct rdb *db, const struct report_options *o, const struct export_opts *x,
-		  struct fmt_err *err);
+		  struct err_msg *err);
 
 #endif

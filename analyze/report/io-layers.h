@@ -26,7 +26,7 @@ struct io_rules {
  * layer one of vfs, fs, page cache, copy, block, driver, scheduler, other).
  * 0, or -1 with @err naming the file and line. io_rules_free() them.
  */
-int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err);
+int io_rules_load(const char *path, struct io_rules *rules, struct err_msg *err);
 void io_rules_free(struct io_rules *rules);
 
 /*
@@ -34,20 +34,20 @@ void io_rules_free(struct io_rules *rules);
  * layers, @rules (or NULL) before the default map.
  */
 int io_report(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
-	      int64_t call, int top, bool json, struct fmt_err *err);
+	      int64_t call, int top, bool json, struct err_msg *err);
 
 /*
  * darc io alone: the @top entry points (roots of the call trees) by latency,
  * each with the layers of its 20 slowest calls summed, and each device's bios.
  */
 int io_overview_report(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
-		       bool json, struct fmt_err *err);
+		       bool json, struct err_msg *err);
 
 /*
  * darc io's entry points: the @top roots of the call trees by latency, each
  * with the layers of its @per slowest calls summed (a JSON array), or NULL.
  */
 json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, int per,
-			struct fmt_err *err);
+			struct err_msg *err);
 
 #endif

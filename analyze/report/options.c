@@ -181,7 +181,7 @@ static const char *take_number(struct report_options *o, int c, const char *arg)
 	return take_search(&o->search, c, arg);
 }
 
-int options_take(struct report_options *o, int c, const char *arg, struct fmt_err *err)
+int options_take(struct report_options *o, int c, const char *arg, struct err_msg *err)
 {
 	const char *bad = NULL;
 
@@ -228,28 +228,28 @@ int options_take(struct report_options *o, int c, const char *arg, struct fmt_er
 		bad = take_number(o, c, arg);
 	}
 	if (bad) {
-		fmt_errf(err, NULL, "%s", bad);
+		err_setf(err, NULL, "%s", bad);
 		return -1;
 	}
 	return 1;
 }
 
-int options_check(struct report_options *o, bool need_selection, struct fmt_err *err)
+int options_check(struct report_options *o, bool need_selection, struct err_msg *err)
 {
 	int n = !!o->sel.func + !!o->sel.fnode + !!o->sel.path;
 
 	if (n > 1)
-		return fmt_errf(err, NULL, "--func, --fnode and --path each choose the calls:"
+		return err_setf(err, NULL, "--func, --fnode and --path each choose the calls:"
 					   " give one of them");
 	if (need_selection && !n)
-		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
+		return err_setf(err, NULL, "say which calls: one of --func, --fnode or --path");
 	if (o->sel.task && o->sel.comm)
-		return fmt_errf(err, NULL, "--task and --comm do not go together");
+		return err_setf(err, NULL, "--task and --comm do not go together");
 	if (o->npeaks && o->pp.rule != PEAK_SEEN)
-		return fmt_errf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
+		return err_setf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
 					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
-		return fmt_errf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
+		return err_setf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
 	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;
 	return 0;
 }
@@ -263,44 +263,44 @@ const char *options_name(const struct option *opts, int c)
 }
 
 /* "bad --top '0': a positive number": the option of code @c by its long name. */
-static void bad_argument(const struct option *opts, int c, const char *arg, struct fmt_err *err)
+static void bad_argument(const struct option *opts, int c, const char *arg, struct err_msg *err)
 {
 	char what[sizeof(err->msg)];
 	const char *name = options_name(opts, c);
 
 	snprintf(what, sizeof(what), "%s", err->msg);
 	if (name)
-		fmt_errf(err, NULL, "bad --%s '%.200s'%s%.200s", name, arg, what[0] ? ": " : "",
+		err_setf(err, NULL, "bad --%s '%.200s'%s%.200s", name, arg, what[0] ? ": " : "",
 			 what);
 	else
-		fmt_errf(err, NULL, "bad -%c '%.200s'%s%.200s", c, arg, what[0] ? ": " : "", what);
+		err_setf(err, NULL, "bad -%c '%.200s'%s%.200s", c, arg, what[0] ? ": " : "", what);
 }
 
 /* The option getopt did not know, as given: "--peek" (without "=ARG"), "-x". */
-static void unknown(int argc, char **argv, struct fmt_err *err)
+static void unknown(int argc, char **argv, struct err_msg *err)
 {
 	const char *a = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 
 	if (optopt)
-		fmt_errf(err, NULL, "-%c", optopt);
+		err_setf(err, NULL, "-%c", optopt);
 	else
-		fmt_errf(err, NULL, "%.*s", (int)strcspn(a, "="), a);
+		err_setf(err, NULL, "%.*s", (int)strcspn(a, "="), a);
 }
 
 /* The option getopt found without its argument, by name: "--func", "-o". */
-static void no_argument_of(const struct option *opts, struct fmt_err *err)
+static void no_argument_of(const struct option *opts, struct err_msg *err)
 {
 	const char *name = options_name(opts, optopt);
 
 	if (name)
-		fmt_errf(err, NULL, "--%s", name);
+		err_setf(err, NULL, "--%s", name);
 	else
-		fmt_errf(err, NULL, "-%c", optopt);
+		err_setf(err, NULL, "-%c", optopt);
 }
 
 int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
-		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, struct fmt_err *err)
+		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
+		     void *ctx, struct err_msg *err)
 {
 	char sopts[64];
 	int c, rc;
@@ -315,7 +315,7 @@ int options_parse_short(int argc, char **argv, const char *shortopts, const stru
 		if (c == '?' && optopt && options_name(opts, optopt) &&
 		    !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
 			/* "--json=1": a known option given an argument it does not take */
-			fmt_errf(err, NULL, "--%s takes no argument", options_name(opts, optopt));
+			err_setf(err, NULL, "--%s takes no argument", options_name(opts, optopt));
 			return OPTION_BAD;
 		}
 		if (c == '?') {
@@ -354,7 +354,7 @@ void options_filters_json(const struct report_options *o, json_t *j)
 }
 
 int options_write_svg(const struct report_options *o, int (*fn)(void *ctx, FILE *f), void *ctx,
-		   struct fmt_err *err)
+		   struct err_msg *err)
 {
 	return wfile_write(o->svg, &wfile_svg, o->force, fn, ctx, err);
 }

@@ -125,7 +125,7 @@ void options_release(struct report_options *o);
  * a shared option, -1 a bad argument (@err says what was expected, e.g. "a
  * positive number": options_parse_short() puts the option's name before it).
  */
-int options_take(struct report_options *o, int c, const char *arg, struct fmt_err *err);
+int options_take(struct report_options *o, int c, const char *arg, struct err_msg *err);
 
 /* What options_parse_short() found. */
 enum {
@@ -147,11 +147,11 @@ enum {
  * number" (the option named by its long name).
  */
 int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
-		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, struct fmt_err *err);
+		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
+		     void *ctx, struct err_msg *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
-int options_check(struct report_options *o, bool need_selection, struct fmt_err *err);
+int options_check(struct report_options *o, bool need_selection, struct err_msg *err);
 
 /* Add the calls' filters of @o (task, comm, time_ns, cpu_mhz) to JSON object @j. */
 void options_filters_json(const struct report_options *o, json_t *j);
@@ -162,7 +162,7 @@ void options_filters_json(const struct report_options *o, json_t *j);
  * SVG). 0, or -1 with @err set.
  */
 int options_write_svg(const struct report_options *o, int (*fn)(void *ctx, FILE *f), void *ctx,
-		   struct fmt_err *err);
+		   struct err_msg *err);
 
 /* The long name of the option of code @c in @opts ("func"), or NULL. */
 const char *options_name(const struct option *opts, int c);

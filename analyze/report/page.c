@@ -176,7 +176,7 @@ static struct call_selection subject_sel(const struct report_options *o, json_t 
  * Subject @s's histogram with the peaks explain reads ({"lo", "count",
  * "lat_ns", "peaks": [[lo, hi]...], "svg"}), into @s as "hist".
  */
-static int add_hist(struct rdb *db, const struct report_options *o, json_t *s, struct fmt_err *err)
+static int add_hist(struct rdb *db, const struct report_options *o, json_t *s, struct err_msg *err)
 {
 	struct call_selection sel = subject_sel(o, s);
 	struct rdb_profile_info info;
@@ -206,12 +206,12 @@ static int add_hist(struct rdb *db, const struct report_options *o, json_t *s, s
 	free(pk);
 	free(info.what);
 	rdb_profile_release(&p);
-	return npk < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
+	return npk < 0 ? err_setf(err, NULL, "out of memory") : 0;
 }
 
 /* Subject @s's time lapse over windows of @interval ns, into @s as "heat" ({"interval_ns", "svg"}). */
 static int add_heat(struct rdb *db, const struct report_options *o, json_t *s, int64_t interval,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	struct call_selection sel = subject_sel(o, s);
 	struct profile *rows = NULL;
@@ -243,7 +243,7 @@ static int add_heat(struct rdb *db, const struct report_options *o, json_t *s, i
 static json_t *waits_of(struct rdb *db)
 {
 	struct waits_sel ws = {0, 0, TOP_WAITS, WAITS_SLACK_DEFAULT};
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	ws.task = export_one_int(rdb_sql(db),
 				 "SELECT c.task_id FROM call_base c JOIN fnode fn ON fn.id = c.fnode_id"
@@ -261,7 +261,7 @@ static json_t *or_empty(json_t *a)
 
 /* The page's data: the recording, each subject with its plots, the waits, the I/O. */
 static json_t *page_data(struct rdb *db, const struct report_options *o, int top, struct progress *pg,
-			 struct fmt_err *err)
+			 struct err_msg *err)
 {
 	struct report_options x = *o;
 	struct search_params sp = SEARCH_PARAMS_DEFAULT;
@@ -295,7 +295,7 @@ static json_t *page_data(struct rdb *db, const struct report_options *o, int top
 	return d;
 }
 
-int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top, struct fmt_err *err)
+int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top, struct err_msg *err)
 {
 	struct progress pg;
 	json_t *d;
@@ -310,7 +310,7 @@ int page_report(FILE *out, struct rdb *db, const struct report_options *o, int t
 	text = json_dumps(jtext_clean(d), JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(d);
 	if (!text)
-		return fmt_errf(err, NULL, "cannot make the page's data: out of memory");
+		return err_setf(err, NULL, "cannot make the page's data: out of memory");
 	fputs(page_head_html, out);
 	fprintf(out, "<style>\n%s</style>\n</head>\n<body>\n<div id=\"darc-errors\"></div>\n"
 		     "<main id=\"page\"></main>\n"
@@ -328,5 +328,5 @@ int page_report(FILE *out, struct rdb *db, const struct report_options *o, int t
 			fputc(*p, out);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", page_script_js);
 	free(text);
-	return ferror(out) ? fmt_errf(err, NULL, "cannot write the page") : 0;
+	return ferror(out) ? err_setf(err, NULL, "cannot write the page") : 0;
 }

@@ -378,7 +378,7 @@ static char *params_json(const struct report_options *o, const struct search_par
 /* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
 int paths_search(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
-		 struct fmt_err *err)
+		 struct err_msg *err)
 {
 	struct rsearch rs;
 	struct search_result r = {0};
@@ -387,13 +387,13 @@ int paths_search(struct rdb *db, const struct report_options *o, const struct se
 	int rc = -1;
 
 	if (!params)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	if (!search_db_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
 		int failed = search_run_tree(&rs.tree, sp, &r);
 		json_t *flame = o->flame ? flame_json(db, &rs.tree) : NULL;
 		search_tree_release(&rs.tree); /* searched: its memory is the details' */
 		if (failed)
-			fmt_errf(err, NULL, "the search failed (out of memory?)");
+			err_setf(err, NULL, "the search failed (out of memory?)");
 		else if (!search_db_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs,
 					  &r, &id, err)) {
 			json_t *one = json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
@@ -449,7 +449,7 @@ static void paths_text(FILE *out, const char *what, const struct report_options 
  * selection's title (caller frees). 0, or -1 with @err set.
  */
 static int paths_collect(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			 int peak, json_t *all, char **what, struct fmt_err *err)
+			 int peak, json_t *all, char **what, struct err_msg *err)
 {
 	struct profile p;
 	struct rdb_profile_info info;
@@ -468,9 +468,9 @@ static int paths_collect(struct rdb *db, const struct report_options *o, const s
 		return -1;
 	npk = options_peaks(o, &p, &pk);
 	if (npk < 0)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (peak > npk)
-		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
+		rc = err_setf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
 	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
 		rc = search_db_preselect(db, &o->sel, pk, npk, err);
@@ -486,7 +486,7 @@ static int paths_collect(struct rdb *db, const struct report_options *o, const s
 }
 
 int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
-		 int peak, struct fmt_err *err)
+		 int peak, struct err_msg *err)
 {
 	json_t *all = json_array();
 	char *what;

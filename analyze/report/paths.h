@@ -18,7 +18,7 @@
  * search_path and search_candidate, printed as indented chains (or JSON).
  */
 int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
-		 int peak, struct fmt_err *err);
+		 int peak, struct err_msg *err);
 
 /*
  * For darc explain (explain-db.c), the parts of darc paths it shares: search
@@ -28,7 +28,7 @@ int paths_report(FILE *out, struct rdb *db, const struct report_options *o, cons
  */
 int paths_search(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
-		 struct fmt_err *err);
+		 struct err_msg *err);
 void paths_tree_text(FILE *out, json_t *nodes);
 /*
  * Who ended the sleeps of fnode ?1 within the current search's calls (-1:

@@ -911,7 +911,7 @@ static int darc_track(struct pf *f)
 }
 
 int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	struct pf f = {.ob = malloc(sizeof(*f.ob)), .db = db, .o = o, .owner = owner};
 	const char *path = rdb_path(db);
@@ -921,7 +921,7 @@ int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, b
 	if (!f.ob || export_load_names(rdb_sql(db), copy_name, &f.func, &f.nfunc) ||
 	    !(f.interned = calloc(f.nfunc + 1, 1)) || load_tasks(&f) || export_load_flags(rdb_sql(db), f.flag) ||
 	    load_findings(&f)) {
-		fmt_errf(err, path, "cannot read the functions, tasks and findings: %s",
+		err_setf(err, path, "cannot read the functions, tasks and findings: %s",
 			 rdb_why(rdb_sql(db)));
 		goto out;
 	}
@@ -929,7 +929,7 @@ int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, b
 	f.ob->n = 0;
 	if (intern_defaults(&f) || perfetto_calls(&f) || perfetto_states(&f) || perfetto_irqs(&f) || darc_track(&f) ||
 	    put_findings(&f)) {
-		fmt_errf(err, path, "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		err_setf(err, path, "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 		goto out;
 	}
 	export_out_flush(f.ob);

@@ -21,6 +21,6 @@ bool perfetto_has_findings(struct rdb *db);
  * @err set.
  */
 int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
-		    struct fmt_err *err);
+		    struct err_msg *err);
 
 #endif

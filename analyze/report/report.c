@@ -30,7 +30,7 @@ static struct show_ctx ctx_of(struct rdb *db, const struct report_options *o,
 
 /* Print @j (consumed) as @command's output (show_json_to()); 0 or -1. */
 static int put_json(FILE *out, const char *command, const char *key, json_t *j,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	int rc = show_json_to(out, command, key, j, err);
 
@@ -99,7 +99,7 @@ struct shown {
 };
 
 /* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
-static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x, struct fmt_err *err)
+static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x, struct err_msg *err)
 {
 	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
 		return -1;
@@ -122,7 +122,7 @@ static void shown_release(struct shown *x)
 	rdb_profile_release(&x->p);
 }
 
-int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct fmt_err *err)
+int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct err_msg *err)
 {
 	struct shown x;
 	int rc = 0;
@@ -130,7 +130,7 @@ int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struc
 	if (shown_load(db, o, &x, err))
 		return -1;
 	if (x.npk < 0)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (o->json) {
 		json_t *j = show_with_quant(&x.c, show_hist_json(&x.c, &x.p, x.pk, x.npk));
 		rc = put_json(out, "hist", NULL, hist_shift_json(j, &x.t), err);
@@ -166,7 +166,7 @@ static int write_heat_svg(void *ctx, FILE *f)
 }
 
 int report_timelapse(FILE *out, struct rdb *db, const struct report_options *o, int64_t interval_ns,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct profile *rows = NULL, p;
 	struct rdb_profile_info info;
@@ -258,7 +258,7 @@ static void explain_text(FILE *out, struct rdb *db, const struct show_ctx *c,
 }
 
 int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int explain,
-		 struct fmt_err *err)
+		 struct err_msg *err)
 {
 	struct shown x;
 	char *params = NULL;
@@ -268,7 +268,7 @@ int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int 
 		return -1;
 	params = peak_params(o);
 	if (x.npk < 0 || !params)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (rdb_store_peaks(db, &o->sel, params, x.pk, x.npk, err))
 		rc = -1;
 	else if (o->json) {
@@ -396,7 +396,7 @@ static json_t *pair_json(const struct diff_pair *d)
  * nothing), or the first ranked when none is on both: A's bars beside B's.
  */
 static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
-		    const struct diff_result *r, struct fmt_err *err)
+		    const struct diff_result *r, struct err_msg *err)
 {
 	const struct diff_pair *d = NULL;
 	char what[512], rec[1024], sub[256];
@@ -408,7 +408,7 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 	if (!d && !o->pair && r->npairs)
 		d = &r->pairs[0];
 	if (!d)
-		return fmt_errf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
+		return err_setf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
 				o->pair);
 	snprintf(what, sizeof(what), "%s: A (dark) vs B", d->key);
 	snprintf(rec, sizeof(rec), "A %s, B %s", rdb_source(a), rdb_source(b));
@@ -425,7 +425,7 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 }
 
 int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
-		bool json, struct fmt_err *err)
+		bool json, struct err_msg *err)
 {
 	struct diff_result r;
 	int rc = 0;

@@ -16,18 +16,18 @@
 #include "diff.h"
 
 /* darc hist: the histogram of @o's selection with its peaks (text or JSON). */
-int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct fmt_err *err);
+int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct err_msg *err);
 
 /* darc hist --interval: one histogram per window of @interval_ns. */
 int report_timelapse(FILE *out, struct rdb *db, const struct report_options *o, int64_t interval_ns,
-		     struct fmt_err *err);
+		     struct err_msg *err);
 
 /* darc peaks: the peaks of @o's selection, stored in table peak; @explain adds OSprof's aids. */
 int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int explain,
-		 struct fmt_err *err);
+		 struct err_msg *err);
 
 /* darc diff: the pairs of @a and @b ranked, and the top @show of them side by side. */
 int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
-		bool json, struct fmt_err *err);
+		bool json, struct err_msg *err);
 
 #endif

@@ -69,9 +69,9 @@ struct load {
 	int nparts, pcap;
 };
 
-static int fail(struct rdb *db, struct fmt_err *err, const char *what)
+static int fail(struct rdb *db, struct err_msg *err, const char *what)
 {
-	return fmt_errf(err, rdb_path(db), "cannot read %s: %s", what,
+	return err_setf(err, rdb_path(db), "cannot read %s: %s", what,
 			rdb_why(rdb_sql(db)));
 }
 
@@ -393,7 +393,7 @@ void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *
 }
 
 int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk, int n,
-			struct fmt_err *err)
+			struct err_msg *err)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
 
@@ -408,7 +408,7 @@ int search_db_preselect(struct rdb *db, const struct call_selection *sel, const 
 }
 
 int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi, struct rsearch *rs,
-		   struct fmt_err *err)
+		   struct err_msg *err)
 {
 	int64_t lo_ns, hi_ns;
 	struct load l = {db, rs};
@@ -614,7 +614,7 @@ static int put_search(sqlite3 *w, void *ctx)
 
 int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak, int lo,
 		    int hi, const char *params, const struct rsearch *rs,
-		    const struct search_result *r, int64_t *id, struct fmt_err *err)
+		    const struct search_result *r, int64_t *id, struct err_msg *err)
 {
 	struct search_job j = {db, sel, f0, params, peak, lo, hi, rs, r, id};
 

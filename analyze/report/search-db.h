@@ -32,7 +32,7 @@ void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *
  * with @err set.
  */
 int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk, int n,
-			struct fmt_err *err);
+			struct err_msg *err);
 
 /*
  * Load the complete calls of @sel whose value lies in buckets @lo..@hi
@@ -40,7 +40,7 @@ int search_db_preselect(struct rdb *db, const struct call_selection *sel, const 
  * @err set. Release with search_db_release().
  */
 int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi, struct rsearch *rs,
-		   struct fmt_err *err);
+		   struct err_msg *err);
 void search_db_release(struct rsearch *rs);
 
 /*
@@ -59,6 +59,6 @@ char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t
  */
 int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak, int lo,
 		    int hi, const char *params, const struct rsearch *rs,
-		    const struct search_result *r, int64_t *id, struct fmt_err *err);
+		    const struct search_result *r, int64_t *id, struct err_msg *err);
 
 #endif

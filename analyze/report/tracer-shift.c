@@ -42,7 +42,7 @@ static void load_one(struct cost_cost *c, int m, json_t *o)
 }
 
 /* recording.tracer_cost of @db into @t (nothing when absent or not JSON). */
-static int load_cost(struct rdb *db, struct tracer_shift *t, struct fmt_err *err)
+static int load_cost(struct rdb *db, struct tracer_shift *t, struct err_msg *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -50,7 +50,7 @@ static int load_cost(struct rdb *db, struct tracer_shift *t, struct fmt_err *err
 	cost_unknown(&t->cost);
 	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT tracer_cost FROM recording LIMIT 1", -1, &st,
 			       NULL))
-		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+		return err_setf(err, rdb_path(db), "cannot read the tracer's cost: %s",
 				rdb_why(rdb_sql(db)));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
@@ -65,7 +65,7 @@ static int load_cost(struct rdb *db, struct tracer_shift *t, struct fmt_err *err
 		load_one(&t->cost, TC_FGRAPH, json_object_get(t->stored, TC_GRAPH_UFTRACE));
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+		return err_setf(err, rdb_path(db), "cannot read the tracer's cost: %s",
 				rdb_why(rdb_sql(db)));
 	return 0;
 }
@@ -122,13 +122,13 @@ static const char *const charges_sql[] = {
 };
 
 /* The rows of one of charges_sql into @x. 0, or -1 with @err. */
-static int load_charges(struct counter *x, const char *sql, struct fmt_err *err)
+static int load_charges(struct counter *x, const char *sql, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (sqlite3_prepare_v2(x->sql, sql, -1, &st, NULL))
-		return fmt_errf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
+		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int mech = sqlite3_column_int(st, 2);
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
@@ -145,7 +145,7 @@ static int load_charges(struct counter *x, const char *sql, struct fmt_err *err)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return fmt_errf(err, NULL, "cannot read what the tracer did: %s",
+		return err_setf(err, NULL, "cannot read what the tracer did: %s",
 				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
 	return 0;
 }
@@ -157,7 +157,7 @@ static void counter_free(struct counter *x)
 	free(x->ch);
 }
 
-static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
+static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 {
 	memset(x, 0, sizeof(*x));
 	x->sql = rdb_sql(db);
@@ -171,7 +171,7 @@ static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
 			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1 GROUP BY 1",
 			       -1, &x->kids, NULL))
-		return fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
+		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
 	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
 		if (load_charges(x, charges_sql[i], err))
 			return -1;
@@ -286,7 +286,7 @@ static int add_call(struct tracer_shift *t, double v, double share)
 }
 
 /* Every call in sr_root, counted and priced, into @t. */
-static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struct fmt_err *err)
+static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struct err_msg *err)
 {
 	struct counter x;
 	sqlite3_stmt *st = NULL;
@@ -297,7 +297,7 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 				      " c.incl_ns, c.excl_ns FROM sr_root r JOIN call c ON c.id = r.id"
 				      " LEFT JOIN func f ON f.id = c.func_id ORDER BY c.id",
 				      -1, &st, NULL))
-		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		rc = err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cost_counts k;
 		double v = (double)sqlite3_column_int64(st, excl ? 5 : 4) * t->scale;
@@ -306,12 +306,12 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 		if (rc)
 			break;
 		if (add_call(t, v, cost_share(&t->cost, &k))) {
-			rc = fmt_errf(err, NULL, "out of memory");
+			rc = err_setf(err, NULL, "out of memory");
 			break;
 		}
 	}
 	if (rc > 0 && rc != SQLITE_DONE)
-		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		rc = err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 	else if (rc == SQLITE_DONE)
 		rc = 0;
 	sqlite3_finalize(st);
@@ -320,7 +320,7 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 }
 
 int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-		struct tracer_shift *t, struct fmt_err *err)
+		struct tracer_shift *t, struct err_msg *err)
 {
 	memset(t, 0, sizeof(*t));
 	t->resolution = sel->resolution;

@@ -52,7 +52,7 @@ struct tracer_shift {
  * is not defined for, @t has no buckets. 0, or -1 with @err set.
  */
 int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-		struct tracer_shift *t, struct fmt_err *err);
+		struct tracer_shift *t, struct err_msg *err);
 
 /* Free what tracer_shift_load() allocated. */
 void tracer_shift_release(struct tracer_shift *t);

@@ -21,11 +21,11 @@ struct waits_sel {
 #define WAITS_SLACK_DEFAULT 1000000 /* 1 ms, as view wait's parent_id */
 
 /* The longest waits @ws selects, each with its chain (darc waits --json's array), or NULL. */
-json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *err);
+json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct err_msg *err);
 
 /* darc waits: the longest waits @ws selects, each with its chain. */
 int waits_report(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
-		 struct fmt_err *err);
+		 struct err_msg *err);
 
 /*
  * Why the recording of @db cannot name the hard interrupts that woke its

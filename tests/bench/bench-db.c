@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	long rows = 2800000;
 	bool keep = false, indexes = false;
 	double t0, t1, t2, cpu0, cpu1, cpu_put, all_cpu;
-	struct fmt_err err;
+	struct err_msg err;
 	struct rusage ru;
 	struct stat st;
 	struct db *db;

@@ -67,7 +67,7 @@ static int64_t one(sqlite3 *s, const char *sql)
  * SQLite made with a table before and after it, the page file at @path. 0,
  * or -1 with @err set.
  */
-static int put(const int64_t *ids, int n, struct fmt_err *err)
+static int put(const int64_t *ids, int n, struct err_msg *err)
 {
 	sqlite3 *s;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), sql_fd;
@@ -153,7 +153,7 @@ static int64_t *ids_upto(int n)
  */
 START_TEST(test_in_order)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(20000);
 	const uint32_t heads[] = {2, 6, 64, 500};
 
@@ -170,7 +170,7 @@ END_TEST
 /* Each of a few rows a page of its own: every interior page has two children or more. */
 START_TEST(test_few)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(3);
 
 	for (int n = 1; n <= 3; n++) {
@@ -206,7 +206,7 @@ static int every_37th(int64_t id)
  */
 START_TEST(test_late)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(20000), in_order;
 	int n = 0;
 
@@ -232,7 +232,7 @@ END_TEST
 /* A late row in a tree of one leaf; a table of late rows only but its first. */
 START_TEST(test_late_small)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t one_leaf[] = {1, 3, 2}, reverse[200];
 
 	ck_assert_msg(put(one_leaf, 3, &err) == 0, "%s", err.msg);
@@ -252,7 +252,7 @@ END_TEST
  */
 START_TEST(test_late_cluster)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(3000), *late = malloc(3000 * sizeof(*late));
 	int64_t in_order;
 	int n = 0;
@@ -275,7 +275,7 @@ END_TEST
 /* A rowid twice: refused as SQLite refuses it, at once when it follows itself. */
 START_TEST(test_twice)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t again[] = {1, 2, 3, 4, 2}, next[] = {1, 2, 2};
 
 	ck_assert_int_eq(put(again, 5, &err), -1);

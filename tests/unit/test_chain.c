@@ -269,7 +269,7 @@ static void put_call(int64_t id, int64_t task, int64_t func, int64_t parent, int
  */
 static struct rdb *futex_db(bool waker_call, bool irqs)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct rdb *db;
 
 	snprintf(path, sizeof(path), "/tmp/darc-unit-XXXXXX");

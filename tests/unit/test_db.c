@@ -97,7 +97,7 @@ static const char *query(const char *path, const char *sql)
 /* A new database for @target; fails the test if it cannot be created. */
 static struct db *create(void)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, false, &err);
 
 	ck_assert_msg(db, "%s", err.msg);
@@ -107,7 +107,7 @@ static struct db *create(void)
 /* db_finish(), which must succeed. */
 static void finish(struct db *db)
 {
-	struct fmt_err err;
+	struct err_msg err;
 
 	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
 }
@@ -731,7 +731,7 @@ START_TEST(test_call_indexes)
 {
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
-	struct fmt_err err;
+	struct err_msg err;
 
 	db_set_call_indexes(db, true);
 	ck_assert_int_eq(db_put_call(db, &c), 0);
@@ -746,7 +746,7 @@ END_TEST
 /* A target that cannot be written: one-line error naming it, no file left. */
 START_TEST(test_bad_target)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	char p[256];
 	struct db *db;
 
@@ -783,7 +783,7 @@ START_TEST(test_abort)
 {
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
-	struct fmt_err err;
+	struct err_msg err;
 	FILE *f;
 
 	for (int i = 0; i < 30000; i++) {
@@ -822,7 +822,7 @@ END_TEST
 /* An fnode id that does not fit the queue's 32 bits: refused, said, no file. */
 START_TEST(test_id_beyond_32_bits)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 
@@ -837,7 +837,7 @@ END_TEST
 /* A row SQLite refuses: later puts fail fast, db_finish says why, no file. */
 START_TEST(test_writer_failure)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 	int i, rc = 0;

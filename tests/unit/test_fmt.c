@@ -45,7 +45,7 @@ static void teardown(void)
 /* fmt_reader_open()'s flags of read_all() */
 static unsigned open_flags;
 
-static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct fmt_err *err)
+static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct err_msg *err)
 {
 	struct fmt_reader *r = fmt_reader_open(p, open_flags, err);
 	int n = 0, rc;
@@ -91,7 +91,7 @@ START_TEST(test_merge_order)
 	static struct tdat t;
 	struct fmt_event ev[16];
 	int val[16];
-	struct fmt_err err;
+	struct err_msg err;
 
 	tdat_init(&t, 2);
 	tdat_page(&t, 0, 1000, 0);
@@ -134,7 +134,7 @@ START_TEST(test_cmdlines_as_libtraceevent)
 				   "4294967297 wide\n99 \t \n100 after the stop\n";
 	static const int pids[] = {42, 1, 7, 8, 1, 99, 100, 5, 0};
 	struct tep_handle *tep = tep_alloc();
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	tdat_init(&t, 1);
@@ -159,7 +159,7 @@ END_TEST
 START_TEST(test_info_and_comm)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	const struct fmt_info *info;
 
@@ -233,7 +233,7 @@ START_TEST(test_ksyms_like_libtraceevent)
 {
 	static struct tdat t;
 	static char text[1 << 20];
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	struct tep_handle *lib = tep_alloc();
 	int n = 0;
@@ -283,7 +283,7 @@ END_TEST
 START_TEST(test_kallsyms_modules)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	struct tep_handle *tep;
 
@@ -320,7 +320,7 @@ START_TEST(test_missed_events)
 	static struct tdat t;
 	struct fmt_event ev[16];
 	int val[16];
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	tdat_init(&t, 1);
@@ -359,7 +359,7 @@ START_TEST(test_missed_carried)
 	static struct tdat t;
 	static struct fmt_event ev[160];
 	static int val[160];
-	struct fmt_err err;
+	struct err_msg err;
 	int i, n;
 
 	tdat_init(&t, 2);
@@ -408,7 +408,7 @@ static void poke(long off, const void *b, size_t n)
 
 static void expect_error(const char *needle)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev[64];
 	int val[64];
 
@@ -482,7 +482,7 @@ END_TEST
 START_TEST(test_truncated_everywhere)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev[64];
 	int val[64];
 	long size;
@@ -735,7 +735,7 @@ END_TEST
 static struct fmt_reader *open_text(const char *text)
 {
 	FILE *f = fopen(path, "w");
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	ck_assert_ptr_nonnull(f);
@@ -755,7 +755,7 @@ START_TEST(test_text_fgraph_records)
 	    " 0)   1.000 us    |  } /* f ret=-11 */\n";
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	const struct fmt_param *p;
 	unsigned long long v;
 	int n = 0, np;
@@ -816,7 +816,7 @@ START_TEST(test_text_late_leaf)
 	};
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	unsigned long long v;
 	int n = 0;
 
@@ -951,7 +951,7 @@ static void text_fields(const char *text, const char *const *want, int n)
 {
 	struct fmt_reader *r = open_text(text);
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	struct trace_seq s;
 	int i = 0;
 
@@ -1013,7 +1013,7 @@ START_TEST(test_text_forms_records)
 	};
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	unsigned long long v;
 	int n = 0;
 
@@ -1053,7 +1053,7 @@ START_TEST(test_tracedat_fgraph_fields)
 	uint16_t type = TF_ID_FG_RETADDR;
 	uint64_t func = 0xffffffff81200000ULL, retaddr = 0xffffffff81000040ULL, retval = -22;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	unsigned long long v;
 
@@ -1141,7 +1141,7 @@ static int failing_writer(void *ctx, FILE *f)
 START_TEST(test_wfile_write_stdout_fails)
 {
 	const struct wfile_kind any = {"a test file", NULL};
-	struct fmt_err err;
+	struct err_msg err;
 
 	memset(err.msg, 'X', sizeof(err.msg) - 1);
 	err.msg[sizeof(err.msg) - 1] = 0;
@@ -1157,7 +1157,7 @@ END_TEST
 /* Of two reservations of one path, the second fails at once, naming the first's pid. */
 START_TEST(test_wfile_reserve)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	char lock[256], want[160];
 	int a, b;
 
@@ -1184,7 +1184,7 @@ START_TEST(test_wfile_sync_ahead)
 	int fds = proc_count("fd"), threads = proc_count("task");
 	char tmp[128];
 	struct stat st;
-	struct fmt_err err;
+	struct err_msg err;
 
 	for (int mode = 0; mode < 3; mode++) {
 		struct wfile *w;

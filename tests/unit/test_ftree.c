@@ -1066,7 +1066,7 @@ static void decode_each(const struct tdat *t,
 {
 	char path[] = "/tmp/darc-test-decode-XXXXXX";
 	int fd = mkstemp(path);
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r, *r2;
 	struct funcs *fs = funcs_new();
 	struct decoder *d;

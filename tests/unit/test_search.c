@@ -629,7 +629,7 @@ static const char *roots(struct rdb *db, char *buf, size_t size)
 START_TEST(test_preselect)
 {
 	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *w;
 	struct rdb *db;
 	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;

@@ -241,7 +241,7 @@ static void put_rows(struct db *db, const char *cost, const char *manifest)
 
 static struct rdb *make_db(const char *cost, const char *manifest)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct rdb *r;
 
@@ -262,7 +262,7 @@ static const char cost_json[] =
 static void shift_of(struct rdb *db, int metric, int resolution, struct tracer_shift *t)
 {
 	struct call_selection sel = RSEL_INIT;
-	struct fmt_err err;
+	struct err_msg err;
 
 	sel.func = "vfs_read";
 	sel.metric = metric;
@@ -381,7 +381,7 @@ END_TEST
 
 START_TEST(test_along_check)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
 	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 100};
@@ -433,7 +433,7 @@ START_TEST(test_along_check_real)
 					    {21, 38}, {22, 32}, {23, 11}};
 	static const int64_t after[][2] = {{16, 9},  {17, 52}, {18, 10}, {19, 6},
 					   {20, 11}, {21, 11}, {22, 38}, {23, 13}};
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
 	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 150};
