@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "number.h"
 #include "rec.h"
 
 static const char usage_text[] =
@@ -259,9 +260,9 @@ static int add_pids(struct rec_opts *o, const char *list)
 	int rc = 0;
 
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(t, &end, 10);
-		if (*end || v <= 0 || v > INT_MAX) {
+		long long v;
+
+		if (number_int(t, &v) || v <= 0 || v > INT_MAX) {
 			rc = bad_usage("bad pid '%s'", t);
 			break;
 		}
@@ -274,11 +275,7 @@ static int add_pids(struct rec_opts *o, const char *list)
 
 static int number(const char *s, const char *what, double lo, double hi, double *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || *end || end == s || *v < lo || *v > hi) {
+	if (number_real(s, lo, hi, v)) {
 		fprintf(stderr, "darc-record: bad %s '%s' (darc-record --help says more)\n", what,
 			s);
 		return REC_USAGE;

@@ -20,6 +20,7 @@
 #include "ftree.h"
 #include "funcs.h"
 #include "db.h"
+#include "number.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -69,7 +70,7 @@ struct args {
 static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
+	long long v;
 
 	a->summary_given |= c == 't' || c == OPT_JSON || c == OPT_ALL;
 	switch (c) {
@@ -80,13 +81,11 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		a->out = arg;
 		break;
 	case 't':
-		a->so.top = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->so.top < 0)
+		if (number_int(arg, &v) || (a->so.top = (int)v) < 0)
 			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_MAX_DEPTH:
-		a->po.max_depth = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->po.max_depth < 0)
+		if (number_int(arg, &v) || (a->po.max_depth = (int)v) < 0)
 			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_JSON:

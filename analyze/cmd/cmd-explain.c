@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "explain-db.h"
+#include "number.h"
 
 static const char usage_head[] =
 	"usage: darc explain [options] DB|RECORDING\n\n"
@@ -81,20 +82,18 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
 	double v;
 
 	if (c == OPT_VERBOSE) {
 		a->verbose = true;
 		return 0;
 	}
-	v = strtod(arg, &end);
-	if (end == arg || *end)
-		v = -1;
 	if (c != OPT_TOP)
 		return -1;
+	if (number_real(arg, 1, 64, &v))
+		return err_setf(err, NULL, "a number from 1 to 64");
 	a->top = (int)v;
-	return v >= 1 && v <= 64 ? 0 : err_setf(err, NULL, "a number from 1 to 64");
+	return 0;
 }
 
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */

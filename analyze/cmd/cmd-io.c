@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "io-bios.h"
 #include "io-layers.h"
+#include "number.h"
 
 static const char usage_text[] =
 	"usage: darc io [options] DB|RECORDING [--func F | --call ID | --bios | --irqs]\n\n"
@@ -82,11 +83,9 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 {
 	struct io_args *a = args;
 	long long v = 1;
-	char *end;
 
 	if (c == OPT_TOP) {
-		v = strtoll(arg, &end, 10);
-		if (*end || end == arg || v < 1)
+		if (number_int(arg, &v) || v < 1)
 			return err_setf(err, NULL, "a positive number");
 		a->top = v > 1000 ? 1000 : (int)v;
 	} else if (c == OPT_LAYERS) {

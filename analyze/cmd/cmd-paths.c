@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "number.h"
 #include "paths.h"
 
 static const char usage_head[] =
@@ -45,7 +46,6 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
 	double v;
 
 	switch (c) {
@@ -56,8 +56,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	case OPT_RANGE:
 		return options_take(&ctx->o, OPTION_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
-		v = strtod(arg, &end);
-		if (end == arg || *end || !(v >= 1 && v <= 1000))
+		if (number_real(arg, 1, 1000, &v))
 			return err_setf(err, NULL, "a peak's number, 1 or more");
 		a->peak = (int)v;
 		return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "number.h"
 #include "page.h"
 #include "wfile.h"
 
@@ -51,8 +52,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
-	long v;
+	long long v;
 
 	if (c == 'o') {
 		a->out = arg;
@@ -60,8 +60,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	}
 	if (c != OPT_TOP)
 		return -1;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || v < 1 || v > 16)
+	if (number_int(arg, &v) || v < 1 || v > 16)
 		return err_setf(err, NULL, "a number from 1 to 16");
 	a->top = (int)v;
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "number.h"
 #include "waits.h"
 
 static const char usage_text[] =
@@ -40,7 +41,6 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 {
 	struct args *a = args;
 	long long v;
-	char *end;
 
 	if (c == OPT_JSON) {
 		a->json = true;
@@ -50,8 +50,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return options_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
 			       ? err_setf(err, NULL, "a duration such as 1ms")
 			       : 0;
-	v = strtoll(arg, &end, 10);
-	if (*end || end == arg || v < 1)
+	if (number_int(arg, &v) || v < 1)
 		return err_setf(err, NULL, "a positive number");
 	a->ws.top = v > 1000 ? 1000 : (int)v;
 	return 0;

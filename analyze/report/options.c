@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "number.h"
 #include "options.h"
 
 #include <errno.h>
@@ -105,15 +106,6 @@ static int peak_list(struct report_options *o, const char *arg)
 	return o->npeaks ? 0 : -1;
 }
 
-static int number(const char *arg, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(arg, &end);
-	return end != arg && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
-}
-
 /* The search's options (OPTION_SEARCH_OPTIONS): NULL, or what was expected. */
 static const char *take_search(struct search_params *sp, int c, const char *arg)
 {
@@ -121,15 +113,15 @@ static const char *take_search(struct search_params *sp, int c, const char *arg)
 
 	switch (c) {
 	case OPTION_MAX_DEPTH:
-		if (number(arg, 0, 1000, &v))
+		if (number_real(arg, 0, 1000, &v))
 			return "a number of levels, 0 to 1000";
 		sp->max_depth = (int)v;
 		return NULL;
 	case OPTION_MAXCOUNT_PCT:
-		return number(arg, 0.001, 100, &sp->maxcount_pct) ? "a percentage above 0, up to 100"
+		return number_real(arg, 0.001, 100, &sp->maxcount_pct) ? "a percentage above 0, up to 100"
 								   : NULL;
 	case OPTION_MIN_BUCKET:
-		if (number(arg, 0, 62, &v))
+		if (number_real(arg, 0, 62, &v))
 			return "a log2 bucket, 0 to 62";
 		sp->min_bucket = (int)v;
 		return NULL;
@@ -147,32 +139,32 @@ static const char *take_number(struct report_options *o, int c, const char *arg)
 
 	switch (c) {
 	case OPTION_FNODE:
-		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+		if (number_real(arg, 1, 9e18, &v) || v != (int64_t)v)
 			return "an fnode id (1 or more)";
 		o->sel.fnode = (int64_t)v;
 		return NULL;
 	case OPTION_CALL:
-		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+		if (number_real(arg, 1, 9e18, &v) || v != (int64_t)v)
 			return "a call id (1 or more)";
 		o->call = (int64_t)v;
 		return NULL;
 	case OPTION_RESOLUTION:
-		if (number(arg, 1, 4, &v) || v != (int)v)
+		if (number_real(arg, 1, 4, &v) || v != (int)v)
 			return "1, 2, 3 or 4 buckets per octave";
 		o->sel.resolution = (int)v;
 		return NULL;
 	case OPTION_TASK:
-		if (number(arg, 1, 4194304, &v) || v != (int)v)
+		if (number_real(arg, 1, 4194304, &v) || v != (int)v)
 			return "a thread id (1 to 4194304)";
 		o->sel.task = (int64_t)v;
 		return NULL;
 	case OPTION_CPU_MHZ:
-		return number(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
+		return number_real(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
 	case OPTION_PROMINENCE:
 		o->pp.rule = PEAK_PROMINENCE;
-		return number(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
+		return number_real(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
 	case OPTION_SMOOTH:
-		if (number(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
+		if (number_real(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
 			return "an odd number of buckets, 1 to 15";
 		o->pp.rule = PEAK_PROMINENCE;
 		o->pp.smooth = (int)v;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bio.h"
+#include "unit-run.h"
 
 #define MAXB 16
 static struct bio_rec rows[MAXB];
@@ -159,10 +160,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("bio");
 	TCase *tc = tcase_create("lifetimes");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_other_cpu);
@@ -170,10 +168,5 @@ int main(void)
 	tcase_add_test(tc, test_key_reused);
 	tcase_add_test(tc, test_requeue);
 	tcase_add_test(tc, test_missing_ends);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("bio", tc));
 }

@@ -18,6 +18,7 @@
 
 #include "btree.h"
 #include "rows.h"
+#include "unit-run.h"
 
 #define PS 512
 #define PENDING (PS * 200) /* in page 201 */
@@ -305,13 +306,7 @@ static Suite *btree_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(btree_suite());
-	int failed;
-
 	/* SQLite's lock-byte page where these small trees reach it (before any database opens) */
 	sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, PENDING);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(btree_suite());
 }

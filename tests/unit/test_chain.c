@@ -19,6 +19,7 @@
 #include "explain-chain.h"
 #include "explain-wake.h"
 #include "rdb.h"
+#include "unit-run.h"
 
 #define MS 1000000
 #define NEVER INT64_MAX
@@ -405,10 +406,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("chain");
 	TCase *tc = tcase_create("chain");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_walk_pipe);
 	tcase_add_test(tc, test_walk_three);
@@ -417,10 +415,5 @@ int main(void)
 	tcase_add_test(tc, test_wake_remote);
 	tcase_add_test(tc, test_wake_unknown);
 	tcase_add_test(tc, test_evidence);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("chain", tc));
 }

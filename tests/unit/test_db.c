@@ -15,6 +15,7 @@
 #include "rows.h"
 #include "schema.h"
 #include "db.h"
+#include "unit-run.h"
 
 static char dir[64];
 static char target[128];
@@ -896,11 +897,5 @@ static Suite *db_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(db_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(db_suite());
 }

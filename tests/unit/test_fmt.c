@@ -25,6 +25,7 @@
 #include "text-raw.h"
 #include "vis.h"
 #include "wfile.h"
+#include "unit-run.h"
 
 static char path[64];
 
@@ -1272,11 +1273,5 @@ static Suite *fmt_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fmt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(fmt_suite());
 }

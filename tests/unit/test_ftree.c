@@ -15,6 +15,7 @@
 #include "ftree.h"
 #include "hist.h"
 #include "tdat.h"
+#include "unit-run.h"
 
 #define MAXREC 64
 
@@ -1623,11 +1624,5 @@ static Suite *ftree_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ftree_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(ftree_suite());
 }

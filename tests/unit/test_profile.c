@@ -10,6 +10,7 @@
 
 #include "profile.h"
 #include "rdb.h"
+#include "unit-run.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 /* the other rule, log-count prominence 2 (--prominence 2) */
@@ -320,10 +321,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("peaks");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_darc_vector);
 	tcase_add_test(tc, test_four_humps);
@@ -343,10 +341,5 @@ int main(void)
 	tcase_add_test(tc, test_compare_shift);
 	tcase_add_test(tc, test_compare_counts);
 	tcase_add_test(tc, test_metric_codes);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("profile", tc));
 }

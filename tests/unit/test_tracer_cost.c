@@ -18,6 +18,7 @@
 #include "tracer-shift.h"
 #include "along-check.h"
 #include "db.h"
+#include "unit-run.h"
 
 /* ---- buckets, share, shift ---- */
 
@@ -486,11 +487,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return unit_run(suite());
 }

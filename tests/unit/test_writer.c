@@ -19,6 +19,7 @@
 #include "tdat.h"
 #include "tracedat-ids.h"
 #include "writer.h"
+#include "unit-run.h"
 
 #define PAGE 4096
 
@@ -460,11 +461,5 @@ static Suite *writer_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(writer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(writer_suite());
 }
