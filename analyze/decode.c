@@ -466,10 +466,10 @@ static void resolve_block(struct etype *t, struct tep_event *e, const char *name
 		const char *name;
 		int kind;
 	} kinds[] = {
-	    {"block_bio_queue", EVENT_BLK_QUEUE},	    {"block_bio_backmerge", EVENT_BLK_MERGE},
-	    {"block_bio_frontmerge", EVENT_BLK_MERGE}, {"block_getrq", EVENT_BLK_GETRQ},
-	    {"block_rq_insert", EVENT_BLK_INSERT},    {"block_rq_issue", EVENT_BLK_ISSUE},
-	    {"block_rq_requeue", EVENT_BLK_REQUEUE},  {"block_rq_complete", EVENT_BLK_COMPLETE},
+	    {"block_bio_queue", EVENT_BLK_QUEUE},	{"block_bio_backmerge", EVENT_BLK_MERGE},
+	    {"block_bio_frontmerge", EVENT_BLK_MERGE},	{"block_getrq", EVENT_BLK_GETRQ},
+	    {"block_rq_insert", EVENT_BLK_INSERT},	{"block_rq_issue", EVENT_BLK_ISSUE},
+	    {"block_rq_requeue", EVENT_BLK_REQUEUE},	{"block_rq_complete", EVENT_BLK_COMPLETE},
 	    {"block_bio_complete", EVENT_BLK_COMPLETE},
 	};
 
@@ -562,7 +562,8 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			t->kind = EVENT_MARK;
 		}
 	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
-		t->kind = tep_find_field(e, "__probe_func") ? EVENT_PROBE_RETURN : EVENT_PROBE_ENTRY;
+		t->kind =
+		    tep_find_field(e, "__probe_func") ? EVENT_PROBE_RETURN : EVENT_PROBE_ENTRY;
 		t->user = strstr(sys, "uprobe") != NULL;
 		t->file = t->user ? probe_file(d, sys, name) : NULL;
 		t->paired = t->kind == EVENT_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;

@@ -1001,7 +1001,8 @@ static int left_unseen(struct ftree *ft, struct cpu *c, int32_t cpu)
  * (a sched_gap from that switch). Before a CPU's first switch nothing is
  * known of it (a recording without sched_switch has no gaps).
  */
-static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk, const struct analysis_event *e)
+static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk,
+			   const struct analysis_event *e)
 {
 	int32_t p = e->pid;
 
@@ -1214,7 +1215,8 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct analysis_eve
 	return 0;
 }
 
-static int fg_exit(struct ftree *ft, struct stack *s, const struct analysis_event *e, int32_t tid, int level)
+static int fg_exit(struct ftree *ft, struct stack *s, const struct analysis_event *e, int32_t tid,
+		   int level)
 {
 	int i = find_frame(s, FR_FG, e->fg.addr, e->fg.depth);
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;

@@ -47,7 +47,7 @@ struct fhist {
 
 /* The last two function_graph events of a CPU ([0] the last). */
 struct cpu_state {
-	int kind[2];	    /* EVENT_FG_ENTRY, EVENT_FG_EXIT, or EVENT_OTHER for anything else */
+	int kind[2]; /* EVENT_FG_ENTRY, EVENT_FG_EXIT, or EVENT_OTHER for anything else */
 	int64_t func[2];
 	int depth[2];
 	int64_t rettime[2]; /* exits: the return's time, else DARC_NULL */

@@ -604,7 +604,8 @@ static int next_serial(struct prefetch *p, struct pstream *s, const struct prefe
 		sl->ready = true;
 	}
 	if (s->head == s->tail)
-		return s->failed ? err_setf(err, p->path, "cpu %d: read past a failure", s->cpu) : 0;
+		return s->failed ? err_setf(err, p->path, "cpu %d: read past a failure", s->cpu)
+				 : 0;
 	*c = &sl->c;
 	s->holds = 1;
 	return carry_over(s, sl) ? err_setf(err, p->path, "out of memory") : 1;

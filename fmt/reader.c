@@ -77,7 +77,8 @@ int fmt_reader_load_kallsyms(struct fmt_reader *r, struct err_msg *err)
 		return 0;
 	r->ksyms_done = true;
 	if (r->ksyms)
-		return tracing_data_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
+		return tracing_data_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false,
+						       err); /* mapped */
 	return r->be->load_kallsyms ? r->be->load_kallsyms(r, err) : 0;
 }
 

@@ -163,7 +163,8 @@ static bool ioprio(struct text_cursor *c, uint16_t *v)
 		if (cls[i] && (int)strlen(cls[i]) == comma - c->p && !memcmp(cls[i], c->p, comma - c->p))
 			k = i;
 	/* trace-cmd, without the IOPRIO_CLASS_* values, prints the class's number */
-	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' && tline_hex(c->p + 2, comma, &n) && n < 8)
+	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' &&
+	    tline_hex(c->p + 2, comma, &n) && n < 8)
 		k = (int)n;
 	if (k < 0)
 		return false;
@@ -235,7 +236,8 @@ int tblock_parse(const struct tblock_event *e, struct text_span f, struct tblock
 	if ((e->shape == SH_RQ || e->shape == SH_RQ_DONE) &&
 	    (!tline_eat(&c, "(") || !word(&c, &b->cmd, ')') || !tline_eat(&c, " ")))
 		return -1;
-	if (!num(&c, &b->sector, ' ') || !tline_eat(&c, "+ ") || !num(&c, &v, ' ') || v > UINT32_MAX)
+	if (!num(&c, &b->sector, ' ') || !tline_eat(&c, "+ ") || !num(&c, &v, ' ') ||
+	    v > UINT32_MAX)
 		return -1;
 	if (e->ioprio && (e->shape == SH_RQ || e->shape == SH_RQ_DONE) && !ioprio(&c, &b->ioprio))
 		return -1;

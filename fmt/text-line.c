@@ -156,7 +156,8 @@ static bool comm_pid(const char *s, const char *e, struct text_span *comm, int *
 		e--;
 	for (dash = e - 1; dash > s && *dash != '-'; dash--)
 		;
-	if (dash <= s || !tline_span_int((struct text_span){dash + 1, (int)(e - dash - 1)}, &v) || v < 0)
+	if (dash <= s || !tline_span_int((struct text_span){dash + 1, (int)(e - dash - 1)}, &v) ||
+	    v < 0)
 		return false;
 	*comm = (struct text_span){s, (int)(dash - s)};
 	*pid = (int)v;
@@ -375,8 +376,8 @@ static int strip_tail(struct text_cursor *c, struct tline *t, struct text_span *
 		if (e - o > 5 && !memcmp(o + 1, "ret=", 4) && !t->has_ret &&
 		    ret_value(o + 5, e - 1, &t->ret)) {
 			t->has_ret = true;
-		} else if (tline_span_int((struct text_span){o + 1, (int)(e - o - 2)}, &v) && v >= 0 &&
-			   v < 100000) {
+		} else if (tline_span_int((struct text_span){o + 1, (int)(e - o - 2)}, &v) &&
+			   v >= 0 && v < 100000) {
 			t->depth = (int)v;
 		} else {
 			return n;
@@ -600,7 +601,8 @@ static bool bracket_cpu(const char *s, const char *e, const char **o, struct tli
 
 	while (b > s && b[-1] != '[')
 		b--;
-	if (b <= s || !tline_span_int((struct text_span){b, (int)(e - 1 - b)}, &v) || v < 0 || v > 65535)
+	if (b <= s || !tline_span_int((struct text_span){b, (int)(e - 1 - b)}, &v) || v < 0 ||
+	    v > 65535)
 		return false;
 	t->cpu = (int)v;
 	*o = b - 1;
@@ -671,7 +673,8 @@ static bool retaddr_fields(struct text_cursor *c, struct tline *t)
 	o = c->p + 1 < c->end ? memchr(c->p + 1, '(', c->end - c->p - 1) : NULL;
 	arrow = o ? memmem(o, c->end - o, ") <- ", 5) : NULL;
 	if (!arrow || o[-1] != ' ' || !func_name(c->p, o - 1, t) ||
-	    !tline_span_int((struct text_span){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 || v >= 100000)
+	    !tline_span_int((struct text_span){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 ||
+	    v >= 100000)
 		return false;
 	t->kind = TL_ENTRY;
 	t->depth = (int)v;
@@ -1055,8 +1058,8 @@ static bool special_line(struct text_cursor *c, struct tline *t)
 	skip_spaces(&s);
 	if (tline_eat(&s, "=> "))
 		return frame_line(&s, t);
-	if (tline_eat(&s, "CPU ") && digits(&s, &v, NULL) && v < 65536 && tline_eat(&s, " is empty") &&
-	    s.p == s.end)
+	if (tline_eat(&s, "CPU ") && digits(&s, &v, NULL) && v < 65536 &&
+	    tline_eat(&s, " is empty") && s.p == s.end)
 		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
 	s = *c;
 	skip_spaces(&s);
@@ -1064,10 +1067,12 @@ static bool special_line(struct text_cursor *c, struct tline *t)
 		t->cpu = (int)v;
 		t->kind = TL_LOST;
 		if (tline_eat(&s, "LOST ")) /* the kernel's */
-			return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS]") && s.p == s.end;
+			return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS]") &&
+			       s.p == s.end;
 		if (tline_eat(&s, "EVENTS DROPPED]")) /* trace-cmd's, where the page has no count */
 			return t->lost_unknown = true, s.p == s.end;
-		return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS DROPPED]") && s.p == s.end;
+		return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS DROPPED]") &&
+		       s.p == s.end;
 	}
 	return false;
 }

@@ -132,7 +132,8 @@ int traw_record(struct tep_event *ev, struct text_span text, uint8_t *rec, int c
 			return -1;
 		v = p + n + 1;
 		ve = next_key(f, v, e);
-		if (!ve || !put_field(f, (struct text_span){v, (int)(ve - v)}, rec, cap, &end, sym, ctx))
+		if (!ve ||
+		    !put_field(f, (struct text_span){v, (int)(ve - v)}, rec, cap, &end, sym, ctx))
 			return -1;
 		p = ve < e ? ve + 1 : e;
 	}

@@ -515,8 +515,8 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct text_
 		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_events_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
-			   len, err))
+	if (fmt_events_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind],
+				  d->text, len, err))
 		return NULL;
 	return d;
 }
@@ -547,8 +547,8 @@ static int probe_addr(struct text *x, uint64_t addr, struct text_span name, uint
 	return 0;
 }
 
-static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off, bool inside,
-		    uint64_t *addr);
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off,
+		    bool inside, uint64_t *addr);
 
 /*
  * The address a probe the kernel printed at "sym+off" (event @name) is given,
@@ -784,8 +784,8 @@ static int no_memory(struct at *a)
 }
 
 /* A function's made-up address: "name" is the function, "name+off" inside it. */
-static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off, bool inside,
-		    uint64_t *addr)
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off,
+		    bool inside, uint64_t *addr)
 {
 	long f = func_index(x, name, mod);
 
@@ -1397,7 +1397,8 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 	if (l->name.n) /* "} /+ func +/", or -R's "func=" */
 		func = func_index(x, l->name, l->mod);
 	else if (func < 0) {
-		func = func_index(x, (struct text_span){"[unknown]", 9}, (struct text_span){NULL, 0});
+		func =
+		    func_index(x, (struct text_span){"[unknown]", 9}, (struct text_span){NULL, 0});
 		x->unknown_exits++;
 	}
 	if (func < 0 || fg_exit(x, l, cpu, pid, ret > t ? ret : t, ret, l->dur, (uint32_t)func))
@@ -1758,11 +1759,12 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct err_ms
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (fmt_events_add_format(r, f[i].sys, f[i].text, f[i].len, err))
 			return -1;
-	if (fmt_events_add_format(r, "ftrace", functions[x->fn_args].text, functions[x->fn_args].len,
-			   err) ||
-	    fmt_events_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
+	if (fmt_events_add_format(r, "ftrace", functions[x->fn_args].text,
+				  functions[x->fn_args].len, err) ||
+	    fmt_events_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len,
+				  err) ||
 	    fmt_events_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
-			   err) ||
+				  err) ||
 	    (x->any_retaddr && fmt_events_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
 		return -1;
 	b = tblock_events(&nb, x->block_ioprio);
@@ -1904,7 +1906,8 @@ static int text_open(struct fmt_reader *r, struct err_msg *err)
 	x->stack_ev = -1;
 	r->info.long_size = 8;
 	r->info.page_size = 4096;
-	if (fmt_events_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
+	if (fmt_events_init_tep(r, err) || each_line(r, x, err, survey_line) ||
+	    add_formats(r, x, err))
 		return -1;
 	/* without printed times, clocks start where the longest call fits before */
 	x->base = x->abs_times ? 0 : x->base + 1000000;

@@ -794,20 +794,20 @@ static int parse_v7(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 	if (parse_options_v7(r, opt_off, err))
 		return -1;
 	/* header info first: the event formats depend on it */
-	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", tracing_data_parse_header_info, true,
-			     false, err) ||
-	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", tracing_data_parse_ftrace_formats,
-			     false, true, err) ||
-	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", tracing_data_parse_event_formats,
-			     false, true, err) ||
+	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", tracing_data_parse_header_info,
+			     true, false, err) ||
+	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats",
+			     tracing_data_parse_ftrace_formats, false, true, err) ||
+	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats",
+			     tracing_data_parse_event_formats, false, true, err) ||
 	    (r->flags & FMT_OPEN_NO_KALLSYMS
 		 ? kallsyms_size_v7(r, err)
-		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", tracing_data_parse_kallsyms, false,
-				    false, err)) ||
-	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", tracing_data_parse_printk, false, false,
-			     err) ||
-	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", tracing_data_parse_cmdlines, false, false,
-			     err))
+		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", tracing_data_parse_kallsyms,
+				    false, false, err)) ||
+	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", tracing_data_parse_printk, false,
+			     false, err) ||
+	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", tracing_data_parse_cmdlines, false,
+			     false, err))
 		return -1;
 	return 0;
 }

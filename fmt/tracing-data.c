@@ -431,9 +431,12 @@ int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct err_m
 
 int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
-	return tracing_data_parse_header_info(r, d, err) || tracing_data_parse_ftrace_formats(r, d, err) ||
-			       tracing_data_parse_event_formats(r, d, err) || tracing_data_parse_kallsyms(r, d, err) ||
-			       tracing_data_parse_printk(r, d, err) || tracing_data_parse_cmdlines(r, d, err)
-		       ? -1
-		       : 0;
+	return tracing_data_parse_header_info(r, d, err) ||
+		       tracing_data_parse_ftrace_formats(r, d, err) ||
+		       tracing_data_parse_event_formats(r, d, err) ||
+		       tracing_data_parse_kallsyms(r, d, err) ||
+		       tracing_data_parse_printk(r, d, err) ||
+		       tracing_data_parse_cmdlines(r, d, err)
+		   ? -1
+		   : 0;
 }

@@ -291,7 +291,8 @@ static char *line_str(const char *l, const char *key)
 
 static int find_mod(struct uft *u, const char *path);
 
-static int add_map(struct uft *u, struct uftrace_session *s, uint64_t start, uint64_t end, const char *path)
+static int add_map(struct uft *u, struct uftrace_session *s, uint64_t start, uint64_t end,
+		   const char *path)
 {
 	int m = find_mod(u, path);
 

@@ -338,7 +338,8 @@ void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
 	memset(c, 0, sizeof(*c));
 	asked(o, c);
 	if (pin(&x.cpu, &old)) {
-		caps_note(notes, "calibration left out: cannot stay on one CPU: %s", strerror(errno));
+		caps_note(notes, "calibration left out: cannot stay on one CPU: %s",
+			  strerror(errno));
 		return;
 	}
 	c->cpu = x.cpu;

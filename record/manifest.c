@@ -428,7 +428,8 @@ static double seconds(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-char *manifest_summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r)
+char *manifest_summary_json(const struct rec_opts *o, const struct target *t,
+			    const struct rec_result *r)
 {
 	json_t *j = json_object(), *bufs, *probe_events = json_array();
 	json_int_t lost = 0, events = 0, bytes = 0;

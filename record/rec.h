@@ -525,7 +525,8 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 char *manifest_caps_json(const struct rec_caps *c, const char *wake_warning);
 
 /* The recording's summary as a one-line JSON text (caller frees), or NULL. */
-char *manifest_summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
+char *manifest_summary_json(const struct rec_opts *o, const struct target *t,
+			    const struct rec_result *r);
 
 /* ---- bundle.c ---- */
 

@@ -149,7 +149,8 @@ static int replay_logs(bool force, struct rec_notes *notes)
 		const char *path = g.gl_pathv[i];
 
 		if (!force && undo_alive(pids[i]))
-			caps_note(notes, "kept '%s': darc-record %d is running", path, (int)pids[i]);
+			caps_note(notes, "kept '%s': darc-record %d is running", path,
+				  (int)pids[i]);
 		else if (!force && busy && undo_has_top(path))
 			caps_note(
 			    notes,

@@ -388,8 +388,10 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			goto fail;
 		const char *lacks = graph ? instance_graph_lacks(main, o) : NULL;
 		if (lacks) {
-			caps_note(notes, "this kernel's instances have no %s: recording the function "
-					"graph in the top-level buffer (restored on exit)", lacks);
+			caps_note(notes,
+				  "this kernel's instances have no %s: recording the function "
+				  "graph in the top-level buffer (restored on exit)",
+				  lacks);
 			tracefs_instance_destroy(main);
 			tracefs_instance_free(main);
 			s->nown = 0;

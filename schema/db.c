@@ -543,8 +543,10 @@ static bool call_refused(struct db *db, const struct call_rec *c, bool bad)
 		err_setf(&e, db->path,
 			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits", c->id);
 	else
-		err_setf(&e, db->path, "cannot write to table call_base: NOT NULL constraint failed:"
-				       " call_base.%s", c->task_id == DARC_NULL ? "task_id" : "fnode_id");
+		err_setf(&e, db->path,
+			 "cannot write to table call_base: NOT NULL constraint failed:"
+			 " call_base.%s",
+			 c->task_id == DARC_NULL ? "task_id" : "fnode_id");
 	fail(db, &e);
 	return true;
 }

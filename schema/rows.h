@@ -95,7 +95,8 @@ struct fnode_rec {
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
 	int64_t max_excl_ns; /* largest excl_ns */
-	/* exact quantiles of incl_ns (hist.h's hist_quant_exact()), DARC_NULL without a complete call */
+	/* exact quantiles of incl_ns (hist.h's hist_quant_exact()), DARC_NULL without a complete
+	 * call */
 	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };

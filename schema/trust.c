@@ -199,9 +199,11 @@ int trust_check_schema(sqlite3 *sql, const char *path, struct err_msg *err)
 		const struct object *x = &file.v[i], *d = find(&darc, x->type, x->name);
 
 		if (!d || !same(d->tbl, x->tbl) || !same(d->sql, x->sql)) {
-			err_setf(err, path, "not darc's schema: %s %s is %s (a database is used only"
-					    " as darc made it)",
-				 x->type, x->name, d ? "not defined as darc defines it" : "not darc's");
+			err_setf(err, path,
+				 "not darc's schema: %s %s is %s (a database is used only"
+				 " as darc made it)",
+				 x->type, x->name,
+				 d ? "not defined as darc defines it" : "not darc's");
 			goto out;
 		}
 	}

@@ -143,10 +143,12 @@ static int check(struct cmd_ctx *ctx, void *args)
 	struct args *a = args;
 
 	if (a->json && a->show_given)
-		return err_setf(&ctx->err, NULL, "--json prints every pair: --show is for the text"),
+		return err_setf(&ctx->err, NULL,
+				"--json prints every pair: --show is for the text"),
 		       OPTION_BAD;
 	if (!a->o.svg && (a->o.pair || a->o.force))
-		return err_setf(&ctx->err, NULL, "--pair and --force are for the plot: give --svg FILE"),
+		return err_setf(&ctx->err, NULL,
+				"--pair and --force are for the plot: give --svg FILE"),
 		       OPTION_BAD;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);

@@ -102,8 +102,9 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct report_options *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
-		err_setf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
-					  " --fnode, --path and --peaks are darc paths'");
+		err_setf(&ctx->err, NULL,
+			 "explain chooses its subjects and their slow parts: --func,"
+			 " --fnode, --path and --peaks are darc paths'");
 		return OPTION_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
@@ -120,7 +121,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return explain_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose, &ctx->err);
+	return explain_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose,
+			      &ctx->err);
 }
 
 static const struct option opts[] = {

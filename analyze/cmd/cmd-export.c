@@ -135,7 +135,8 @@ static int check_args(struct args *a, struct err_msg *err)
 		a->x.metric = XM_BLOCKED;
 	if (a->x.off_cpu && a->x.metric != XM_BLOCKED && a->x.metric != XM_PREEMPT &&
 	    a->x.metric != XM_OFFCPU)
-		return err_setf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+		return err_setf(err, NULL,
+				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(a->x.metric));
 	return 0;
 }

@@ -195,7 +195,8 @@ static bool graph_event(struct tally *t, const struct fmt_event *ev)
  */
 static void estimate(struct tally *t, const struct fmt_event *ev)
 {
-	struct analysis_event a = {.kind = EVENT_OTHER, .cpu = ev->cpu, .pid = ev->pid, .t = (int64_t)ev->ts};
+	struct analysis_event a = {
+	    .kind = EVENT_OTHER, .cpu = ev->cpu, .pid = ev->pid, .t = (int64_t)ev->ts};
 
 	if (!t->dec)
 		return;

@@ -114,7 +114,8 @@ static int check(struct cmd_ctx *ctx, void *args)
 						 " --call and --irqs"),
 		       OPTION_BAD;
 	if (a->what && a->layers)
-		return err_setf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
+		return err_setf(&ctx->err, NULL,
+				"--layers is for the requests of --func and --call"),
 		       OPTION_BAD;
 	return OPTION_OK;
 }

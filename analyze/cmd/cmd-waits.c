@@ -63,7 +63,8 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->ws.task = ctx->o.sel.task;
 	a->ws.call = ctx->o.call;
 	if (a->ws.task && a->ws.call)
-		return err_setf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
+		return err_setf(&ctx->err, NULL,
+				"--task and --call each choose the waits: give one"),
 		       OPTION_BAD;
 	if (!a->ws.task && !a->ws.call)
 		return err_setf(&ctx->err, NULL, "say whose waits: one of --task or --call"),

@@ -39,7 +39,7 @@ enum {
 /* What a command runs with: its options read, its inputs open. */
 struct cmd_ctx {
 	const char *name;	   /* "peaks": for messages */
-	struct report_options o;		   /* the report options (options.h), defaults if it takes none */
+	struct report_options o;   /* the report options (options.h), defaults if it takes none */
 	char **args;		   /* the arguments after the options */
 	int nargs;		   /* how many: struct cmd's nargs */
 	struct rdb *db[2];	   /* CMD_NEEDS_DB: the databases of args[0], args[1] */
@@ -115,7 +115,8 @@ int suggest_close(const char *word);
  * @db has instead (a close name, its tasks, its span): every command that
  * reads a database asks this before it runs.
  */
-int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls, struct err_msg *err);
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls,
+			    struct err_msg *err);
 
 /* Print "darc: MESSAGE" to stderr (one line). */
 void setup_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -257,7 +257,8 @@ static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int
 		return OPTION_BAD;
 	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
 	if (rc == OPTION_OK && ctx->o.force && !ctx->o.svg && options_name(cmd->opts, OPTION_SVG))
-		return err_setf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
+		return err_setf(&ctx->err, NULL,
+				"--force replaces the file of --svg: give --svg FILE"),
 		       OPTION_BAD;
 	if (rc == OPTION_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
@@ -296,7 +297,8 @@ int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc,
 	rc = open_inputs(flags, &ctx);
 	/* a name that names nothing is said here, the same way for every command */
 	if (!rc && (flags & CMD_NEEDS_DB))
-		rc = suggest_check_selection(ctx.db[0], &ctx.o, options_name(cmd->opts, OPTION_TIME), &ctx.err);
+		rc = suggest_check_selection(ctx.db[0], &ctx.o,
+					     options_name(cmd->opts, OPTION_TIME), &ctx.err);
 	if (!rc)
 		rc = cmd->run(&ctx, cmd->args);
 	if (rc) {
@@ -304,8 +306,8 @@ int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc,
 		if (ctx.err.msg[0])
 			setup_error("%s", ctx.err.msg);
 		else
-			setup_error("%s failed without saying why (a bug in darc: please report it)",
-				   name);
+			setup_error(
+			    "%s failed without saying why (a bug in darc: please report it)", name);
 		rc = EXIT_INPUT;
 	}
 	fmt_reader_close(ctx.reader);

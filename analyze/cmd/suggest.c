@@ -125,7 +125,8 @@ static int no_name(struct rdb *db, const char *what, const char *list_sql, const
 
 	closest_name(rdb_sql(db), list_sql, name, syscalls, best, sizeof(best));
 	if (best[0])
-		return err_setf(err, rdb_path(db), "no %s '%s'; did you mean %s?", what, name, best);
+		return err_setf(err, rdb_path(db), "no %s '%s'; did you mean %s?", what, name,
+				best);
 	return err_setf(err, rdb_path(db), "no %s '%s' (and none with a name close to it)", what,
 			name);
 }
@@ -185,10 +186,10 @@ static int time_outside(struct rdb *db, const struct call_selection *sel, struct
 	sqlite3_finalize(st);
 	if (span < 0 || (sel->t_lo <= span && sel->t_hi > 0))
 		return 0;
-	return err_setf(err, rdb_path(db), "--time %s-%s is outside the recording, which spans 0-%s",
-			sel->t_lo == INT64_MIN ? "" : secs(sel->t_lo, a, sizeof(a)),
-			sel->t_hi == INT64_MAX ? "" : secs(sel->t_hi, b, sizeof(b)),
-			secs(span, c, sizeof(c)));
+	return err_setf(
+	    err, rdb_path(db), "--time %s-%s is outside the recording, which spans 0-%s",
+	    sel->t_lo == INT64_MIN ? "" : secs(sel->t_lo, a, sizeof(a)),
+	    sel->t_hi == INT64_MAX ? "" : secs(sel->t_hi, b, sizeof(b)), secs(span, c, sizeof(c)));
 }
 
 /* Every part names something, but together they hold no call: say which parts. */
@@ -243,13 +244,14 @@ static int no_call(struct rdb *db, int64_t id, struct err_msg *err)
 		sqlite3_finalize(st);
 	}
 	if (!last)
-		return err_setf(err, rdb_path(db), "no call %" PRId64 " (the database has no calls)",
-				id);
+		return err_setf(err, rdb_path(db),
+				"no call %" PRId64 " (the database has no calls)", id);
 	return err_setf(err, rdb_path(db), "no call %" PRId64 "; its calls are 1 to %" PRId64, id,
 			last);
 }
 
-int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls, struct err_msg *err)
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls,
+			    struct err_msg *err)
 {
 	const struct call_selection *sel = &o->sel;
 	bool window = sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;

@@ -171,7 +171,8 @@ static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_
 	return put(w->r, parent, CH_RUN, 0, NULL, (double)(cursor - lo), 0) < 0 ? -1 : 0;
 }
 
-int chain_add_sleep(struct chain_result *r, const struct chain_source *src, const struct chain_off *s)
+int chain_add_sleep(struct chain_result *r, const struct chain_source *src,
+		    const struct chain_off *s)
 {
 	struct walk w = {r, src};
 	int64_t wake = s->t_wake < s->t_in ? s->t_wake : s->t_in;

@@ -96,7 +96,8 @@ struct chain_source {
  * not followed), split among the steps. 0, or -1 when out of memory or the
  * source fails.
  */
-int chain_add_sleep(struct chain_result *r, const struct chain_source *src, const struct chain_off *s);
+int chain_add_sleep(struct chain_result *r, const struct chain_source *src,
+		    const struct chain_off *s);
 
 /* The largest child step of @parent (-1: the top), or -1 when it has none. */
 int chain_top(const struct chain_result *r, int parent);

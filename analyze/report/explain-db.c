@@ -57,8 +57,8 @@ static const char subjects_sql[] =
  * false: each bucket's latency estimated from its midpoint) or from the
  * calls (a scan). 0, or -1 with @err set.
  */
-static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s, bool exact,
-			   struct err_msg *err)
+static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s,
+			   bool exact, struct err_msg *err)
 {
 	struct call_selection sel = o->sel;
 	struct profile p;
@@ -142,8 +142,8 @@ static bool fragment(struct rdb *db, const struct subject *s)
  * first @top + 2 on exact latencies, fragments of a task switch left out.
  * Their number, or -1.
  */
-static int load_subjects(struct rdb *db, const struct report_options *o, int top, struct subject **out,
-			 struct err_msg *err)
+static int load_subjects(struct rdb *db, const struct report_options *o, int top,
+			 struct subject **out, struct err_msg *err)
 {
 	struct subject *s = NULL;
 	sqlite3_stmt *st;
@@ -433,10 +433,11 @@ static void tracer_hooks(struct rdb *db, const struct report_options *o, const s
 		     (long long)json_integer_value(json_object_get(j, "shifted_calls")),
 		     (unsigned long long)part->slow.calls) >= 0) {
 		json_array_append_new(
-		    rec, json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
-				   "the tracer's hooks", "share", share, "ns",
-				   json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
-				   "cost", tracer_shift_cost_json(&t), "sentence", jtext(sentence)));
+		    rec,
+		    json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
+			      "the tracer's hooks", "share", share, "ns",
+			      json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
+			      "cost", tracer_shift_cost_json(&t), "sentence", jtext(sentence)));
 		free(sentence);
 	}
 	json_object_set_new(one, "tracer_shift", j);
@@ -447,9 +448,9 @@ static void tracer_hooks(struct rdb *db, const struct report_options *o, const s
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
  */
-static json_t *explain_part(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			    const struct subject *s, const struct slow_part *part,
-			    struct err_msg *err)
+static json_t *explain_part(struct rdb *db, const struct report_options *o,
+			    const struct search_params *sp, const struct subject *s,
+			    const struct slow_part *part, struct err_msg *err)
 {
 	struct report_options x = *o;
 	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
@@ -505,8 +506,9 @@ static json_t *explain_part(struct rdb *db, const struct report_options *o, cons
 }
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
-static json_t *explain_subject(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			       const struct subject *s, struct err_msg *err)
+static json_t *explain_subject(struct rdb *db, const struct report_options *o,
+			       const struct search_params *sp, const struct subject *s,
+			       struct err_msg *err)
 {
 	char *title = explain_title(s->func);
 	json_t *j = json_pack("{so so ss sI sI sf}", "func", jtext(s->func), "title", jtext(title ? title : "?"),
@@ -709,8 +711,9 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_db_collect(struct rdb *db, const struct report_options *o, const struct search_params *given,
-			int top, int *nsubjects, struct err_msg *err)
+json_t *explain_db_collect(struct rdb *db, const struct report_options *o,
+			   const struct search_params *given, int top, int *nsubjects,
+			   struct err_msg *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
 	struct search_params by_time = *given, *sp = &by_time;

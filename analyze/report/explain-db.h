@@ -21,13 +21,14 @@
  * (with @verbose the search tree too). Stored in explain_subject and
  * explain_cause.
  */
-int explain_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
-		   int top, bool verbose, struct err_msg *err);
+int explain_report(FILE *out, struct rdb *db, const struct report_options *o,
+		   const struct search_params *sp, int top, bool verbose, struct err_msg *err);
 /*
  * What darc explain prints, as its JSON's "subjects" array (stored too):
  * NULL with @err set. *@nsubjects: the entry points there were.
  */
-json_t *explain_db_collect(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			int top, int *nsubjects, struct err_msg *err);
+json_t *explain_db_collect(struct rdb *db, const struct report_options *o,
+			   const struct search_params *sp, int top, int *nsubjects,
+			   struct err_msg *err);
 
 #endif

@@ -284,8 +284,8 @@ out:
 	return rc == SQLITE_DONE ? order_late(&s->late) : -1;
 }
 
-int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner,
-		 struct progress *pg)
+int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o,
+		       bool owner, struct progress *pg)
 {
 	*s = (struct xstream){.pg = pg};
 	if (!(s->base = select_base(db, o, owner, BASE_COLS, "1")) || find_late(s, db, o, owner) ||
@@ -399,7 +399,8 @@ void export_stream_close(struct xstream *s)
 
 /* ---- each thread's open calls --------------------------------------------- */
 
-int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end end, void *x, void *track)
+int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end end, void *x,
+		     void *track)
 {
 	while (s->n && s->open[s->n - 1].t_exit <= t && s->open[s->n - 1].id != keep)
 		if (end(x, track, &s->open[--s->n]))
@@ -407,7 +408,8 @@ int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end
 	return 0;
 }
 
-int export_stack_push(struct xstack *s, const struct xcall *k, export_stack_end end, void *x, void *track)
+int export_stack_push(struct xstack *s, const struct xcall *k, export_stack_end end, void *x,
+		      void *track)
 {
 	if (export_stack_pop(s, k->t_entry, k->parent, end, x, track))
 		return -1;

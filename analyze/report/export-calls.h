@@ -21,7 +21,8 @@
 
 /* A call as the exports read it (view call's columns, schema/README.md). */
 struct xcall {
-	int64_t id, task, func, fnode, parent; /* call.id, task_id, func_id, fnode_id, parent_id or 0 */
+	int64_t id, task, func, fnode,
+	    parent; /* call.id, task_id, func_id, fnode_id, parent_id or 0 */
 	int64_t cpu, depth;		       /* the CPU of its entry; 0 for a root */
 	int64_t t_entry, t_exit, flags;	       /* ns, and call.flags */
 	int64_t ns[7]; /* incl, excl, children, irq, softirq, preempt, blocked */
@@ -62,8 +63,8 @@ struct xstream {
  * for the late ones (@pg shows it). 0, or -1 (SQLite's error on
  * rdb_sql(@db), or out of memory).
  */
-int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner,
-		 struct progress *pg);
+int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o,
+		       bool owner, struct progress *pg);
 /* The next call into @k: 1, 0 at the end, -1 on an error. */
 int export_stream_next(struct xstream *s, struct xcall *k);
 void export_stream_close(struct xstream *s);
@@ -80,12 +81,14 @@ struct xstack {
 typedef int (*export_stack_end)(void *x, void *track, const struct xcall *k);
 
 /* End @s's calls that ended by @t (all with INT64_MAX), but not call @keep, through @end. */
-int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end end, void *x, void *track);
+int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end end, void *x,
+		     void *track);
 /*
  * End what ended before @k begins, then open @k: 1; 0 when @k does not nest
  * (a damaged recording: the caller leaves it out and counts it); -1.
  */
-int export_stack_push(struct xstack *s, const struct xcall *k, export_stack_end end, void *x, void *track);
+int export_stack_push(struct xstack *s, const struct xcall *k, export_stack_end end, void *x,
+		      void *track);
 
 /* An output buffer: formatting by hand, written in large blocks (fprintf was most of the time). */
 struct obuf {

@@ -153,8 +153,8 @@ static int print_path(FILE *out, struct names *n, int64_t id)
 }
 
 /* The folded query: rows (root frame or NULL, fnode id, last frame or NULL, weight). */
-static void folded_sql(const struct report_options *o, const struct export_opts *x, bool owner, char *q,
-		       size_t n)
+static void folded_sql(const struct report_options *o, const struct export_opts *x, bool owner,
+		       char *q, size_t n)
 {
 	static const char *const root[] = {[EXPORT_ROOT_NONE] = "NULL",
 					   [EXPORT_ROOT_COMM] = "coalesce(t.comm, '?')",
@@ -505,7 +505,8 @@ static int pop_all(struct chrome *c)
  * event waits there until a later call of the thread begins after its
  * exit, or the end.
  */
-static int chrome_calls(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
+static int chrome_calls(struct chrome *c, struct rdb *db, const struct report_options *o,
+			bool owner)
 {
 	struct xstream s;
 	struct xcall k;
@@ -555,7 +556,8 @@ static void x_event(struct chrome *c, int64_t pid, int64_t tid, int64_t t0, int6
 	export_out_str(o, "}}");
 }
 
-static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
+static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct report_options *o,
+			  bool owner)
 {
 	char q[1024], args[256];
 	sqlite3_stmt *st;
@@ -780,8 +782,8 @@ static void chrome_tail(struct chrome *c, const char *src)
  * interrupt calls, frames shared by function, so that its left-heavy and
  * sandwich views add up the calls of a function).
  */
-static int export_timeline(FILE *out, struct rdb *db, const struct report_options *o, bool owner, bool ss,
-			   struct err_msg *err)
+static int export_timeline(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
+			   bool ss, struct err_msg *err)
 {
 	struct chrome c = {.ob = malloc(sizeof(*c.ob)),
 			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
@@ -824,8 +826,8 @@ out:
 	return rc;
 }
 
-int export_report(FILE *out, struct rdb *db, const struct report_options *o, const struct export_opts *x,
-		  struct err_msg *err)
+int export_report(FILE *out, struct rdb *db, const struct report_options *o,
+		  const struct export_opts *x, struct err_msg *err)
 {
 	const struct call_selection *s = &o->sel;
 	bool owner = s->func || s->fnode || s->path;

@@ -47,7 +47,7 @@ struct export_opts {
  * Memory grows with the functions, fnodes, tasks and the calls open at
  * once, not with the calls.
  */
-int export_report(FILE *out, struct rdb *db, const struct report_options *o, const struct export_opts *x,
-		  struct err_msg *err);
+int export_report(FILE *out, struct rdb *db, const struct report_options *o,
+		  const struct export_opts *x, struct err_msg *err);
 
 #endif

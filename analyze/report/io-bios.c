@@ -208,8 +208,9 @@ int io_irqs_report(FILE *out, struct rdb *db, int top, bool json, struct err_msg
 				   (json_int_t)sqlite3_column_int64(st, 6)));
 	sqlite3_finalize(st);
 	if (!json_array_size(all))
-		rc = err_setf(err, rdb_path(db), "no interrupts (record irq events: irq_handler_entry/"
-						 "exit, softirq_entry/exit)");
+		rc = err_setf(err, rdb_path(db),
+			      "no interrupts (record irq events: irq_handler_entry/"
+			      "exit, softirq_entry/exit)");
 	else if (json)
 		rc = show_json_to(out, "io", "irqs", all, err);
 	else {

@@ -111,8 +111,10 @@ int io_rules_load(const char *path, struct io_rules *rules, struct err_msg *err)
 	while (!rc && fgets(line, sizeof(line), f)) {
 		no++;
 		if (rule_line(line, rules, &cap) < 0)
-			rc = err_setf(err, path, "line %d: not 'GLOB LAYER' with a layer of vfs, fs, "
-						 "page cache, copy, block, driver, scheduler, other", no);
+			rc = err_setf(err, path,
+				      "line %d: not 'GLOB LAYER' with a layer of vfs, fs, "
+				      "page cache, copy, block, driver, scheduler, other",
+				      no);
 	}
 	if (!rc && ferror(f))
 		rc = err_setf(err, path, "%s", strerror(errno));
@@ -383,7 +385,8 @@ int io_report(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	if (!all)
 		return -1;
 	if (!json_array_size(all))
-		rc = err_setf(err, rdb_path(db), "no complete call %s", func ? func : "with that id");
+		rc = err_setf(err, rdb_path(db), "no complete call %s",
+			      func ? func : "with that id");
 	else if (store_layers(db, all, err))
 		rc = -1;
 	else if (json)

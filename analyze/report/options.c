@@ -73,7 +73,8 @@ static int time_range(struct call_selection *sel, const char *arg)
 	if (!dash || dash - arg >= (long)sizeof(lo))
 		return -1;
 	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - arg), arg);
-	if ((lo[0] && options_duration(lo, &sel->t_lo)) || (dash[1] && options_duration(dash + 1, &sel->t_hi)))
+	if ((lo[0] && options_duration(lo, &sel->t_lo)) ||
+	    (dash[1] && options_duration(dash + 1, &sel->t_hi)))
 		return -1;
 	return sel->t_lo < sel->t_hi ? 0 : -1;
 }
@@ -118,8 +119,9 @@ static const char *take_search(struct search_params *sp, int c, const char *arg)
 		sp->max_depth = (int)v;
 		return NULL;
 	case OPTION_MAXCOUNT_PCT:
-		return number_real(arg, 0.001, 100, &sp->maxcount_pct) ? "a percentage above 0, up to 100"
-								   : NULL;
+		return number_real(arg, 0.001, 100, &sp->maxcount_pct)
+			   ? "a percentage above 0, up to 100"
+			   : NULL;
 	case OPTION_MIN_BUCKET:
 		if (number_real(arg, 0, 62, &v))
 			return "a log2 bucket, 0 to 62";
@@ -159,7 +161,8 @@ static const char *take_number(struct report_options *o, int c, const char *arg)
 		o->sel.task = (int64_t)v;
 		return NULL;
 	case OPTION_CPU_MHZ:
-		return number_real(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
+		return number_real(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)"
+							     : NULL;
 	case OPTION_PROMINENCE:
 		o->pp.rule = PEAK_PROMINENCE;
 		return number_real(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
@@ -241,7 +244,8 @@ int options_check(struct report_options *o, bool need_selection, struct err_msg 
 		return err_setf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
 					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
-		return err_setf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
+		return err_setf(err, NULL,
+				"--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
 	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;
 	return 0;
 }
@@ -291,8 +295,9 @@ static void no_argument_of(const struct option *opts, struct err_msg *err)
 }
 
 int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
-		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
-		     void *ctx, struct err_msg *err)
+			struct report_options *o,
+			int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
+			void *ctx, struct err_msg *err)
 {
 	char sopts[64];
 	int c, rc;

@@ -50,14 +50,14 @@ enum {
 	    {"time", required_argument, NULL, OPTION_TIME}
 
 /* The entries of struct option for the shared options, to copy into a command's table. */
-#define OPTION_SHARED_OPTIONS                                                                            \
-	OPTION_CALL_OPTIONS, {"metric", required_argument, NULL, OPTION_METRIC},                    \
-	    {"resolution", required_argument, NULL, OPTION_RESOLUTION},                           \
-	    {"unit", required_argument, NULL, OPTION_UNIT},                                       \
-	    {"cpu-mhz", required_argument, NULL, OPTION_CPU_MHZ},                                 \
-	    {"peaks", required_argument, NULL, OPTION_PEAKS},                                     \
-	    {"prominence", required_argument, NULL, OPTION_PROMINENCE},                           \
-	    {"smooth", required_argument, NULL, OPTION_SMOOTH},                                   \
+#define OPTION_SHARED_OPTIONS                                                                      \
+	OPTION_CALL_OPTIONS, {"metric", required_argument, NULL, OPTION_METRIC},                   \
+	    {"resolution", required_argument, NULL, OPTION_RESOLUTION},                            \
+	    {"unit", required_argument, NULL, OPTION_UNIT},                                        \
+	    {"cpu-mhz", required_argument, NULL, OPTION_CPU_MHZ},                                  \
+	    {"peaks", required_argument, NULL, OPTION_PEAKS},                                      \
+	    {"prominence", required_argument, NULL, OPTION_PROMINENCE},                            \
+	    {"smooth", required_argument, NULL, OPTION_SMOOTH},                                    \
 	    {"json", no_argument, NULL, OPTION_JSON}
 
 /* The plot's options (darc hist), after OPTION_SHARED_OPTIONS; help in OPTION_HELP_PLOT. */
@@ -110,7 +110,8 @@ struct report_options {
 	bool cycles;	    /* --unit cycles */
 	double cpu_mhz;
 	bool flame;	    /* darc report: each search's calls as a flame graph too (flame.h) */
-	struct search_params search; /* OPTION_SEARCH_OPTIONS: the search's (SEARCH_PARAMS_DEFAULT) */
+	struct search_params
+	    search; /* OPTION_SEARCH_OPTIONS: the search's (SEARCH_PARAMS_DEFAULT) */
 };
 
 /*
@@ -142,13 +143,14 @@ enum {
  * e.g. "ho:") and @opts (OPTION_SHARED_OPTIONS, the command's own, and
  * "help"): shared options go to @o, the command's to @own (0 taken, -1 a bad
  * argument: @err says what was expected, or is empty); options_check() is the
- * caller's, once it has checked the operands. OPTION_OK (optind is at them), OPTION_HELP, OPTION_UNKNOWN, OPTION_NOARG,
- * or OPTION_BAD: @err says why, a bad argument as "bad --top '0': a positive
- * number" (the option named by its long name).
+ * caller's, once it has checked the operands. OPTION_OK (optind is at them), OPTION_HELP,
+ * OPTION_UNKNOWN, OPTION_NOARG, or OPTION_BAD: @err says why, a bad argument as "bad --top '0': a
+ * positive number" (the option named by its long name).
  */
 int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
-		     struct report_options *o, int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
-		     void *ctx, struct err_msg *err);
+			struct report_options *o,
+			int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
+			void *ctx, struct err_msg *err);
 
 /* After parsing: check the options agree (one selection, --cpu-mhz with cycles). 0 or -1. */
 int options_check(struct report_options *o, bool need_selection, struct err_msg *err);

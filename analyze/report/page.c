@@ -260,8 +260,8 @@ static json_t *or_empty(json_t *a)
 }
 
 /* The page's data: the recording, each subject with its plots, the waits, the I/O. */
-static json_t *page_data(struct rdb *db, const struct report_options *o, int top, struct progress *pg,
-			 struct err_msg *err)
+static json_t *page_data(struct rdb *db, const struct report_options *o, int top,
+			 struct progress *pg, struct err_msg *err)
 {
 	struct report_options x = *o;
 	struct search_params sp = SEARCH_PARAMS_DEFAULT;
@@ -295,7 +295,8 @@ static json_t *page_data(struct rdb *db, const struct report_options *o, int top
 	return d;
 }
 
-int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top, struct err_msg *err)
+int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top,
+		struct err_msg *err)
 {
 	struct progress pg;
 	json_t *d;

@@ -15,6 +15,7 @@
  * graph and time lapse, the longest waits and the I/O layers. @top entry
  * points. 0, or -1 with @err set.
  */
-int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top, struct err_msg *err);
+int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top,
+		struct err_msg *err);
 
 #endif

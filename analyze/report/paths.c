@@ -448,8 +448,9 @@ static void paths_text(FILE *out, const char *what, const struct report_options 
  * into @all (a JSON array, one object per peak searched); *@what gets the
  * selection's title (caller frees). 0, or -1 with @err set.
  */
-static int paths_collect(struct rdb *db, const struct report_options *o, const struct search_params *sp,
-			 int peak, json_t *all, char **what, struct err_msg *err)
+static int paths_collect(struct rdb *db, const struct report_options *o,
+			 const struct search_params *sp, int peak, json_t *all, char **what,
+			 struct err_msg *err)
 {
 	struct profile p;
 	struct rdb_profile_info info;
@@ -485,8 +486,8 @@ static int paths_collect(struct rdb *db, const struct report_options *o, const s
 	return rc;
 }
 
-int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
-		 int peak, struct err_msg *err)
+int paths_report(FILE *out, struct rdb *db, const struct report_options *o,
+		 const struct search_params *sp, int peak, struct err_msg *err)
 {
 	json_t *all = json_array();
 	char *what;

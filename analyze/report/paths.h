@@ -17,8 +17,8 @@
  * peak @peak only, or the ranges @o gives), each stored in tables search,
  * search_path and search_candidate, printed as indented chains (or JSON).
  */
-int paths_report(FILE *out, struct rdb *db, const struct report_options *o, const struct search_params *sp,
-		 int peak, struct err_msg *err);
+int paths_report(FILE *out, struct rdb *db, const struct report_options *o,
+		 const struct search_params *sp, int peak, struct err_msg *err);
 
 /*
  * For darc explain (explain-db.c), the parts of darc paths it shares: search

@@ -260,7 +260,8 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct call_selection *sel, int64_t
 	return rc;
 }
 
-static int bind_sel(sqlite3_stmt *st, const struct call_selection *sel, const char *path, int64_t t0)
+static int bind_sel(sqlite3_stmt *st, const struct call_selection *sel, const char *path,
+		    int64_t t0)
 {
 	int rc = sel->func    ? sqlite3_bind_text(st, 1, sel->func, -1, SQLITE_TRANSIENT)
 		 : sel->fnode ? sqlite3_bind_int64(st, 1, sel->fnode)
@@ -555,8 +556,9 @@ int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int6
 		free(*rows);
 		*rows = NULL;
 		*nrows = 0;
-		return err_setf(err, db->path, rc == SQLITE_NOMEM ? "too many time windows (at most %d)"
-								  : "cannot read the calls (%d)",
+		return err_setf(err, db->path,
+				rc == SQLITE_NOMEM ? "too many time windows (at most %d)"
+						   : "cannot read the calls (%d)",
 				rc == SQLITE_NOMEM ? MAX_WINDOWS : rc);
 	}
 	rows_cut(*rows, *nrows);
@@ -1041,14 +1043,14 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 	return n;
 }
 
-int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-			      struct err_msg *err)
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			      int64_t hi, struct err_msg *err)
 {
 	return empty_root(db, err) ? -1 : select_into(db, "sr_root", false, sel, lo, hi, false, err);
 }
 
-int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-			    struct err_msg *err)
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err)
 {
 	int64_t n;
 

@@ -164,8 +164,8 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
  * command that reads the calls once and writes nothing (darc hist's
  * tracer_shift).
  */
-int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-			      struct err_msg *err);
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			      int64_t hi, struct err_msg *err);
 
 /*
  * One scan for several latency ranges of one selection (explain's slow
@@ -175,8 +175,8 @@ int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, 
  * @hi) without reading the calls again, until rdb_preselect_end(). How many,
  * or -1 with @err set.
  */
-int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
-			    struct err_msg *err);
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err);
 void rdb_preselect_end(struct rdb *db);
 /* How many times the calls were read for a selection (tests). */
 int64_t rdb_select_scans(const struct rdb *db);

@@ -67,10 +67,10 @@ static void peaks_shift_json(json_t *peaks, const struct tracer_shift *t)
 	json_t *q;
 	size_t k;
 
-	json_array_foreach(peaks, k, q)
-		json_object_set_new(q, "tracer_shift",
-				    tracer_shift_range_json(t, json_integer_value(json_object_get(q, "lo")),
-						      json_integer_value(json_object_get(q, "hi"))));
+	json_array_foreach(peaks, k, q) json_object_set_new(
+	    q, "tracer_shift",
+	    tracer_shift_range_json(t, json_integer_value(json_object_get(q, "lo")),
+				    json_integer_value(json_object_get(q, "hi"))));
 }
 
 /* darc hist's JSON @o with the tracer's cost, and its shift per bucket and peak. */
@@ -99,7 +99,8 @@ struct shown {
 };
 
 /* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
-static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x, struct err_msg *err)
+static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x,
+		      struct err_msg *err)
 {
 	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
 		return -1;
@@ -350,14 +351,16 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 	char sc[32];
 
 	fprintf(out, "A: %s\nB: %s\n", vis(rdb_source(a)), vis(rdb_source(b)));
-	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
-		     "under %g%% of the latency on both sides): %d differ\n",
-		r->npairs, profile_cmp_method_name(o->method), o->threshold, r->pruned, o->min_calls,
-		100 * o->min_share, r->above);
+	fprintf(out,
+		"%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
+		"under %g%% of the latency on both sides): %d differ\n",
+		r->npairs, profile_cmp_method_name(o->method), o->threshold, r->pruned,
+		o->min_calls, 100 * o->min_share, r->above);
 	if (!r->above)
 		fprintf(out, "nothing differs at or above the threshold\n");
-	fprintf(out, "\n%4s %9s %4s %9s %9s %9s %9s  %s\n", "rank", profile_cmp_method_name(o->method),
-		"kind", "calls A", "mean A", "calls B", "mean B", "function or path");
+	fprintf(out, "\n%4s %9s %4s %9s %9s %9s %9s  %s\n", "rank",
+		profile_cmp_method_name(o->method), "kind", "calls A", "mean A", "calls B",
+		"mean B", "function or path");
 	for (int k = 0; k < r->npairs && k < (show > 10 ? show : 10); k++) {
 		const struct diff_pair *d = &r->pairs[k];
 		fprintf(out, "%4d %9s %4s", k + 1, score_text(d->score, sc, sizeof(sc)),
@@ -408,7 +411,8 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 	if (!d && !o->pair && r->npairs)
 		d = &r->pairs[0];
 	if (!d)
-		return err_setf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
+		return err_setf(err, NULL,
+				o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
 				o->pair);
 	snprintf(what, sizeof(what), "%s: A (dark) vs B", d->key);
 	snprintf(rec, sizeof(rec), "A %s, B %s", rdb_source(a), rdb_source(b));
@@ -439,10 +443,11 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 		return -1;
 	}
 	if (json) {
-		json_t *j = json_pack("{so so ss sf si si si so}", "a", jtext(rdb_source(a)), "b",
-				      jtext(rdb_source(b)), "method", profile_cmp_method_name(o->method), "threshold",
-				      o->threshold, "pairs", r.npairs, "pruned", r.pruned, "differ",
-				      r.above, "ranked", json_array());
+		json_t *j =
+		    json_pack("{so so ss sf si si si so}", "a", jtext(rdb_source(a)), "b",
+			      jtext(rdb_source(b)), "method", profile_cmp_method_name(o->method),
+			      "threshold", o->threshold, "pairs", r.npairs, "pruned", r.pruned,
+			      "differ", r.above, "ranked", json_array());
 		for (int k = 0; k < r.npairs; k++)
 			json_array_append_new(json_object_get(j, "ranked"), pair_json(&r.pairs[k]));
 		rc = put_json(out, "diff", NULL, j, err);

@@ -386,14 +386,15 @@ static void ensure_indexes(struct rdb *db)
 	}
 }
 
-void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
+void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns,
+		     int64_t *hi_ns)
 {
 	*lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 }
 
-int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk, int n,
-			struct err_msg *err)
+int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk,
+			int n, struct err_msg *err)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
 
@@ -407,8 +408,8 @@ int search_db_preselect(struct rdb *db, const struct call_selection *sel, const 
 	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
 }
 
-int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi, struct rsearch *rs,
-		   struct err_msg *err)
+int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi,
+		   struct rsearch *rs, struct err_msg *err)
 {
 	int64_t lo_ns, hi_ns;
 	struct load l = {db, rs};
@@ -484,8 +485,8 @@ char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t
 
 /* ---- storing ------------------------------------------------------------------ */
 
-static int insert_search(sqlite3 *w, const struct call_selection *sel, const char *f0, int peak, int lo,
-			 int hi, int nroots, const char *params, int64_t owner[2])
+static int insert_search(sqlite3 *w, const struct call_selection *sel, const char *f0, int peak,
+			 int lo, int hi, int nroots, const char *params, int64_t owner[2])
 {
 	sqlite3_stmt *st;
 	char when[32];
@@ -612,8 +613,8 @@ static int put_search(sqlite3 *w, void *ctx)
 	       insert_cands(w, j->db, j->rs, j->r, *j->id);
 }
 
-int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak, int lo,
-		    int hi, const char *params, const struct rsearch *rs,
+int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak,
+		    int lo, int hi, const char *params, const struct rsearch *rs,
 		    const struct search_result *r, int64_t *id, struct err_msg *err)
 {
 	struct search_job j = {db, sel, f0, params, peak, lo, hi, rs, r, id};

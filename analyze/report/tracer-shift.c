@@ -366,8 +366,9 @@ json_t *tracer_shift_bucket_json(const struct tracer_shift *t, int bucket)
 	if (!b || !b->calls)
 		return json_null();
 	return json_pack("{sf sf si sI si}", "share_ns", b->share_ns / b->calls, "share",
-			 b->lat_ns > 0 ? b->share_ns / b->lat_ns : 0.0, "shift", tracer_shift_of(t, b),
-			 "shifted_calls", (json_int_t)b->shifted, "shift_max", b->shift_max);
+			 b->lat_ns > 0 ? b->share_ns / b->lat_ns : 0.0, "shift",
+			 tracer_shift_of(t, b), "shifted_calls", (json_int_t)b->shifted,
+			 "shift_max", b->shift_max);
 }
 
 json_t *tracer_shift_range_json(const struct tracer_shift *t, int lo, int hi)
@@ -443,7 +444,8 @@ void tracer_shift_cost_words(const struct tracer_shift *t, char *buf, size_t n)
 	}
 }
 
-void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit, const char *indent)
+void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit,
+		       const char *indent)
 {
 	char words[1024];
 	int shown = 0;

@@ -81,7 +81,8 @@ void tracer_shift_cost_words(const struct tracer_shift *t, char *buf, size_t n);
  * then the buckets it shifts by a bucket or more (at @indent). Nothing when
  * the recording used no mechanism darc knows.
  */
-void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit, const char *indent);
+void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit,
+		       const char *indent);
 
 /*
  * Is task @tid the recorder's own? Then @who gets what it is: "trace-cmd"

@@ -19,7 +19,8 @@ static inline int number_int(const char *s, long long *v)
 	return end == s || *end ? -1 : 0;
 }
 
-/* @s whole as a real number within @lo..@hi (strtod; out of a double's range is not one): 0 or -1. */
+/* @s whole as a real number within @lo..@hi (strtod; out of a double's range is not one): 0 or -1.
+ */
 static inline int number_real(const char *s, double lo, double hi, double *v)
 {
 	char *end;

@@ -459,9 +459,11 @@ int wfile_reserve(const char *path, struct err_msg *err)
 			long holder = lock_holder(fd);
 
 			if (holder)
-				err_setf(err, path, "another process (pid %ld) is writing it", holder);
+				err_setf(err, path, "another process (pid %ld) is writing it",
+					 holder);
 			else
-				err_setf(err, path, "another process is writing it (%s is locked)", l);
+				err_setf(err, path, "another process is writing it (%s is locked)",
+					 l);
 			break;
 		}
 		if (!fstat(fd, &a) && !stat(l, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev) {

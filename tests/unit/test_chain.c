@@ -185,7 +185,8 @@ END_TEST
  * times ([from, to) each, @ends[k][0..1]), woken in irq 25 or 26
  * (@ends[k][2]): the disk step of its time, in *@r.
  */
-static const struct chain_step *disk_of(struct chain_result *r, int64_t wake, const int64_t ends[3][3])
+static const struct chain_step *disk_of(struct chain_result *r, int64_t wake,
+					const int64_t ends[3][3])
 {
 	struct chain_off *s = sleep_of(1, 0, wake, wake, CH_WAKER, 2);
 

@@ -702,7 +702,8 @@ START_TEST(test_text_fgraph_args)
 	struct targs a;
 	struct text_span s;
 
-	s = (struct text_span){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
+	s = (struct text_span){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...",
+			       0};
 	s.n = (int)strlen(s.p);
 	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert_int_eq(a.n, 4);

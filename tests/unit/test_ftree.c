@@ -614,7 +614,8 @@ END_TEST
 
 static void probe(int entry, int64_t t, int cpu, int pid, int func, int paired)
 {
-	struct analysis_event e = ev(entry ? EVENT_PROBE_ENTRY : EVENT_PROBE_RETURN, t, cpu, pid, 0);
+	struct analysis_event e =
+	    ev(entry ? EVENT_PROBE_ENTRY : EVENT_PROBE_RETURN, t, cpu, pid, 0);
 	e.probe.func_id = func;
 	e.probe.addr = 0x2000 + func;
 	e.probe.event = entry ? "kprobes:p" : "kprobes:r";
@@ -889,7 +890,8 @@ START_TEST(test_syscall_names)
 	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 336), "uprobe");
 	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 462), "mseal");
 	ck_assert_str_eq(decode_syscall_name(ABI_I386, 462), "mseal");
-	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 451),
+			 "cachestat");					   /* not __NR_syscalls */
 	ck_assert_str_ne(decode_syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
 	ck_assert_ptr_null(decode_syscall_name(ABI_UNKNOWN, 0));
 	ck_assert_ptr_null(decode_syscall_name(ABI_X86_64, -1));
@@ -1063,7 +1065,8 @@ static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
 /* Decode the recording @t (written to a file) as darc analyze does, and
    call @fn with each event (@fs names its functions). */
 static void decode_each(const struct tdat *t,
-			void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx), void *ctx)
+			void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx),
+			void *ctx)
 {
 	char path[] = "/tmp/darc-test-decode-XXXXXX";
 	int fd = mkstemp(path);

@@ -248,7 +248,8 @@ START_TEST(test_chi2_cdf)
 	ck_assert(fabs(profile_chi2_cdf(3.841459, 1) - 0.95) < 1e-6);
 	ck_assert(fabs(profile_chi2_cdf(18.307038, 10) - 0.95) < 1e-6);
 	ck_assert(fabs(profile_chi2_cdf(2, 2) - (1 - exp(-1))) < 1e-12);
-	ck_assert(fabs(profile_chi2_cdf(200, 150) - 0.996026814) < 1e-8); /* the continued fraction */
+	ck_assert(fabs(profile_chi2_cdf(200, 150) - 0.996026814) <
+		  1e-8); /* the continued fraction */
 	ck_assert(fabs(profile_chi2_cdf(160, 150) - 0.726842195) < 1e-8);
 	ck_assert(profile_chi2_cdf(0, 3) == 0);
 }
@@ -295,8 +296,8 @@ START_TEST(test_compare_counts)
 	ck_assert(cmp(a, c, 30, CMP_GROUPOPS) == 100);		  /* two peaks vs one */
 	ck_assert(cmp(a, c, 30, CMP_GROUPLAT) == 100);
 	/* chi-square: (60-50)^2/110 + (40-30)^2/70 = 2.3377, 1 degree of freedom */
-	ck_assert(fabs(cmp(a, b, 30, CMP_CHISQUARE) - 100 * profile_chi2_cdf(100.0 / 110 + 100.0 / 70, 1)) <
-		  1e-9);
+	ck_assert(fabs(cmp(a, b, 30, CMP_CHISQUARE) -
+		       100 * profile_chi2_cdf(100.0 / 110 + 100.0 / 70, 1)) < 1e-9);
 	/* EMD: normalised 0.6/0.4 vs 0.625/0.375: 0.025 carried over 15 buckets */
 	ck_assert(fabs(cmp(a, b, 30, CMP_EMD) - 100 * 0.025 * 15) < 1e-9);
 	ck_assert(isnan(cmp((uint64_t[30]){0}, a, 30, CMP_TOTOPS)));

@@ -75,7 +75,8 @@ static struct analysis_event fg(int kind, int cpu, int64_t func, int depth, int6
 /* A leaf call of @func from @t to @t + @dur on @cpu: its entry and its exit. */
 static void leaf(struct cost_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
 {
-	struct analysis_event in = fg(EVENT_FG_ENTRY, cpu, func, 2, t), out = fg(EVENT_FG_EXIT, cpu, func, 2, t + dur);
+	struct analysis_event in = fg(EVENT_FG_ENTRY, cpu, func, 2, t),
+			      out = fg(EVENT_FG_EXIT, cpu, func, 2, t + dur);
 
 	out.fg.calltime = t;
 	out.fg.rettime = t + dur;
@@ -102,7 +103,8 @@ static struct cost_est *fed(void)
 		t += 2600; /* 300 ns after 4's return: 3 again */
 	}
 	for (int i = 0; i < 40; i++) {
-		struct analysis_event in = fg(EVENT_FG_ENTRY, 1, 5, 1, t), out = fg(EVENT_FG_EXIT, 1, 5, 1, t + 50);
+		struct analysis_event in = fg(EVENT_FG_ENTRY, 1, 5, 1, t),
+				      out = fg(EVENT_FG_EXIT, 1, 5, 1, t + 50);
 		out.fg.calltime = t;
 		out.fg.rettime = t + 50;
 		out.fg.dur = 50;
@@ -268,7 +270,8 @@ static void shift_of(struct rdb *db, int metric, int resolution, struct tracer_s
 	sel.func = "vfs_read";
 	sel.metric = metric;
 	sel.resolution = resolution;
-	ck_assert_msg(tracer_shift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s", err.msg);
+	ck_assert_msg(tracer_shift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s",
+		      err.msg);
 }
 
 static const struct cost_bucket *bucket(const struct tracer_shift *t, int b)
