@@ -33,12 +33,12 @@ struct bios *bios_new(int (*put)(void *ctx, const struct bio_rec *b), void *ctx)
 
 static int ctx_of(uint8_t flags)
 {
-	return flags & AEV_F_NMI ? CTX_NMI : flags & AEV_F_HARDIRQ ? CTX_HARDIRQ
-					 : flags & AEV_F_SOFTIRQ ? CTX_SOFTIRQ : CTX_TASK;
+	return flags & EVENT_F_NMI ? CTX_NMI : flags & EVENT_F_HARDIRQ ? CTX_HARDIRQ
+					 : flags & EVENT_F_SOFTIRQ ? CTX_SOFTIRQ : CTX_TASK;
 }
 
 /* A row for a bio not seen before (its times unknown). */
-static struct bio_rec fresh(const struct aev *e)
+static struct bio_rec fresh(const struct analysis_event *e)
 {
 	struct bio_rec r = {.dev = e->blk.dev, .sector = e->blk.sector,
 			    .nr_sector = e->blk.nr_sector, .t_queue = DARC_NULL,
@@ -106,7 +106,7 @@ static void take_pending(struct bios *b, int32_t pid, char *ptr, size_t len)
 		}
 }
 
-static int queue(struct bios *b, const struct aev *e, int64_t call)
+static int queue(struct bios *b, const struct analysis_event *e, int64_t call)
 {
 	int i = find(b, e->blk.dev, e->blk.sector);
 	struct bio_rec r = fresh(e);
@@ -129,30 +129,30 @@ static int queue(struct bios *b, const struct aev *e, int64_t call)
 }
 
 /* Does live bio @r lie in the request range of @e? */
-static int in_range(const struct bio_rec *r, const struct aev *e)
+static int in_range(const struct bio_rec *r, const struct analysis_event *e)
 {
 	return r->dev == e->blk.dev && r->sector >= e->blk.sector &&
 	       r->sector < e->blk.sector + (e->blk.nr_sector > 0 ? e->blk.nr_sector : 1);
 }
 
 /* Set a stage time of every live bio the request covers (once). */
-static void stage(struct bios *b, const struct aev *e)
+static void stage(struct bios *b, const struct analysis_event *e)
 {
 	for (int i = 0; i < b->n; i++) {
 		struct bio_rec *r = &b->live[i];
 		if (!in_range(r, e))
 			continue;
-		if (e->kind == AEV_BLK_INSERT && r->t_insert == DARC_NULL)
+		if (e->kind == EVENT_BLK_INSERT && r->t_insert == DARC_NULL)
 			r->t_insert = e->t;
-		else if (e->kind == AEV_BLK_ISSUE && r->t_issue == DARC_NULL)
+		else if (e->kind == EVENT_BLK_ISSUE && r->t_issue == DARC_NULL)
 			r->t_issue = e->t;
-		else if (e->kind == AEV_BLK_REQUEUE)
+		else if (e->kind == EVENT_BLK_REQUEUE)
 			r->flags |= BIO_REQUEUED;
 	}
 }
 
 /* The request of @e completed: every live bio in its range with it. */
-static int complete(struct bios *b, const struct aev *e)
+static int complete(struct bios *b, const struct analysis_event *e)
 {
 	int done = 0;
 
@@ -184,27 +184,27 @@ static int complete(struct bios *b, const struct aev *e)
 	return 0;
 }
 
-int bios_feed(struct bios *b, const struct aev *e, int64_t call)
+int bios_feed(struct bios *b, const struct analysis_event *e, int64_t call)
 {
 	int i;
 
 	switch (e->kind) {
-	case AEV_BLK_QUEUE:
+	case EVENT_BLK_QUEUE:
 		return queue(b, e, call);
-	case AEV_BLK_MERGE:
-	case AEV_BLK_GETRQ:
+	case EVENT_BLK_MERGE:
+	case EVENT_BLK_GETRQ:
 		i = find(b, e->blk.dev, e->blk.sector);
-		if (i >= 0 && e->kind == AEV_BLK_MERGE)
+		if (i >= 0 && e->kind == EVENT_BLK_MERGE)
 			b->live[i].flags |= BIO_MERGED;
 		else if (i >= 0 && b->live[i].t_getrq == DARC_NULL)
 			b->live[i].t_getrq = e->t;
 		return 0;
-	case AEV_BLK_INSERT:
-	case AEV_BLK_ISSUE:
-	case AEV_BLK_REQUEUE:
+	case EVENT_BLK_INSERT:
+	case EVENT_BLK_ISSUE:
+	case EVENT_BLK_REQUEUE:
 		stage(b, e);
 		return 0;
-	case AEV_BLK_COMPLETE:
+	case EVENT_BLK_COMPLETE:
 		return complete(b, e);
 	}
 	return 0;

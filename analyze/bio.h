@@ -24,7 +24,7 @@ struct bios *bios_new(int (*put)(void *ctx, const struct bio_rec *b), void *ctx)
  * Feed a block event (other kinds are ignored). @call is the call running
  * at the event (ftree_current_call()). 0, or -1 when @put failed or memory ran out.
  */
-int bios_feed(struct bios *b, const struct aev *e, int64_t call);
+int bios_feed(struct bios *b, const struct analysis_event *e, int64_t call);
 
 /*
  * A submit_bio probe hit of task @pid with fetch args @args (JSON, e.g.

@@ -19,7 +19,7 @@
 
 struct etype {
 	int resolved;
-	int kind; /* enum aev_kind */
+	int kind; /* enum analysis_event_kind */
 	int raw;  /* raw_syscalls */
 	int trap; /* syscalls:*: the uretprobe or uprobe call */
 	int user; /* uprobes: by group name, or once an event's address is a user one */
@@ -48,7 +48,7 @@ struct decoder {
 	enum syscall_abi abi;
 	int swap;
 	struct etype *types; /* [65536], zero pages until an id is seen */
-	uint16_t *resolved;  /* the ids resolved, so that decoder_free() touches no other */
+	uint16_t *resolved;  /* the ids resolved, so that decode_free() touches no other */
 	int nresolved, resolved_cap;
 	/* functions by address: open addressing, one cache line a look-up */
 	struct kaddr {
@@ -78,8 +78,8 @@ struct decoder {
 	int same_clock;	  /* the events use function_graph's clock (local) */
 	int conv_clock;	  /* ... converted (fmt_reader_clock_ts): calltime, rettime too */
 	int64_t t_first;  /* the first event's time, DARC_NULL before it */
-	struct fmt_err err;
-	/* probe pairs: the functions that return probes report (see decoder_prescan) */
+	struct err_msg err;
+	/* probe pairs: the functions that return probes report (see decode_prescan) */
 	int returns;	      /* return-probe formats in the recording */
 	int returns_unlisted; /* of them, not in a darc manifest */
 	uint64_t *ret_keys;   /* open addressing, 0 = empty */
@@ -95,7 +95,7 @@ static const char *const softirq_names[] = {"HI",	"TIMER",    "NET_TX", "NET_RX"
 					    "BLOCK",	"IRQ_POLL", "TASKLET", "SCHED",
 					    "HRTIMER", "RCU"};
 
-enum syscall_abi syscall_abi_of(const char *uname, int long_size, bool big_endian)
+enum syscall_abi decode_syscall_abi(const char *uname, int long_size, bool big_endian)
 {
 	static const struct {
 		const char *machine;
@@ -131,7 +131,7 @@ static const struct {
     [ABI_GENERIC] = TABLE(syscall_names_generic),
 };
 
-const char *syscall_name(enum syscall_abi abi, int64_t nr)
+const char *decode_syscall_name(enum syscall_abi abi, int64_t nr)
 {
 	if (abi != ABI_X86_64 && abi != ABI_I386 && abi != ABI_GENERIC)
 		return NULL; /* ABI_UNKNOWN: no names */
@@ -142,7 +142,7 @@ const char *syscall_name(enum syscall_abi abi, int64_t nr)
 static int count_return(void *ctx, struct tep_event *ev);
 static int has_syscalls(void *ctx, struct tep_event *ev);
 
-struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
+struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi)
 {
 	struct decoder *d = calloc(1, sizeof(*d));
 
@@ -165,14 +165,14 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
 		free(d);
 		return NULL;
 	}
-	fmt_reader_each_format(r, "__probe_func", count_return, d);
-	if (fmt_reader_find_event(r, "raw_syscalls", "sys_enter") ||
-	    fmt_reader_find_event(r, "raw_syscalls", "sys_exit"))
-		d->learn_names = fmt_reader_each_format(r, "__syscall_nr", has_syscalls, d);
+	fmt_events_each_format(r, "__probe_func", count_return, d);
+	if (fmt_events_find(r, "raw_syscalls", "sys_enter") ||
+	    fmt_events_find(r, "raw_syscalls", "sys_exit"))
+		d->learn_names = fmt_events_each_format(r, "__syscall_nr", has_syscalls, d);
 	return d;
 }
 
-void decoder_free(struct decoder *d)
+void decode_free(struct decoder *d)
 {
 	if (!d)
 		return;
@@ -245,7 +245,7 @@ static bool manifest_pair(const json_t *manifest, const json_t *p)
 	return false;
 }
 
-/* fmt_reader_each_format() callback: one more return-probe format. */
+/* fmt_events_each_format() callback: one more return-probe format. */
 static int count_return(void *ctx, struct tep_event *ev)
 {
 	struct decoder *d = ctx;
@@ -257,7 +257,7 @@ static int count_return(void *ctx, struct tep_event *ev)
 	return 0;
 }
 
-/* fmt_reader_each_format() callback: stops at a syscalls:* format. */
+/* fmt_events_each_format() callback: stops at a syscalls:* format. */
 static int has_syscalls(void *ctx, struct tep_event *ev)
 {
 	(void)ctx;
@@ -315,7 +315,7 @@ static int ret_add(struct decoder *d, uint64_t addr)
 		}
 }
 
-bool decoder_needs_prescan(const struct decoder *d)
+bool decode_needs_prescan(const struct decoder *d)
 {
 	return d->returns_unlisted > 0 || d->learn_names;
 }
@@ -466,11 +466,11 @@ static void resolve_block(struct etype *t, struct tep_event *e, const char *name
 		const char *name;
 		int kind;
 	} kinds[] = {
-	    {"block_bio_queue", AEV_BLK_QUEUE},	    {"block_bio_backmerge", AEV_BLK_MERGE},
-	    {"block_bio_frontmerge", AEV_BLK_MERGE}, {"block_getrq", AEV_BLK_GETRQ},
-	    {"block_rq_insert", AEV_BLK_INSERT},    {"block_rq_issue", AEV_BLK_ISSUE},
-	    {"block_rq_requeue", AEV_BLK_REQUEUE},  {"block_rq_complete", AEV_BLK_COMPLETE},
-	    {"block_bio_complete", AEV_BLK_COMPLETE},
+	    {"block_bio_queue", EVENT_BLK_QUEUE},	{"block_bio_backmerge", EVENT_BLK_MERGE},
+	    {"block_bio_frontmerge", EVENT_BLK_MERGE},	{"block_getrq", EVENT_BLK_GETRQ},
+	    {"block_rq_insert", EVENT_BLK_INSERT},	{"block_rq_issue", EVENT_BLK_ISSUE},
+	    {"block_rq_requeue", EVENT_BLK_REQUEUE},	{"block_rq_complete", EVENT_BLK_COMPLETE},
+	    {"block_bio_complete", EVENT_BLK_COMPLETE},
 	};
 
 	t->f[2] = tep_find_field(e, "nr_sector");
@@ -492,14 +492,14 @@ static void resolve_sched(struct etype *t, struct tep_event *e, const char *name
 	    FIELD(2, "prev_state")) {
 		FIELD(3, "prev_comm");
 		FIELD(4, "next_comm");
-		t->kind = AEV_SWITCH;
+		t->kind = EVENT_SWITCH;
 	} else if (!strcmp(name, "sched_waking") && FIELD(0, "pid")) {
 		FIELD(1, "target_cpu");
-		t->kind = AEV_WAKING;
+		t->kind = EVENT_WAKING;
 	} else if ((!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new")) &&
 		   FIELD(0, "pid")) {
 		FIELD(1, "target_cpu");
-		t->kind = AEV_WAKEUP;
+		t->kind = EVENT_WAKEUP;
 	}
 }
 
@@ -508,15 +508,15 @@ static void resolve_irq(struct etype *t, struct tep_event *e, const char *name)
 {
 	if (!strcmp(name, "irq_handler_entry") && FIELD(0, "irq")) {
 		FIELD(1, "name");
-		t->kind = AEV_IRQ_ENTRY;
+		t->kind = EVENT_IRQ_ENTRY;
 	} else if (!strcmp(name, "irq_handler_exit") && FIELD(0, "irq"))
-		t->kind = AEV_IRQ_EXIT;
+		t->kind = EVENT_IRQ_EXIT;
 	else if (!strcmp(name, "softirq_entry") && FIELD(0, "vec"))
-		t->kind = AEV_SOFTIRQ_ENTRY;
+		t->kind = EVENT_SOFTIRQ_ENTRY;
 	else if (!strcmp(name, "softirq_exit") && FIELD(0, "vec"))
-		t->kind = AEV_SOFTIRQ_EXIT;
+		t->kind = EVENT_SOFTIRQ_EXIT;
 	else if (!strcmp(name, "softirq_raise"))
-		t->kind = AEV_MARK;
+		t->kind = EVENT_MARK;
 }
 
 /*
@@ -543,43 +543,44 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 	const char *sys = e->system, *name = e->name;
 
 	t->resolved = 1;
-	t->kind = AEV_OTHER;
+	t->kind = EVENT_OTHER;
 	if (!strcmp(sys, "ftrace")) {
 		/* fgraph_retaddr_entry: an entry with its return address (funcgraph-retaddr) */
 		if ((!strcmp(name, "funcgraph_entry") || !strcmp(name, "fgraph_retaddr_entry")) &&
 		    FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "args"); /* funcgraph-args: the argument registers */
 			FIELD(3, "retaddr");
-			t->kind = AEV_FG_ENTRY;
+			t->kind = EVENT_FG_ENTRY;
 			fg_fixed_layout(d, t, 2);
 		} else if (!strcmp(name, "funcgraph_exit") && FIELD(0, "func") && FIELD(1, "depth")) {
 			FIELD(2, "calltime");
 			FIELD(3, "rettime");
 			FIELD(4, "retval"); /* funcgraph-retval */
-			t->kind = AEV_FG_EXIT;
+			t->kind = EVENT_FG_EXIT;
 			fg_fixed_layout(d, t, 4);
 		} else if (!strcmp(name, "kernel_stack") || !strcmp(name, "user_stack")) {
-			t->kind = AEV_MARK;
+			t->kind = EVENT_MARK;
 		}
 	} else if (FIELD(0, "__probe_func") || FIELD(0, "__probe_ip")) {
-		t->kind = tep_find_field(e, "__probe_func") ? AEV_PROBE_RETURN : AEV_PROBE_ENTRY;
+		t->kind =
+		    tep_find_field(e, "__probe_func") ? EVENT_PROBE_RETURN : EVENT_PROBE_ENTRY;
 		t->user = strstr(sys, "uprobe") != NULL;
 		t->file = t->user ? probe_file(d, sys, name) : NULL;
-		t->paired = t->kind == AEV_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;
+		t->paired = t->kind == EVENT_PROBE_ENTRY ? entry_pairing(d, sys, name) : 0;
 		if (probe_args(t, e))
 			t->func_id = -1; /* out of memory */
 	} else if (!strcmp(sys, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter") && FIELD(0, "id"))
-			t->kind = AEV_SYS_ENTER;
+			t->kind = EVENT_SYS_ENTER;
 		else if (!strcmp(name, "sys_exit") && FIELD(0, "id") && (FIELD(1, "ret"), 1))
-			t->kind = AEV_SYS_EXIT;
+			t->kind = EVENT_SYS_EXIT;
 		t->raw = 1;
 	} else if (!strcmp(sys, "syscalls") && FIELD(0, "__syscall_nr")) {
 		int enter = starts_with(name, "sys_enter_");
 		if (enter || starts_with(name, "sys_exit_")) {
 			if (!enter)
 				FIELD(1, "ret");
-			t->kind = enter ? AEV_SYS_ENTER : AEV_SYS_EXIT;
+			t->kind = enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT;
 			t->trap = trap_name(name + (enter ? 10 : 9));
 			t->func_id = t->trap ? 0
 					     : funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
@@ -593,10 +594,10 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 		resolve_block(t, e, name);
 	} else if (!strcmp(sys, "irq_vectors") && FIELD(0, "vector")) {
 		if (ends_with(name, "_entry")) {
-			t->kind = AEV_VECTOR_ENTRY;
+			t->kind = EVENT_VECTOR_ENTRY;
 			t->name = name;
 		} else if (ends_with(name, "_exit")) {
-			t->kind = AEV_VECTOR_EXIT;
+			t->kind = EVENT_VECTOR_EXIT;
 			t->name = name;
 		}
 	}
@@ -751,7 +752,7 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 		return sn->id;
 	name = sn->name;
 	if (!name)
-		name = syscall_name(d->abi, nr);
+		name = decode_syscall_name(d->abi, nr);
 	if (!name && nr == 4096)
 		name = "syscall_out_of_range";
 	if (!name) {
@@ -835,7 +836,7 @@ static int fg_gap_ok(struct fg_off *o, int64_t gap)
  * this exit alone (one that was written late sets it too large: ftree.c
  * places such calls at their entry events).
  */
-static int fg_clock(struct decoder *d, struct aev *out)
+static int fg_clock(struct decoder *d, struct analysis_event *out)
 {
 	struct fg_off *o;
 	int64_t ct = out->fg.calltime;
@@ -1124,7 +1125,7 @@ static const char *fg_retaddr(struct decoder *d, uint64_t addr)
 
 /* An entry's arguments and return address, where it has them. 0, or -1 when out of memory. */
 static int fg_entry_values(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-			   struct aev *out)
+			   struct analysis_event *out)
 {
 	if (t->f[3])
 		out->fg.retaddr = fg_retaddr(d, (uint64_t)num(d, t->f[3], ev));
@@ -1197,7 +1198,7 @@ static bool pre_done(const struct decoder *d, struct pre_type *p, uint64_t addr,
 	return *nknown >= d->returns;
 }
 
-int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err)
+int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err)
 {
 	struct pre_type *types = calloc(65536, sizeof(*types)), *p;
 	struct fmt_event ev;
@@ -1205,7 +1206,7 @@ int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err
 	int n, rc = -1, nknown = 0;
 
 	if (!types) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return -1;
 	}
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
@@ -1216,11 +1217,11 @@ int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err
 			pre_resolve(d, p, ev.event);
 		addr = p->func ? (uint64_t)num(d, p->func, &ev) : 0;
 		if (p->func && ret_add(d, addr)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			goto out;
 		}
 		if (p->nr && learn_name(d, num(d, p->nr, &ev), p->name)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			goto out;
 		}
 		if (p->func && pre_done(d, p, addr, &nknown, &to_end))
@@ -1232,23 +1233,23 @@ out:
 	return rc;
 }
 
-const char *decoder_error(const struct decoder *d)
+const char *decode_error(const struct decoder *d)
 {
 	return d->err.msg[0] ? d->err.msg : "out of memory";
 }
 
 /* A system call's entry or exit: out->sys. 0, or -1 when out of memory. */
 static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		      struct aev *out)
+		      struct analysis_event *out)
 {
 	int64_t v = num(d, t->f[0], ev);
 
 	out->sys.nr = v;
 	out->sys.raw = t->raw;
-	out->sys.ret = t->kind == AEV_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
+	out->sys.ret = t->kind == EVENT_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;
 	/* an exit numbered -1: the kernel cleared the number during the call
 	   (rt_sigreturn, a probe's trap): it names nothing */
-	if (t->kind == AEV_SYS_EXIT && v < 0)
+	if (t->kind == EVENT_SYS_EXIT && v < 0)
 		out->sys.func_id = 0;
 	else
 		out->sys.func_id = t->raw ? sysfunc(d, v) : t->func_id;
@@ -1288,7 +1289,7 @@ static inline int64_t fg_field(const struct decoder *d, const struct etype *t,
 
 /* A function_graph entry or exit: out->fg. 0, or -1 when out of memory. */
 static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		     struct aev *out)
+		     struct analysis_event *out)
 {
 	bool fixed = t->fg_fixed_size && ev->size >= t->fg_fixed_size;
 
@@ -1300,7 +1301,7 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 	out->fg.bad_time = out->fg.new_off = 0;
 	out->fg.calltime = out->fg.rettime = out->fg.retval = out->fg.dur = DARC_NULL;
 	out->fg.args = out->fg.retaddr = NULL;
-	if (t->kind == AEV_FG_ENTRY)
+	if (t->kind == EVENT_FG_ENTRY)
 		return fg_entry_values(d, t, ev, out) ? -1 : 0;
 	out->fg.calltime = t->f[2] ? fg_field(d, t, ev, 2, fixed) : DARC_NULL;
 	out->fg.rettime = t->f[3] ? fg_field(d, t, ev, 3, fixed) : DARC_NULL;
@@ -1318,7 +1319,7 @@ static int decode_fg(struct decoder *d, const struct etype *t, const struct fmt_
 
 /* A kprobe's or uprobe's hit or return: out->probe. 0, or -1 when out of memory. */
 static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_event *ev,
-			struct aev *out)
+			struct analysis_event *out)
 {
 	const char *name;
 	int irq;
@@ -1340,7 +1341,7 @@ static int decode_probe(struct decoder *d, struct etype *t, const struct fmt_eve
 
 /* A block layer tracepoint: out->blk. */
 static void decode_blk(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		       struct aev *out)
+		       struct analysis_event *out)
 {
 	out->blk.dev = num(d, t->f[0], ev);
 	out->blk.sector = num(d, t->f[1], ev);
@@ -1352,22 +1353,22 @@ static void decode_blk(struct decoder *d, const struct etype *t, const struct fm
 
 /* An interrupt handler's, softirq's or vector's entry or exit: out->irq. */
 static void decode_irq(struct decoder *d, const struct etype *t, const struct fmt_event *ev,
-		       struct aev *out)
+		       struct analysis_event *out)
 {
 	int64_t v = num(d, t->f[0], ev);
 
 	out->irq.irq = v;
-	if (t->kind == AEV_IRQ_ENTRY)
+	if (t->kind == EVENT_IRQ_ENTRY)
 		out->irq.name = str(d, t->f[1], ev, d->buf, sizeof(d->buf));
-	else if (t->kind == AEV_IRQ_EXIT)
+	else if (t->kind == EVENT_IRQ_EXIT)
 		out->irq.name = NULL;
-	else if (t->kind == AEV_SOFTIRQ_ENTRY || t->kind == AEV_SOFTIRQ_EXIT)
+	else if (t->kind == EVENT_SOFTIRQ_ENTRY || t->kind == EVENT_SOFTIRQ_EXIT)
 		out->irq.name = v >= 0 && v < 10 ? softirq_names[v] : "softirq";
 	else
 		out->irq.name = t->name;
 }
 
-/* Note that type @id is being resolved (for decoder_free()). 0, or -1 when out of memory. */
+/* Note that type @id is being resolved (for decode_free()). 0, or -1 when out of memory. */
 static int note_resolved(struct decoder *d, uint16_t id)
 {
 	if (GROW(d->resolved, d->nresolved, d->resolved_cap, 16))
@@ -1376,11 +1377,11 @@ static int note_resolved(struct decoder *d, uint16_t id)
 	return 0;
 }
 
-int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
+int decode(struct decoder *d, const struct fmt_event *ev, struct analysis_event *out)
 {
 	struct etype *t = &d->types[ev->type];
 
-	out->kind = AEV_OTHER;
+	out->kind = EVENT_OTHER;
 	out->t = (int64_t)ev->ts;
 	out->cpu = ev->cpu;
 	out->pid = ev->pid;
@@ -1400,47 +1401,47 @@ int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out)
 			return -1;
 	}
 	switch (t->kind) {
-	case AEV_OTHER:
+	case EVENT_OTHER:
 		return 0;
-	case AEV_MARK:
-		out->kind = AEV_MARK;
+	case EVENT_MARK:
+		out->kind = EVENT_MARK;
 		return 0;
-	case AEV_FG_ENTRY:
-	case AEV_FG_EXIT:
+	case EVENT_FG_ENTRY:
+	case EVENT_FG_EXIT:
 		if (decode_fg(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_PROBE_ENTRY:
-	case AEV_PROBE_RETURN:
+	case EVENT_PROBE_ENTRY:
+	case EVENT_PROBE_RETURN:
 		if (decode_probe(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_SYS_ENTER:
-	case AEV_SYS_EXIT:
+	case EVENT_SYS_ENTER:
+	case EVENT_SYS_EXIT:
 		if (decode_sys(d, t, ev, out))
 			return -1;
 		break;
-	case AEV_SWITCH:
+	case EVENT_SWITCH:
 		out->sw.prev_pid = (int32_t)num(d, t->f[0], ev);
 		out->sw.next_pid = (int32_t)num(d, t->f[1], ev);
 		out->sw.prev_state = num(d, t->f[2], ev);
 		out->sw.prev_comm = out->sw.next_comm = NULL;
 		break;
-	case AEV_WAKING:
-	case AEV_WAKEUP:
+	case EVENT_WAKING:
+	case EVENT_WAKEUP:
 		out->wake.pid = (int32_t)num(d, t->f[0], ev);
 		out->wake.target_cpu = t->f[1] ? (int32_t)num(d, t->f[1], ev) : -1;
 		break;
-	case AEV_IRQ_ENTRY:
-	case AEV_IRQ_EXIT:
-	case AEV_SOFTIRQ_ENTRY:
-	case AEV_SOFTIRQ_EXIT:
-	case AEV_VECTOR_ENTRY:
-	case AEV_VECTOR_EXIT:
+	case EVENT_IRQ_ENTRY:
+	case EVENT_IRQ_EXIT:
+	case EVENT_SOFTIRQ_ENTRY:
+	case EVENT_SOFTIRQ_EXIT:
+	case EVENT_VECTOR_ENTRY:
+	case EVENT_VECTOR_EXIT:
 		decode_irq(d, t, ev, out);
 		break;
 	default:
-		if (t->kind >= AEV_BLK_QUEUE && t->kind <= AEV_BLK_COMPLETE)
+		if (t->kind >= EVENT_BLK_QUEUE && t->kind <= EVENT_BLK_COMPLETE)
 			decode_blk(d, t, ev, out);
 		break;
 	}

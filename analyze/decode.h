@@ -29,17 +29,17 @@ enum syscall_abi {
  * ("Linux host 6.1.0 ... aarch64"). Without one, x86_64 if the recording's
  * user-space long is 8 bytes, little-endian; else unknown.
  */
-enum syscall_abi syscall_abi_of(const char *uname, int long_size, bool big_endian);
+enum syscall_abi decode_syscall_abi(const char *uname, int long_size, bool big_endian);
 
 /* The name of system call @nr of @abi ("read"), or NULL if not known. */
-const char *syscall_name(enum syscall_abi abi, int64_t nr);
+const char *decode_syscall_name(enum syscall_abi abi, int64_t nr);
 
 /*
  * A decoder for the events of @r, naming functions in @fs, system calls by
  * @abi, or, when @r records syscalls:* events besides raw_syscalls, as those
- * say (after decoder_prescan()). NULL when out of memory.
+ * say (after decode_prescan()). NULL when out of memory.
  */
-struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi);
+struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_abi abi);
 
 /*
  * A probe entry is a call's entry only when a return probe reports the same
@@ -47,26 +47,26 @@ struct decoder *decoder_new(struct fmt_reader *r, struct funcs *fs, enum syscall
  * which pairs were recorded; for return probes it does not list, the
  * functions they report must be read from the whole recording first. So
  * must the system calls' numbers that syscalls:* events name, when
- * raw_syscalls events are named by them. decoder_needs_prescan() says so,
- * and decoder_prescan() reads @r (a second reader of the same recording)
+ * raw_syscalls events are named by them. decode_needs_prescan() says so,
+ * and decode_prescan() reads @r (a second reader of the same recording)
  * until nothing more can be learnt: to its end, unless every return probe
  * is a kretprobe (one function per event type) and no names are wanted.
  * Returns 0, or -1 with @err filled.
  */
-bool decoder_needs_prescan(const struct decoder *d);
-int decoder_prescan(struct decoder *d, struct fmt_reader *r, struct fmt_err *err);
+bool decode_needs_prescan(const struct decoder *d);
+int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err);
 
 /*
- * Decode @ev into @out. Returns 0 (out->kind is AEV_OTHER for events the
+ * Decode @ev into @out. Returns 0 (out->kind is EVENT_OTHER for events the
  * analysis does not use), or -1 (out of memory, or the recording's kallsyms,
- * parsed at the first kernel address, are damaged: see decoder_error()).
+ * parsed at the first kernel address, are damaged: see decode_error()).
  */
-int decode(struct decoder *d, const struct fmt_event *ev, struct aev *out);
+int decode(struct decoder *d, const struct fmt_event *ev, struct analysis_event *out);
 
 /* Why decode() failed: a one-line message. */
-const char *decoder_error(const struct decoder *d);
+const char *decode_error(const struct decoder *d);
 
 /* Release the decoder. Accepts NULL. */
-void decoder_free(struct decoder *d);
+void decode_free(struct decoder *d);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * event: an event as the analysis sees it (struct aev), decoded from whatever format the
+ * event: an event as the analysis sees it (struct analysis_event), decoded from whatever format the
  * recording used (decode.c), so the state machines (ftree.c) know nothing
  * of libtraceevent and their tests can feed hand-written sequences.
  */
@@ -9,41 +9,41 @@
 
 #include <stdint.h>
 
-enum aev_kind {
-	AEV_OTHER = 0,	  /* any event: only its time, cpu, pid and flags matter */
-	AEV_FG_ENTRY,	  /* function_graph entry: fg */
-	AEV_FG_EXIT,	  /* function_graph exit: fg (calltime, rettime) */
-	AEV_PROBE_ENTRY,  /* kprobe / uprobe hit: probe (a call's entry if probe.paired) */
-	AEV_PROBE_RETURN, /* kretprobe / uretprobe hit: probe */
-	AEV_SYS_ENTER,	  /* system call entry: sys */
-	AEV_SYS_EXIT,	  /* system call exit: sys */
-	AEV_SWITCH,	  /* sched_switch: sw */
-	AEV_WAKING,	  /* sched_waking (in the waker's context): wake */
-	AEV_WAKEUP,	  /* sched_wakeup / sched_wakeup_new: wake */
-	AEV_IRQ_ENTRY,	  /* irq_handler_entry: irq */
-	AEV_IRQ_EXIT,	  /* irq_handler_exit: irq */
-	AEV_SOFTIRQ_ENTRY, /* softirq_entry: irq (vec) */
-	AEV_SOFTIRQ_EXIT,
-	AEV_VECTOR_ENTRY, /* irq_vectors:*_entry (local timer, IPIs): irq (name) */
-	AEV_VECTOR_EXIT,
-	AEV_COMM,	  /* a task's name became known: comm */
-	AEV_BLK_QUEUE,	  /* block_bio_queue: a bio submitted: blk */
-	AEV_BLK_MERGE,	  /* block_bio_backmerge/frontmerge: it joined a request */
-	AEV_BLK_GETRQ,	  /* block_getrq: a request made for it */
-	AEV_BLK_INSERT,	  /* block_rq_insert: the request queued (range) */
-	AEV_BLK_ISSUE,	  /* block_rq_issue: to the device (range) */
-	AEV_BLK_REQUEUE,  /* block_rq_requeue (range) */
-	AEV_BLK_COMPLETE, /* block_rq_complete / block_bio_complete (range) */
-	AEV_MARK,	  /* softirq_raise, a stack trace: flags that are another's (the
+enum analysis_event_kind {
+	EVENT_OTHER = 0,	  /* any event: only its time, cpu, pid and flags matter */
+	EVENT_FG_ENTRY,	  /* function_graph entry: fg */
+	EVENT_FG_EXIT,	  /* function_graph exit: fg (calltime, rettime) */
+	EVENT_PROBE_ENTRY,  /* kprobe / uprobe hit: probe (a call's entry if probe.paired) */
+	EVENT_PROBE_RETURN, /* kretprobe / uretprobe hit: probe */
+	EVENT_SYS_ENTER,	  /* system call entry: sys */
+	EVENT_SYS_EXIT,	  /* system call exit: sys */
+	EVENT_SWITCH,	  /* sched_switch: sw */
+	EVENT_WAKING,	  /* sched_waking (in the waker's context): wake */
+	EVENT_WAKEUP,	  /* sched_wakeup / sched_wakeup_new: wake */
+	EVENT_IRQ_ENTRY,	  /* irq_handler_entry: irq */
+	EVENT_IRQ_EXIT,	  /* irq_handler_exit: irq */
+	EVENT_SOFTIRQ_ENTRY, /* softirq_entry: irq (vec) */
+	EVENT_SOFTIRQ_EXIT,
+	EVENT_VECTOR_ENTRY, /* irq_vectors:*_entry (local timer, IPIs): irq (name) */
+	EVENT_VECTOR_EXIT,
+	EVENT_COMM,	  /* a task's name became known: comm */
+	EVENT_BLK_QUEUE,	  /* block_bio_queue: a bio submitted: blk */
+	EVENT_BLK_MERGE,	  /* block_bio_backmerge/frontmerge: it joined a request */
+	EVENT_BLK_GETRQ,	  /* block_getrq: a request made for it */
+	EVENT_BLK_INSERT,	  /* block_rq_insert: the request queued (range) */
+	EVENT_BLK_ISSUE,	  /* block_rq_issue: to the device (range) */
+	EVENT_BLK_REQUEUE,  /* block_rq_requeue (range) */
+	EVENT_BLK_COMPLETE, /* block_rq_complete / block_bio_complete (range) */
+	EVENT_MARK,	  /* softirq_raise, a stack trace: flags that are another's (the
 			     event it follows, the work it defers), so no context */
-	AEV_KINDS
+	EVENT_KINDS
 };
 
 /* The context bits of common_flags the analysis uses. */
 enum {
-	AEV_F_HARDIRQ = 0x08,
-	AEV_F_SOFTIRQ = 0x10,
-	AEV_F_NMI = 0x40,
+	EVENT_F_HARDIRQ = 0x08,
+	EVENT_F_SOFTIRQ = 0x10,
+	EVENT_F_NMI = 0x40,
 };
 
 /*
@@ -58,8 +58,8 @@ enum {
 #define FG_LATE 100000000LL	/* 100 ms */
 #define FG_EARLY 1000000000LL	/* 1 s */
 
-struct aev {
-	int kind;	 /* enum aev_kind */
+struct analysis_event {
+	int kind;	 /* enum analysis_event_kind */
 	int64_t t;	 /* ns */
 	int32_t cpu;
 	int32_t pid;	 /* common_pid: the task on the CPU (the interrupted one in irq) */

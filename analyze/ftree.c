@@ -671,7 +671,7 @@ static int detach(struct ftree *ft, struct stack *s)
  * too large: the call is placed at its entry event, and *@t_exit there plus
  * function_graph's duration.
  */
-static int64_t fg_calltime(const struct ftree *ft, const struct aev *e, int64_t t_entry,
+static int64_t fg_calltime(const struct ftree *ft, const struct analysis_event *e, int64_t t_entry,
 			   uint32_t *flags, int64_t *t_exit)
 {
 	int64_t ct = e->fg.calltime;
@@ -694,7 +694,7 @@ static int64_t fg_calltime(const struct ftree *ft, const struct aev *e, int64_t 
 }
 
 /* The exit of a detached frame: write it with the times the exit gives. */
-static int finish_detached(struct ftree *ft, struct stack *s, int k, const struct aev *e,
+static int finish_detached(struct ftree *ft, struct stack *s, int k, const struct analysis_event *e,
 			   int32_t tid)
 {
 	struct frame f = s->det[k];
@@ -788,8 +788,8 @@ static int cpu_level(struct cpu *c)
 
 static int level_of_flags(uint8_t flags)
 {
-	return (flags & AEV_F_NMI) ? LV_NMI : (flags & AEV_F_HARDIRQ) ? LV_HARD
-			: (flags & AEV_F_SOFTIRQ) ? LV_SOFT : LV_TASK;
+	return (flags & EVENT_F_NMI) ? LV_NMI : (flags & EVENT_F_HARDIRQ) ? LV_HARD
+			: (flags & EVENT_F_SOFTIRQ) ? LV_SOFT : LV_TASK;
 }
 
 /*
@@ -799,10 +799,10 @@ static int level_of_flags(uint8_t flags)
  * entry did, the flag means nothing until it exits (an interrupt hitting it
  * shows its own irq events).
  */
-static int event_level(const struct cpu *c, const struct aev *e)
+static int event_level(const struct cpu *c, const struct analysis_event *e)
 {
 	int fl = level_of_flags(e->flags);
-	bool softirq_ev = e->kind == AEV_SOFTIRQ_ENTRY || e->kind == AEV_SOFTIRQ_EXIT;
+	bool softirq_ev = e->kind == EVENT_SOFTIRQ_ENTRY || e->kind == EVENT_SOFTIRQ_EXIT;
 
 	if (fl == LV_HARD && (softirq_ev || (c->soft && !c->hard && c->soft_hflag)))
 		return LV_SOFT;
@@ -894,7 +894,7 @@ static int switch_task(struct ftree *ft, int32_t pid, struct task **tk)
 	return pid && !*tk ? fail(ft, "out of memory") : 0;
 }
 
-static int sched_out(struct ftree *ft, const struct aev *e)
+static int sched_out(struct ftree *ft, const struct analysis_event *e)
 {
 	struct task *tk;
 	struct frame *f;
@@ -923,7 +923,7 @@ static int sched_out(struct ftree *ft, const struct aev *e)
 	return 0;
 }
 
-static int sched_in(struct ftree *ft, const struct aev *e)
+static int sched_in(struct ftree *ft, const struct analysis_event *e)
 {
 	struct task *tk;
 
@@ -1001,7 +1001,8 @@ static int left_unseen(struct ftree *ft, struct cpu *c, int32_t cpu)
  * (a sched_gap from that switch). Before a CPU's first switch nothing is
  * known of it (a recording without sched_switch has no gaps).
  */
-static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk, const struct aev *e)
+static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk,
+			   const struct analysis_event *e)
 {
 	int32_t p = e->pid;
 
@@ -1021,7 +1022,7 @@ static int unseen_switches(struct ftree *ft, struct cpu *c, struct task *tk, con
 		c->on_seen = 1;
 		c->on_t = e->t;
 	}
-	if (e->kind != AEV_SWITCH)
+	if (e->kind != EVENT_SWITCH)
 		return 0;
 	c->on_known = 1;
 	c->left = e->sw.prev_pid;
@@ -1051,7 +1052,7 @@ static int ctx_of_level(int lv)
 										   : CTX_TASK;
 }
 
-static int wakeup(struct ftree *ft, const struct aev *e)
+static int wakeup(struct ftree *ft, const struct analysis_event *e)
 {
 	struct task *woken = task_get(ft, e->wake.pid);
 	struct task *waker = e->pid ? task_get(ft, e->pid) : NULL;
@@ -1077,9 +1078,9 @@ static int wakeup(struct ftree *ft, const struct aev *e)
 	/* the wake-up that ends a blocked interval: sched_waking if there is one */
 	if (woken->state == TS_OFF && woken->off_kind == SCHED_BLOCKED &&
 	    (woken->pend.wakeup_id == DARC_NULL ||
-	     (e->kind == AEV_WAKING && !woken->wake_from_waking))) {
+	     (e->kind == EVENT_WAKING && !woken->wake_from_waking))) {
 		woken->pend.wakeup_id = w.id;
-		woken->wake_from_waking = e->kind == AEV_WAKING;
+		woken->wake_from_waking = e->kind == EVENT_WAKING;
 	}
 	ft->stats.wakeups++;
 	return ft->sink.wakeup(ft->sink.ctx, &w) ? fail(ft, "cannot write a wake-up") : 0;
@@ -1178,7 +1179,7 @@ static int close_to(struct ftree *ft, struct stack *s, int i, int64_t t_exit, in
  * level's hardirq or softirq flag (fg_entry() adds an NMI's; the frame a lone
  * exit makes has none, as before this was shared).
  */
-static void graph_frame(struct frame *fr, const struct aev *e, int level)
+static void graph_frame(struct frame *fr, const struct analysis_event *e, int level)
 {
 	fr->fg_depth = e->fg.depth;
 	fr->level = level;
@@ -1188,7 +1189,7 @@ static void graph_frame(struct frame *fr, const struct aev *e, int level)
 		fr->flags |= CALL_SOFTIRQ;
 }
 
-static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int level,
+static int fg_entry(struct ftree *ft, struct stack *s, const struct analysis_event *e, int level,
 		    int64_t interrupted)
 {
 	struct frame *fr;
@@ -1214,7 +1215,8 @@ static int fg_entry(struct ftree *ft, struct stack *s, const struct aev *e, int 
 	return 0;
 }
 
-static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32_t tid, int level)
+static int fg_exit(struct ftree *ft, struct stack *s, const struct analysis_event *e, int32_t tid,
+		   int level)
 {
 	int i = find_frame(s, FR_FG, e->fg.addr, e->fg.depth);
 	int64_t t_exit = e->fg.rettime != DARC_NULL ? e->fg.rettime : e->t;
@@ -1262,22 +1264,22 @@ static int fg_exit(struct ftree *ft, struct stack *s, const struct aev *e, int32
  * A probe event in task context: the entry of a pair opens a call, its return
  * closes it; sets @h's role and call.
  */
-static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
+static int probe_event(struct ftree *ft, struct task *tk, const struct analysis_event *e,
 		       struct probe_rec *h)
 {
 	struct stack *s = &tk->st;
-	int i = e->kind == AEV_PROBE_RETURN ? find_frame(s, FR_PROBE, e->probe.addr, -1) : -1;
+	int i = e->kind == EVENT_PROBE_RETURN ? find_frame(s, FR_PROBE, e->probe.addr, -1) : -1;
 
 	/*
 	 * An entry without a return probe is a point. Inside function_graph
 	 * calls, function_graph tells more than a probe pair, and the probe's own
 	 * handlers would break the nesting: the pair is then points too.
 	 */
-	if (e->kind == AEV_PROBE_ENTRY && (!e->probe.paired || s->nfg))
+	if (e->kind == EVENT_PROBE_ENTRY && (!e->probe.paired || s->nfg))
 		return 0;
-	if (e->kind == AEV_PROBE_RETURN && s->nfg && i < 0)
+	if (e->kind == EVENT_PROBE_RETURN && s->nfg && i < 0)
 		return 0;
-	if (e->kind == AEV_PROBE_ENTRY) {
+	if (e->kind == EVENT_PROBE_ENTRY) {
 		if (!new_frame(ft, s, FR_PROBE, e->probe.func_id, e->probe.addr, e->t, e->cpu))
 			return -1;
 		*h = (struct probe_rec){.role = PROBE_ENTRY, .call_id = push(ft, s)->id};
@@ -1296,7 +1298,7 @@ static int probe_event(struct ftree *ft, struct task *tk, const struct aev *e,
 
 /* Every probe event becomes a probe_hit row; pairs also open and close calls. */
 static int probe_hit(struct ftree *ft, struct cpu *c, struct task *tk, int lv,
-		     const struct aev *e)
+		     const struct analysis_event *e)
 {
 	struct probe_rec h = {.role = PROBE_POINT};
 	const struct frame *in = lv > LV_TASK ? top(&c->irq) : tk ? top(&tk->st) : NULL;
@@ -1327,7 +1329,7 @@ static int probe_hit(struct ftree *ft, struct cpu *c, struct task *tk, int lv,
  * the probes' own; one with nothing open has neither entry nor name, and
  * is left out.
  */
-static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct aev *e)
+static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct analysis_event *e)
 {
 	if (tk->in_trap || i < 0) {
 		tk->in_trap = 0;
@@ -1338,7 +1340,7 @@ static int cleared_exit(struct ftree *ft, struct task *tk, int i, const struct a
 	return close_to(ft, &tk->st, i, e->t, tk->tid);
 }
 
-static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
+static int sys_event(struct ftree *ft, struct task *tk, const struct analysis_event *e)
 {
 	struct stack *s = &tk->st;
 	struct frame *fr;
@@ -1351,7 +1353,7 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 	 * the probes' mechanism, not a call of the program.
 	 */
 	if (e->sys.trap) {
-		tk->in_trap = e->kind == AEV_SYS_ENTER;
+		tk->in_trap = e->kind == EVENT_SYS_ENTER;
 		return 0;
 	}
 	/* a task is in at most one system call: look for it */
@@ -1360,13 +1362,13 @@ static int sys_event(struct ftree *ft, struct task *tk, const struct aev *e)
 			i = k;
 			break;
 		}
-	if (e->kind == AEV_SYS_EXIT && e->sys.nr < 0)
+	if (e->kind == EVENT_SYS_EXIT && e->sys.nr < 0)
 		return cleared_exit(ft, tk, i, e);
 	tk->in_trap = 0;
 	/* likewise a system call traced inside function_graph calls (-g do_syscall_64) */
-	if (s->nfg && (e->kind == AEV_SYS_ENTER || i < 0))
+	if (s->nfg && (e->kind == EVENT_SYS_ENTER || i < 0))
 		return 0;
-	if (e->kind == AEV_SYS_ENTER) {
+	if (e->kind == EVENT_SYS_ENTER) {
 		if (i >= 0 && s->f[i].key == (uint64_t)e->sys.nr && s->f[i].sys_raw != e->sys.raw)
 			return 0; /* the same entry seen by raw_syscalls and syscalls:* */
 		if (i >= 0 && close_to(ft, s, i, DARC_NULL, tk->tid)) /* its exit was lost */
@@ -1450,23 +1452,23 @@ static bool name_by_fg(const char *have, const char *fn)
  * stays one: its calls are the parents; an irq that hits a softirq is part
  * of the softirq's.
  */
-static int end_held(struct ftree *ft, struct cpu *c, const struct aev *e)
+static int end_held(struct ftree *ft, struct cpu *c, const struct analysis_event *e)
 {
-	bool opener = e->kind == AEV_IRQ_ENTRY || e->kind == AEV_VECTOR_ENTRY ||
-		      e->kind == AEV_SOFTIRQ_ENTRY;
-	bool fg = e->kind == AEV_FG_ENTRY || e->kind == AEV_FG_EXIT;
+	bool opener = e->kind == EVENT_IRQ_ENTRY || e->kind == EVENT_VECTOR_ENTRY ||
+		      e->kind == EVENT_SOFTIRQ_ENTRY;
+	bool fg = e->kind == EVENT_FG_ENTRY || e->kind == EVENT_FG_EXIT;
 	bool held = c->held;
 
 	c->held = 0;
 	if (c->level == LV_TASK || c->hard || c->nmi || c->irq.n)
 		return 0;
-	if (c->soft && e->kind != AEV_SOFTIRQ_ENTRY)
+	if (c->soft && e->kind != EVENT_SOFTIRQ_ENTRY)
 		return 0;
 	if (!opener && !(held && !fg))
 		return 0;
 	c->soft = 0; /* softirqs do not nest: a lost exit */
 	c->flag_level = LV_TASK;
-	if (held && e->kind == AEV_SOFTIRQ_ENTRY) {
+	if (held && e->kind == EVENT_SOFTIRQ_ENTRY) {
 		/* on irq exit: the way from the handler to the softirq is still
 		   interrupt time, though the handler's interval ends with it */
 		c->end_last = 1;
@@ -1485,27 +1487,27 @@ struct feed_step {
 };
 
 /* Step 1 of ftree_feed: the counters of the contexts that @e opens. */
-static void count_opener(struct cpu *c, const struct aev *e, struct feed_step *s)
+static void count_opener(struct cpu *c, const struct analysis_event *e, struct feed_step *s)
 {
 	switch (e->kind) {
-	case AEV_IRQ_ENTRY:
-	case AEV_VECTOR_ENTRY:
+	case EVENT_IRQ_ENTRY:
+	case EVENT_VECTOR_ENTRY:
 		c->hard++;
 		s->opener = LV_HARD;
 		snprintf(c->hard_name, sizeof(c->hard_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
-	case AEV_SOFTIRQ_ENTRY:
+	case EVENT_SOFTIRQ_ENTRY:
 		c->soft++;
 		c->soft_hflag = level_of_flags(e->flags) == LV_HARD;
 		s->opener = LV_SOFT;
 		snprintf(c->soft_name, sizeof(c->soft_name), "%s", e->irq.name ? e->irq.name : "");
 		break;
-	case AEV_FG_ENTRY:
+	case EVENT_FG_ENTRY:
 		/* inside an interrupt's calls, even where the flags show no irq
 		   (handle_softirqs is entered before it raises the softirq count) */
 		s->irq_fg = s->fl > LV_TASK || e->fg.irq_entry || c->irq.n > 0;
 		break;
-	case AEV_FG_EXIT:
+	case EVENT_FG_EXIT:
 		s->irq_fg = find_frame(&c->irq, FR_FG, e->fg.addr, e->fg.depth) >= 0 ||
 			    find_detached(&c->irq, e->fg.addr, e->fg.depth) >= 0;
 		if (!s->irq_fg && (s->fl > LV_TASK || e->fg.irq_entry))
@@ -1519,7 +1521,7 @@ static void count_opener(struct cpu *c, const struct aev *e, struct feed_step *s
 /* Step 1 of ftree_feed: an interrupt entry point (function_graph) raises
    the level before its call opens. */
 static int irq_fg_entry(struct ftree *ft, struct cpu *c, struct task *tk,
-			const struct aev *e, int fl)
+			const struct analysis_event *e, int fl)
 {
 	int level = fl > LV_TASK ? fl : LV_HARD;
 	struct task *it = c->level == LV_TASK ? tk : NULL;
@@ -1544,7 +1546,7 @@ static int irq_fg_entry(struct ftree *ft, struct cpu *c, struct task *tk,
 
 /* Step 1 of ftree_feed: the CPU's level at @e, from its flags and openers. */
 static int enter_level(struct ftree *ft, struct cpu *c, struct task *tk,
-		       const struct aev *e, const struct feed_step *s)
+		       const struct analysis_event *e, const struct feed_step *s)
 {
 	int lv;
 
@@ -1557,7 +1559,7 @@ static int enter_level(struct ftree *ft, struct cpu *c, struct task *tk,
 			return -1;
 	}
 	c->flag_level = s->fl;
-	if (e->kind == AEV_FG_ENTRY && s->irq_fg) {
+	if (e->kind == EVENT_FG_ENTRY && s->irq_fg) {
 		if (irq_fg_entry(ft, c, tk, e, s->fl))
 			return -1;
 	} else {
@@ -1578,17 +1580,17 @@ static int enter_level(struct ftree *ft, struct cpu *c, struct task *tk,
 
 /* Step 2 of ftree_feed: the event itself. */
 static int take_event(struct ftree *ft, struct cpu *c, struct task *tk,
-		      const struct aev *e, struct feed_step *s)
+		      const struct analysis_event *e, struct feed_step *s)
 {
 	s->t_close = e->t;
 	switch (e->kind) {
-	case AEV_FG_ENTRY:
+	case EVENT_FG_ENTRY:
 		if (s->irq_fg)
 			break;
 		if (tk && fg_entry(ft, &tk->st, e, LV_TASK, DARC_NULL))
 			return -1;
 		break;
-	case AEV_FG_EXIT:
+	case EVENT_FG_EXIT:
 		if (e->fg.rettime != DARC_NULL)
 			s->t_close = e->fg.rettime;
 		if (s->irq_fg) {
@@ -1600,33 +1602,33 @@ static int take_event(struct ftree *ft, struct cpu *c, struct task *tk,
 			return -1;
 		}
 		break;
-	case AEV_PROBE_ENTRY:
-	case AEV_PROBE_RETURN:
+	case EVENT_PROBE_ENTRY:
+	case EVENT_PROBE_RETURN:
 		if (probe_hit(ft, c, tk, s->fl, e))
 			return -1;
 		break;
-	case AEV_SYS_ENTER:
-	case AEV_SYS_EXIT:
+	case EVENT_SYS_ENTER:
+	case EVENT_SYS_EXIT:
 		if (tk && sys_event(ft, tk, e))
 			return -1;
 		break;
-	case AEV_SWITCH:
+	case EVENT_SWITCH:
 		if (sched_out(ft, e) || sched_in(ft, e))
 			return -1;
 		break;
-	case AEV_WAKING:
-	case AEV_WAKEUP:
+	case EVENT_WAKING:
+	case EVENT_WAKEUP:
 		if (wakeup(ft, e))
 			return -1;
 		break;
-	case AEV_IRQ_EXIT:
-	case AEV_VECTOR_EXIT:
+	case EVENT_IRQ_EXIT:
+	case EVENT_VECTOR_EXIT:
 		if (c->hard > 0)
 			c->hard--;
 		c->hard_name[0] = 0;
 		s->closer = 1;
 		break;
-	case AEV_SOFTIRQ_EXIT:
+	case EVENT_SOFTIRQ_EXIT:
 		if (c->soft > 0)
 			c->soft--;
 		c->soft_name[0] = 0;
@@ -1638,7 +1640,7 @@ static int take_event(struct ftree *ft, struct cpu *c, struct task *tk,
 	return 0;
 }
 
-int ftree_feed(struct ftree *ft, const struct aev *e)
+int ftree_feed(struct ftree *ft, const struct analysis_event *e)
 {
 	struct cpu *c = cpu_get(ft, e->cpu);
 	struct task *tk = NULL;
@@ -1660,7 +1662,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 
 	/* a mark changes no context: a softirq raised in a handler, or the
 	   stack trace after an event, must not open or stretch an interval */
-	if (e->kind == AEV_MARK)
+	if (e->kind == EVENT_MARK)
 		return tk && release(ft, tk) ? -1 : 0;
 
 	/* 1. context at the event: flags, and openers that start before it */
@@ -1674,7 +1676,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 	/* 2. the event itself */
 	if (take_event(ft, c, tk, e, &s))
 		return -1;
-	if (tk && s.fl == LV_TASK && !s.irq_fg && e->kind != AEV_SWITCH)
+	if (tk && s.fl == LV_TASK && !s.irq_fg && e->kind != EVENT_SWITCH)
 		tk->last_cpu = e->cpu;
 
 	/*
@@ -1689,7 +1691,7 @@ int ftree_feed(struct ftree *ft, const struct aev *e)
 		c->held = !c->hard && !c->soft && !c->nmi && !c->irq.n;
 	}
 	/* 4. the task's next event has come: its held off-CPU interval is final */
-	if (tk && !(e->kind == AEV_SWITCH && e->sw.next_pid == tk->tid) && release(ft, tk))
+	if (tk && !(e->kind == EVENT_SWITCH && e->sw.next_pid == tk->tid) && release(ft, tk))
 		return -1;
 	return 0;
 }
@@ -1700,7 +1702,7 @@ static void node_quant(struct ftree_node *nd, struct quant *q)
 	struct fnode_rec *r = &nd->rec;
 
 	if (r->calls)
-		quant_exact(nd->incl_v, r->calls, q);
+		hist_quant_exact(nd->incl_v, r->calls, q);
 	r->p50_ns = r->calls ? q->p[QUANT_P50] : DARC_NULL;
 	r->p90_ns = r->calls ? q->p[QUANT_P90] : DARC_NULL;
 	r->p99_ns = r->calls ? q->p[QUANT_P99] : DARC_NULL;
@@ -1742,7 +1744,7 @@ static int func_quant(struct ftree *ft, int64_t f, const int *first, const int *
 		memcpy(*buf + n, ft->nodes[i].incl_v, ft->nodes[i].rec.calls * sizeof(**buf));
 		n += ft->nodes[i].rec.calls;
 	}
-	quant_exact(*buf, n, &ft->fq[f]);
+	hist_quant_exact(*buf, n, &ft->fq[f]);
 	return 0;
 }
 

@@ -44,7 +44,7 @@ void ftree_excl_resolution(struct ftree *ft, int max);
  * Feed the next event (in time order). Returns 0, or -1 when a sink failed
  * or memory ran out (ftree_error() says which).
  */
-int ftree_feed(struct ftree *ft, const struct aev *e);
+int ftree_feed(struct ftree *ft, const struct analysis_event *e);
 
 /* Close what is still open at the end of the recording (flagged NO_EXIT). */
 int ftree_finish(struct ftree *ft);

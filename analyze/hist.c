@@ -247,8 +247,8 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
-const int quant_permille[NQUANT] = {500, 900, 990, 999};
-const char *const quant_name[NQUANT] = {"p50", "p90", "p99", "p99.9"};
+const int hist_quant_permille[NQUANT] = {500, 900, 990, 999};
+const char *const hist_quant_name[NQUANT] = {"p50", "p90", "p99", "p99.9"};
 
 /*
  * Put the @k-th smallest of @v[@l..@r] at @v[@k], the smaller ones before
@@ -281,13 +281,13 @@ static void select_kth(int64_t *v, int64_t l, int64_t r, int64_t k)
 	}
 }
 
-void quant_exact(int64_t *v, int64_t n, struct quant *q)
+void hist_quant_exact(int64_t *v, int64_t n, struct quant *q)
 {
 	int64_t from = 0;
 
 	/* each rank at or above the last: select within what lies above it */
 	for (int i = 0; i < NQUANT; i++) {
-		int64_t k = (n * quant_permille[i] + 999) / 1000 - 1;
+		int64_t k = (n * hist_quant_permille[i] + 999) / 1000 - 1;
 		select_kth(v, from, n - 1, k);
 		q->p[i] = v[k];
 		from = k;

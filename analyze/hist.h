@@ -92,9 +92,9 @@ uint64_t hist_quantile(const struct hist *h, double q);
  */
 enum { QUANT_P50, QUANT_P90, QUANT_P99, QUANT_P999, NQUANT };
 /* Each quantile in thousandths: 500, 900, 990, 999. */
-extern const int quant_permille[NQUANT];
+extern const int hist_quant_permille[NQUANT];
 /* Its name: "p50", "p90", "p99", "p99.9". */
-extern const char *const quant_name[NQUANT];
+extern const char *const hist_quant_name[NQUANT];
 
 struct quant {
 	int64_t p[NQUANT]; /* by QUANT_* */
@@ -105,7 +105,7 @@ struct quant {
  * The quantiles of @v[0..@n), @n > 0, into @q: by selection (Hoare's FIND,
  * linear on average), which reorders @v.
  */
-void quant_exact(int64_t *v, int64_t n, struct quant *q);
+void hist_quant_exact(int64_t *v, int64_t n, struct quant *q);
 
 /* Release the counts; the histogram is empty again. Accepts NULL. */
 void hist_release(struct hist *h);

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "bio.h"
-#include "write.h"
+#include "db.h"
 #include "decode.h"
 #include "ftree.h"
 #include "funcs.h"
@@ -36,7 +36,7 @@ struct run {
 	struct pipeline_loss *loss;
 	int nloss;
 	struct bios *bios;
-	struct tc_est *tc; /* the tracer's cost, estimated from the recording */
+	struct cost_est *tc; /* the tracer's cost, estimated from the recording */
 };
 
 static int put_call(void *ctx, const struct call_rec *c)
@@ -133,17 +133,17 @@ static double now(void)
 }
 
 /* Read the recording once more for what the decoder must know beforehand. */
-static int prescan(struct decoder *dec, const char *path, struct fmt_err *err)
+static int prescan(struct decoder *dec, const char *path, struct err_msg *err)
 {
 	struct fmt_reader *r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, err);
-	int rc = r ? decoder_prescan(dec, r, err) : -1;
+	int rc = r ? decode_prescan(dec, r, err) : -1;
 
 	fmt_reader_close(r);
 	return rc;
 }
 
 /* Open the recording and make the stages. PIPELINE_OK or another status. */
-static int open_stages(struct run *run, const struct ftree_sink *sink, struct fmt_err *err)
+static int open_stages(struct run *run, const struct ftree_sink *sink, struct err_msg *err)
 {
 	const struct fmt_info *info;
 
@@ -152,22 +152,22 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct fm
 		return PIPELINE_INPUT;
 	info = fmt_reader_info(run->r);
 	if (info->ts_not_ns) /* durations in a clock's own counts: refused, not guessed */
-		return fmt_errf(err, run->path, "its timestamps are %s: darc analyzes nanoseconds "
+		return err_setf(err, run->path, "its timestamps are %s: darc analyzes nanoseconds "
 				"only (darc dump and darc info read the file)", info->ts_not_ns),
 		       PIPELINE_INPUT;
 	run->fs = funcs_new();
-	run->dec = run->fs ? decoder_new(run->r, run->fs,
-					 syscall_abi_of(info->uname, info->long_size,
+	run->dec = run->fs ? decode_new(run->r, run->fs,
+					 decode_syscall_abi(info->uname, info->long_size,
 							info->big_endian))
 			   : NULL;
 	run->ft = run->dec ? ftree_new(sink) : NULL;
 	if (run->ft) /* put_tree()'s resolutions */
 		ftree_excl_resolution(run->ft, run->max_depth >= 0 ? 4 : 1);
 	run->bios = run->ft ? bios_new(put_bio, run) : NULL;
-	run->tc = run->bios ? tc_est_new() : NULL;
+	run->tc = run->bios ? cost_est_new() : NULL;
 	if (!run->tc)
-		return fmt_errf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
-	if (decoder_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
+		return err_setf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
+	if (decode_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
 	return PIPELINE_OK;
 }
@@ -196,10 +196,10 @@ static int note_loss(struct run *run, const struct fmt_event *ev)
 }
 
 /* The writer failed: db_finish() says why, and leaves no database. */
-static int writer_failed(struct run *run, struct fmt_err *err)
+static int writer_failed(struct run *run, struct err_msg *err)
 {
 	if (!db_finish(run->db, err)) {
-		fmt_errf(err, run->dbpath, "cannot write the database");
+		err_setf(err, run->dbpath, "cannot write the database");
 		unlink(run->dbpath);
 	}
 	run->db = NULL;
@@ -210,20 +210,20 @@ static int writer_failed(struct run *run, struct fmt_err *err)
  * A stage failed at @what (on the recording's account): when it was the
  * database that failed underneath (a full disk), say that instead.
  */
-static int stage_failed(struct run *run, const char *what, struct fmt_err *err)
+static int stage_failed(struct run *run, const char *what, struct err_msg *err)
 {
 	if (db_failed(run->db))
 		return writer_failed(run, err);
-	fmt_errf(err, run->path, "%s", what);
+	err_setf(err, run->path, "%s", what);
 	return PIPELINE_ANALYSIS;
 }
 
 /* Is probe event @a a uprobe's (for the tracer's cost)? */
-static bool probe_is_user(const struct run *run, const struct aev *a)
+static bool probe_is_user(const struct run *run, const struct analysis_event *a)
 {
 	const struct func_rec *f;
 
-	if (a->kind != AEV_PROBE_ENTRY && a->kind != AEV_PROBE_RETURN)
+	if (a->kind != EVENT_PROBE_ENTRY && a->kind != EVENT_PROBE_RETURN)
 		return false;
 	f = a->probe.func_id > 0 && a->probe.func_id <= funcs_count(run->fs)
 		? funcs_get(run->fs, a->probe.func_id)
@@ -232,10 +232,10 @@ static bool probe_is_user(const struct run *run, const struct aev *a)
 }
 
 /* Every event through decode and ftree. PIPELINE_OK or another status. */
-static int read_events(struct run *run, struct progress *pg, struct fmt_err *err)
+static int read_events(struct run *run, struct progress *pg, struct err_msg *err)
 {
 	struct fmt_event ev;
-	struct aev a;
+	struct analysis_event a;
 	int n;
 
 	while ((n = fmt_reader_next(run->r, &ev, err)) > 0) {
@@ -245,22 +245,22 @@ static int read_events(struct run *run, struct progress *pg, struct fmt_err *err
 		if (ev.ts > run->t_last)
 			run->t_last = ev.ts;
 		if (ev.missed && note_loss(run, &ev)) {
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
 		if (decode(run->dec, &ev, &a)) {
-			fmt_errf(err, NULL, "%s", decoder_error(run->dec));
+			err_setf(err, NULL, "%s", decode_error(run->dec));
 			return PIPELINE_INPUT;
 		}
 		if (ftree_feed(run->ft, &a))
 			return stage_failed(run, ftree_error(run->ft), err);
-		if (tc_est_feed(run->tc, &a, probe_is_user(run, &a))) {
-			fmt_errf(err, NULL, "out of memory");
+		if (cost_est_feed(run->tc, &a, probe_is_user(run, &a))) {
+			err_setf(err, NULL, "out of memory");
 			return PIPELINE_ANALYSIS;
 		}
-		if (a.kind == AEV_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
+		if (a.kind == EVENT_PROBE_ENTRY && strstr(a.probe.event, "submit_bio"))
 			bios_probe(run->bios, a.pid, a.probe.args);
-		if (a.kind >= AEV_BLK_QUEUE && a.kind <= AEV_BLK_COMPLETE &&
+		if (a.kind >= EVENT_BLK_QUEUE && a.kind <= EVENT_BLK_COMPLETE &&
 		    bios_feed(run->bios, &a, ftree_current_call(run->ft, a.cpu, a.pid, a.flags)))
 			return stage_failed(run, "cannot write a bio", err);
 		if (!(run->events & 0xffff) && progress_due(pg))
@@ -329,16 +329,16 @@ static int put_recording(struct run *run)
 	const struct fmt_info *info = fmt_reader_info(run->r);
 	char fmtname[64], opt[128];
 	int64_t lost, marks;
-	struct fmt_identity id;
-	struct fmt_err ierr;
-	char *cost = tc_est_json(run->tc, info->manifest_json,
+	struct fmt_file_identity id;
+	struct err_msg ierr;
+	char *cost = cost_est_json(run->tc, info->manifest_json,
 				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
 	int rc;
 
 	count_lost(run->r, &lost, &marks);
 	/* what tells this recording from another, for reusing the database (setup.c) */
-	if (fmt_identity(run->path, &id, &ierr))
-		id = (struct fmt_identity){(uint64_t)DARC_NULL, DARC_NULL, ""};
+	if (fmt_file_identity(run->path, &id, &ierr))
+		id = (struct fmt_file_identity){(uint64_t)DARC_NULL, DARC_NULL, ""};
 	snprintf(fmtname, sizeof(fmtname), "%s v%d (%s)", info->format, info->version,
 		 info->compression);
 	snprintf(opt, sizeof(opt), "{\"max_depth\": %d}", run->max_depth);
@@ -372,7 +372,7 @@ static int put_recording(struct run *run)
 static void say_along(const char *dbpath, const char *manifest)
 {
 	sqlite3 *sql = NULL;
-	struct fmt_err err;
+	struct err_msg err;
 	char msg[1024];
 	int r;
 
@@ -408,9 +408,9 @@ static void finish_run(struct run *run, struct pipeline_result *res, double t0)
 		funcs_free(run->fs);
 		free(run->loss);
 	}
-	decoder_free(run->dec);
+	decode_free(run->dec);
 	bios_free(run->bios);
-	tc_est_free(run->tc);
+	cost_est_free(run->tc);
 	fmt_reader_close(run->r);
 }
 
@@ -434,7 +434,7 @@ static void timing(const char *what, double t0)
 }
 
 int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
-		 struct pipeline_result *res, struct fmt_err *err)
+		 struct pipeline_result *res, struct err_msg *err)
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
 	struct run run = {.path = rec, .dbpath = dbpath};

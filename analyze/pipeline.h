@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 struct ftree;
 struct funcs;
@@ -56,7 +56,7 @@ enum {
  * left there. Returns PIPELINE_OK, or another PIPELINE_* with @err filled.
  */
 int pipeline_run(const char *rec, const char *db, const struct pipeline_opts *o,
-		 struct pipeline_result *res, struct fmt_err *err);
+		 struct pipeline_result *res, struct err_msg *err);
 
 /*
  * Where the database of recording @rec goes unless the user names it: beside

@@ -24,11 +24,11 @@
 #define TC_MIN_SAMPLES 20	 /* a function's median needs this many calls */
 #define TC_MAX_NS 1e9		 /* no traced call costs a second: a stored value beyond is not used */
 
-const char *const tc_mech_names[TC_NMECH] = {
+const char *const cost_mech_names[TC_NMECH] = {
     "function_graph", "kprobe", "kretprobe", "uprobe", "uretprobe", "tracepoint",
 };
 
-void tc_cost_unknown(struct tc_cost *c)
+void cost_unknown(struct cost_cost *c)
 {
 	for (int m = 0; m < TC_NMECH; m++) {
 		c->ns[m] = NAN;
@@ -47,13 +47,13 @@ struct fhist {
 
 /* The last two function_graph events of a CPU ([0] the last). */
 struct cpu_state {
-	int kind[2];	    /* AEV_FG_ENTRY, AEV_FG_EXIT, or AEV_OTHER for anything else */
+	int kind[2]; /* EVENT_FG_ENTRY, EVENT_FG_EXIT, or EVENT_OTHER for anything else */
 	int64_t func[2];
 	int depth[2];
 	int64_t rettime[2]; /* exits: the return's time, else DARC_NULL */
 };
 
-struct tc_est {
+struct cost_est {
 	struct fhist **f; /* by func id, NULL where none seen */
 	int64_t nf;
 	struct cpu_state *cpu; /* by CPU number */
@@ -61,12 +61,12 @@ struct tc_est {
 	int64_t events[TC_NMECH]; /* events of each mechanism in the recording */
 };
 
-struct tc_est *tc_est_new(void)
+struct cost_est *cost_est_new(void)
 {
-	return calloc(1, sizeof(struct tc_est));
+	return calloc(1, sizeof(struct cost_est));
 }
 
-void tc_est_free(struct tc_est *e)
+void cost_est_free(struct cost_est *e)
 {
 	if (!e)
 		return;
@@ -96,7 +96,7 @@ static double hmedian(const uint32_t *h, uint32_t n)
 }
 
 /* Function @id's histograms, made on first use; NULL when out of memory. */
-static struct fhist *fhist_of(struct tc_est *e, int64_t id)
+static struct fhist *fhist_of(struct cost_est *e, int64_t id)
 {
 	if (id < 0 || id > (1 << 24))
 		return NULL;
@@ -114,7 +114,7 @@ static struct fhist *fhist_of(struct tc_est *e, int64_t id)
 	return e->f[id];
 }
 
-static struct cpu_state *cpu_of(struct tc_est *e, int cpu)
+static struct cpu_state *cpu_of(struct cost_est *e, int cpu)
 {
 	if (cpu < 0 || cpu > 65535)
 		return NULL;
@@ -132,11 +132,11 @@ static struct cpu_state *cpu_of(struct tc_est *e, int cpu)
 
 /* A function_graph exit: a leaf call when its entry came just before on
    the CPU, and a gap when a sibling's exit came before that. -1: no memory. */
-static int fg_exit(struct tc_est *e, const struct cpu_state *c, const struct aev *a)
+static int fg_exit(struct cost_est *e, const struct cpu_state *c, const struct analysis_event *a)
 {
 	struct fhist *f;
 
-	if (c->kind[0] != AEV_FG_ENTRY || c->func[0] != a->fg.func_id ||
+	if (c->kind[0] != EVENT_FG_ENTRY || c->func[0] != a->fg.func_id ||
 	    c->depth[0] != a->fg.depth || a->fg.bad_time || a->fg.dur == DARC_NULL ||
 	    a->fg.dur < 0)
 		return 0;
@@ -144,7 +144,7 @@ static int fg_exit(struct tc_est *e, const struct cpu_state *c, const struct aev
 		return -1;
 	f->leaf[hbucket(a->fg.dur)]++;
 	f->nleaf++;
-	if (c->kind[1] == AEV_FG_EXIT && c->depth[1] == a->fg.depth &&
+	if (c->kind[1] == EVENT_FG_EXIT && c->depth[1] == a->fg.depth &&
 	    c->rettime[1] != DARC_NULL && a->fg.calltime != DARC_NULL &&
 	    a->fg.calltime >= c->rettime[1]) {
 		f->gap[hbucket(a->fg.calltime - c->rettime[1])]++;
@@ -153,36 +153,36 @@ static int fg_exit(struct tc_est *e, const struct cpu_state *c, const struct aev
 	return 0;
 }
 
-int tc_est_feed(struct tc_est *e, const struct aev *a, bool user)
+int cost_est_feed(struct cost_est *e, const struct analysis_event *a, bool user)
 {
 	struct cpu_state *c = cpu_of(e, a->cpu);
-	bool fg = a->kind == AEV_FG_ENTRY || a->kind == AEV_FG_EXIT;
+	bool fg = a->kind == EVENT_FG_ENTRY || a->kind == EVENT_FG_EXIT;
 
 	if (!c)
 		return a->cpu < 0 || a->cpu > 65535 ? 0 : -1;
-	if (a->kind == AEV_FG_EXIT) {
+	if (a->kind == EVENT_FG_EXIT) {
 		e->events[TC_FGRAPH]++; /* calls: one exit each */
 		if (fg_exit(e, c, a))
 			return -1;
-	} else if (a->kind == AEV_PROBE_ENTRY) {
+	} else if (a->kind == EVENT_PROBE_ENTRY) {
 		e->events[user ? TC_UPROBE : TC_KPROBE]++;
-	} else if (a->kind == AEV_PROBE_RETURN) {
+	} else if (a->kind == EVENT_PROBE_RETURN) {
 		e->events[user ? TC_URETPROBE : TC_KRETPROBE]++;
-	} else if (a->kind != AEV_FG_ENTRY) {
+	} else if (a->kind != EVENT_FG_ENTRY) {
 		e->events[TC_TRACEPOINT]++;
 	}
 	c->kind[1] = c->kind[0];
 	c->func[1] = c->func[0];
 	c->depth[1] = c->depth[0];
 	c->rettime[1] = c->rettime[0];
-	c->kind[0] = fg ? a->kind : AEV_OTHER;
+	c->kind[0] = fg ? a->kind : EVENT_OTHER;
 	c->func[0] = fg ? a->fg.func_id : 0;
 	c->depth[0] = fg ? a->fg.depth : -1;
-	c->rettime[0] = a->kind == AEV_FG_EXIT ? a->fg.rettime : DARC_NULL;
+	c->rettime[0] = a->kind == EVENT_FG_EXIT ? a->fg.rettime : DARC_NULL;
 	return 0;
 }
 
-void tc_est_get(const struct tc_est *e, int min, double *own, double *gap, int64_t *nown,
+void cost_est_get(const struct cost_est *e, int min, double *own, double *gap, int64_t *nown,
 		int64_t *ngap)
 {
 	*own = *gap = NAN;
@@ -205,7 +205,7 @@ void tc_est_get(const struct tc_est *e, int min, double *own, double *gap, int64
 static double measured(json_t *manifest, int m)
 {
 	json_t *v = json_object_get(
-	    json_object_get(json_object_get(manifest, "tracer_cost"), "ns"), tc_mech_names[m]);
+	    json_object_get(json_object_get(manifest, "tracer_cost"), "ns"), cost_mech_names[m]);
 
 	return json_is_number(v) && json_number_value(v) >= 0 &&
 		       json_number_value(v) < TC_MAX_NS
@@ -219,13 +219,13 @@ static json_t *num(double v)
 }
 
 /* function_graph's object: measured or estimated, with the estimate's parts. */
-static json_t *fgraph_json(const struct tc_est *e, double meas)
+static json_t *fgraph_json(const struct cost_est *e, double meas)
 {
 	double own, gap, est;
 	int64_t nown, ngap;
 	json_t *o;
 
-	tc_est_get(e, TC_MIN_SAMPLES, &own, &gap, &nown, &ngap);
+	cost_est_get(e, TC_MIN_SAMPLES, &own, &gap, &nown, &ngap);
 	est = isnan(own) ? NAN : isnan(gap) ? own : own + gap;
 	o = json_pack("{sosssosososIsI}", "ns", num(isnan(meas) ? est : meas), "source",
 		      !isnan(meas) ? "measured" : !isnan(est) ? "estimated" : "unknown",
@@ -240,7 +240,7 @@ static json_t *fgraph_json(const struct tc_est *e, double meas)
 	return o;
 }
 
-char *tc_est_json(const struct tc_est *e, const char *manifest, const char *graph)
+char *cost_est_json(const struct cost_est *e, const char *manifest, const char *graph)
 {
 	json_t *m = manifest ? json_loads(manifest, 0, NULL) : NULL, *o = json_object();
 	bool any = false;
@@ -256,7 +256,7 @@ char *tc_est_json(const struct tc_est *e, const char *manifest, const char *grap
 				   : json_pack("{soss}", "ns", num(meas), "source",
 					       isnan(meas) ? "unknown" : "measured");
 		json_object_set_new(v, "events", json_integer(e->events[k]));
-		json_object_set_new(o, k == TC_FGRAPH && graph ? graph : tc_mech_names[k], v);
+		json_object_set_new(o, k == TC_FGRAPH && graph ? graph : cost_mech_names[k], v);
 	}
 	s = any ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
 	json_decref(o);
@@ -266,7 +266,7 @@ char *tc_est_json(const struct tc_est *e, const char *manifest, const char *grap
 
 /* ---- share and shift ---- */
 
-double tc_share(const struct tc_cost *c, const struct tc_counts *k)
+double cost_share(const struct cost_cost *c, const struct cost_counts *k)
 {
 	double s = 0;
 
@@ -282,17 +282,17 @@ double tc_share(const struct tc_cost *c, const struct tc_counts *k)
 	return s;
 }
 
-int tc_bucket(double ns, int resolution)
+int cost_bucket(double ns, int resolution)
 {
 	return (int)floor(resolution * log2(ns < 1 ? 1 : ns));
 }
 
-int tc_shift(double ns, double share, int resolution)
+int cost_shift(double ns, double share, int resolution)
 {
 	int d;
 
 	if (!(share > 0))
 		return 0;
-	d = tc_bucket(ns, resolution) - tc_bucket(ns - share, resolution);
+	d = cost_bucket(ns, resolution) - cost_bucket(ns - share, resolution);
 	return d > 0 ? d : 0;
 }

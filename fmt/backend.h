@@ -53,7 +53,7 @@ struct fmt_reader;
  * The reader of one format (fmt_backends[], backends.c), chosen by
  * content. open() gets the mapped file (r->map, r->file_len) and
  * fills r->tep, r->info and r->be_priv; it may fill r->formats (through
- * fmt_add_format()) so that fmt_reader_find_event() works, and r->streams
+ * fmt_events_add_format()) so that fmt_events_find() works, and r->streams
  * (one per CPU, only ->buffer, ->index, ->cpu and ->st used) for
  * fmt_reader_cpu_stats(). next() yields events as fmt_reader_next() does.
  * close() frees r->be_priv only.
@@ -61,11 +61,11 @@ struct fmt_reader;
 struct fmt_backend {
 	const char *name;
 	bool (*probe)(const uint8_t *p, uint64_t len); /* is this file mine? */
-	int (*open)(struct fmt_reader *r, struct fmt_err *err);
-	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+	int (*open)(struct fmt_reader *r, struct err_msg *err);
+	int (*next)(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 	void (*close)(struct fmt_reader *r);
 	/* optional: fmt_reader_load_kallsyms() of kallsyms not in r->ksyms */
-	int (*load_kallsyms)(struct fmt_reader *r, struct fmt_err *err);
+	int (*load_kallsyms)(struct fmt_reader *r, struct err_msg *err);
 	/* optional: fmt_reader_clock_ts() (else times are taken as they are) */
 	uint64_t (*clock_ts)(const struct fmt_reader *r, uint64_t raw, int cpu);
 	/* optional: fmt_reader_func_params() */
@@ -114,8 +114,8 @@ struct fmt_reader {
 	char *uname, *tracer_version;
 };
 
-/* fmt_errf() naming the reader's file: for functions with @r and @err at hand */
-#define FAIL(...) fmt_errf(err, r->path, __VA_ARGS__)
+/* err_setf() naming the reader's file: for functions with @r and @err at hand */
+#define FAIL(...) err_setf(err, r->path, __VA_ARGS__)
 
 /* ---- events.c: the event formats --------------------------------------- */
 
@@ -123,24 +123,24 @@ struct fmt_reader {
  * Allocate the libtraceevent handle and the format tables, for the byte
  * order, long size and page size already in r->info. 0 or -1.
  */
-int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err);
+int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err);
 
-/* Free what fmt_init_tep() and fmt_add_format() allocated. */
+/* Free what fmt_events_init_tep() and fmt_events_add_format() allocated. */
 void fmt_events_free(struct fmt_reader *r);
 
 /*
  * Index the event format text @p (@n bytes, which must outlive the reader) of
  * system @sys; parsed on first use. Texts without a name or id are skipped.
  */
-int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
-		   struct fmt_err *err);
+int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
+		   struct err_msg *err);
 
 /*
  * The format of event @id, parsed on first use; NULL if the file has none
  * (or libtraceevent cannot parse it). Sets r->bad_layout when the format's
  * common fields are not where the reader takes type and pid from.
  */
-struct tep_event *fmt_event_format(struct fmt_reader *r, int id);
+struct tep_event *fmt_events_format(struct fmt_reader *r, int id);
 /*
  * Whether @ev (its format set) is a record libtraceevent must not read as
  * it is: common fields not at 0 and 4 (r->bad_layout), or a record shorter
@@ -156,7 +156,7 @@ static inline bool fmt_event_short(const struct fmt_reader *r, const struct fmt_
  * kernel writes kernel_stack) gets a copy padded with zeros (ev->data; its
  * size stays); anything shorter is an error. 0, or -1 with @err set.
  */
-int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 
 /* ---- tracing-data.c: trace-cmd's metadata ------------------------------ */
 
@@ -165,22 +165,22 @@ int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *er
  * header_page/header_event, ftrace and event formats, kallsyms, printk
  * formats and cmdlines. 0 or -1.
  */
-int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct err_msg *err);
 
 /* Its parts, which trace.dat v7 keeps in sections of their own. 0 or -1. */
-int fmt_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int fmt_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int fmt_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
-int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err);
+int tracing_data_parse_header_info(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_event_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_printk(struct fmt_reader *r, struct rd *d, struct err_msg *err);
+int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct err_msg *err);
 
 /*
  * Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's
  * resolver) and r->kmods. @p must live as long as @r; it is freed with it
  * when @owned. 0 or -1.
  */
-int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
-			   struct fmt_err *err);
+int tracing_data_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
+			   struct err_msg *err);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event formats of a recording, whatever its format: indexed when the
- * reader opens it (fmt_add_format()), parsed by libtraceevent on first use
- * (fmt_event_format()), after screens for what would crash libtraceevent;
- * and records shorter than their format, padded (fmt_event_pad()).
+ * reader opens it (fmt_events_add_format()), parsed by libtraceevent on first use
+ * (fmt_events_format()), after screens for what would crash libtraceevent;
+ * and records shorter than their format, padded (fmt_events_pad()).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "grow.h"
 
-int fmt_init_tep(struct fmt_reader *r, struct fmt_err *err)
+int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err)
 {
 	/* calloc: pages of zeros are only touched (faulted in) where an id is set */
 	r->format_of_id = calloc(65536, sizeof(*r->format_of_id));
@@ -46,8 +46,8 @@ void fmt_events_free(struct fmt_reader *r)
 		tep_free(r->tep);
 }
 
-int fmt_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
-		   struct fmt_err *err)
+int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
+		   struct err_msg *err)
 {
 	struct fmt_format *f;
 	const char *name, *id, *end;
@@ -289,7 +289,7 @@ static uint16_t fixed_size(const struct tep_event *ev, uint16_t *full)
 	return end > 65535 ? 65535 : (uint16_t)end;
 }
 
-struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
+struct tep_event *fmt_events_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
 	struct tep_format_field *type, *pid;
@@ -324,7 +324,7 @@ struct tep_event *fmt_event_format(struct fmt_reader *r, int id)
 	return ev;
 }
 
-int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	size_t full = r->ev_full_size[ev->type];
 
@@ -346,19 +346,19 @@ int fmt_event_pad(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *er
 	return 0;
 }
 
-struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name)
+struct tep_event *fmt_events_find(struct fmt_reader *r, const char *sys, const char *name)
 {
 	size_t n = strlen(name);
 
 	for (int i = 0; i < r->nformats; i++) {
 		const struct fmt_format *f = &r->formats[i];
 		if (f->name_len == n && !memcmp(f->name, name, n) && (!sys || !strcmp(f->sys, sys)))
-			return fmt_event_format(r, f->id);
+			return fmt_events_format(r, f->id);
 	}
 	return NULL;
 }
 
-int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
+int fmt_events_each_format(struct fmt_reader *r, const char *needle,
 			   int (*fn)(void *ctx, struct tep_event *ev), void *ctx)
 {
 	size_t n = strlen(needle);
@@ -370,7 +370,7 @@ int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
 
 		if (!memmem(f->text, f->len, needle, n) || r->format_of_id[f->id] != i + 1)
 			continue;
-		ev = fmt_event_format(r, f->id);
+		ev = fmt_events_format(r, f->id);
 		if (ev && (rc = fn(ctx, ev)))
 			return rc;
 	}

@@ -31,8 +31,8 @@ const char *fmt_file_kind(unsigned mode)
 	}
 }
 
-int fmt_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
-		     struct fmt_err *err)
+int fmt_file_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
+		     struct err_msg *err)
 {
 	struct stat st;
 	/* O_NONBLOCK: a FIFO or a terminal answers at once, to be refused below */
@@ -41,25 +41,25 @@ int fmt_open_regular(const char *path, const char *what, uint64_t max, uint64_t 
 	if (fd < 0) {
 		int e = errno;
 
-		fmt_errf(err, path, "cannot open: %s", strerror(e));
+		err_setf(err, path, "cannot open: %s", strerror(e));
 		errno = e; /* for a caller to whom a missing file is no error */
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
-		fmt_errf(err, path, "cannot stat: %s", strerror(errno));
+		err_setf(err, path, "cannot stat: %s", strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fmt_errf(err, path, "%s, not a regular file", fmt_file_kind(st.st_mode));
+		err_setf(err, path, "%s, not a regular file", fmt_file_kind(st.st_mode));
 		goto fail;
 	}
 	if ((uint64_t)st.st_size > max) {
-		fmt_errf(err, path, "%" PRIu64 " bytes, more than the %" PRIu64 " a %s may have",
+		err_setf(err, path, "%" PRIu64 " bytes, more than the %" PRIu64 " a %s may have",
 			 (uint64_t)st.st_size, max, what);
 		goto fail;
 	}
 	if (fcntl(fd, F_SETFL, 0) < 0) { /* blocking reads from here on */
-		fmt_errf(err, path, "cannot read: %s", strerror(errno));
+		err_setf(err, path, "cannot read: %s", strerror(errno));
 		goto fail;
 	}
 	*size = (uint64_t)st.st_size;
@@ -70,18 +70,18 @@ fail:
 	return -1;
 }
 
-char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *len,
-		    struct fmt_err *err)
+char *fmt_file_read(const char *path, const char *what, uint64_t max, size_t *len,
+		    struct err_msg *err)
 {
 	uint64_t size, n = 0;
 	char *buf;
-	int fd = fmt_open_regular(path, what, max, &size, err);
+	int fd = fmt_file_open_regular(path, what, max, &size, err);
 
 	if (fd < 0)
 		return NULL;
 	buf = malloc(size + 1);
 	if (!buf) {
-		fmt_errf(err, path, "out of memory for %" PRIu64 " bytes", size + 1);
+		err_setf(err, path, "out of memory for %" PRIu64 " bytes", size + 1);
 		close(fd);
 		return NULL;
 	}
@@ -92,7 +92,7 @@ char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *le
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			fmt_errf(err, path, "cannot read: %s", strerror(errno));
+			err_setf(err, path, "cannot read: %s", strerror(errno));
 			free(buf);
 			close(fd);
 			return NULL;
@@ -128,9 +128,9 @@ static int64_t mtime_ns(const struct stat *st)
 static void hash_head(const char *path, uint64_t max, uint64_t *h)
 {
 	static char buf[65536];
-	struct fmt_err ignore;
+	struct err_msg ignore;
 	uint64_t size, left;
-	int fd = fmt_open_regular(path, "file", UINT64_MAX / 2, &size, &ignore);
+	int fd = fmt_file_open_regular(path, "file", UINT64_MAX / 2, &size, &ignore);
 	ssize_t got;
 
 	if (fd < 0)
@@ -150,7 +150,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 }
 
 /* A uftrace.data directory's identity: its files' names and sizes, info's and task.txt's start. */
-static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+static int dir_identity(const char *path, struct fmt_file_identity *id, struct err_msg *err)
 {
 	struct dirent **de;
 	uint64_t h = FNV_OFFSET;
@@ -158,7 +158,7 @@ static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_er
 	int n = scandir(path, &de, NULL, by_name);
 
 	if (n < 0)
-		return fmt_errf(err, path, "cannot list the directory: %s", strerror(errno));
+		return err_setf(err, path, "cannot list the directory: %s", strerror(errno));
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 
@@ -181,18 +181,18 @@ static int dir_identity(const char *path, struct fmt_identity *id, struct fmt_er
 	return 0;
 }
 
-int fmt_identity(const char *path, struct fmt_identity *id, struct fmt_err *err)
+int fmt_file_identity(const char *path, struct fmt_file_identity *id, struct err_msg *err)
 {
 	struct stat st;
 	uint64_t h = FNV_OFFSET;
 
 	memset(id, 0, sizeof(*id));
 	if (stat(path, &st))
-		return fmt_errf(err, path, "cannot stat: %s", strerror(errno));
+		return err_setf(err, path, "cannot stat: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return dir_identity(path, id, err);
 	if (!S_ISREG(st.st_mode))
-		return fmt_errf(err, path, "%s, not a regular file", fmt_file_kind(st.st_mode));
+		return err_setf(err, path, "%s, not a regular file", fmt_file_kind(st.st_mode));
 	id->size = (uint64_t)st.st_size;
 	id->mtime_ns = mtime_ns(&st);
 	h = fnv(h, &id->size, sizeof(id->size));

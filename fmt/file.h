@@ -23,15 +23,15 @@
  * file in that message ("uftrace info file"). errno is open()'s when open()
  * failed (ENOENT: no such file), else 0.
  */
-int fmt_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
-		     struct fmt_err *err);
+int fmt_file_open_regular(const char *path, const char *what, uint64_t max, uint64_t *size,
+		     struct err_msg *err);
 
 /*
- * The whole of regular file @path (fmt_open_regular()'s checks), NUL
+ * The whole of regular file @path (fmt_file_open_regular()'s checks), NUL
  * added, its length in *@len; NULL with @err set. The caller frees it.
  */
-char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *len,
-		    struct fmt_err *err);
+char *fmt_file_read(const char *path, const char *what, uint64_t max, size_t *len,
+		    struct err_msg *err);
 
 /*
  * What tells one recording from another without reading it all: its size,
@@ -39,14 +39,14 @@ char *fmt_read_file(const char *path, const char *what, uint64_t max, size_t *le
  * directory: of its files' names and sizes, and the first 64 KiB of info
  * and task.txt). A database keeps it of the recording it was made from.
  */
-struct fmt_identity {
+struct fmt_file_identity {
 	uint64_t size;	    /* bytes (a directory: of its files) */
 	int64_t mtime_ns;   /* modification time (a directory: its newest file's) */
 	char hash[17];	    /* 64-bit FNV-1a, in hex */
 };
 
 /* The identity of the recording at @path. 0, or -1 with @err set. */
-int fmt_identity(const char *path, struct fmt_identity *id, struct fmt_err *err);
+int fmt_file_identity(const char *path, struct fmt_file_identity *id, struct err_msg *err);
 
 /* What the file type of mode @mode is, for messages: "a FIFO", "a directory", ... */
 const char *fmt_file_kind(unsigned mode);

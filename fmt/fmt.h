@@ -7,7 +7,7 @@
  * field is left to libtraceevent (fmt_reader_tep() and the event's
  * struct tep_event), so a consumer pays only for the fields it reads.
  *
- * Every function that can fail takes a struct fmt_err and fills it with a
+ * Every function that can fail takes a struct err_msg and fills it with a
  * one-line message that names the file and what is wrong; nothing here
  * prints or exits.
  */
@@ -18,17 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err-msg.h"
+
 struct tep_handle;
 struct tep_event;
-
-/* A one-line error message: "FILE: what is wrong". */
-struct fmt_err {
-	char msg[512];
-};
-
-/* Fill @err with "PATH: printf-style message"; returns -1 for convenience. */
-int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* Lost events before an event whose count the kernel did not record. */
 #define FMT_MISSED_UNKNOWN UINT64_MAX
@@ -146,7 +139,7 @@ struct fmt_reader;
  * fmt_reader_next(). Returns NULL and fills @err on failure. The caller owns
  * the reader and releases it with fmt_reader_close().
  */
-struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_err *err);
+struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct err_msg *err);
 
 /* Flags of fmt_reader_open(). */
 enum {
@@ -163,7 +156,7 @@ enum {
  * fmt_reader_open() was told FMT_OPEN_NO_KALLSYMS and it has not been done
  * yet. Returns 0, or -1 with @err filled.
  */
-int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err);
+int fmt_reader_load_kallsyms(struct fmt_reader *r, struct err_msg *err);
 
 /*
  * The kernel module ("ext4") of the function that starts at @addr, from the
@@ -218,20 +211,20 @@ struct tep_handle *fmt_reader_tep(const struct fmt_reader *r);
  * Returns 1 and fills @ev, 0 at the end, -1 on a corrupt recording (with @err
  * filled; the stream cannot continue).
  */
-int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 
 /*
  * The format of event SYS:NAME (any system if @sys is NULL), parsed on first
  * use, or NULL if the recording has none. Owned by the reader.
  */
-struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *sys, const char *name);
+struct tep_event *fmt_events_find(struct fmt_reader *r, const char *sys, const char *name);
 
 /*
  * Call @fn with the format of every event of the recording whose format text
  * contains @needle (e.g. a field name), parsed now; stops at, and returns, a
  * nonzero return of @fn. Formats libtraceevent cannot parse are skipped.
  */
-int fmt_reader_each_format(struct fmt_reader *r, const char *needle,
+int fmt_events_each_format(struct fmt_reader *r, const char *needle,
 			   int (*fn)(void *ctx, struct tep_event *ev), void *ctx);
 
 /* Lost-event marks seen so far on (buffer, cpu index), and events read. */

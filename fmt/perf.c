@@ -160,7 +160,7 @@ static bool is_tracing_data(uint32_t type)
 }
 
 /* Read the record at p->pos into @rc. 1, 0 at the end, -1 if corrupt. */
-static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
+static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct err_msg *err)
 {
 	struct rd d;
 	uint64_t left = p->end - p->pos, next;
@@ -213,7 +213,7 @@ static int rec_next(struct fmt_reader *r, struct perf *p, struct rec *rc, struct
 /* ---- attrs and ids ------------------------------------------------------ */
 
 static int add_id(struct fmt_reader *r, struct perf *p, uint64_t id, int attr,
-		  struct fmt_err *err)
+		  struct err_msg *err)
 {
 	if (GROW(p->ids, p->nids, p->ids_cap, 64))
 		return FAIL("out of memory");
@@ -223,7 +223,7 @@ static int add_id(struct fmt_reader *r, struct perf *p, uint64_t id, int attr,
 
 /* Parse a perf_event_attr of @n bytes at @d's position; -1 if too short. */
 static int add_attr(struct fmt_reader *r, struct perf *p, struct rd *d, uint64_t n,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	const uint8_t *b = rd_bytes(d, n);
 	struct rd a;
@@ -251,7 +251,7 @@ static int add_attr(struct fmt_reader *r, struct perf *p, struct rd *d, uint64_t
 
 /* File mode: the attrs section, perf_file_attr (attr, then its ids' section) each. */
 static int read_attrs(struct fmt_reader *r, struct perf *p, uint64_t attr_size, uint64_t off,
-		      uint64_t size, struct fmt_err *err)
+		      uint64_t size, struct err_msg *err)
 {
 	struct rd d = rd_init(r->map, r->file_len, false);
 
@@ -276,7 +276,7 @@ static int read_attrs(struct fmt_reader *r, struct perf *p, uint64_t attr_size, 
 }
 
 /* Pipe mode: PERF_RECORD_HEADER_ATTR, an attr (its own size) then ids. */
-static int header_attr(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
+static int header_attr(struct fmt_reader *r, struct perf *p, struct rec *rc, struct err_msg *err)
 {
 	struct rd d = rc->body;
 	uint32_t n;
@@ -285,7 +285,7 @@ static int header_attr(struct fmt_reader *r, struct perf *p, struct rec *rc, str
 	n = rd_u32(&d);
 	d = rc->body;
 	if (add_attr(r, p, &d, n, err))
-		return fmt_errf(err, r->path, "attr record at offset %" PRIu64 ": %s", rc->off,
+		return err_setf(err, r->path, "attr record at offset %" PRIu64 ": %s", rc->off,
 				strchr(err->msg, ':') ? strchr(err->msg, ':') + 2 : err->msg);
 	while (rd_left(&d) >= 8)
 		if (add_id(r, p, rd_u64(&d), p->nattrs - 1, err))
@@ -314,7 +314,7 @@ static void id_positions(uint64_t st, int *id_pos, int *is_pos)
 }
 
 /* Once all attrs are known: can every record be matched to its attr? */
-static int check_attrs(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
+static int check_attrs(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	if (!p->nattrs)
 		return FAIL("no event attrs: not a perf record file");
@@ -339,7 +339,7 @@ static int check_attrs(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 
 /* The attr of sample id @id (0: the first), or NULL (error filled). */
 static const struct pattr *attr_of_id(struct fmt_reader *r, struct perf *p, uint64_t id,
-				      uint64_t off, struct fmt_err *err)
+				      uint64_t off, struct err_msg *err)
 {
 	struct idmap key = {id, 0}, *m;
 
@@ -369,7 +369,7 @@ static char *feat_str(struct rd *d)
  * from a feature section or a record (@off, of @type; 0: the section).
  */
 static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint64_t off,
-			uint32_t type, struct fmt_err *err)
+			uint32_t type, struct err_msg *err)
 {
 	char where[96];
 	size_t n;
@@ -398,11 +398,11 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint6
 			    psize);
 	r->info.long_size = el[1];
 	r->info.page_size = psize;
-	if (fmt_init_tep(r, err))
+	if (fmt_events_init_tep(r, err))
 		return -1;
 	/* kallsyms are parsed now: the lazy path only knows trace.dat's places */
 	r->flags &= ~FMT_OPEN_NO_KALLSYMS;
-	rc = fmt_parse_tracing_data(r, &d, err);
+	rc = tracing_data_parse(r, &d, err);
 	r->flags = flags;
 	n = strlen(err->msg);
 	if (rc && n + 4 < sizeof(err->msg)) /* where, as the shared parser cannot say it */
@@ -412,7 +412,7 @@ static int tracing_data(struct fmt_reader *r, struct perf *p, struct rd d, uint6
 }
 
 /* One feature section (file) or HEADER_FEATURE record (pipe). */
-static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, struct fmt_err *err)
+static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, struct err_msg *err)
 {
 	char **s = NULL;
 
@@ -466,7 +466,7 @@ static int feature(struct fmt_reader *r, struct perf *p, int id, struct rd d, st
 
 /* File mode: a perf_file_section per set bit of the bitmap, after the data. */
 static int read_features(struct fmt_reader *r, struct perf *p, const uint64_t *bits,
-			 uint64_t at, struct fmt_err *err)
+			 uint64_t at, struct err_msg *err)
 {
 	struct rd d = rd_init(r->map, r->file_len, false);
 
@@ -487,7 +487,7 @@ static int read_features(struct fmt_reader *r, struct perf *p, const uint64_t *b
 	return 0;
 }
 
-static int open_file(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
+static int open_file(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	struct rd d = rd_init(r->map, r->file_len, false);
 	uint64_t attr_size, aoff, asize, doff, dsize, bits[4];
@@ -522,7 +522,7 @@ static int open_file(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
  * mode; in a file, the tracing data simpleperf writes as a record of the
  * data section rather than as the HEADER_TRACING_DATA feature section.
  */
-static int prescan(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
+static int prescan(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	uint64_t start = p->pos;
 	struct rec rc;
@@ -554,7 +554,7 @@ static inline bool q_less(const struct qent *a, const struct qent *b)
 	return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
 }
 
-static int q_push(struct fmt_reader *r, struct perf *p, struct qent e, struct fmt_err *err)
+static int q_push(struct fmt_reader *r, struct perf *p, struct qent e, struct err_msg *err)
 {
 	int i;
 
@@ -611,7 +611,7 @@ static void skip_read(struct rd *d, uint64_t rf)
 
 /* The attr a sample belongs to, by its id (or the only layout there is). */
 static const struct pattr *sample_attr(struct fmt_reader *r, struct perf *p, struct rec *rc,
-				       struct fmt_err *err)
+				       struct err_msg *err)
 {
 	struct rd d = rc->body;
 
@@ -628,7 +628,7 @@ static const struct pattr *sample_attr(struct fmt_reader *r, struct perf *p, str
 
 /* The { u32 cpu, res } of a sample or trailer; (u32)-1 is no CPU. */
 static int read_cpu(struct fmt_reader *r, struct rd *d, struct qent *e, uint64_t off,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	uint32_t cpu = rd_u32(d);
 
@@ -640,7 +640,7 @@ static int read_cpu(struct fmt_reader *r, struct rd *d, struct qent *e, uint64_t
 }
 
 /* PERF_RECORD_SAMPLE: a tracepoint's raw record is queued as an event. */
-static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
+static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct err_msg *err)
 {
 	const struct pattr *a = sample_attr(r, p, rc, err);
 	struct rd d = rc->body;
@@ -684,7 +684,7 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct f
  * Returns the trailer's bytes, or -1 (error filled).
  */
 static int64_t trailer(struct fmt_reader *r, struct perf *p, struct rec *rc, struct qent *e,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	const struct pattr *a = &p->attrs[0];
 	uint64_t len = rd_left(&rc->body), tb;
@@ -734,7 +734,7 @@ static bool lost_counts(struct perf *p, uint32_t type, struct qent *e)
 }
 
 /* COMM, FORK, LOST and LOST_SAMPLES: queued to take effect in time order. */
-static int task_or_lost(struct fmt_reader *r, struct perf *p, struct rec *rc, struct fmt_err *err)
+static int task_or_lost(struct fmt_reader *r, struct perf *p, struct rec *rc, struct err_msg *err)
 {
 	struct qent e = {.cpu = -1, .off = rc->off + 8};
 	struct rd d = rc->body;
@@ -769,7 +769,7 @@ static int task_or_lost(struct fmt_reader *r, struct perf *p, struct rec *rc, st
 }
 
 /* Read one record of the data; sets p->eof at the end. */
-static int read_record(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
+static int read_record(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	struct rec rc;
 	int n = rec_next(r, p, &rc, err);
@@ -806,7 +806,7 @@ static int read_record(struct fmt_reader *r, struct perf *p, struct fmt_err *err
 /* ---- events ------------------------------------------------------------- */
 
 /* The stream of @cpu, made (with the buffer's CPU list) on first sight. */
-static struct stream *cpu_stream(struct fmt_reader *r, int cpu, struct fmt_err *err)
+static struct stream *cpu_stream(struct fmt_reader *r, int cpu, struct err_msg *err)
 {
 	struct fmt_buffer *b = &r->info.buffers[0];
 	int n = r->nstreams;
@@ -866,7 +866,7 @@ static void task_record(struct fmt_reader *r, struct qent *e)
  * Account lost events to their CPU's next event; with no CPU known (perf's
  * closing totals), to the next event of any CPU and to cpu 0's statistics.
  */
-static int lost(struct fmt_reader *r, struct perf *p, struct qent *e, struct fmt_err *err)
+static int lost(struct fmt_reader *r, struct perf *p, struct qent *e, struct err_msg *err)
 {
 	struct stream *s = cpu_stream(r, e->cpu < 0 ? 0 : e->cpu, err);
 
@@ -882,7 +882,7 @@ static int lost(struct fmt_reader *r, struct perf *p, struct qent *e, struct fmt
 }
 
 static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct fmt_event *ev,
-		   struct fmt_err *err)
+		   struct err_msg *err)
 {
 	struct stream *s;
 	const uint8_t *d = r->map + e->off;
@@ -905,8 +905,8 @@ static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct 
 	memcpy(&ev->pid, d + 4, 4);
 	ev->flags = d[2];
 	ev->preempt = d[3];
-	ev->event = fmt_event_format(r, ev->type);
-	if (fmt_event_short(r, ev) && fmt_event_pad(r, ev, err))
+	ev->event = fmt_events_format(r, ev->type);
+	if (fmt_event_short(r, ev) && fmt_events_pad(r, ev, err))
 		return -1;
 	ev->missed = add_missed(s->missed, p->missed_any);
 	if (!s->missed && !p->missed_any)
@@ -917,7 +917,7 @@ static int deliver(struct fmt_reader *r, struct perf *p, struct qent *e, struct 
 	return 1;
 }
 
-static int perf_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+static int perf_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct perf *p = r->be_priv;
 
@@ -974,7 +974,7 @@ static const char *clock_name(int64_t id)
 }
 
 /* uname, recorder, clock, lacks and the one buffer, from what was read. */
-static int fill_info(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
+static int fill_info(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	struct fmt_buffer *b = calloc(1, sizeof(*b));
 	int ncpus = r->info.cpus;
@@ -1006,7 +1006,7 @@ static int fill_info(struct fmt_reader *r, struct perf *p, struct fmt_err *err)
 	return 0;
 }
 
-static int perf_open(struct fmt_reader *r, struct fmt_err *err)
+static int perf_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct perf *p = calloc(1, sizeof(*p));
 	struct rd d = rd_init(r->map, r->file_len, false);

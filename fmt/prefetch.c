@@ -84,7 +84,7 @@ struct prefetch {
 	struct pstream *s;
 };
 
-void fmt_release_pages(const uint8_t *from, const uint8_t *to)
+void prefetch_release_pages(const uint8_t *from, const uint8_t *to)
 {
 	static uintptr_t psz;
 	uintptr_t a, b;
@@ -124,7 +124,7 @@ static inline bool release_due(const uint8_t *released, const uint8_t *to)
 	return (size_t)(to - released) >= RELEASE_BATCH;
 }
 
-#define WFAIL(...) (fmt_errf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
+#define WFAIL(...) (err_setf(&c->err, p->path, __VA_ARGS__), c->failed = true, -1)
 
 /* Hand slot @sl's @n records and @nm marks to its chunk (they may have moved). */
 static void done(struct slot *sl, uint32_t n, uint32_t nm)
@@ -380,7 +380,7 @@ static int produce(struct worker *w, struct pstream *s, struct slot *sl)
 		return walk(w, s, sl, sl->from, (uint64_t)(sl->to - sl->from));
 	}
 	if (sl->rel_to)
-		fmt_release_pages(sl->rel_from, sl->rel_to);
+		prefetch_release_pages(sl->rel_from, sl->rel_to);
 	if (!sl->cdata)
 		return WFAIL("cpu %d: compressed chunk past the end of its data: truncated", s->cpu);
 	if (sl->usize > MAX_CHUNK_BYTES || sl->usize == 0)
@@ -454,7 +454,7 @@ static void *worker_main(void *arg)
 
 /* Stream @s of @src: its pages, or its chunk list's count checked. 0 or -1. */
 static int init_stream(struct prefetch *p, struct pstream *s, const struct prefetch_src *src,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	s->cpu = src->cpu;
 	s->compressed = src->compressed;
@@ -468,15 +468,15 @@ static int init_stream(struct prefetch *p, struct pstream *s, const struct prefe
 	s->chunks = rd_init(src->data, src->len, p->conf.swap);
 	s->left = rd_u32(&s->chunks);
 	if (s->chunks.bad)
-		return fmt_errf(err, p->path, "cpu %d: truncated chunk count", s->cpu);
+		return err_setf(err, p->path, "cpu %d: truncated chunk count", s->cpu);
 	if (s->left > src->len / 8)
-		return fmt_errf(err, p->path, "cpu %d: absurd chunk count %u", s->cpu, s->left);
+		return err_setf(err, p->path, "cpu %d: absurd chunk count %u", s->cpu, s->left);
 	return 0;
 }
 
 /* The producers' kbuffers and decompressors (not yet their threads). 0 or -1. */
 static int init_workers(struct prefetch *p, const char *algo, bool compressed,
-			struct fmt_err *err)
+			struct err_msg *err)
 {
 	const struct page_conf *conf = &p->conf;
 	/* a producer per stream, up to one per CPU, at most MAX_WORKERS (one, and
@@ -493,11 +493,11 @@ static int init_workers(struct prefetch *p, const char *algo, bool compressed,
 		w->kbuf = kbuffer_alloc(conf->kernel_long == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 					conf->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 		if (!w->kbuf)
-			return fmt_errf(err, p->path, "out of memory");
+			return err_setf(err, p->path, "out of memory");
 		if (conf->old_format)
 			kbuffer_set_old_format(w->kbuf);
 		if (compressed && !(w->dc = decomp_new(algo)))
-			return fmt_errf(err, p->path, "cannot decompress '%s'",
+			return err_setf(err, p->path, "cannot decompress '%s'",
 					algo ? algo : "(none)");
 	}
 	return 0;
@@ -505,13 +505,13 @@ static int init_workers(struct prefetch *p, const char *algo, bool compressed,
 
 struct prefetch *prefetch_start(const char *path, const char *algo, const struct page_conf *conf,
 				const struct prefetch_src *srcs, int n, const uint8_t *file_base,
-				struct fmt_err *err)
+				struct err_msg *err)
 {
 	struct prefetch *p = calloc(1, sizeof(*p));
 	bool compressed = false;
 
 	if (!p) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	p->path = path;
@@ -523,7 +523,7 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 		p->nslot = 2;
 	p->s = calloc(n ? n : 1, sizeof(*p->s));
 	if (!p->s) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto fail;
 	}
 	for (int i = 0; i < n; i++) {
@@ -541,7 +541,7 @@ struct prefetch *prefetch_start(const char *path, const char *algo, const struct
 	p->ready_init = true;
 	for (int i = 0; i < p->nworkers; i++) {
 		if (wfile_thread_create(&p->w[i].thread, worker_main, &p->w[i])) {
-			fmt_errf(err, path, "cannot start a reading thread");
+			err_setf(err, path, "cannot start a reading thread");
 			goto fail;
 		}
 		p->w[i].started = true;
@@ -588,7 +588,7 @@ static int carry_over(struct pstream *s, struct slot *sl)
  * the one worker, when the reader asks for it (no lock: no other thread).
  */
 static int next_serial(struct prefetch *p, struct pstream *s, const struct prefetch_chunk **c,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	struct slot *sl;
 
@@ -604,14 +604,15 @@ static int next_serial(struct prefetch *p, struct pstream *s, const struct prefe
 		sl->ready = true;
 	}
 	if (s->head == s->tail)
-		return s->failed ? fmt_errf(err, p->path, "cpu %d: read past a failure", s->cpu) : 0;
+		return s->failed ? err_setf(err, p->path, "cpu %d: read past a failure", s->cpu)
+				 : 0;
 	*c = &sl->c;
 	s->holds = 1;
-	return carry_over(s, sl) ? fmt_errf(err, p->path, "out of memory") : 1;
+	return carry_over(s, sl) ? err_setf(err, p->path, "out of memory") : 1;
 }
 
 int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
-		  struct fmt_err *err)
+		  struct err_msg *err)
 {
 	struct pstream *s = &p->s[i];
 	struct slot *sl;
@@ -621,7 +622,7 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		struct slot *old = &s->slots[s->head % p->nslot];
 		/* the reader is done with these pages of the file */
 		if (release_due(s->released, old->to)) {
-			fmt_release_pages(s->released, old->to);
+			prefetch_release_pages(s->released, old->to);
 			s->released = old->to;
 		}
 	}
@@ -646,13 +647,13 @@ int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
 		s->holds = 1;
 		rc = 1;
 	} else if (s->failed) {
-		rc = fmt_errf(err, p->path, "cpu %d: read past a failure", s->cpu);
+		rc = err_setf(err, p->path, "cpu %d: read past a failure", s->cpu);
 	} else {
 		rc = 0;
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (rc == 1 && carry_over(s, sl))
-		rc = fmt_errf(err, p->path, "out of memory");
+		rc = err_setf(err, p->path, "out of memory");
 	return rc;
 }
 

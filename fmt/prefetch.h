@@ -20,7 +20,7 @@
  * Give the file's pages in [@from, @to) back to the page cache: the reader has
  * read them and will not again, so they need not count in its memory.
  */
-void fmt_release_pages(const uint8_t *from, const uint8_t *to);
+void prefetch_release_pages(const uint8_t *from, const uint8_t *to);
 
 struct prefetch;
 
@@ -66,20 +66,20 @@ struct prefetch_chunk {
 	uint32_t nmark;
 	struct fmt_cpu_stats st;  /* pages and lost events of this chunk (events: 0) */
 	bool failed;		  /* after its records, the stream is corrupt: */
-	struct fmt_err err;	  /* why */
+	struct err_msg err;	  /* why */
 };
 
 /* Start reading the @n streams @srcs (none is fine) of the file @file_base. */
 struct prefetch *prefetch_start(const char *path, const char *algo, const struct page_conf *conf,
 				const struct prefetch_src *srcs, int n, const uint8_t *file_base,
-				struct fmt_err *err);
+				struct err_msg *err);
 
 /*
  * The next chunk of stream @i, in *@c; the previous one is given back. 1, or
  * 0 at the stream's end, or -1 with @err (the data cannot be read).
  */
 int prefetch_next(struct prefetch *p, int i, const struct prefetch_chunk **c,
-		  struct fmt_err *err);
+		  struct err_msg *err);
 
 /* Stop the thread and free everything. Accepts NULL. */
 void prefetch_stop(struct prefetch *p);

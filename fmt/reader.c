@@ -26,12 +26,12 @@
  * libtraceevent following a corrupt dynamic-array offset (at most 64 KiB past
  * an event) reads zeros instead of faulting.
  */
-static int map_file(struct fmt_reader *r, struct fmt_err *err)
+static int map_file(struct fmt_reader *r, struct err_msg *err)
 {
 	void *base;
 
 	/* a FIFO, a device, a directory: refused at once, never waited on */
-	r->fd = fmt_open_regular(r->path, "recording", UINT64_MAX / 2, &r->file_len, err);
+	r->fd = fmt_file_open_regular(r->path, "recording", UINT64_MAX / 2, &r->file_len, err);
 	if (r->fd < 0)
 		return -1;
 	if (r->file_len == 0)
@@ -71,29 +71,30 @@ uint64_t fmt_reader_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
 	return r->be && r->be->clock_ts ? r->be->clock_ts(r, raw, cpu) : raw;
 }
 
-int fmt_reader_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
+int fmt_reader_load_kallsyms(struct fmt_reader *r, struct err_msg *err)
 {
 	if (r->ksyms_done)
 		return 0;
 	r->ksyms_done = true;
 	if (r->ksyms)
-		return fmt_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false, err); /* mapped */
+		return tracing_data_load_kallsyms_text(r, r->ksyms, r->ksyms_len, false,
+						       err); /* mapped */
 	return r->be->load_kallsyms ? r->be->load_kallsyms(r, err) : 0;
 }
 
 /* A directory that is no uftrace.data (fmt_uftrace_dir() said so): -1 with @err set. */
-static int dir_not_uftrace(const char *path, struct fmt_err *err)
+static int dir_not_uftrace(const char *path, struct err_msg *err)
 {
 	struct stat st;
 
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return 0;
-	return fmt_errf(err, path, "a directory, not a recording (a uftrace.data directory"
+	return err_setf(err, path, "a directory, not a recording (a uftrace.data directory"
 				   " holds a file 'info')");
 }
 
 /* The first format that knows the content reads it. */
-static int open_backend(struct fmt_reader *r, struct fmt_err *err)
+static int open_backend(struct fmt_reader *r, struct err_msg *err)
 {
 	for (int i = 0; fmt_backends[i]; i++) {
 		if (!fmt_backends[i]->probe(r->map, r->file_len))
@@ -107,19 +108,19 @@ static int open_backend(struct fmt_reader *r, struct fmt_err *err)
 	return FAIL("not a trace.dat, perf.data or ftrace text file (wrong magic)");
 }
 
-struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct fmt_err *err)
+struct fmt_reader *fmt_reader_open(const char *path, unsigned flags, struct err_msg *err)
 {
 	struct fmt_reader *r = calloc(1, sizeof(*r));
 
 	if (!r) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	r->fd = -1;
 	r->flags = flags;
 	r->path = strdup(path);
 	if (!r->path) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto fail;
 	}
 	r->info.path = r->path;
@@ -143,7 +144,7 @@ fail:
 	return NULL;
 }
 
-int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	return r->be->next(r, ev, err);
 }

@@ -17,7 +17,7 @@
  *               which host task ran each vCPU); shown, nothing to apply
  *
  * A timestamp is shifted to the host (TIME_SHIFT), then scaled
- * (TSC2NSEC), then offset (DATE, OFFSET): td_clock_ts() in tdclock.h.
+ * (TSC2NSEC), then offset (DATE, OFFSET): tdclock_ts() in tdclock.h.
  * Whatever cannot be converted to nanoseconds is said in ts_not_ns, which
  * the analysis commands refuse.
  */
@@ -51,7 +51,7 @@ static bool clock_in_ns(const char *c)
  * for time, which leaves out boot (in ns all the same) and puts in uptime
  * (jiffies). A TSC2NSEC read before makes any clock seconds.
  */
-static void usecs_rule(struct td_clock *c, const char *clock)
+static void usecs_rule(struct tdclock *c, const char *clock)
 {
 	if (c->mult)
 		return;
@@ -76,7 +76,7 @@ static char *bracketed(const char *text)
 	return e > lb ? strndup(lb, (size_t)(e - lb)) : NULL;
 }
 
-static int traceclock_option(struct td_clock *c, const uint8_t *p, uint32_t n,
+static int traceclock_option(struct tdclock *c, const uint8_t *p, uint32_t n,
 			     struct fmt_option *o)
 {
 	char *text = strndup((const char *)p, n), *name;
@@ -100,7 +100,7 @@ static int traceclock_option(struct td_clock *c, const uint8_t *p, uint32_t n,
 	return 0;
 }
 
-void td_clock_v6_name(struct td_clock *c, const char *p, uint64_t n)
+void tdclock_v6_name(struct tdclock *c, const char *p, uint64_t n)
 {
 	char *text = strndup(p, n), *name = text ? bracketed(text) : NULL;
 
@@ -111,7 +111,7 @@ void td_clock_v6_name(struct td_clock *c, const char *p, uint64_t n)
 	free(text);
 }
 
-static void tsc2nsec_option(struct fmt_reader *r, struct td_clock *c, const uint8_t *p,
+static void tsc2nsec_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p,
 			    uint32_t n, struct fmt_option *o)
 {
 	struct rd d = rd_init(p, n, r->swap);
@@ -133,7 +133,7 @@ static void tsc2nsec_option(struct fmt_reader *r, struct td_clock *c, const uint
 
 /* A sample and its place in the file, for a stable sort. */
 struct placed {
-	struct td_sample s;
+	struct tdclock_sample s;
 	uint32_t at;
 };
 
@@ -151,7 +151,7 @@ static int by_time(const void *a, const void *b)
  * trace-cmd does (its qsort, glibc's merge sort, keeps the file's order
  * among equal times). 0, or -1 out of memory.
  */
-static int shift_sort(struct td_shift_cpu *sc)
+static int shift_sort(struct tdclock_shift_cpu *sc)
 {
 	struct placed *p = malloc((sc->n ? sc->n : 1) * sizeof(*p));
 	uint32_t j = 0;
@@ -170,7 +170,7 @@ static int shift_sort(struct td_shift_cpu *sc)
 }
 
 /* One CPU's count, times, offsets and scalings. 0, or -1 with the option's @d bad. */
-static int shift_cpu(struct rd *d, struct td_shift_cpu *sc)
+static int shift_cpu(struct rd *d, struct tdclock_shift_cpu *sc)
 {
 	uint32_t n = rd_u32(d);
 
@@ -190,7 +190,7 @@ static int shift_cpu(struct rd *d, struct td_shift_cpu *sc)
 }
 
 /* The samples after the id and flags: per CPU, then (if there) the fraction bits. */
-static int shift_samples(struct td_clock *c, struct rd *d)
+static int shift_samples(struct tdclock *c, struct rd *d)
 {
 	uint32_t ncpus = rd_u32(d);
 
@@ -219,7 +219,7 @@ static int shift_samples(struct td_clock *c, struct rd *d)
 	return 0;
 }
 
-static void shift_free(struct td_clock *c)
+static void shift_free(struct tdclock *c)
 {
 	for (int i = 0; i < c->shift_ncpus; i++)
 		free(c->shift_cpu[i].s);
@@ -230,7 +230,7 @@ static void shift_free(struct td_clock *c)
 }
 
 /* The samples, counted, and what trace-cmd does with them, into @buf. */
-static void shift_describe(const struct td_clock *c, char *buf, size_t n)
+static void shift_describe(const struct tdclock *c, char *buf, size_t n)
 {
 	uint64_t total = 0;
 
@@ -241,8 +241,8 @@ static void shift_describe(const struct td_clock *c, char *buf, size_t n)
 		 c->shift_peer);
 }
 
-static int time_shift_option(struct fmt_reader *r, struct td_clock *c, const uint8_t *p,
-			     uint32_t n, struct fmt_option *o, struct fmt_err *err)
+static int time_shift_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p,
+			     uint32_t n, struct fmt_option *o, struct err_msg *err)
 {
 	struct rd d = rd_init(p, n, r->swap);
 
@@ -270,9 +270,9 @@ static int time_shift_option(struct fmt_reader *r, struct td_clock *c, const uin
 }
 
 /* Append printf text to the GUEST descriptions. */
-static void guests_add(struct td_clock *c, const char *fmt, ...)
+static void guests_add(struct tdclock *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void guests_add(struct td_clock *c, const char *fmt, ...)
+static void guests_add(struct tdclock *c, const char *fmt, ...)
 {
 	size_t old = c->guests ? strlen(c->guests) : 0;
 	char piece[256];
@@ -290,7 +290,7 @@ static void guests_add(struct td_clock *c, const char *fmt, ...)
 }
 
 /* GUEST: name, trace id, vCPU count, then (vCPU, host pid) pairs. */
-static void guest_option(struct fmt_reader *r, struct td_clock *c, const uint8_t *p, uint32_t n,
+static void guest_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p, uint32_t n,
 			 struct fmt_option *o)
 {
 	size_t len = strnlen((const char *)p, n);
@@ -325,7 +325,7 @@ static void guest_option(struct fmt_reader *r, struct td_clock *c, const uint8_t
 }
 
 /* DATE (microseconds, "0x..." text) and OFFSET (nanoseconds), summed as trace-cmd does. */
-static void offset_option(struct td_clock *c, uint16_t id, const uint8_t *p, uint32_t n,
+static void offset_option(struct tdclock *c, uint16_t id, const uint8_t *p, uint32_t n,
 			  struct fmt_option *o)
 {
 	char *s = strndup((const char *)p, n);
@@ -344,8 +344,8 @@ static void offset_option(struct td_clock *c, uint16_t id, const uint8_t *p, uin
 	}
 }
 
-int td_clock_option(struct fmt_reader *r, struct td_clock *c, uint16_t id, const uint8_t *p,
-		    uint32_t n, struct fmt_option *o, struct fmt_err *err)
+int tdclock_option(struct fmt_reader *r, struct tdclock *c, uint16_t id, const uint8_t *p,
+		    uint32_t n, struct fmt_option *o, struct err_msg *err)
 {
 	switch (id) {
 	case FMT_OPT_TRACECLOCK:
@@ -370,7 +370,7 @@ int td_clock_option(struct fmt_reader *r, struct td_clock *c, uint16_t id, const
 
 /* ---- the arithmetic, as trace-cmd's reader does it ---------------------- */
 
-uint64_t td_mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift)
+uint64_t tdclock_mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift)
 {
 	uint64_t lo = (uint32_t)a, hi = a >> 32;
 	uint64_t ret = (lo * mul) >> shift;
@@ -385,8 +385,8 @@ uint64_t td_mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift)
  * offset interpolated between them (or @lo's), the rate of @lo. Signed
  * overflows wrap, as trace-cmd's build does.
  */
-static uint64_t correct(uint64_t ts, uint32_t flags, const struct td_sample *lo,
-			const struct td_sample *hi)
+static uint64_t correct(uint64_t ts, uint32_t flags, const struct tdclock_sample *lo,
+			const struct tdclock_sample *hi)
 {
 	int64_t cor = lo->offset;
 
@@ -404,9 +404,9 @@ static uint64_t correct(uint64_t ts, uint32_t flags, const struct td_sample *lo,
 	return ts + (uint64_t)cor;
 }
 
-uint64_t td_clock_host_sync(const struct td_clock *c, uint64_t ts, int cpu)
+uint64_t tdclock_host_sync(const struct tdclock *c, uint64_t ts, int cpu)
 {
-	const struct td_shift_cpu *sc;
+	const struct tdclock_shift_cpu *sc;
 	uint32_t lo, hi;
 
 	if (cpu < 0 || cpu >= c->shift_ncpus)
@@ -451,7 +451,7 @@ static char *str_printf(const char *fmt, ...)
 }
 
 /* The conversion applied, one line, into @buf (empty: none). */
-static void describe_conv(const struct td_clock *c, const char *clock, char *buf, size_t n)
+static void describe_conv(const struct tdclock *c, const char *clock, char *buf, size_t n)
 {
 	size_t at = 0;
 
@@ -478,7 +478,7 @@ static void describe_conv(const struct td_clock *c, const char *clock, char *buf
 }
 
 /* Why @clock's counts are no nanoseconds, or NULL when they are. */
-static char *why_not_ns(const struct td_clock *c, const char *clock)
+static char *why_not_ns(const struct tdclock *c, const char *clock)
 {
 	if (c->mult || clock_in_ns(clock))
 		return NULL;
@@ -496,8 +496,8 @@ static char *why_not_ns(const struct td_clock *c, const char *clock)
 			  clock);
 }
 
-int td_clock_finish(struct fmt_reader *r, struct td_clock *c, const char *buffer_clock,
-		    struct fmt_err *err)
+int tdclock_finish(struct fmt_reader *r, struct tdclock *c, const char *buffer_clock,
+		    struct err_msg *err)
 {
 	const char *clock = c->clock;
 	char conv[512];
@@ -520,7 +520,7 @@ int td_clock_finish(struct fmt_reader *r, struct td_clock *c, const char *buffer
 	return 0;
 }
 
-void td_clock_free(struct td_clock *c)
+void tdclock_free(struct tdclock *c)
 {
 	shift_free(c);
 	free(c->clock);

@@ -12,13 +12,13 @@
 
 struct fmt_reader;
 struct fmt_option;
-struct fmt_err;
+struct err_msg;
 
 /*
  * One TimeShift sample of a guest's CPU: from guest time @time on, the
  * host's clock is the guest's times @scaling >> @fraction, plus @offset.
  */
-struct td_sample {
+struct tdclock_sample {
 	int64_t time;	  /* guest clock, when the sample was taken */
 	int64_t offset;	  /* host minus guest, then */
 	int64_t scaling;  /* guest-to-host rate, a fixed-point number ... */
@@ -26,8 +26,8 @@ struct td_sample {
 };
 
 /* The TimeShift samples of one guest CPU, sorted by time, no two at one time. */
-struct td_shift_cpu {
-	struct td_sample *s;
+struct tdclock_shift_cpu {
+	struct tdclock_sample *s;
 	uint32_t n;
 };
 
@@ -35,7 +35,7 @@ struct td_shift_cpu {
  * How a trace.dat's timestamps become the ones trace-cmd report prints
  * (tdclock.c): the options that say so, read in file order.
  */
-struct td_clock {
+struct tdclock {
 	char *clock;	     /* the trace clock in use, "[name]" of TRACECLOCK */
 	char *clock_list;    /* TRACECLOCK's whole text, as written */
 	bool have_clockopt;  /* a TRACECLOCK option was read (v6: then the clock
@@ -47,7 +47,7 @@ struct td_clock {
 	uint64_t shift_peer; /* the host's trace id */
 	uint32_t shift_flags; /* bit 0: interpolate between samples */
 	int shift_ncpus;
-	struct td_shift_cpu *shift_cpu; /* [shift_ncpus] */
+	struct tdclock_shift_cpu *shift_cpu; /* [shift_ncpus] */
 	int64_t date_us;     /* DATE: microseconds to the wall clock (summed) */
 	int64_t offset_ns;   /* OFFSET: nanoseconds (summed) */
 	int64_t add_ns;	     /* both, in ns: added to every converted timestamp */
@@ -58,34 +58,34 @@ struct td_clock {
 };
 
 /* Read clock option @id (TRACECLOCK, TSC2NSEC, TIME_SHIFT, DATE, OFFSET, GUEST). */
-int td_clock_option(struct fmt_reader *r, struct td_clock *c, uint16_t id, const uint8_t *p,
-		    uint32_t n, struct fmt_option *o, struct fmt_err *err);
+int tdclock_option(struct fmt_reader *r, struct tdclock *c, uint16_t id, const uint8_t *p,
+		    uint32_t n, struct fmt_option *o, struct err_msg *err);
 
 /* The clock named after a v6 file's top CPU table, "[name]" (@p, @n bytes). */
-void td_clock_v6_name(struct td_clock *c, const char *p, uint64_t n);
+void tdclock_v6_name(struct tdclock *c, const char *p, uint64_t n);
 
 /* Once the options are read: fill @r's info (ts_conv, ts_not_ns, ...). 0 or -1. */
-int td_clock_finish(struct fmt_reader *r, struct td_clock *c, const char *buffer_clock,
-		    struct fmt_err *err);
+int tdclock_finish(struct fmt_reader *r, struct tdclock *c, const char *buffer_clock,
+		    struct err_msg *err);
 
 /* Free what the clock options allocated. */
-void td_clock_free(struct td_clock *c);
+void tdclock_free(struct tdclock *c);
 
 /* The guest CPU @cpu's timestamp @ts on the host's clock (TimeShift). */
-uint64_t td_clock_host_sync(const struct td_clock *c, uint64_t ts, int cpu);
+uint64_t tdclock_host_sync(const struct tdclock *c, uint64_t ts, int cpu);
 
 /* Multiply by a 32-bit @mul and shift right by @shift, as the kernel's helper. */
-uint64_t td_mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift);
+uint64_t tdclock_mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift);
 
 /* Raw timestamp @ts of CPU @cpu as trace-cmd report prints it: shifted, scaled, offset. */
-static inline uint64_t td_clock_ts(const struct td_clock *c, uint64_t ts, int cpu)
+static inline uint64_t tdclock_ts(const struct tdclock *c, uint64_t ts, int cpu)
 {
 	if (!c->active)
 		return ts;
 	if (c->shift_on)
-		ts = td_clock_host_sync(c, ts, cpu);
+		ts = tdclock_host_sync(c, ts, cpu);
 	if (c->mult)
-		ts = td_mul_u64_u32_shr(ts, c->mult, c->shift);
+		ts = tdclock_mul_u64_u32_shr(ts, c->mult, c->shift);
 	return ts + (uint64_t)c->add_ns;
 }
 

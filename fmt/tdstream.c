@@ -23,7 +23,7 @@ struct tdstream_ent {
 };
 
 /* Advance stream @s. Returns 1 with an event, 0 at its end, -1 on corruption. */
-static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err *err)
+static int stream_advance(struct fmt_reader *r, struct stream *s, struct err_msg *err)
 {
 	const struct tdstream *t = r->be_priv;
 	const struct prefetch_chunk *c = s->chunk;
@@ -49,7 +49,7 @@ static int stream_advance(struct fmt_reader *r, struct stream *s, struct fmt_err
 	if (s->imark < c->nmark && c->marks[s->imark].rec == s->irec)
 		s->missed = c->marks[s->imark++].missed;
 	/* merged on the times trace-cmd prints: a guest's CPUs shifted apart */
-	s->ts = td_clock_ts(t->clk, c->recs[s->irec].ts, s->cpu);
+	s->ts = tdclock_ts(t->clk, c->recs[s->irec].ts, s->cpu);
 	s->size = c->recs[s->irec].size;
 	s->data = (void *)(c->base + c->recs[s->irec].off);
 	s->irec++;
@@ -78,8 +78,8 @@ static inline void heap_down(struct tdstream_ent *h, int n, int i)
 	h[i] = e;
 }
 
-int tdstream_init(struct tdstream *t, struct fmt_reader *r, const struct td_clock *clk,
-		  struct fmt_err *err)
+int tdstream_init(struct tdstream *t, struct fmt_reader *r, const struct tdclock *clk,
+		  struct err_msg *err)
 {
 	struct page_conf conf = {
 	    .page_size = r->info.page_size,
@@ -120,10 +120,10 @@ void tdstream_stop(struct tdstream *t)
 
 static inline struct tep_event *event_format(struct fmt_reader *r, int id)
 {
-	return r->ev_done[id] ? r->ev_of_id[id] : fmt_event_format(r, id);
+	return r->ev_done[id] ? r->ev_of_id[id] : fmt_events_format(r, id);
 }
 
-int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct tdstream *t = r->be_priv;
 	struct stream *s;
@@ -184,7 +184,7 @@ int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *er
 	ev->flags = d[2];
 	ev->preempt = d[3];
 	ev->event = event_format(r, ev->type);
-	if (__builtin_expect(fmt_event_short(r, ev), 0) && fmt_event_pad(r, ev, err))
+	if (__builtin_expect(fmt_event_short(r, ev), 0) && fmt_events_pad(r, ev, err))
 		return -1;
 	ev->missed = s->missed;
 	s->st.events++;

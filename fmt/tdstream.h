@@ -10,14 +10,14 @@
 
 struct fmt_reader;
 struct fmt_event;
-struct fmt_err;
-struct td_clock;
+struct err_msg;
+struct tdclock;
 
 /* The merge's state: the first member of the reader's be_priv (struct tracedat). */
 struct tdstream {
 	struct tdstream_ent *heap;  /* min-heap of streams on (ts, order) */
 	struct prefetch *prefetch;  /* decompresses compressed streams ahead */
-	const struct td_clock *clk; /* how raw timestamps become trace-cmd's */
+	const struct tdclock *clk; /* how raw timestamps become trace-cmd's */
 	int nheap;
 	int cur;		    /* stream whose event was returned last, or -1 */
 	bool started;
@@ -27,14 +27,14 @@ struct tdstream {
  * Start reading @r's streams ahead into @m, once the metadata is read, with
  * timestamps converted by @clk. 0 or -1.
  */
-int tdstream_init(struct tdstream *m, struct fmt_reader *r, const struct td_clock *clk,
-		  struct fmt_err *err);
+int tdstream_init(struct tdstream *m, struct fmt_reader *r, const struct tdclock *clk,
+		  struct err_msg *err);
 
 /*
  * The next event of the streams merged by time, as fmt_reader_next(): @r's
  * be_priv begins with its struct tdstream.
  */
-int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err);
+int tdstream_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
 
 /* Stop reading ahead and free the merge. */
 void tdstream_stop(struct tdstream *m);

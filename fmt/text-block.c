@@ -58,7 +58,7 @@ enum shape { SH_BIO, SH_RQ, SH_RQ_DONE, SH_BIO_DONE };
 	"print fmt: \"%d,%d %s %llu + %u [%d]\", " DEVFMT ", REC->rwbs, "                  \
 	"(unsigned long long)REC->sector, REC->nr_sector, REC->error\n"
 
-static bool num(struct tcur *c, uint64_t *v, char stop);
+static bool num(struct text_cursor *c, uint64_t *v, char stop);
 
 /* The layouts with the I/O priority (6.10 on; these are 6.18's and 7.3's). */
 #define IOPRIO_PRINT                                                                       \
@@ -142,7 +142,7 @@ const struct tblock_event *tblock_events(int *n, bool ioprio)
 	return events[ioprio];
 }
 
-const struct tblock_event *tblock_find(struct tspan name, bool ioprio)
+const struct tblock_event *tblock_find(struct text_span name, bool ioprio)
 {
 	for (size_t i = 0; i < sizeof(events[0]) / sizeof(events[0][0]); i++)
 		if ((int)strlen(events[ioprio][i].name) == name.n &&
@@ -152,7 +152,7 @@ const struct tblock_event *tblock_find(struct tspan name, bool ioprio)
 }
 
 /* "be,0,4 " (class, hint, level) into the kernel's ioprio; false if it is not one. */
-static bool ioprio(struct tcur *c, uint16_t *v)
+static bool ioprio(struct text_cursor *c, uint16_t *v)
 {
 	static const char *const cls[] = {"none", "rt", "be", "idle", NULL, NULL, NULL, "invalid"};
 	const char *comma = memchr(c->p, ',', c->end - c->p);
@@ -163,7 +163,8 @@ static bool ioprio(struct tcur *c, uint16_t *v)
 		if (cls[i] && (int)strlen(cls[i]) == comma - c->p && !memcmp(cls[i], c->p, comma - c->p))
 			k = i;
 	/* trace-cmd, without the IOPRIO_CLASS_* values, prints the class's number */
-	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' && thex(c->p + 2, comma, &n) && n < 8)
+	if (k < 0 && comma && comma - c->p > 2 && c->p[1] == 'x' &&
+	    tline_hex(c->p + 2, comma, &n) && n < 8)
 		k = (int)n;
 	if (k < 0)
 		return false;
@@ -175,7 +176,7 @@ static bool ioprio(struct tcur *c, uint16_t *v)
 }
 
 /* An unsigned number (up to 20 digits, the whole u64 range) followed by @stop. */
-static bool num(struct tcur *c, uint64_t *v, char stop)
+static bool num(struct text_cursor *c, uint64_t *v, char stop)
 {
 	const char *s = c->p;
 	uint64_t u = 0;
@@ -195,30 +196,30 @@ static bool num(struct tcur *c, uint64_t *v, char stop)
 }
 
 /* A word up to the next @stop (not included in it), then past @stop. */
-static bool word(struct tcur *c, struct tspan *w, char stop)
+static bool word(struct text_cursor *c, struct text_span *w, char stop)
 {
 	const char *e = memchr(c->p, stop, c->end - c->p);
 
 	if (!e)
 		return false;
-	*w = (struct tspan){c->p, (int)(e - c->p)};
+	*w = (struct text_span){c->p, (int)(e - c->p)};
 	c->p = e + 1;
 	return true;
 }
 
 /* "[" TEXT "]" ending the fields: a comm, or an error number. */
-static bool tail(struct tcur *c, struct tspan *w)
+static bool tail(struct text_cursor *c, struct text_span *w)
 {
-	if (!tcur_eat(c, "[") || c->end - c->p < 1 || c->end[-1] != ']')
+	if (!tline_eat(c, "[") || c->end - c->p < 1 || c->end[-1] != ']')
 		return false;
-	*w = (struct tspan){c->p, (int)(c->end - 1 - c->p)};
+	*w = (struct text_span){c->p, (int)(c->end - 1 - c->p)};
 	c->p = c->end;
 	return true;
 }
 
-int tblock_parse(const struct tblock_event *e, struct tspan f, struct tblock *b)
+int tblock_parse(const struct tblock_event *e, struct text_span f, struct tblock *b)
 {
-	struct tcur c = {f.p, f.p + f.n};
+	struct text_cursor c = {f.p, f.p + f.n};
 	uint64_t maj, min, v;
 	long long err;
 
@@ -233,9 +234,10 @@ int tblock_parse(const struct tblock_event *e, struct tspan f, struct tblock *b)
 		b->bytes = (uint32_t)v;
 	}
 	if ((e->shape == SH_RQ || e->shape == SH_RQ_DONE) &&
-	    (!tcur_eat(&c, "(") || !word(&c, &b->cmd, ')') || !tcur_eat(&c, " ")))
+	    (!tline_eat(&c, "(") || !word(&c, &b->cmd, ')') || !tline_eat(&c, " ")))
 		return -1;
-	if (!num(&c, &b->sector, ' ') || !tcur_eat(&c, "+ ") || !num(&c, &v, ' ') || v > UINT32_MAX)
+	if (!num(&c, &b->sector, ' ') || !tline_eat(&c, "+ ") || !num(&c, &v, ' ') ||
+	    v > UINT32_MAX)
 		return -1;
 	if (e->ioprio && (e->shape == SH_RQ || e->shape == SH_RQ_DONE) && !ioprio(&c, &b->ioprio))
 		return -1;
@@ -243,7 +245,7 @@ int tblock_parse(const struct tblock_event *e, struct tspan f, struct tblock *b)
 		return -1;
 	b->nr_sector = (uint32_t)v;
 	if (e->shape == SH_RQ_DONE || e->shape == SH_BIO_DONE) {
-		if (!tspan_int(b->tail, &err))
+		if (!tline_span_int(b->tail, &err))
 			return -1;
 		b->error = (int32_t)err;
 	}
@@ -279,14 +281,14 @@ static void put(uint8_t *rec, int off, const void *v, size_t n)
 }
 
 /* A string field of @max bytes (NUL-terminated, cut if need be). */
-static void put_str(uint8_t *rec, int off, struct tspan s, int max)
+static void put_str(uint8_t *rec, int off, struct text_span s, int max)
 {
 	if (s.n > 0)
 		memcpy(rec + off, s.p, s.n < max - 1 ? s.n : max - 1);
 }
 
 /* The __data_loc string at @loc, its bytes at @data. */
-static void put_loc(uint8_t *rec, int loc, int data, struct tspan s)
+static void put_loc(uint8_t *rec, int loc, int data, struct text_span s)
 {
 	int n = s.n > 64 ? 64 : s.n;
 	uint32_t dl = (uint32_t)(n + 1) << 16 | (uint32_t)data;

@@ -28,17 +28,17 @@ struct tblock {
 	uint32_t nr_sector, bytes;
 	int32_t error;
 	uint16_t ioprio;
-	struct tspan rwbs, cmd, tail; /* tail: comm, or the error's digits */
+	struct text_span rwbs, cmd, tail; /* tail: comm, or the error's digits */
 };
 
 /* All the block events known, @n of them, in the layout with or without @ioprio. */
 const struct tblock_event *tblock_events(int *n, bool ioprio);
 
 /* The block event named @name, or NULL. */
-const struct tblock_event *tblock_find(struct tspan name, bool ioprio);
+const struct tblock_event *tblock_find(struct text_span name, bool ioprio);
 
 /* Parse @e's printed fields. 0, or -1 if they are not of its shape. */
-int tblock_parse(const struct tblock_event *e, struct tspan fields, struct tblock *b);
+int tblock_parse(const struct tblock_event *e, struct text_span fields, struct tblock *b);
 
 /* Bytes of the record, and its fields written into @rec (zeroed, that long). */
 int tblock_size(const struct tblock_event *e, const struct tblock *b);

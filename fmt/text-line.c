@@ -15,13 +15,13 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static void skip_spaces(struct tcur *c)
+static void skip_spaces(struct text_cursor *c)
 {
 	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
 		c->p++;
 }
 
-static int count_spaces(struct tcur *c)
+static int count_spaces(struct text_cursor *c)
 {
 	const char *s = c->p;
 
@@ -30,7 +30,7 @@ static int count_spaces(struct tcur *c)
 }
 
 /* Digits into @v (at most 18, so no overflow); false if none. */
-static bool digits(struct tcur *c, uint64_t *v, int *ndig)
+static bool digits(struct text_cursor *c, uint64_t *v, int *ndig)
 {
 	int n = 0;
 
@@ -58,7 +58,7 @@ static uint64_t pow10u(int n)
  * the precision of the digits printed in @prec; FRAC may be absent when
  * @need_frac is false.
  */
-static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int *prec)
+static bool decimal(struct text_cursor *c, int scale, bool need_frac, uint64_t *v, int *prec)
 {
 	uint64_t ip, fp = 0;
 	int nd = 0, ni;
@@ -77,7 +77,7 @@ static bool decimal(struct tcur *c, int scale, bool need_frac, uint64_t *v, int 
 	return true;
 }
 
-bool thex(const char *s, const char *e, uint64_t *v)
+bool tline_hex(const char *s, const char *e, uint64_t *v)
 {
 	*v = 0;
 	if (s >= e || e - s > 16)
@@ -94,7 +94,7 @@ bool thex(const char *s, const char *e, uint64_t *v)
 	return true;
 }
 
-bool tdec(const char *s, const char *e, int64_t *v)
+bool tline_dec(const char *s, const char *e, int64_t *v)
 {
 	bool neg = s < e && *s == '-';
 	uint64_t u = 0;
@@ -111,23 +111,23 @@ bool tdec(const char *s, const char *e, int64_t *v)
 	return true;
 }
 
-bool tspan_int(struct tspan s, long long *v)
+bool tline_span_int(struct text_span s, long long *v)
 {
-	struct tcur c;
+	struct text_cursor c;
 	bool neg;
 	uint64_t u;
 
 	if (!s.p || s.n <= 0)
 		return false;
-	c = (struct tcur){s.p, s.p + s.n};
-	neg = tcur_eat(&c, "-");
+	c = (struct text_cursor){s.p, s.p + s.n};
+	neg = tline_eat(&c, "-");
 	if (!digits(&c, &u, NULL) || c.p != c.end || u > 0x7fffffffULL)
 		return false;
 	*v = neg ? -(long long)u : (long long)u;
 	return true;
 }
 
-struct tspan tfield(struct tspan f, const char *key)
+struct text_span tline_field(struct text_span f, const char *key)
 {
 	size_t n = strlen(key);
 	const char *p = f.p, *end = f.p + f.n;
@@ -137,15 +137,15 @@ struct tspan tfield(struct tspan f, const char *key)
 			const char *v = p + n + 1, *e = v;
 			while (e < end && *e != ' ')
 				e++;
-			return (struct tspan){v, (int)(e - v)};
+			return (struct text_span){v, (int)(e - v)};
 		}
 		p++;
 	}
-	return (struct tspan){NULL, 0};
+	return (struct text_span){NULL, 0};
 }
 
 /* "comm-pid" (the last '-' starts the pid) within [s, e), trimmed. */
-static bool comm_pid(const char *s, const char *e, struct tspan *comm, int *pid)
+static bool comm_pid(const char *s, const char *e, struct text_span *comm, int *pid)
 {
 	const char *dash;
 	long long v;
@@ -156,9 +156,10 @@ static bool comm_pid(const char *s, const char *e, struct tspan *comm, int *pid)
 		e--;
 	for (dash = e - 1; dash > s && *dash != '-'; dash--)
 		;
-	if (dash <= s || !tspan_int((struct tspan){dash + 1, (int)(e - dash - 1)}, &v) || v < 0)
+	if (dash <= s || !tline_span_int((struct text_span){dash + 1, (int)(e - dash - 1)}, &v) ||
+	    v < 0)
 		return false;
-	*comm = (struct tspan){s, (int)(dash - s)};
+	*comm = (struct text_span){s, (int)(dash - s)};
 	*pid = (int)v;
 	return true;
 }
@@ -209,7 +210,7 @@ static bool func_name(const char *s, const char *e, struct tline *t)
 	const char *b = memchr(s, '[', e - s);
 
 	if (b && b > s + 1 && b[-1] == ' ' && e[-1] == ']' && e - b > 2) {
-		t->mod = (struct tspan){b + 1, (int)(e - b - 2)};
+		t->mod = (struct text_span){b + 1, (int)(e - b - 2)};
 		e = b - 1;
 	}
 	if (e <= s)
@@ -218,7 +219,7 @@ static bool func_name(const char *s, const char *e, struct tline *t)
 		if (*q == ' ' || *q == '(' || *q == ')' || *q == '{' || *q == '}' || *q == ';' ||
 		    (unsigned char)*q < 0x20)
 			return false;
-	t->name = (struct tspan){s, (int)(e - s)};
+	t->name = (struct text_span){s, (int)(e - s)};
 	return true;
 }
 
@@ -230,7 +231,7 @@ static bool hex_span(const char *s, const char *e, bool prefix, uint64_t *v)
 			return false;
 		s += 2;
 	}
-	return thex(s, e, v);
+	return tline_hex(s, e, v);
 }
 
 /*
@@ -246,13 +247,13 @@ static bool ret_value(const char *s, const char *e, uint64_t *v)
 		return *v = e - s == 4, true;
 	if (hex_span(s, e, true, v))
 		return true;
-	if (!tdec(s, e, &d))
+	if (!tline_dec(s, e, &d))
 		return false;
 	*v = (uint64_t)d;
 	return true;
 }
 
-bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
+bool tline_sym_off(const char *s, const char *e, struct text_span *name, uint64_t *off)
 {
 	const char *plus, *slash;
 	uint64_t size;
@@ -271,14 +272,14 @@ bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off)
 	for (const char *q = s; q < e; q++)
 		if (*q == '(' || *q == ')' || *q == '[' || *q == ']' || (unsigned char)*q <= ' ')
 			return false;
-	*name = (struct tspan){s, (int)(e - s)};
+	*name = (struct text_span){s, (int)(e - s)};
 	return true;
 }
 
 /* "caller+0x1c/0x80" or "caller": the function a call returns to, and where in it. */
 static bool caller(const char *s, const char *e, struct tline *t)
 {
-	return tsym_off(s, e, &t->ret_to, &t->ret_off);
+	return tline_sym_off(s, e, &t->ret_to, &t->ret_off);
 }
 
 /*
@@ -343,7 +344,7 @@ static bool comment_items(const char *s, const char *e, struct tline *t, bool ex
  * The comments' texts go to @com (at most @max); their number is returned,
  * or -1 with @why set.
  */
-static int strip_tail(struct tcur *c, struct tline *t, struct tspan *com, int max,
+static int strip_tail(struct text_cursor *c, struct tline *t, struct text_span *com, int max,
 		      const char **why)
 {
 	int n = 0;
@@ -362,7 +363,7 @@ static int strip_tail(struct tcur *c, struct tline *t, struct tspan *com, int ma
 				return *why = "comment without its start", -1;
 			if (n == max)
 				return *why = "too many comments after the call", -1;
-			com[n++] = (struct tspan){o + 2, (int)(e - 2 - (o + 2))};
+			com[n++] = (struct text_span){o + 2, (int)(e - 2 - (o + 2))};
 			c->end = o;
 			continue;
 		}
@@ -375,8 +376,8 @@ static int strip_tail(struct tcur *c, struct tline *t, struct tspan *com, int ma
 		if (e - o > 5 && !memcmp(o + 1, "ret=", 4) && !t->has_ret &&
 		    ret_value(o + 5, e - 1, &t->ret)) {
 			t->has_ret = true;
-		} else if (tspan_int((struct tspan){o + 1, (int)(e - o - 2)}, &v) && v >= 0 &&
-			   v < 100000) {
+		} else if (tline_span_int((struct text_span){o + 1, (int)(e - o - 2)}, &v) &&
+			   v >= 0 && v < 100000) {
 			t->depth = (int)v;
 		} else {
 			return n;
@@ -398,7 +399,7 @@ static bool call_name_args(const char *s, const char *e, struct tline *t)
 		if (open < 0 || (open == 0 && q < e - 1) || (unsigned char)*q < 0x20)
 			return false;
 	}
-	t->args = (struct tspan){o + 1, (int)(e - 1 - (o + 1))};
+	t->args = (struct text_span){o + 1, (int)(e - 1 - (o + 1))};
 	return true;
 }
 
@@ -406,20 +407,20 @@ static bool call_name_args(const char *s, const char *e, struct tline *t)
  * After "|": the indent, then "}", "func(ARGS) {", "func(ARGS);" or a
  * comment, each with what the options print after it (see text-line.h).
  */
-static int graph_body(struct tcur *c, struct tline *t, const char **why)
+static int graph_body(struct text_cursor *c, struct tline *t, const char **why)
 {
 	int sp = count_spaces(c), n, m;
-	struct tspan com[2];
+	struct text_span com[2];
 	const char *e;
 
 	t->depth = sp >= 2 ? (sp - 2) / 2 : 0;
-	if (tcur_eat(c, "/*")) {
+	if (tline_eat(c, "/*")) {
 		while (c->end > c->p && c->end[-1] == ' ')
 			c->end--;
 		if (c->end - c->p < 2 || memcmp(c->end - 2, "*/", 2))
 			return *why = "comment without its end", -1;
 		t->kind = TL_COMMENT;
-		t->text = (struct tspan){c->p, (int)(c->end - 2 - c->p)};
+		t->text = (struct text_span){c->p, (int)(c->end - 2 - c->p)};
 		while (t->text.n && t->text.p[0] == ' ')
 			t->text.p++, t->text.n--;
 		while (t->text.n && t->text.p[t->text.n - 1] == ' ')
@@ -429,7 +430,7 @@ static int graph_body(struct tcur *c, struct tline *t, const char **why)
 	n = strip_tail(c, t, com, 2, why);
 	if (n < 0)
 		return -1;
-	if (tcur_eat(c, "}")) {
+	if (tline_eat(c, "}")) {
 		t->kind = TL_EXIT;
 		skip_spaces(c);
 		if (c->p != c->end || n > 1)
@@ -466,15 +467,15 @@ static int graph_body(struct tcur *c, struct tline *t, const char **why)
  * off the kernel prints neither (nor the overhead mark): where a column
  * before (the time, task or flags) ended in '|' at @bar, the body follows it.
  */
-static int graph_columns(struct tcur *c, struct tline *t, const struct tcur *bar,
+static int graph_columns(struct text_cursor *c, struct tline *t, const struct text_cursor *bar,
 			 const char **why)
 {
 	skip_spaces(c);
-	if (tcur_eat(c, "==========>") || tcur_eat(c, "<==========")) {
+	if (tline_eat(c, "==========>") || tline_eat(c, "<==========")) {
 		t->kind = TL_IRQ_MARK;
 		t->irq_in = c->p[-1] == '>';
 		skip_spaces(c);
-		if (!tcur_eat(c, "|"))
+		if (!tline_eat(c, "|"))
 			return *why = "'|' expected after the irq marker", -1;
 		skip_spaces(c);
 		return c->p == c->end ? 0 : (*why = "text after the irq marker", -1);
@@ -484,14 +485,14 @@ static int graph_columns(struct tcur *c, struct tline *t, const struct tcur *bar
 		skip_spaces(c);
 	}
 	if (c->p < c->end && is_digit(*c->p)) {
-		if (!decimal(c, 3, false, &t->dur, &t->dur_prec) || !tcur_eat(c, " us"))
+		if (!decimal(c, 3, false, &t->dur, &t->dur_prec) || !tline_eat(c, " us"))
 			return *why = "bad duration (\"123.456 us\" expected)", -1;
 		t->has_dur = true;
 		skip_spaces(c);
 	}
-	if (!tcur_eat(c, "|")) {
+	if (!tline_eat(c, "|")) {
 		if (bar && !t->has_dur) {
-			struct tcur body = *bar;
+			struct text_cursor body = *bar;
 			return graph_body(&body, t, why);
 		}
 		return *why = "'|' expected before the function column", -1;
@@ -507,7 +508,7 @@ static const char *trim_end(const char *s, const char *e)
 }
 
 /* A field ending in " |" (proc or latency flags) starting at @c; end at '|'. */
-static const char *bar_field(struct tcur *c)
+static const char *bar_field(struct text_cursor *c)
 {
 	const char *q = c->p;
 
@@ -520,7 +521,7 @@ static const char *bar_field(struct tcur *c)
  * The optional task and latency columns of the graph form, each "... |";
  * anything else (a duration, an irq marker, the bar itself) is left alone.
  */
-static void proc_lat(struct tcur *c, struct tline *t)
+static void proc_lat(struct text_cursor *c, struct tline *t)
 {
 	for (int i = 0; i < 2; i++) {
 		const char *s, *e;
@@ -542,7 +543,7 @@ static void proc_lat(struct tcur *c, struct tline *t)
 }
 
 /* " 1)  comm-1  =>  comm-2" */
-static bool switch_line(struct tcur *c, struct tline *t)
+static bool switch_line(struct text_cursor *c, struct tline *t)
 {
 	const char *arrow = NULL;
 
@@ -555,16 +556,16 @@ static bool switch_line(struct tcur *c, struct tline *t)
 }
 
 /* The graph form: [TIME |] [CPU)] [task |] [flags |] [DUR us] | body */
-static int graph_line(struct tcur *c, struct tline *t, const char **why)
+static int graph_line(struct text_cursor *c, struct tline *t, const char **why)
 {
-	struct tcur save, bar;
+	struct text_cursor save, bar;
 	bool any_bar = false;
 	uint64_t v;
 	int prec;
 
 	skip_spaces(c);
 	save = *c;
-	if (decimal(c, 9, true, &v, &prec) && (skip_spaces(c), tcur_eat(c, "|"))) {
+	if (decimal(c, 9, true, &v, &prec) && (skip_spaces(c), tline_eat(c, "|"))) {
 		t->has_ts = true;
 		t->ts = v;
 		t->ts_prec = prec;
@@ -575,7 +576,7 @@ static int graph_line(struct tcur *c, struct tline *t, const char **why)
 	}
 	skip_spaces(c);
 	save = *c;
-	if (digits(c, &v, NULL) && tcur_eat(c, ")") && v < 65536) {
+	if (digits(c, &v, NULL) && tline_eat(c, ")") && v < 65536) {
 		t->cpu = (int)v;
 		any_bar = false;
 		if (!t->has_ts && switch_line(c, t))
@@ -600,7 +601,8 @@ static bool bracket_cpu(const char *s, const char *e, const char **o, struct tli
 
 	while (b > s && b[-1] != '[')
 		b--;
-	if (b <= s || !tspan_int((struct tspan){b, (int)(e - 1 - b)}, &v) || v < 0 || v > 65535)
+	if (b <= s || !tline_span_int((struct text_span){b, (int)(e - 1 - b)}, &v) || v < 0 ||
+	    v > 65535)
 		return false;
 	t->cpu = (int)v;
 	*o = b - 1;
@@ -615,7 +617,7 @@ static bool raw_flags(const char *s, const char *e, struct tline *t)
 {
 	uint64_t v;
 
-	if (e - s < 4 || memcmp(s, "-0x", 3) || !thex(s + 3, e, &v) || v > 0xff)
+	if (e - s < 4 || memcmp(s, "-0x", 3) || !tline_hex(s + 3, e, &v) || v > 0xff)
 		return false;
 	t->has_lat = true;
 	t->flags = (uint8_t)v;
@@ -644,7 +646,7 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
 		const char *d = tok;
 		while (d < e && is_digit(*d))
 			d++;
-		if (!tspan_int((struct tspan){tok, (int)(d - tok)}, &v) || v > 65535 ||
+		if (!tline_span_int((struct text_span){tok, (int)(d - tok)}, &v) || v > 65535 ||
 		    !lat_flags(d, (int)(e - d), t))
 			return -1;
 		t->cpu = (int)v;
@@ -662,7 +664,7 @@ static int cpu_field(const char *s, const char **q, struct tline *t)
  * fgraph_retaddr_entry in its print format, "--> func (2) <- caller" (what
  * trace-cmd prints where it has no handler for it): an entry.
  */
-static bool retaddr_fields(struct tcur *c, struct tline *t)
+static bool retaddr_fields(struct text_cursor *c, struct tline *t)
 {
 	const char *o, *arrow;
 	long long v;
@@ -671,7 +673,8 @@ static bool retaddr_fields(struct tcur *c, struct tline *t)
 	o = c->p + 1 < c->end ? memchr(c->p + 1, '(', c->end - c->p - 1) : NULL;
 	arrow = o ? memmem(o, c->end - o, ") <- ", 5) : NULL;
 	if (!arrow || o[-1] != ' ' || !func_name(c->p, o - 1, t) ||
-	    !tspan_int((struct tspan){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 || v >= 100000)
+	    !tline_span_int((struct text_span){o + 1, (int)(arrow - o - 1)}, &v) || v < 0 ||
+	    v >= 100000)
 		return false;
 	t->kind = TL_ENTRY;
 	t->depth = (int)v;
@@ -684,10 +687,10 @@ static bool sym_mod(const char *s, const char *e, struct tline *t)
 	const char *b;
 
 	if (e - s > 3 && e[-1] == ']' && (b = memchr(s, ' ', e - s)) && b[1] == '[') {
-		t->mod = (struct tspan){b + 2, (int)(e - b - 3)};
+		t->mod = (struct text_span){b + 2, (int)(e - b - 3)};
 		e = b;
 	}
-	return tsym_off(s, e, &t->name, &t->off);
+	return tline_sym_off(s, e, &t->name, &t->off);
 }
 
 /*
@@ -701,7 +704,7 @@ static const char *func_args(const char *s, const char *e, struct tline *t)
 
 	if (!o || e[-1] != ')')
 		return e;
-	t->args = (struct tspan){o + 1, (int)(e - o - 2)};
+	t->args = (struct text_span){o + 1, (int)(e - o - 2)};
 	return o;
 }
 
@@ -723,7 +726,7 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
 		g = a ? memmem(a, e - a, " args=ARRAY[", 12) : NULL;
 		if (g && e[-1] == ']')
 			e = g;
-		return a && tsym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
+		return a && tline_sym_off(s + 3, a, &t->name, &t->off) && caller(a + 11, e, t);
 	}
 	a = memmem(s, e - s, " <-", 3);
 	if (!sym_mod(s, func_args(s, a ? a : e, t), t))
@@ -746,13 +749,13 @@ static bool func_fields(const char *s, const char *e, struct tline *t)
  * "sys_X -> 0x3", a function tracer line. 1 if it is one of them, 0 if
  * not (an "EVENT:" line then), -1 on a bad one.
  */
-static int kernel_shapes(struct tcur *c, struct tline *t, const char **why)
+static int kernel_shapes(struct text_cursor *c, struct tline *t, const char **why)
 {
 	const char *q = c->p, *e = c->end;
 
-	if (tcur_eat(c, "<stack trace>") || tcur_eat(c, "<user stack trace>")) {
-		t->name = c->p - q > 13 ? (struct tspan){"user_stack", 10}
-					: (struct tspan){"kernel_stack", 12};
+	if (tline_eat(c, "<stack trace>") || tline_eat(c, "<user stack trace>")) {
+		t->name = c->p - q > 13 ? (struct text_span){"user_stack", 10}
+					: (struct text_span){"kernel_stack", 12};
 		t->kind = TL_EVENT;
 		return c->p == e ? 1 : (*why = "text after the stack trace's start", -1);
 	}
@@ -765,14 +768,14 @@ static int kernel_shapes(struct tcur *c, struct tline *t, const char **why)
 		if (e[-1] != ')')
 			return *why = "a system call's arguments without their ')'", -1;
 		t->sys = 1;
-		t->name = (struct tspan){c->p + 4, (int)(q - c->p - 4)};
-		t->text = (struct tspan){q + 1, (int)(e - q - 2)};
+		t->name = (struct text_span){c->p + 4, (int)(q - c->p - 4)};
+		t->text = (struct text_span){q + 1, (int)(e - q - 2)};
 		return 1;
 	}
 	if (q - c->p > 4 && !memcmp(c->p, "sys_", 4) && e - q > 4 && !memcmp(q, " -> ", 4)) {
 		t->sys = 2;
-		t->name = (struct tspan){c->p + 4, (int)(q - c->p - 4)};
-		t->text = (struct tspan){q + 4, (int)(e - q - 4)};
+		t->name = (struct text_span){c->p + 4, (int)(q - c->p - 4)};
+		t->text = (struct text_span){q + 4, (int)(e - q - 4)};
 		return 1;
 	}
 	t->kind = TL_FUNC;
@@ -791,18 +794,18 @@ static const char *instance_prefix(const char *s, const char *e)
 }
 
 /* The value of raw field "@key=" at @c (bare hex with @hex, else decimal); moves past it. */
-static bool raw_num(struct tcur *c, const char *key, bool hex, uint64_t *v)
+static bool raw_num(struct text_cursor *c, const char *key, bool hex, uint64_t *v)
 {
 	const char *e;
 	int64_t d;
 
 	skip_spaces(c);
-	if (!tcur_eat(c, key))
+	if (!tline_eat(c, key))
 		return false;
 	e = token_end(c->p, c->end);
 	if (hex && e - c->p > 2 && c->p[0] == '0' && c->p[1] == 'x')
 		c->p += 2; /* darc dump's */
-	if (hex ? !thex(c->p, e, v) : !tdec(c->p, e, &d) || d < 0)
+	if (hex ? !tline_hex(c->p, e, v) : !tline_dec(c->p, e, &d) || d < 0)
 		return false;
 	if (!hex)
 		*v = (uint64_t)d;
@@ -819,7 +822,7 @@ static bool raw_num(struct tcur *c, const char *key, bool hex, uint64_t *v)
  * array: the values are not printed); an exit recorded with funcgraph-retval
  * has " retval=HEX" after the function. 0 or -1.
  */
-static int raw_graph(struct tcur *c, struct tline *t, bool exit, const char **why)
+static int raw_graph(struct text_cursor *c, struct tline *t, bool exit, const char **why)
 {
 	const char *s = c->p + 5, *d = memmem(c->p, c->end - c->p, " depth=", 7), *e, *r;
 	uint64_t depth, overrun;
@@ -829,15 +832,15 @@ static int raw_graph(struct tcur *c, struct tline *t, bool exit, const char **wh
 	e = d;
 	r = exit ? memmem(s, e - s, " retval=", 8) : NULL;
 	if (r) {
-		struct tcur rc = {r + 8, d};
-		tcur_eat(&rc, "0x");
-		if (!thex(rc.p, d, &t->ret))
+		struct text_cursor rc = {r + 8, d};
+		tline_eat(&rc, "0x");
+		if (!tline_hex(rc.p, d, &t->ret))
 			return *why = "bad retval (hex expected)", -1;
 		t->has_ret = true;
 		e = r;
 	}
 	/* "NAME (0xADDR)" (3.3 on): the function is known by its name */
-	if (e[-1] == ')' && (r = memmem(s, e - s, " (0x", 4)) && thex(r + 4, e - 1, &depth))
+	if (e[-1] == ')' && (r = memmem(s, e - s, " (0x", 4)) && tline_hex(r + 4, e - 1, &depth))
 		e = r;
 	if (!func_name(s, e, t))
 		return *why = "bad function name", -1;
@@ -848,7 +851,7 @@ static int raw_graph(struct tcur *c, struct tline *t, bool exit, const char **wh
 	if (!exit) {
 		t->kind = TL_ENTRY;
 		skip_spaces(c);
-		if (c->p == c->end || (tcur_eat(c, "args=ARRAY[]") && c->p == c->end))
+		if (c->p == c->end || (tline_eat(c, "args=ARRAY[]") && c->p == c->end))
 			return 0;
 		return *why = "funcgraph_entry: fields after depth other than \"args=ARRAY[]\"", -1;
 	}
@@ -892,10 +895,10 @@ static bool tgid_column(const char *s, const char **q)
 }
 
 /* "COMM-PID [CPU] [flags] TIME: EVENT: FIELDS" (trace-cmd report). */
-static int report_line(struct tcur *c, const char *colon, struct tline *t, const char **why)
+static int report_line(struct text_cursor *c, const char *colon, struct tline *t, const char **why)
 {
 	const char *ts = colon, *q, *s = instance_prefix(c->p, colon);
-	struct tcur tc;
+	struct text_cursor tc;
 	int prec;
 	int k;
 
@@ -911,7 +914,7 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		return *why = "bad TGID column (\"(  123)\" or \"(-------)\" expected)", -1;
 	if (!comm_pid(s, q, &t->comm, &t->pid))
 		return *why = "\"COMM-PID\" expected at the start", -1;
-	tc = (struct tcur){ts, colon};
+	tc = (struct text_cursor){ts, colon};
 	if (!decimal(&tc, 9, true, &t->ts, &prec) || tc.p != colon)
 		return *why = "bad time", -1;
 	t->has_ts = true;
@@ -926,29 +929,29 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		q++;
 	if (q == c->p || q >= c->end || *q != ':')
 		return *why = "\"EVENT:\" expected after the time", -1;
-	t->name = (struct tspan){c->p, (int)(q - c->p)};
+	t->name = (struct text_span){c->p, (int)(q - c->p)};
 	c->p = q + 1;
 	if ((t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) ||
 	    (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14))) {
-		struct tcur f = *c;
+		struct text_cursor f = *c;
 		skip_spaces(&f);
 		if (f.end - f.p > 5 && !memcmp(f.p, "func=", 5)) { /* -R */
 			bool exit = t->name.n == 14;
-			t->name = (struct tspan){NULL, 0};
+			t->name = (struct text_span){NULL, 0};
 			return raw_graph(&f, t, exit, why);
 		}
 	}
 	if (t->name.n == 15 && !memcmp(t->name.p, "funcgraph_entry", 15)) {
-		t->name = (struct tspan){NULL, 0};
+		t->name = (struct text_span){NULL, 0};
 		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_ENTRY || t->kind == TL_LEAF ? 0
 			: (*why = "funcgraph_entry without a call", -1);
 	}
 	if (t->name.n == 20 && !memcmp(t->name.p, "fgraph_retaddr_entry", 20)) {
-		t->name = (struct tspan){NULL, 0};
+		t->name = (struct text_span){NULL, 0};
 		skip_spaces(c);
-		if (tcur_eat(c, "-->")) /* no handler in trace-cmd: its print format */
+		if (tline_eat(c, "-->")) /* no handler in trace-cmd: its print format */
 			return retaddr_fields(c, t) ? 0 : (*why = "bad fgraph_retaddr_entry fields", -1);
 		if (c->end - c->p > 5 && !memcmp(c->p, "func=", 5))
 			return *why = "fgraph_retaddr_entry's raw fields (-R): not supported", -1;
@@ -958,7 +961,7 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 			: (*why = "fgraph_retaddr_entry without a call", -1);
 	}
 	if (t->name.n == 14 && !memcmp(t->name.p, "funcgraph_exit", 14)) {
-		t->name = (struct tspan){NULL, 0};
+		t->name = (struct text_span){NULL, 0};
 		if (graph_columns(c, t, NULL, why))
 			return -1;
 		return t->kind == TL_EXIT ? 0 : (*why = "funcgraph_exit without '}'", -1);
@@ -969,7 +972,7 @@ static int report_line(struct tcur *c, const char *colon, struct tline *t, const
 		return func_fields(c->p, c->end, t) ? 0 : (*why = "bad function event fields", -1);
 	}
 	t->kind = TL_EVENT;
-	t->text = (struct tspan){c->p, (int)(c->end - c->p)};
+	t->text = (struct text_span){c->p, (int)(c->end - c->p)};
 	return 0;
 }
 
@@ -994,20 +997,20 @@ static const char *report_colon(const char *p, const char *end)
  * (the kernel), "func (ffffffff81af64f3)" (trace-cmd), an address alone
  * ("0xffffffffc0305083", "<00007f12aa2b3c4d>" of a user stack).
  */
-static bool frame_line(struct tcur *c, struct tline *t)
+static bool frame_line(struct text_cursor *c, struct tline *t)
 {
 	const char *e = c->end, *o;
 
 	t->kind = TL_FRAME;
 	skip_spaces(c);
-	if (tcur_eat(c, "[FTRACE TRAMPOLINE]")) /* 6.x on: where kallsyms names it */
-		return t->name = (struct tspan){"ftrace_trampoline", 17}, c->p == e;
+	if (tline_eat(c, "[FTRACE TRAMPOLINE]")) /* 6.x on: where kallsyms names it */
+		return t->name = (struct text_span){"ftrace_trampoline", 17}, c->p == e;
 	if (c->p < e && *c->p == '<' && e[-1] == '>')
-		return t->has_addr = true, thex(c->p + 1, e - 1, &t->addr);
+		return t->has_addr = true, tline_hex(c->p + 1, e - 1, &t->addr);
 	if (hex_span(c->p, e, true, &t->addr))
 		return t->has_addr = true;
 	if (e - c->p > 3 && e[-1] == ')' && (o = memchr(c->p, '(', e - c->p)) && o > c->p &&
-	    o[-1] == ' ' && thex(o + 1, e - 1, &t->addr)) {
+	    o[-1] == ' ' && tline_hex(o + 1, e - 1, &t->addr)) {
 		t->has_addr = true;
 		e = o - 1;
 	}
@@ -1019,19 +1022,19 @@ static bool frame_line(struct tcur *c, struct tline *t)
  * of 7500 events written, 540 are in the buffer, the others were
  * overwritten by later ones (the buffer overran): t->lost.
  */
-static void entries_written(struct tcur s, struct tline *t)
+static void entries_written(struct text_cursor s, struct tline *t)
 {
 	uint64_t in, all;
 
-	if (tcur_eat(&s, "# entries-in-buffer/entries-written: ") && digits(&s, &in, NULL) &&
-	    tcur_eat(&s, "/") && digits(&s, &all, NULL) && all > in)
+	if (tline_eat(&s, "# entries-in-buffer/entries-written: ") && digits(&s, &in, NULL) &&
+	    tline_eat(&s, "/") && digits(&s, &all, NULL) && all > in)
 		t->lost = all - in;
 }
 
 /* Lines that are not events: headers, separators, lost events, annotations. */
-static bool special_line(struct tcur *c, struct tline *t)
+static bool special_line(struct text_cursor *c, struct tline *t)
 {
-	struct tcur s = *c;
+	struct text_cursor s = *c;
 	uint64_t v;
 
 	skip_spaces(&s);
@@ -1045,29 +1048,31 @@ static bool special_line(struct tcur *c, struct tline *t)
 		skip_spaces(&s);
 		return s.p == s.end && (t->kind = TL_SEP, true);
 	}
-	if (tcur_eat(&s, "##### CPU ") && digits(&s, &v, NULL) && v < 65536)
+	if (tline_eat(&s, "##### CPU ") && digits(&s, &v, NULL) && v < 65536)
 		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
-	if (tcur_eat(&s, "cpus=") && digits(&s, &v, NULL) && s.p == s.end)
+	if (tline_eat(&s, "cpus=") && digits(&s, &v, NULL) && s.p == s.end)
 		return t->kind = TL_HEADER, true;
-	if (tcur_eat(&s, "version = ") && digits(&s, &v, NULL) && s.p == s.end)
+	if (tline_eat(&s, "version = ") && digits(&s, &v, NULL) && s.p == s.end)
 		return t->kind = TL_HEADER, true;
 	s = *c;
 	skip_spaces(&s);
-	if (tcur_eat(&s, "=> "))
+	if (tline_eat(&s, "=> "))
 		return frame_line(&s, t);
-	if (tcur_eat(&s, "CPU ") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " is empty") &&
-	    s.p == s.end)
+	if (tline_eat(&s, "CPU ") && digits(&s, &v, NULL) && v < 65536 &&
+	    tline_eat(&s, " is empty") && s.p == s.end)
 		return t->cpu = (int)v, t->kind = TL_ANNOT, true;
 	s = *c;
 	skip_spaces(&s);
-	if (tcur_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tcur_eat(&s, " [")) {
+	if (tline_eat(&s, "CPU:") && digits(&s, &v, NULL) && v < 65536 && tline_eat(&s, " [")) {
 		t->cpu = (int)v;
 		t->kind = TL_LOST;
-		if (tcur_eat(&s, "LOST ")) /* the kernel's */
-			return digits(&s, &t->lost, NULL) && tcur_eat(&s, " EVENTS]") && s.p == s.end;
-		if (tcur_eat(&s, "EVENTS DROPPED]")) /* trace-cmd's, where the page has no count */
+		if (tline_eat(&s, "LOST ")) /* the kernel's */
+			return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS]") &&
+			       s.p == s.end;
+		if (tline_eat(&s, "EVENTS DROPPED]")) /* trace-cmd's, where the page has no count */
 			return t->lost_unknown = true, s.p == s.end;
-		return digits(&s, &t->lost, NULL) && tcur_eat(&s, " EVENTS DROPPED]") && s.p == s.end;
+		return digits(&s, &t->lost, NULL) && tline_eat(&s, " EVENTS DROPPED]") &&
+		       s.p == s.end;
 	}
 	return false;
 }
@@ -1098,7 +1103,7 @@ static bool lat_event_line(const char *p, const char *e)
 
 int tline_parse(const char *p, int n, struct tline *t, const char **why)
 {
-	struct tcur c = {p, p + n};
+	struct text_cursor c = {p, p + n};
 	const char *colon;
 
 	memset(t, 0, sizeof(*t));
@@ -1160,14 +1165,14 @@ static bool targ_value(const char **p, const char *end, bool named, struct targs
 	if (hex_span(s, e, true, &a->v[a->nslots]) ||
 	    (!named && hex_span(s, e, false, &a->v[a->nslots])))
 		return a->nslots++, true;
-	if (!named || !tdec(s, e, &d))
+	if (!named || !tline_dec(s, e, &d))
 		return false;
 	a->a[i].kind = 'd';
 	a->v[a->nslots++] = (uint64_t)d;
 	return true;
 }
 
-int targs_parse(struct tspan sp, struct targs *a)
+int tline_args_parse(struct text_span sp, struct targs *a)
 {
 	const char *p = sp.p, *end = sp.p + sp.n;
 
@@ -1186,7 +1191,7 @@ int targs_parse(struct tspan sp, struct targs *a)
 					(*q >= 'A' && *q <= 'Z'));
 		     q++)
 			;
-		a->a[a->n].name = (struct tspan){p, 0};
+		a->a[a->n].name = (struct text_span){p, 0};
 		if (q < end && *q == '=') {
 			a->a[a->n].name.n = (int)(q - p);
 			p = q + 1;

@@ -61,18 +61,18 @@ enum tline_kind {
 };
 
 /* A span of the line (not NUL-terminated). */
-struct tspan {
+struct text_span {
 	const char *p;
 	int n;
 };
 
 /* A cursor over part of a line. */
-struct tcur {
+struct text_cursor {
 	const char *p, *end;
 };
 
 /* Consume @s if the text at @c starts with it. */
-static inline bool tcur_eat(struct tcur *c, const char *s)
+static inline bool tline_eat(struct text_cursor *c, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -87,7 +87,7 @@ struct tline {
 	enum tline_kind kind;
 	int cpu;	    /* -1 when the line does not say */
 	int pid;	    /* -1 when the line does not say */
-	struct tspan comm;  /* of pid, maybe truncated (funcgraph-proc: 7 chars) */
+	struct text_span comm;  /* of pid, maybe truncated (funcgraph-proc: 7 chars) */
 	bool has_ts;
 	uint64_t ts;	    /* ns */
 	int ts_prec;	    /* ns the printed time is precise to */
@@ -98,17 +98,17 @@ struct tline {
 	uint64_t dur;	    /* ns */
 	int dur_prec;	    /* ns the printed duration is precise to */
 	int depth;	    /* graph lines: the call depth (from the indent) */
-	struct tspan name;  /* function (entry, leaf, tail of exit) or event name */
-	struct tspan mod;   /* "[ext4]" after a function name, without brackets */
-	struct tspan text;  /* comment text, or an event's fields */
+	struct text_span name;  /* function (entry, leaf, tail of exit) or event name */
+	struct text_span mod;   /* "[ext4]" after a function name, without brackets */
+	struct text_span text;  /* comment text, or an event's fields */
 	bool irq_in;	    /* TL_IRQ_MARK: "==========>" (else "<==========") */
-	struct tspan args;  /* entry or leaf: between its parentheses (funcgraph-args) */
-	struct tspan ret_to; /* entry or leaf: the function it returns to, or empty */
+	struct text_span args;  /* entry or leaf: between its parentheses (funcgraph-args) */
+	struct text_span ret_to; /* entry or leaf: the function it returns to, or empty */
 	uint64_t ret_off;   /* and the offset in it, 0 where not printed */
 	bool has_ret;	    /* leaf or exit: the return value is printed */
 	uint64_t ret;	    /* it, as the 64-bit register ("-22" is 2^64 - 22) */
 	int prev_pid, next_pid; /* TL_SWITCH */
-	struct tspan prev_comm, next_comm;
+	struct text_span prev_comm, next_comm;
 	uint64_t lost;	    /* TL_LOST; TL_HEADER "# entries-in-buffer/entries-written:
 			       N/M": the M - N entries overwritten */
 	bool lost_unknown;  /* TL_LOST "CPU:1 [EVENTS DROPPED]": how many is not known */
@@ -148,26 +148,26 @@ struct targs {
 	int nslots;		/* registers they fill, in order */
 	uint64_t v[TARGS_MAX];	/* the registers' values */
 	struct {
-		struct tspan name; /* empty where not printed */
+		struct text_span name; /* empty where not printed */
 		char kind;	   /* 'd' signed decimal, 'x' hex, 'w' several registers */
 		int slots;
 	} a[TARGS_MAX];
 };
 
 /* Parse @s (what is between the parentheses) into @a. 0, or -1 if it is not that. */
-int targs_parse(struct tspan s, struct targs *a);
+int tline_args_parse(struct text_span s, struct targs *a);
 
 /* Hex digits (at most 16, no "0x") or a decimal (maybe negative) exactly filling [s, e). */
-bool thex(const char *s, const char *e, uint64_t *v);
-bool tdec(const char *s, const char *e, int64_t *v);
+bool tline_hex(const char *s, const char *e, uint64_t *v);
+bool tline_dec(const char *s, const char *e, int64_t *v);
 
 /* "sym+0x1c/0x80" or "sym" (the kernel's %pS, %ps) in [s, e): the symbol, the offset in it. */
-bool tsym_off(const char *s, const char *e, struct tspan *name, uint64_t *off);
+bool tline_sym_off(const char *s, const char *e, struct text_span *name, uint64_t *off);
 
 /* A number ("123", "-4"); false when @s is not exactly one. */
-bool tspan_int(struct tspan s, long long *v);
+bool tline_span_int(struct text_span s, long long *v);
 
 /* The value of "key=value" in @fields (up to the next space), or an empty span. */
-struct tspan tfield(struct tspan fields, const char *key);
+struct text_span tline_field(struct text_span fields, const char *key);
 
 #endif

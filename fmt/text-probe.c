@@ -23,14 +23,14 @@ static int one_arg(const char **p, const char *end, struct tprobe *a)
 		if (!(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 		      (*q >= '0' && *q <= '9')))
 			return -1;
-	a->name[i] = (struct tspan){s, (int)(eq - s)};
+	a->name[i] = (struct text_span){s, (int)(eq - s)};
 	v = eq + 1;
 	if (v < end && *v == '"') {
 		ve = memchr(v + 1, '"', end - v - 1);
 		if (!ve)
 			return -1;
 		a->kind[i] = TPROBE_STR;
-		a->str[i] = (struct tspan){v + 1, (int)(ve - v - 1)};
+		a->str[i] = (struct text_span){v + 1, (int)(ve - v - 1)};
 		ve++;
 	} else {
 		if (v >= end) /* "name=": no value */
@@ -39,12 +39,12 @@ static int one_arg(const char **p, const char *end, struct tprobe *a)
 		ve = ve ? ve : end;
 		if (ve - v > 2 && v[0] == '0' && v[1] == 'x') {
 			a->kind[i] = TPROBE_HEX;
-			if (!thex(v + 2, ve, &a->num[i]))
+			if (!tline_hex(v + 2, ve, &a->num[i]))
 				return -1;
 		} else {
 			int64_t d;
 			a->kind[i] = TPROBE_DEC;
-			if (!tdec(v, ve, &d))
+			if (!tline_dec(v, ve, &d))
 				return -1;
 			a->num[i] = (uint64_t)d;
 		}
@@ -69,7 +69,7 @@ static bool raw_addr(const char **p, const char *end, const char *key, uint64_t 
 		return false;
 	e = memchr(*p + n, ' ', end - *p - n);
 	e = e ? e : end;
-	if (!thex(*p + n, e, v))
+	if (!tline_hex(*p + n, e, v))
 		return false;
 	while (e < end && *e == ' ')
 		e++;
@@ -94,11 +94,11 @@ static int raw_probe(const char *p, const char *end, struct tprobe *a)
 }
 
 /* An address in hex (trace-cmd), or the kernel's "vfs_read+0x0/0x2a0" (@sym, at offset @v). */
-static bool probe_site(const char *s, const char *e, uint64_t *v, struct tspan *sym)
+static bool probe_site(const char *s, const char *e, uint64_t *v, struct text_span *sym)
 {
-	if (thex(s, e, v))
+	if (tline_hex(s, e, v))
 		return true;
-	return tsym_off(s, e, sym, v);
+	return tline_sym_off(s, e, sym, v);
 }
 
 /* An eprobe's "syscalls.sys_enter_openat": the event it is attached to. */
@@ -115,7 +115,7 @@ static bool attached_event(const char *s, const char *e)
 	return true;
 }
 
-int tprobe_parse(struct tspan f, struct tprobe *a)
+int tprobe_parse(struct text_span f, struct tprobe *a)
 {
 	const char *p = f.p, *end = f.p + f.n, *close, *arrow;
 
@@ -134,7 +134,7 @@ int tprobe_parse(struct tspan f, struct tprobe *a)
 		    !probe_site(arrow + 4, close, &a->ret_ip, &a->ret_sym))
 			return -1;
 		if (a->ip_sym.n && a->ret_sym.n) { /* the kernel's: "(RET_SITE <- FUNC)" */
-			struct tspan sym = a->ip_sym;
+			struct text_span sym = a->ip_sym;
 			uint64_t ip = a->ip;
 			a->ip_sym = a->ret_sym;
 			a->ip = a->ret_ip;
@@ -302,7 +302,7 @@ static bool open_flags(const char *s, const char *e, uint64_t *v)
 				break;
 		if (i < sizeof(of) / sizeof(of[0]))
 			*v |= of[i].bit;
-		else if (n > 2 && s[0] == '0' && s[1] == 'x' && thex(s + 2, b, &x))
+		else if (n > 2 && s[0] == '0' && s[1] == 'x' && tline_hex(s + 2, b, &x))
 			*v |= x;
 		else
 			return false;
@@ -329,7 +329,7 @@ static bool sys_value(const char *s, const char *e, bool bare_hex, uint64_t *v)
 	if (q < e && !(q + 2 < e && ((q[1] == '"' && e[-1] == '"') || (q[1] == '(' && e[-1] == ')'))))
 		return false;
 	if (q - s > 2 && s[0] == '0' && s[1] == 'x')
-		return thex(s + 2, q, v);
+		return tline_hex(s + 2, q, v);
 	if (q - s > 1 && s[0] == '0') {
 		for (*v = 0, s++; s < q; s++) {
 			if (*s < '0' || *s > '7' || *v >> 60)
@@ -341,8 +341,8 @@ static bool sys_value(const char *s, const char *e, bool bare_hex, uint64_t *v)
 	if (q - s > 2 && s[0] == 'O' && s[1] == '_')
 		return open_flags(s, q, v);
 	if (bare_hex)
-		return thex(s, q, v);
-	if (!tdec(s, q, &d))
+		return tline_hex(s, q, v);
+	if (!tline_dec(s, q, &d))
 		return false;
 	*v = (uint64_t)d;
 	return true;
@@ -424,7 +424,7 @@ static int sys_items(const char *p, const char *end, char sep, struct tsys *a)
 		if (p - k == 4 && !memcmp(k, "mode", 4) && sep == '=' && !(end - v > 1 && v[1] == 'x')) {
 			if (a->nargs == TSYS_MAX_ARGS || !raw_mode(&v, end, &a->v[a->nargs]))
 				return -1;
-			a->name[a->nargs++] = (struct tspan){k, 4};
+			a->name[a->nargs++] = (struct text_span){k, 4};
 			p = v;
 			continue;
 		}
@@ -440,12 +440,12 @@ static int sys_items(const char *p, const char *end, char sep, struct tsys *a)
 		c = ve < end ? ve + 1 + (sep == ':') : end;
 		if (p - k == 12 && !memcmp(k, "__syscall_nr", 12)) {
 			int64_t d;
-			if (!tdec(v, ve, &d) || d < -1 || d > 65535)
+			if (!tline_dec(v, ve, &d) || d < -1 || d > 65535)
 				return -1;
 			a->has_nr = true;
 			a->nr = (int)d;
 		} else {
-			a->name[a->nargs] = (struct tspan){k, (int)(p - k)};
+			a->name[a->nargs] = (struct text_span){k, (int)(p - k)};
 			if (!sys_value(v, ve, bare_hex, &a->v[a->nargs]))
 				return -1;
 			a->nargs++;
@@ -455,7 +455,7 @@ static int sys_items(const char *p, const char *end, char sep, struct tsys *a)
 	return 0;
 }
 
-int tsys_parse(struct tspan f, bool exit, struct tsys *a)
+int tprobe_sys_parse(struct text_span f, bool exit, struct tsys *a)
 {
 	const char *p = f.p, *end = f.p + f.n;
 	bool raw;
@@ -466,7 +466,7 @@ int tsys_parse(struct tspan f, bool exit, struct tsys *a)
 	raw = f.n > 13 && !memcmp(p, "__syscall_nr=", 13);
 	if (exit && !raw) { /* "0x3" */
 		a->nargs = 1;
-		a->name[0] = (struct tspan){"ret", 3};
+		a->name[0] = (struct text_span){"ret", 3};
 		return p < end && sys_value(p, end, false, &a->v[0]) ? 0 : -1;
 	}
 	if (sys_items(p, end, raw ? '=' : ':', a))
@@ -476,7 +476,7 @@ int tsys_parse(struct tspan f, bool exit, struct tsys *a)
 	return 0;
 }
 
-char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len)
+char *tprobe_sys_format(struct text_span call, int id, const struct tsys *a, int *len)
 {
 	char fields[TSYS_MAX_ARGS * 128] = "", fmt[TSYS_MAX_ARGS * 96] = "", args[TSYS_MAX_ARGS * 96] = "";
 	char *text = NULL;
@@ -490,7 +490,7 @@ char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len)
 		return *len < 0 ? NULL : text;
 	}
 	for (int i = 0; i < a->nargs; i++) {
-		const struct tspan *n = &a->name[i];
+		const struct text_span *n = &a->name[i];
 		nf += snprintf(fields + nf, sizeof(fields) - nf,
 			       "\tfield:unsigned long %.*s;\toffset:%d;\tsize:8;\tsigned:0;\n", n->n,
 			       n->p, 16 + 8 * i);
@@ -505,12 +505,12 @@ char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len)
 	return *len < 0 ? NULL : text;
 }
 
-int tsys_size(const struct tsys *a)
+int tprobe_sys_size(const struct tsys *a)
 {
 	return 16 + 8 * a->nargs;
 }
 
-void tsys_fill(uint8_t *rec, const struct tsys *a)
+void tprobe_sys_fill(uint8_t *rec, const struct tsys *a)
 {
 	int32_t nr = a->nr;
 

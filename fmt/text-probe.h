@@ -15,14 +15,14 @@ struct tprobe {
 	bool ret;		/* "(FUNC <- RET)": a return probe */
 	bool eprobe;		/* "(SYSTEM.EVENT)": an event probe, no address */
 	uint64_t ip, ret_ip;	/* the probed address (or function), its caller */
-	struct tspan ip_sym, ret_sym; /* the kernel's "(vfs_read+0x0/0x2a0 <- f+0x55/0xa0)": the
+	struct text_span ip_sym, ret_sym; /* the kernel's "(vfs_read+0x0/0x2a0 <- f+0x55/0xa0)": the
 				   functions, at offsets ip and ret_ip; empty where printed
 				   as addresses */
 	int nargs;
-	struct tspan name[TPROBE_MAX_ARGS];
+	struct text_span name[TPROBE_MAX_ARGS];
 	char kind[TPROBE_MAX_ARGS]; /* TPROBE_*: "0x1f", "-3", "\"str\"" */
 	uint64_t num[TPROBE_MAX_ARGS];
-	struct tspan str[TPROBE_MAX_ARGS];
+	struct text_span str[TPROBE_MAX_ARGS];
 };
 
 /*
@@ -32,7 +32,7 @@ struct tprobe {
  * "__probe_ip=ADDR a=0x1" and "__probe_func=ADDR __probe_ret_ip=ADDR ret=0x0".
  * 0, or -1 if it is not one.
  */
-int tprobe_parse(struct tspan fields, struct tprobe *a);
+int tprobe_parse(struct text_span fields, struct tprobe *a);
 
 /*
  * The format text (malloc'd, @len bytes) of probe event @name with id @id,
@@ -60,22 +60,22 @@ struct tsys {
 	bool has_nr;
 	int nr;
 	int nargs;
-	struct tspan name[TSYS_MAX_ARGS];
+	struct text_span name[TSYS_MAX_ARGS];
 	uint64_t v[TSYS_MAX_ARGS]; /* an exit's return value is v[0] */
 };
 
 /* Parse @f (an entry's or, with @exit, an exit's fields) into @a. 0, or -1. */
-int tsys_parse(struct tspan f, bool exit, struct tsys *a);
+int tprobe_sys_parse(struct text_span f, bool exit, struct tsys *a);
 
 /*
  * The format text (malloc'd, @len bytes) of sys_enter_@call or
  * sys_exit_@call, id @id, the arguments named as in @a, as the kernel has
  * it: __syscall_nr, then each argument (or ret) as an unsigned long (long).
  */
-char *tsys_format(struct tspan call, int id, const struct tsys *a, int *len);
+char *tprobe_sys_format(struct text_span call, int id, const struct tsys *a, int *len);
 
 /* The record of @a, and its size: 16 + 8 per argument. */
-int tsys_size(const struct tsys *a);
-void tsys_fill(uint8_t *rec, const struct tsys *a);
+int tprobe_sys_size(const struct tsys *a);
+void tprobe_sys_fill(uint8_t *rec, const struct tsys *a);
 
 #endif

@@ -37,7 +37,7 @@ static const char *next_key(struct tep_format_field *f, const char *s, const cha
 }
 
 /* "ARRAY[f3, 64, af]": its bytes into @dst (at most @max). */
-static bool array_bytes(struct tspan v, uint8_t *dst, int max)
+static bool array_bytes(struct text_span v, uint8_t *dst, int max)
 {
 	const char *p = v.p + 6, *e = v.p + v.n - 1;
 	int i = 0;
@@ -49,7 +49,7 @@ static bool array_bytes(struct tspan v, uint8_t *dst, int max)
 		uint64_t b;
 		while (q < e && *q != ',')
 			q++;
-		if (i == max || !thex(p, q, &b) || b > 255)
+		if (i == max || !tline_hex(p, q, &b) || b > 255)
 			return false;
 		dst[i++] = (uint8_t)b;
 		p = q < e ? q + 2 : e;
@@ -58,12 +58,12 @@ static bool array_bytes(struct tspan v, uint8_t *dst, int max)
 }
 
 /* A number: decimal (maybe negative, up to 2^64 - 1) or 0x hex. */
-static bool number(struct tspan v, uint64_t *u)
+static bool number(struct text_span v, uint64_t *u)
 {
 	const char *p = v.p + (v.n && *v.p == '-'), *e = v.p + v.n;
 
 	if (v.n > 2 && v.p[0] == '0' && v.p[1] == 'x')
-		return thex(v.p + 2, e, u);
+		return tline_hex(v.p + 2, e, u);
 	if (p == e)
 		return false;
 	for (*u = 0; p < e; p++) {
@@ -78,7 +78,7 @@ static bool number(struct tspan v, uint64_t *u)
 }
 
 /* Field @f's value @v into @rec (@end: where dynamic data goes next). */
-static bool put_field(struct tep_format_field *f, struct tspan v, uint8_t *rec, int cap,
+static bool put_field(struct tep_format_field *f, struct text_span v, uint8_t *rec, int cap,
 		      int *end, traw_sym sym, void *ctx)
 {
 	uint64_t u;
@@ -109,7 +109,7 @@ static bool put_field(struct tep_format_field *f, struct tspan v, uint8_t *rec, 
 	return true;
 }
 
-int traw_record(struct tep_event *ev, struct tspan text, uint8_t *rec, int cap, traw_sym sym,
+int traw_record(struct tep_event *ev, struct text_span text, uint8_t *rec, int cap, traw_sym sym,
 		void *ctx)
 {
 	const char *p = text.p, *e = text.p + text.n;
@@ -132,7 +132,8 @@ int traw_record(struct tep_event *ev, struct tspan text, uint8_t *rec, int cap, 
 			return -1;
 		v = p + n + 1;
 		ve = next_key(f, v, e);
-		if (!ve || !put_field(f, (struct tspan){v, (int)(ve - v)}, rec, cap, &end, sym, ctx))
+		if (!ve ||
+		    !put_field(f, (struct text_span){v, (int)(ve - v)}, rec, cap, &end, sym, ctx))
 			return -1;
 		p = ve < e ? ve + 1 : e;
 	}

@@ -15,8 +15,8 @@
  * record's size, or -1 if the fields are not @ev's, each a value.
  */
 struct tep_event;
-typedef bool (*traw_sym)(void *ctx, struct tspan name, uint64_t *addr);
-int traw_record(struct tep_event *ev, struct tspan text, uint8_t *rec, int cap, traw_sym sym,
+typedef bool (*traw_sym)(void *ctx, struct text_span name, uint64_t *addr);
+int traw_record(struct tep_event *ev, struct text_span text, uint8_t *rec, int cap, traw_sym sym,
 		void *ctx);
 
 #endif

@@ -265,7 +265,7 @@ static void put64(uint8_t *rec, int off, uint64_t v)
 	memcpy(rec + off, &v, 8);
 }
 
-static void put_str(uint8_t *rec, int off, struct tspan s, int max)
+static void put_str(uint8_t *rec, int off, struct text_span s, int max)
 {
 	int n = s.n < max - 1 ? s.n : max - 1;
 
@@ -276,7 +276,7 @@ static void put_str(uint8_t *rec, int off, struct tspan s, int max)
 /* A record whose last field is the __data_loc string @s at @loc, data at @data_off. */
 static uint8_t *new_record_str(struct text *x, int type, int cpu, int32_t pid,
 			       const struct tline *l, uint64_t ts, int loc, int data_off,
-			       struct tspan s)
+			       struct text_span s)
 {
 	int n = s.n > 4000 ? 4000 : s.n;
 	uint8_t *rec = new_record(x, type, cpu, pid, l, ts, data_off + n + 1);
@@ -292,7 +292,7 @@ static uint8_t *new_record_str(struct text *x, int type, int cpu, int32_t pid,
 
 /* ---- functions ------------------------------------------------------------ */
 
-static uint32_t hash_name(struct tspan a, struct tspan b)
+static uint32_t hash_name(struct text_span a, struct text_span b)
 {
 	uint32_t h = 2166136261u;
 
@@ -304,7 +304,7 @@ static uint32_t hash_name(struct tspan a, struct tspan b)
 	return h;
 }
 
-static bool same(const char *s, struct tspan t)
+static bool same(const char *s, struct text_span t)
 {
 	if (!s || !*s)
 		return t.n == 0;
@@ -333,8 +333,8 @@ static uint32_t func_hash(const void *ctx, int i)
 {
 	const struct tfunc *f = &((const struct text *)ctx)->funcs[i];
 
-	return hash_name((struct tspan){f->name, (int)strlen(f->name)},
-			 (struct tspan){f->mod, f->mod ? (int)strlen(f->mod) : 0});
+	return hash_name((struct text_span){f->name, (int)strlen(f->name)},
+			 (struct text_span){f->mod, f->mod ? (int)strlen(f->mod) : 0});
 }
 
 static int rehash(struct text *x)
@@ -351,7 +351,7 @@ static int rehash(struct text *x)
 }
 
 /* The index of function @name in module @mod (empty for the kernel), added if new; -1 on memory. */
-static long func_index(struct text *x, struct tspan name, struct tspan mod)
+static long func_index(struct text *x, struct text_span name, struct text_span mod)
 {
 	uint32_t k;
 	struct tfunc *f;
@@ -390,7 +390,7 @@ static uint64_t caller_addr(uint32_t i)
 }
 
 /* Tell libtraceevent (and the module map) the functions, once all are known. */
-static int register_funcs(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+static int register_funcs(struct fmt_reader *r, struct text *x, struct err_msg *err)
 {
 	/* libtraceevent finds an address inside a function only below the next
 	   one: the last caller address needs an end after it */
@@ -472,7 +472,7 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
 		return tprobe_format(name, id, how, len);
 	if (kind == DYN_SYSCALL) { /* sys_enter_X, sys_exit_X */
 		const char *call = strchr(name + 4, '_') + 1;
-		return tsys_format((struct tspan){call, (int)strlen(call)}, id, how, len);
+		return tprobe_sys_format((struct text_span){call, (int)strlen(call)}, id, how, len);
 	}
 	*len = kind == DYN_VECTOR ? asprintf(&text, TF_VECTOR_FMT, name, id)
 				  : asprintf(&text, TF_NAMED_FMT, name, id);
@@ -484,8 +484,8 @@ static char *dyn_format(const char *name, int id, enum dyn_kind kind, const void
  * @how), registering a format for it if it is new; NULL with @err filled
  * on failure.
  */
-static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan name,
-			      enum dyn_kind kind, const void *how, struct fmt_err *err)
+static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct text_span name,
+			      enum dyn_kind kind, const void *how, struct err_msg *err)
 {
 	static const char *const sys[] = {"text", "irq_vectors", "kprobes", "syscalls"};
 	const struct tprobe *layout = how;
@@ -515,8 +515,8 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
 		return FAIL("out of memory"), NULL;
 	}
 	x->ndyn++;
-	if (fmt_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind], d->text,
-			   len, err))
+	if (fmt_events_add_format(r, kind == DYN_PROBE && layout->eprobe ? "eprobes" : sys[kind],
+				  d->text, len, err))
 		return NULL;
 	return d;
 }
@@ -529,7 +529,7 @@ static struct tdyn *dyn_event(struct fmt_reader *r, struct text *x, struct tspan
  * function after the event. A uprobe's address, in the bottom half, is
  * kept: no kernel symbol names it, and the analysis knows it by it.
  */
-static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t *out)
+static int probe_addr(struct text *x, uint64_t addr, struct text_span name, uint64_t *out)
 {
 	long f;
 
@@ -539,7 +539,7 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	for (int i = 0; i < x->nsites; i++)
 		if (x->sites[i].addr == addr)
 			return *out = func_addr(x->sites[i].func), 0;
-	f = func_index(x, name, (struct tspan){NULL, 0});
+	f = func_index(x, name, (struct text_span){NULL, 0});
 	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
 		return -1;
 	x->sites[x->nsites++] = (struct tsite){addr, (uint32_t)f};
@@ -547,8 +547,8 @@ static int probe_addr(struct text *x, uint64_t addr, struct tspan name, uint64_t
 	return 0;
 }
 
-static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
-		    uint64_t *addr);
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off,
+		    bool inside, uint64_t *addr);
 
 /*
  * The address a probe the kernel printed at "sym+off" (event @name) is given,
@@ -558,9 +558,9 @@ static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_
  * after the event. The choice made at the first probe on @sym holds for the
  * others (a return probe prints the function without its offset).
  */
-static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, uint64_t *out)
+static int probe_sym(struct text *x, const struct tprobe *a, struct text_span name, uint64_t *out)
 {
-	long f = func_index(x, a->ip_sym, (struct tspan){NULL, 0});
+	long f = func_index(x, a->ip_sym, (struct text_span){NULL, 0});
 	uint64_t key;
 
 	if (f < 0)
@@ -570,7 +570,7 @@ static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, 
 		if (x->sites[i].addr == key)
 			return *out = func_addr(x->sites[i].func), 0;
 	if (a->ip && !(a->ip <= 8 && memmem(name.p, name.n, a->ip_sym.p, a->ip_sym.n)))
-		f = func_index(x, name, (struct tspan){NULL, 0});
+		f = func_index(x, name, (struct text_span){NULL, 0});
 	if (f < 0 || GROW(x->sites, x->nsites, x->sites_cap, 16))
 		return -1;
 	x->sites[x->nsites++] = (struct tsite){key, (uint32_t)f};
@@ -580,8 +580,8 @@ static int probe_sym(struct text *x, const struct tprobe *a, struct tspan name, 
 
 /* A kprobe, kretprobe, fprobe or eprobe line "(ADDR) args": its record. */
 static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		     int32_t pid, uint64_t t, struct tspan name, const struct tprobe *a,
-		     struct fmt_err *err)
+		     int32_t pid, uint64_t t, struct text_span name, const struct tprobe *a,
+		     struct err_msg *err)
 {
 	struct tdyn *d = dyn_event(r, x, name, DYN_PROBE, a, err);
 	uint64_t ip = 0, ret_ip = a->ret_ip;
@@ -599,7 +599,7 @@ static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l
 	if (a->ip_sym.n ? probe_sym(x, a, name, &ip) : probe_addr(x, a->ip, name, &ip))
 		return FAIL("out of memory");
 	if (a->ret_sym.n &&
-	    sym_addr(x, a->ret_sym, (struct tspan){NULL, 0}, a->ret_ip, true, &ret_ip))
+	    sym_addr(x, a->ret_sym, (struct text_span){NULL, 0}, a->ret_ip, true, &ret_ip))
 		return FAIL("line %d: too many callers, or an offset too large", x->line);
 	if (!(rec = new_record(x, d->id, cpu, pid, l, t, size)))
 		return FAIL("out of memory");
@@ -610,22 +610,22 @@ static int add_probe(struct fmt_reader *r, struct text *x, const struct tline *l
 /* ---- events from printed fields ------------------------------------------ */
 
 /* The text between @a and @b in @f ("prev_comm=" ... " prev_pid="), or an empty span. */
-static struct tspan between(struct tspan f, const char *a, const char *b)
+static struct text_span between(struct text_span f, const char *a, const char *b)
 {
 	const char *end = f.p + f.n, *s, *e;
 	size_t na = strlen(a);
 
 	s = f.n ? memmem(f.p, f.n, a, na) : NULL;
 	if (!s)
-		return (struct tspan){NULL, 0};
+		return (struct text_span){NULL, 0};
 	s += na;
 	e = memmem(s, end - s, b, strlen(b));
-	return e ? (struct tspan){s, (int)(e - s)} : (struct tspan){NULL, 0};
+	return e ? (struct text_span){s, (int)(e - s)} : (struct text_span){NULL, 0};
 }
 
-static bool field_int(struct tspan f, const char *key, long long *v)
+static bool field_int(struct text_span f, const char *key, long long *v)
 {
-	return tspan_int(tfield(f, key), v);
+	return tline_span_int(tline_field(f, key), v);
 }
 
 /*
@@ -633,7 +633,7 @@ static bool field_int(struct tspan f, const char *key, long long *v)
  * prints bit i as "SDTtXZPI"[i] (and "+" for a preempted task); trace-cmd's
  * sched plugin (libtraceevent 1.7) as "SDTtZXxW"[i], newer ones as the kernel.
  */
-static bool task_state(struct tspan s, const char *letters, long long *v)
+static bool task_state(struct text_span s, const char *letters, long long *v)
 {
 	*v = 0;
 	if (s.n && s.p[s.n - 1] == '+') {
@@ -654,8 +654,8 @@ static bool task_state(struct tspan s, const char *letters, long long *v)
 }
 
 /* "comm:pid [prio]" (trace-cmd's sched plugin); @rest gets what follows. */
-static bool tc_task(struct tspan s, struct tspan *comm, long long *pid, long long *prio,
-		    struct tspan *rest)
+static bool cost_task(struct text_span s, struct text_span *comm, long long *pid, long long *prio,
+		    struct text_span *rest)
 {
 	const char *br = s.n ? memmem(s.p, s.n, " [", 2) : NULL, *colon, *close;
 
@@ -665,70 +665,70 @@ static bool tc_task(struct tspan s, struct tspan *comm, long long *pid, long lon
 		;
 	close = memchr(br, ']', s.p + s.n - br);
 	if (colon <= s.p || !close ||
-	    !tspan_int((struct tspan){colon + 1, (int)(br - colon - 1)}, pid) ||
-	    !tspan_int((struct tspan){br + 2, (int)(close - br - 2)}, prio))
+	    !tline_span_int((struct text_span){colon + 1, (int)(br - colon - 1)}, pid) ||
+	    !tline_span_int((struct text_span){br + 2, (int)(close - br - 2)}, prio))
 		return false;
-	*comm = (struct tspan){s.p, (int)(colon - s.p)};
-	*rest = (struct tspan){close + 1, (int)(s.p + s.n - close - 1)};
+	*comm = (struct text_span){s.p, (int)(colon - s.p)};
+	*rest = (struct text_span){close + 1, (int)(s.p + s.n - close - 1)};
 	while (rest->n && rest->p[0] == ' ')
 		rest->p++, rest->n--;
 	return true;
 }
 
 struct sw {
-	struct tspan pc, nc;
+	struct text_span pc, nc;
 	long long pp, pprio, pstate, np, nprio;
 };
 
 /* sched_switch's fields, as the kernel or trace-cmd print them. */
-static bool parse_switch(struct tspan f, struct sw *s)
+static bool parse_switch(struct text_span f, struct sw *s)
 {
 	const char *arrow = f.n ? memmem(f.p, f.n, " ==> ", 5) : NULL;
-	struct tspan l, r, st, rest;
+	struct text_span l, r, st, rest;
 
 	if (!arrow)
 		return false;
-	l = (struct tspan){f.p, (int)(arrow - f.p)};
-	r = (struct tspan){arrow + 5, (int)(f.p + f.n - arrow - 5)};
+	l = (struct text_span){f.p, (int)(arrow - f.p)};
+	r = (struct text_span){arrow + 5, (int)(f.p + f.n - arrow - 5)};
 	if (l.n > 10 && !memcmp(l.p, "prev_comm=", 10)) {
 		s->pc = between(l, "prev_comm=", " prev_pid=");
 		s->nc = between(r, "next_comm=", " next_pid=");
 		return s->pc.p && s->nc.p && field_int(l, "prev_pid", &s->pp) &&
 		       field_int(l, "prev_prio", &s->pprio) &&
-		       task_state(tfield(l, "prev_state"), "SDTtXZPI", &s->pstate) &&
+		       task_state(tline_field(l, "prev_state"), "SDTtXZPI", &s->pstate) &&
 		       field_int(r, "next_pid", &s->np) && field_int(r, "next_prio", &s->nprio);
 	}
-	return tc_task(l, &s->pc, &s->pp, &s->pprio, &st) &&
+	return cost_task(l, &s->pc, &s->pp, &s->pprio, &st) &&
 	       (task_state(st, "SDTtZXxW", &s->pstate) ||
 		task_state(st, "SDTtXZPI", &s->pstate)) &&
-	       tc_task(r, &s->nc, &s->np, &s->nprio, &rest);
+	       cost_task(r, &s->nc, &s->np, &s->nprio, &rest);
 }
 
 /* sched_wakeup/waking's fields: "comm=X pid=N prio=N target_cpu=N" or "X:N [N] CPU:N". */
-static bool parse_wake(struct tspan f, struct tspan *comm, long long *pid, long long *prio,
+static bool parse_wake(struct text_span f, struct text_span *comm, long long *pid, long long *prio,
 		       long long *cpu)
 {
-	struct tspan rest;
+	struct text_span rest;
 
 	if (f.n > 5 && !memcmp(f.p, "comm=", 5)) {
 		*comm = between(f, "comm=", " pid=");
 		return comm->p && field_int(f, "pid", pid) && field_int(f, "prio", prio) &&
 		       field_int(f, "target_cpu", cpu);
 	}
-	if (!tc_task(f, comm, pid, prio, &rest))
+	if (!cost_task(f, comm, pid, prio, &rest))
 		return false;
 	if (rest.n > 4 && !memcmp(rest.p, "CPU:", 4)) {
-		struct tspan c = {rest.p + 4, 0};
+		struct text_span c = {rest.p + 4, 0};
 		while (c.n < rest.n - 4 && c.p[c.n] != ' ')
 			c.n++;
-		return tspan_int(c, cpu);
+		return tline_span_int(c, cpu);
 	}
 	*cpu = -1;
 	return true;
 }
 
 /* Remember name @c of task @pid unless a better kind of name is known (@rank). */
-static void note_comm(struct text *x, struct tspan c, long long pid, int rank)
+static void note_comm(struct text *x, struct text_span c, long long pid, int rank)
 {
 	struct tstack *s;
 
@@ -751,7 +751,7 @@ static void register_comms(struct fmt_reader *r, struct text *x)
 }
 
 /* Ends in @suffix? */
-static bool ends(struct tspan s, const char *suffix)
+static bool ends(struct text_span s, const char *suffix)
 {
 	int n = (int)strlen(suffix);
 
@@ -766,11 +766,11 @@ struct at {
 	int cpu;
 	int32_t pid;
 	uint64_t t;
-	struct tspan name, f;
-	struct fmt_err *err;
+	struct text_span name, f;
+	struct err_msg *err;
 };
 
-#define AT_FAIL(a, ...) fmt_errf((a)->err, (a)->r->path, __VA_ARGS__)
+#define AT_FAIL(a, ...) err_setf((a)->err, (a)->r->path, __VA_ARGS__)
 
 /* A zeroed record of @size bytes for event @type, or NULL (memory). */
 static uint8_t *at_record(struct at *a, int type, uint32_t size)
@@ -784,8 +784,8 @@ static int no_memory(struct at *a)
 }
 
 /* A function's made-up address: "name" is the function, "name+off" inside it. */
-static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_t off, bool inside,
-		    uint64_t *addr)
+static int sym_addr(struct text *x, struct text_span name, struct text_span mod, uint64_t off,
+		    bool inside, uint64_t *addr)
 {
 	long f = func_index(x, name, mod);
 
@@ -799,12 +799,12 @@ static int sym_addr(struct text *x, struct tspan name, struct tspan mod, uint64_
 }
 
 /* A symbol of -R's fields ("ip=vfs_read"): its function's address. */
-static bool raw_sym(void *ctx, struct tspan name, uint64_t *addr)
+static bool raw_sym(void *ctx, struct text_span name, uint64_t *addr)
 {
 	for (int i = 0; i < name.n; i++)
 		if ((unsigned char)name.p[i] <= ' ' || name.p[i] == '=')
 			return false;
-	return !sym_addr(ctx, name, (struct tspan){NULL, 0}, 0, false, addr);
+	return !sym_addr(ctx, name, (struct text_span){NULL, 0}, 0, false, addr);
 }
 
 /*
@@ -823,7 +823,7 @@ static int ev_raw(struct at *a)
 		return 1;
 	memcpy(name, a->name.p, a->name.n);
 	name[a->name.n] = 0;
-	ev = fmt_reader_find_event(a->r, NULL, name);
+	ev = fmt_events_find(a->r, NULL, name);
 	if (!ev || !strcmp(ev->system, "text"))
 		return 1;
 	n = traw_record(ev, a->f, buf, sizeof(buf), raw_sym, a->x);
@@ -872,7 +872,7 @@ static int ev_wake(struct at *a)
 		 : same("sched_waking", a->name) ? TF_ID_WAKING
 						 : TF_ID_WAKEUP_NEW;
 	long long pid, prio, cpu;
-	struct tspan comm;
+	struct text_span comm;
 	uint8_t *rec;
 
 	if (!parse_wake(a->f, &comm, &pid, &prio, &cpu))
@@ -895,7 +895,7 @@ static int ev_irq_entry(struct at *a)
 	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
 	rec = new_record_str(a->x, TF_ID_IRQ_ENTRY, a->cpu, a->pid, a->l, a->t, 12, 16,
-			     tfield(a->f, "name"));
+			     tline_field(a->f, "name"));
 	if (!rec)
 		return no_memory(a);
 	put32(rec, 8, (int32_t)irq);
@@ -904,14 +904,14 @@ static int ev_irq_entry(struct at *a)
 
 static int ev_irq_exit(struct at *a)
 {
-	struct tspan ret = tfield(a->f, "ret");
+	struct text_span ret = tline_field(a->f, "ret");
 	long long irq, handled;
 	uint8_t *rec;
 
 	/* "ret=handled" or "unhandled"; -R prints the number ("ret=1") */
 	if (same("handled", ret) || same("unhandled", ret))
 		handled = same("handled", ret);
-	else if (!tspan_int(ret, &handled))
+	else if (!tline_span_int(ret, &handled))
 		return bad_fields(a);
 	if (!field_int(a->f, "irq", &irq))
 		return bad_fields(a);
@@ -927,7 +927,7 @@ static int ev_softirq(struct at *a)
 	long long vec;
 	uint8_t *rec;
 
-	if (!tspan_int(tfield(a->f, "vec"), &vec))
+	if (!tline_span_int(tline_field(a->f, "vec"), &vec))
 		return bad_fields(a);
 	rec = at_record(a, same("softirq_entry", a->name) ? TF_ID_SOFTIRQ_ENTRY : TF_ID_SOFTIRQ_EXIT,
 			12);
@@ -964,7 +964,7 @@ static struct tdyn *at_dyn(struct at *a, enum dyn_kind kind)
 }
 
 /* A number of @s (up to 24 characters), in @base. */
-static bool span_num(struct tspan s, int base, long long *v)
+static bool span_num(struct text_span s, int base, long long *v)
 {
 	char buf[25], *end;
 
@@ -978,14 +978,14 @@ static bool span_num(struct tspan s, int base, long long *v)
 }
 
 /* The next word of @c, up to @stop (or its end); @c moves past the stop character. */
-static struct tspan next_word(struct tcur *c, char stop)
+static struct text_span next_word(struct text_cursor *c, char stop)
 {
 	const char *p = c->p;
-	struct tspan w;
+	struct text_span w;
 
 	while (c->p < c->end && *c->p != stop)
 		c->p++;
-	w = (struct tspan){p, (int)(c->p - p)};
+	w = (struct text_span){p, (int)(c->p - p)};
 	if (c->p < c->end)
 		c->p++;
 	return w;
@@ -995,23 +995,23 @@ static struct tspan next_word(struct tcur *c, char stop)
 static int ev_sys(struct at *a)
 {
 	bool enter = same("sys_enter", a->name);
-	struct tcur c = {a->f.p, a->f.p + a->f.n};
+	struct text_cursor c = {a->f.p, a->f.p + a->f.n};
 	long long nr, v[6] = {0};
 	int n = 0;
 	uint8_t *rec;
 
 	while (c.p < c.end && *c.p == ' ')
 		c.p++;
-	if (!tcur_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
+	if (!tline_eat(&c, "NR ") || !span_num(next_word(&c, ' '), 10, &nr))
 		return bad_fields(a);
-	if (enter ? !tcur_eat(&c, "(") : !tcur_eat(&c, "= "))
+	if (enter ? !tline_eat(&c, "(") : !tline_eat(&c, "= "))
 		return bad_fields(a);
 	if (!enter && !span_num(next_word(&c, ' '), 10, &v[0]))
 		return bad_fields(a);
 	for (; enter && n < 6; n++) {
 		if (!span_num(next_word(&c, n < 5 ? ',' : ')'), 16, &v[n]))
 			return bad_fields(a);
-		tcur_eat(&c, " ");
+		tline_eat(&c, " ");
 	}
 	if (c.p != c.end || (enter && c.p[-1] != ')'))
 		return bad_fields(a); /* more, or less, than the kernel prints */
@@ -1054,7 +1054,7 @@ static int ev_named(struct at *a)
  * but -R): its entry's and exit's made-up one, for the analysis to pair
  * them by. 0 when there are too many.
  */
-static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
+static int syscall_nr(struct text *x, struct tdyn *d, struct text_span call)
 {
 	char other[96];
 	int n = snprintf(other, sizeof(other), "sys_%s_%.*s",
@@ -1062,7 +1062,7 @@ static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
 
 	for (int i = 0; i < x->ndyn; i++)
 		if (x->dyn[i].kind == DYN_SYSCALL && x->dyn[i].sys_nr &&
-		    same(x->dyn[i].name, (struct tspan){other, n}))
+		    same(x->dyn[i].name, (struct text_span){other, n}))
 			return d->sys_nr = x->dyn[i].sys_nr;
 	if (x->nsyscalls >= 4096 - TEXT_SYSCALL_NR)
 		return 0;
@@ -1075,20 +1075,20 @@ static int syscall_nr(struct text *x, struct tdyn *d, struct tspan call)
  * file ("flags: O_RDONLY)" ends the line): the record's mode is then taken
  * as 0, which is what such calls pass.
  */
-static void default_mode(struct tspan call, struct tsys *sy)
+static void default_mode(struct text_span call, struct tsys *sy)
 {
 	int n = sy->nargs;
 
 	if ((same("openat", call) || same("open", call)) && n > 0 && n < TSYS_MAX_ARGS &&
 	    same("flags", sy->name[n - 1])) {
-		sy->name[n] = (struct tspan){"mode", 4};
+		sy->name[n] = (struct text_span){"mode", 4};
 		sy->v[n] = 0;
 		sy->nargs++;
 	}
 }
 
 /* A system call's entry or exit (syscalls:sys_enter_X, sys_exit_X), X being @call. */
-static int ev_syscall(struct at *a, bool exit, struct tspan call)
+static int ev_syscall(struct at *a, bool exit, struct text_span call)
 {
 	struct tsys sy;
 	struct tdyn *d;
@@ -1096,13 +1096,13 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 	char name[96];
 	int n;
 
-	if (tsys_parse(a->f, exit, &sy))
+	if (tprobe_sys_parse(a->f, exit, &sy))
 		return bad_fields(a);
 	if (!exit)
 		default_mode(call, &sy);
 	n = snprintf(name, sizeof(name), "sys_%s_%.*s", exit ? "exit" : "enter",
 		     call.n > 64 ? 64 : call.n, call.p);
-	d = dyn_event(a->r, a->x, (struct tspan){name, n}, DYN_SYSCALL, &sy, a->err);
+	d = dyn_event(a->r, a->x, (struct text_span){name, n}, DYN_SYSCALL, &sy, a->err);
 	if (!d)
 		return -1;
 	if (d->kind != DYN_SYSCALL || d->nargs != sy.nargs)
@@ -1111,9 +1111,9 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 	if (!sy.has_nr && !(sy.nr = d->sys_nr ? d->sys_nr : syscall_nr(a->x, d, call)))
 		return AT_FAIL(a, "line %d: more than %d different system calls", a->x->line,
 			       4096 - TEXT_SYSCALL_NR);
-	if (!(rec = at_record(a, d->id, (uint32_t)tsys_size(&sy))))
+	if (!(rec = at_record(a, d->id, (uint32_t)tprobe_sys_size(&sy))))
 		return no_memory(a);
-	tsys_fill(rec, &sy);
+	tprobe_sys_fill(rec, &sy);
 	return 0;
 }
 
@@ -1121,7 +1121,7 @@ static int ev_syscall(struct at *a, bool exit, struct tspan call)
 static int ev_stack(struct at *a)
 {
 	bool user = same("user_stack", a->name);
-	struct tspan f = a->f;
+	struct text_span f = a->f;
 	uint8_t *rec;
 
 	if (f.n && !same(user ? "<user stack trace >" : "<stack trace >", f))
@@ -1136,7 +1136,7 @@ static int ev_stack(struct at *a)
 
 /* "=> frame": one more return address in the stack trace just read. */
 static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct tev *e;
 	uint64_t addr = l->addr;
@@ -1175,17 +1175,17 @@ static int add_frame(struct fmt_reader *r, struct text *x, const struct tline *l
  * printed are zero).
  */
 static int add_function(struct text *x, const struct tline *l, int cpu, int32_t pid, uint64_t t,
-			struct fmt_err *err, struct fmt_reader *r)
+			struct err_msg *err, struct fmt_reader *r)
 {
 	struct targs ta = {0};
 	uint64_t ip, parent = 0;
 	uint8_t *rec;
 
-	if (x->fn_args && l->args.n && targs_parse(l->args, &ta))
+	if (x->fn_args && l->args.n && tline_args_parse(l->args, &ta))
 		return FAIL("line %d: cannot read the function's arguments", x->line);
 	if (sym_addr(x, l->name, l->mod, l->off, false, &ip) ||
 	    (l->ret_to.n &&
-	     sym_addr(x, l->ret_to, (struct tspan){NULL, 0}, l->ret_off, true, &parent)) ||
+	     sym_addr(x, l->ret_to, (struct text_span){NULL, 0}, l->ret_off, true, &parent)) ||
 	    !(rec = new_record(x, TF_ID_FUNCTION, cpu, pid, l, t,
 			       24 + (x->fn_args ? 8 * (ta.nslots > TARGS_X86 ? ta.nslots
 									 : TARGS_X86)
@@ -1200,8 +1200,8 @@ static int add_function(struct text *x, const struct tline *l, int cpu, int32_t 
 
 /* An event line (report) or comment "name: fields"; @name and @f are its parts. */
 static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		     int32_t pid, uint64_t t, struct tspan name, struct tspan f,
-		     struct fmt_err *err)
+		     int32_t pid, uint64_t t, struct text_span name, struct text_span f,
+		     struct err_msg *err)
 {
 	static const struct {
 		const char *name;
@@ -1221,9 +1221,9 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 	if (l->sys)
 		return ev_syscall(&a, l->sys == 2, name);
 	if (name.n > 10 && !memcmp(name.p, "sys_enter_", 10))
-		return ev_syscall(&a, false, (struct tspan){name.p + 10, name.n - 10});
+		return ev_syscall(&a, false, (struct text_span){name.p + 10, name.n - 10});
 	if (name.n > 9 && !memcmp(name.p, "sys_exit_", 9))
-		return ev_syscall(&a, true, (struct tspan){name.p + 9, name.n - 9});
+		return ev_syscall(&a, true, (struct text_span){name.p + 9, name.n - 9});
 	if (same("kernel_stack", name) || same("user_stack", name))
 		return ev_stack(&a);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -1240,7 +1240,7 @@ static int add_event(struct fmt_reader *r, struct text *x, const struct tline *l
 }
 
 /* A comment "event: fields": its name and fields; false for any other comment. */
-static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
+static bool comment_event(struct text_span c, struct text_span *name, struct text_span *f)
 {
 	int i = 0;
 
@@ -1249,16 +1249,16 @@ static bool comment_event(struct tspan c, struct tspan *name, struct tspan *f)
 		i++;
 	if (!(i > 0 && i + 1 < c.n && c.p[i] == ':' && c.p[i + 1] == ' '))
 		return false;
-	*name = (struct tspan){c.p, i};
-	*f = (struct tspan){c.p + i + 2, c.n - i - 2};
+	*name = (struct text_span){c.p, i};
+	*f = (struct text_span){c.p + i + 2, c.n - i - 2};
 	return true;
 }
 
 /* A comment: "event: fields" is an event, anything else a trace_printk. */
 static int add_comment(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		       int32_t pid, uint64_t t, struct fmt_err *err)
+		       int32_t pid, uint64_t t, struct err_msg *err)
 {
-	struct tspan c = l->text, name, f;
+	struct text_span c = l->text, name, f;
 	uint8_t *rec;
 
 	if (comment_event(c, &name, &f))
@@ -1305,13 +1305,13 @@ static int note_params(struct tfunc *f, const struct targs *ta)
  * fgraph_retaddr_entry where the line says where the call returns to.
  */
 static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		    int32_t pid, uint64_t t, uint32_t func, struct fmt_err *err)
+		    int32_t pid, uint64_t t, uint32_t func, struct err_msg *err)
 {
 	struct targs ta = {0};
 	int off = l->ret_to.n ? FG_RETADDR_ARGS_OFF : x->any_args ? FG_ARGS_OFF : 20;
 	uint8_t *rec;
 
-	if (x->any_args && l->args.n && targs_parse(l->args, &ta))
+	if (x->any_args && l->args.n && tline_args_parse(l->args, &ta))
 		return FAIL("line %d: cannot read the call's arguments", x->line);
 	if (x->any_args && note_params(&x->funcs[func], &ta))
 		return FAIL("out of memory");
@@ -1327,7 +1327,7 @@ static int fg_entry(struct fmt_reader *r, struct text *x, const struct tline *l,
 	}
 	put64(rec, 16, (uint64_t)l->depth);
 	if (l->ret_to.n) {
-		long c = func_index(x, l->ret_to, (struct tspan){NULL, 0});
+		long c = func_index(x, l->ret_to, (struct text_span){NULL, 0});
 		if (c < 0)
 			return FAIL("out of memory");
 		if ((uint64_t)c >= (0 - TEXT_CALLER_BASE) >> TEXT_CALLER_SHIFT ||
@@ -1373,7 +1373,7 @@ static int fg_exit(struct text *x, const struct tline *l, int cpu, int32_t pid, 
  * entry returns at its own time.
  */
 static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		      int32_t pid, uint64_t t, struct fmt_err *err)
+		      int32_t pid, uint64_t t, struct err_msg *err)
 {
 	struct tstack *s = stack_of(x, pid);
 	long func = -1;
@@ -1397,7 +1397,8 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 	if (l->name.n) /* "} /+ func +/", or -R's "func=" */
 		func = func_index(x, l->name, l->mod);
 	else if (func < 0) {
-		func = func_index(x, (struct tspan){"[unknown]", 9}, (struct tspan){NULL, 0});
+		func =
+		    func_index(x, (struct text_span){"[unknown]", 9}, (struct text_span){NULL, 0});
 		x->unknown_exits++;
 	}
 	if (func < 0 || fg_exit(x, l, cpu, pid, ret > t ? ret : t, ret, l->dur, (uint32_t)func))
@@ -1406,7 +1407,7 @@ static int graph_exit(struct fmt_reader *r, struct text *x, const struct tline *
 }
 
 static int graph_call(struct fmt_reader *r, struct text *x, const struct tline *l, int cpu,
-		      int32_t pid, uint64_t t, struct fmt_err *err)
+		      int32_t pid, uint64_t t, struct err_msg *err)
 {
 	long func = func_index(x, l->name, l->mod);
 	struct tstack *s;
@@ -1473,7 +1474,7 @@ static uint64_t leaf_return(struct text *x, struct tcpu *c, uint64_t t, int prec
 	return t;
 }
 
-static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct fmt_err *err)
+static int cpu_index(struct fmt_reader *r, struct text *x, int cpu, struct err_msg *err)
 {
 	if (cpu < 0)
 		cpu = 0; /* no CPU column: one CPU */
@@ -1514,7 +1515,7 @@ static bool is_event_line(enum tline_kind k)
 }
 
 /* Functions that start an interrupt's handling (entered in hardirq context). */
-static bool irq_entry_func(struct tspan n)
+static bool irq_entry_func(struct text_span n)
 {
 	static const char *const pre[] = {"__sysvec_", "sysvec_", "__common_interrupt",
 					  "common_interrupt", "__do_IRQ", "do_IRQ", "irq_exit_rcu",
@@ -1562,7 +1563,7 @@ static const struct tline *infer_irq(struct text *x, const struct tline *l, int 
 
 /* Make the events of one parsed line. */
 static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct tline copy;
 	int cpu;
@@ -1633,7 +1634,7 @@ static int take_line(struct fmt_reader *r, struct text *x, const struct tline *l
 }
 
 /* Check what a parsed line means in its context. */
-static int check_line(struct text *x, const struct tline *l, struct fmt_err *err,
+static int check_line(struct text *x, const struct tline *l, struct err_msg *err,
 		      struct fmt_reader *r)
 {
 	if ((l->kind == TL_LEAF || l->kind == TL_EXIT) && !l->has_dur)
@@ -1646,9 +1647,9 @@ static int check_line(struct text *x, const struct tline *l, struct fmt_err *err
 }
 
 /* Call @fn on every line of the text, parsed; stops at an error. */
-static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
+static int each_line(struct fmt_reader *r, struct text *x, struct err_msg *err,
 		     int (*fn)(struct fmt_reader *r, struct text *x, const struct tline *l,
-			       struct fmt_err *err))
+			       struct err_msg *err))
 {
 	const char *p = (const char *)r->map, *end = p + r->file_len;
 	struct tline l;
@@ -1677,7 +1678,7 @@ static int each_line(struct fmt_reader *r, struct text *x, struct fmt_err *err,
  */
 static bool prints_ioprio(const struct tline *l)
 {
-	struct tspan name = l->name, f = l->text;
+	struct text_span name = l->name, f = l->text;
 	const struct tblock_event *e;
 	struct tblock b;
 
@@ -1692,7 +1693,7 @@ static bool prints_ioprio(const struct tline *l)
 
 /* First pass: what the text prints, each CPU's first task, the longest duration. */
 static int survey_line(struct fmt_reader *r, struct text *x, const struct tline *l,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	int cpu;
 
@@ -1735,7 +1736,7 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 /* The formats of the events made, function_graph's as the text's options need. */
-static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_err *err)
+static int add_formats(struct fmt_reader *r, const struct text *x, struct err_msg *err)
 {
 #define F(sys, v) {sys, v, sizeof(v) - 1}
 	static const struct {
@@ -1756,24 +1757,25 @@ static int add_formats(struct fmt_reader *r, const struct text *x, struct fmt_er
 	int nb;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (fmt_add_format(r, f[i].sys, f[i].text, f[i].len, err))
+		if (fmt_events_add_format(r, f[i].sys, f[i].text, f[i].len, err))
 			return -1;
-	if (fmt_add_format(r, "ftrace", functions[x->fn_args].text, functions[x->fn_args].len,
-			   err) ||
-	    fmt_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len, err) ||
-	    fmt_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
-			   err) ||
-	    (x->any_retaddr && fmt_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
+	if (fmt_events_add_format(r, "ftrace", functions[x->fn_args].text,
+				  functions[x->fn_args].len, err) ||
+	    fmt_events_add_format(r, "ftrace", exits[x->any_ret].text, exits[x->any_ret].len,
+				  err) ||
+	    fmt_events_add_format(r, "ftrace", entries[x->any_args].text, entries[x->any_args].len,
+				  err) ||
+	    (x->any_retaddr && fmt_events_add_format(r, "ftrace", retaddr.text, retaddr.len, err)))
 		return -1;
 	b = tblock_events(&nb, x->block_ioprio);
 	for (int i = 0; i < nb; i++)
-		if (fmt_add_format(r, "block", b[i].format, b[i].format_len, err))
+		if (fmt_events_add_format(r, "block", b[i].format, b[i].format_len, err))
 			return -1;
 	return 0;
 }
 
 /* One buffer, one stream per CPU that has lines. */
-static int make_info(struct fmt_reader *r, struct text *x, struct fmt_err *err)
+static int make_info(struct fmt_reader *r, struct text *x, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 	int n = 0;
@@ -1894,7 +1896,7 @@ static struct stream *stream_of(struct fmt_reader *r, int cpu)
 	return NULL;
 }
 
-static int text_open(struct fmt_reader *r, struct fmt_err *err)
+static int text_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct text *x = calloc(1, sizeof(*x));
 
@@ -1904,7 +1906,8 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	x->stack_ev = -1;
 	r->info.long_size = 8;
 	r->info.page_size = 4096;
-	if (fmt_init_tep(r, err) || each_line(r, x, err, survey_line) || add_formats(r, x, err))
+	if (fmt_events_init_tep(r, err) || each_line(r, x, err, survey_line) ||
+	    add_formats(r, x, err))
 		return -1;
 	/* without printed times, clocks start where the longest call fits before */
 	x->base = x->abs_times ? 0 : x->base + 1000000;
@@ -1922,7 +1925,7 @@ static int text_open(struct fmt_reader *r, struct fmt_err *err)
 	return 0;
 }
 
-static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct text *x = r->be_priv;
 	const struct tev *e;
@@ -1942,7 +1945,7 @@ static int text_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err 
 	memcpy(&ev->pid, d + 4, 4);
 	ev->flags = d[2];
 	ev->preempt = d[3];
-	ev->event = fmt_event_format(r, ev->type);
+	ev->event = fmt_events_format(r, ev->type);
 	if (!ev->event)
 		return FAIL("event %d: its format does not parse", ev->type);
 	ev->missed = e->missed;

@@ -47,7 +47,7 @@ static struct rd file_rd(struct fmt_reader *r)
 }
 
 static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, const char *clock,
-				     int ncpus, struct fmt_err *err)
+				     int ncpus, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 
@@ -82,7 +82,7 @@ static struct fmt_buffer *add_buffer(struct fmt_reader *r, const char *name, con
  * the data in the file; compressed data is a chunk list.
  */
 static int add_stream(struct fmt_reader *r, int b, int index, int cpu, uint64_t off, uint64_t len,
-		      bool compressed, struct fmt_err *err)
+		      bool compressed, struct err_msg *err)
 {
 	struct stream *s;
 	struct fmt_buffer *buf = &r->info.buffers[b];
@@ -109,7 +109,7 @@ static int add_stream(struct fmt_reader *r, int b, int index, int cpu, uint64_t 
 	return 0;
 }
 
-static int grow_streams(struct fmt_reader *r, int more, struct fmt_err *err)
+static int grow_streams(struct fmt_reader *r, int more, struct err_msg *err)
 {
 	void *n = realloc(r->streams, (r->nstreams + more + 1) * sizeof(*r->streams));
 
@@ -174,7 +174,7 @@ static const char *const option_names[] = {
 };
 
 /* Note option @id in the file's list (fmt_info.options): applied unless told. */
-static struct fmt_option *note_option(struct fmt_reader *r, uint16_t id, struct fmt_err *err)
+static struct fmt_option *note_option(struct fmt_reader *r, uint16_t id, struct err_msg *err)
 {
 	struct fmt_option *o;
 
@@ -210,7 +210,7 @@ static void ignored_option(struct fmt_option *o, uint16_t id)
 
 /* Metadata options: uname, version, CPU count, stats, the trace id, darc's manifest. */
 static int meta_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-		       struct fmt_option *op, struct fmt_err *err)
+		       struct fmt_option *op, struct err_msg *err)
 {
 	struct rd o = rd_init(p, n, r->swap);
 
@@ -253,7 +253,7 @@ static int meta_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint
 
 /* Take an option both versions share (uname, version, cpustat, clocks, ...). */
 static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-			 struct fmt_option *o, struct fmt_err *err)
+			 struct fmt_option *o, struct err_msg *err)
 {
 	switch (id) {
 	case FMT_OPT_UNAME:
@@ -269,7 +269,7 @@ static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, ui
 	case FMT_OPT_TIME_SHIFT:
 	case FMT_OPT_GUEST:
 	case FMT_OPT_TSC2NSEC:
-		return td_clock_option(r, &td(r)->clk, id, p, n, o, err);
+		return tdclock_option(r, &td(r)->clk, id, p, n, o, err);
 	case FMT_OPT_HOOK:
 	case FMT_OPT_PROCMAPS:
 		ignored_option(o, id);
@@ -290,7 +290,7 @@ static int handle_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, ui
  * position, for buffer @b.
  */
 static int read_cpu_table(struct fmt_reader *r, struct rd *d, int b, int ncpus,
-			  struct fmt_err *err)
+			  struct err_msg *err)
 {
 	if (grow_streams(r, ncpus, err))
 		return -1;
@@ -318,7 +318,7 @@ struct v6_opts {
 
 /* One option of v6's options: those about the data here, the others shared. */
 static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const uint8_t *p,
-		     uint32_t n, struct fmt_err *err)
+		     uint32_t n, struct err_msg *err)
 {
 	struct fmt_option *op = note_option(r, id, err);
 
@@ -363,7 +363,7 @@ static int v6_option(struct fmt_reader *r, struct v6_opts *o, uint16_t id, const
 }
 
 /* The options after the tracing data, up to the option 0 that ends them. */
-static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
+static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct err_msg *err)
 {
 	for (;;) {
 		uint16_t id = rd_u16(d);
@@ -385,7 +385,7 @@ static int v6_options(struct fmt_reader *r, struct rd *d, struct v6_opts *o, str
 
 /* The top buffer's CPU table at @d, then each instance's at its BUFFER option's offset. */
 static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *o, uint32_t cpus,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	if (!add_buffer(r, "", o->clock, cpus, err) || read_cpu_table(r, d, 0, cpus, err))
 		return -1;
@@ -397,9 +397,9 @@ static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *
 		const uint8_t *p = n < 4096 ? rd_bytes(&c, n) : NULL;
 
 		if (p)
-			td_clock_v6_name(&td(r)->clk, (const char *)p, n);
+			tdclock_v6_name(&td(r)->clk, (const char *)p, n);
 		else
-			td_clock_v6_name(&td(r)->clk, "[local]", 7);
+			tdclock_v6_name(&td(r)->clk, "[local]", 7);
 	}
 	for (int i = 0; i < o->nbuf; i++) {
 		struct rd bd = file_rd(r);
@@ -421,7 +421,7 @@ static int v6_buffers(struct fmt_reader *r, struct rd *d, const struct v6_opts *
 }
 
 /* After the tracing data: the CPU count, options, then latency text or flyrecord data. */
-static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct fmt_err *err)
+static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct err_msg *err)
 {
 	uint32_t cpus = rd_u32(d);
 	const uint8_t *tag;
@@ -451,12 +451,12 @@ static int v6_data(struct fmt_reader *r, struct rd *d, struct v6_opts *o, struct
 	return v6_buffers(r, d, o, cpus, err);
 }
 
-static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int parse_v6(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	struct v6_opts o = {.clock = "local"};
 	int rc;
 
-	if (fmt_parse_tracing_data(r, d, err))
+	if (tracing_data_parse(r, d, err))
 		return -1;
 	rc = v6_data(r, d, &o, err);
 	for (int i = 0; i < o.nbuf; i++)
@@ -473,7 +473,7 @@ static int parse_v6(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
  * *@owned the buffer to free (NULL if the content is in the mapping).
  */
 static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const char *what,
-			struct rd *out, uint8_t **owned, struct fmt_err *err)
+			struct rd *out, uint8_t **owned, struct err_msg *err)
 {
 	struct rd d = file_rd(r);
 	uint16_t id, flags;
@@ -533,7 +533,7 @@ static int read_section(struct fmt_reader *r, uint64_t off, uint16_t want, const
  * A STRINGS option points at a section of NUL-separated section descriptions.
  * darc does not need them, but reads them so a damaged one is noticed.
  */
-static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int read_strings(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -545,7 +545,7 @@ static int read_strings(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
 }
 
 static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32_t n,
-				  struct fmt_err *err)
+				  struct err_msg *err)
 {
 	struct rd o = rd_init(p, n, r->swap);
 	uint64_t off = rd_u64(&o);
@@ -597,7 +597,7 @@ static int parse_buffer_option_v7(struct fmt_reader *r, const uint8_t *p, uint32
 
 /* One option of v7's but DONE: those about this file's layout, the others shared. */
 static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32_t n,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	struct rd d = rd_init(p, n, r->swap);
 	struct fmt_option *o = note_option(r, id, err);
@@ -626,7 +626,7 @@ static int v7_option(struct fmt_reader *r, uint16_t id, const uint8_t *p, uint32
 
 /* The options section at @off, up to its DONE, which gives the next one's offset. */
 static int v7_option_section(struct fmt_reader *r, uint64_t off, uint64_t *next,
-			     struct fmt_err *err)
+			     struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -659,7 +659,7 @@ static int v7_option_section(struct fmt_reader *r, uint64_t off, uint64_t *next,
 }
 
 /* trace-cmd writes its STRINGS section right after the last options section, at @off. */
-static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	struct rd t = file_rd(r);
 	uint64_t end;
@@ -681,7 +681,7 @@ static int v7_strings_after(struct fmt_reader *r, uint64_t off, struct fmt_err *
  * forward, but a section may point back to one written before it (trace-cmd
  * reads that too): only a section met twice, a loop, is refused.
  */
-static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *err)
+static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct err_msg *err)
 {
 	uint64_t seen[64];
 	int nsec;
@@ -705,10 +705,10 @@ static int parse_options_v7(struct fmt_reader *r, uint64_t off, struct fmt_err *
 	return 0;
 }
 
-typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct fmt_err *);
+typedef int (*section_parser)(struct fmt_reader *, struct rd *, struct err_msg *);
 
 /* Keep a decompressed section alive until the reader closes. */
-static int keep_section(struct fmt_reader *r, uint8_t *buf, struct fmt_err *err)
+static int keep_section(struct fmt_reader *r, uint8_t *buf, struct err_msg *err)
 {
 	struct tracedat *t = td(r);
 	void *k = realloc(t->kept, (t->nkept + 1) * sizeof(*t->kept));
@@ -725,7 +725,7 @@ static int keep_section(struct fmt_reader *r, uint8_t *buf, struct fmt_err *err)
  * pointing into (@keep: the event formats) stay allocated until close.
  */
 static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
-			    section_parser fn, bool required, bool keep, struct fmt_err *err)
+			    section_parser fn, bool required, bool keep, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -750,7 +750,7 @@ static int parse_v7_section(struct fmt_reader *r, uint16_t id, const char *what,
  * section's header, without decompressing a few MB that the first kernel
  * address decompresses again (tracedat_load_kallsyms). 0 or -1.
  */
-static int kallsyms_size_v7(struct fmt_reader *r, struct fmt_err *err)
+static int kallsyms_size_v7(struct fmt_reader *r, struct err_msg *err)
 {
 	uint64_t off = td(r)->sec_off[FMT_SEC_KALLSYMS];
 	struct rd d = file_rd(r);
@@ -775,7 +775,7 @@ static int kallsyms_size_v7(struct fmt_reader *r, struct fmt_err *err)
 	return 0;
 }
 
-static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int parse_v7(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	const char *cname = rd_str(d);
 	const char *cver = rd_str(d);
@@ -794,20 +794,20 @@ static int parse_v7(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (parse_options_v7(r, opt_off, err))
 		return -1;
 	/* header info first: the event formats depend on it */
-	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", fmt_parse_header_info, true,
-			     false, err) ||
-	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats", fmt_parse_ftrace_formats,
-			     false, true, err) ||
-	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats", fmt_parse_event_formats,
-			     false, true, err) ||
+	if (parse_v7_section(r, FMT_SEC_HEADER_INFO, "header info", tracing_data_parse_header_info,
+			     true, false, err) ||
+	    parse_v7_section(r, FMT_SEC_FTRACE_EVENTS, "ftrace formats",
+			     tracing_data_parse_ftrace_formats, false, true, err) ||
+	    parse_v7_section(r, FMT_SEC_EVENT_FORMATS, "event formats",
+			     tracing_data_parse_event_formats, false, true, err) ||
 	    (r->flags & FMT_OPEN_NO_KALLSYMS
 		 ? kallsyms_size_v7(r, err)
-		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", fmt_parse_kallsyms, false,
-				    false, err)) ||
-	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", fmt_parse_printk, false, false,
-			     err) ||
-	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", fmt_parse_cmdlines, false, false,
-			     err))
+		 : parse_v7_section(r, FMT_SEC_KALLSYMS, "kallsyms", tracing_data_parse_kallsyms,
+				    false, false, err)) ||
+	    parse_v7_section(r, FMT_SEC_PRINTK, "printk formats", tracing_data_parse_printk, false,
+			     false, err) ||
+	    parse_v7_section(r, FMT_SEC_CMDLINES, "cmdlines", tracing_data_parse_cmdlines, false,
+			     false, err))
 		return -1;
 	return 0;
 }
@@ -855,7 +855,7 @@ static bool tracedat_probe(const uint8_t *p, uint64_t len)
 }
 
 /* The file header: magic, version, byte order, long size and page size. */
-static int read_file_header(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+static int read_file_header(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	const uint8_t *magic;
 	const char *ver;
@@ -895,7 +895,7 @@ static int read_file_header(struct fmt_reader *r, struct rd *d, struct fmt_err *
 /* tdstream_next() takes be_priv for its merge: it must come first */
 _Static_assert(offsetof(struct tracedat, merge) == 0, "struct tracedat begins with its merge");
 
-static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
+static int tracedat_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct rd d = file_rd(r);
 	struct tracedat *t = calloc(1, sizeof(*t));
@@ -904,7 +904,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 		return FAIL("out of memory");
 	t->clk.in_usecs = true; /* trace-cmd's default: seconds */
 	r->be_priv = t;
-	if (read_file_header(r, &d, err) || fmt_init_tep(r, err))
+	if (read_file_header(r, &d, err) || fmt_events_init_tep(r, err))
 		return -1;
 	if ((r->info.version == 6 ? parse_v6(r, &d, err) : parse_v7(r, &d, err)))
 		return -1;
@@ -913,7 +913,7 @@ static int tracedat_open(struct fmt_reader *r, struct fmt_err *err)
 			if (r->info.buffers[i].ncpus > r->info.cpus)
 				r->info.cpus = r->info.buffers[i].ncpus;
 	tep_set_cpus(r->tep, r->info.cpus);
-	if (td_clock_finish(r, &t->clk, r->info.nbuffers ? r->info.buffers[0].clock : NULL, err))
+	if (tdclock_finish(r, &t->clk, r->info.nbuffers ? r->info.buffers[0].clock : NULL, err))
 		return -1;
 	r->info.clock = r->info.trace_clock;
 	split_cpustats(r);
@@ -934,13 +934,13 @@ static void tracedat_close(struct fmt_reader *r)
 	free(t->manifest);
 	free(t->compression_ver);
 	free(t->cpustats_top);
-	td_clock_free(&t->clk);
+	tdclock_free(&t->clk);
 	free(t);
 	r->be_priv = NULL;
 }
 
 /* v7 kallsyms, left in their section by FMT_OPEN_NO_KALLSYMS (v6's are r->ksyms). */
-static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
+static int tracedat_load_kallsyms(struct fmt_reader *r, struct err_msg *err)
 {
 	struct rd d;
 	uint8_t *owned;
@@ -960,14 +960,14 @@ static int tracedat_load_kallsyms(struct fmt_reader *r, struct fmt_err *err)
 		}
 		if (owned) /* the text alone, in a buffer the table owns */
 			p = memmove(owned, p, n);
-		rc = fmt_load_kallsyms_text(r, p, n, owned != NULL, err);
+		rc = tracing_data_load_kallsyms_text(r, p, n, owned != NULL, err);
 	}
 	return rc;
 }
 
 static uint64_t tracedat_clock_ts(const struct fmt_reader *r, uint64_t raw, int cpu)
 {
-	return td_clock_ts(&td(r)->clk, raw, cpu);
+	return tdclock_ts(&td(r)->clk, raw, cpu);
 }
 
 const struct fmt_backend fmt_tracedat_backend = {

@@ -30,7 +30,7 @@ struct tracedat {
 	/* owned strings */
 	char *manifest, *compression_ver;
 	char *cpustats_top;
-	struct td_clock clk; /* how timestamps become trace-cmd's (tdclock.c) */
+	struct tdclock clk; /* how timestamps become trace-cmd's (tdclock.c) */
 	int options_cap;     /* of r->info.options */
 };
 

@@ -20,7 +20,7 @@
  * (inline in v6, sections in v7). @buf points at data inside the file or a
  * decompressed copy.
  */
-int fmt_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_header_info(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	const char *tag;
 	uint64_t n;
@@ -57,7 +57,7 @@ int fmt_parse_header_info(struct fmt_reader *r, struct rd *d, struct fmt_err *er
 
 /* Index one format: find its name and id; libtraceevent parses it on first use. */
 static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
-			    struct fmt_err *err)
+			    struct err_msg *err)
 {
 	uint64_t n = rd_u64(d);
 	const char *p = (const char *)rd_bytes(d, n);
@@ -65,10 +65,10 @@ static int parse_one_format(struct fmt_reader *r, struct rd *d, const char *sys,
 	if (!p)
 		return FAIL("truncated in the %s event formats (format of %" PRIu64 " bytes)", sys,
 			    n);
-	return fmt_add_format(r, sys, p, n, err);
+	return fmt_events_add_format(r, sys, p, n, err);
 }
 
-int fmt_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	uint32_t count = rd_u32(d);
 
@@ -83,7 +83,7 @@ int fmt_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct fmt_err 
 	return 0;
 }
 
-int fmt_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_event_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	uint32_t nsys = rd_u32(d);
 
@@ -110,7 +110,7 @@ int fmt_parse_event_formats(struct fmt_reader *r, struct rd *d, struct fmt_err *
 
 /* A text blob with a 4- or 8-byte size in front, NUL-terminated for the parser. */
 static char *read_blob(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
-		       uint64_t *len, struct fmt_err *err)
+		       uint64_t *len, struct err_msg *err)
 {
 	uint64_t n = size_bytes == 4 ? rd_u32(d) : rd_u64(d);
 	const uint8_t *p = rd_bytes(d, n);
@@ -305,8 +305,8 @@ found:
  * knows the modules. One pass, reading the text in place: a line of another
  * shape is dropped and counted; the text ends at its first NUL, if any.
  */
-int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
-			   struct fmt_err *err)
+int tracing_data_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
+			   struct err_msg *err)
 {
 	const char *s = (const char *)p, *nul = memchr(s, 0, n);
 	const char *stop = nul ? nul : s + n;
@@ -344,7 +344,7 @@ int fmt_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, b
  * Kallsyms are big (a few MB of text) and only needed to name functions:
  * remember where they are and parse them on first use (fmt_reader_load_kallsyms).
  */
-int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	uint64_t n = rd_u32(d);
 	const uint8_t *p = rd_bytes(d, n);
@@ -364,13 +364,13 @@ int fmt_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	if (!copy)
 		return FAIL("out of memory for kallsyms (%" PRIu64 " bytes)", n);
 	memcpy(copy, p, n);
-	return fmt_load_kallsyms_text(r, copy, n, true, err);
+	return tracing_data_load_kallsyms_text(r, copy, n, true, err);
 }
 
 /* A text table: its lines of the shape @ok, into libtraceevent with @parse. */
 static int parse_table(struct fmt_reader *r, struct rd *d, int size_bytes, const char *what,
 		       uint64_t *bytes, int (*ok)(const char *line, size_t len),
-		       int (*parse)(struct tep_handle *tep, const char *buf), struct fmt_err *err)
+		       int (*parse)(struct tep_handle *tep, const char *buf), struct err_msg *err)
 {
 	char *s = read_blob(r, d, size_bytes, what, bytes, err);
 
@@ -382,7 +382,7 @@ static int parse_table(struct fmt_reader *r, struct rd *d, int size_bytes, const
 	return 0;
 }
 
-int fmt_parse_printk(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_printk(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	return parse_table(r, d, 4, "printk formats", &r->info.printk_bytes, printk_line,
 			   tep_parse_printk_formats, err);
@@ -417,7 +417,7 @@ static int register_cmdlines(struct tep_handle *tep, char *s)
 	return 0;
 }
 
-int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
 	char *s = read_blob(r, d, 8, "saved cmdlines", &r->info.cmdlines_bytes, err);
 
@@ -429,11 +429,14 @@ int fmt_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
 	return 0;
 }
 
-int fmt_parse_tracing_data(struct fmt_reader *r, struct rd *d, struct fmt_err *err)
+int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct err_msg *err)
 {
-	return fmt_parse_header_info(r, d, err) || fmt_parse_ftrace_formats(r, d, err) ||
-			       fmt_parse_event_formats(r, d, err) || fmt_parse_kallsyms(r, d, err) ||
-			       fmt_parse_printk(r, d, err) || fmt_parse_cmdlines(r, d, err)
-		       ? -1
-		       : 0;
+	return tracing_data_parse_header_info(r, d, err) ||
+		       tracing_data_parse_ftrace_formats(r, d, err) ||
+		       tracing_data_parse_event_formats(r, d, err) ||
+		       tracing_data_parse_kallsyms(r, d, err) ||
+		       tracing_data_parse_printk(r, d, err) ||
+		       tracing_data_parse_cmdlines(r, d, err)
+		   ? -1
+		   : 0;
 }

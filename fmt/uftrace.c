@@ -70,29 +70,29 @@ static const char f_exit[] = "name: funcgraph_exit\nID: 10\n" TF_COMMON
 	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"<-- %ps (%d)\", (void *)REC->func, REC->depth\n";
 
-struct usym {
+struct uftrace_symbol {
 	uint64_t addr, size; /* relative to the module's load address */
 	char *name;
 };
 
-struct umod {
+struct uftrace_module {
 	char *name; /* basename of its path: NAME.sym */
-	struct usym *syms;
+	struct uftrace_symbol *syms;
 	int nsyms, cap;
 	uint64_t base; /* made-up address of syms[0]; syms[i] at base + 16 i */
 };
 
-struct umap {
+struct uftrace_map {
 	uint64_t start, end;
 	int mod;
 };
 
-struct usess {
+struct uftrace_session {
 	char sid[40];
 	int32_t pid;
 	uint64_t ts;
 	char *exename;
-	struct umap *maps;
+	struct uftrace_map *maps;
 	int nmaps, cap;
 };
 
@@ -123,9 +123,9 @@ struct ustream {
 
 struct uft {
 	char *dir;
-	struct umod *mods;
+	struct uftrace_module *mods;
 	int nmods, mods_cap;
-	struct usess *sess;
+	struct uftrace_session *sess;
 	int nsess, sess_cap;
 	struct utask *tasks; /* by tid */
 	int ntasks, tasks_cap;
@@ -141,7 +141,7 @@ struct uft {
 	char *info_text, version[160], uname[128], lacks[256], skipped[160];
 };
 
-#define UFAIL(path, ...) fmt_errf(err, (path), __VA_ARGS__)
+#define UFAIL(path, ...) err_setf(err, (path), __VA_ARGS__)
 
 /* DIR/NAME, malloc'd, or NULL. */
 static char *join(const char *dir, const char *name)
@@ -164,11 +164,11 @@ static char *join(const char *dir, const char *name)
 #define MAX_SYMS (1ULL << 30)
 
 /*
- * The whole text file DIR/NAME (@what, at most @max bytes: fmt_read_file()),
+ * The whole text file DIR/NAME (@what, at most @max bytes: fmt_file_read()),
  * NUL-terminated; NULL with @err set (and errno ENOENT when there is none).
  */
 static char *slurp(const char *dir, const char *name, const char *what, uint64_t max,
-		   size_t *len, struct fmt_err *err)
+		   size_t *len, struct err_msg *err)
 {
 	char *path = join(dir, name), *buf;
 	int e;
@@ -177,7 +177,7 @@ static char *slurp(const char *dir, const char *name, const char *what, uint64_t
 		UFAIL(dir, "out of memory");
 		return NULL;
 	}
-	buf = fmt_read_file(path, what, max, len, err);
+	buf = fmt_file_read(path, what, max, len, err);
 	e = errno;
 	free(path);
 	errno = e;
@@ -215,7 +215,7 @@ static const char *info_value(const char *text, const char *key, char *buf, size
 	return NULL;
 }
 
-static int read_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int read_info(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	char *path = join(u->dir, "info"), buf[128];
 	size_t len = 0;
@@ -291,18 +291,19 @@ static char *line_str(const char *l, const char *key)
 
 static int find_mod(struct uft *u, const char *path);
 
-static int add_map(struct uft *u, struct usess *s, uint64_t start, uint64_t end, const char *path)
+static int add_map(struct uft *u, struct uftrace_session *s, uint64_t start, uint64_t end,
+		   const char *path)
 {
 	int m = find_mod(u, path);
 
 	if (m < 0 || GROW(s->maps, s->nmaps, s->cap, 16))
 		return -1;
-	s->maps[s->nmaps++] = (struct umap){start, end, m};
+	s->maps[s->nmaps++] = (struct uftrace_map){start, end, m};
 	return 0;
 }
 
 /* sid-ID.map: the mapped files of a session (anonymous and [stack] lines skipped). */
-static int read_map(struct uft *u, struct usess *s, struct fmt_err *err)
+static int read_map(struct uft *u, struct uftrace_session *s, struct err_msg *err)
 {
 	char name[64], *t, *l, *nl;
 	size_t len;
@@ -343,14 +344,14 @@ static int add_task(struct uft *u, int32_t tid, int32_t pid, uint64_t ts)
  * out of memory, -2 with @err set.
  */
 static int task_line(struct uft *u, const char *l, int n, const char *path,
-		     struct fmt_err *err)
+		     struct err_msg *err)
 {
 	unsigned long long sec, ns, base;
 	int tid, pid;
 	char sid[40];
 
 	if (!strncmp(l, "SESS ", 5)) {
-		struct usess *s;
+		struct uftrace_session *s;
 
 		if (sscanf(l + 5, "timestamp=%llu.%llu %*[^i]id=%d sid=%39[0-9a-fA-F]", &sec, &ns, &pid,
 			   sid) != 4 || !strstr(l, "exename=\""))
@@ -433,7 +434,7 @@ static struct utask *task_of(struct uft *u, int32_t tid)
  * task.txt's TASK and FORK lines when the recording ended): each must be a
  * task here, and as many, or darc would read other threads than uftrace.
  */
-static int check_tids(struct uft *u, struct fmt_err *err)
+static int check_tids(struct uft *u, struct err_msg *err)
 {
 	const char *p = strstr(u->info_text, "\ntaskinfo:tids=");
 	char *path = join(u->dir, "info"), *e;
@@ -457,7 +458,7 @@ out:
 	return rc;
 }
 
-static int read_tasks(struct uft *u, struct fmt_err *err)
+static int read_tasks(struct uft *u, struct err_msg *err)
 {
 	char *path = join(u->dir, "task.txt"), *l, *nl;
 	size_t len;
@@ -545,7 +546,7 @@ static int find_mod(struct uft *u, const char *path)
 
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct usym *x = a, *y = b;
+	const struct uftrace_symbol *x = a, *y = b;
 
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
@@ -555,7 +556,7 @@ static int sym_cmp(const void *a, const void *b)
  * for a PLT entry) are kept; '?' lines and __sym_end/__dynsym_end end the
  * symbol before them, which is how a symbol without size gets one.
  */
-static int sym_line(struct umod *m, char *l)
+static int sym_line(struct uftrace_module *m, char *l)
 {
 	unsigned long long a, size = 0;
 	char type, *p, *name;
@@ -591,7 +592,7 @@ static int sym_line(struct umod *m, char *l)
 }
 
 /* NAME.sym of module @m, if uftrace saved one (else its calls are named by address). */
-static int read_syms(struct uft *u, struct umod *m, struct fmt_err *err)
+static int read_syms(struct uft *u, struct uftrace_module *m, struct err_msg *err)
 {
 	char *file, *t, *l, *nl;
 	size_t len;
@@ -618,12 +619,12 @@ static int read_syms(struct uft *u, struct umod *m, struct fmt_err *err)
 }
 
 /* Give every symbol its made-up address, and tell libtraceevent and the module map. */
-static int register_syms(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int register_syms(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	uint64_t next = FUNC_BASE;
 
 	for (int i = 0; i < u->nmods; i++) {
-		struct umod *m = &u->mods[i];
+		struct uftrace_module *m = &u->mods[i];
 
 		if (read_syms(u, m, err))
 			return -1;
@@ -651,8 +652,8 @@ static void lib_ends(struct uft *u)
 {
 	for (int i = 0; i < u->nsess; i++)
 		for (int k = 0; k < u->sess[i].nmaps; k++) {
-			struct umap *mp = &u->sess[i].maps[k];
-			struct umod *m = &u->mods[mp->mod];
+			struct uftrace_map *mp = &u->sess[i].maps[k];
+			struct uftrace_module *m = &u->mods[mp->mod];
 
 			if (!mp->end && m->nsyms)
 				mp->end = mp->start + m->syms[m->nsyms - 1].addr +
@@ -669,14 +670,14 @@ static uint64_t func_of(struct uft *u, int s, uint64_t addr)
 {
 	uint64_t key = addr | (uint64_t)s << 48; /* user addresses have 48 bits */
 	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 52) & (CACHE_SLOTS - 1);
-	struct usess *ss = &u->sess[s];
+	struct uftrace_session *ss = &u->sess[s];
 	uint64_t f = addr;
 
 	if (u->cache[slot].key == key + 1)
 		return u->cache[slot].func;
 	for (int i = 0; i < ss->nmaps; i++) {
-		const struct umap *mp = &ss->maps[i];
-		const struct umod *m = &u->mods[mp->mod];
+		const struct uftrace_map *mp = &ss->maps[i];
+		const struct uftrace_module *m = &u->mods[mp->mod];
 		int lo = 0, hi = m->nsyms - 1;
 		uint64_t rel = addr - mp->start;
 
@@ -700,7 +701,7 @@ static uint64_t func_of(struct uft *u, int s, uint64_t addr)
 
 /* ---- the event files -------------------------------------------------------- */
 
-static int add_stream(struct uft *u, const char *name, int task, int cpu, struct fmt_err *err)
+static int add_stream(struct uft *u, const char *name, int task, int cpu, struct err_msg *err)
 {
 	struct ustream *s;
 	uint64_t size;
@@ -716,7 +717,7 @@ static int add_stream(struct uft *u, const char *name, int task, int cpu, struct
 		return UFAIL(u->dir, "out of memory");
 	u->nst++;
 	/* a regular file only: a FIFO or a device is refused, never read */
-	fd = fmt_open_regular(s->path, "uftrace data file", UINT64_MAX / 2, &size, err);
+	fd = fmt_file_open_regular(s->path, "uftrace data file", UINT64_MAX / 2, &size, err);
 	if (fd < 0) /* a thread that called nothing traced has no file */
 		return errno == ENOENT && task >= 0 ? 0 : -1;
 	s->len = size;
@@ -737,7 +738,7 @@ static bool mapped(const struct uft *u, uint64_t addr)
 {
 	for (int i = 0; i < u->nsess; i++)
 		for (int k = 0; k < u->sess[i].nmaps; k++) {
-			const struct umap *mp = &u->sess[i].maps[k];
+			const struct uftrace_map *mp = &u->sess[i].maps[k];
 			if (addr >= mp->start && (!mp->end || addr < mp->end))
 				return true;
 		}
@@ -786,7 +787,7 @@ static bool rec_plausible(const struct uft *u, const struct ustream *s, uint64_t
  * and the two after it. Argument data is a few words (strings are cut
  * short by libmcount), so a record found far away, or none, is an error.
  */
-static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, struct fmt_err *err)
+static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, struct err_msg *err)
 {
 	uint64_t o = s->off;
 
@@ -812,7 +813,7 @@ static int skip_more(struct uft *u, struct ustream *s, int type, uint64_t t, str
 }
 
 /* The next call record of a thread's file into @s. 1, 0 at the end, or -1. */
-static int task_step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int task_step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	for (;;) {
 		uint64_t t, w, o = s->off;
@@ -853,7 +854,7 @@ static int task_step(struct uft *u, struct ustream *s, struct fmt_err *err)
 }
 
 /* The next context switch of a perf-cpuN.dat into @s. 1, 0 at the end, or -1. */
-static int perf_step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int perf_step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	(void)u;
 	for (;;) {
@@ -897,13 +898,13 @@ static int perf_step(struct uft *u, struct ustream *s, struct fmt_err *err)
 	}
 }
 
-static int step(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int step(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	return s->task >= 0 ? task_step(u, s, err) : perf_step(u, s, err);
 }
 
 /* The names perf's COMM records gave the threads (the last one each). */
-static int read_comms(struct uft *u, struct ustream *s, struct fmt_err *err)
+static int read_comms(struct uft *u, struct ustream *s, struct err_msg *err)
 {
 	for (uint64_t o = 0; o + 8 <= s->len;) {
 		uint32_t type, tid;
@@ -952,7 +953,7 @@ static void heap_down(struct uft *u, int i)
 }
 
 /* Every thread's file and every perf-cpuN.dat, each at its first record. */
-static int open_streams(struct uft *u, struct fmt_err *err)
+static int open_streams(struct uft *u, struct err_msg *err)
 {
 	DIR *d = opendir(u->dir);
 	struct dirent *de;
@@ -998,7 +999,7 @@ static struct stream *cpu_stream(struct fmt_reader *r, int cpu)
 	return NULL;
 }
 
-static int make_info(struct fmt_reader *r, struct uft *u, struct fmt_err *err)
+static int make_info(struct fmt_reader *r, struct uft *u, struct err_msg *err)
 {
 	struct fmt_buffer *b;
 	int n = 0;
@@ -1059,7 +1060,7 @@ static void register_comms(struct fmt_reader *r, struct uft *u)
 	}
 }
 
-static int uft_open(struct fmt_reader *r, struct fmt_err *err)
+static int uft_open(struct fmt_reader *r, struct err_msg *err)
 {
 	struct uft *u = calloc(1, sizeof(*u));
 
@@ -1068,16 +1069,16 @@ static int uft_open(struct fmt_reader *r, struct fmt_err *err)
 	r->be_priv = u;
 	u->dir = r->path;
 	r->info.page_size = 4096;
-	if (read_info(r, u, err) || fmt_init_tep(r, err) || read_tasks(u, err))
+	if (read_info(r, u, err) || fmt_events_init_tep(r, err) || read_tasks(u, err))
 		return -1;
 	for (int i = 0; i < u->ntasks; i++)
 		u->tasks[i].sess = sess_of(u, u->tasks[i].pid, u->tasks[i].ts);
 	if (register_syms(r, u, err))
 		return -1;
 	lib_ends(u);
-	if (fmt_add_format(r, "ftrace", tf_fg_entry, sizeof(tf_fg_entry) - 1, err) ||
-	    fmt_add_format(r, "ftrace", f_exit, sizeof(f_exit) - 1, err) ||
-	    fmt_add_format(r, "sched", tf_switch, sizeof(tf_switch) - 1, err) ||
+	if (fmt_events_add_format(r, "ftrace", tf_fg_entry, sizeof(tf_fg_entry) - 1, err) ||
+	    fmt_events_add_format(r, "ftrace", f_exit, sizeof(f_exit) - 1, err) ||
+	    fmt_events_add_format(r, "sched", tf_switch, sizeof(tf_switch) - 1, err) ||
 	    open_streams(u, err) || make_info(r, u, err))
 		return -1;
 	register_comms(r, u);
@@ -1105,7 +1106,7 @@ static uint32_t build(struct uft *u, struct ustream *s, struct utask *tk)
 	return 24;
 }
 
-static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *err)
+static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
 	struct uft *u = r->be_priv;
 	struct ustream *s;
@@ -1138,7 +1139,7 @@ static int uft_next(struct fmt_reader *r, struct fmt_event *ev, struct fmt_err *
 	memcpy(&ev->pid, u->rec + 4, 4);
 	ev->missed = s->missed;
 	s->missed = 0;
-	ev->event = fmt_event_format(r, ev->type);
+	ev->event = fmt_events_format(r, ev->type);
 	if (!ev->event)
 		return FAIL("event %d: its format does not parse", ev->type);
 	cs = cpu_stream(r, ev->cpu);

@@ -38,7 +38,7 @@
 #include <zstd.h>
 #endif
 
-#define WFAIL(...) fmt_errf(err, w->path, __VA_ARGS__)
+#define WFAIL(...) err_setf(err, w->path, __VA_ARGS__)
 
 static const uint8_t MAGIC[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 
@@ -137,7 +137,7 @@ static void db_free(struct dbuf *b)
 /* ---- file output --------------------------------------------------------- */
 
 static int pwrite_all(struct fmt_writer *w, const void *p, size_t n, uint64_t off,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	const uint8_t *c = p;
 
@@ -155,7 +155,7 @@ static int pwrite_all(struct fmt_writer *w, const void *p, size_t n, uint64_t of
 }
 
 /* Append @n bytes at the end of the file. */
-static int put(struct fmt_writer *w, const void *p, size_t n, struct fmt_err *err)
+static int put(struct fmt_writer *w, const void *p, size_t n, struct err_msg *err)
 {
 	if (pwrite_all(w, p, n, w->off, err))
 		return -1;
@@ -163,7 +163,7 @@ static int put(struct fmt_writer *w, const void *p, size_t n, struct fmt_err *er
 	return 0;
 }
 
-static int patch64(struct fmt_writer *w, uint64_t at, uint64_t v, struct fmt_err *err)
+static int patch64(struct fmt_writer *w, uint64_t at, uint64_t v, struct err_msg *err)
 {
 	return pwrite_all(w, &v, 8, at, err);
 }
@@ -181,7 +181,7 @@ static uint32_t string_id(struct fmt_writer *w, const char *s)
  * Compress @n bytes at @src into w->out as csize:4 usize:4 data; returns the
  * total size, or 0 with @err filled.
  */
-static size_t compress_block(struct fmt_writer *w, const void *src, size_t n, struct fmt_err *err)
+static size_t compress_block(struct fmt_writer *w, const void *src, size_t n, struct err_msg *err)
 {
 #ifdef HAVE_ZSTD
 	size_t bound = ZSTD_compressBound(n) + 8, c;
@@ -220,7 +220,7 @@ static size_t compress_block(struct fmt_writer *w, const void *src, size_t n, st
  * (@n bytes), compressed if @compress. Returns its offset, or 0 on failure.
  */
 static uint64_t put_section(struct fmt_writer *w, uint16_t id, uint32_t sid, bool compress,
-			    const void *data, size_t n, struct fmt_err *err)
+			    const void *data, size_t n, struct err_msg *err)
 {
 	struct dbuf h = {0};
 	uint64_t at = w->off;
@@ -254,7 +254,7 @@ static uint64_t put_section(struct fmt_writer *w, uint16_t id, uint32_t sid, boo
 /* A bundle is never written over an existing file without --force. */
 const struct wfile_kind fmt_writer_kind = {"a trace.dat file", NULL};
 
-static int open_tmp(struct fmt_writer *w, bool force, struct fmt_err *err)
+static int open_tmp(struct fmt_writer *w, bool force, struct err_msg *err)
 {
 	w->wf = wfile_create(w->path, &fmt_writer_kind, force, err);
 	if (!w->wf)
@@ -264,7 +264,7 @@ static int open_tmp(struct fmt_writer *w, bool force, struct fmt_err *err)
 }
 
 struct fmt_writer *fmt_writer_create(const char *path, const struct fmt_writer_params *params,
-				     struct fmt_err *err)
+				     struct err_msg *err)
 {
 	struct fmt_writer_params p = params ? *params : (struct fmt_writer_params){0};
 	struct fmt_writer *w = calloc(1, sizeof(*w));
@@ -272,13 +272,13 @@ struct fmt_writer *fmt_writer_create(const char *path, const struct fmt_writer_p
 	const char *cname = "none", *cver = "";
 
 	if (!w) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	w->fd = -1;
 	w->path = strdup(path);
 	if (!w->path) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto fail;
 	}
 	w->page_size = p.page_size ? p.page_size : getpagesize();
@@ -371,7 +371,7 @@ uint64_t fmt_writer_size(const struct fmt_writer *w)
 
 /* ---- metadata ------------------------------------------------------------ */
 
-static int check_open(struct fmt_writer *w, bool meta, struct fmt_err *err)
+static int check_open(struct fmt_writer *w, bool meta, struct err_msg *err)
 {
 	if (w->finished)
 		return WFAIL("the file is already finished");
@@ -381,7 +381,7 @@ static int check_open(struct fmt_writer *w, bool meta, struct fmt_err *err)
 }
 
 int fmt_writer_set_headers(struct fmt_writer *w, const char *header_page, size_t page_len,
-			   const char *header_event, size_t event_len, struct fmt_err *err)
+			   const char *header_event, size_t event_len, struct err_msg *err)
 {
 	if (check_open(w, true, err))
 		return -1;
@@ -399,7 +399,7 @@ int fmt_writer_set_headers(struct fmt_writer *w, const char *header_page, size_t
 }
 
 int fmt_writer_add_format(struct fmt_writer *w, const char *system, const char *text, size_t len,
-			  struct fmt_err *err)
+			  struct err_msg *err)
 {
 	struct wformat *f;
 
@@ -423,7 +423,7 @@ int fmt_writer_add_format(struct fmt_writer *w, const char *system, const char *
 
 /* Replace the text blob @b (@what, at most @max bytes) with a copy of @text. */
 static int set_blob(struct fmt_writer *w, struct dbuf *b, const char *what, uint64_t max,
-		    const char *text, size_t len, struct fmt_err *err)
+		    const char *text, size_t len, struct err_msg *err)
 {
 	if (check_open(w, true, err))
 		return -1;
@@ -435,23 +435,23 @@ static int set_blob(struct fmt_writer *w, struct dbuf *b, const char *what, uint
 	return b->bad ? WFAIL("out of memory") : 0;
 }
 
-int fmt_writer_set_kallsyms(struct fmt_writer *w, const char *text, size_t len, struct fmt_err *err)
+int fmt_writer_set_kallsyms(struct fmt_writer *w, const char *text, size_t len, struct err_msg *err)
 {
 	return set_blob(w, &w->kallsyms, "kallsyms", UINT32_MAX, text, len, err);
 }
 
-int fmt_writer_set_printk(struct fmt_writer *w, const char *text, size_t len, struct fmt_err *err)
+int fmt_writer_set_printk(struct fmt_writer *w, const char *text, size_t len, struct err_msg *err)
 {
 	return set_blob(w, &w->printk, "printk formats", UINT32_MAX, text, len, err);
 }
 
-int fmt_writer_set_cmdlines(struct fmt_writer *w, const char *text, size_t len, struct fmt_err *err)
+int fmt_writer_set_cmdlines(struct fmt_writer *w, const char *text, size_t len, struct err_msg *err)
 {
 	return set_blob(w, &w->cmdlines, "saved cmdlines", UINT64_MAX, text, len, err);
 }
 
 int fmt_writer_add_option(struct fmt_writer *w, uint16_t id, const void *data, size_t len,
-			  struct fmt_err *err)
+			  struct err_msg *err)
 {
 	if (check_open(w, false, err))
 		return -1;
@@ -466,7 +466,7 @@ int fmt_writer_add_option(struct fmt_writer *w, uint16_t id, const void *data, s
 	return w->opts.bad ? WFAIL("out of memory") : 0;
 }
 
-int fmt_writer_add_option_str(struct fmt_writer *w, uint16_t id, const char *s, struct fmt_err *err)
+int fmt_writer_add_option_str(struct fmt_writer *w, uint16_t id, const char *s, struct err_msg *err)
 {
 	return fmt_writer_add_option(w, id, s, strlen(s) + 1, err);
 }
@@ -526,7 +526,7 @@ static int build_formats(struct fmt_writer *w, struct dbuf *b, bool ftrace)
 
 /* Write one metadata section from @b and note its offset. */
 static int meta_section(struct fmt_writer *w, uint16_t id, const char *desc, struct dbuf *b,
-			struct fmt_err *err)
+			struct err_msg *err)
 {
 	uint64_t at;
 
@@ -555,7 +555,7 @@ static void sized_blob(struct dbuf *dst, const struct dbuf *src, int size_bytes)
  * Write the pending options as an options section whose DONE points to
  * nothing yet, and link it from the previous one (or the file header).
  */
-static int put_options(struct fmt_writer *w, struct fmt_err *err)
+static int put_options(struct fmt_writer *w, struct err_msg *err)
 {
 	uint64_t at;
 
@@ -576,7 +576,7 @@ static int put_options(struct fmt_writer *w, struct fmt_err *err)
 }
 
 /* The metadata sections and the first options section. */
-static int put_meta(struct fmt_writer *w, struct fmt_err *err)
+static int put_meta(struct fmt_writer *w, struct err_msg *err)
 {
 	struct dbuf b = {0};
 	struct dbuf first = {0};
@@ -657,7 +657,7 @@ static ssize_t read_full(int fd, uint8_t *p, size_t n)
 
 /* Stream one CPU's pages to the end of the file; fills @st. */
 static int put_cpu(struct fmt_writer *w, const struct fmt_writer_cpu *c,
-		   struct fmt_writer_cpu_stats *st, struct fmt_err *err)
+		   struct fmt_writer_cpu_stats *st, struct err_msg *err)
 {
 	const size_t chunk = (size_t)w->page_size * w->chunk_pages;
 	uint64_t start = w->off;
@@ -702,7 +702,7 @@ static int put_cpu(struct fmt_writer *w, const struct fmt_writer_cpu *c,
 
 int fmt_writer_add_buffer(struct fmt_writer *w, const char *name, const char *clock, int ncpus,
 			  const struct fmt_writer_cpu *cpus, struct fmt_writer_cpu_stats *stats,
-			  struct fmt_err *err)
+			  struct err_msg *err)
 {
 	struct fmt_writer_cpu_stats *st = calloc(ncpus > 0 ? ncpus : 1, sizeof(*st));
 	uint64_t *offs = calloc(ncpus > 0 ? ncpus : 1, sizeof(*offs));
@@ -776,7 +776,7 @@ out:
 	return rc;
 }
 
-int fmt_writer_finish(struct fmt_writer *w, struct fmt_err *err)
+int fmt_writer_finish(struct fmt_writer *w, struct err_msg *err)
 {
 	uint64_t at;
 	uint32_t sid;

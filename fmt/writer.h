@@ -16,7 +16,7 @@
  * trace_pipe_raw gives) in compressed chunks of a few pages, so a recording
  * of any size passes through a fixed amount of memory.
  *
- * Every function that can fail takes a struct fmt_err and fills it with a
+ * Every function that can fail takes a struct err_msg and fills it with a
  * one-line message naming the file; nothing here prints or exits.
  */
 #ifndef DARC_FMT_WRITER_H
@@ -64,7 +64,7 @@ struct fmt_writer_cpu_stats {
  * instead of it.
  */
 struct fmt_writer *fmt_writer_create(const char *path, const struct fmt_writer_params *params,
-				     struct fmt_err *err);
+				     struct err_msg *err);
 
 /* Release @w; if it was not finished, remove the temporary file. Accepts NULL. */
 void fmt_writer_free(struct fmt_writer *w);
@@ -74,7 +74,7 @@ void fmt_writer_free(struct fmt_writer *w);
  * events/header_event. Required before the first buffer or the finish.
  */
 int fmt_writer_set_headers(struct fmt_writer *w, const char *header_page, size_t page_len,
-			   const char *header_event, size_t event_len, struct fmt_err *err);
+			   const char *header_event, size_t event_len, struct err_msg *err);
 
 /*
  * Add the format of one event (the text of tracefs events/SYS/NAME/format).
@@ -82,14 +82,14 @@ int fmt_writer_set_headers(struct fmt_writer *w, const char *header_page, size_t
  * grouped by system. The text is copied.
  */
 int fmt_writer_add_format(struct fmt_writer *w, const char *system, const char *text, size_t len,
-			  struct fmt_err *err);
+			  struct err_msg *err);
 
 /* The text blobs; each replaces an earlier one and is copied. */
 int fmt_writer_set_kallsyms(struct fmt_writer *w, const char *text, size_t len,
-			    struct fmt_err *err);
-int fmt_writer_set_printk(struct fmt_writer *w, const char *text, size_t len, struct fmt_err *err);
+			    struct err_msg *err);
+int fmt_writer_set_printk(struct fmt_writer *w, const char *text, size_t len, struct err_msg *err);
 int fmt_writer_set_cmdlines(struct fmt_writer *w, const char *text, size_t len,
-			    struct fmt_err *err);
+			    struct err_msg *err);
 
 /*
  * Add option @id (FMT_OPT_* of tracedat-ids.h: UNAME, VERSION, TRACECLOCK,
@@ -99,11 +99,11 @@ int fmt_writer_set_cmdlines(struct fmt_writer *w, const char *text, size_t len,
  * The BUFFER and section options are the writer's own: adding one fails.
  */
 int fmt_writer_add_option(struct fmt_writer *w, uint16_t id, const void *data, size_t len,
-			  struct fmt_err *err);
+			  struct err_msg *err);
 
 /* Add a NUL-terminated string option (UNAME, VERSION, ...), with its NUL. */
 int fmt_writer_add_option_str(struct fmt_writer *w, uint16_t id, const char *s,
-			      struct fmt_err *err);
+			      struct err_msg *err);
 
 /*
  * Store a trace buffer: @name ("" for the top one) with timestamps of @clock,
@@ -114,7 +114,7 @@ int fmt_writer_add_option_str(struct fmt_writer *w, uint16_t id, const char *s,
  */
 int fmt_writer_add_buffer(struct fmt_writer *w, const char *name, const char *clock, int ncpus,
 			  const struct fmt_writer_cpu *cpus, struct fmt_writer_cpu_stats *stats,
-			  struct fmt_err *err);
+			  struct err_msg *err);
 
 /*
  * Write what is pending (metadata if no buffer was added, the last options
@@ -122,7 +122,7 @@ int fmt_writer_add_buffer(struct fmt_writer *w, const char *name, const char *cl
  * to its destination. Returns 0, or -1 with @err filled (the temporary file
  * is then removed by fmt_writer_free()).
  */
-int fmt_writer_finish(struct fmt_writer *w, struct fmt_err *err);
+int fmt_writer_finish(struct fmt_writer *w, struct err_msg *err);
 
 /* Bytes written to the file so far. */
 uint64_t fmt_writer_size(const struct fmt_writer *w);

@@ -211,14 +211,14 @@ static int walk_causes(struct walk *w)
 }
 
 /* Each search's path nodes walked, and explain's causes. */
-static int walk_searches(struct walk *w, struct fmt_err *err)
+static int walk_searches(struct walk *w, struct err_msg *err)
 {
 	struct covered c = {.search = -1};
 	sqlite3_stmt *st;
 	int rc = 0, n = 0;
 
 	if (sqlite3_prepare_v2(w->sql, nodes_sql, -1, &st, NULL))
-		return fmt_errf(err, NULL, "cannot read its searches: %s", rdb_why(w->sql));
+		return err_setf(err, NULL, "cannot read its searches: %s", rdb_why(w->sql));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		rc = walk_row(w, st, &c);
 		n++;
@@ -228,9 +228,9 @@ static int walk_searches(struct walk *w, struct fmt_err *err)
 	if (!rc)
 		rc = walk_causes(w);
 	if (rc)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	if (!n)
-		return fmt_errf(err, NULL, "no search or explanation in it: run 'darc explain' "
+		return err_setf(err, NULL, "no search or explanation in it: run 'darc explain' "
 				"or 'darc paths' on it first");
 	return 0;
 }
@@ -327,7 +327,7 @@ static void free_names(char **v, int n)
 	free(v);
 }
 
-static int prepare(struct walk *w, struct fmt_err *err)
+static int prepare(struct walk *w, struct err_msg *err)
 {
 	if (sqlite3_prepare_v2(w->sql,
 			       "SELECT coalesce(n.parent_id, 0), f.name FROM fnode n"
@@ -338,20 +338,20 @@ static int prepare(struct walk *w, struct fmt_err *err)
 			       " WHERE m.func_id = f.id) FROM fnode n JOIN func f ON f.id = n.func_id"
 			       " WHERE n.parent_id = ? AND f.kind = 0 AND NOT f.overhead ORDER BY n.id",
 			       -1, &w->callees, NULL))
-		return fmt_errf(err, NULL, "cannot read its call tree: %s", sqlite3_errmsg(w->sql));
+		return err_setf(err, NULL, "cannot read its call tree: %s", sqlite3_errmsg(w->sql));
 	return 0;
 }
 
-int along_read(const char *path, struct rec_along *a, struct fmt_err *err)
+int along_read(const char *path, struct rec_along *a, struct err_msg *err)
 {
-	struct fmt_err e = {""};
+	struct err_msg e = {""};
 	struct rdb *db = rdb_open(path, &e);
 	struct walk w = {.profiles = json_array()};
 	int rc = -1;
 
 	memset(a, 0, sizeof(*a));
 	if (!db) {
-		fmt_errf(err, NULL, "--along: %s", e.msg);
+		err_setf(err, NULL, "--along: %s", e.msg);
 		json_decref(w.profiles);
 		return -1;
 	}
@@ -359,13 +359,13 @@ int along_read(const char *path, struct rec_along *a, struct fmt_err *err)
 	a->db = strdup(path);
 	a->source = strdup(rdb_source(db));
 	if (prepare(&w, &e) || walk_searches(&w, &e))
-		fmt_errf(err, path, "--along: %s", e.msg);
+		err_setf(err, path, "--along: %s", e.msg);
 	else if (check_available(&w, a), !w.nroots)
-		fmt_errf(err, path, "--along: its paths hold no kernel function%s: record "
+		err_setf(err, path, "--along: its paths hold no kernel function%s: record "
 			 "DB's recording with function_graph (-g) first",
 			 a->nskipped ? " this kernel can trace" : "");
 	else if (collect(&w, a))
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 	else
 		rc = 0;
 	sqlite3_finalize(w.node);

@@ -59,21 +59,21 @@ static char *slurp(const char *path, size_t *len)
 	return s;
 }
 
-static int add_format(struct fmt_writer *w, const char *sys, const char *name, struct fmt_err *err)
+static int add_format(struct fmt_writer *w, const char *sys, const char *name, struct err_msg *err)
 {
 	int len = 0;
 	char *text = tracefs_event_file_read(NULL, sys, name, "format", &len);
 	int rc;
 
 	if (!text)
-		return fmt_errf(err, NULL, "cannot read the format of event %s:%s: %s", sys, name,
+		return err_setf(err, NULL, "cannot read the format of event %s:%s: %s", sys, name,
 				strerror(errno));
 	rc = fmt_writer_add_format(w, sys, text, len, err);
 	free(text);
 	return rc;
 }
 
-static int add_formats(struct bundle *b, struct sess_buffer *bufs, int nbuf, struct fmt_err *err)
+static int add_formats(struct bundle *b, struct sess_buffer *bufs, int nbuf, struct err_msg *err)
 {
 	char **ftrace = tracefs_system_events(NULL, "ftrace");
 	int rc = 0;
@@ -128,8 +128,8 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
 
 /* Read a tracefs file and give it to @set. */
 static int add_text(struct bundle *b, const char *file, const char *extra,
-		    int (*set)(struct fmt_writer *, const char *, size_t, struct fmt_err *),
-		    struct fmt_err *err)
+		    int (*set)(struct fmt_writer *, const char *, size_t, struct err_msg *),
+		    struct err_msg *err)
 {
 	int len = 0;
 	char *text = tracefs_instance_file_read(NULL, file, &len);
@@ -137,10 +137,10 @@ static int add_text(struct bundle *b, const char *file, const char *extra,
 	int rc;
 
 	if (!text)
-		return fmt_errf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
+		return err_setf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
 	if (extra && asprintf(&all, "%s%s", text, extra) < 0) {
 		free(text);
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	}
 	rc = set(b->w, all ? all : text, all ? strlen(all) : (size_t)len, err);
 	free(all);
@@ -149,7 +149,7 @@ static int add_text(struct bundle *b, const char *file, const char *extra,
 }
 
 static int add_options(struct bundle *b, struct sess_buffer *bufs, int nbuf, struct rec_result *r,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	struct utsname u;
 	char *s;
@@ -158,7 +158,7 @@ static int add_options(struct bundle *b, struct sess_buffer *bufs, int nbuf, str
 
 	uname(&u);
 	if (asprintf(&s, "%s %s %s %s", u.sysname, u.nodename, u.release, u.machine) < 0)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	rc = fmt_writer_add_option_str(b->w, FMT_OPT_UNAME, s, err);
 	free(s);
 	if (rc ||
@@ -181,7 +181,7 @@ static int add_options(struct bundle *b, struct sess_buffer *bufs, int nbuf, str
 			if (k && !i && asprintf(&text, "Buffer: %s\n%s", bufs[k].name, st) < 0)
 				text = NULL;
 			rc = text ? fmt_writer_add_option_str(b->w, FMT_OPT_CPUSTAT, text, err)
-				  : fmt_errf(err, NULL, "out of memory");
+				  : err_setf(err, NULL, "out of memory");
 			if (text != st)
 				free(text);
 			free(st);
@@ -193,7 +193,7 @@ static int add_options(struct bundle *b, struct sess_buffer *bufs, int nbuf, str
 
 struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bufs, int nbuf,
 			    const char *extra_cmdlines, struct rec_result *r, int page_size,
-			    struct fmt_err *err)
+			    struct err_msg *err)
 {
 	struct bundle *b = calloc(1, sizeof(*b));
 	struct fmt_writer_params prm = {.page_size = page_size, .force = force};
@@ -202,7 +202,7 @@ struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bu
 	size_t klen;
 
 	if (!b) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	b->nbuf = nbuf;
@@ -214,7 +214,7 @@ struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bu
 	page = tracefs_instance_file_read(NULL, "events/header_page", &hp);
 	event = tracefs_instance_file_read(NULL, "events/header_event", &he);
 	if (!page || !event) {
-		fmt_errf(err, NULL, "cannot read tracefs events/header_page or header_event: %s",
+		err_setf(err, NULL, "cannot read tracefs events/header_page or header_event: %s",
 			 strerror(errno));
 		goto fail;
 	}
@@ -273,7 +273,7 @@ static void count_events(int fd, int page_size, struct rec_cpu_result *c)
 }
 
 int bundle_finish(struct bundle *b, struct stream **streams, struct rec_result *r,
-		  const struct rec_opts *o, const struct target *t, struct fmt_err *err)
+		  const struct rec_opts *o, const struct target *t, struct err_msg *err)
 {
 	char *m;
 	int rc;
@@ -296,7 +296,7 @@ int bundle_finish(struct bundle *b, struct stream **streams, struct rec_result *
 	}
 	m = manifest_json(o, t, r);
 	if (!m)
-		return fmt_errf(err, NULL, "out of memory for the manifest");
+		return err_setf(err, NULL, "out of memory for the manifest");
 	rc = fmt_writer_add_option_str(b->w, FMT_OPT_DARC_MANIFEST, m, err);
 	free(m);
 	if (rc)

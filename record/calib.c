@@ -50,7 +50,7 @@
 #define CALIB_MIN_ITER 32
 #define CALIB_MAX_ITER 200000
 
-const char *const rec_mech_names[MECH_N] = {
+const char *const calib_mech_names[MECH_N] = {
     "function_graph", "kprobe", "kretprobe", "uprobe", "uretprobe", "tracepoint",
 };
 
@@ -63,7 +63,7 @@ static const char *const sys_getppid_names[] = {
 #define GETPPID_GLOB "*sys_getppid"
 
 /* The empty function the uprobes are put on: a call and a return, nothing else. */
-__attribute__((noinline, used)) void darc_record_calib_target(void)
+__attribute__((noinline, used)) void calib_target(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
@@ -94,7 +94,7 @@ static double loop(bool user, long n)
 
 	for (long i = 0; i < n; i++)
 		if (user)
-			darc_record_calib_target();
+			calib_target();
 		else
 			syscall(SYS_getppid);
 	return (now_ns() - t0) / n;
@@ -195,10 +195,10 @@ static struct tracefs_dynevent *make_probe(enum rec_probe_type t, const char *ev
 	return d;
 }
 
-/* Where darc_record_calib_target is in darc-record's file: its path and offset. */
+/* Where calib_target is in darc-record's file: its path and offset. */
 static int self_offset(char *path, size_t n, uint64_t *off)
 {
-	uintptr_t a = (uintptr_t)&darc_record_calib_target;
+	uintptr_t a = (uintptr_t)&calib_target;
 	FILE *f = fopen("/proc/self/maps", "re");
 	char line[4352];
 	int rc = -1;
@@ -226,7 +226,7 @@ static void probe_cost(struct cal *x, int m, enum rec_probe_type t)
 	struct tracefs_dynevent *d = NULL;
 	uint64_t off = 0;
 
-	snprintf(event, sizeof(event), "darc_calib_%s_%d", rec_mech_names[m], (int)getpid());
+	snprintf(event, sizeof(event), "darc_calib_%s_%d", calib_mech_names[m], (int)getpid());
 	if (user && self_offset(file, sizeof(file), &off)) {
 		x->c->m[m].why = "darc-record's own code is not in a file";
 		return;
@@ -269,18 +269,18 @@ static void tracepoint_cost(struct cal *x)
 static void graph_cost(struct cal *x)
 {
 	struct rec_cost *k = &x->c->m[MECH_FGRAPH];
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	if (sess_put(x->s, 0, "set_ftrace_filter", GETPPID_GLOB, false, &err) ||
 	    sess_put(x->s, 0, "set_graph_function", GETPPID_GLOB, false, &err)) {
-		rec_note(x->notes, "calibration: %s", err.msg);
+		caps_note(x->notes, "calibration: %s", err.msg);
 		k->why = "no system call function to root the graph at";
 	} else if ((tracefs_file_exists(x->inst, "max_graph_depth") &&
 		    sess_put(x->s, 0, "max_graph_depth", "0", false, &err)) ||
 		   (tracefs_file_exists(x->inst, "set_ftrace_pid") &&
 		    sess_put(x->s, 0, "set_ftrace_pid", x->tid, false, &err)) ||
 		   sess_put(x->s, 0, "current_tracer", "function_graph", false, &err)) {
-		rec_note(x->notes, "calibration: %s", err.msg);
+		caps_note(x->notes, "calibration: %s", err.msg);
 		k->why = "function_graph cannot be set up";
 	} else {
 		measure(x, MECH_FGRAPH, false, 2); /* an entry and an exit event a call */
@@ -293,7 +293,7 @@ static void graph_cost(struct cal *x)
 /* The mechanisms @o uses, marked as asked for in @c. */
 static void asked(const struct rec_opts *o, struct rec_calib *c)
 {
-	c->m[MECH_FGRAPH].asked = rec_graph(o);
+	c->m[MECH_FGRAPH].asked = sess_graph(o);
 	c->m[MECH_TRACEPOINT].asked = o->nevents > 0;
 	for (int i = 0; i < o->nprobes; i++)
 		c->m[o->probes[i].type == PROBE_KPROBE	   ? MECH_KPROBE
@@ -338,13 +338,14 @@ void calib_run(struct sess *s, const struct rec_opts *o, struct rec_calib *c,
 	memset(c, 0, sizeof(*c));
 	asked(o, c);
 	if (pin(&x.cpu, &old)) {
-		rec_note(notes, "calibration left out: cannot stay on one CPU: %s", strerror(errno));
+		caps_note(notes, "calibration left out: cannot stay on one CPU: %s",
+			  strerror(errno));
 		return;
 	}
 	c->cpu = x.cpu;
 	snprintf(x.tid, sizeof(x.tid), "%d", (int)gettid());
 	if (sess_put(s, 0, "set_event_pid", x.tid, false, NULL))
-		rec_note(notes, "calibration: the events are not filtered on darc-record");
+		caps_note(notes, "calibration: the events are not filtered on darc-record");
 	if (c->m[MECH_TRACEPOINT].asked) {
 		rebase(&x, &first);
 		tracepoint_cost(&x);

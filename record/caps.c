@@ -19,7 +19,7 @@
 #include "rec.h"
 #include "wake-words.h"
 
-void rec_note(struct rec_notes *l, const char *fmt, ...)
+void caps_note(struct rec_notes *l, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -40,7 +40,7 @@ void rec_note(struct rec_notes *l, const char *fmt, ...)
 	l->v[l->n++] = s;
 }
 
-void rec_notes_free(struct rec_notes *l)
+void caps_notes_free(struct rec_notes *l)
 {
 	for (int i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -70,7 +70,7 @@ static bool top_file(const char *name)
 	return tracefs_file_exists(NULL, name);
 }
 
-int caps_probe(struct rec_caps *c, struct fmt_err *err)
+int caps_probe(struct rec_caps *c, struct err_msg *err)
 {
 	bool was = tracefs_mounted();
 	char **tracers;
@@ -79,7 +79,7 @@ int caps_probe(struct rec_caps *c, struct fmt_err *err)
 	/* libtracefs mounts tracefs when it is not mounted */
 	c->dir = tracefs_tracing_dir();
 	if (!c->dir || !top_file("trace_pipe"))
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				"no tracefs: it is not mounted and cannot be mounted at "
 				"/sys/kernel/tracing (%s)",
 				errno ? strerror(errno) : "kernel without CONFIG_FTRACE?");
@@ -185,7 +185,7 @@ static void drop_probes(struct rec_opts *o, unsigned mask)
 	for (int i = 0; i < o->nprobes; i++) {
 		struct rec_probe *p = &o->probes[i];
 		if (mask & (1u << p->type)) {
-			rec_note(&o->dropped, "probe '%s'", p->spec);
+			caps_note(&o->dropped, "probe '%s'", p->spec);
 			free(p->spec);
 			free(p->where);
 			free(p->args);
@@ -220,12 +220,12 @@ static int check_events(struct rec_opts *o, struct rec_notes *missing)
 			continue;
 		}
 		if (!e->is_default) {
-			rec_note(missing,
+			caps_note(missing,
 				 "event '%s%s%s' does not exist on this kernel "
 				 "(see available_events): -e needs an existing event",
 				 e->sys, e->name ? ":" : "", e->name ? e->name : "");
 			if (o->best_effort)
-				rec_note(&o->dropped, "event '%s%s%s'", e->sys,
+				caps_note(&o->dropped, "event '%s%s%s'", e->sys,
 					 e->name ? ":" : "", e->name ? e->name : "");
 			else
 				problems++;
@@ -248,7 +248,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 
 	if (graph && !c->function_graph) {
 		if (o->best_effort) {
-			rec_note(&o->dropped, "function_graph (-g, -n, -l, --ftrace-notrace, "
+			caps_note(&o->dropped, "function_graph (-g, -n, -l, --ftrace-notrace, "
 						  "--along, --max-depth, graph options)");
 			free_strings(o->graph_roots, o->ngraph);
 			free_strings(o->notrace, o->nnotrace);
@@ -261,7 +261,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 		} else {
 			problems++;
 		}
-		rec_note(
+		caps_note(
 		    missing,
 		    "the function_graph tracer is not available here (not in available_tracers): "
 		    "-g, -n, -l, --ftrace-notrace, --along, --max-depth, --sleep-time and "
@@ -272,7 +272,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 			drop_probes(o, 1u << PROBE_KPROBE | 1u << PROBE_KRETPROBE);
 		else
 			problems++;
-		rec_note(missing, "kprobes are not available here (no kprobe_events in tracefs): "
+		caps_note(missing, "kprobes are not available here (no kprobe_events in tracefs): "
 				  "--kprobe and --kretprobe need them");
 	}
 	if (count_probes(o, PROBE_UPROBE, PROBE_URETPROBE) && !c->uprobes) {
@@ -280,17 +280,17 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 			drop_probes(o, 1u << PROBE_UPROBE | 1u << PROBE_URETPROBE);
 		else
 			problems++;
-		rec_note(missing, "uprobes are not available here (no uprobe_events in tracefs): "
+		caps_note(missing, "uprobes are not available here (no uprobe_events in tracefs): "
 				  "--uprobe, --uretprobe and --ufunc need them");
 	}
 	if ((o->npids || o->command) && !c->set_event_pid) {
 		problems++; /* no pid filter: nothing sensible to fall back to */
-		rec_note(missing, "the event pid filter is not available here (no set_event_pid): "
+		caps_note(missing, "the event pid filter is not available here (no set_event_pid): "
 				  "-p and COMMAND need it");
 	}
 	if (!caps_has_clock(c, o->clock)) {
 		problems++;
-		rec_note(missing,
+		caps_note(missing,
 			 "trace clock '%s' is not offered here (trace_clock: %s): --clock "
 			 "takes one of those",
 			 o->clock, c->clocks ? c->clocks : "unreadable");
@@ -309,7 +309,7 @@ int caps_check(const struct rec_caps *c, struct rec_opts *o, struct rec_notes *m
 		strcat(have, ", the pid filter (-p, COMMAND)");
 	if (c->instances)
 		strcat(have, ", instances");
-	rec_note(works, "works here: %s", have[0] == ',' ? have + 2 : have);
+	caps_note(works, "works here: %s", have[0] == ',' ? have + 2 : have);
 	return problems;
 }
 

@@ -60,14 +60,14 @@ static void describe(int fd, pid_t pid, char *who, size_t n)
 	}
 }
 
-void rec_run_dir(void)
+void lock_run_dir(void)
 {
 	/* every init system makes /run; a bare initramfs (the VM lab's) may not.
 	 * EEXIST as a rule; another failure is said by the open that follows */
 	mkdir(REC_UNDO_DIR, 0755);
 }
 
-int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err)
+int lock_top(const char *role, int *fd, char *who, size_t n, struct err_msg *err)
 {
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* the whole file */
 	char text[160], when[32];
@@ -75,10 +75,10 @@ int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err
 	struct tm tm;
 	int len;
 
-	rec_run_dir();
+	lock_run_dir();
 	*fd = open(REC_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (*fd < 0)
-		return fmt_errf(err, REC_LOCK_PATH,
+		return err_setf(err, REC_LOCK_PATH,
 				"cannot open the lock of tracefs' top level: %s", strerror(errno));
 	while (fcntl(*fd, F_SETLK, &fl)) {
 		int e = errno;
@@ -96,7 +96,7 @@ int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err
 		}
 		close(*fd);
 		*fd = -1;
-		return fmt_errf(err, REC_LOCK_PATH, "cannot lock tracefs' top level: %s",
+		return err_setf(err, REC_LOCK_PATH, "cannot lock tracefs' top level: %s",
 				strerror(e));
 	}
 	localtime_r(&now, &tm);

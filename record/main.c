@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * darc-record: record what darc analyzes, on the box where it happens.
- * This file reads the options and hands them to rec_run() or rec_reset().
+ * This file reads the options and hands them to record_run() or reset_run().
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "number.h"
 #include "rec.h"
 
 static const char usage_text[] =
@@ -213,7 +214,7 @@ static int add_events(struct rec_opts *o, const char *list, int *first)
 
 static int add_probe(struct rec_opts *o, enum rec_probe_type type, const char *spec)
 {
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	o->probes = grow(o->probes, o->nprobes, sizeof(*o->probes));
 	if (probe_parse(&o->probes[o->nprobes], type, spec, &err)) {
@@ -259,9 +260,9 @@ static int add_pids(struct rec_opts *o, const char *list)
 	int rc = 0;
 
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(t, &end, 10);
-		if (*end || v <= 0 || v > INT_MAX) {
+		long long v;
+
+		if (number_int(t, &v) || v <= 0 || v > INT_MAX) {
 			rc = bad_usage("bad pid '%s'", t);
 			break;
 		}
@@ -274,11 +275,7 @@ static int add_pids(struct rec_opts *o, const char *list)
 
 static int number(const char *s, const char *what, double lo, double hi, double *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || *end || end == s || *v < lo || *v > hi) {
+	if (number_real(s, lo, hi, v)) {
 		fprintf(stderr, "darc-record: bad %s '%s' (darc-record --help says more)\n", what,
 			s);
 		return REC_USAGE;
@@ -319,7 +316,7 @@ static void free_opts(struct rec_opts *o)
 		free(o->along_info);
 	}
 	free(o->pids);
-	rec_notes_free(&o->dropped);
+	caps_notes_free(&o->dropped);
 }
 
 /* @v's strings on the rest of the line. */
@@ -338,7 +335,7 @@ static void print_words(char **v)
 static int check(const struct rec_opts *o)
 {
 	struct rec_caps c;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	char *s, wake[512];
 	const char *warn;
 
@@ -349,7 +346,7 @@ static int check(const struct rec_opts *o)
 	caps_more(&c);
 	warn = caps_wake_warning(&c, o, wake, sizeof(wake));
 	if (o->json) {
-		s = caps_json(&c, warn);
+		s = manifest_caps_json(&c, warn);
 		if (s)
 			puts(s);
 		free(s);
@@ -390,17 +387,17 @@ static int reset(bool force)
 {
 	struct rec_notes notes = {0};
 	struct rec_caps c;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	int left;
 
 	if (caps_probe(&c, &err)) {
 		fprintf(stderr, "darc-record: %s\n", err.msg);
 		return REC_FAILED;
 	}
-	left = rec_reset(force, &notes);
+	left = reset_run(force, &notes);
 	for (int i = 0; i < notes.n; i++)
 		fprintf(stderr, "darc-record: %s\n", notes.v[i]);
-	rec_notes_free(&notes);
+	caps_notes_free(&notes);
 	caps_release(&c);
 	return left ? REC_FAILED : REC_OK;
 }
@@ -542,7 +539,7 @@ static int how_option(struct rec_opts *o, int c, int *mode)
 /* --along DB: its paths' functions as graph roots and function filter. */
 static int take_along(struct rec_opts *o)
 {
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	o->along_info = calloc(1, sizeof(*o->along_info));
 	if (!o->along_info)
@@ -617,7 +614,7 @@ int main(int argc, char **argv)
 	 * before tracefs is restored and the bundle written: writes fail with
 	 * EPIPE instead. The command gets the disposition darc-record was given.
 	 */
-	rec_sigpipe = signal(SIGPIPE, SIG_IGN);
+	target_sigpipe = signal(SIGPIPE, SIG_IGN);
 	/* held until the recording loop reads them: a signal never interrupts the setup */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -633,7 +630,7 @@ int main(int argc, char **argv)
 		else if (mode == OPT_RESET)
 			rc = reset(o.force);
 		else if (!mode)
-			rc = rec_run(&o);
+			rc = record_run(&o);
 	}
 	free_opts(&o);
 	if (fflush(stdout) || ferror(stdout)) {

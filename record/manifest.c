@@ -73,7 +73,7 @@ static json_t *probes(const struct rec_opts *o)
 			char id[128];
 			json_object_set_new(j, "file", json_string(p->file));
 			json_object_set_new(j, "offset", json_integer((json_int_t)p->offset));
-			if (!elf_build_id(p->file, id, sizeof(id)))
+			if (!uprobe_build_id(p->file, id, sizeof(id)))
 				json_object_set_new(j, "build_id", json_string(id));
 		} else {
 			json_object_set_new(j, "where", json_string(p->where));
@@ -170,7 +170,7 @@ static void maps(const struct target *t, json_t *m)
 			if (json_object_get(ids, file))
 				continue;
 			json_object_set_new(ids, file,
-					    elf_build_id(file, id, sizeof(id)) ? json_null()
+					    uprobe_build_id(file, id, sizeof(id)) ? json_null()
 									       : json_string(id));
 		}
 	}
@@ -257,12 +257,12 @@ static json_t *tracer_cost(const struct rec_calib *c)
 		if (!k->asked)
 			continue;
 		if (k->measured) {
-			json_object_set_new(ns, rec_mech_names[m], json_real(k->ns));
-			json_object_set_new(how, rec_mech_names[m],
+			json_object_set_new(ns, calib_mech_names[m], json_real(k->ns));
+			json_object_set_new(how, calib_mech_names[m],
 					    json_pack("{sfsfsf}", "ns", k->ns, "calls_per_iteration",
 						      k->calls, "loop_ns", k->loop_ns));
 		} else {
-			json_object_set_new(how, rec_mech_names[m],
+			json_object_set_new(how, calib_mech_names[m],
 					    json_pack("{ss}", "not_measured", k->why ?: "?"));
 		}
 	}
@@ -397,7 +397,7 @@ static json_t *options(const char *text)
 	return o;
 }
 
-char *caps_json(const struct rec_caps *c, const char *wake_warning)
+char *manifest_caps_json(const struct rec_caps *c, const char *wake_warning)
 {
 	json_t *in_use, *j = json_pack(
 	    "{ss sb sb so so ss sb sb sb sb sb so}", "tracefs", c->dir, "mounted_for_check",
@@ -428,7 +428,8 @@ static double seconds(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r)
+char *manifest_summary_json(const struct rec_opts *o, const struct target *t,
+			    const struct rec_result *r)
 {
 	json_t *j = json_object(), *bufs, *probe_events = json_array();
 	json_int_t lost = 0, events = 0, bytes = 0;

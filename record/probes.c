@@ -73,7 +73,7 @@ static char *find_binary(const char *bin)
 }
 
 int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
-		struct fmt_err *err)
+		struct err_msg *err)
 {
 	const char *s = spec + strspn(spec, " \t");
 	size_t n = strcspn(s, " \t");
@@ -85,9 +85,9 @@ int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
 	p->where = strndup(s, n);
 	p->args = *rest ? strdup(rest) : NULL;
 	if (!p->spec || !p->where || (*rest && !p->args))
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	if (!n)
-		return fmt_errf(err, NULL, "empty %s: a %s is given as %s", type_name(type),
+		return err_setf(err, NULL, "empty %s: a %s is given as %s", type_name(type),
 				type_name(type),
 				type <= PROBE_KRETPROBE ? "'SYMBOL[+OFFSET] [ARGS]'"
 							: "'BINARY:FUNCTION [ARGS]'");
@@ -99,15 +99,15 @@ int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
 		int rc;
 
 		if (!colon || colon == s || colon + 1 == s + n)
-			return fmt_errf(
+			return err_setf(
 			    err, NULL, "%s '%s': give it as BINARY:FUNCTION (e.g. /usr/bin/x:main)",
 			    type_name(type), spec);
 		bin = strndup(s, colon - s);
 		if (!bin)
-			return fmt_errf(err, NULL, "out of memory");
+			return err_setf(err, NULL, "out of memory");
 		p->file = find_binary(bin);
 		if (!p->file) {
-			rc = fmt_errf(err, bin, "cannot find the binary of %s '%s': %s",
+			rc = err_setf(err, bin, "cannot find the binary of %s '%s': %s",
 				      type_name(type), spec, strerror(errno ? errno : ENOENT));
 			free(bin);
 			return rc;
@@ -116,7 +116,7 @@ int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
 		{
 			char *func = strndup(colon + 1, s + n - colon - 1);
 			if (!func)
-				return fmt_errf(err, NULL, "out of memory");
+				return err_setf(err, NULL, "out of memory");
 			rc = uprobe_offset(p->file, func, &p->offset, err);
 			p->event = event_name(func, strlen(func), is_return(type));
 			free(func);
@@ -125,7 +125,7 @@ int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
 		}
 	}
 	if (!p->event)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	return 0;
 }
 
@@ -146,7 +146,7 @@ static struct tracefs_dynevent *alloc_probe(const struct rec_probe *p)
 	return NULL;
 }
 
-int probes_create(struct rec_opts *o, struct fmt_err *err)
+int probes_create(struct rec_opts *o, struct err_msg *err)
 {
 	for (int i = 0; i < o->nprobes; i++) {
 		struct rec_probe *p = &o->probes[i];
@@ -155,7 +155,7 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 		for (int k = 0; k < i; k++)
 			if (!strcmp(o->probes[k].event, p->event) &&
 			    !strcmp(probe_group(o->probes[k].type), g)) {
-				fmt_errf(err, NULL, "%s '%s' and '%s' would both be event %s:%s",
+				err_setf(err, NULL, "%s '%s' and '%s' would both be event %s:%s",
 					 type_name(p->type), o->probes[k].spec, p->spec, g,
 					 p->event);
 				goto fail;
@@ -166,7 +166,7 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 		 * (parsing dynamic_events), as soon as a second -U function.
 		 */
 		if (tracefs_event_file_exists(NULL, g, p->event, "enable")) {
-			fmt_errf(err, NULL,
+			err_setf(err, NULL,
 				 "probe event %s:%s exists already: a darc-record running "
 				 "has it (the probe groups are shared), or a killed one left "
 				 "it ('darc-record --reset' removes it then)",
@@ -175,14 +175,14 @@ int probes_create(struct rec_opts *o, struct fmt_err *err)
 		}
 		p->dev = alloc_probe(p);
 		if (!p->dev) {
-			fmt_errf(err, NULL, "cannot make %s '%s': %s", type_name(p->type), p->spec,
+			err_setf(err, NULL, "cannot make %s '%s': %s", type_name(p->type), p->spec,
 				 strerror(errno));
 			goto fail;
 		}
 		if (tracefs_dynevent_create(p->dev)) {
 			int e = errno;
 			char *why = tracefs_error_last(NULL);
-			fmt_errf(err, NULL, "cannot create %s '%s': %s%s%s", type_name(p->type),
+			err_setf(err, NULL, "cannot create %s '%s': %s%s%s", type_name(p->type),
 				 p->spec, strerror(e), why ? ": " : "", why ? why : "");
 			free(why);
 			goto fail;

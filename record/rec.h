@@ -20,7 +20,7 @@
  *   along.c     --along DB: the functions on the paths a darc analysis found
  *
  * Nothing but main.c and record.c prints or exits: the rest returns -1 with a
- * one-line message in a struct fmt_err (fmt.h), or adds notes to a list.
+ * one-line message in a struct err_msg (fmt.h), or adds notes to a list.
  */
 #ifndef DARC_REC_H
 #define DARC_REC_H
@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 /* Names darc-record gives what it creates in tracefs, so --reset finds them. */
 #define REC_INSTANCE_PREFIX "darc-"	   /* instances: darc-PID, darc-PID-all */
@@ -49,8 +49,8 @@ struct rec_notes {
 };
 
 /* Add a printf-style note; out of memory drops it. */
-void rec_note(struct rec_notes *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rec_notes_free(struct rec_notes *l);
+void caps_note(struct rec_notes *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void caps_notes_free(struct rec_notes *l);
 
 /* One tracepoint (or a whole system when name is NULL) to enable. */
 struct rec_event {
@@ -146,7 +146,7 @@ struct rec_caps {
  * Find tracefs (mounting it if it is not mounted, noted in @c) and look at
  * what it offers. Returns -1 with @err when there is no tracefs to be had.
  */
-int caps_probe(struct rec_caps *c, struct fmt_err *err);
+int caps_probe(struct rec_caps *c, struct err_msg *err);
 
 /* The rest of what --check tells: event systems, instances, options, the
    current tracer, the top-level lock's holder. */
@@ -199,16 +199,16 @@ struct sess_buffer {
  * cannot do what is asked (noted in @notes). Nothing is enabled yet.
  */
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
-			 struct rec_notes *notes, struct fmt_err *err);
+			 struct rec_notes *notes, struct err_msg *err);
 
 /* Does @o ask for function_graph (-g, -n, -l, --max-depth, its options)? */
-bool rec_graph(const struct rec_opts *o);
+bool sess_graph(const struct rec_opts *o);
 
 /* The buffers' own settings: tracing off, clock, size, watermark, fork options. */
-int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
+int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct err_msg *err);
 
 /* Configure events, filters, probes' events, function_graph (after sess_setup_buffers). */
-int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
+int sess_setup(struct sess *s, const struct rec_opts *o, struct err_msg *err);
 
 /*
  * Write @val to @file of buffer @k (0: the pid-filtered one, 1: the
@@ -216,17 +216,17 @@ int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err);
  * to with @append). 0, or -1 with @err (which may be NULL).
  */
 int sess_put(struct sess *s, int k, const char *file, const char *val, bool append,
-	     struct fmt_err *err);
+	     struct err_msg *err);
 
 /* The tracefs instance of buffer @k (NULL: the top level). */
 struct tracefs_instance *sess_instance(struct sess *s, int k);
 
 
 /* Filter the pid-filtered buffer on @pids (follow forks). */
-int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err);
+int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct err_msg *err);
 
 /* tracing_on in every buffer of the session (1 or 0). */
-int sess_tracing(struct sess *s, int on, struct fmt_err *err);
+int sess_tracing(struct sess *s, int on, struct err_msg *err);
 
 /* Disable all events and the tracer (before the last reads). */
 void sess_quiesce(struct sess *s);
@@ -287,16 +287,16 @@ size_t undo_logs(glob_t *g, pid_t **pids);
 void undo_leftovers(struct rec_notes *notes);
 
 /* Is @pid a running darc-record (not this one)? */
-bool rec_alive(pid_t pid);
+bool undo_alive(pid_t pid);
 
 /* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
-pid_t rec_owner(const char *name);
+pid_t undo_owner(const char *name);
 
 /* ---- lock.c ---- */
 
 #define REC_LOCK_PATH REC_UNDO_DIR "/darc-record.lock"
 /* Make REC_UNDO_DIR if the system has none (errors are left to the open after it). */
-void rec_run_dir(void);
+void lock_run_dir(void);
 
 /*
  * Take the top-level lock for this process, as @role ("recording in the
@@ -304,7 +304,7 @@ void rec_run_dir(void);
  * ends (however it ends); 1: another process holds it, @who says which
  * ("darc-record session PID (started TIME, ROLE)"); -1: @err.
  */
-int lock_top(const char *role, int *fd, char *who, size_t n, struct fmt_err *err);
+int lock_top(const char *role, int *fd, char *who, size_t n, struct err_msg *err);
 
 /* Is the top-level lock held? Then *pid (0: in another pid namespace) and @who say by whom. */
 bool lock_holder(pid_t *pid, char *who, size_t n);
@@ -316,10 +316,10 @@ bool lock_holder(pid_t *pid, char *who, size_t n);
  * into @p. Returns -1 with @err on bad syntax or an unknown binary/function.
  */
 int probe_parse(struct rec_probe *p, enum rec_probe_type type, const char *spec,
-		struct fmt_err *err);
+		struct err_msg *err);
 
 /* Create every probe of @o in tracefs. On failure the ones created are removed. */
-int probes_create(struct rec_opts *o, struct fmt_err *err);
+int probes_create(struct rec_opts *o, struct err_msg *err);
 
 /* Remove the probes darc-record created (and free their handles). */
 void probes_destroy(struct rec_opts *o);
@@ -341,10 +341,10 @@ const char *probe_group(enum rec_probe_type t);
  * The file offset of function @func in ELF file @path (symtab, then dynsym),
  * for uprobe_events. Returns -1 with @err if the file or symbol is missing.
  */
-int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct fmt_err *err);
+int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct err_msg *err);
 
 /* The GNU build-id of ELF file @path as hex into @hex; -1 if it has none. */
-int elf_build_id(const char *path, char *hex, size_t n);
+int uprobe_build_id(const char *path, char *hex, size_t n);
 
 /* ---- stream.c ---- */
 
@@ -355,10 +355,10 @@ struct stream;
  * trace_pipe_raw into page files DIR/TAG.cpuN. @cpus lists the CPUs.
  */
 struct stream *stream_start(struct tracefs_instance *inst, const char *dir, const char *tag,
-			    const int *cpus, int ncpus, struct fmt_err *err);
+			    const int *cpus, int ncpus, struct err_msg *err);
 
 /* Stop the readers, read what is left, and report the first reader error. */
-int stream_stop(struct stream *s, struct fmt_err *err);
+int stream_stop(struct stream *s, struct err_msg *err);
 
 /* Bytes moved to the page files so far (all CPUs), readable while running. */
 uint64_t stream_bytes(const struct stream *s);
@@ -375,7 +375,7 @@ void stream_free(struct stream *s);
 /* ---- target.c ---- */
 
 /* SIGPIPE's disposition as darc-record was started (it ignores it): the command's. */
-extern void (*rec_sigpipe)(int);
+extern void (*target_sigpipe)(int);
 
 struct target;
 
@@ -384,13 +384,13 @@ struct target;
  * target_release()) or existing pids (all their threads). Returns NULL with
  * @err on a bad pid or when the command cannot be started.
  */
-struct target *target_create(char **argv, const pid_t *pids, int npids, struct fmt_err *err);
+struct target *target_create(char **argv, const pid_t *pids, int npids, struct err_msg *err);
 
 /* The pids to filter on (the command's child, or the given pids' threads). */
 int target_pids(const struct target *t, const pid_t **pids);
 
 /* Let the command exec (after tracing is on). */
-int target_release(struct target *t, struct fmt_err *err);
+int target_release(struct target *t, struct err_msg *err);
 
 /* Reap a finished child; true when nothing to follow is left alive. */
 bool target_done(struct target *t);
@@ -419,7 +419,7 @@ void target_free(struct target *t);
 /* The tracing mechanisms whose cost is measured. */
 enum rec_mech { MECH_FGRAPH, MECH_KPROBE, MECH_KRETPROBE, MECH_UPROBE, MECH_URETPROBE,
 		MECH_TRACEPOINT, MECH_N };
-extern const char *const rec_mech_names[MECH_N]; /* "function_graph", "kprobe", ... */
+extern const char *const calib_mech_names[MECH_N]; /* "function_graph", "kprobe", ... */
 
 /* The cost of one mechanism. */
 struct rec_cost {
@@ -471,7 +471,7 @@ struct rec_along {
  * this kernel cannot trace (not in available_filter_functions) are left out
  * and counted. 0, or -1 with @err.
  */
-int along_read(const char *path, struct rec_along *a, struct fmt_err *err);
+int along_read(const char *path, struct rec_along *a, struct err_msg *err);
 
 /* Put @a's functions into @o (graph roots, function filter). */
 int along_apply(struct rec_opts *o, const struct rec_along *a);
@@ -522,10 +522,11 @@ char *manifest_json(const struct rec_opts *o, const struct target *t, const stru
 
 /* --check's facts as an indented JSON text (caller frees), or NULL; "wake_warning":
    @wake_warning, or null (caps_wake_warning()). */
-char *caps_json(const struct rec_caps *c, const char *wake_warning);
+char *manifest_caps_json(const struct rec_caps *c, const char *wake_warning);
 
 /* The recording's summary as a one-line JSON text (caller frees), or NULL. */
-char *summary_json(const struct rec_opts *o, const struct target *t, const struct rec_result *r);
+char *manifest_summary_json(const struct rec_opts *o, const struct target *t,
+			    const struct rec_result *r);
 
 /* ---- bundle.c ---- */
 
@@ -541,14 +542,14 @@ struct bundle;
  */
 struct bundle *bundle_begin(const char *path, bool force, struct sess_buffer *bufs, int nbuf,
 			    const char *extra_cmdlines, struct rec_result *r, int page_size,
-			    struct fmt_err *err);
+			    struct err_msg *err);
 
 /*
  * Store each buffer's page files from @streams (counts into @r), then the
  * manifest made from @o, @t and @r, and put the file in place.
  */
 int bundle_finish(struct bundle *b, struct stream **streams, struct rec_result *r,
-		  const struct rec_opts *o, const struct target *t, struct fmt_err *err);
+		  const struct rec_opts *o, const struct target *t, struct err_msg *err);
 
 /* Release @b; an unfinished bundle leaves no file. Accepts NULL. */
 void bundle_free(struct bundle *b);
@@ -567,11 +568,11 @@ char *bundle_cpu_stats(struct tracefs_instance *inst, int cpu, struct rec_cpu_re
  * (all of them with @force). Notes say what was removed. Returns the number
  * of things that could not be removed.
  */
-int rec_reset(bool force, struct rec_notes *notes);
+int reset_run(bool force, struct rec_notes *notes);
 
 /* ---- record.c ---- */
 
 /* Record as @o says; returns an exit status (REC_*), having printed errors. */
-int rec_run(struct rec_opts *o);
+int record_run(struct rec_opts *o);
 
 #endif

@@ -130,19 +130,19 @@ static int layout(struct rec_result *r, struct sess_buffer *bufs, int nbuf, int 
 }
 
 /* A directory for the page files next to the output (same file system). */
-static char *page_dir(const char *output, struct fmt_err *err)
+static char *page_dir(const char *output, struct err_msg *err)
 {
 	char *copy = strdup(output), *dir;
 
 	if (!copy) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	if (asprintf(&dir, "%s/.darc-record.XXXXXX", dirname(copy)) < 0)
 		dir = NULL;
 	free(copy);
 	if (!dir || !mkdtemp(dir)) {
-		fmt_errf(err, output, "cannot make a directory for the trace data next to it: %s",
+		err_setf(err, output, "cannot make a directory for the trace data next to it: %s",
 			 strerror(errno));
 		free(dir);
 		return NULL;
@@ -197,12 +197,12 @@ static void top_buffer_report(struct sess *s, struct rec_result *r, bool quiet)
 			before, now);
 }
 
-/* What one recording holds while it runs: rec_run's steps share it, and
+/* What one recording holds while it runs: record_run's steps share it, and
    run_free gives it all back, whichever step failed. */
 struct run {
 	struct rec_caps caps;
 	struct rec_notes missing, works, notes;
-	struct fmt_err err;
+	struct err_msg err;
 	struct target *t;
 	struct sess *s;
 	struct sess_buffer *bufs;
@@ -277,7 +277,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 		return -1;
 	sess_note_dir(x->s, x->dir);
 	print_notes(&x->notes, "");
-	rec_notes_free(&x->notes);
+	caps_notes_free(&x->notes);
 	if (probes_create(o, &x->err))
 		return -1;
 	x->t = target_create(o->command, o->pids, o->npids, &x->err);
@@ -288,7 +288,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 	if (!o->no_calibrate) {
 		calib_run(x->s, o, &x->r.cost, &x->notes);
 		print_notes(&x->notes, "");
-		rec_notes_free(&x->notes);
+		caps_notes_free(&x->notes);
 	}
 	if (sess_setup(x->s, o, &x->err))
 		return -1;
@@ -301,7 +301,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 		snprintf(tag, sizeof(tag), "buffer%d", k);
 		x->ncpus[k] = list_cpus(x->bufs[k].inst, &x->cpus[k]);
 		if (!x->cpus[k]) {
-			fmt_errf(&x->err, NULL, "out of memory");
+			err_setf(&x->err, NULL, "out of memory");
 			return -1;
 		}
 		x->st[k] = stream_start(x->bufs[k].inst, x->dir, tag, x->cpus[k], x->ncpus[k],
@@ -310,7 +310,7 @@ static int set_up(struct rec_opts *o, struct run *x)
 			return -1;
 	}
 	if (layout(&x->r, x->bufs, x->nbuf, x->cpus, x->ncpus)) {
-		fmt_errf(&x->err, NULL, "out of memory");
+		err_setf(&x->err, NULL, "out of memory");
 		return -1;
 	}
 	x->r.page_size = stream_page_size(x->st[0]);
@@ -381,9 +381,9 @@ static void report_cost(const struct rec_calib *c)
 		if (!c->m[m].asked)
 			continue;
 		if (c->m[m].measured)
-			fprintf(stderr, "%s %s %.0f ns", sep, rec_mech_names[m], c->m[m].ns);
+			fprintf(stderr, "%s %s %.0f ns", sep, calib_mech_names[m], c->m[m].ns);
 		else
-			fprintf(stderr, "%s %s not measured (%s)", sep, rec_mech_names[m],
+			fprintf(stderr, "%s %s not measured (%s)", sep, calib_mech_names[m],
 				c->m[m].why ? c->m[m].why : "?");
 		sep = ",";
 	}
@@ -451,12 +451,12 @@ static void run_free(struct rec_opts *o, struct run *x)
 	if (x->sfd >= 0)
 		close(x->sfd);
 	wfile_release(o->output, x->reserved); /* after the bundle's rename */
-	rec_notes_free(&x->missing);
-	rec_notes_free(&x->works);
-	rec_notes_free(&x->notes);
+	caps_notes_free(&x->missing);
+	caps_notes_free(&x->works);
+	caps_notes_free(&x->notes);
 }
 
-int rec_run(struct rec_opts *o)
+int record_run(struct rec_opts *o)
 {
 	struct run x = {.err = {.msg = ""}, .r = {.target_status = -1, .clock = o->clock},
 			.sfd = -1, .reserved = -1};
@@ -496,7 +496,7 @@ int rec_run(struct rec_opts *o)
 		report_totals(o, &x.r, x.nbuf);
 	rc = REC_OK;
 	if (o->json) {
-		char *j = summary_json(o, x.t, &x.r);
+		char *j = manifest_summary_json(o, x.t, &x.r);
 		if (j)
 			printf("%s\n", j);
 		else

@@ -40,15 +40,15 @@ static int remove_instance(const char *name, bool force, struct rec_notes *notes
 	struct tracefs_instance *inst;
 	int rc = 0;
 
-	if (!force && rec_alive(rec_owner(name))) {
-		rec_note(notes,
+	if (!force && undo_alive(undo_owner(name))) {
+		caps_note(notes,
 			 "kept instance '%s': darc-record %d is running (--force removes it)", name,
-			 (int)rec_owner(name));
+			 (int)undo_owner(name));
 		return 0;
 	}
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst) {
-		rec_note(notes, "cannot open instance '%s': %s", name, strerror(errno));
+		caps_note(notes, "cannot open instance '%s': %s", name, strerror(errno));
 		return 1;
 	}
 	tracefs_instance_file_write(inst, "tracing_on", "0");
@@ -56,10 +56,10 @@ static int remove_instance(const char *name, bool force, struct rec_notes *notes
 	if (tracefs_file_exists(inst, "current_tracer"))
 		tracefs_instance_file_write(inst, "current_tracer", "nop");
 	if (tracefs_instance_destroy(inst)) {
-		rec_note(notes, "cannot remove instance '%s': %s", name, strerror(errno));
+		caps_note(notes, "cannot remove instance '%s': %s", name, strerror(errno));
 		rc = 1;
 	} else {
-		rec_note(notes, "removed instance '%s'", name);
+		caps_note(notes, "removed instance '%s'", name);
 	}
 	tracefs_instance_free(inst);
 	return rc;
@@ -73,7 +73,7 @@ static pid_t any_recorder(void)
 	pid_t found = 0;
 
 	while (d && !found && (e = readdir(d)))
-		if (rec_alive(atoi(e->d_name)))
+		if (undo_alive(atoi(e->d_name)))
 			found = atoi(e->d_name);
 	if (d)
 		closedir(d);
@@ -103,23 +103,23 @@ static int remove_probes(bool force, struct rec_notes *notes)
 			      !strcmp(seen.v[k] + strlen(sys) + 1, ev);
 		if (dup)
 			goto next;
-		rec_note(&seen, "%s:%s", sys, ev);
+		caps_note(&seen, "%s:%s", sys, ev);
 		if (live)
-			rec_note(notes,
+			caps_note(notes,
 				 "kept probe %s:%s: darc-record %d is running (--force removes it)",
 				 sys, ev, (int)live);
 		else if (probe_destroy(all[i]) && errno != ENOENT)
-			left += (rec_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
+			left += (caps_note(notes, "cannot remove probe %s:%s: %s", sys, ev,
 					  strerror(errno)),
 				 1);
 		else
-			rec_note(notes, "removed probe %s:%s", sys, ev);
+			caps_note(notes, "removed probe %s:%s", sys, ev);
 	next:
 		free(sys);
 		free(ev);
 	}
 	tracefs_dynevent_list_free(all);
-	rec_notes_free(&seen);
+	caps_notes_free(&seen);
 	return left;
 }
 
@@ -133,7 +133,7 @@ static int remove_probes(bool force, struct rec_notes *notes)
 static int replay_logs(bool force, struct rec_notes *notes)
 {
 	char who[256];
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	int lock = -1, left = 0;
 	int busy = lock_top("running --reset", &lock, who, sizeof(who), &err);
 	glob_t g;
@@ -141,17 +141,18 @@ static int replay_logs(bool force, struct rec_notes *notes)
 	size_t n = undo_logs(&g, &pids);
 
 	if (busy < 0) { /* nobody can say who uses the top level: leave it */
-		rec_note(notes, "%s", err.msg);
+		caps_note(notes, "%s", err.msg);
 		snprintf(who, sizeof(who), "whoever holds %s", REC_LOCK_PATH);
 		left++;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *path = g.gl_pathv[i];
 
-		if (!force && rec_alive(pids[i]))
-			rec_note(notes, "kept '%s': darc-record %d is running", path, (int)pids[i]);
+		if (!force && undo_alive(pids[i]))
+			caps_note(notes, "kept '%s': darc-record %d is running", path,
+				  (int)pids[i]);
 		else if (!force && busy && undo_has_top(path))
-			rec_note(
+			caps_note(
 			    notes,
 			    "kept the top-level changes of darc-record %d (killed; '%s'): %s "
 			    "holds the top level, and puts back what it found there at its end; "
@@ -168,7 +169,7 @@ static int replay_logs(bool force, struct rec_notes *notes)
 	return left;
 }
 
-int rec_reset(bool force, struct rec_notes *notes)
+int reset_run(bool force, struct rec_notes *notes)
 {
 	/* all of them, matched here: libtracefs 1.6 never frees the regex it is given */
 	char **names = tracefs_instances(NULL);
@@ -181,6 +182,6 @@ int rec_reset(bool force, struct rec_notes *notes)
 	tracefs_list_free(names);
 	left += remove_probes(force, notes);
 	if (!notes->n)
-		rec_note(notes, "nothing to reset: no darc-record instance, probe or undo log");
+		caps_note(notes, "nothing to reset: no darc-record instance, probe or undo log");
 	return left;
 }

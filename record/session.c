@@ -87,7 +87,7 @@ static const char *where(struct tracefs_instance *inst)
 }
 
 /* Remember top-level file @file before it is first written. */
-static int save_top(struct sess *s, const char *file, struct fmt_err *err)
+static int save_top(struct sess *s, const char *file, struct err_msg *err)
 {
 	char *v;
 	void *n;
@@ -100,18 +100,18 @@ static int save_top(struct sess *s, const char *file, struct fmt_err *err)
 	if (!v && tracefs_file_exists(NULL, file))
 		v = strdup("");
 	if (!v)
-		return fmt_errf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
+		return err_setf(err, NULL, "cannot read tracefs '%s': %s", file, strerror(errno));
 	n = realloc(s->saved, (s->nsaved + 1) * sizeof(*s->saved));
 	if (!n) {
 		free(v);
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	}
 	s->saved = n;
 	s->saved[s->nsaved].file = strdup(file);
 	s->saved[s->nsaved].value = v;
 	if (!s->saved[s->nsaved].file) {
 		free(v);
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	}
 	s->nsaved++;
 	log_undo(s, file, v);
@@ -139,7 +139,7 @@ static bool function_list(const char *file)
  * kernel logged one, its reason.
  */
 static int put(struct sess *s, struct tracefs_instance *inst, const char *file, const char *val,
-	       bool append, struct fmt_err *err)
+	       bool append, struct err_msg *err)
 {
 	char *line = NULL;
 	int rc;
@@ -147,17 +147,17 @@ static int put(struct sess *s, struct tracefs_instance *inst, const char *file, 
 	if (!inst && save_top(s, file, err))
 		return -1;
 	if (*val && function_list(file) && asprintf(&line, "%s\n", val) < 0)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	rc = append ? tracefs_instance_file_append(inst, file, line ? line : val)
 		    : tracefs_instance_file_write(inst, file, line ? line : val);
 	free(line);
 	if (rc < 0 && errno == EINVAL && *val && function_list(file))
-		return fmt_errf(err, NULL, "cannot trace function '%s' (%s): this kernel has none "
+		return err_setf(err, NULL, "cannot trace function '%s' (%s): this kernel has none "
 				"of that name in available_filter_functions", val, file);
 	if (rc < 0) {
 		int e = errno;
 		char *why = tracefs_error_last(inst);
-		fmt_errf(err, NULL, "cannot write '%s' to tracefs %s '%s': %s%s%s", val,
+		err_setf(err, NULL, "cannot write '%s' to tracefs %s '%s': %s%s%s", val,
 			 where(inst), file, strerror(e), why ? ": " : "", why ? why : "");
 		free(why);
 		return -1;
@@ -214,14 +214,14 @@ bool sess_top_buffer(struct sess *s, const char **before, const char **now)
 
 
 static struct tracefs_instance *make_instance(struct sess *s, const char *suffix,
-					      struct fmt_err *err)
+					      struct err_msg *err)
 {
 	char name[64];
 	struct tracefs_instance *inst;
 
 	snprintf(name, sizeof(name), REC_INSTANCE_PREFIX "%d%s", (int)getpid(), suffix);
 	if (tracefs_instance_exists(name)) {
-		fmt_errf(err, NULL,
+		err_setf(err, NULL,
 			 "tracefs instance '%s' exists already (left by a killed "
 			 "darc-record? 'darc-record --reset' removes it)",
 			 name);
@@ -229,7 +229,7 @@ static struct tracefs_instance *make_instance(struct sess *s, const char *suffix
 	}
 	inst = tracefs_instance_create(name);
 	if (!inst) {
-		fmt_errf(err, NULL, "cannot create tracefs instance '%s': %s", name,
+		err_setf(err, NULL, "cannot create tracefs instance '%s': %s", name,
 			 strerror(errno));
 		return NULL;
 	}
@@ -243,13 +243,13 @@ static struct tracefs_instance *make_instance(struct sess *s, const char *suffix
  * The top level is one session's at a time (lock.c). Taken, it warns of
  * what killed sessions left there: this one starts from that.
  */
-static int take_top(struct sess *s, struct rec_notes *notes, struct fmt_err *err)
+static int take_top(struct sess *s, struct rec_notes *notes, struct err_msg *err)
 {
 	char who[256];
 	int rc = lock_top("recording in the top-level buffer", &s->lock, who, sizeof(who), err);
 
 	if (rc > 0)
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				"tracefs is in use by %s: two recordings in the top-level buffer "
 				"would undo each other's settings; wait for it to end (its lock, "
 				"%s, is released when it exits, even by kill -9)",
@@ -303,16 +303,16 @@ static const char *instance_graph_lacks(struct tracefs_instance *inst, const str
 }
 
 static int put_if(struct sess *s, struct tracefs_instance *in, const char *file, const char *val,
-		  struct fmt_err *err);
+		  struct err_msg *err);
 
-bool rec_graph(const struct rec_opts *o)
+bool sess_graph(const struct rec_opts *o)
 {
 	return o->ngraph || o->nnotrace || o->max_depth || o->sleep_time >= 0 ||
 	       o->graph_irqs >= 0 || o->nftrace_filter || o->nftrace_notrace;
 }
 
 int sess_put(struct sess *s, int k, const char *file, const char *val, bool append,
-	     struct fmt_err *err)
+	     struct err_msg *err)
 {
 	return put(s, s->buf[k].inst, file, val, append, err);
 }
@@ -323,7 +323,7 @@ struct tracefs_instance *sess_instance(struct sess *s, int k)
 }
 
 /* Append each of @v to @file, one write each: a name this kernel lacks fails alone. */
-static int put_list(struct sess *s, const char *file, char **v, int n, struct fmt_err *err)
+static int put_list(struct sess *s, const char *file, char **v, int n, struct err_msg *err)
 {
 	for (int i = 0; i < n; i++)
 		if (put(s, s->buf[0].inst, file, v[i], true, err))
@@ -339,7 +339,7 @@ static int put_list(struct sess *s, const char *file, char **v, int n, struct fm
  * top level (by another tool, or the calibration) would trace less than
  * asked without a word.
  */
-static int graph_filters(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+static int graph_filters(struct sess *s, const struct rec_opts *o, struct err_msg *err)
 {
 	struct tracefs_instance *in = s->buf[0].inst;
 
@@ -358,25 +358,25 @@ static int graph_filters(struct sess *s, const struct rec_opts *o, struct fmt_er
 }
 
 struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
-			 struct rec_notes *notes, struct fmt_err *err)
+			 struct rec_notes *notes, struct err_msg *err)
 {
 	struct sess *s = calloc(1, sizeof(*s));
-	bool graph = rec_graph(o);
+	bool graph = sess_graph(o);
 	bool unfiltered = false;
 	struct tracefs_instance *main = NULL;
 
 	if (!s) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	s->undo = -1;
 	s->lock = -1;
 	if (asprintf(&s->undo_path, REC_UNDO_DIR "/darc-record.%d.undo", (int)getpid()) < 0) {
 		s->undo_path = NULL;
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		goto fail;
 	}
-	rec_run_dir();
+	lock_run_dir();
 	s->undo = open(s->undo_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	s->top_before = top_size();
 	s->top_default = (int)undo_expanded_kb(s->top_before);
@@ -388,15 +388,17 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			goto fail;
 		const char *lacks = graph ? instance_graph_lacks(main, o) : NULL;
 		if (lacks) {
-			rec_note(notes, "this kernel's instances have no %s: recording the function "
-					"graph in the top-level buffer (restored on exit)", lacks);
+			caps_note(notes,
+				  "this kernel's instances have no %s: recording the function "
+				  "graph in the top-level buffer (restored on exit)",
+				  lacks);
 			tracefs_instance_destroy(main);
 			tracefs_instance_free(main);
 			s->nown = 0;
 			main = NULL;
 		}
 	} else if (!o->no_instance) {
-		rec_note(notes, "this kernel has no tracefs instances: recording in the top-level "
+		caps_note(notes, "this kernel has no tracefs instances: recording in the top-level "
 				"buffer (restored on exit)");
 	}
 	/* before anything is written at the top level */
@@ -414,7 +416,7 @@ struct sess *sess_create(const struct rec_opts *o, const struct rec_caps *c,
 			    (struct sess_buffer){.name = REC_UNFILTERED_BUFFER, .inst = all};
 			s->nbuf = 2;
 		} else {
-			rec_note(notes, "no instances: irq and block events are pid-filtered too");
+			caps_note(notes, "no instances: irq and block events are pid-filtered too");
 		}
 	}
 	return s;
@@ -424,7 +426,7 @@ fail:
 }
 
 /* Note event SYS:NAME as enabled in @b (for its format in the bundle). */
-static int note_event(struct sess_buffer *b, const char *sys, const char *name, struct fmt_err *err)
+static int note_event(struct sess_buffer *b, const char *sys, const char *name, struct err_msg *err)
 {
 	void *a = realloc(b->event_sys, (b->nevents + 1) * sizeof(char *));
 	void *n = a ? realloc(b->event_name, (b->nevents + 1) * sizeof(char *)) : NULL;
@@ -434,7 +436,7 @@ static int note_event(struct sess_buffer *b, const char *sys, const char *name, 
 	if (n)
 		b->event_name = n;
 	if (!a || !n)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	b->event_sys[b->nevents] = strdup(sys);
 	b->event_name[b->nevents] = strdup(name);
 	b->nevents++;
@@ -442,7 +444,7 @@ static int note_event(struct sess_buffer *b, const char *sys, const char *name, 
 }
 
 static int enable_event(struct sess *s, struct sess_buffer *b, const char *sys, const char *name,
-			const char *filter, struct fmt_err *err)
+			const char *filter, struct err_msg *err)
 {
 	char file[512];
 
@@ -460,7 +462,7 @@ static int enable_event(struct sess *s, struct sess_buffer *b, const char *sys, 
 	return note_event(b, sys, name, err);
 }
 
-static int setup_events(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+static int setup_events(struct sess *s, const struct rec_opts *o, struct err_msg *err)
 {
 	for (int i = 0; i < o->nevents; i++) {
 		const struct rec_event *e = &o->events[i];
@@ -490,7 +492,7 @@ static int setup_events(struct sess *s, const struct rec_opts *o, struct fmt_err
 
 /* Write @val to @file where it exists: a filter an instance may lack, asked for by nobody. */
 static int put_if(struct sess *s, struct tracefs_instance *in, const char *file, const char *val,
-		  struct fmt_err *err)
+		  struct err_msg *err)
 {
 	return tracefs_file_exists(in, file) ? put(s, in, file, val, false, err) : 0;
 }
@@ -499,7 +501,7 @@ static int put_if(struct sess *s, struct tracefs_instance *in, const char *file,
  * The graph's filters, cleared first (the top level's may hold anything).
  * sess_create() put the graph where every file asked for exists.
  */
-static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+static int setup_graph(struct sess *s, const struct rec_opts *o, struct err_msg *err)
 {
 	struct tracefs_instance *in = s->buf[0].inst;
 	char num[32];
@@ -529,7 +531,7 @@ static int setup_graph(struct sess *s, const struct rec_opts *o, struct fmt_err 
 	return put(s, in, "current_tracer", "function_graph", false, err);
 }
 
-int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct err_msg *err)
 {
 	char num[32];
 
@@ -557,13 +559,13 @@ int sess_setup_buffers(struct sess *s, const struct rec_opts *o, struct fmt_err 
 			tracefs_instance_file_write(in, "options/record-tgid", "1");
 		/* the top level may hold the user's old events: they are not ours */
 		if (!in && tracefs_instance_file_clear(NULL, "trace") < 0)
-			return fmt_errf(err, NULL, "cannot clear the top-level buffer: %s",
+			return err_setf(err, NULL, "cannot clear the top-level buffer: %s",
 					strerror(errno));
 	}
 	return 0;
 }
 
-int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
+int sess_setup(struct sess *s, const struct rec_opts *o, struct err_msg *err)
 {
 	if (setup_events(s, o, err))
 		return -1;
@@ -575,14 +577,14 @@ int sess_setup(struct sess *s, const struct rec_opts *o, struct fmt_err *err)
 	return 0;
 }
 
-int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err)
+int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct err_msg *err)
 {
 	size_t cap = 16 * (n + 1), len = 0;
 	char *list = malloc(cap);
 	int rc = 0;
 
 	if (!list)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	list[0] = 0;
 	for (int i = 0; i < n; i++)
 		len += snprintf(list + len, cap - len, "%s%d", i ? " " : "", (int)pids[i]);
@@ -593,7 +595,7 @@ int sess_set_pids(struct sess *s, const pid_t *pids, int n, struct fmt_err *err)
 	return rc;
 }
 
-int sess_tracing(struct sess *s, int on, struct fmt_err *err)
+int sess_tracing(struct sess *s, int on, struct err_msg *err)
 {
 	for (int i = 0; i < s->nbuf; i++)
 		if (put(s, s->buf[i].inst, "tracing_on", on ? "1" : "0", false, err))

@@ -62,14 +62,14 @@ static void *reader_main(void *arg)
 }
 
 struct stream *stream_start(struct tracefs_instance *inst, const char *dir, const char *tag,
-			    const int *cpus, int ncpus, struct fmt_err *err)
+			    const int *cpus, int ncpus, struct err_msg *err)
 {
 	struct stream *s = calloc(1, sizeof(*s));
 	sigset_t all, old;
 
 	if (!s || !(s->r = calloc(ncpus ? ncpus : 1, sizeof(*s->r)))) {
 		free(s);
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	s->n = ncpus;
@@ -81,17 +81,17 @@ struct stream *stream_start(struct tracefs_instance *inst, const char *dir, cons
 		rd->fd = -1;
 		if (asprintf(&rd->path, "%s/%s.cpu%d", dir, tag, cpus[i]) < 0) {
 			rd->path = NULL;
-			fmt_errf(err, NULL, "out of memory");
+			err_setf(err, NULL, "out of memory");
 			goto fail;
 		}
 		rd->fd = open(rd->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (rd->fd < 0) {
-			fmt_errf(err, rd->path, "cannot create: %s", strerror(errno));
+			err_setf(err, rd->path, "cannot create: %s", strerror(errno));
 			goto fail;
 		}
 		rd->tcpu = tracefs_cpu_open(inst, cpus[i], false);
 		if (!rd->tcpu) {
-			fmt_errf(err, NULL, "cannot open trace_pipe_raw of cpu %d in %s: %s",
+			err_setf(err, NULL, "cannot open trace_pipe_raw of cpu %d in %s: %s",
 				 cpus[i], inst ? tracefs_instance_get_name(inst) : "the top level",
 				 strerror(errno));
 			goto fail;
@@ -104,7 +104,7 @@ struct stream *stream_start(struct tracefs_instance *inst, const char *dir, cons
 	for (int i = 0; i < ncpus; i++) {
 		if (pthread_create(&s->r[i].thread, NULL, reader_main, &s->r[i])) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			fmt_errf(err, NULL, "cannot start the reader thread of cpu %d", cpus[i]);
+			err_setf(err, NULL, "cannot start the reader thread of cpu %d", cpus[i]);
 			goto fail;
 		}
 		s->r[i].started = true;
@@ -117,7 +117,7 @@ fail:
 	return NULL;
 }
 
-int stream_stop(struct stream *s, struct fmt_err *err)
+int stream_stop(struct stream *s, struct err_msg *err)
 {
 	int rc = 0;
 
@@ -134,7 +134,7 @@ int stream_stop(struct stream *s, struct fmt_err *err)
 		tracefs_cpu_close(rd->tcpu);
 		rd->tcpu = NULL;
 		if (rd->err && !rc) {
-			rc = fmt_errf(err, rd->path, "cannot move the trace data of cpu %d: %s",
+			rc = err_setf(err, rd->path, "cannot move the trace data of cpu %d: %s",
 				      rd->cpu, strerror(rd->err));
 		}
 	}

@@ -46,7 +46,7 @@ static int add_pid(struct target *t, pid_t pid)
 }
 
 /* @pid and its threads. */
-static int add_process(struct target *t, pid_t pid, struct fmt_err *err)
+static int add_process(struct target *t, pid_t pid, struct err_msg *err)
 {
 	char path[64];
 	DIR *d;
@@ -55,17 +55,17 @@ static int add_process(struct target *t, pid_t pid, struct fmt_err *err)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
-		return fmt_errf(err, NULL, "no process %d: %s", (int)pid, strerror(errno));
+		return err_setf(err, NULL, "no process %d: %s", (int)pid, strerror(errno));
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.' && add_pid(t, atoi(e->d_name))) {
 			closedir(d);
-			return fmt_errf(err, NULL, "out of memory");
+			return err_setf(err, NULL, "out of memory");
 		}
 	closedir(d);
 	return 0;
 }
 
-void (*rec_sigpipe)(int) = SIG_DFL;
+void (*target_sigpipe)(int) = SIG_DFL;
 
 /* The child: wait at the gate, then become the command. */
 static void __attribute__((noreturn))
@@ -77,7 +77,7 @@ child_main(char **argv, const int gate[2], const int report[2])
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, rec_sigpipe == SIG_ERR ? SIG_DFL : rec_sigpipe);
+	signal(SIGPIPE, target_sigpipe == SIG_ERR ? SIG_DFL : target_sigpipe);
 	/* the parent's ends: the gate opens when the parent closes the last write end */
 	close(gate[1]);
 	close(report[0]);
@@ -90,13 +90,13 @@ child_main(char **argv, const int gate[2], const int report[2])
 	_exit(127);
 }
 
-struct target *target_create(char **argv, const pid_t *pids, int npids, struct fmt_err *err)
+struct target *target_create(char **argv, const pid_t *pids, int npids, struct err_msg *err)
 {
 	struct target *t = calloc(1, sizeof(*t));
 	int gate[2] = {-1, -1}, report[2] = {-1, -1};
 
 	if (!t) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		return NULL;
 	}
 	t->gate = t->report = -1;
@@ -107,12 +107,12 @@ struct target *target_create(char **argv, const pid_t *pids, int npids, struct f
 	if (!argv)
 		return t;
 	if (pipe2(gate, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
-		fmt_errf(err, NULL, "cannot make a pipe: %s", strerror(errno));
+		err_setf(err, NULL, "cannot make a pipe: %s", strerror(errno));
 		goto fail;
 	}
 	t->child = fork();
 	if (t->child < 0) {
-		fmt_errf(err, NULL, "cannot fork: %s", strerror(errno));
+		err_setf(err, NULL, "cannot fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (t->child == 0)
@@ -122,7 +122,7 @@ struct target *target_create(char **argv, const pid_t *pids, int npids, struct f
 	t->gate = gate[1];
 	t->report = report[0];
 	if (add_pid(t, t->child)) {
-		fmt_errf(err, NULL, "out of memory");
+		err_setf(err, NULL, "out of memory");
 		target_free(t);
 		return NULL;
 	}
@@ -144,7 +144,7 @@ int target_pids(const struct target *t, const pid_t **pids)
 	return t->npids;
 }
 
-int target_release(struct target *t, struct fmt_err *err)
+int target_release(struct target *t, struct err_msg *err)
 {
 	int e = 0;
 	ssize_t n;
@@ -159,7 +159,7 @@ int target_release(struct target *t, struct fmt_err *err)
 	close(t->report);
 	t->report = -1;
 	if (n == sizeof(e))
-		return fmt_errf(err, NULL, "cannot run the command: %s", strerror(e));
+		return err_setf(err, NULL, "cannot run the command: %s", strerror(e));
 	return 0;
 }
 

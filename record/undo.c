@@ -74,7 +74,7 @@ static int remove_page_dir(const char *dir, struct rec_notes *notes)
 	struct dirent *e;
 
 	if (dir[0] != '/') { /* an older darc-record's log: relative to what? */
-		rec_note(notes, "cannot remove the page files in '%s': not an absolute path", dir);
+		caps_note(notes, "cannot remove the page files in '%s': not an absolute path", dir);
 		return 1;
 	}
 	d = opendir(dir);
@@ -84,11 +84,11 @@ static int remove_page_dir(const char *dir, struct rec_notes *notes)
 	if (d)
 		closedir(d);
 	if (!rmdir(dir)) {
-		rec_note(notes, "removed the page files in '%s'", dir);
+		caps_note(notes, "removed the page files in '%s'", dir);
 	} else if (errno == ENOENT) {
-		rec_note(notes, "the page files in '%s' are gone already", dir);
+		caps_note(notes, "the page files in '%s' are gone already", dir);
 	} else {
-		rec_note(notes, "cannot remove '%s': %s", dir, strerror(errno));
+		caps_note(notes, "cannot remove '%s': %s", dir, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -155,7 +155,7 @@ int undo_replay(const char *path, struct rec_notes *notes)
 	int left = 0;
 
 	if (n < 0) {
-		rec_note(notes, "cannot read '%s': %s", path, strerror(errno));
+		caps_note(notes, "cannot read '%s': %s", path, strerror(errno));
 		return 1;
 	}
 	/* newest first, as sess_restore() does */
@@ -167,7 +167,7 @@ int undo_replay(const char *path, struct rec_notes *notes)
 			left += remove_page_dir(val, notes);
 		} else {
 			undo_restore(key, val);
-			rec_note(notes, "restored the top-level '%s'", key);
+			caps_note(notes, "restored the top-level '%s'", key);
 		}
 	}
 	free(kv);
@@ -177,7 +177,7 @@ int undo_replay(const char *path, struct rec_notes *notes)
 	return left;
 }
 
-bool rec_alive(pid_t pid)
+bool undo_alive(pid_t pid)
 {
 	char path[64], comm[64] = "";
 	FILE *f;
@@ -195,7 +195,7 @@ bool rec_alive(pid_t pid)
 }
 
 /* The pid in a name "darc-PID[-all]" or "darc-record.PID.undo" (0 if none). */
-pid_t rec_owner(const char *name)
+pid_t undo_owner(const char *name)
 {
 	const char *p = name + strcspn(name, "0123456789");
 
@@ -210,7 +210,7 @@ size_t undo_logs(glob_t *g, pid_t **pids)
 		return 0;
 	*pids = calloc(g->gl_pathc, sizeof(**pids));
 	for (size_t i = 0; *pids && i < g->gl_pathc; i++)
-		(*pids)[i] = rec_owner(strrchr(g->gl_pathv[i], '/') + 1);
+		(*pids)[i] = undo_owner(strrchr(g->gl_pathv[i], '/') + 1);
 	if (!*pids)
 		globfree(g);
 	return *pids ? g->gl_pathc : 0;
@@ -223,8 +223,8 @@ void undo_leftovers(struct rec_notes *notes)
 	size_t n = undo_logs(&g, &pids);
 
 	for (size_t i = 0; i < n; i++)
-		if (pids[i] != getpid() && !rec_alive(pids[i]) && undo_has_top(g.gl_pathv[i]))
-			rec_note(notes,
+		if (pids[i] != getpid() && !undo_alive(pids[i]) && undo_has_top(g.gl_pathv[i]))
+			caps_note(notes,
 				 "warning: the top-level tracefs settings of darc-record %d, which "
 				 "was killed, are still there: this recording starts from them and "
 				 "puts them back at its end; 'darc-record --reset' after it undoes "

@@ -57,7 +57,7 @@ static GElf_Addr find_symbol(Elf *elf, Elf64_Word type, const char *func)
 	return 0;
 }
 
-int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct fmt_err *err)
+int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct err_msg *err)
 {
 	int fd = -1, rc = -1;
 	Elf *elf = open_elf(path, &fd);
@@ -65,7 +65,7 @@ int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct f
 	size_t nph;
 
 	if (!elf) {
-		fmt_errf(err, path, fd < 0 ? "cannot open: %s" : "not an ELF file%.0s",
+		err_setf(err, path, fd < 0 ? "cannot open: %s" : "not an ELF file%.0s",
 			 strerror(errno));
 		goto out;
 	}
@@ -73,12 +73,12 @@ int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct f
 	if (!addr)
 		addr = find_symbol(elf, SHT_DYNSYM, func);
 	if (!addr) {
-		fmt_errf(err, path, "no function '%s' in its symbol tables", func);
+		err_setf(err, path, "no function '%s' in its symbol tables", func);
 		goto out;
 	}
 	/* the loaded segment holding it turns the address into a file offset */
 	if (elf_getphdrnum(elf, &nph)) {
-		fmt_errf(err, path, "no program headers");
+		err_setf(err, path, "no program headers");
 		goto out;
 	}
 	for (size_t i = 0; i < nph; i++) {
@@ -91,7 +91,7 @@ int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct f
 			goto out;
 		}
 	}
-	fmt_errf(err, path, "function '%s' at %#llx lies in no loaded segment", func,
+	err_setf(err, path, "function '%s' at %#llx lies in no loaded segment", func,
 		 (unsigned long long)addr);
 out:
 	if (elf)
@@ -101,7 +101,7 @@ out:
 	return rc;
 }
 
-int elf_build_id(const char *path, char *hex, size_t n)
+int uprobe_build_id(const char *path, char *hex, size_t n)
 {
 	int fd = -1, rc = -1;
 	Elf *elf = open_elf(path, &fd);
@@ -136,13 +136,13 @@ int elf_build_id(const char *path, char *hex, size_t n)
 
 #else /* !HAVE_LIBDW */
 
-int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct fmt_err *err)
+int uprobe_offset(const char *path, const char *func, uint64_t *offset, struct err_msg *err)
 {
-	return fmt_errf(err, path, "cannot look up '%s': darc-record was built without libelf",
+	return err_setf(err, path, "cannot look up '%s': darc-record was built without libelf",
 			func);
 }
 
-int elf_build_id(const char *path, char *hex, size_t n)
+int uprobe_build_id(const char *path, char *hex, size_t n)
 {
 	return -1;
 }

@@ -54,7 +54,7 @@ struct owner {
 struct pagefile {
 	int fd, page_size;
 	const char *path;    /* for messages */
-	uint32_t reserve;    /* pages 1 .. reserve are SQLite's (pagefile_head()) */
+	uint32_t reserve;    /* pages 1 .. reserve are SQLite's (btree_pagefile_head()) */
 	uint32_t pending_pg; /* the lock-byte page */
 	uint32_t next;	     /* the first page not written */
 	struct owner *owner; /* by page number - 1, up to next */
@@ -228,7 +228,7 @@ static int cell_at(const uint8_t *page, unsigned off, int64_t *rowid)
 
 /* Write @n bytes at @off of @fd, or -1 with @err set ("cannot write @what"). */
 static int pwrite_all(int fd, const void *p, size_t n, off_t off, const char *path,
-		      const char *what, struct fmt_err *err)
+		      const char *what, struct err_msg *err)
 {
 	for (size_t done = 0; done < n;) {
 		ssize_t w = pwrite(fd, (const char *)p + done, n - done, off + (off_t)done);
@@ -236,7 +236,7 @@ static int pwrite_all(int fd, const void *p, size_t n, off_t off, const char *pa
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return fmt_errf(err, path, "cannot write %s: %s", what,
+			return err_setf(err, path, "cannot write %s: %s", what,
 					w < 0 ? strerror(errno) : "no space");
 		done += (size_t)w;
 	}
@@ -245,7 +245,7 @@ static int pwrite_all(int fd, const void *p, size_t n, off_t off, const char *pa
 
 /* @len bytes from @in at @off_in to @out at @off_out: in the kernel where it can, else by hand. */
 static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, const char *path,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	static char buf[1 << 20];
 
@@ -260,11 +260,11 @@ static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, 
 			continue;
 		if (n == 0 || !(errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
 				errno == EOPNOTSUPP || errno == EBADF))
-			return fmt_errf(err, path, "cannot write the calls: %s",
+			return err_setf(err, path, "cannot write the calls: %s",
 					n < 0 ? strerror(errno) : "short copy");
 		n = pread(in, buf, len < sizeof(buf) ? len : sizeof(buf), off_in); /* by hand */
 		if (n <= 0 || pwrite_all(out, buf, (size_t)n, off_out, path, "the calls", err))
-			return n <= 0 ? fmt_errf(err, path, "cannot read back the calls") : -1;
+			return n <= 0 ? err_setf(err, path, "cannot read back the calls") : -1;
 		off_in += n;
 		off_out += n;
 		len -= (size_t)n;
@@ -273,7 +273,7 @@ static int copy_range(int in, off_t off_in, int out, off_t off_out, size_t len, 
 }
 
 
-struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
+struct pagefile *btree_pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
 			      int64_t pending)
 {
 	struct pagefile *pf = calloc(1, sizeof(*pf));
@@ -294,7 +294,7 @@ struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t 
 	return pf;
 }
 
-void pagefile_free(struct pagefile *pf)
+void btree_pagefile_free(struct pagefile *pf)
 {
 	if (pf) {
 		free(pf->owner);
@@ -329,28 +329,28 @@ static uint32_t page_new(struct pagefile *pf, struct btree *t, uint32_t leaf)
 }
 
 /* Page @pg's bytes, from @p. 0 or -1. */
-static int page_write(struct pagefile *pf, uint32_t pg, const void *p, struct fmt_err *err)
+static int page_write(struct pagefile *pf, uint32_t pg, const void *p, struct err_msg *err)
 {
 	return pwrite_all(pf->fd, p, pf->page_size, (off_t)(pg - 1) * pf->page_size, pf->path,
 			  "the calls", err);
 }
 
 /* The leaf at page @from to page @to (and what owns it). 0 or -1. */
-static int page_move(struct pagefile *pf, uint32_t from, uint32_t to, struct fmt_err *err)
+static int page_move(struct pagefile *pf, uint32_t from, uint32_t to, struct err_msg *err)
 {
 	struct owner o = pf->owner[from - 1];
 
 	if (pread(pf->fd, pf->buf, pf->page_size, (off_t)(from - 1) * pf->page_size) !=
 		    pf->page_size ||
 	    page_write(pf, to, pf->buf, err))
-		return fmt_errf(err, pf->path, "cannot move a page of the calls");
+		return err_setf(err, pf->path, "cannot move a page of the calls");
 	pf->owner[to - 1] = o;
 	pf->owner[from - 1] = (struct owner){NULL, 0};
 	o.t->pgno[o.leaf] = to;
 	return 0;
 }
 
-/* Does page @pg hold a leaf (of those written before pagefile_head())? */
+/* Does page @pg hold a leaf (of those written before btree_pagefile_head())? */
 static bool owned(const struct pagefile *pf, uint32_t pg)
 {
 	return pg >= 1 && pg <= pf->owner_cap && pf->owner[pg - 1].t;
@@ -366,7 +366,7 @@ static uint32_t last_leaf(const struct pagefile *pf, uint32_t above)
 }
 
 /* Fill the pages after @from with the last leaves, and end the file after the last. 0 or -1. */
-static int close_gap(struct pagefile *pf, uint32_t from, struct fmt_err *err)
+static int close_gap(struct pagefile *pf, uint32_t from, struct err_msg *err)
 {
 	uint32_t g = from + 1, q;
 
@@ -381,7 +381,7 @@ static int close_gap(struct pagefile *pf, uint32_t from, struct fmt_err *err)
 	return 0;
 }
 
-int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err)
+int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct err_msg *err)
 {
 	const int ps = pf->page_size;
 	uint32_t end = pf->next;
@@ -395,7 +395,7 @@ int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_e
 		if (!owned(pf, pg))
 			continue;
 		if (!(to = page_new(pf, NULL, 0)))
-			return fmt_errf(err, pf->path, "out of memory");
+			return err_setf(err, pf->path, "out of memory");
 		if (page_move(pf, pg, to, err))
 			return -1;
 	}
@@ -404,13 +404,13 @@ int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_e
 	return close_gap(pf, npages, err);
 }
 
-int pagefile_finish(struct pagefile *pf, struct fmt_err *err)
+int btree_pagefile_finish(struct pagefile *pf, struct err_msg *err)
 {
 	uint8_t h[100];
 	uint32_t change, npages = pf->next - 1;
 
 	if (pread(pf->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		return fmt_errf(err, pf->path, "cannot read its header back");
+		return err_setf(err, pf->path, "cannot read its header back");
 	change = get32(h + 24) + 1;
 	put32(h + 24, change);
 	put32(h + 28, npages);
@@ -418,7 +418,7 @@ int pagefile_finish(struct pagefile *pf, struct fmt_err *err)
 	if (pwrite_all(pf->fd, h, sizeof(h), 0, pf->path, "its header", err))
 		return -1;
 	if (ftruncate(pf->fd, (off_t)npages * pf->page_size) < 0)
-		return fmt_errf(err, pf->path, "cannot write it: %s", strerror(errno));
+		return err_setf(err, pf->path, "cannot write it: %s", strerror(errno));
 	return 0;
 }
 
@@ -466,7 +466,7 @@ int64_t btree_late(const struct btree *t)
 }
 
 /* The done leaves of the batch into the page file, each at a page of its own. 0 or -1. */
-static int batch_flush(struct btree *t, struct fmt_err *err)
+static int batch_flush(struct btree *t, struct err_msg *err)
 {
 	struct pagefile *pf = t->pf;
 	uint32_t first = t->nleaves - t->nbatch;
@@ -475,12 +475,12 @@ static int batch_flush(struct btree *t, struct fmt_err *err)
 		int n = 1;
 
 		if (!(t->pgno[first + i] = page_new(pf, t, first + i)))
-			return fmt_errf(err, pf->path, "out of memory");
+			return err_setf(err, pf->path, "out of memory");
 		/* the pages that follow it, in one write */
 		while (i + n < t->nbatch && pf->next != pf->pending_pg) {
 			t->pgno[first + i + n] = page_new(pf, t, first + i + n);
 			if (!t->pgno[first + i + n])
-				return fmt_errf(err, pf->path, "out of memory");
+				return err_setf(err, pf->path, "out of memory");
 			n++;
 		}
 		if (pwrite_all(pf->fd, t->batch + (size_t)i * pf->page_size,
@@ -495,7 +495,7 @@ static int batch_flush(struct btree *t, struct fmt_err *err)
 }
 
 /* The current leaf is full: it joins the done leaves, and a new one starts. */
-static int leaf_done(struct btree *t, struct fmt_err *err)
+static int leaf_done(struct btree *t, struct err_msg *err)
 {
 	const int ps = t->pf->page_size;
 
@@ -507,7 +507,7 @@ static int leaf_done(struct btree *t, struct fmt_err *err)
 		if (k)
 			t->maxkey = k;
 		if (!g)
-			return fmt_errf(err, t->pf->path, "out of memory");
+			return err_setf(err, t->pf->path, "out of memory");
 		t->pgno = g;
 		t->cap = cap;
 	}
@@ -520,7 +520,7 @@ static int leaf_done(struct btree *t, struct fmt_err *err)
 }
 
 /* Keep row @v of @rowid, which comes after a larger one, for btree_place(). 0 or -1. */
-static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
+static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct err_msg *err)
 {
 	int64_t *row;
 
@@ -529,7 +529,7 @@ static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct fm
 		int64_t *l = realloc(t->late, cap * t->ncols * sizeof(*l));
 
 		if (!l)
-			return fmt_errf(err, t->pf->path, "out of memory");
+			return err_setf(err, t->pf->path, "out of memory");
 		t->late = l;
 		t->late_cap = cap;
 	}
@@ -541,13 +541,13 @@ static int keep_late(struct btree *t, int64_t rowid, const int64_t *v, struct fm
 }
 
 /* The error of a rowid added twice, as SQLite says it. -1. */
-static int twice(const struct btree *t, struct fmt_err *err)
+static int twice(const struct btree *t, struct err_msg *err)
 {
-	return fmt_errf(err, t->pf->path, "cannot write to table %s: UNIQUE constraint failed:"
+	return err_setf(err, t->pf->path, "cannot write to table %s: UNIQUE constraint failed:"
 			" %s.id", t->table, t->table);
 }
 
-int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err)
+int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct err_msg *err)
 {
 	int64_t last = !t->rows ? 0 : t->cur.ncells ? t->cur.last : t->maxkey[t->nleaves - 1];
 	uint8_t cell[MAX_CELL];
@@ -584,10 +584,10 @@ static uint32_t kid(struct btree *t, uint32_t pg, int64_t key)
 }
 
 /* The leaf @l, made anew, at page @pg (0: at the end). 0 or -1. */
-static int put_leaf(struct btree *t, uint32_t pg, struct leaf *l, struct fmt_err *err)
+static int put_leaf(struct btree *t, uint32_t pg, struct leaf *l, struct err_msg *err)
 {
 	if (!(pg = kid(t, pg, l->last)))
-		return fmt_errf(err, t->pf->path, "out of memory");
+		return err_setf(err, t->pf->path, "out of memory");
 	leaf_seal(l);
 	return page_write(t->pf, pg, l->p, err);
 }
@@ -608,7 +608,7 @@ struct merge {
 	size_t nnext, next_cap;
 	int64_t prev;	    /* the last rowid in order, for rowids twice */
 	size_t li;	    /* the next late row */
-	struct fmt_err *err;
+	struct err_msg *err;
 };
 
 /* Append @n bytes of @cell to the byte list *@p (*@len used, *@cap allocated). 0 or -1. */
@@ -641,7 +641,7 @@ static int merge_cell(struct merge *m, const uint8_t *cell, int n, int64_t rowid
 		return 0;
 	}
 	return bytes_add(&m->next, &m->nnext, &m->next_cap, cell, n)
-		       ? fmt_errf(m->err, m->t->pf->path, "out of memory")
+		       ? err_setf(m->err, m->t->pf->path, "out of memory")
 		       : 0;
 }
 
@@ -705,24 +705,24 @@ static int by_rowid(const void *a, const void *b)
 }
 
 /* Every leaf into @t's children, in order, the late rows merged in. 0 or -1. */
-static int place_leaves(struct btree *t, struct fmt_err *err)
+static int place_leaves(struct btree *t, struct err_msg *err)
 {
 	const int ps = t->pf->page_size;
 	uint8_t *in = malloc(ps);
 	struct merge m = {t, {calloc(1, ps), 0, ps, 0}};
-	int rc = in && m.b.p ? 0 : fmt_errf(err, t->pf->path, "out of memory");
+	int rc = in && m.b.p ? 0 : err_setf(err, t->pf->path, "out of memory");
 
 	m.err = err;
 	m.prev = INT64_MIN;
 	for (uint32_t k = 0; k < t->nleaves && !rc; k++) {
 		if (!m.ncarry && (m.li >= t->nlate || t->late[m.li * t->ncols] > t->maxkey[k])) {
 			if (!kid(t, t->pgno[k], t->maxkey[k])) /* as it is */
-				rc = fmt_errf(err, t->pf->path, "out of memory");
+				rc = err_setf(err, t->pf->path, "out of memory");
 			m.prev = t->maxkey[k];
 			continue;
 		}
 		if (pread(t->pf->fd, in, ps, (off_t)(t->pgno[k] - 1) * ps) != ps)
-			rc = fmt_errf(err, t->pf->path, "cannot read back the calls");
+			rc = err_setf(err, t->pf->path, "cannot read back the calls");
 		else if (!(rc = merge_cells(&m, in, t->maxkey[k])))
 			rc = merge_put(&m, t->pgno[k]);
 	}
@@ -747,7 +747,7 @@ static bool one_leaf(const struct btree *t)
 	return LEAF_HDR + used <= t->pf->page_size;
 }
 
-int btree_place(struct btree *t, uint32_t root, struct fmt_err *err)
+int btree_place(struct btree *t, uint32_t root, struct err_msg *err)
 {
 	if (!t->rows)
 		return 0;
@@ -761,7 +761,7 @@ int btree_place(struct btree *t, uint32_t root, struct fmt_err *err)
 		m.err = err;
 		m.prev = INT64_MIN;
 		rc = m.b.p ? merge_cells(&m, t->cur.p, INT64_MAX) || merge_put(&m, root)
-			   : fmt_errf(err, t->pf->path, "out of memory");
+			   : err_setf(err, t->pf->path, "out of memory");
 		free(m.b.p);
 		free(m.carry);
 		free(m.next);
@@ -795,7 +795,7 @@ static void interior_page(uint8_t *page, int size, const struct child *kids, int
 }
 
 
-int btree_build(struct btree *t, uint32_t root, struct fmt_err *err)
+int btree_build(struct btree *t, uint32_t root, struct err_msg *err)
 {
 	/* a cell is at most 4 + 9 bytes and its 2-byte offset */
 	const int ps = t->pf->page_size;
@@ -812,7 +812,7 @@ int btree_build(struct btree *t, uint32_t root, struct fmt_err *err)
 			interior_page(t->pf->buf, ps, kids + at, (int)m);
 			pgno = pages == 1 ? root : page_new(t->pf, NULL, 0);
 			if (!pgno)
-				return fmt_errf(err, t->pf->path, "out of memory");
+				return err_setf(err, t->pf->path, "out of memory");
 			if (page_write(t->pf, pgno, t->pf->buf, err))
 				return -1;
 			kids[p] = (struct child){pgno, kids[at + m - 1].key};

@@ -10,13 +10,13 @@
  * pages are left for the pages SQLite writes meanwhile into a file of its
  * own (the other tables), the leaves are written after them as they fill,
  * so they reach the disk during the analysis, not all at its end. At the
- * end (pagefile_head()) SQLite's pages are copied into the head, a few
+ * end (btree_pagefile_head()) SQLite's pages are copied into the head, a few
  * leaves moved to make the pages follow each other (into what SQLite left
  * of the head, or out of what it needs beyond it); then each table's rows
  * that came after a larger rowid (nearly all come in order) are merged into
  * their leaves, the interior pages added, and the table's root page (which
  * SQLite made empty) made the tree's root (btree_place(), btree_build());
- * pagefile_finish() fixes the header's page count. Integer (or NULL)
+ * btree_pagefile_finish() fixes the header's page count. Integer (or NULL)
  * columns only, and a table's first column is its INTEGER PRIMARY KEY
  * (stored as NULL in the record, as SQLite does).
  */
@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 #define BTREE_PENDING_BYTE 0x40000000 /* SQLite's lock-byte page holds this offset: never used */
 
@@ -38,9 +38,9 @@ struct btree;
  * for SQLite's, the page holding byte @pending (BTREE_PENDING_BYTE but in
  * tests) never used. NULL when out of memory. The caller closes @fd.
  */
-struct pagefile *pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
+struct pagefile *btree_pagefile_new(int fd, const char *path, int page_size, uint32_t reserve,
 			      int64_t pending);
-void pagefile_free(struct pagefile *pf);
+void btree_pagefile_free(struct pagefile *pf);
 
 /* A tree in @pf for table @table (named in messages) of rows of @ncols columns (2..126). */
 struct btree *btree_new(struct pagefile *pf, const char *table, int ncols);
@@ -51,7 +51,7 @@ struct btree *btree_new(struct pagefile *pf, const char *table, int ncols);
  * cannot be written, or the rowid is the last one again: "UNIQUE
  * constraint failed", as SQLite says).
  */
-int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct fmt_err *err);
+int btree_append(struct btree *t, int64_t rowid, const int64_t *v, struct err_msg *err);
 
 /* Rows added; of them, those that came after a larger rowid (merged by btree_place()). */
 int64_t btree_rows(const struct btree *t);
@@ -63,21 +63,21 @@ int64_t btree_late(const struct btree *t);
  * so that the pages follow each other. After the last btree_append(). 0, or
  * -1 with @err set.
  */
-int pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct fmt_err *err);
+int btree_pagefile_head(struct pagefile *pf, int sql_fd, uint32_t npages, struct err_msg *err);
 
 /*
- * After pagefile_head(): @t's last leaf written, its late rows merged into
+ * After btree_pagefile_head(): @t's last leaf written, its late rows merged into
  * its leaves (a rowid twice fails as SQLite fails it), a single leaf moved
  * to @root (the table's page in SQLite's head). Every tree's btree_place()
  * before any btree_build(). 0, or -1 with @err set.
  */
-int btree_place(struct btree *t, uint32_t root, struct fmt_err *err);
+int btree_place(struct btree *t, uint32_t root, struct err_msg *err);
 
 /* @t's interior pages, its root at @root. 0, or -1 with @err set. */
-int btree_build(struct btree *t, uint32_t root, struct fmt_err *err);
+int btree_build(struct btree *t, uint32_t root, struct err_msg *err);
 
 /* The header's page count and change counter, the file cut to its pages. 0, or -1 with @err set. */
-int pagefile_finish(struct pagefile *pf, struct fmt_err *err);
+int btree_pagefile_finish(struct pagefile *pf, struct err_msg *err);
 
 /* Free @t (its pages stay in the page file). NULL is fine. */
 void btree_free(struct btree *t);

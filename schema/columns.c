@@ -37,17 +37,17 @@
 DB_TABLES(TABLE_ARRAYS)
 
 #define TABLE_ENTRY(t, LIST) {#t, t##_cols, t##_types, sizeof(t##_cols) / sizeof(t##_cols[0])},
-const struct db_table db_tables[] = {DB_TABLES(TABLE_ENTRY){NULL, NULL, NULL, 0}};
+const struct columns_table columns_tables[] = {DB_TABLES(TABLE_ENTRY){NULL, NULL, NULL, 0}};
 
-const struct db_table *db_table(const char *name)
+const struct columns_table *columns_table(const char *name)
 {
-	for (const struct db_table *t = db_tables; t->name; t++)
+	for (const struct columns_table *t = columns_tables; t->name; t++)
 		if (!strcmp(t->name, name))
 			return t;
 	return NULL;
 }
 
-char *db_column_list(const struct db_table *t)
+char *columns_list(const struct columns_table *t)
 {
 	sqlite3_str *s = sqlite3_str_new(NULL);
 
@@ -56,10 +56,10 @@ char *db_column_list(const struct db_table *t)
 	return sqlite3_str_finish(s);
 }
 
-int db_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st)
+int columns_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st)
 {
-	const struct db_table *t = db_table(table);
-	char *cols = t ? db_column_list(t) : NULL;
+	const struct columns_table *t = columns_table(table);
+	char *cols = t ? columns_list(t) : NULL;
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	char *text;
 	int rc;

@@ -2,9 +2,9 @@
 /*
  * columns: the columns of every table darc writes rows into, each list once,
  * in the order of the table's CREATE TABLE in tables.sql, as X-macros:
- * X(table, column, SQL type). write.c makes its INSERT statements, its
+ * X(table, column, SQL type). db.c makes its INSERT statements, its
  * virtual tables' declarations and the numbers it binds and reads columns
- * by from these lists; the reports make theirs with db_prepare_insert().
+ * by from these lists; the reports make theirs with columns_prepare_insert().
  * tests/unit/test_db.c checks each list against the CREATE TABLE.
  */
 #ifndef DARC_COLUMNS_H
@@ -296,7 +296,7 @@ enum { IO_LAYER_COLUMNS(COL_ENUM) IO_LAYER_NCOLS };
 #define PARAM(t, n) (COL_##t##_##n + 1)
 
 /* A table's columns by name and declared type, in order. */
-struct db_table {
+struct columns_table {
 	const char *name;
 	const char *const *cols;
 	const char *const *types;
@@ -304,18 +304,18 @@ struct db_table {
 };
 
 /* Every table of the lists above, NULL-terminated (columns.c). */
-extern const struct db_table db_tables[];
+extern const struct columns_table columns_tables[];
 
 /* The one named @name, or NULL. */
-const struct db_table *db_table(const char *name);
+const struct columns_table *columns_table(const char *name);
 
 /* "a, b, c": @t's columns, for an INSERT or a declaration (sqlite3_free it), or NULL. */
-char *db_column_list(const struct db_table *t);
+char *columns_list(const struct columns_table *t);
 
 /*
  * Prepare on @sql "INSERT INTO @table(every column) VALUES (?1, ?2, ...)", the
  * parameters in the order of its list (PARAM()). An SQLite result code.
  */
-int db_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st);
+int columns_prepare_insert(sqlite3 *sql, const char *table, sqlite3_stmt **st);
 
 #endif

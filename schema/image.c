@@ -62,7 +62,7 @@ static int to_file(void *ctx, unsigned long off, const unsigned char *p, unsigne
 	return 0;
 }
 
-int schema_template_write(int fd)
+int image_template_write(int fd)
 {
 	if (ftruncate(fd, (off_t)schema_template_size) < 0)
 		return -1;
@@ -75,7 +75,7 @@ static int to_buffer(void *ctx, unsigned long off, const unsigned char *p, unsig
 	return 0;
 }
 
-void schema_template_fill(void *buf)
+void image_template_fill(void *buf)
 {
 	memset(buf, 0, schema_template_size);
 	each_run(to_buffer, buf);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rows: the records the analysis produces, one struct per table row.
- * The state machines (ftree.c) fill them; write.c writes them to SQLite.
+ * The state machines (ftree.c) fill them; db.c writes them to SQLite.
  * DARC_NULL in an int64 field means SQL NULL (a value the recording does
  * not tell, never a guess).
  */
@@ -78,7 +78,7 @@ struct func_rec {
 	int64_t addr;	  /* address (kernel or user), or DARC_NULL */
 	const char *module; /* kernel module or user binary, or NULL */
 	int overhead;	  /* the tracer's own code (funcs_tracer_overhead()) */
-	/* exact quantiles of its complete calls' incl_ns (hist.h's quant_exact()),
+	/* exact quantiles of its complete calls' incl_ns (hist.h's hist_quant_exact()),
 	   DARC_NULL without one */
 	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 };
@@ -95,7 +95,8 @@ struct fnode_rec {
 	int64_t children_ns, irq_ns, softirq_ns, preempt_ns, blocked_ns;
 	int64_t max_ns;	   /* slowest call */
 	int64_t max_excl_ns; /* largest excl_ns */
-	/* exact quantiles of incl_ns (hist.h's quant_exact()), DARC_NULL without a complete call */
+	/* exact quantiles of incl_ns (hist.h's hist_quant_exact()), DARC_NULL without a complete
+	 * call */
 	int64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	int64_t incomplete; /* calls flagged NO_ENTRY or NO_EXIT */
 };
@@ -237,7 +238,7 @@ struct recording_rec {
 	const char *darc_version;
 	const char *options;  /* JSON of the analysis options */
 	const char *lacks;    /* what the format cannot tell, or NULL */
-	int64_t source_size;  /* the recording's identity (fmt/file.h's fmt_identity) */
+	int64_t source_size;  /* the recording's identity (fmt/file.h's fmt_file_identity) */
 	int64_t source_mtime_ns;
 	const char *source_hash;
 	const char *tracer_cost; /* JSON by mechanism (analyze/tracer-cost.h), or NULL */

@@ -29,9 +29,9 @@ extern const unsigned char schema_template[];
 extern const unsigned long schema_template_len, schema_template_size;
 
 /* Write the empty database into the empty file @fd (image.c). 0, or -1 with errno set. */
-int schema_template_write(int fd);
+int image_template_write(int fd);
 
 /* The empty database into @buf (schema_template_size bytes). */
-void schema_template_fill(void *buf);
+void image_template_fill(void *buf);
 
 #endif

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 -- darc schema: the tables. Applied to a new, empty database by db_create()
--- (schema/write.c), before any row; views.sql follows, indexes.sql comes
+-- (schema/db.c), before any row; views.sql follows, indexes.sql comes
 -- after the load. Every time is in nanoseconds of the recording's clock;
 -- NULL means the recording does not tell (never a guess). Documented, with
 -- the meaning of every column, in schema/README.md. The tables the writer

@@ -9,7 +9,7 @@
  *	template OUT.c FILE.sql...
  *
  * Runs the FILE.sql in order on a new database of 64 KiB pages without
- * auto-vacuum (as schema/write.c makes them), and writes OUT.c: the file's
+ * auto-vacuum (as schema/db.c makes them), and writes OUT.c: the file's
  * bytes, mostly zeros, as runs (image.c reads them):
  *
  *	varint zeros, varint n, n bytes	...

@@ -143,7 +143,7 @@ static int load_template(sqlite3 *m)
 	unsigned char *image = sqlite3_malloc64(schema_template_size);
 
 	if (image)
-		schema_template_fill(image);
+		image_template_fill(image);
 	/* SQLite frees the image (FREEONCLOSE): its own malloc's */
 	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)schema_template_size,
 					    (sqlite3_int64)schema_template_size,
@@ -182,26 +182,28 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-int trust_check_schema(sqlite3 *sql, const char *path, struct fmt_err *err)
+int trust_check_schema(sqlite3 *sql, const char *path, struct err_msg *err)
 {
 	struct objects file = {0};
 	int rc = -1;
 
 	pthread_once(&darc_once, make_darc_schema);
 	if (darc_failed)
-		return fmt_errf(err, path, "cannot make darc's own schema to compare with (out of"
+		return err_setf(err, path, "cannot make darc's own schema to compare with (out of"
 					   " memory?)");
 	if (read_objects(sql, &file)) {
-		fmt_errf(err, path, "cannot read its schema: %s", sqlite3_errmsg(sql));
+		err_setf(err, path, "cannot read its schema: %s", sqlite3_errmsg(sql));
 		goto out;
 	}
 	for (int i = 0; i < file.n; i++) {
 		const struct object *x = &file.v[i], *d = find(&darc, x->type, x->name);
 
 		if (!d || !same(d->tbl, x->tbl) || !same(d->sql, x->sql)) {
-			fmt_errf(err, path, "not darc's schema: %s %s is %s (a database is used only"
-					    " as darc made it)",
-				 x->type, x->name, d ? "not defined as darc defines it" : "not darc's");
+			err_setf(err, path,
+				 "not darc's schema: %s %s is %s (a database is used only"
+				 " as darc made it)",
+				 x->type, x->name,
+				 d ? "not defined as darc defines it" : "not darc's");
 			goto out;
 		}
 	}
@@ -211,7 +213,7 @@ int trust_check_schema(sqlite3 *sql, const char *path, struct fmt_err *err)
 
 		if ((!strcmp(d->type, "table") || !strcmp(d->type, "view")) &&
 		    strncmp(d->name, "sqlite_", 7) && !find(&file, d->type, d->name)) {
-			fmt_errf(err, path, "not darc's schema: it has no %s %s", d->type, d->name);
+			err_setf(err, path, "not darc's schema: it has no %s %s", d->type, d->name);
 			goto out;
 		}
 	}
@@ -221,7 +223,7 @@ out:
 	return rc;
 }
 
-int trust_open(const char *path, int flags, sqlite3 **out, struct fmt_err *err)
+int trust_open(const char *path, int flags, sqlite3 **out, struct err_msg *err)
 {
 	sqlite3 *s = NULL;
 	int on = 1, off = 0;
@@ -230,7 +232,7 @@ int trust_open(const char *path, int flags, sqlite3 **out, struct fmt_err *err)
 	    sqlite3_db_config(s, SQLITE_DBCONFIG_DEFENSIVE, on, NULL) != SQLITE_OK ||
 	    sqlite3_db_config(s, SQLITE_DBCONFIG_TRUSTED_SCHEMA, off, NULL) != SQLITE_OK ||
 	    sqlite3_db_config(s, SQLITE_DBCONFIG_ENABLE_TRIGGER, off, NULL) != SQLITE_OK) {
-		fmt_errf(err, path, "cannot open: %s", s ? sqlite3_errmsg(s) : "out of memory");
+		err_setf(err, path, "cannot open: %s", s ? sqlite3_errmsg(s) : "out of memory");
 		sqlite3_close(s);
 		*out = NULL;
 		return -1;

@@ -15,7 +15,7 @@
 
 #include <sqlite3.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 /*
  * The indexes a report command makes once, when it first needs them (never
@@ -29,13 +29,13 @@ const char *trust_lazy_index_sql(const char *name);
  * Open @path with sqlite3_open_v2() @flags, defensively (see above), in
  * *@out. 0, or -1 with @err set (*@out closed and NULL).
  */
-int trust_open(const char *path, int flags, sqlite3 **out, struct fmt_err *err);
+int trust_open(const char *path, int flags, sqlite3 **out, struct err_msg *err);
 
 /*
  * Is the schema of @sql (open on @path) darc's own, object by object? 0, or
  * -1 with @err naming the first object that is not ("'x.db': not darc's
  * schema: view call is not darc's").
  */
-int trust_check_schema(sqlite3 *sql, const char *path, struct fmt_err *err);
+int trust_check_schema(sqlite3 *sql, const char *path, struct err_msg *err);
 
 #endif

@@ -4,7 +4,10 @@
 # own headers and those of the folders below it. A header is found by its
 # name (the includes are flat), so a name must stand in one folder only.
 #
-#   fmt/              recordings -> raw events (at the bottom)
+#   fmt/base/         what every part uses: errors, the safe file writer,
+#                     escaping, array growth, byte reading (at the bottom:
+#                     it includes nothing of darc's but its own)
+#   fmt/              recordings -> raw events
 #   schema/           the database: its tables, writing and reading rows
 #   analyze/          the stages: decode, call trees, histograms, pipeline
 #   analyze/report/   the reports, over the database
@@ -17,7 +20,8 @@ root=${1:?usage: check-include-direction.sh SOURCE_ROOT}
 cd "$root" || exit 1
 
 # "FOLDER RANK": a file may include headers of a rank up to its own
-layers="fmt 1
+layers="fmt/base 0
+fmt 1
 schema 2
 analyze 3
 analyze/report 4

@@ -16,10 +16,11 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "fmt.h"
+#include "err-msg.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "write.h"
+#include "db.h"
+#include "number.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -66,10 +67,10 @@ struct args {
 	bool summary_given; /* --top, --json or --all: the summary's, which -q drops */
 };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
+	long long v;
 
 	a->summary_given |= c == 't' || c == OPT_JSON || c == OPT_ALL;
 	switch (c) {
@@ -80,14 +81,12 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		a->out = arg;
 		break;
 	case 't':
-		a->so.top = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->so.top < 0)
-			return fmt_errf(err, NULL, "a number expected");
+		if (number_int(arg, &v) || (a->so.top = (int)v) < 0)
+			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_MAX_DEPTH:
-		a->po.max_depth = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->po.max_depth < 0)
-			return fmt_errf(err, NULL, "a number expected");
+		if (number_int(arg, &v) || (a->po.max_depth = (int)v) < 0)
+			return err_setf(err, NULL, "a number expected");
 		break;
 	case OPT_JSON:
 		a->so.json = true;
@@ -112,14 +111,14 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct args *a = args;
 
 	if (a->quiet && a->summary_given)
-		return fmt_errf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
+		return err_setf(&ctx->err, NULL, "--top, --json and --all shape the summary that -q"
 						 " leaves out: give one or the other"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 /* Analyze the recording into the database, then say what it holds (summary.c). */
-static int analyze(const char *path, const char *out, struct args *a, struct fmt_err *err)
+static int analyze(const char *path, const char *out, struct args *a, struct err_msg *err)
 {
 	struct pipeline_result res;
 	const char *hint;
@@ -148,7 +147,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	int rc;
 
 	if (!out)
-		return fmt_errf(&ctx->err, NULL, "out of memory");
+		return err_setf(&ctx->err, NULL, "out of memory");
 	rc = analyze(ctx->args[0], out, a, &ctx->err);
 	free(out);
 	return rc;

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "rows.h"
 #include "report.h"
+#include "rows.h"
 
 static const char usage_text[] =
 	"usage: darc diff [options] A B\n\n"
@@ -82,7 +82,7 @@ static const char *expected(int c)
 }
 
 /* Take option @c; 0, or -1 with @err saying what was expected. */
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
 	double v = 0;
@@ -90,7 +90,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 
 	switch (c) {
 	case 'm':
-		rc = (a->o.method = cmp_method_of(arg)) < 0 ? -1 : 0;
+		rc = (a->o.method = profile_cmp_method_of(arg)) < 0 ? -1 : 0;
 		break;
 	case 't':
 		rc = number(arg, 0, 1e9, &a->o.threshold);
@@ -134,7 +134,7 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		return -1;
 	}
 	if (rc)
-		fmt_errf(err, NULL, "%s", expected(c));
+		err_setf(err, NULL, "%s", expected(c));
 	return rc;
 }
 
@@ -143,14 +143,16 @@ static int check(struct cmd_ctx *ctx, void *args)
 	struct args *a = args;
 
 	if (a->json && a->show_given)
-		return fmt_errf(&ctx->err, NULL, "--json prints every pair: --show is for the text"),
-		       ROPT_BAD;
+		return err_setf(&ctx->err, NULL,
+				"--json prints every pair: --show is for the text"),
+		       OPTION_BAD;
 	if (!a->o.svg && (a->o.pair || a->o.force))
-		return fmt_errf(&ctx->err, NULL, "--pair and --force are for the plot: give --svg FILE"),
-		       ROPT_BAD;
+		return err_setf(&ctx->err, NULL,
+				"--pair and --force are for the plot: give --svg FILE"),
+		       OPTION_BAD;
 	if (!a->threshold_given)
 		a->o.threshold = diff_default_threshold(a->o.method);
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)

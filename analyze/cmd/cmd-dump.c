@@ -52,7 +52,7 @@ struct args {
 	long long limit; /* events, or -1: all */
 };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
 	char *end;
@@ -67,13 +67,13 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	case 'L':
 		a->like = dump_like_parse(arg);
 		if (a->like < 0)
-			return fmt_errf(err, NULL, "no known form of that version's report "
+			return err_setf(err, NULL, "no known form of that version's report "
 					"(3.1, 3.3 and 3.4 are known)");
 		break;
 	case 'n':
 		a->limit = strtoll(arg, &end, 10);
 		if (*end || a->limit < 0)
-			return fmt_errf(err, NULL, "a count of events expected");
+			return err_setf(err, NULL, "a count of events expected");
 		break;
 	default:
 		return -1;
@@ -87,11 +87,11 @@ static int check(struct cmd_ctx *ctx, void *args)
 	const struct args *a = args;
 
 	if (a->like != DUMP_DARC && (a->pretty || a->usec)) {
-		fmt_errf(&ctx->err, NULL, "--like prints report -R -t's lines: not with --pretty "
+		err_setf(&ctx->err, NULL, "--like prints report -R -t's lines: not with --pretty "
 			 "or --usec");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 /*

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "explain-db.h"
+#include "number.h"
 
 static const char usage_head[] =
 	"usage: darc explain [options] DB|RECORDING\n\n"
@@ -70,7 +71,7 @@ static const char usage_tail[] =
 	"  darc explain trace.dat --top 1 --json\n"
 	"  darc explain trace.db --top 1 --verbose\n";
 
-enum { OPT_TOP = ROPT_LAST, OPT_VERBOSE };
+enum { OPT_TOP = OPTION_LAST, OPT_VERBOSE };
 
 struct args {
 	int top;
@@ -78,55 +79,55 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
 	double v;
 
 	if (c == OPT_VERBOSE) {
 		a->verbose = true;
 		return 0;
 	}
-	v = strtod(arg, &end);
-	if (end == arg || *end)
-		v = -1;
 	if (c != OPT_TOP)
 		return -1;
+	if (number_real(arg, 1, 64, &v))
+		return err_setf(err, NULL, "a number from 1 to 64");
 	a->top = (int)v;
-	return v >= 1 && v <= 64 ? 0 : fmt_errf(err, NULL, "a number from 1 to 64");
+	return 0;
 }
 
 /* explain picks its subjects and reads them one way: the options that choose otherwise are not its */
 static int check(struct cmd_ctx *ctx, void *args)
 {
-	const struct ropt *o = &ctx->o;
+	const struct report_options *o = &ctx->o;
 
 	if (o->sel.func || o->sel.fnode || o->sel.path || o->npeaks) {
-		fmt_errf(&ctx->err, NULL, "explain chooses its subjects and their slow parts: --func,"
-					  " --fnode, --path and --peaks are darc paths'");
-		return ROPT_BAD;
+		err_setf(&ctx->err, NULL,
+			 "explain chooses its subjects and their slow parts: --func,"
+			 " --fnode, --path and --peaks are darc paths'");
+		return OPTION_BAD;
 	}
 	if (o->sel.metric != RM_INCL || o->sel.resolution != 1 || o->cycles ||
 	    o->pp.rule != PEAK_SEEN) {
-		fmt_errf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
+		err_setf(&ctx->err, NULL, "explain reads the latency in ns at resolution 1 with the"
 					  " peaks a person sees: --metric, --resolution, --unit,"
 					  " --prominence and --smooth are darc peaks'");
-		return ROPT_BAD;
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_explain(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose, &ctx->err);
+	return explain_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->top, a->verbose,
+			      &ctx->err);
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
-	ROPT_SEARCH_OPTIONS,
+	OPTION_SHARED_OPTIONS,
+	OPTION_SEARCH_OPTIONS,
 	{"top", required_argument, NULL, OPT_TOP},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"help", no_argument, NULL, 'h'},

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "export.h"
+#include "perfetto.h"
 #include "vis.h"
 #include "wfile.h"
 
@@ -53,7 +54,7 @@ static const char usage_head[] =
     "  -o FILE    write FILE (whole, or not at all) instead of stdout\n"
     "Calls whose entry or exit the recording lacks are left out (their time is\n"
     "unknown).\n\n"
-    "which calls (default all; the subtrees of):\n" ROPT_HELP_CALLS;
+    "which calls (default all; the subtrees of):\n" OPTION_HELP_CALLS;
 static const char usage_tail[] =
     "  -h, --help\n\n"
     "view:\n"
@@ -70,7 +71,7 @@ static const char usage_tail[] =
     "  darc export trace.db --folded --off-cpu\n"
     "  darc export trace.dat --chrome --time 0-100ms -o trace.json\n";
 
-enum { OPT_FOLDED = ROPT_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_PERFETTO, OPT_METRIC, OPT_OFF_CPU,
+enum { OPT_FOLDED = OPTION_LAST, OPT_CHROME, OPT_SPEEDSCOPE, OPT_PERFETTO, OPT_METRIC, OPT_OFF_CPU,
        OPT_ROOT };
 
 struct args {
@@ -81,7 +82,7 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
 
@@ -100,7 +101,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 		a->metric_given = true;
 		if ((a->x.metric = export_metric_of(arg)) >= 0)
 			return 0;
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				"excl, incl, calls, irq, softirq, preempt, blocked or offcpu");
 	case OPT_OFF_CPU:
 		a->x.off_cpu = true;
@@ -111,7 +112,7 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 			    : !strcmp(arg, "tid")  ? EXPORT_ROOT_TID
 						   : -1;
 		return a->x.root >= 0 ? 0
-				      : fmt_errf(err, NULL, "none, comm or tid");
+				      : err_setf(err, NULL, "none, comm or tid");
 	case 'o':
 		a->out = arg;
 		return 0;
@@ -120,21 +121,22 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 }
 
 /* What is left to check once the options are read. 0 or -1 with @err set. */
-static int check_args(struct args *a, struct fmt_err *err)
+static int check_args(struct args *a, struct err_msg *err)
 {
 	if (a->formats != 1)
-		return fmt_errf(err, NULL,
+		return err_setf(err, NULL,
 				a->formats ? "--folded, --chrome, --speedscope and --perfetto exclude each"
 					     " other"
 					   : "say what to write: --folded, --chrome, --speedscope or"
 					     " --perfetto");
 	if (a->x.format != EXPORT_FOLDED && (a->metric_given || a->x.off_cpu || a->x.root))
-		return fmt_errf(err, NULL, "--metric, --off-cpu and --root are --folded's");
+		return err_setf(err, NULL, "--metric, --off-cpu and --root are --folded's");
 	if (a->x.off_cpu && !a->metric_given)
 		a->x.metric = XM_BLOCKED;
 	if (a->x.off_cpu && a->x.metric != XM_BLOCKED && a->x.metric != XM_PREEMPT &&
 	    a->x.metric != XM_OFFCPU)
-		return fmt_errf(err, NULL, "--off-cpu weighs blocked, preempt or offcpu time, not %s",
+		return err_setf(err, NULL,
+				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(a->x.metric));
 	return 0;
 }
@@ -142,16 +144,16 @@ static int check_args(struct args *a, struct fmt_err *err)
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (ctx->o.force && !((struct args *)args)->out)
-		return fmt_errf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
-		       ROPT_BAD;
-	return check_args(args, &ctx->err) ? ROPT_BAD : ROPT_OK;
+		return err_setf(&ctx->err, NULL, "--force replaces the file of -o: give -o FILE"),
+		       OPTION_BAD;
+	return check_args(args, &ctx->err) ? OPTION_BAD : OPTION_OK;
 }
 
 struct job {
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	const struct export_opts *x;
-	struct fmt_err err;
+	struct err_msg err;
 	int rc;
 };
 
@@ -159,7 +161,7 @@ static int write_export(void *ctx, FILE *f)
 {
 	struct job *j = ctx;
 
-	j->rc = report_export(f, j->db, j->o, j->x, &j->err);
+	j->rc = export_report(f, j->db, j->o, j->x, &j->err);
 	return j->rc;
 }
 
@@ -168,11 +170,11 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 	struct job j = {ctx->db[0], &ctx->o, &a->x, {""}, 0};
-	struct fmt_err werr = {""};
+	struct err_msg werr = {""};
 	int rc;
 
 	if (!a->out) {
-		rc = report_export(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
+		rc = export_report(stdout, ctx->db[0], &ctx->o, &a->x, &ctx->err);
 	} else {
 		rc = wfile_write(a->out,
 				 a->x.format == EXPORT_FOLDED	  ? &wfile_folded
@@ -182,7 +184,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 		/* the file failed (not the export), or never opened: its error */
 		ctx->err = rc == -1 || (rc && !j.rc) ? werr : j.err;
 	}
-	if (!rc && a->x.format == EXPORT_PERFETTO && !export_has_findings(ctx->db[0]))
+	if (!rc && a->x.format == EXPORT_PERFETTO && !perfetto_has_findings(ctx->db[0]))
 		fprintf(stderr, "darc export: '%s' holds no findings of darc explain: run 'darc"
 				" explain' on it first to have them in the trace\n",
 			vis(rdb_path(ctx->db[0])));
@@ -190,7 +192,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_CALL_OPTIONS,
+	OPTION_CALL_OPTIONS,
 	{"folded", no_argument, NULL, OPT_FOLDED},
 	{"chrome", no_argument, NULL, OPT_CHROME},
 	{"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
@@ -198,7 +200,7 @@ static const struct option opts[] = {
 	{"metric", required_argument, NULL, OPT_METRIC},
 	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	{"root", required_argument, NULL, OPT_ROOT},
-	{"force", no_argument, NULL, ROPT_FORCE},
+	{"force", no_argument, NULL, OPTION_FORCE},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{0},

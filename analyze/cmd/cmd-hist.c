@@ -18,7 +18,7 @@ static const char usage_head[] =
 	"Given a recording, darc analyzes it into RECORDING.db first (and reuses\n"
 	"that while it is newer than the recording).\n\n";
 static const char usage_tail[] =
-	ROPT_HELP_PLOT
+	OPTION_HELP_PLOT
 	"      --interval D     one histogram per time window of D (e.g. 100ms, 2s):\n"
 	"                       OSprof's time-lapse profile, shows periodic behaviour\n"
 	"  -h, --help\n\n"
@@ -28,16 +28,16 @@ static const char usage_tail[] =
 	"  darc hist trace.db --path '__x64_sys_pread64>vfs_read>ext4_file_read_iter' --metric excl\n"
 	"  darc hist trace.db --func vfs_read --interval 500ms\n";
 
-enum { OPT_INTERVAL = ROPT_LAST };
+enum { OPT_INTERVAL = OPTION_LAST };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	int64_t *interval = args;
 
-	if (c == OPT_INTERVAL && !ropt_duration(arg, interval) && *interval > 0)
+	if (c == OPT_INTERVAL && !options_duration(arg, interval) && *interval > 0)
 		return 0;
-	return fmt_errf(err, NULL, "a duration expected (e.g. 100ms)");
+	return err_setf(err, NULL, "a duration expected (e.g. 100ms)");
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -49,8 +49,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
-	ROPT_PLOT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
+	OPTION_PLOT_OPTIONS,
 	{"interval", required_argument, NULL, OPT_INTERVAL},
 	{"help", no_argument, NULL, 'h'},
 	{0},
@@ -58,6 +58,6 @@ static const struct option opts[] = {
 static int64_t interval; /* --interval: one profile per window of this many ns */
 
 const struct cmd cmd_hist = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = own_option, .run = run, .args = &interval, .nargs = 1,
 };

@@ -14,14 +14,14 @@
 
 #include "cmd.h"
 #include "decode.h"
-#include "funcs.h"
-#include "tracer-cost.h"
 #include "explain-wake.h"
 #include "fmt.h"
+#include "funcs.h"
 #include "info-manifest.h"
-#include "vis.h"
 #include "jtext.h"
 #include "show.h"
+#include "tracer-cost.h"
+#include "vis.h"
 
 static const char usage_text[] =
 	"usage: darc info [--json] FILE\n\n"
@@ -169,7 +169,7 @@ struct tally {
 	struct funcs *fs;
 	struct decoder *dec; /* NULL once it failed (then failed says why) */
 	char *failed;	     /* the decoder's error: damaged kallsyms, out of memory */
-	struct tc_est *tc;
+	struct cost_est *tc;
 	uint8_t *graph; /* by event type: 0 not looked at, 1 a graph entry or exit, 2 not */
 };
 
@@ -195,13 +195,14 @@ static bool graph_event(struct tally *t, const struct fmt_event *ev)
  */
 static void estimate(struct tally *t, const struct fmt_event *ev)
 {
-	struct aev a = {.kind = AEV_OTHER, .cpu = ev->cpu, .pid = ev->pid, .t = (int64_t)ev->ts};
+	struct analysis_event a = {
+	    .kind = EVENT_OTHER, .cpu = ev->cpu, .pid = ev->pid, .t = (int64_t)ev->ts};
 
 	if (!t->dec)
 		return;
-	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || tc_est_feed(t->tc, &a, false)) {
-		t->failed = strdup(decoder_error(t->dec));
-		decoder_free(t->dec);
+	if ((graph_event(t, ev) && decode(t->dec, ev, &a)) || cost_est_feed(t->tc, &a, false)) {
+		t->failed = strdup(decode_error(t->dec));
+		decode_free(t->dec);
 		t->dec = NULL;
 	}
 }
@@ -213,8 +214,8 @@ static int estimate_init(struct tally *t, struct fmt_reader *r)
 
 	t->graph = calloc(65536, 1);
 	t->fs = funcs_new();
-	t->tc = tc_est_new();
-	t->dec = t->fs ? decoder_new(r, t->fs, syscall_abi_of(info->uname, info->long_size,
+	t->tc = cost_est_new();
+	t->dec = t->fs ? decode_new(r, t->fs, decode_syscall_abi(info->uname, info->long_size,
 							       info->big_endian))
 		       : NULL;
 	return t->graph && t->fs && t->tc && t->dec ? 0 : -1;
@@ -228,7 +229,7 @@ static int estimate_init(struct tally *t, struct fmt_reader *r)
  */
 static json_t *cost_json(const struct tally *t, const struct fmt_info *info, json_t **ns)
 {
-	char *s = t->dec ? tc_est_json(t->tc, info->manifest_json,
+	char *s = t->dec ? cost_est_json(t->tc, info->manifest_json,
 				       !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE
 									  : NULL)
 			 : NULL;
@@ -240,7 +241,7 @@ static json_t *cost_json(const struct tally *t, const struct fmt_info *info, jso
 	*ns = json_object();
 	json_object_foreach_safe(o, tmp, k, v) {
 		const char *src = json_string_value(json_object_get(v, "source"));
-		bool graph = !strcmp(k, tc_mech_names[TC_FGRAPH]) || !strcmp(k, TC_GRAPH_UFTRACE);
+		bool graph = !strcmp(k, cost_mech_names[TC_FGRAPH]) || !strcmp(k, TC_GRAPH_UFTRACE);
 		if (!graph && (!src || strcmp(src, "measured"))) {
 			json_object_del(o, k); /* info tells other events apart by name only */
 			continue;
@@ -302,14 +303,14 @@ static void print_cost(const struct tally *t, const struct fmt_info *info)
 static void estimate_free(struct tally *t)
 {
 	free(t->failed);
-	decoder_free(t->dec);
+	decode_free(t->dec);
 	funcs_free(t->fs);
-	tc_est_free(t->tc);
+	cost_est_free(t->tc);
 	free(t->graph);
 }
 
 /* Read every event of @r into @t. 0, or -1 with @err set. */
-static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *err)
+static int count_events(struct fmt_reader *r, struct tally *t, struct err_msg *err)
 {
 	struct fmt_event ev;
 	int n;
@@ -318,7 +319,7 @@ static int count_events(struct fmt_reader *r, struct tally *t, struct fmt_err *e
 	t->sorted = malloc(sizeof(*t->sorted) * 65536);
 	t->wake = calloc(1, sizeof(*t->wake));
 	if (!t->counts || !t->sorted || !t->wake || estimate_init(t, r))
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	while ((n = fmt_reader_next(r, &ev, err)) > 0) {
 		if (!t->total)
 			t->first = ev.ts;
@@ -379,7 +380,7 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
-static int print_json(struct fmt_reader *r, const struct tally *t, struct fmt_err *err)
+static int print_json(struct fmt_reader *r, const struct tally *t, struct err_msg *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
 	json_t *o = json_object(), *ev_o = json_object(), *ns, *cost = cost_json(t, info, &ns);
@@ -503,7 +504,7 @@ static void print_text(struct fmt_reader *r, struct tally *t)
 		printf("warning:      %s\n", label);
 }
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	*(bool *)args = true; /* --json, its only option */
 	return 0;
@@ -517,7 +518,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 	/* and the kallsyms, left for later at open: a damaged section fails here too
 	   (or already did, as the graph's events were decoded) */
 	if (!rc && t.failed)
-		rc = fmt_errf(&ctx->err, NULL, "%s", t.failed);
+		rc = err_setf(&ctx->err, NULL, "%s", t.failed);
 	if (!rc)
 		rc = fmt_reader_load_kallsyms(ctx->reader, &ctx->err);
 	if (!rc && *(bool *)args)

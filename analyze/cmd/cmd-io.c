@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "io-bios.h"
+#include "io-layers.h"
+#include "number.h"
 
 static const char usage_text[] =
 	"usage: darc io [options] DB|RECORDING [--func F | --call ID | --bios | --irqs]\n\n"
@@ -57,36 +59,34 @@ struct io_args {
 	bool json;
 };
 
-static int show(struct rdb *db, const struct io_args *a, struct fmt_err *err)
+static int show(struct rdb *db, const struct io_args *a, struct err_msg *err)
 {
 	struct io_rules rules = {0};
 	int rc;
 
 	if (a->what == OPT_BIOS)
-		return report_bios(stdout, db, a->json, err);
+		return io_bios_report(stdout, db, a->json, err);
 	if (a->what == OPT_IRQS)
-		return report_irqs(stdout, db, a->top ? a->top : 20, a->json, err);
+		return io_irqs_report(stdout, db, a->top ? a->top : 20, a->json, err);
 	if (a->layers && io_rules_load(a->layers, &rules, err))
 		return -1;
 	if (!a->func && !a->call)
-		rc = report_io_overview(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
+		rc = io_overview_report(stdout, db, &rules, a->top ? a->top : 3, a->json, err);
 	else
-		rc = report_io(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
+		rc = io_report(stdout, db, &rules, a->func, a->call, a->top ? a->top : 5, a->json,
 			       err);
 	io_rules_free(&rules);
 	return rc;
 }
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct io_args *a = args;
 	long long v = 1;
-	char *end;
 
 	if (c == OPT_TOP) {
-		v = strtoll(arg, &end, 10);
-		if (*end || end == arg || v < 1)
-			return fmt_errf(err, NULL, "a positive number");
+		if (number_int(arg, &v) || v < 1)
+			return err_setf(err, NULL, "a positive number");
 		a->top = v > 1000 ? 1000 : (int)v;
 	} else if (c == OPT_LAYERS) {
 		a->layers = arg;
@@ -106,17 +106,18 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->func = ctx->o.sel.func;
 	a->call = ctx->o.call;
 	if (!!a->func + !!a->call + a->reports > 1)
-		return fmt_errf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
+		return err_setf(&ctx->err, NULL, "--func, --call, --bios and --irqs are each a"
 						 " report of their own: give one"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->what == OPT_BIOS && a->top)
-		return fmt_errf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
+		return err_setf(&ctx->err, NULL, "--bios shows every device: --top is for --func,"
 						 " --call and --irqs"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->what && a->layers)
-		return fmt_errf(&ctx->err, NULL, "--layers is for the requests of --func and --call"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		return err_setf(&ctx->err, NULL,
+				"--layers is for the requests of --func and --call"),
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -125,8 +126,8 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	{"func", required_argument, NULL, ROPT_FUNC},
-	{"call", required_argument, NULL, ROPT_CALL},
+	{"func", required_argument, NULL, OPTION_FUNC},
+	{"call", required_argument, NULL, OPTION_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"bios", no_argument, NULL, OPT_BIOS},

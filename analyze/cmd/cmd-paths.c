@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "number.h"
+#include "paths.h"
 
 static const char usage_head[] =
 	"usage: darc paths [options] DB|RECORDING --root F\n\n"
@@ -26,14 +27,14 @@ static const char usage_head[] =
 	"      --root F         the function to start from (like --func)\n"
 	"      --peak N         only peak N (default: every peak)\n"
 	"      --range LO-HI    search this bucket range instead of the peaks\n"
-	ROPT_HELP_SEARCH;
+	OPTION_HELP_SEARCH;
 static const char usage_tail[] =
 	"  -h, --help\n\n"
 	"examples:\n"
 	"  darc paths trace.db --root __x64_sys_pread64\n"
 	"  darc paths trace.db --root vfs_read --peak 2 --maxcount-pct 50 --json\n";
 
-enum { OPT_ROOT = ROPT_LAST, OPT_PEAK, OPT_RANGE };
+enum { OPT_ROOT = OPTION_LAST, OPT_PEAK, OPT_RANGE };
 
 struct args {
 	int peak;
@@ -42,23 +43,21 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
 	double v;
 
 	switch (c) {
 	case OPT_ROOT:
 		a->func_before = ctx->o.sel.func && !a->root;
 		a->root = arg;
-		return ropt_take(&ctx->o, ROPT_FUNC, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, OPTION_FUNC, arg, err) == 1 ? 0 : -1;
 	case OPT_RANGE:
-		return ropt_take(&ctx->o, ROPT_PEAKS, arg, err) == 1 ? 0 : -1;
+		return options_take(&ctx->o, OPTION_PEAKS, arg, err) == 1 ? 0 : -1;
 	case OPT_PEAK:
-		v = strtod(arg, &end);
-		if (end == arg || *end || !(v >= 1 && v <= 1000))
-			return fmt_errf(err, NULL, "a peak's number, 1 or more");
+		if (number_real(arg, 1, 1000, &v))
+			return err_setf(err, NULL, "a peak's number, 1 or more");
 		a->peak = (int)v;
 		return 0;
 	}
@@ -69,38 +68,38 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	const struct args *a = args;
-	const struct rsel *sel = &ctx->o.sel;
+	const struct call_selection *sel = &ctx->o.sel;
 
 	if (a->root && (a->func_before || sel->func != a->root))
-		return fmt_errf(&ctx->err, NULL, "--root and --func both name the function to start"
+		return err_setf(&ctx->err, NULL, "--root and --func both name the function to start"
 						 " from: give one"),
-		       ROPT_BAD;
+		       OPTION_BAD;
 	if (a->peak && ctx->o.npeaks)
-		return fmt_errf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
+		return err_setf(&ctx->err, NULL, "--peak N picks a peak found, --range (or --peaks)"
 						 " gives the buckets: give one"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_paths(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->peak, &ctx->err);
+	return paths_report(stdout, ctx->db[0], &ctx->o, &ctx->o.search, a->peak, &ctx->err);
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
 	{"root", required_argument, NULL, OPT_ROOT},
 	{"peak", required_argument, NULL, OPT_PEAK},
 	{"range", required_argument, NULL, OPT_RANGE},
-	ROPT_SEARCH_OPTIONS,
+	OPTION_SEARCH_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
 static struct args args = {0, NULL, false};
 
 const struct cmd cmd_paths = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = own_option, .check = check, .run = run, .args = &args, .nargs = 1,
 };

@@ -26,9 +26,9 @@ static const char usage_tail[] =
 	"  darc peaks trace.db --func vfs_read --prominence 1 --json\n"
 	"  darc peaks trace.db --func vfs_read --peaks 12-14,20-23\n";
 
-enum { OPT_EXPLAIN = ROPT_LAST };
+enum { OPT_EXPLAIN = OPTION_LAST };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	*(int *)args = 1; /* --explain, its only option */
 	return 0;
@@ -37,9 +37,9 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (*(int *)args && ctx->o.json)
-		return fmt_errf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		return err_setf(&ctx->err, NULL, "--explain's aids are text: not with --json"),
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
@@ -48,7 +48,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 }
 
 static const struct option opts[] = {
-	ROPT_OPTIONS,
+	OPTION_SHARED_OPTIONS,
 	{"explain", no_argument, NULL, OPT_EXPLAIN},
 	{"help", no_argument, NULL, 'h'},
 	{0},
@@ -56,6 +56,6 @@ static const struct option opts[] = {
 static int explain;
 
 const struct cmd cmd_peaks = {
-	.usage_head = usage_head, .usage_mid = ropt_help, .usage_tail = usage_tail,
+	.usage_head = usage_head, .usage_mid = options_help, .usage_tail = usage_tail,
 	.opts = opts, .take = take, .check = check, .run = run, .args = &explain, .nargs = 1,
 };

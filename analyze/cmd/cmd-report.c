@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "number.h"
+#include "page.h"
 #include "wfile.h"
 
 static const char usage_head[] =
@@ -40,7 +41,7 @@ static const char usage_tail[] =
     "  darc report trace.dat -o trace.html\n"
     "  darc report trace.db --top 5 -o trace.html\n";
 
-enum { OPT_TOP = ROPT_LAST };
+enum { OPT_TOP = OPTION_LAST };
 
 struct args {
 	const char *out;
@@ -48,11 +49,10 @@ struct args {
 };
 
 static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
-		      struct fmt_err *err)
+		      struct err_msg *err)
 {
 	struct args *a = args;
-	char *end;
-	long v;
+	long long v;
 
 	if (c == 'o') {
 		a->out = arg;
@@ -60,9 +60,8 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 	}
 	if (c != OPT_TOP)
 		return -1;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || v < 1 || v > 16)
-		return fmt_errf(err, NULL, "a number from 1 to 16");
+	if (number_int(arg, &v) || v < 1 || v > 16)
+		return err_setf(err, NULL, "a number from 1 to 16");
 	a->top = (int)v;
 	return 0;
 }
@@ -70,17 +69,17 @@ static int own_option(struct cmd_ctx *ctx, void *args, int c, const char *arg,
 static int check(struct cmd_ctx *ctx, void *args)
 {
 	if (!((struct args *)args)->out) {
-		fmt_errf(&ctx->err, NULL, "say where the page goes: -o FILE.html");
-		return ROPT_BAD;
+		err_setf(&ctx->err, NULL, "say where the page goes: -o FILE.html");
+		return OPTION_BAD;
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
 struct job {
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	int top;
-	struct fmt_err err;
+	struct err_msg err;
 	int rc;
 };
 
@@ -88,7 +87,7 @@ static int write_page(void *ctx, FILE *f)
 {
 	struct job *j = ctx;
 
-	j->rc = report_page(f, j->db, j->o, j->top, &j->err);
+	j->rc = page_report(f, j->db, j->o, j->top, &j->err);
 	return j->rc;
 }
 
@@ -96,7 +95,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 	struct job j = {ctx->db[0], &ctx->o, a->top, {""}, 0};
-	struct fmt_err werr = {""};
+	struct err_msg werr = {""};
 	int rc = wfile_write(a->out, &wfile_html, ctx->o.force, write_page, &j, &werr);
 
 	/* the file failed (not the page), or never opened: its error */
@@ -106,7 +105,7 @@ static int run(struct cmd_ctx *ctx, void *args)
 
 static const struct option opts[] = {
 	{"top", required_argument, NULL, OPT_TOP},
-	{"force", no_argument, NULL, ROPT_FORCE},
+	{"force", no_argument, NULL, OPTION_FORCE},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{0},

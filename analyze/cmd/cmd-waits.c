@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "number.h"
+#include "waits.h"
 
 static const char usage_text[] =
 	"usage: darc waits [options] DB|RECORDING (--task TID | --call ID)\n\n"
@@ -36,23 +37,21 @@ struct args {
 	bool json;
 };
 
-static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err)
+static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err)
 {
 	struct args *a = args;
 	long long v;
-	char *end;
 
 	if (c == OPT_JSON) {
 		a->json = true;
 		return 0;
 	}
 	if (c == OPT_SLACK)
-		return ropt_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
-			       ? fmt_errf(err, NULL, "a duration such as 1ms")
+		return options_duration(arg, &a->ws.slack_ns) || a->ws.slack_ns < 0
+			       ? err_setf(err, NULL, "a duration such as 1ms")
 			       : 0;
-	v = strtoll(arg, &end, 10);
-	if (*end || end == arg || v < 1)
-		return fmt_errf(err, NULL, "a positive number");
+	if (number_int(arg, &v) || v < 1)
+		return err_setf(err, NULL, "a positive number");
 	a->ws.top = v > 1000 ? 1000 : (int)v;
 	return 0;
 }
@@ -64,24 +63,25 @@ static int check(struct cmd_ctx *ctx, void *args)
 	a->ws.task = ctx->o.sel.task;
 	a->ws.call = ctx->o.call;
 	if (a->ws.task && a->ws.call)
-		return fmt_errf(&ctx->err, NULL, "--task and --call each choose the waits: give one"),
-		       ROPT_BAD;
+		return err_setf(&ctx->err, NULL,
+				"--task and --call each choose the waits: give one"),
+		       OPTION_BAD;
 	if (!a->ws.task && !a->ws.call)
-		return fmt_errf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
-		       ROPT_BAD;
-	return ROPT_OK;
+		return err_setf(&ctx->err, NULL, "say whose waits: one of --task or --call"),
+		       OPTION_BAD;
+	return OPTION_OK;
 }
 
 static int run(struct cmd_ctx *ctx, void *args)
 {
 	struct args *a = args;
 
-	return report_waits(stdout, ctx->db[0], &a->ws, a->json, &ctx->err);
+	return waits_report(stdout, ctx->db[0], &a->ws, a->json, &ctx->err);
 }
 
 static const struct option opts[] = {
-	{"task", required_argument, NULL, ROPT_TASK},
-	{"call", required_argument, NULL, ROPT_CALL},
+	{"task", required_argument, NULL, OPTION_TASK},
+	{"call", required_argument, NULL, OPTION_CALL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"slack", required_argument, NULL, OPT_SLACK},

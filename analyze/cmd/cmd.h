@@ -32,24 +32,24 @@ enum {
 	CMD_NEEDS_RECORDING = 1 << 1,
 	/* with CMD_NEEDS_RECORDING: without the kernel's symbols (it reads no address) */
 	CMD_NO_KALLSYMS = 1 << 2,
-	/* one of --func, --fnode or --path must be given (ropt_check) */
+	/* one of --func, --fnode or --path must be given (options_check) */
 	CMD_SELECTION = 1 << 3,
 };
 
 /* What a command runs with: its options read, its inputs open. */
 struct cmd_ctx {
 	const char *name;	   /* "peaks": for messages */
-	struct ropt o;		   /* the report options (options.h), defaults if it takes none */
+	struct report_options o;   /* the report options (options.h), defaults if it takes none */
 	char **args;		   /* the arguments after the options */
 	int nargs;		   /* how many: struct cmd's nargs */
 	struct rdb *db[2];	   /* CMD_NEEDS_DB: the databases of args[0], args[1] */
 	struct fmt_reader *reader; /* CMD_NEEDS_RECORDING: args[0]'s */
-	struct fmt_err err;	   /* why run() failed, or empty */
+	struct err_msg err;	   /* why run() failed, or empty */
 };
 
 /* A command: its usage, options and library call (its name and flags: commands.c's table). */
 struct cmd {
-	/* its usage: head, the middle (ropt_help for the report options, or ""), tail */
+	/* its usage: head, the middle (options_help for the report options, or ""), tail */
 	const char *usage_head, *usage_mid, *usage_tail;
 	const struct option *opts; /* {0}-ended, with {"help", ..., 'h'} */
 	const char *shortopts;	   /* getopt's, NULL for "h" */
@@ -57,10 +57,10 @@ struct cmd {
 	 * Option @c of its own (with @arg) into @args, or into ctx->o: 0, or
 	 * nonzero (with @err set: a bad value, said; else its usage). NULL: none.
 	 */
-	int (*take)(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct fmt_err *err);
+	int (*take)(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct err_msg *err);
 	/*
-	 * What is left to check once the options are read (NULL: nothing): ROPT_OK,
-	 * ROPT_USAGE or ROPT_BAD with ctx->err set. The number of arguments is
+	 * What is left to check once the options are read (NULL: nothing): OPTION_OK,
+	 * OPTION_USAGE or OPTION_BAD with ctx->err set. The number of arguments is
 	 * checked after it.
 	 */
 	int (*check)(struct cmd_ctx *ctx, void *args);
@@ -80,7 +80,7 @@ extern const struct cmd cmd_analyze, cmd_info, cmd_dump, cmd_hist, cmd_peaks, cm
  * Run @cmd, named @name, with what @flags (CMD_*) say it needs, on its
  * command line (argv[0] is its name): setup, run, teardown. The exit status.
  */
-int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv);
+int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv);
 
 /*
  * The database of @path for command @prog: @path itself when it is a darc
@@ -88,7 +88,7 @@ int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, c
  * first (through the pipeline) unless one newer than the recording is
  * there. NULL, with @err set, when neither can be had.
  */
-struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err);
+struct rdb *setup_open_db(const char *path, const char *prog, struct err_msg *err);
 
 /* commands.c: the command named @name and, in *@flags, what it needs (CMD_*); or NULL. */
 const struct cmd *commands_find(const char *name, unsigned *flags);
@@ -115,9 +115,10 @@ int suggest_close(const char *word);
  * @db has instead (a close name, its tasks, its span): every command that
  * reads a database asks this before it runs.
  */
-int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err);
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls,
+			    struct err_msg *err);
 
 /* Print "darc: MESSAGE" to stderr (one line). */
-void darc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void setup_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -50,10 +50,10 @@ int main(int argc, char **argv)
 	}
 	cmd = commands_find(argv[1], &flags);
 	if (!cmd) {
-		darc_error("unknown command '%s' (see 'darc --help')", argv[1]);
+		setup_error("unknown command '%s' (see 'darc --help')", argv[1]);
 		return EXIT_INPUT;
 	}
-	rc = cmd_run(cmd, argv[1], flags, argc - 1, argv + 1);
+	rc = setup_run(cmd, argv[1], flags, argc - 1, argv + 1);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno != EPIPE)
 			fprintf(stderr, "darc: cannot write the output: %s\n", strerror(errno));

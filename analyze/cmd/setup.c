@@ -17,9 +17,9 @@
 #include "pipeline.h"
 #include "vis.h"
 #include "wfile.h"
-#include "write.h"
+#include "db.h"
 
-void darc_error(const char *fmt, ...)
+void setup_error(const char *fmt, ...)
 {
 	char msg[2048];
 	va_list ap;
@@ -44,14 +44,14 @@ void darc_error(const char *fmt, ...)
 static const char *db_stale(const char *db, const char *rec)
 {
 	struct stat d, r;
-	struct fmt_identity id;
+	struct fmt_file_identity id;
 	struct rdb *x;
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 	const char *why = NULL;
 
 	if (stat(db, &d))
 		return "";
-	if (stat(rec, &r) || fmt_identity(rec, &id, &err))
+	if (stat(rec, &r) || fmt_file_identity(rec, &id, &err))
 		return "the recording cannot be looked at";
 	if (d.st_mtim.tv_sec < r.st_mtim.tv_sec ||
 	    (d.st_mtim.tv_sec == r.st_mtim.tv_sec && d.st_mtim.tv_nsec <= r.st_mtim.tv_nsec))
@@ -67,7 +67,7 @@ static const char *db_stale(const char *db, const char *rec)
 	return why;
 }
 
-struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
+struct rdb *setup_open_db(const char *path, const char *prog, struct err_msg *err)
 {
 	char *db;
 	const char *why;
@@ -78,7 +78,7 @@ struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 	case 1:
 		return rdb_open(path, err);
 	case -1:
-		fmt_errf(err, path, "%s", strerror(errno));
+		err_setf(err, path, "%s", strerror(errno));
 		return NULL;
 	}
 	/* another program's SQLite file: rdb_open() says it is not darc's */
@@ -93,14 +93,14 @@ struct rdb *cmd_open_db(const char *path, const char *prog, struct fmt_err *err)
 	}
 	db = pipeline_db_path(path);
 	if (!db) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	wfile_note_input(path);
 	if ((n = db_check_output(db, false, err))) {
 		/* this command has no -o or --force: say how to get a database */
 		if (n == -2)
-			fmt_errf(err, db, "exists and is not a darc database: not replaced");
+			err_setf(err, db, "exists and is not a darc database: not replaced");
 		n = strlen(err->msg);
 		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
 			 " (analyze '%s' with 'darc analyze -o DB', then give DB)", path);
@@ -206,23 +206,23 @@ static int wrong_arguments(const struct cmd *cmd, const char *name, unsigned fla
 }
 
 /*
- * The end of a command that did not run, by ropt_parse_short()'s result @how
- * (or ROPT_USAGE for the wrong number of arguments): its usage on stdout
- * (ROPT_HELP, EXIT_OK), or one line on stderr. Returns the exit status.
+ * The end of a command that did not run, by options_parse_short()'s result @how
+ * (or OPTION_USAGE for the wrong number of arguments): its usage on stdout
+ * (OPTION_HELP, EXIT_OK), or one line on stderr. Returns the exit status.
  */
 static int usage(const struct cmd *cmd, const char *name, unsigned flags, int how,
 		 const struct cmd_ctx *ctx)
 {
 	switch (how) {
-	case ROPT_HELP:
+	case OPTION_HELP:
 		printf("%s%s%s", cmd->usage_head, cmd->usage_mid ? cmd->usage_mid : "",
 		       cmd->usage_tail ? cmd->usage_tail : "");
 		return EXIT_OK;
-	case ROPT_BAD:
+	case OPTION_BAD:
 		return usage_error(name, "%s", ctx->err.msg);
-	case ROPT_UNKNOWN:
+	case OPTION_UNKNOWN:
 		return unknown_option(cmd, name, ctx->err.msg);
-	case ROPT_NOARG:
+	case OPTION_NOARG:
 		return usage_error(name, "%s needs an argument", ctx->err.msg);
 	}
 	return wrong_arguments(cmd, name, flags, ctx);
@@ -233,33 +233,34 @@ struct taking {
 	struct cmd_ctx *ctx;
 };
 
-/* ropt_parse_short()'s hook for the options that are not the report options. */
-static int take(void *p, int c, const char *arg, struct fmt_err *err)
+/* options_parse_short()'s hook for the options that are not the report options. */
+static int take(void *p, int c, const char *arg, struct err_msg *err)
 {
 	struct taking *t = p;
 
 	return t->cmd->take ? t->cmd->take(t->ctx, t->cmd->args, c, arg, err) : -1;
 }
 
-/* Read the options and find the arguments: ROPT_OK, or what usage() takes. */
+/* Read the options and find the arguments: OPTION_OK, or what usage() takes. */
 static int parse(const struct cmd *cmd, unsigned flags, struct cmd_ctx *ctx, int argc,
 		 char **argv)
 {
 	struct taking t = {cmd, ctx};
-	int rc = ropt_parse_short(argc, argv, cmd->shortopts ? cmd->shortopts : "h", cmd->opts,
+	int rc = options_parse_short(argc, argv, cmd->shortopts ? cmd->shortopts : "h", cmd->opts,
 				  &ctx->o, take, &t, &ctx->err);
 
 	ctx->args = argv + optind;
 	ctx->nargs = argc - optind;
-	if (rc == ROPT_OK && ctx->nargs != cmd->nargs)
-		return ROPT_USAGE;
-	if (rc == ROPT_OK && ropt_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
-		return ROPT_BAD;
+	if (rc == OPTION_OK && ctx->nargs != cmd->nargs)
+		return OPTION_USAGE;
+	if (rc == OPTION_OK && options_check(&ctx->o, flags & CMD_SELECTION, &ctx->err))
+		return OPTION_BAD;
 	/* --force replaces --svg's file: alone it would be ignored (export's is -o's: its own) */
-	if (rc == ROPT_OK && ctx->o.force && !ctx->o.svg && ropt_name(cmd->opts, ROPT_SVG))
-		return fmt_errf(&ctx->err, NULL, "--force replaces the file of --svg: give --svg FILE"),
-		       ROPT_BAD;
-	if (rc == ROPT_OK && cmd->check)
+	if (rc == OPTION_OK && ctx->o.force && !ctx->o.svg && options_name(cmd->opts, OPTION_SVG))
+		return err_setf(&ctx->err, NULL,
+				"--force replaces the file of --svg: give --svg FILE"),
+		       OPTION_BAD;
+	if (rc == OPTION_OK && cmd->check)
 		rc = cmd->check(ctx, cmd->args);
 	return rc;
 }
@@ -276,41 +277,42 @@ static int open_inputs(unsigned flags, struct cmd_ctx *ctx)
 	}
 	if (flags & CMD_NEEDS_DB)
 		for (int i = 0; i < ctx->nargs && i < 2; i++)
-			if (!(ctx->db[i] = cmd_open_db(ctx->args[i], ctx->name, &ctx->err)))
+			if (!(ctx->db[i] = setup_open_db(ctx->args[i], ctx->name, &ctx->err)))
 				return -1;
 	return 0;
 }
 
-int cmd_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv)
+int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv)
 {
 	struct cmd_ctx ctx = {.name = name};
 	int rc;
 
-	ropt_init(&ctx.o);
+	options_init(&ctx.o);
 	rc = parse(cmd, flags, &ctx, argc, argv);
-	if (rc != ROPT_OK) {
-		ropt_release(&ctx.o);
+	if (rc != OPTION_OK) {
+		options_release(&ctx.o);
 		return usage(cmd, name, flags, rc, &ctx);
 	}
 	ctx.err.msg[0] = 0;
 	rc = open_inputs(flags, &ctx);
 	/* a name that names nothing is said here, the same way for every command */
 	if (!rc && (flags & CMD_NEEDS_DB))
-		rc = cmd_check_selection(ctx.db[0], &ctx.o, ropt_name(cmd->opts, ROPT_TIME), &ctx.err);
+		rc = suggest_check_selection(ctx.db[0], &ctx.o,
+					     options_name(cmd->opts, OPTION_TIME), &ctx.err);
 	if (!rc)
 		rc = cmd->run(&ctx, cmd->args);
 	if (rc) {
 		/* never a silent failure: a path that forgot to say why is a bug, said as one */
 		if (ctx.err.msg[0])
-			darc_error("%s", ctx.err.msg);
+			setup_error("%s", ctx.err.msg);
 		else
-			darc_error("%s failed without saying why (a bug in darc: please report it)",
-				   name);
+			setup_error(
+			    "%s failed without saying why (a bug in darc: please report it)", name);
 		rc = EXIT_INPUT;
 	}
 	fmt_reader_close(ctx.reader);
 	rdb_close(ctx.db[0]);
 	rdb_close(ctx.db[1]);
-	ropt_release(&ctx.o);
+	options_release(&ctx.o);
 	return rc;
 }

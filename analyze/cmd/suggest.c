@@ -4,7 +4,7 @@
  * the database, before any report runs: the closest function ("did you
  * mean"), task name or busiest tasks, the recording's span when --time
  * misses it, and that a selection whose parts all exist holds no call. Every
- * command that reads a database goes through cmd_check_selection(), so each
+ * command that reads a database goes through suggest_check_selection(), so each
  * says it the same way and with the same exit status.
  */
 #include <inttypes.h>
@@ -119,19 +119,20 @@ static bool exists(sqlite3 *s, const char *q, const char *s1, int64_t i1)
 
 /* "no function 'x' in DB; did you mean y?" */
 static int no_name(struct rdb *db, const char *what, const char *list_sql, const char *name,
-		   bool syscalls, struct fmt_err *err)
+		   bool syscalls, struct err_msg *err)
 {
 	char best[256];
 
 	closest_name(rdb_sql(db), list_sql, name, syscalls, best, sizeof(best));
 	if (best[0])
-		return fmt_errf(err, rdb_path(db), "no %s '%s'; did you mean %s?", what, name, best);
-	return fmt_errf(err, rdb_path(db), "no %s '%s' (and none with a name close to it)", what,
+		return err_setf(err, rdb_path(db), "no %s '%s'; did you mean %s?", what, name,
+				best);
+	return err_setf(err, rdb_path(db), "no %s '%s' (and none with a name close to it)", what,
 			name);
 }
 
 /* "no task 99999 in DB; its busiest tasks: 1201 (fio), ..." */
-static int no_task(struct rdb *db, int64_t tid, struct fmt_err *err)
+static int no_task(struct rdb *db, int64_t tid, struct err_msg *err)
 {
 	static const char q[] = "SELECT t.tid, t.comm FROM (SELECT task_id, count(*) n FROM call_base"
 				" GROUP BY task_id) JOIN task t ON t.tid = task_id ORDER BY n DESC"
@@ -150,8 +151,8 @@ static int no_task(struct rdb *db, int64_t tid, struct fmt_err *err)
 		sqlite3_finalize(st);
 	}
 	if (!list[0])
-		return fmt_errf(err, rdb_path(db), "no task %" PRId64 " (no task has calls)", tid);
-	return fmt_errf(err, rdb_path(db), "no task %" PRId64 "; the tasks with the most calls: %s",
+		return err_setf(err, rdb_path(db), "no task %" PRId64 " (no task has calls)", tid);
+	return err_setf(err, rdb_path(db), "no task %" PRId64 "; the tasks with the most calls: %s",
 			tid, list);
 }
 
@@ -171,7 +172,7 @@ static const char *secs(int64_t ns, char *buf, size_t n)
 }
 
 /* --time misses the recording: say its span. */
-static int time_outside(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+static int time_outside(struct rdb *db, const struct call_selection *sel, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int64_t span = -1;
@@ -185,14 +186,14 @@ static int time_outside(struct rdb *db, const struct rsel *sel, struct fmt_err *
 	sqlite3_finalize(st);
 	if (span < 0 || (sel->t_lo <= span && sel->t_hi > 0))
 		return 0;
-	return fmt_errf(err, rdb_path(db), "--time %s-%s is outside the recording, which spans 0-%s",
-			sel->t_lo == INT64_MIN ? "" : secs(sel->t_lo, a, sizeof(a)),
-			sel->t_hi == INT64_MAX ? "" : secs(sel->t_hi, b, sizeof(b)),
-			secs(span, c, sizeof(c)));
+	return err_setf(
+	    err, rdb_path(db), "--time %s-%s is outside the recording, which spans 0-%s",
+	    sel->t_lo == INT64_MIN ? "" : secs(sel->t_lo, a, sizeof(a)),
+	    sel->t_hi == INT64_MAX ? "" : secs(sel->t_hi, b, sizeof(b)), secs(span, c, sizeof(c)));
 }
 
 /* Every part names something, but together they hold no call: say which parts. */
-static int none_together(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+static int none_together(struct rdb *db, const struct call_selection *sel, struct err_msg *err)
 {
 	char filter[320], q[512], what[200] = "", *p = what, a[32], b[32];
 	sqlite3_stmt *st;
@@ -223,15 +224,15 @@ static int none_together(struct rdb *db, const struct rsel *sel, struct fmt_err 
 			 sel->t_lo == INT64_MIN ? "" : secs(sel->t_lo, a, sizeof(a)),
 			 sel->t_hi == INT64_MAX ? "" : secs(sel->t_hi, b, sizeof(b)));
 	if (sel->func)
-		return fmt_errf(err, rdb_path(db), "no call of %s%s", sel->func, what);
+		return err_setf(err, rdb_path(db), "no call of %s%s", sel->func, what);
 	if (sel->fnode)
-		return fmt_errf(err, rdb_path(db), "no call of fnode %" PRId64 "%s", sel->fnode,
+		return err_setf(err, rdb_path(db), "no call of fnode %" PRId64 "%s", sel->fnode,
 				what);
-	return fmt_errf(err, rdb_path(db), "no call%s", what);
+	return err_setf(err, rdb_path(db), "no call%s", what);
 }
 
 /* "no call 999999; its calls are 1 to 1510" */
-static int no_call(struct rdb *db, int64_t id, struct fmt_err *err)
+static int no_call(struct rdb *db, int64_t id, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int64_t last = 0;
@@ -243,15 +244,16 @@ static int no_call(struct rdb *db, int64_t id, struct fmt_err *err)
 		sqlite3_finalize(st);
 	}
 	if (!last)
-		return fmt_errf(err, rdb_path(db), "no call %" PRId64 " (the database has no calls)",
-				id);
-	return fmt_errf(err, rdb_path(db), "no call %" PRId64 "; its calls are 1 to %" PRId64, id,
+		return err_setf(err, rdb_path(db),
+				"no call %" PRId64 " (the database has no calls)", id);
+	return err_setf(err, rdb_path(db), "no call %" PRId64 "; its calls are 1 to %" PRId64, id,
 			last);
 }
 
-int cmd_check_selection(struct rdb *db, const struct ropt *o, bool calls, struct fmt_err *err)
+int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls,
+			    struct err_msg *err)
 {
-	const struct rsel *sel = &o->sel;
+	const struct call_selection *sel = &o->sel;
 	bool window = sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 	sqlite3 *s = rdb_sql(db);
 

@@ -289,9 +289,9 @@ void summary_print(FILE *out, const struct pipeline_result *res, const char *rec
 	if (j) {
 		json_object_set_new(j, "split", json_string("subtree"));
 		json_object_set_new(j, "top", top);
-		struct fmt_err e;
+		struct err_msg e;
 		if (show_json_to(out, "analyze", NULL, j, &e))
-			darc_error("%s", e.msg);
+			setup_error("%s", e.msg);
 		json_decref(j);
 	} else {
 		json_decref(top);

@@ -86,7 +86,7 @@ static struct dprof *dset_add(struct dset *s, int kind, const char *key, int res
 
 /* Every function's and path's profile of @db at @metric and @resolution. */
 static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	struct dprof *d = NULL;
@@ -95,7 +95,7 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	if (rdb_hist_resolution(db, resolution, err))
 		return -1;
 	if (sqlite3_prepare_v2(rdb_sql(db), profiles_sql, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		return err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	sqlite3_bind_int(st, 1, metric);
 	sqlite3_bind_int(st, 2, resolution);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -114,7 +114,7 @@ static int load_set(struct rdb *db, int metric, int resolution, struct dset *s,
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return fmt_errf(err, rdb_path(db), "cannot read the profiles");
+		return err_setf(err, rdb_path(db), "cannot read the profiles");
 	s->total = 0;
 	for (int i = 0; i < s->n; i++)
 		if (s->v[i].kind == OWNER_FNODE && !strstr(s->v[i].key, " > "))
@@ -197,17 +197,17 @@ static int pair_up(const struct dset *sa, const struct dset *sb, const struct di
 }
 
 int diff_run(struct rdb *a, struct rdb *b, const struct diff_opts *o, struct diff_result *r,
-	     struct fmt_err *err)
+	     struct err_msg *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->sets = calloc(2, sizeof(struct dset));
 	if (!r->sets)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	if (load_set(a, o->metric, o->resolution, &r->sets[0], err) ||
 	    load_set(b, o->metric, o->resolution, &r->sets[1], err))
 		return -1;
 	if (pair_up(&r->sets[0], &r->sets[1], o, r))
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	return 0;
 }
 

@@ -53,7 +53,7 @@ struct diff_result {
 
 /* Pair, prune and rate; release with diff_release(). 0, or -1 with @err set. */
 int diff_run(struct rdb *a, struct rdb *b, const struct diff_opts *o, struct diff_result *r,
-	     struct fmt_err *err);
+	     struct err_msg *err);
 
 void diff_release(struct diff_result *r);
 

@@ -7,7 +7,7 @@
 #include "grow.h"
 
 /* Is step @s the one of (@parent, @kind, @tid, @what)? Interrupts are told apart by name. */
-static int same(const struct ch_step *s, int parent, int kind, int64_t tid, const char *what)
+static int same(const struct chain_step *s, int parent, int kind, int64_t tid, const char *what)
 {
 	if (s->parent != parent || s->kind != kind || s->tid != tid)
 		return 0;
@@ -17,7 +17,7 @@ static int same(const struct ch_step *s, int parent, int kind, int64_t tid, cons
 }
 
 /* The step (@parent, @kind, @tid) of @r, added if new: its index, or -1 when out of memory. */
-static int step(struct ch_result *r, int parent, int kind, int64_t tid, const char *what,
+static int step(struct chain_result *r, int parent, int kind, int64_t tid, const char *what,
 		int64_t call)
 {
 	for (int i = 0; i < r->n; i++)
@@ -30,12 +30,12 @@ static int step(struct ch_result *r, int parent, int kind, int64_t tid, const ch
 		}
 	if (GROW(r->v, r->n, r->cap, 16))
 		return -1;
-	r->v[r->n] = (struct ch_step){parent, kind, tid, what, 0, 0, 0, what ? call : 0, 0};
+	r->v[r->n] = (struct chain_step){parent, kind, tid, what, 0, 0, 0, what ? call : 0, 0};
 	return r->n++;
 }
 
 /* Add @ns (and @n) to step (@parent, @kind, @tid); its index, or -1. */
-static int put(struct ch_result *r, int parent, int kind, int64_t tid, const char *what,
+static int put(struct chain_result *r, int parent, int kind, int64_t tid, const char *what,
 	       double ns, int64_t n)
 {
 	int i = ns > 0 || n ? step(r, parent, kind, tid, what, 0) : -2;
@@ -52,9 +52,9 @@ static int put(struct ch_result *r, int parent, int kind, int64_t tid, const cha
  * is named by the interrupt that ended most of it (two queues of one disk,
  * say). 0, or -1 when out of memory.
  */
-static int disk_what(struct ch_result *r, int i, const char *what, double ns)
+static int disk_what(struct chain_result *r, int i, const char *what, double ns)
 {
-	struct ch_what *t = NULL;
+	struct chain_what *t = NULL;
 
 	for (int k = 0; k < r->nw && !t; k++)
 		if (r->w[k].step == i && !strcmp(r->w[k].what, what))
@@ -63,7 +63,7 @@ static int disk_what(struct ch_result *r, int i, const char *what, double ns)
 		if (GROW(r->w, r->nw, r->wcap, 8))
 			return -1;
 		t = &r->w[r->nw++];
-		*t = (struct ch_what){i, what, 0};
+		*t = (struct chain_what){i, what, 0};
 	}
 	t->ns += ns;
 	if (t->ns > r->v[i].what_ns) {
@@ -75,8 +75,8 @@ static int disk_what(struct ch_result *r, int i, const char *what, double ns)
 
 /* One walk: the result and where the intervals come from. */
 struct walk {
-	struct ch_result *r;
-	const struct ch_source *src;
+	struct chain_result *r;
+	const struct chain_source *src;
 };
 
 static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_t hi, int depth);
@@ -85,7 +85,7 @@ static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_
  * The part [@lo, @hi) of a sleep that @o ended, under step @parent: to the
  * task that woke it (and on into that task's time), or to what else ended it.
  */
-static int ended(struct walk *w, int parent, const struct ch_off *o, int64_t lo, int64_t hi,
+static int ended(struct walk *w, int parent, const struct chain_off *o, int64_t lo, int64_t hi,
 		 int depth)
 {
 	int kind = o->end, i;
@@ -110,7 +110,7 @@ static int ended(struct walk *w, int parent, const struct ch_off *o, int64_t lo,
 }
 
 /* The last of @v[0..n) (sorted by t_out) that went off CPU before @t, or -1. */
-static int last_before(const struct ch_off *v, int n, int64_t t)
+static int last_before(const struct chain_off *v, int n, int64_t t)
 {
 	int lo = 0, hi = n - 1, at = -1;
 
@@ -127,7 +127,7 @@ static int last_before(const struct ch_off *v, int n, int64_t t)
 }
 
 /* Off-CPU interval @o of a waker, its part [@a, @b): preempted, or a sleep and its run delay. */
-static int off_part(struct walk *w, int parent, const struct ch_off *o, int64_t a, int64_t b,
+static int off_part(struct walk *w, int parent, const struct chain_off *o, int64_t a, int64_t b,
 		    int depth)
 {
 	int64_t wake = o->t_wake < b ? o->t_wake : b;
@@ -148,7 +148,7 @@ static int off_part(struct walk *w, int parent, const struct ch_off *o, int64_t 
  */
 static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_t hi, int depth)
 {
-	const struct ch_off *v;
+	const struct chain_off *v;
 	int n = w->src->offs(w->src->ctx, tid, &v), k;
 	int gap = n > 0 && w->src->unseen ? w->src->unseen(w->src->ctx, tid, lo, hi) : 0;
 	int64_t cursor = hi;
@@ -171,7 +171,8 @@ static int task_time(struct walk *w, int parent, int64_t tid, int64_t lo, int64_
 	return put(w->r, parent, CH_RUN, 0, NULL, (double)(cursor - lo), 0) < 0 ? -1 : 0;
 }
 
-int ch_add_sleep(struct ch_result *r, const struct ch_source *src, const struct ch_off *s)
+int chain_add_sleep(struct chain_result *r, const struct chain_source *src,
+		    const struct chain_off *s)
 {
 	struct walk w = {r, src};
 	int64_t wake = s->t_wake < s->t_in ? s->t_wake : s->t_in;
@@ -183,7 +184,7 @@ int ch_add_sleep(struct ch_result *r, const struct ch_source *src, const struct 
 	return ended(&w, -1, s, s->t_out, wake, 0);
 }
 
-int ch_top(const struct ch_result *r, int parent)
+int chain_top(const struct chain_result *r, int parent)
 {
 	int best = -1;
 
@@ -194,7 +195,7 @@ int ch_top(const struct ch_result *r, int parent)
 	return best;
 }
 
-void ch_release(struct ch_result *r)
+void chain_release(struct chain_result *r)
 {
 	free(r->v);
 	free(r->w);

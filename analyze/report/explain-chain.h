@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* How an off-CPU interval ended, or what a step of the chain is. */
-enum ch_kind {
+enum chain_kind {
 	CH_WAKER = 0,	/* another task woke it: that task's time is below */
 	CH_RUN = 1,	/* a waker running (on CPU) */
 	CH_PREEMPT = 2, /* a waker preempted (runnable, off CPU) */
@@ -37,11 +37,11 @@ enum ch_kind {
 #define CH_DEPTH 8
 
 /* An off-CPU interval of a task: when, and what ended it. */
-struct ch_off {
+struct chain_off {
 	int64_t t_out, t_in;  /* t_in INT64_MAX when it did not come back */
 	int preempted;	      /* switched out runnable (else asleep) */
 	int64_t t_wake;	      /* the wake-up that ended a sleep (t_in when none) */
-	int end;	      /* enum ch_kind: CH_WAKER, CH_DISK, ... CH_NOWAKE */
+	int end;	      /* enum chain_kind: CH_WAKER, CH_DISK, ... CH_NOWAKE */
 	int64_t waker;	      /* CH_WAKER: the task */
 	int64_t bios;	      /* CH_DISK: bios of the task completed in it */
 	const char *what;     /* the waker's function, or the interrupt (may be NULL) */
@@ -51,9 +51,9 @@ struct ch_off {
 };
 
 /* One step of the chain: a part of the sleeps' time and what it was. */
-struct ch_step {
+struct chain_step {
 	int parent;	 /* the CH_WAKER step whose time it is, -1: the sleeps' own */
-	int kind;	 /* enum ch_kind */
+	int kind;	 /* enum chain_kind */
 	int64_t tid;	 /* CH_WAKER: the task */
 	const char *what; /* the waker's function at a wake-up, the interrupt; may be NULL */
 	double ns;	 /* time of the sleeps it stands for */
@@ -64,23 +64,23 @@ struct ch_step {
 };
 
 /* The time of a disk step's sleeps that wake-ups in one interrupt ended. */
-struct ch_what {
+struct chain_what {
 	int step;
 	const char *what;
 	double ns;
 };
 
-struct ch_result {
-	struct ch_step *v;
+struct chain_result {
+	struct chain_step *v;
 	int n, cap;
-	struct ch_what *w; /* a disk step is named by the interrupt that ended most of it */
+	struct chain_what *w; /* a disk step is named by the interrupt that ended most of it */
 	int nw, wcap;
 };
 
 /* Where the walk gets a task's off-CPU intervals (sorted by t_out). */
-struct ch_source {
+struct chain_source {
 	/* Task @tid's intervals into *@out (owned by the source): their number, or -1. */
-	int (*offs)(void *ctx, int64_t tid, const struct ch_off **out);
+	int (*offs)(void *ctx, int64_t tid, const struct chain_off **out);
 	void *ctx;
 	/*
 	 * 1 when switches of task @tid between @lo and @hi are not in the
@@ -96,11 +96,12 @@ struct ch_source {
  * not followed), split among the steps. 0, or -1 when out of memory or the
  * source fails.
  */
-int ch_add_sleep(struct ch_result *r, const struct ch_source *src, const struct ch_off *s);
+int chain_add_sleep(struct chain_result *r, const struct chain_source *src,
+		    const struct chain_off *s);
 
 /* The largest child step of @parent (-1: the top), or -1 when it has none. */
-int ch_top(const struct ch_result *r, int parent);
+int chain_top(const struct chain_result *r, int parent);
 
-void ch_release(struct ch_result *r);
+void chain_release(struct chain_result *r);
 
 #endif

@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "columns.h"
-#include "explain.h"
+#include "explain-db.h"
 #include "explain-wake.h"
-#include "report.h"
+#include "explain.h"
+#include "jtext.h"
+#include "paths.h"
 #include "search-db.h"
 #include "show.h"
 #include "tracer-shift.h"
 #include "vis.h"
-#include "jtext.h"
 
 #define MAX_PARTS 3
 
@@ -56,10 +57,10 @@ static const char subjects_sql[] =
  * false: each bucket's latency estimated from its midpoint) or from the
  * calls (a scan). 0, or -1 with @err set.
  */
-static int subject_profile(struct rdb *db, const struct ropt *o, struct subject *s, bool exact,
-			   struct fmt_err *err)
+static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s,
+			   bool exact, struct err_msg *err)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 	struct profile p;
 	struct rdb_profile_info info;
 
@@ -75,7 +76,7 @@ static int subject_profile(struct rdb *db, const struct ropt *o, struct subject 
 	s->total_ns = profile_latency(&p);
 	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
 	rdb_profile_release(&p);
-	return s->nparts < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
+	return s->nparts < 0 ? err_setf(err, NULL, "out of memory") : 0;
 }
 
 static int by_slow_ns(const void *a, const void *b)
@@ -141,21 +142,21 @@ static bool fragment(struct rdb *db, const struct subject *s)
  * first @top + 2 on exact latencies, fragments of a task switch left out.
  * Their number, or -1.
  */
-static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct subject **out,
-			 struct fmt_err *err)
+static int load_subjects(struct rdb *db, const struct report_options *o, int top,
+			 struct subject **out, struct err_msg *err)
 {
 	struct subject *s = NULL;
 	sqlite3_stmt *st;
 	int n = 0, cap = 0, rc = 0;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), subjects_sql, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "cannot read the call trees: %s",
+		return err_setf(err, rdb_path(db), "cannot read the call trees: %s",
 				rdb_why(rdb_sql(db)));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		if (n == cap) {
 			struct subject *t = realloc(s, (cap = 2 * cap + 16) * sizeof(*s));
 			if (!t) {
-				rc = fmt_errf(err, NULL, "out of memory");
+				rc = err_setf(err, NULL, "out of memory");
 				break;
 			}
 			s = t;
@@ -164,7 +165,7 @@ static int load_subjects(struct rdb *db, const struct ropt *o, int top, struct s
 					.func = strdup(rdb_text(st, 1)),
 					.func_kind = sqlite3_column_int(st, 2)};
 		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
-				: fmt_errf(err, NULL, "out of memory");
+				: err_setf(err, NULL, "out of memory");
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -303,9 +304,9 @@ static void wakers(struct rdb *db, json_t *c)
 /* ---- one subject ---- */
 
 /* The selection of @s's calls: its fnode, at one bucket an octave (the search's). */
-static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
+static struct call_selection subject_sel(const struct report_options *o, const struct subject *s)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 
 	sel.func = NULL;
 	sel.path = NULL;
@@ -315,10 +316,10 @@ static struct rsel subject_sel(const struct ropt *o, const struct subject *s)
 }
 
 /* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
-static int preselect_parts(struct rdb *db, const struct ropt *o, const struct subject *s,
-			   struct fmt_err *err)
+static int preselect_parts(struct rdb *db, const struct report_options *o, const struct subject *s,
+			   struct err_msg *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct peak slow[MAX_PARTS];
 
 	for (int k = 0; k < s->nparts; k++)
@@ -355,14 +356,14 @@ static const char *recorder_of(struct rdb *db, json_t *c, char *buf, size_t n)
 	   the search's calls, is asked here (and said only when it is the recorder) */
 	if (kind && !strcmp(kind, "preempt") && tid < 0 &&
 	    query1(db, paths_ran_instead_sql, 0, 0, NULL, &top) >= 0 && top &&
-	    (tid = tid_of(top)) > 0 && tshift_recorder_task(db, tid, who, sizeof(who)))
+	    (tid = tid_of(top)) > 0 && tracer_shift_recorder_task(db, tid, who, sizeof(who)))
 		json_object_set_new(c, "who", jtext(top));
 	else
 		tid = tid_of(json_string_value(json_object_get(c, "who")));
 	free(top);
 
 	if (kind && !strcmp(kind, "preempt") && tid > 0 &&
-	    tshift_recorder_task(db, tid, who, sizeof(who))) {
+	    tracer_shift_recorder_task(db, tid, who, sizeof(who))) {
 		snprintf(buf, n, "%s", !strcmp(who, "trace-cmd") ? "trace-cmd's threads (its "
 				  "readers of the trace buffers)" : "darc-record's threads");
 		return buf;
@@ -403,25 +404,25 @@ static json_t *recorder_causes(struct rdb *db, const char *title, const struct s
  * into @one, and, when they hold EXPLAIN_CAUSE_MIN of its latency or more,
  * an entry of @rec: {"kind": "tracer", "recorder", "share", "ns", "sentence"}.
  */
-static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subject *s,
+static void tracer_hooks(struct rdb *db, const struct report_options *o, const struct subject *s,
 			 const struct slow_part *part, json_t *one, json_t *rec)
 {
-	struct rsel sel = subject_sel(o, s);
-	struct tshift t;
-	struct fmt_err e;
+	struct call_selection sel = subject_sel(o, s);
+	struct tracer_shift t;
+	struct err_msg e;
 	int64_t lo = part->slow.lo > 0 ? (int64_t)ceil(exp2(part->slow.lo)) : 0;
 	int64_t hi = part->slow.hi < 62 ? (int64_t)ceil(exp2(part->slow.hi + 1)) : INT64_MAX;
 	json_t *j;
 	double share;
 	char *sentence, amount[32], words[512];
 
-	if (tshift_load(db, &sel, lo, hi, &t, &e)) {
+	if (tracer_shift_load(db, &sel, lo, hi, &t, &e)) {
 		json_object_set_new(one, "tracer_shift", json_null());
 		return;
 	}
-	j = tshift_range_json(&t, part->slow.lo, part->slow.hi);
+	j = tracer_shift_range_json(&t, part->slow.lo, part->slow.hi);
 	share = json_number_value(json_object_get(j, "share"));
-	tshift_cost_words(&t, words, sizeof(words));
+	tracer_shift_cost_words(&t, words, sizeof(words));
 	if (json_is_object(j) && share >= EXPLAIN_CAUSE_MIN &&
 	    asprintf(&sentence, "the tracer's hooks (a traced call: %s): %.0f%% of the latency "
 				"of the %s, %s a call; untraced, %lld of its %llu calls would be a "
@@ -432,25 +433,26 @@ static void tracer_hooks(struct rdb *db, const struct ropt *o, const struct subj
 		     (long long)json_integer_value(json_object_get(j, "shifted_calls")),
 		     (unsigned long long)part->slow.calls) >= 0) {
 		json_array_append_new(
-		    rec, json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
-				   "the tracer's hooks", "share", share, "ns",
-				   json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
-				   "cost", tshift_cost_json(&t), "sentence", jtext(sentence)));
+		    rec,
+		    json_pack("{ss ss sf sf so so}", "kind", "tracer", "recorder",
+			      "the tracer's hooks", "share", share, "ns",
+			      json_number_value(json_object_get(j, "share_ns")) * part->slow.calls,
+			      "cost", tracer_shift_cost_json(&t), "sentence", jtext(sentence)));
 		free(sentence);
 	}
 	json_object_set_new(one, "tracer_shift", j);
-	tshift_release(&t);
+	tracer_shift_release(&t);
 }
 
 /*
  * Search slow part @sp of @s and name its causes: {"slow", "body", "search",
  * "causes", "nodes"} (NULL with @err set).
  */
-static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct search_params *sp,
-			    const struct subject *s, const struct slow_part *part,
-			    struct fmt_err *err)
+static json_t *explain_part(struct rdb *db, const struct report_options *o,
+			    const struct search_params *sp, const struct subject *s,
+			    const struct slow_part *part, struct err_msg *err)
 {
-	struct ropt x = *o;
+	struct report_options x = *o;
 	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
 	char *title = explain_title(s->func);
 	size_t k;
@@ -504,8 +506,9 @@ static json_t *explain_part(struct rdb *db, const struct ropt *o, const struct s
 }
 
 /* The subject's JSON: its first slow part's fields, any others in "more". NULL on error. */
-static json_t *explain_subject(struct rdb *db, const struct ropt *o, const struct search_params *sp,
-			       const struct subject *s, struct fmt_err *err)
+static json_t *explain_subject(struct rdb *db, const struct report_options *o,
+			       const struct search_params *sp, const struct subject *s,
+			       struct err_msg *err)
 {
 	char *title = explain_title(s->func);
 	json_t *j = json_pack("{so so ss sI sI sf}", "func", jtext(s->func), "title", jtext(title ? title : "?"),
@@ -573,7 +576,7 @@ static int put_causes(sqlite3 *w, json_int_t search, json_t *causes)
 	size_t k;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "explain_cause", &st) != SQLITE_OK)
 		return -1;
 	json_array_foreach(causes, k, c) {
 		char *path = json_dumps(jtext_clean(json_object_get(c, "path")), JSON_COMPACT);
@@ -600,7 +603,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (db_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "explain_subject", &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, search);
 	sqlite3_bind_int(st, 2, j->rank);
@@ -616,7 +619,7 @@ static int put_explain(sqlite3 *w, void *ctx)
 }
 
 /* Store subject @j (ranked @rank) and each of its slow parts. */
-static int store_subject(struct rdb *db, json_t *j, int rank, struct fmt_err *err)
+static int store_subject(struct rdb *db, json_t *j, int rank, struct err_msg *err)
 {
 	struct store_job job = {j, j, rank, 1};
 	json_t *part;
@@ -708,8 +711,9 @@ static void subject_text(FILE *out, json_t *s, int rank, bool verbose)
 		part_text(out, s, part, verbose);
 }
 
-json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct search_params *given,
-			int top, int *nsubjects, struct fmt_err *err)
+json_t *explain_db_collect(struct rdb *db, const struct report_options *o,
+			   const struct search_params *given, int top, int *nsubjects,
+			   struct err_msg *err)
 {
 	/* every cause above the threshold: a callee that holds its share is a path too */
 	struct search_params by_time = *given, *sp = &by_time;
@@ -742,14 +746,14 @@ json_t *explain_collect(struct rdb *db, const struct ropt *o, const struct searc
 	return all;
 }
 
-int report_explain(FILE *out, struct rdb *db, const struct ropt *o,
-		   const struct search_params *given, int top, bool verbose, struct fmt_err *err)
+int explain_report(FILE *out, struct rdb *db, const struct report_options *o,
+		   const struct search_params *given, int top, bool verbose, struct err_msg *err)
 {
 	json_t *all, *x;
 	size_t k;
 	int n, rc = 0;
 
-	if (!(all = explain_collect(db, o, given, top, &n, err)))
+	if (!(all = explain_db_collect(db, o, given, top, &n, err)))
 		return -1;
 	if (o->json) {
 		json_t *j = json_pack("{sO}", "subjects", all);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
+#include "explain-chain.h"
 #include "explain-wake.h"
+#include "grow.h"
+#include "jtext.h"
+#include "waits.h"
+#include "wake-words.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain-chain.h"
-#include "grow.h"
-#include "jtext.h"
-#include "wake-words.h"
 
 /*
  * An off-CPU interval (si: sched_interval) and what ended it (k: its
@@ -97,7 +98,7 @@ struct waker_call {
 /* A task's intervals, loaded once. */
 struct task_offs {
 	int64_t tid;
-	struct ch_off *v;
+	struct chain_off *v;
 	int n;
 	int64_t *gap; /* its sched_gaps: from, to (INT64_MAX: not seen again), by from */
 	int ngap;
@@ -195,7 +196,7 @@ static const struct waker_call *remote(struct wload *l, int64_t woken, int64_t c
  * task acting for another CPU) by the waking call that queued it; else an
  * interrupt the recording does not name.
  */
-static void not_by_task(struct wload *l, sqlite3_stmt *st, struct ch_off *o)
+static void not_by_task(struct wload *l, sqlite3_stmt *st, struct chain_off *o)
 {
 	const char *handler = (const char *)sqlite3_column_text(st, 10);
 	int ctx = sqlite3_column_int(st, 4);
@@ -223,9 +224,9 @@ static void not_by_task(struct wload *l, sqlite3_stmt *st, struct ch_off *o)
 }
 
 /* The row of OFF_COLS at @st as an interval, what ended it classified. */
-static struct ch_off row_off(struct wload *l, sqlite3_stmt *st)
+static struct chain_off row_off(struct wload *l, sqlite3_stmt *st)
 {
-	struct ch_off o = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+	struct chain_off o = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 			   sqlite3_column_int(st, 2), sqlite3_column_int64(st, 3), CH_NOWAKE};
 
 	if (o.preempted || sqlite3_column_int(st, 13))
@@ -246,7 +247,7 @@ static struct ch_off row_off(struct wload *l, sqlite3_stmt *st)
 }
 
 /* The rows of @sql (?1 = @arg) as intervals into *@v. Their number, or -1. */
-static int load_offs(struct wload *l, const char *sql, int64_t arg, struct ch_off **v)
+static int load_offs(struct wload *l, const char *sql, int64_t arg, struct chain_off **v)
 {
 	sqlite3_stmt *st;
 	int n = 0, cap = 0, rc;
@@ -300,8 +301,8 @@ static struct task_offs *task_of(struct wload *l, int64_t tid)
 	return t;
 }
 
-/* ch_source.offs: task @tid's intervals. */
-static int task_offs(void *ctx, int64_t tid, const struct ch_off **out)
+/* chain_source.offs: task @tid's intervals. */
+static int task_offs(void *ctx, int64_t tid, const struct chain_off **out)
 {
 	struct task_offs *t = task_of(ctx, tid);
 
@@ -328,7 +329,7 @@ static int lossy(struct wload *l)
 }
 
 /*
- * ch_source.unseen: are switches of task @tid missing over [@lo, @hi)? In
+ * chain_source.unseen: are switches of task @tid missing over [@lo, @hi)? In
  * a recording that lost no events a sched_gap means a pid filter that does
  * not follow the task: none of its time is known, whatever the times (a
  * window without a gap of it shows only that no other task's event came on
@@ -420,9 +421,9 @@ static const char *waker_function(struct rdb *db, int64_t call, char *buf, size_
 }
 
 /* Step @i of @r as JSON, its share of @of ns. */
-static json_t *step_json(struct rdb *db, const struct ch_result *r, int i, double of)
+static json_t *step_json(struct rdb *db, const struct chain_result *r, int i, double of)
 {
-	const struct ch_step *s = &r->v[i];
+	const struct chain_step *s = &r->v[i];
 	json_t *j = json_pack("{ss sI sf sf}", "kind", kind_name(s->kind), "n", (json_int_t)s->n,
 			      "ns", s->ns, "share", of > 0 ? s->ns / of : 0.0);
 	char fn[256];
@@ -442,7 +443,7 @@ static json_t *step_json(struct rdb *db, const struct ch_result *r, int i, doubl
  * WAKE_ALSO or more of it (@of ns), largest first, each marked "also": what
  * else it did, so that a disk wait of 18% is named beside its 41% preempted.
  */
-static void also_json(struct rdb *db, const struct ch_result *r, int top, double of, json_t *a)
+static void also_json(struct rdb *db, const struct chain_result *r, int top, double of, json_t *a)
 {
 	int v[16], n = 0; /* at most 1 / WAKE_ALSO of them can hold WAKE_ALSO each */
 
@@ -467,7 +468,7 @@ static void also_json(struct rdb *db, const struct ch_result *r, int top, double
  * The chain: the top ender, then down the largest part of each waker's
  * time; at the last waker, its other large parts too (also_json()).
  */
-static json_t *chain_json(struct rdb *db, const struct ch_result *r)
+static json_t *chain_json(struct rdb *db, const struct chain_result *r)
 {
 	json_t *a = json_array();
 	double of = 0;
@@ -475,7 +476,7 @@ static json_t *chain_json(struct rdb *db, const struct ch_result *r)
 
 	for (int k = 0; k < r->n; k++)
 		of += r->v[k].parent < 0 ? r->v[k].ns : 0;
-	for (i = ch_top(r, -1); i >= 0; i = r->v[i].kind == CH_WAKER ? ch_top(r, i) : -1) {
+	for (i = chain_top(r, -1); i >= 0; i = r->v[i].kind == CH_WAKER ? chain_top(r, i) : -1) {
 		json_array_append_new(a, step_json(db, r, i, of));
 		if (r->v[i].kind != CH_WAKER && r->v[i].parent >= 0)
 			also_json(db, r, i, of, a);
@@ -489,7 +490,7 @@ static json_t *chain_json(struct rdb *db, const struct ch_result *r)
  * (@u), or a waker's waits, ended in interrupts it does not name.
  */
 static json_t *answer(struct rdb *db, const struct wload *l, const struct unnamed *u,
-		      const struct ch_result *r)
+		      const struct chain_result *r)
 {
 	struct unnamed all = {l->unknown, l->idle, l->pending};
 	json_t *steps = json_array(), *j;
@@ -515,19 +516,19 @@ static json_t *answer(struct rdb *db, const struct wload *l, const struct unname
 json_t *wake_chain(struct rdb *db, int64_t sleeper)
 {
 	struct wload l = {.db = db, .lossy = -1};
-	struct ch_source src = {task_offs, &l, task_unseen};
-	struct ch_result r = {0};
-	struct ch_off *v;
+	struct chain_source src = {task_offs, &l, task_unseen};
+	struct chain_result r = {0};
+	struct chain_off *v;
 	json_t *j = NULL;
 	int n = load_offs(&l, sleeps_fmt, sleeper, &v), rc = n > 0 ? 0 : -1;
 	struct unnamed own = {l.unknown, l.idle, l.pending};
 
 	for (int k = 0; !rc && k < n; k++)
-		rc = ch_add_sleep(&r, &src, &v[k]);
+		rc = chain_add_sleep(&r, &src, &v[k]);
 	if (!rc && !l.failed)
 		j = answer(db, &l, &own, &r);
 	free(v);
-	ch_release(&r);
+	chain_release(&r);
 	wload_free(&l);
 	return j;
 }

@@ -37,13 +37,6 @@
 json_t *wake_chain(struct rdb *db, int64_t sleeper);
 
 /*
- * Why the recording of @db cannot name the hard interrupts that woke its
- * tasks, and what to record: a sentence. @idle: the wake-ups were on idle
- * CPUs.
- */
-const char *waits_unnamed_advice(struct rdb *db, bool idle);
-
-/*
  * What a recording holds that tells who or what ended its sleeps, tallied
  * event by event (darc info): wake-ups from hard interrupts, and the
  * interrupt events that would name them.

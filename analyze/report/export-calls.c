@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What darc's exports share (export.h): the calls streamed in the order of
+ * What darc's exports share (export-calls.h): the calls streamed in the order of
  * their ids, a hand-made output buffer, and the function names.
  *
  * The calls come from call_base and call_extra read side by side, both in
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "export-calls.h"
 
 int64_t export_one_int(sqlite3 *sql, const char *q)
 {
@@ -73,7 +73,7 @@ static int64_t *entry_max_slot(struct entry_max *m, int64_t tid)
 	return &m->t[i];
 }
 
-/* Call_base's row under @b into @k (the columns of xstream_open()'s query). */
+/* Call_base's row under @b into @k (the columns of export_stream_open()'s query). */
 static void base_row(sqlite3_stmt *b, struct xcall *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -186,12 +186,12 @@ static int order_late(struct late *l)
 }
 
 /* Does @sel choose calls by task, comm or time (else every call: no filter to evaluate)? */
-static bool filtered(const struct rsel *sel)
+static bool filtered(const struct call_selection *sel)
 {
 	return sel->task || sel->comm || sel->t_lo != INT64_MIN || sel->t_hi != INT64_MAX;
 }
 
-sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q,
+sqlite3_stmt *export_prepare(struct rdb *db, const struct report_options *o, const char *q,
 			     const char *task_col, const char *time_col)
 {
 	char filter[320] = "1", sql[2048];
@@ -216,7 +216,7 @@ sqlite3_stmt *export_prepare(struct rdb *db, const struct ropt *o, const char *q
  * filters bound. A call's function and depth are its fnode's (n.func_id,
  * n.depth: call_base stores neither); SQLite drops the join where unused.
  */
-static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owner,
+static sqlite3_stmt *select_base(struct rdb *db, const struct report_options *o, bool owner,
 				 const char *cols, const char *where)
 {
 	char q[1024];
@@ -234,7 +234,7 @@ static sqlite3_stmt *select_base(struct rdb *db, const struct ropt *o, bool owne
  * The first read: the late calls (an entry before the latest entry of
  * their task so far, in the order of ids), each then read whole by id.
  */
-static int find_late(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner)
+static int find_late(struct xstream *s, struct rdb *db, const struct report_options *o, bool owner)
 {
 	struct entry_max m = {0};
 	sqlite3_stmt *st = select_base(db, o, owner, "b.task_id, b.t_entry, b.id",
@@ -284,8 +284,8 @@ out:
 	return rc == SQLITE_DONE ? order_late(&s->late) : -1;
 }
 
-int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool owner,
-		 struct progress *pg)
+int export_stream_open(struct xstream *s, struct rdb *db, const struct report_options *o,
+		       bool owner, struct progress *pg)
 {
 	*s = (struct xstream){.pg = pg};
 	if (!(s->base = select_base(db, o, owner, BASE_COLS, "1")) || find_late(s, db, o, owner) ||
@@ -293,7 +293,7 @@ int xstream_open(struct xstream *s, struct rdb *db, const struct ropt *o, bool o
 			       "SELECT id, t_exit, irq_ns, softirq_ns, preempt_ns, blocked_ns,"
 			       " flags FROM call_extra ORDER BY id",
 			       -1, &s->extra, NULL) != SQLITE_OK) {
-		xstream_close(s);
+		export_stream_close(s);
 		return -1;
 	}
 	s->extra_row = sqlite3_step(s->extra) == SQLITE_ROW;
@@ -352,7 +352,7 @@ static void give_late(struct late *l, int i, struct xcall *k)
 	l->next[g] = i + 1;
 }
 
-int xstream_next(struct xstream *s, struct xcall *k)
+int export_stream_next(struct xstream *s, struct xcall *k)
 {
 	struct late *l = &s->late;
 	int i;
@@ -386,7 +386,7 @@ int xstream_next(struct xstream *s, struct xcall *k)
 	return 1;
 }
 
-void xstream_close(struct xstream *s)
+void export_stream_close(struct xstream *s)
 {
 	sqlite3_finalize(s->base);
 	sqlite3_finalize(s->extra);
@@ -399,7 +399,8 @@ void xstream_close(struct xstream *s)
 
 /* ---- each thread's open calls --------------------------------------------- */
 
-int xstack_pop(struct xstack *s, int64_t t, int64_t keep, xstack_end end, void *x, void *track)
+int export_stack_pop(struct xstack *s, int64_t t, int64_t keep, export_stack_end end, void *x,
+		     void *track)
 {
 	while (s->n && s->open[s->n - 1].t_exit <= t && s->open[s->n - 1].id != keep)
 		if (end(x, track, &s->open[--s->n]))
@@ -407,9 +408,10 @@ int xstack_pop(struct xstack *s, int64_t t, int64_t keep, xstack_end end, void *
 	return 0;
 }
 
-int xstack_push(struct xstack *s, const struct xcall *k, xstack_end end, void *x, void *track)
+int export_stack_push(struct xstack *s, const struct xcall *k, export_stack_end end, void *x,
+		      void *track)
 {
-	if (xstack_pop(s, k->t_entry, k->parent, end, x, track))
+	if (export_stack_pop(s, k->t_entry, k->parent, end, x, track))
 		return -1;
 	if (s->n && k->t_exit > s->open[s->n - 1].t_exit)
 		return 0;
@@ -426,17 +428,17 @@ int xstack_push(struct xstack *s, const struct xcall *k, xstack_end end, void *x
 
 /* ---- the output buffer ----------------------------------------------------- */
 
-void ob_flush(struct obuf *o)
+void export_out_flush(struct obuf *o)
 {
 	if (o->n)
 		fwrite(o->b, 1, o->n, o->out);
 	o->n = 0;
 }
 
-void ob_mem(struct obuf *o, const void *p, size_t n)
+void export_out_mem(struct obuf *o, const void *p, size_t n)
 {
 	if (o->n + n > sizeof(o->b)) {
-		ob_flush(o);
+		export_out_flush(o);
 		if (n > sizeof(o->b)) {
 			fwrite(p, 1, n, o->out);
 			return;
@@ -455,17 +457,17 @@ static char *digits(uint64_t v, char *end)
 	return end;
 }
 
-void ob_i64(struct obuf *o, int64_t v)
+void export_out_i64(struct obuf *o, int64_t v)
 {
 	char buf[24], *e = buf + sizeof(buf), *p;
 
 	p = digits(v < 0 ? -(uint64_t)v : (uint64_t)v, e);
 	if (v < 0)
 		*--p = '-';
-	ob_mem(o, p, e - p);
+	export_out_mem(o, p, e - p);
 }
 
-void ob_usec(struct obuf *o, int64_t v)
+void export_out_usec(struct obuf *o, int64_t v)
 {
 	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	char buf[32], *e = buf + sizeof(buf), *p;
@@ -477,7 +479,7 @@ void ob_usec(struct obuf *o, int64_t v)
 	p = digits(a / 1000, e - 4);
 	if (v < 0)
 		*--p = '-';
-	ob_mem(o, p, e - p);
+	export_out_mem(o, p, e - p);
 }
 
 /* ---- function names -------------------------------------------------------- */

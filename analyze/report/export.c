@@ -4,7 +4,7 @@
  * (flamegraph.pl, speedscope): the weights are summed in SQL per (task,
  * fnode), so only the fnode tree and the function names are held. Trace
  * Event Format JSON (Perfetto, chrome://tracing, speedscope): the calls are
- * read each task's in the order of entry (export.h), one X event each, a
+ * read each task's in the order of entry (export-calls.h), one X event each, a
  * call that does not nest in the thread's open calls left out; the
  * intervals follow, as X events too. speedscope's format wants each thread's
  * events together: they wait per thread, in memory and then in a temporary
@@ -17,11 +17,12 @@
 #include <string.h>
 
 #include "config.h"
+#include "export-calls.h"
 #include "export.h"
-#include "progress.h"
-#include "report.h"
-#include "vis.h"
 #include "jtext.h"
+#include "perfetto.h"
+#include "progress.h"
+#include "vis.h"
 
 #define SYNTH 4194304 /* PID_MAX_LIMIT: the ids of darc's own tracks start here */
 #define COMPLETE "c.incl_ns IS NOT NULL AND c.flags & 3 = 0"
@@ -152,8 +153,8 @@ static int print_path(FILE *out, struct names *n, int64_t id)
 }
 
 /* The folded query: rows (root frame or NULL, fnode id, last frame or NULL, weight). */
-static void folded_sql(const struct ropt *o, const struct export_opts *x, bool owner, char *q,
-		       size_t n)
+static void folded_sql(const struct report_options *o, const struct export_opts *x, bool owner,
+		       char *q, size_t n)
 {
 	static const char *const root[] = {[EXPORT_ROOT_NONE] = "NULL",
 					   [EXPORT_ROOT_COMM] = "coalesce(t.comm, '?')",
@@ -161,7 +162,7 @@ static void folded_sql(const struct ropt *o, const struct export_opts *x, bool o
 					       "coalesce(t.comm, '?') || '-' || c.task_id"};
 	static const char *const kinds[XM_METRICS] = {
 	    [XM_PREEMPT] = "w.kind = 0", [XM_BLOCKED] = "w.kind = 1", [XM_OFFCPU] = "1"};
-	const struct rsel *s = &o->sel;
+	const struct call_selection *s = &o->sel;
 	char filter[320];
 	const char *sel = owner ? " AND c.fnode_id IN sel_fnode" : "";
 
@@ -185,8 +186,8 @@ static void folded_sql(const struct ropt *o, const struct export_opts *x, bool o
 			 root[x->root], metrics[x->metric].call, filter, sel);
 }
 
-static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
-			 const struct export_opts *x, bool owner, struct fmt_err *err)
+static int export_folded(FILE *out, struct rdb *db, const struct report_options *o,
+			 const struct export_opts *x, bool owner, struct err_msg *err)
 {
 	struct names n = {.sql = rdb_sql(db), .path = rdb_path(db)};
 	sqlite3_stmt *st = NULL;
@@ -195,14 +196,14 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 
 	if (x->off_cpu && x->metric != XM_BLOCKED && x->metric != XM_PREEMPT &&
 	    x->metric != XM_OFFCPU)
-		return fmt_errf(err, n.path,
+		return err_setf(err, n.path,
 				"--off-cpu weighs blocked, preempt or offcpu time, not %s",
 				export_metric_name(x->metric));
 	folded_sql(o, x, owner, q, sizeof(q));
 	if (load_funcs(&n, stored_name) || load_fnodes(&n) ||
 	    sqlite3_prepare_v2(n.sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    (sqlite3_bind_parameter_count(st) && rdb_bind_filters(st, &o->sel, rdb_t_first(db)))) {
-		fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
+		err_setf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -224,7 +225,7 @@ static int export_folded(FILE *out, struct rdb *db, const struct ropt *o,
 	}
 	rc = rc == SQLITE_DONE
 		 ? 0
-		 : fmt_errf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
+		 : err_setf(err, n.path, "cannot read the stacks: %s", rdb_why(n.sql));
 out:
 	sqlite3_finalize(st);
 	names_release(&n);
@@ -282,14 +283,14 @@ static const char *const part_name[7] = {"incl_ns",    "excl_ns",    "children_n
 
 static void event_start(struct chrome *c)
 {
-	ob_str(c->ob, c->first ? "\n" : ",\n");
+	export_out_str(c->ob, c->first ? "\n" : ",\n");
 	c->first = false;
 }
 
 /* @s, a JSON string with its quotes, without the closing one (so a suffix can follow). */
 static void open_string(struct obuf *o, const char *s)
 {
-	ob_mem(o, s, strlen(s) - 1);
+	export_out_mem(o, s, strlen(s) - 1);
 }
 
 static void meta(struct chrome *c, int64_t pid, int64_t tid, const char *what, const char *name,
@@ -298,16 +299,16 @@ static void meta(struct chrome *c, int64_t pid, int64_t tid, const char *what, c
 	struct obuf *o = c->ob;
 
 	event_start(c);
-	ob_str(o, "{\"ph\":\"M\",\"pid\":");
-	ob_i64(o, pid);
-	ob_str(o, ",\"tid\":");
-	ob_i64(o, tid);
-	ob_str(o, ",\"name\":\"");
-	ob_str(o, what);
-	ob_str(o, "\",\"args\":{\"name\":");
+	export_out_str(o, "{\"ph\":\"M\",\"pid\":");
+	export_out_i64(o, pid);
+	export_out_str(o, ",\"tid\":");
+	export_out_i64(o, tid);
+	export_out_str(o, ",\"name\":\"");
+	export_out_str(o, what);
+	export_out_str(o, "\",\"args\":{\"name\":");
 	open_string(o, name);
-	ob_str(o, suffix);
-	ob_str(o, "\"}}");
+	export_out_str(o, suffix);
+	export_out_str(o, "\"}}");
 }
 
 static struct track *task_track(struct chrome *c, int64_t tid)
@@ -370,28 +371,28 @@ static void call_args(struct chrome *c, const struct xcall *k)
 {
 	struct obuf *o = c->ob;
 
-	ob_str(o, ",\"args\":{\"call\":");
-	ob_i64(o, k->id);
-	ob_str(o, ",\"cpu\":");
-	ob_i64(o, k->cpu);
+	export_out_str(o, ",\"args\":{\"call\":");
+	export_out_i64(o, k->id);
+	export_out_str(o, ",\"cpu\":");
+	export_out_i64(o, k->cpu);
 	for (int i = 1; i < 7; i++) {
 		if (!k->ns[i])
 			continue;
-		ob_str(o, ",\"");
-		ob_str(o, part_name[i]);
-		ob_str(o, "\":");
-		ob_i64(o, k->ns[i]);
+		export_out_str(o, ",\"");
+		export_out_str(o, part_name[i]);
+		export_out_str(o, "\":");
+		export_out_i64(o, k->ns[i]);
 	}
 	if (k->flags) {
-		ob_str(o, ",\"flags\":\"");
+		export_out_str(o, ",\"flags\":\"");
 		for (int b = 0, sep = 0; b < 8; b++)
 			if (k->flags & (1 << b)) {
-				ob_str(o, sep++ ? "|" : "");
-				ob_str(o, c->flag[b] ? c->flag[b] : "?");
+				export_out_str(o, sep++ ? "|" : "");
+				export_out_str(o, c->flag[b] ? c->flag[b] : "?");
 			}
-		ob_str(o, "\"");
+		export_out_str(o, "\"");
 	}
-	ob_str(o, "}}");
+	export_out_str(o, "}}");
 }
 
 /*
@@ -409,21 +410,21 @@ static int call_event(struct chrome *c, struct track *t, const struct xcall *k, 
 	if (!begin)
 		return 0;
 	event_start(c);
-	ob_str(o, "{\"ph\":\"X\",\"pid\":");
-	ob_i64(o, t->pid);
-	ob_str(o, ",\"tid\":");
-	ob_i64(o, t->tid);
-	ob_str(o, ",\"ts\":");
-	ob_usec(o, k->t_entry - c->t0);
-	ob_str(o, ",\"dur\":");
-	ob_usec(o, k->ns[0]);
-	ob_str(o, ",\"cat\":\"call\",\"name\":");
-	ob_str(o, func_name(&c->n, k->func));
+	export_out_str(o, "{\"ph\":\"X\",\"pid\":");
+	export_out_i64(o, t->pid);
+	export_out_str(o, ",\"tid\":");
+	export_out_i64(o, t->tid);
+	export_out_str(o, ",\"ts\":");
+	export_out_usec(o, k->t_entry - c->t0);
+	export_out_str(o, ",\"dur\":");
+	export_out_usec(o, k->ns[0]);
+	export_out_str(o, ",\"cat\":\"call\",\"name\":");
+	export_out_str(o, func_name(&c->n, k->func));
 	call_args(c, k);
 	return 0;
 }
 
-/* xstack_end: @k ends on track @t. */
+/* export_stack_end: @k ends on track @t. */
 static int call_end(void *c, void *t, const struct xcall *k)
 {
 	return call_event(c, t, k, false);
@@ -431,7 +432,7 @@ static int call_end(void *c, void *t, const struct xcall *k)
 
 static int push_call(struct chrome *c, struct track *t, const struct xcall *k)
 {
-	int rc = xstack_push(&t->st, k, call_end, c, t);
+	int rc = export_stack_push(&t->st, k, call_end, c, t);
 
 	if (rc <= 0) {
 		c->unnested += !rc; /* times that cannot nest (a damaged recording): left out */
@@ -489,10 +490,10 @@ static int load_tasks(struct chrome *c)
 static int pop_all(struct chrome *c)
 {
 	for (int i = 0; i < c->ntask; i++)
-		if (xstack_pop(&c->task[i].st, INT64_MAX, 0, call_end, c, &c->task[i]))
+		if (export_stack_pop(&c->task[i].st, INT64_MAX, 0, call_end, c, &c->task[i]))
 			return -1;
 	for (int i = 0; i < c->nirq; i++)
-		if (xstack_pop(&c->irq[i].st, INT64_MAX, 0, call_end, c, &c->irq[i]))
+		if (export_stack_pop(&c->irq[i].st, INT64_MAX, 0, call_end, c, &c->irq[i]))
 			return -1;
 	return 0;
 }
@@ -504,15 +505,16 @@ static int pop_all(struct chrome *c)
  * event waits there until a later call of the thread begins after its
  * exit, or the end.
  */
-static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_calls(struct chrome *c, struct rdb *db, const struct report_options *o,
+			bool owner)
 {
 	struct xstream s;
 	struct xcall k;
 	int rc;
 
-	if (xstream_open(&s, db, o, owner, &c->pg))
+	if (export_stream_open(&s, db, o, owner, &c->pg))
 		return -1;
-	while ((rc = xstream_next(&s, &k)) == 1) {
+	while ((rc = export_stream_next(&s, &k)) == 1) {
 		struct track *t;
 		if (!k.complete) {
 			c->incomplete++; /* no time to show it at: left out */
@@ -526,7 +528,7 @@ static int chrome_calls(struct chrome *c, struct rdb *db, const struct ropt *o, 
 		if (!(c->calls & 0xfff) && progress_due(&c->pg))
 			progress_show(&c->pg, "%.1f M calls", c->calls / 1e6);
 	}
-	xstream_close(&s);
+	export_stream_close(&s);
 	return rc || pop_all(c) ? -1 : 0;
 }
 
@@ -537,24 +539,25 @@ static void x_event(struct chrome *c, int64_t pid, int64_t tid, int64_t t0, int6
 	struct obuf *o = c->ob;
 
 	event_start(c);
-	ob_str(o, "{\"ph\":\"X\",\"pid\":");
-	ob_i64(o, pid);
-	ob_str(o, ",\"tid\":");
-	ob_i64(o, tid);
-	ob_str(o, ",\"ts\":");
-	ob_usec(o, t0 - c->t0);
-	ob_str(o, ",\"dur\":");
-	ob_usec(o, t1 - t0);
-	ob_str(o, ",\"cat\":\"");
-	ob_str(o, cat);
-	ob_str(o, "\",\"name\":");
-	ob_str(o, name_json);
-	ob_str(o, ",\"args\":{");
-	ob_str(o, args);
-	ob_str(o, "}}");
+	export_out_str(o, "{\"ph\":\"X\",\"pid\":");
+	export_out_i64(o, pid);
+	export_out_str(o, ",\"tid\":");
+	export_out_i64(o, tid);
+	export_out_str(o, ",\"ts\":");
+	export_out_usec(o, t0 - c->t0);
+	export_out_str(o, ",\"dur\":");
+	export_out_usec(o, t1 - t0);
+	export_out_str(o, ",\"cat\":\"");
+	export_out_str(o, cat);
+	export_out_str(o, "\",\"name\":");
+	export_out_str(o, name_json);
+	export_out_str(o, ",\"args\":{");
+	export_out_str(o, args);
+	export_out_str(o, "}}");
 }
 
-static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct report_options *o,
+			  bool owner)
 {
 	char q[1024], args[256];
 	sqlite3_stmt *st;
@@ -588,7 +591,7 @@ static int chrome_off_cpu(struct chrome *c, struct rdb *db, const struct ropt *o
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int chrome_irqs(struct chrome *c, struct rdb *db, const struct ropt *o, bool owner)
+static int chrome_irqs(struct chrome *c, struct rdb *db, const struct report_options *o, bool owner)
 {
 	char q[1024], args[256], *name;
 	sqlite3_stmt *st;
@@ -670,10 +673,10 @@ static int64_t traced_task(sqlite3 *sql)
 static void speedscope_head(struct chrome *c, const char *src)
 {
 	c->want_tid = traced_task(c->n.sql);
-	ob_str(c->ob, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	export_out_str(c->ob, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		      "\"exporter\":\"darc " DARC_VERSION "\",\"name\":");
-	ob_str(c->ob, src);
-	ob_str(c->ob, ",\"profiles\":[");
+	export_out_str(c->ob, src);
+	export_out_str(c->ob, ",\"profiles\":[");
 }
 
 /* --speedscope: @n events of a profile; *@at0 and *@at1 the first and last times. */
@@ -683,12 +686,12 @@ static void ss_events(struct chrome *c, const struct ssev *e, int n, int64_t *at
 
 	for (int i = 0; i < n; i++) {
 		event_start(c);
-		ob_str(o, e[i].frame_open & 1 ? "{\"type\":\"O\",\"frame\":"
+		export_out_str(o, e[i].frame_open & 1 ? "{\"type\":\"O\",\"frame\":"
 					      : "{\"type\":\"C\",\"frame\":");
-		ob_i64(o, e[i].frame_open >> 1);
-		ob_str(o, ",\"at\":");
-		ob_i64(o, e[i].at);
-		ob_str(o, "}");
+		export_out_i64(o, e[i].frame_open >> 1);
+		export_out_str(o, ",\"at\":");
+		export_out_i64(o, e[i].at);
+		export_out_str(o, "}");
 		if (*at0 == INT64_MIN)
 			*at0 = e[i].at;
 		*at1 = e[i].at;
@@ -707,11 +710,11 @@ static int ss_profile(struct chrome *c, const struct track *t)
 	if (t->sp.nblock && !(blk = malloc(SPOOL_BLOCK * sizeof(*blk))))
 		return -1;
 	snprintf(tid, sizeof(tid), t->pid == SYNTH ? "" : " [%" PRId64 "]", t->tid);
-	ob_str(c->ob, c->nprofile ? ",\n{\"type\":\"evented\",\"name\":"
+	export_out_str(c->ob, c->nprofile ? ",\n{\"type\":\"evented\",\"name\":"
 				  : "\n{\"type\":\"evented\",\"name\":");
 	open_string(c->ob, t->name);
-	ob_str(c->ob, tid);
-	ob_str(c->ob, "\",\"unit\":\"nanoseconds\",\"events\":[");
+	export_out_str(c->ob, tid);
+	export_out_str(c->ob, "\",\"unit\":\"nanoseconds\",\"events\":[");
 	if (t->pid != SYNTH && t->tid == c->want_tid)
 		c->active = c->nprofile;
 	c->nprofile++;
@@ -726,11 +729,11 @@ static int ss_profile(struct chrome *c, const struct track *t)
 	}
 	free(blk);
 	ss_events(c, t->sp.ev, t->sp.n, &at0, &at1);
-	ob_str(c->ob, "],\"startValue\":");
-	ob_i64(c->ob, at0 == INT64_MIN ? 0 : at0);
-	ob_str(c->ob, ",\"endValue\":");
-	ob_i64(c->ob, at0 == INT64_MIN ? 0 : at1);
-	ob_str(c->ob, "}");
+	export_out_str(c->ob, "],\"startValue\":");
+	export_out_i64(c->ob, at0 == INT64_MIN ? 0 : at0);
+	export_out_str(c->ob, ",\"endValue\":");
+	export_out_i64(c->ob, at0 == INT64_MIN ? 0 : at1);
+	export_out_str(c->ob, "}");
 	return 0;
 }
 
@@ -743,15 +746,15 @@ static int speedscope_tail(struct chrome *c)
 	for (int i = 0; i < c->nirq; i++)
 		if (ss_profile(c, &c->irq[i]))
 			return -1;
-	ob_str(c->ob, "],\n\"activeProfileIndex\":");
-	ob_i64(c->ob, c->active);
-	ob_str(c->ob, ",\"shared\":{\"frames\":[");
+	export_out_str(c->ob, "],\n\"activeProfileIndex\":");
+	export_out_i64(c->ob, c->active);
+	export_out_str(c->ob, ",\"shared\":{\"frames\":[");
 	for (int64_t i = 0; i < c->n.nfunc; i++) {
-		ob_str(c->ob, i ? ",{\"name\":" : "{\"name\":");
-		ob_str(c->ob, c->n.func[i] ? c->n.func[i] : "\"?\"");
-		ob_str(c->ob, "}");
+		export_out_str(c->ob, i ? ",{\"name\":" : "{\"name\":");
+		export_out_str(c->ob, c->n.func[i] ? c->n.func[i] : "\"?\"");
+		export_out_str(c->ob, "}");
 	}
-	ob_str(c->ob, "]}}\n");
+	export_out_str(c->ob, "]}}\n");
 	return 0;
 }
 
@@ -759,17 +762,17 @@ static void chrome_tail(struct chrome *c, const char *src)
 {
 	struct obuf *o = c->ob;
 
-	ob_str(o, "\n],\n\"otherData\":{\"source\":");
-	ob_str(o, src);
-	ob_str(o, ",\"t0_ns\":");
-	ob_i64(o, c->t0);
-	ob_str(o, ",\"calls\":");
-	ob_i64(o, c->calls);
-	ob_str(o, ",\"left_out_incomplete\":");
-	ob_i64(o, c->incomplete);
-	ob_str(o, ",\"left_out_not_nested\":");
-	ob_i64(o, c->unnested);
-	ob_str(o, "}}\n");
+	export_out_str(o, "\n],\n\"otherData\":{\"source\":");
+	export_out_str(o, src);
+	export_out_str(o, ",\"t0_ns\":");
+	export_out_i64(o, c->t0);
+	export_out_str(o, ",\"calls\":");
+	export_out_i64(o, c->calls);
+	export_out_str(o, ",\"left_out_incomplete\":");
+	export_out_i64(o, c->incomplete);
+	export_out_str(o, ",\"left_out_not_nested\":");
+	export_out_i64(o, c->unnested);
+	export_out_str(o, "}}\n");
 }
 
 /*
@@ -779,8 +782,8 @@ static void chrome_tail(struct chrome *c, const char *src)
  * interrupt calls, frames shared by function, so that its left-heavy and
  * sandwich views add up the calls of a function).
  */
-static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool owner, bool ss,
-			   struct fmt_err *err)
+static int export_timeline(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
+			   bool ss, struct err_msg *err)
 {
 	struct chrome c = {.ob = malloc(sizeof(*c.ob)),
 			   .n = {.sql = rdb_sql(db), .path = rdb_path(db)},
@@ -792,7 +795,7 @@ static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool
 
 	progress_start(&c.pg, "export", true);
 	if (!c.ob || !src || load_funcs(&c.n, json_text) || load_tasks(&c) || export_load_flags(c.n.sql, c.flag)) {
-		fmt_errf(err, c.n.path, "cannot read the functions and tasks: %s",
+		err_setf(err, c.n.path, "cannot read the functions and tasks: %s",
 			 rdb_why(c.n.sql));
 		goto out;
 	}
@@ -801,20 +804,20 @@ static int export_timeline(FILE *out, struct rdb *db, const struct ropt *o, bool
 	if (ss)
 		speedscope_head(&c, src);
 	else
-		ob_str(c.ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		export_out_str(c.ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	if (chrome_calls(&c, db, o, owner) ||
 	    (!ss && (chrome_off_cpu(&c, db, o, owner) || chrome_irqs(&c, db, o, owner)))) {
-		fmt_errf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
+		err_setf(err, c.n.path, "cannot read the calls: %s", rdb_why(c.n.sql));
 		goto out;
 	}
 	if (ss && speedscope_tail(&c)) {
-		fmt_errf(err, c.n.path, "cannot spool the calls to a temporary file: %s",
+		err_setf(err, c.n.path, "cannot spool the calls to a temporary file: %s",
 			 strerror(errno));
 		goto out;
 	}
 	if (!ss)
 		chrome_tail(&c, src);
-	ob_flush(c.ob);
+	export_out_flush(c.ob);
 	rc = 0;
 out:
 	free(src);
@@ -823,15 +826,15 @@ out:
 	return rc;
 }
 
-int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct export_opts *x,
-		  struct fmt_err *err)
+int export_report(FILE *out, struct rdb *db, const struct report_options *o,
+		  const struct export_opts *x, struct err_msg *err)
 {
-	const struct rsel *s = &o->sel;
+	const struct call_selection *s = &o->sel;
 	bool owner = s->func || s->fnode || s->path;
 	int rc;
 
 	if (x->metric < 0 || x->metric >= XM_METRICS)
-		return fmt_errf(err, rdb_path(db), "bad metric");
+		return err_setf(err, rdb_path(db), "bad metric");
 	/*
 	 * Each page is read once: a small cache, and no map of the file, keep the
 	 * memory bounded.
@@ -841,10 +844,10 @@ int report_export(FILE *out, struct rdb *db, const struct ropt *o, const struct 
 	if (owner && rdb_select_fnodes(db, s, err) < 0)
 		return -1;
 	rc = x->format == EXPORT_FOLDED	 ? export_folded(out, db, o, x, owner, err)
-	     : x->format == EXPORT_PERFETTO ? export_perfetto(out, db, o, owner, err)
+	     : x->format == EXPORT_PERFETTO ? perfetto_export(out, db, o, owner, err)
 					    : export_timeline(out, db, o, owner,
 							      x->format == EXPORT_SPEEDSCOPE, err);
 	if (!rc && (fflush(out) || ferror(out)))
-		rc = fmt_errf(err, rdb_path(db), "cannot write the export");
+		rc = err_setf(err, rdb_path(db), "cannot write the export");
 	return rc;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "flame.h"
+#include "jtext.h"
 
 #include <stdlib.h>
 
-#include "jtext.h"
 
 /* One fnode's calls in the search, summed. */
 struct fsum {

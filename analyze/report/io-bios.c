@@ -8,10 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "io-bios.h"
+#include "jtext.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
 
 static const struct {
 	const char *name, *expr, *which;
@@ -64,7 +64,7 @@ out:
 	return rc;
 }
 
-int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
+int io_bios_report(FILE *out, struct rdb *db, bool json, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json ? json_array() : NULL;
@@ -72,7 +72,7 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 
 	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT DISTINCT dev FROM bio ORDER BY dev", -1, &st,
 			       NULL) != SQLITE_OK)
-		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		return err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW)
 		for (int s = 0; !rc && s < 3; s++, n++) {
 			if (!json && n)
@@ -81,9 +81,9 @@ int report_bios(FILE *out, struct rdb *db, bool json, struct fmt_err *err)
 		}
 	sqlite3_finalize(st);
 	if (rc)
-		rc = fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		rc = err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	else if (!n)
-		rc = fmt_errf(err, rdb_path(db), "no bios (record block events: block_bio_queue, "
+		rc = err_setf(err, rdb_path(db), "no bios (record block events: block_bio_queue, "
 						 "block_rq_issue, block_rq_complete)");
 	else if (json)
 		rc = show_json_to(out, "io", "stages", all, err);
@@ -183,7 +183,7 @@ static const char irqs_sql[] =
     " LEFT JOIN irq_kind k ON k.kind = i.kind WHERE i.t_end IS NOT NULL AND i.t_start IS NOT NULL"
     " GROUP BY i.task_id, i.kind ORDER BY total DESC, i.task_id, i.kind LIMIT ?1";
 
-int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *err)
+int io_irqs_report(FILE *out, struct rdb *db, int top, bool json, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json_array();
@@ -194,7 +194,7 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 
 	if (sqlite3_prepare_v2(rdb_sql(db), irqs_sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		return fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		return err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 	}
 	sqlite3_bind_int(st, 1, top);
 	while (sqlite3_step(st) == SQLITE_ROW)
@@ -208,8 +208,9 @@ int report_irqs(FILE *out, struct rdb *db, int top, bool json, struct fmt_err *e
 				   (json_int_t)sqlite3_column_int64(st, 6)));
 	sqlite3_finalize(st);
 	if (!json_array_size(all))
-		rc = fmt_errf(err, rdb_path(db), "no interrupts (record irq events: irq_handler_entry/"
-						 "exit, softirq_entry/exit)");
+		rc = err_setf(err, rdb_path(db),
+			      "no interrupts (record irq events: irq_handler_entry/"
+			      "exit, softirq_entry/exit)");
 	else if (json)
 		rc = show_json_to(out, "io", "irqs", all, err);
 	else {

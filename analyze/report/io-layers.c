@@ -15,9 +15,10 @@
 
 #include "columns.h"
 #include "grow.h"
-#include "report.h"
-#include "show.h"
+#include "io-bios.h"
+#include "io-layers.h"
 #include "jtext.h"
+#include "show.h"
 
 enum { L_VFS, L_FS, L_CACHE, L_COPY, L_BLOCK, L_DRIVER, L_SCHED, L_OTHER, L_IRQ, L_PREEMPT,
        L_QUEUE, L_DEVICE, L_WAKE, L_RUNDELAY, L_WAIT, NLAYER };
@@ -97,7 +98,7 @@ static int rule_line(char *line, struct io_rules *rules, int *cap)
 	return rules->r[rules->n++].glob ? 0 : -1;
 }
 
-int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err)
+int io_rules_load(const char *path, struct io_rules *rules, struct err_msg *err)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024];
@@ -106,15 +107,17 @@ int io_rules_load(const char *path, struct io_rules *rules, struct fmt_err *err)
 	rules->r = NULL;
 	rules->n = 0;
 	if (!f)
-		return fmt_errf(err, path, "%s", strerror(errno));
+		return err_setf(err, path, "%s", strerror(errno));
 	while (!rc && fgets(line, sizeof(line), f)) {
 		no++;
 		if (rule_line(line, rules, &cap) < 0)
-			rc = fmt_errf(err, path, "line %d: not 'GLOB LAYER' with a layer of vfs, fs, "
-						 "page cache, copy, block, driver, scheduler, other", no);
+			rc = err_setf(err, path,
+				      "line %d: not 'GLOB LAYER' with a layer of vfs, fs, "
+				      "page cache, copy, block, driver, scheduler, other",
+				      no);
 	}
 	if (!rc && ferror(f))
-		rc = fmt_errf(err, path, "%s", strerror(errno));
+		rc = err_setf(err, path, "%s", strerror(errno));
 	fclose(f);
 	if (rc)
 		io_rules_free(rules);
@@ -302,7 +305,7 @@ static int put_layers(sqlite3 *w, void *ctx)
 	const char *k;
 	size_t i;
 	int bad = sqlite3_prepare_v2(w, "DELETE FROM io_layer WHERE call_id = ?1", -1, &del, NULL) ||
-		  db_prepare_insert(w, "io_layer", &ins);
+		  columns_prepare_insert(w, "io_layer", &ins);
 
 	json_array_foreach(all, i, r) {
 		json_int_t id = json_integer_value(json_object_get(r, "call"));
@@ -324,23 +327,23 @@ static int put_layers(sqlite3 *w, void *ctx)
 	return bad;
 }
 
-static int store_layers(struct rdb *db, json_t *all, struct fmt_err *err)
+static int store_layers(struct rdb *db, json_t *all, struct err_msg *err)
 {
 	return rdb_store(db, "layers", put_layers, all, err);
 }
 
 /* @q prepared on @db, with an empty array for its rows in *@all; NULL with @err set. */
-static sqlite3_stmt *prepare(struct rdb *db, const char *q, json_t **all, struct fmt_err *err)
+static sqlite3_stmt *prepare(struct rdb *db, const char *q, json_t **all, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 		return NULL;
 	}
 	if (!(*all = json_array())) {
 		sqlite3_finalize(st);
-		fmt_errf(err, rdb_path(db), "out of memory");
+		err_setf(err, rdb_path(db), "out of memory");
 		return NULL;
 	}
 	return st;
@@ -348,7 +351,7 @@ static sqlite3_stmt *prepare(struct rdb *db, const char *q, json_t **all, struct
 
 /* The @top slowest complete calls of @func (or call @call alone), each with its layers: a JSON array. */
 static json_t *requests(struct rdb *db, const struct io_rules *rules, const char *func,
-			int64_t call, int top, struct fmt_err *err)
+			int64_t call, int top, struct err_msg *err)
 {
 	static const char pick[] =
 	    "SELECT c.id, c.incl_ns FROM call c JOIN func f ON f.id = c.func_id"
@@ -372,8 +375,8 @@ static json_t *requests(struct rdb *db, const struct io_rules *rules, const char
 	return all;
 }
 
-int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
-	      int64_t call, int top, bool json, struct fmt_err *err)
+int io_report(FILE *out, struct rdb *db, const struct io_rules *rules, const char *func,
+	      int64_t call, int top, bool json, struct err_msg *err)
 {
 	json_t *all = requests(db, rules, func, call, top, err), *r;
 	size_t i;
@@ -382,7 +385,8 @@ int report_io(FILE *out, struct rdb *db, const struct io_rules *rules, const cha
 	if (!all)
 		return -1;
 	if (!json_array_size(all))
-		rc = fmt_errf(err, rdb_path(db), "no complete call %s", func ? func : "with that id");
+		rc = err_setf(err, rdb_path(db), "no complete call %s",
+			      func ? func : "with that id");
 	else if (store_layers(db, all, err))
 		rc = -1;
 	else if (json)
@@ -463,7 +467,7 @@ static void entry_text(FILE *out, json_t *e)
 }
 
 json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, int per,
-			struct fmt_err *err)
+			struct err_msg *err)
 {
 	json_t *all;
 	sqlite3_stmt *st = prepare(db, entries_sql, &all, err);
@@ -488,8 +492,8 @@ json_t *io_entries_json(struct rdb *db, const struct io_rules *rules, int top, i
 	return all;
 }
 
-int report_io_overview(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
-		       bool json, struct fmt_err *err)
+int io_overview_report(FILE *out, struct rdb *db, const struct io_rules *rules, int top,
+		       bool json, struct err_msg *err)
 {
 	json_t *e = io_entries_json(db, rules, top, 20, err), *d, *r;
 	size_t i;

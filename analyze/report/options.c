@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "number.h"
 #include "options.h"
 
 #include <errno.h>
@@ -13,8 +14,8 @@
 #include "wfile.h"
 #include "jtext.h"
 
-const char ropt_help[] =
-    "which calls (one of):\n" ROPT_HELP_CALLS
+const char options_help[] =
+    "which calls (one of):\n" OPTION_HELP_CALLS
     "how:\n"
     "      --metric M       incl (default), excl, irq, softirq, preempt, blocked: the\n"
     "                       latency, or one part of it (schema/README.md, view call)\n"
@@ -28,19 +29,19 @@ const char ropt_help[] =
     "      --peaks LO-HI,.. use these bucket ranges as the peaks instead\n"
     "      --json           print JSON\n";
 
-void ropt_init(struct ropt *o)
+void options_init(struct report_options *o)
 {
-	*o = (struct ropt){
+	*o = (struct report_options){
 	    .sel = RSEL_INIT, .pp = PEAK_PARAMS_DEFAULT, .search = SEARCH_PARAMS_DEFAULT};
 }
 
-void ropt_release(struct ropt *o)
+void options_release(struct report_options *o)
 {
 	free(o->peaks);
 	o->peaks = NULL;
 }
 
-int ropt_duration(const char *s, int64_t *ns)
+int options_duration(const char *s, int64_t *ns)
 {
 	static const struct {
 		const char *unit;
@@ -64,7 +65,7 @@ int ropt_duration(const char *s, int64_t *ns)
 }
 
 /* "LO-HI" with durations (the range of --time). */
-static int time_range(struct rsel *sel, const char *arg)
+static int time_range(struct call_selection *sel, const char *arg)
 {
 	char lo[64];
 	const char *dash = strchr(arg, '-');
@@ -72,13 +73,14 @@ static int time_range(struct rsel *sel, const char *arg)
 	if (!dash || dash - arg >= (long)sizeof(lo))
 		return -1;
 	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - arg), arg);
-	if ((lo[0] && ropt_duration(lo, &sel->t_lo)) || (dash[1] && ropt_duration(dash + 1, &sel->t_hi)))
+	if ((lo[0] && options_duration(lo, &sel->t_lo)) ||
+	    (dash[1] && options_duration(dash + 1, &sel->t_hi)))
 		return -1;
 	return sel->t_lo < sel->t_hi ? 0 : -1;
 }
 
 /* "12-14,20-22": bucket ranges, in increasing order and apart. */
-static int peak_list(struct ropt *o, const char *arg)
+static int peak_list(struct report_options *o, const char *arg)
 {
 	const char *p = arg;
 
@@ -105,35 +107,27 @@ static int peak_list(struct ropt *o, const char *arg)
 	return o->npeaks ? 0 : -1;
 }
 
-static int number(const char *arg, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(arg, &end);
-	return end != arg && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
-}
-
-/* The search's options (ROPT_SEARCH_OPTIONS): NULL, or what was expected. */
+/* The search's options (OPTION_SEARCH_OPTIONS): NULL, or what was expected. */
 static const char *take_search(struct search_params *sp, int c, const char *arg)
 {
 	double v;
 
 	switch (c) {
-	case ROPT_MAX_DEPTH:
-		if (number(arg, 0, 1000, &v))
+	case OPTION_MAX_DEPTH:
+		if (number_real(arg, 0, 1000, &v))
 			return "a number of levels, 0 to 1000";
 		sp->max_depth = (int)v;
 		return NULL;
-	case ROPT_MAXCOUNT_PCT:
-		return number(arg, 0.001, 100, &sp->maxcount_pct) ? "a percentage above 0, up to 100"
-								   : NULL;
-	case ROPT_MIN_BUCKET:
-		if (number(arg, 0, 62, &v))
+	case OPTION_MAXCOUNT_PCT:
+		return number_real(arg, 0.001, 100, &sp->maxcount_pct)
+			   ? "a percentage above 0, up to 100"
+			   : NULL;
+	case OPTION_MIN_BUCKET:
+		if (number_real(arg, 0, 62, &v))
 			return "a log2 bucket, 0 to 62";
 		sp->min_bucket = (int)v;
 		return NULL;
-	case ROPT_MODE:
+	case OPTION_MODE:
 		sp->mode = !strcmp(arg, "max") ? SEARCH_MAX : !strcmp(arg, "sum") ? SEARCH_SUM : -1;
 		return sp->mode < 0 ? "max or sum" : NULL;
 	}
@@ -141,38 +135,39 @@ static const char *take_search(struct search_params *sp, int c, const char *arg)
 }
 
 /* The options that take a number: NULL, or what was expected. */
-static const char *take_number(struct ropt *o, int c, const char *arg)
+static const char *take_number(struct report_options *o, int c, const char *arg)
 {
 	double v;
 
 	switch (c) {
-	case ROPT_FNODE:
-		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+	case OPTION_FNODE:
+		if (number_real(arg, 1, 9e18, &v) || v != (int64_t)v)
 			return "an fnode id (1 or more)";
 		o->sel.fnode = (int64_t)v;
 		return NULL;
-	case ROPT_CALL:
-		if (number(arg, 1, 9e18, &v) || v != (int64_t)v)
+	case OPTION_CALL:
+		if (number_real(arg, 1, 9e18, &v) || v != (int64_t)v)
 			return "a call id (1 or more)";
 		o->call = (int64_t)v;
 		return NULL;
-	case ROPT_RESOLUTION:
-		if (number(arg, 1, 4, &v) || v != (int)v)
+	case OPTION_RESOLUTION:
+		if (number_real(arg, 1, 4, &v) || v != (int)v)
 			return "1, 2, 3 or 4 buckets per octave";
 		o->sel.resolution = (int)v;
 		return NULL;
-	case ROPT_TASK:
-		if (number(arg, 1, 4194304, &v) || v != (int)v)
+	case OPTION_TASK:
+		if (number_real(arg, 1, 4194304, &v) || v != (int)v)
 			return "a thread id (1 to 4194304)";
 		o->sel.task = (int64_t)v;
 		return NULL;
-	case ROPT_CPU_MHZ:
-		return number(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)" : NULL;
-	case ROPT_PROMINENCE:
+	case OPTION_CPU_MHZ:
+		return number_real(arg, 1, 1e6, &o->cpu_mhz) ? "a clock rate in MHz (1 to 1000000)"
+							     : NULL;
+	case OPTION_PROMINENCE:
 		o->pp.rule = PEAK_PROMINENCE;
-		return number(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
-	case ROPT_SMOOTH:
-		if (number(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
+		return number_real(arg, 0, 64, &o->pp.prominence) ? "a number from 0 to 64" : NULL;
+	case OPTION_SMOOTH:
+		if (number_real(arg, 1, 15, &v) || v != (int)v || !((int)v & 1))
 			return "an odd number of buckets, 1 to 15";
 		o->pp.rule = PEAK_PROMINENCE;
 		o->pp.smooth = (int)v;
@@ -181,80 +176,81 @@ static const char *take_number(struct ropt *o, int c, const char *arg)
 	return take_search(&o->search, c, arg);
 }
 
-int ropt_take(struct ropt *o, int c, const char *arg, struct fmt_err *err)
+int options_take(struct report_options *o, int c, const char *arg, struct err_msg *err)
 {
 	const char *bad = NULL;
 
-	if (c < ROPT_FUNC || c >= ROPT_LAST)
+	if (c < OPTION_FUNC || c >= OPTION_LAST)
 		return 0;
 	switch (c) {
-	case ROPT_FUNC:
+	case OPTION_FUNC:
 		o->sel.func = arg;
 		break;
-	case ROPT_PATH:
+	case OPTION_PATH:
 		o->sel.path = arg;
 		break;
-	case ROPT_COMM:
+	case OPTION_COMM:
 		o->sel.comm = arg;
 		break;
-	case ROPT_METRIC:
+	case OPTION_METRIC:
 		if ((o->sel.metric = rdb_metric_of(arg)) < 0)
 			bad = "incl, excl, irq, softirq, preempt or blocked";
 		break;
-	case ROPT_TIME:
+	case OPTION_TIME:
 		if (time_range(&o->sel, arg))
 			bad = "a window LO-HI of durations, LO below HI (e.g. 0.5-2, 100ms-1.5s)";
 		break;
-	case ROPT_UNIT:
+	case OPTION_UNIT:
 		if (!strcmp(arg, "cycles"))
 			o->cycles = true;
 		else if (strcmp(arg, "ns"))
 			bad = "ns or cycles";
 		break;
-	case ROPT_PEAKS:
+	case OPTION_PEAKS:
 		if (peak_list(o, arg))
 			bad = "bucket ranges LO-HI in increasing order, apart (e.g. 12-14,20-22)";
 		break;
-	case ROPT_JSON:
+	case OPTION_JSON:
 		o->json = true;
 		break;
-	case ROPT_SVG:
+	case OPTION_SVG:
 		o->svg = arg;
 		break;
-	case ROPT_FORCE:
+	case OPTION_FORCE:
 		o->force = true;
 		break;
 	default:
 		bad = take_number(o, c, arg);
 	}
 	if (bad) {
-		fmt_errf(err, NULL, "%s", bad);
+		err_setf(err, NULL, "%s", bad);
 		return -1;
 	}
 	return 1;
 }
 
-int ropt_check(struct ropt *o, bool need_selection, struct fmt_err *err)
+int options_check(struct report_options *o, bool need_selection, struct err_msg *err)
 {
 	int n = !!o->sel.func + !!o->sel.fnode + !!o->sel.path;
 
 	if (n > 1)
-		return fmt_errf(err, NULL, "--func, --fnode and --path each choose the calls:"
+		return err_setf(err, NULL, "--func, --fnode and --path each choose the calls:"
 					   " give one of them");
 	if (need_selection && !n)
-		return fmt_errf(err, NULL, "say which calls: one of --func, --fnode or --path");
+		return err_setf(err, NULL, "say which calls: one of --func, --fnode or --path");
 	if (o->sel.task && o->sel.comm)
-		return fmt_errf(err, NULL, "--task and --comm do not go together");
+		return err_setf(err, NULL, "--task and --comm do not go together");
 	if (o->npeaks && o->pp.rule != PEAK_SEEN)
-		return fmt_errf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
+		return err_setf(err, NULL, "--peaks gives the peaks, --prominence and --smooth find"
 					   " them: give one");
 	if (o->cycles != (o->cpu_mhz > 0))
-		return fmt_errf(err, NULL, "--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
+		return err_setf(err, NULL,
+				"--unit cycles needs --cpu-mhz N, and --cpu-mhz needs it");
 	o->sel.scale = o->cycles ? o->cpu_mhz / 1000 : 1.0;
 	return 0;
 }
 
-const char *ropt_name(const struct option *opts, int c)
+const char *options_name(const struct option *opts, int c)
 {
 	for (; opts->name; opts++)
 		if (opts->val == c)
@@ -263,44 +259,45 @@ const char *ropt_name(const struct option *opts, int c)
 }
 
 /* "bad --top '0': a positive number": the option of code @c by its long name. */
-static void bad_argument(const struct option *opts, int c, const char *arg, struct fmt_err *err)
+static void bad_argument(const struct option *opts, int c, const char *arg, struct err_msg *err)
 {
 	char what[sizeof(err->msg)];
-	const char *name = ropt_name(opts, c);
+	const char *name = options_name(opts, c);
 
 	snprintf(what, sizeof(what), "%s", err->msg);
 	if (name)
-		fmt_errf(err, NULL, "bad --%s '%.200s'%s%.200s", name, arg, what[0] ? ": " : "",
+		err_setf(err, NULL, "bad --%s '%.200s'%s%.200s", name, arg, what[0] ? ": " : "",
 			 what);
 	else
-		fmt_errf(err, NULL, "bad -%c '%.200s'%s%.200s", c, arg, what[0] ? ": " : "", what);
+		err_setf(err, NULL, "bad -%c '%.200s'%s%.200s", c, arg, what[0] ? ": " : "", what);
 }
 
 /* The option getopt did not know, as given: "--peek" (without "=ARG"), "-x". */
-static void unknown(int argc, char **argv, struct fmt_err *err)
+static void unknown(int argc, char **argv, struct err_msg *err)
 {
 	const char *a = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 
 	if (optopt)
-		fmt_errf(err, NULL, "-%c", optopt);
+		err_setf(err, NULL, "-%c", optopt);
 	else
-		fmt_errf(err, NULL, "%.*s", (int)strcspn(a, "="), a);
+		err_setf(err, NULL, "%.*s", (int)strcspn(a, "="), a);
 }
 
 /* The option getopt found without its argument, by name: "--func", "-o". */
-static void no_argument_of(const struct option *opts, struct fmt_err *err)
+static void no_argument_of(const struct option *opts, struct err_msg *err)
 {
-	const char *name = ropt_name(opts, optopt);
+	const char *name = options_name(opts, optopt);
 
 	if (name)
-		fmt_errf(err, NULL, "--%s", name);
+		err_setf(err, NULL, "--%s", name);
 	else
-		fmt_errf(err, NULL, "-%c", optopt);
+		err_setf(err, NULL, "-%c", optopt);
 }
 
-int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
-		     struct ropt *o, int (*own)(void *ctx, int c, const char *arg, struct fmt_err *err),
-		     void *ctx, struct fmt_err *err)
+int options_parse_short(int argc, char **argv, const char *shortopts, const struct option *opts,
+			struct report_options *o,
+			int (*own)(void *ctx, int c, const char *arg, struct err_msg *err),
+			void *ctx, struct err_msg *err)
 {
 	char sopts[64];
 	int c, rc;
@@ -311,36 +308,36 @@ int ropt_parse_short(int argc, char **argv, const char *shortopts, const struct 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, opts, NULL)) != -1) {
 		if (c == 'h')
-			return ROPT_HELP;
-		if (c == '?' && optopt && ropt_name(opts, optopt) &&
+			return OPTION_HELP;
+		if (c == '?' && optopt && options_name(opts, optopt) &&
 		    !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
 			/* "--json=1": a known option given an argument it does not take */
-			fmt_errf(err, NULL, "--%s takes no argument", ropt_name(opts, optopt));
-			return ROPT_BAD;
+			err_setf(err, NULL, "--%s takes no argument", options_name(opts, optopt));
+			return OPTION_BAD;
 		}
 		if (c == '?') {
 			unknown(argc, argv, err);
-			return ROPT_UNKNOWN;
+			return OPTION_UNKNOWN;
 		}
 		if (c == ':') {
 			no_argument_of(opts, err);
-			return ROPT_NOARG;
+			return OPTION_NOARG;
 		}
 		err->msg[0] = 0;
-		rc = ropt_take(o, c, optarg, err);
+		rc = options_take(o, c, optarg, err);
 		if (!rc)
 			rc = own && !own(ctx, c, optarg, err) ? 1 : -1;
 		if (rc < 0) {
 			/* a bad argument is named here, the same way for every option */
 			if (optarg)
 				bad_argument(opts, c, optarg, err);
-			return ROPT_BAD;
+			return OPTION_BAD;
 		}
 	}
-	return ROPT_OK;
+	return OPTION_OK;
 }
 
-void ropt_filters_json(const struct ropt *o, json_t *j)
+void options_filters_json(const struct report_options *o, json_t *j)
 {
 	if (o->sel.task)
 		json_object_set_new(j, "task", json_integer(o->sel.task));
@@ -353,18 +350,18 @@ void ropt_filters_json(const struct ropt *o, json_t *j)
 		json_object_set_new(j, "cpu_mhz", json_real(o->cpu_mhz));
 }
 
-int ropt_write_svg(const struct ropt *o, int (*fn)(void *ctx, FILE *f), void *ctx,
-		   struct fmt_err *err)
+int options_write_svg(const struct report_options *o, int (*fn)(void *ctx, FILE *f), void *ctx,
+		   struct err_msg *err)
 {
 	return wfile_write(o->svg, &wfile_svg, o->force, fn, ctx, err);
 }
 
-const char *ropt_unit(const struct ropt *o)
+const char *options_unit(const struct report_options *o)
 {
 	return o->cycles ? "cycles" : "ns";
 }
 
-int ropt_peaks(const struct ropt *o, const struct profile *p, struct peak **pk)
+int options_peaks(const struct report_options *o, const struct profile *p, struct peak **pk)
 {
 	if (!o->npeaks)
 		return profile_peaks(p, &o->pp, pk);

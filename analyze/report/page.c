@@ -17,12 +17,16 @@
 #include <string.h>
 
 #include "config.h"
-#include "export.h"
+#include "explain-db.h"
+#include "export-calls.h"
+#include "io-bios.h"
+#include "io-layers.h"
 #include "jtext.h"
+#include "page.h"
 #include "progress.h"
-#include "report.h"
 #include "show.h"
 #include "svg.h"
+#include "waits.h"
 
 /* page/head.html, page/style.css, page/script.js (embedded by schema/embed.c -p page) */
 extern const char page_head_html[], page_style_css[], page_script_js[];
@@ -157,9 +161,9 @@ static json_t *svg_string(int (*draw)(FILE *, const struct plot *), const struct
 }
 
 /* Subject @s's selection: its fnode, one bucket an octave (explain's). */
-static struct rsel subject_sel(const struct ropt *o, json_t *s)
+static struct call_selection subject_sel(const struct report_options *o, json_t *s)
 {
-	struct rsel sel = o->sel;
+	struct call_selection sel = o->sel;
 
 	sel.func = NULL;
 	sel.path = NULL;
@@ -172,9 +176,9 @@ static struct rsel subject_sel(const struct ropt *o, json_t *s)
  * Subject @s's histogram with the peaks explain reads ({"lo", "count",
  * "lat_ns", "peaks": [[lo, hi]...], "svg"}), into @s as "hist".
  */
-static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_err *err)
+static int add_hist(struct rdb *db, const struct report_options *o, json_t *s, struct err_msg *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct rdb_profile_info info;
 	struct profile p;
 	struct peak *pk = NULL;
@@ -202,14 +206,14 @@ static int add_hist(struct rdb *db, const struct ropt *o, json_t *s, struct fmt_
 	free(pk);
 	free(info.what);
 	rdb_profile_release(&p);
-	return npk < 0 ? fmt_errf(err, NULL, "out of memory") : 0;
+	return npk < 0 ? err_setf(err, NULL, "out of memory") : 0;
 }
 
 /* Subject @s's time lapse over windows of @interval ns, into @s as "heat" ({"interval_ns", "svg"}). */
-static int add_heat(struct rdb *db, const struct ropt *o, json_t *s, int64_t interval,
-		    struct fmt_err *err)
+static int add_heat(struct rdb *db, const struct report_options *o, json_t *s, int64_t interval,
+		    struct err_msg *err)
 {
-	struct rsel sel = subject_sel(o, s);
+	struct call_selection sel = subject_sel(o, s);
 	struct profile *rows = NULL;
 	int64_t t0;
 	int nrows;
@@ -239,7 +243,7 @@ static int add_heat(struct rdb *db, const struct ropt *o, json_t *s, int64_t int
 static json_t *waits_of(struct rdb *db)
 {
 	struct waits_sel ws = {0, 0, TOP_WAITS, WAITS_SLACK_DEFAULT};
-	struct fmt_err err = {""};
+	struct err_msg err = {""};
 
 	ws.task = export_one_int(rdb_sql(db),
 				 "SELECT c.task_id FROM call_base c JOIN fnode fn ON fn.id = c.fnode_id"
@@ -256,10 +260,10 @@ static json_t *or_empty(json_t *a)
 }
 
 /* The page's data: the recording, each subject with its plots, the waits, the I/O. */
-static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct progress *pg,
-			 struct fmt_err *err)
+static json_t *page_data(struct rdb *db, const struct report_options *o, int top,
+			 struct progress *pg, struct err_msg *err)
 {
-	struct ropt x = *o;
+	struct report_options x = *o;
 	struct search_params sp = SEARCH_PARAMS_DEFAULT;
 	json_t *d = json_pack("{ss so}", "darc", DARC_VERSION, "recording", recording_json(db));
 	json_t *subjects, *s;
@@ -269,7 +273,7 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 
 	x.flame = true;
 	STAGE(pg, "explaining the entry points");
-	if (!d || !(subjects = explain_collect(db, &x, &sp, top, &nsubjects, err))) {
+	if (!d || !(subjects = explain_db_collect(db, &x, &sp, top, &nsubjects, err))) {
 		json_decref(d);
 		return NULL;
 	}
@@ -291,7 +295,8 @@ static json_t *page_data(struct rdb *db, const struct ropt *o, int top, struct p
 	return d;
 }
 
-int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct fmt_err *err)
+int page_report(FILE *out, struct rdb *db, const struct report_options *o, int top,
+		struct err_msg *err)
 {
 	struct progress pg;
 	json_t *d;
@@ -306,7 +311,7 @@ int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct
 	text = json_dumps(jtext_clean(d), JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(d);
 	if (!text)
-		return fmt_errf(err, NULL, "cannot make the page's data: out of memory");
+		return err_setf(err, NULL, "cannot make the page's data: out of memory");
 	fputs(page_head_html, out);
 	fprintf(out, "<style>\n%s</style>\n</head>\n<body>\n<div id=\"darc-errors\"></div>\n"
 		     "<main id=\"page\"></main>\n"
@@ -324,5 +329,5 @@ int report_page(FILE *out, struct rdb *db, const struct ropt *o, int top, struct
 			fputc(*p, out);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", page_script_js);
 	free(text);
-	return ferror(out) ? fmt_errf(err, NULL, "cannot write the page") : 0;
+	return ferror(out) ? err_setf(err, NULL, "cannot write the page") : 0;
 }

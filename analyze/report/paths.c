@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "search-db.h"
 #include "flame.h"
+#include "jtext.h"
+#include "paths.h"
+#include "search-db.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
 
 /*
  * Up to 3 rows of @sql (?1 bound to @arg, else to @num) as {role, what,
@@ -360,7 +360,7 @@ void paths_tree_text(FILE *out, json_t *nodes)
 }
 
 /* The search's parameters and the calls' filters, as JSON text (caller frees). */
-static char *params_json(const struct ropt *o, const struct search_params *sp)
+static char *params_json(const struct report_options *o, const struct search_params *sp)
 {
 	json_t *j =
 	    json_pack("{si sf si ss}", "max_depth", sp->max_depth, "maxcount_pct", sp->maxcount_pct,
@@ -369,16 +369,16 @@ static char *params_json(const struct ropt *o, const struct search_params *sp)
 
 	if (sp->branch_pct > 0)
 		json_object_set_new(j, "branch_pct", json_real(sp->branch_pct));
-	ropt_filters_json(o, j);
+	options_filters_json(o, j);
 	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
 }
 
 /* Search one peak (@number, or 0 for a range given) and add its answer to @all. */
-int paths_search(struct rdb *db, const struct ropt *o, const struct search_params *sp,
+int paths_search(struct rdb *db, const struct report_options *o, const struct search_params *sp,
 		 const char *what, int number, const struct peak *pk, json_t *all,
-		 struct fmt_err *err)
+		 struct err_msg *err)
 {
 	struct rsearch rs;
 	struct search_result r = {0};
@@ -387,13 +387,13 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct search_param
 	int rc = -1;
 
 	if (!params)
-		return fmt_errf(err, NULL, "out of memory");
+		return err_setf(err, NULL, "out of memory");
 	if (!search_db_load(db, &o->sel, pk->lo, pk->hi, &rs, err)) {
 		int failed = search_run_tree(&rs.tree, sp, &r);
 		json_t *flame = o->flame ? flame_json(db, &rs.tree) : NULL;
 		search_tree_release(&rs.tree); /* searched: its memory is the details' */
 		if (failed)
-			fmt_errf(err, NULL, "the search failed (out of memory?)");
+			err_setf(err, NULL, "the search failed (out of memory?)");
 		else if (!search_db_store(db, &o->sel, what, number, pk->lo, pk->hi, params, &rs,
 					  &r, &id, err)) {
 			json_t *one = json_pack("{sI si si si si so}", "search", (json_int_t)id, "peak",
@@ -413,7 +413,7 @@ int paths_search(struct rdb *db, const struct ropt *o, const struct search_param
 }
 
 /* The text of all the peaks' answers. */
-static void paths_text(FILE *out, const char *what, const struct ropt *o,
+static void paths_text(FILE *out, const char *what, const struct report_options *o,
 		       const struct search_params *sp, json_t *all)
 {
 	size_t i;
@@ -434,8 +434,8 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
 		fprintf(out,
 			" (buckets %d-%d, %s .. %s): %lld calls; search %lld (max_depth %d,"
 			" maxcount %g%%, min_bucket %d, mode %s)\n",
-			lo, hi, show_amount(lo_v, ropt_unit(o), a, sizeof(a)),
-			show_amount(hi_v + 1, ropt_unit(o), b, sizeof(b)),
+			lo, hi, show_amount(lo_v, options_unit(o), a, sizeof(a)),
+			show_amount(hi_v + 1, options_unit(o), b, sizeof(b)),
 			json_integer_value(json_object_get(p, "calls")),
 			json_integer_value(json_object_get(p, "search")), sp->max_depth,
 			sp->maxcount_pct, sp->min_bucket, sp->mode == SEARCH_SUM ? "sum" : "max");
@@ -448,8 +448,9 @@ static void paths_text(FILE *out, const char *what, const struct ropt *o,
  * into @all (a JSON array, one object per peak searched); *@what gets the
  * selection's title (caller frees). 0, or -1 with @err set.
  */
-static int paths_collect(struct rdb *db, const struct ropt *o, const struct search_params *sp,
-			 int peak, json_t *all, char **what, struct fmt_err *err)
+static int paths_collect(struct rdb *db, const struct report_options *o,
+			 const struct search_params *sp, int peak, json_t *all, char **what,
+			 struct err_msg *err)
 {
 	struct profile p;
 	struct rdb_profile_info info;
@@ -466,11 +467,11 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load : rdb_profile_load_hist)(
 		db, &o->sel, &p, &info, err))
 		return -1;
-	npk = ropt_peaks(o, &p, &pk);
+	npk = options_peaks(o, &p, &pk);
 	if (npk < 0)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (peak > npk)
-		rc = fmt_errf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
+		rc = err_setf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
 	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
 		rc = search_db_preselect(db, &o->sel, pk, npk, err);
@@ -485,8 +486,8 @@ static int paths_collect(struct rdb *db, const struct ropt *o, const struct sear
 	return rc;
 }
 
-int report_paths(FILE *out, struct rdb *db, const struct ropt *o, const struct search_params *sp,
-		 int peak, struct fmt_err *err)
+int paths_report(FILE *out, struct rdb *db, const struct report_options *o,
+		 const struct search_params *sp, int peak, struct err_msg *err)
 {
 	json_t *all = json_array();
 	char *what;

@@ -23,7 +23,7 @@
  *     call to its last with each cause's sentence, and every slow call
  *     marked (category darc.slow, annotation "darc").
  *
- * The calls come each task's in the order of entry (export.h). A nested
+ * The calls come each task's in the order of entry (export-calls.h). A nested
  * message is written after room for its length, then moved up to the
  * bytes its length takes.
  */
@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "export-calls.h"
 #include "hist.h"
-#include "report.h"
+#include "perfetto.h"
 #include "vis.h"
 
 /* ---- protobuf -------------------------------------------------------------- */
@@ -197,7 +197,7 @@ struct pf {
 	struct obuf *ob;
 	struct pb pkt;	 /* the packet being made */
 	struct rdb *db;
-	const struct ropt *o;
+	const struct report_options *o;
 	bool owner;	 /* the calls of the fnodes in sel_fnode only */
 	struct ptask *task; /* sorted by tid */
 	int ntask;
@@ -239,8 +239,8 @@ static int pkt_end(struct pf *f)
 
 	if (f->pkt.oom)
 		return -1;
-	ob_mem(f->ob, head, 1 + varint_at(head + 1, f->pkt.n));
-	ob_mem(f->ob, f->pkt.b, f->pkt.n);
+	export_out_mem(f->ob, head, 1 + varint_at(head + 1, f->pkt.n));
+	export_out_mem(f->ob, f->pkt.b, f->pkt.n);
 	return 0;
 }
 
@@ -457,7 +457,7 @@ static int slice_begin(struct pf *f, uint64_t uuid, const struct xcall *k)
 	return pkt_end(f);
 }
 
-/* xstack_end: call @k's slice ends on its track (@uuid points at the track's uuid). */
+/* export_stack_end: call @k's slice ends on its track (@uuid points at the track's uuid). */
 static int slice_end(void *x, void *uuid, const struct xcall *k)
 {
 	struct pf *f = x;
@@ -491,7 +491,7 @@ static int put_call(struct pf *f, const struct xcall *k)
 		st = &t->st;
 		uuid = UUID(U_THREAD, t->tid);
 	}
-	rc = xstack_push(st, k, slice_end, f, &uuid);
+	rc = export_stack_push(st, k, slice_end, f, &uuid);
 	if (rc <= 0) {
 		f->unnested += !rc;
 		return rc;
@@ -507,12 +507,12 @@ static int end_all(struct pf *f)
 
 	for (int i = 0; i < f->ntask; i++) {
 		uuid = UUID(U_THREAD, f->task[i].tid);
-		if (xstack_pop(&f->task[i].st, INT64_MAX, 0, slice_end, f, &uuid))
+		if (export_stack_pop(&f->task[i].st, INT64_MAX, 0, slice_end, f, &uuid))
 			return -1;
 	}
 	for (int i = 0; i < f->ncpu; i++) {
 		uuid = UUID(U_IRQ_CALLS, i);
-		if (xstack_pop(&f->cpu[i].st, INT64_MAX, 0, slice_end, f, &uuid))
+		if (export_stack_pop(&f->cpu[i].st, INT64_MAX, 0, slice_end, f, &uuid))
 			return -1;
 	}
 	return 0;
@@ -524,9 +524,9 @@ static int perfetto_calls(struct pf *f)
 	struct xcall k;
 	int rc;
 
-	if (xstream_open(&s, f->db, f->o, f->owner, &f->pg))
+	if (export_stream_open(&s, f->db, f->o, f->owner, &f->pg))
 		return -1;
-	while ((rc = xstream_next(&s, &k)) == 1) {
+	while ((rc = export_stream_next(&s, &k)) == 1) {
 		if (!k.complete) {
 			f->incomplete++; /* no time to show it at: left out */
 			continue;
@@ -538,7 +538,7 @@ static int perfetto_calls(struct pf *f)
 		if (!(f->calls & 0xfff) && progress_due(&f->pg))
 			progress_show(&f->pg, "%.1f M calls", f->calls / 1e6);
 	}
-	xstream_close(&s);
+	export_stream_close(&s);
 	return rc || end_all(f) ? -1 : 0;
 }
 
@@ -910,8 +910,8 @@ static int darc_track(struct pf *f)
 	return describe(f, UUID(U_DARC, 0), 0, "darc", about);
 }
 
-int export_perfetto(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
-		    struct fmt_err *err)
+int perfetto_export(FILE *out, struct rdb *db, const struct report_options *o, bool owner,
+		    struct err_msg *err)
 {
 	struct pf f = {.ob = malloc(sizeof(*f.ob)), .db = db, .o = o, .owner = owner};
 	const char *path = rdb_path(db);
@@ -921,7 +921,7 @@ int export_perfetto(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
 	if (!f.ob || export_load_names(rdb_sql(db), copy_name, &f.func, &f.nfunc) ||
 	    !(f.interned = calloc(f.nfunc + 1, 1)) || load_tasks(&f) || export_load_flags(rdb_sql(db), f.flag) ||
 	    load_findings(&f)) {
-		fmt_errf(err, path, "cannot read the functions, tasks and findings: %s",
+		err_setf(err, path, "cannot read the functions, tasks and findings: %s",
 			 rdb_why(rdb_sql(db)));
 		goto out;
 	}
@@ -929,17 +929,17 @@ int export_perfetto(FILE *out, struct rdb *db, const struct ropt *o, bool owner,
 	f.ob->n = 0;
 	if (intern_defaults(&f) || perfetto_calls(&f) || perfetto_states(&f) || perfetto_irqs(&f) || darc_track(&f) ||
 	    put_findings(&f)) {
-		fmt_errf(err, path, "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		err_setf(err, path, "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 		goto out;
 	}
-	ob_flush(f.ob);
+	export_out_flush(f.ob);
 	rc = 0;
 out:
 	pf_release(&f);
 	return rc;
 }
 
-bool export_has_findings(struct rdb *db)
+bool perfetto_has_findings(struct rdb *db)
 {
 	return export_one_int(rdb_sql(db), "SELECT count(*) FROM explain_subject") > 0;
 }

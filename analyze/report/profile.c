@@ -295,12 +295,12 @@ static const char *const method_names[CMP_METHODS] = {
     [CMP_EMD] = "emd",	     [CMP_GROUPOPS] = "groupops", [CMP_GROUPLAT] = "grouplat",
 };
 
-const char *cmp_method_name(int method)
+const char *profile_cmp_method_name(int method)
 {
 	return method >= 0 && method < CMP_METHODS ? method_names[method] : "?";
 }
 
-int cmp_method_of(const char *name)
+int profile_cmp_method_of(const char *name)
 {
 	for (int m = 0; m < CMP_METHODS; m++)
 		if (!strcmp(name, method_names[m]))
@@ -353,7 +353,7 @@ static double gamma_p(double s, double x)
 	return 1 - exp(-x + s * log(x) - lgamma(s)) * f;
 }
 
-double chi2_cdf(double x, double dof)
+double profile_chi2_cdf(double x, double dof)
 {
 	return dof > 0 ? gamma_p(dof / 2, x / 2) : (x > 0 ? 1 : 0);
 }
@@ -371,7 +371,7 @@ static double chisquare(const struct profile *a, const struct profile *b, int lo
 			used++;
 		}
 	}
-	return 100 * chi2_cdf(chi2, used - 1);
+	return 100 * profile_chi2_cdf(chi2, used - 1);
 }
 
 /* Greedy 1-D earth mover's distance of the two normalised profiles, x 100. */

@@ -99,8 +99,8 @@ enum cmp_method {
 };
 
 /* "totops", "emd", ...; and back (-1 if unknown). */
-const char *cmp_method_name(int method);
-int cmp_method_of(const char *name);
+const char *profile_cmp_method_name(int method);
+int profile_cmp_method_of(const char *name);
 
 /*
  * The difference of @b from @a by @method, in percent (0 = the same). The two
@@ -114,6 +114,6 @@ double profile_compare(const struct profile *a, const struct profile *b, int met
  * The chi-square distribution's CDF: the probability that a chi-square
  * variable with @dof degrees of freedom is below @x.
  */
-double chi2_cdf(double x, double dof);
+double profile_chi2_cdf(double x, double dof);
 
 #endif

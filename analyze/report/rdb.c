@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write.h"
+#include "db.h"
 #include "grow.h"
 #include "hist.h"
 #include "rows.h"
@@ -26,7 +26,7 @@ struct rdb {
 	/* rdb_preselect_calls(): the calls of @sel in [lo, hi), in table sr_pre */
 	struct {
 		bool on;
-		struct rsel sel;
+		struct call_selection sel;
 		int64_t lo, hi, scans;
 	} pre;
 };
@@ -78,34 +78,34 @@ const char *rdb_why(sqlite3 *s)
 	return sqlite3_errmsg(s);
 }
 
-struct rdb *rdb_open(const char *path, struct fmt_err *err)
+struct rdb *rdb_open(const char *path, struct err_msg *err)
 {
 	struct rdb *db = calloc(1, sizeof(*db));
 	int64_t v;
 
 	if (!db || !(db->path = strdup(path))) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto fail;
 	}
 	wfile_note_input(path);
 	switch (db_sqlite_header(path)) {
 	case -1:
-		fmt_errf(err, path, "%s", strerror(errno));
+		err_setf(err, path, "%s", strerror(errno));
 		goto fail;
 	case 0:
-		fmt_errf(err, path, "not a darc database (not an SQLite file)");
+		err_setf(err, path, "not a darc database (not an SQLite file)");
 		goto fail;
 	}
 	/* untrusted: defensive, and used only if its schema is darc's own (trust.h) */
 	if (trust_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, &db->sql, err))
 		goto fail;
 	if (query_int(db->sql, darc_tables_sql, 0) != 4) {
-		fmt_errf(err, path, "not a darc database (an SQLite file without darc's tables)");
+		err_setf(err, path, "not a darc database (an SQLite file without darc's tables)");
 		goto fail;
 	}
 	v = query_int(db->sql, "PRAGMA user_version", -1);
 	if (v != schema_version) {
-		fmt_errf(err, path,
+		err_setf(err, path,
 			 "a darc database of schema version %lld; this darc reads version %d:"
 			 " analyze the recording again",
 			 (long long)v, schema_version);
@@ -209,7 +209,7 @@ void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_
 #define FUNC_FNODES "SELECT n.id FROM fnode n JOIN func f ON f.id = n.func_id WHERE f.name = ?1"
 
 /* The WHERE clause of view call c for @sel (parameters ?1 owner, ?2 task, ?3 comm, ?4 ?5 time). */
-static void where_sql(const struct rsel *sel, char *buf, size_t n)
+static void where_sql(const struct call_selection *sel, char *buf, size_t n)
 {
 	const char *owner = sel->func	 ? "c.fnode_id IN (" FUNC_FNODES ")"
 			    : sel->fnode ? "c.fnode_id = ?1"
@@ -232,7 +232,7 @@ int64_t rdb_t_first(struct rdb *db)
 	return query_int(db->sql, "SELECT t_first FROM recording", 0);
 }
 
-bool rdb_made_from(struct rdb *db, const struct fmt_identity *id)
+bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id)
 {
 	sqlite3_stmt *st = NULL;
 	bool same = false;
@@ -247,7 +247,7 @@ bool rdb_made_from(struct rdb *db, const struct fmt_identity *id)
 	return same;
 }
 
-int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
+int rdb_bind_filters(sqlite3_stmt *st, const struct call_selection *sel, int64_t t0)
 {
 	int rc = sqlite3_bind_int64(st, 2, sel->task);
 
@@ -260,7 +260,8 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0)
 	return rc;
 }
 
-static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, int64_t t0)
+static int bind_sel(sqlite3_stmt *st, const struct call_selection *sel, const char *path,
+		    int64_t t0)
 {
 	int rc = sel->func    ? sqlite3_bind_text(st, 1, sel->func, -1, SQLITE_TRANSIENT)
 		 : sel->fnode ? sqlite3_bind_int64(st, 1, sel->fnode)
@@ -270,8 +271,8 @@ static int bind_sel(sqlite3_stmt *st, const struct rsel *sel, const char *path, 
 }
 
 /* A title for the selection (caller frees), or NULL with @err set if it names nothing. */
-static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
-		      struct fmt_err *err)
+static char *sel_what(struct rdb *db, const struct call_selection *sel, const char *path,
+		      struct err_msg *err)
 {
 	char q[256], *what = NULL;
 	sqlite3_stmt *st;
@@ -284,7 +285,7 @@ static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
 	else
 		snprintf(q, sizeof(q), "SELECT path FROM fnode_path WHERE path = ?1 LIMIT 1");
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
+		err_setf(err, db->path, "%s", rdb_why(db->sql));
 		return NULL;
 	}
 	if (sel->fnode)
@@ -294,11 +295,11 @@ static char *sel_what(struct rdb *db, const struct rsel *sel, const char *path,
 	if (sqlite3_step(st) == SQLITE_ROW)
 		what = strdup(rdb_text(st, 0));
 	else if (sel->func)
-		fmt_errf(err, db->path, "no function '%s'", sel->func);
+		err_setf(err, db->path, "no function '%s'", sel->func);
 	else if (sel->fnode)
-		fmt_errf(err, db->path, "no fnode %lld", (long long)sel->fnode);
+		err_setf(err, db->path, "no fnode %lld", (long long)sel->fnode);
 	else
-		fmt_errf(err, db->path, "no call path '%s' (paths start at a root)", path);
+		err_setf(err, db->path, "no call path '%s' (paths start at a root)", path);
 	sqlite3_finalize(st);
 	return what;
 }
@@ -354,7 +355,7 @@ void rdb_profile_release(struct profile *p)
 }
 
 /* A value in the unit of @sel: ns, or cycles. */
-static int64_t scaled(const struct rsel *sel, int64_t ns)
+static int64_t scaled(const struct call_selection *sel, int64_t ns)
 {
 	return sel->scale > 0 && sel->scale != 1 ? (int64_t)(ns * sel->scale + 0.5) : ns;
 }
@@ -391,8 +392,8 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
 }
 
 /* Prepare the selection's query: metric value, t_entry, complete, of every selected call. */
-static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const char *path,
-			       int64_t t0, struct fmt_err *err)
+static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel, const char *path,
+			       int64_t t0, struct err_msg *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
@@ -405,11 +406,11 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const cha
 		 " FROM call c WHERE %s ORDER BY c.t_entry",
 		 col[sel->metric], where);
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
+		err_setf(err, db->path, "%s", rdb_why(db->sql));
 		return NULL;
 	}
 	if (bind_sel(st, sel, path, t0)) {
-		fmt_errf(err, db->path, "%s", rdb_why(db->sql));
+		err_setf(err, db->path, "%s", rdb_why(db->sql));
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -417,8 +418,8 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct rsel *sel, const cha
 }
 
 /* Check @sel, make its title and statement. */
-static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
-			       struct rdb_profile_info *info, struct fmt_err *err)
+static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
+			       struct rdb_profile_info *info, struct err_msg *err)
 {
 	char *path = sel->path ? norm_path(sel->path) : NULL;
 	sqlite3_stmt *st = NULL;
@@ -426,9 +427,9 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
 	memset(info, 0, sizeof(*info));
 	if (sel->metric < 0 || sel->metric >= RM_METRICS || sel->resolution < 1 ||
 	    sel->resolution > 4 || (!sel->func && !sel->fnode && !sel->path)) {
-		fmt_errf(err, db->path, "bad selection");
+		err_setf(err, db->path, "bad selection");
 	} else if (sel->path && !path) {
-		fmt_errf(err, db->path, "out of memory");
+		err_setf(err, db->path, "out of memory");
 	} else if ((info->what = sel_what(db, sel, path, err))) {
 		info->t0 = rdb_t_first(db);
 		st = sel_query(db, sel, path, info->t0, err);
@@ -437,8 +438,8 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct rsel *sel,
 	return st;
 }
 
-int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
-		     struct rdb_profile_info *info, struct fmt_err *err)
+int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
+		     struct rdb_profile_info *info, struct err_msg *err)
 {
 	sqlite3_stmt *st = sel_begin(db, sel, info, err);
 	int64_t *v = NULL; /* the values, for the quantiles */
@@ -449,7 +450,7 @@ int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 		return -1;
 	if (profile_alloc(p, sel->resolution)) {
 		sqlite3_finalize(st);
-		return fmt_errf(err, db->path, "out of memory");
+		return err_setf(err, db->path, "out of memory");
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t x = scaled(sel, sqlite3_column_int64(st, 0));
@@ -469,11 +470,11 @@ int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE && info->calls)
-		quant_exact(v, info->calls, &info->quant);
+		hist_quant_exact(v, info->calls, &info->quant);
 	free(v);
 	if (rc != SQLITE_DONE) {
 		rdb_profile_release(p);
-		return fmt_errf(err, db->path, "%s",
+		return err_setf(err, db->path, "%s",
 				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
 	}
 	profile_extent(p, &lo, &hi);
@@ -518,8 +519,8 @@ static void rows_cut(struct profile *rows, int nrows)
 		profile_cut(&rows[i], hi >= 0 ? lo : 0, hi >= 0 ? hi - lo + 1 : 0);
 }
 
-int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
-			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err)
+int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int64_t interval_ns,
+			  struct profile **rows, int *nrows, int64_t *t0, struct err_msg *err)
 {
 	struct rdb_profile_info info;
 	sqlite3_stmt *st;
@@ -529,7 +530,7 @@ int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interv
 	*rows = NULL;
 	*nrows = 0;
 	if (interval_ns <= 0)
-		return fmt_errf(err, db->path, "bad interval");
+		return err_setf(err, db->path, "bad interval");
 	st = sel_begin(db, sel, &info, err);
 	free(info.what);
 	if (!st)
@@ -555,8 +556,9 @@ int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interv
 		free(*rows);
 		*rows = NULL;
 		*nrows = 0;
-		return fmt_errf(err, db->path, rc == SQLITE_NOMEM ? "too many time windows (at most %d)"
-								  : "cannot read the calls (%d)",
+		return err_setf(err, db->path,
+				rc == SQLITE_NOMEM ? "too many time windows (at most %d)"
+						   : "cannot read the calls (%d)",
 				rc == SQLITE_NOMEM ? MAX_WINDOWS : rc);
 	}
 	rows_cut(*rows, *nrows);
@@ -565,7 +567,7 @@ int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interv
 }
 
 /* The owner (hist_owner kind and id) of @sel's calls for table peak. 0 or -1. */
-static int sel_owner(struct rdb *db, const struct rsel *sel, int *kind, int64_t *id)
+static int sel_owner(struct rdb *db, const struct call_selection *sel, int *kind, int64_t *id)
 {
 	char *path = sel->path ? norm_path(sel->path) : NULL;
 	sqlite3_stmt *st;
@@ -640,7 +642,7 @@ static const char *const result_tables[] = {"peak",	       "search",	  "search_p
  * the same names and contents, which shadow the stored ones for this run
  * (nothing reads them through a view), and say once that nothing is stored.
  */
-static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
+static int side_tables(struct rdb *db, const char *what, struct err_msg *err)
 {
 	static const char q[] = "SELECT substr(sql, 14) FROM main.sqlite_schema"
 				" WHERE type = 'table' AND name = ?1 AND sql LIKE 'CREATE TABLE %'";
@@ -648,7 +650,7 @@ static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK)
-		return fmt_errf(err, db->path, "cannot read the schema: %s", rdb_why(db->sql));
+		return err_setf(err, db->path, "cannot read the schema: %s", rdb_why(db->sql));
 	for (size_t i = 0; i < sizeof(result_tables) / sizeof(*result_tables) && !rc; i++) {
 		char *sql = NULL;
 		sqlite3_reset(st);
@@ -659,7 +661,7 @@ static int side_tables(struct rdb *db, const char *what, struct fmt_err *err)
 				      " main.\"%w\"", rdb_text(st, 0),
 				      result_tables[i], result_tables[i]);
 		if (!sql || sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
-			rc = fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
+			rc = err_setf(err, db->path, "cannot keep the %s in memory: %s", what,
 				      rdb_why(db->sql));
 		sqlite3_free(sql);
 	}
@@ -695,7 +697,7 @@ static sqlite3 *writer(struct rdb *db, sqlite3 **failed)
 	*failed = NULL;
 	if (db->w)
 		return db->w;
-	struct fmt_err ignore;
+	struct err_msg ignore;
 
 	if (!trust_open(db->path, SQLITE_OPEN_READWRITE, &w, &ignore) &&
 	    sqlite3_db_readonly(w, "main") == 0)
@@ -717,7 +719,7 @@ static int store_on(sqlite3 *w, const char *begin, const char *commit, const cha
 }
 
 int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
-	      struct fmt_err *err)
+	      struct err_msg *err)
 {
 	sqlite3 *failed, *w;
 	int rc = -1;
@@ -727,7 +729,7 @@ int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx)
 		if (w && !store_on(w, "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", fn, ctx))
 			rc = 0;
 		else if (!read_only(w ? w : failed))
-			fmt_errf(err, db->path, "cannot store the %s: %s", what,
+			err_setf(err, db->path, "cannot store the %s: %s", what,
 				 rdb_why(w ? w : failed));
 		else if (!side_tables(db, what, err))
 			rc = 1; /* below, on the side */
@@ -737,7 +739,7 @@ int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx)
 	}
 	if (store_on(db->sql, "SAVEPOINT store", "RELEASE store", "ROLLBACK TO store; RELEASE store",
 		     fn, ctx))
-		return fmt_errf(err, db->path, "cannot keep the %s in memory: %s", what,
+		return err_setf(err, db->path, "cannot keep the %s in memory: %s", what,
 				rdb_why(db->sql));
 	return 0;
 }
@@ -758,14 +760,14 @@ static int put_peaks(sqlite3 *w, void *ctx)
 	       peak_rows(w, peak_insert_sql, j->key, j->params, j->pk, j->npk);
 }
 
-int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
-		    const struct peak *pk, int npk, struct fmt_err *err)
+int rdb_store_peaks(struct rdb *db, const struct call_selection *sel, const char *params,
+		    const struct peak *pk, int npk, struct err_msg *err)
 {
 	struct peaks_job j = {{0, 0, sel->metric, sel->resolution}, params, pk, npk};
 	int kind;
 
 	if (sel_owner(db, sel, &kind, &j.key[1]))
-		return fmt_errf(err, db->path, "cannot store the peaks: no owner for them");
+		return err_setf(err, db->path, "cannot store the peaks: no owner for them");
 	j.key[0] = kind;
 	return rdb_store(db, "peaks", put_peaks, &j, err);
 }
@@ -843,7 +845,7 @@ static int put_hist_resolution(sqlite3 *w, void *ctx)
 	return 0;
 }
 
-int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
+int rdb_hist_resolution(struct rdb *db, int resolution, struct err_msg *err)
 {
 	char q[80];
 
@@ -857,8 +859,8 @@ int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err)
 	return rdb_store(db, "histograms", put_hist_resolution, &resolution, err);
 }
 
-int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
-			  struct rdb_profile_info *info, struct fmt_err *err)
+int rdb_profile_load_hist(struct rdb *db, const struct call_selection *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct err_msg *err)
 {
 	static const char q[] =
 	    "SELECT h.bucket, sum(h.count) FROM hist h WHERE h.metric = ?2 AND h.resolution = ?3"
@@ -880,7 +882,7 @@ int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile
 	if (!(info->what = sel_what(db, sel, path, err)) || profile_alloc(p, sel->resolution) ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
 		if (info->what)
-			fmt_errf(err, db->path, "cannot read the histogram");
+			err_setf(err, db->path, "cannot read the histogram");
 		goto out;
 	}
 	if (sel->fnode)
@@ -947,8 +949,8 @@ void rdb_make_index(struct rdb *db, const char *name)
  * a function's calls where there is one). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
-			   const struct rsel *sel, int64_t lo, int64_t hi, bool index,
-			   struct fmt_err *err)
+			   const struct call_selection *sel, int64_t lo, int64_t hi, bool index,
+			   struct err_msg *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
@@ -984,7 +986,7 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK ||
 	    bind_sel(st, sel, path, rdb_t_first(db)) || sqlite3_bind_int64(st, 6, lo) ||
 	    sqlite3_bind_int64(st, 7, hi) || sqlite3_step(st) != SQLITE_DONE)
-		fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+		err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
@@ -998,7 +1000,7 @@ static bool same_str(const char *a, const char *b)
 }
 
 /* Whether @a and @b select the same calls, by the same value. */
-static bool same_sel(const struct rsel *a, const struct rsel *b)
+static bool same_sel(const struct call_selection *a, const struct call_selection *b)
 {
 	return same_str(a->func, b->func) && a->fnode == b->fnode && same_str(a->path, b->path) &&
 	       a->metric == b->metric && a->task == b->task && same_str(a->comm, b->comm) &&
@@ -1006,19 +1008,19 @@ static bool same_sel(const struct rsel *a, const struct rsel *b)
 }
 
 /* Table sr_root made, or emptied. 0, or -1 with @err. */
-static int empty_root(struct rdb *db, struct fmt_err *err)
+static int empty_root(struct rdb *db, struct err_msg *err)
 {
 	if (sqlite3_exec(db->sql,
 			 "CREATE TEMP TABLE IF NOT EXISTS sr_root(id INTEGER PRIMARY KEY, last_id,"
 			 " task_id);" /* the range of a call's subtree, for the search */
 			 "DELETE FROM sr_root",
 			 NULL, NULL, NULL) != SQLITE_OK)
-		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+		return err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
 	return 0;
 }
 
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			 struct fmt_err *err)
+int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
+			 struct err_msg *err)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t n = -1;
@@ -1034,21 +1036,21 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int64(st, 1, lo) || sqlite3_bind_int64(st, 2, hi) ||
 	    sqlite3_step(st) != SQLITE_DONE)
-		fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+		err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
 	return n;
 }
 
-int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			      struct fmt_err *err)
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			      int64_t hi, struct err_msg *err)
 {
 	return empty_root(db, err) ? -1 : select_into(db, "sr_root", false, sel, lo, hi, false, err);
 }
 
-int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			    struct fmt_err *err)
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err)
 {
 	int64_t n;
 
@@ -1059,7 +1061,7 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, 
 			 "CREATE TEMP TABLE IF NOT EXISTS sr_pre(id INTEGER PRIMARY KEY, last_id,"
 			 " task_id, incl_ns); DELETE FROM sr_pre",
 			 NULL, NULL, NULL) != SQLITE_OK)
-		return fmt_errf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+		return err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
 	n = select_into(db, "sr_pre", true, sel, lo, hi, true, err);
 	if (n >= 0)
 		db->pre = (typeof(db->pre)){true, *sel, lo, hi, db->pre.scans};
@@ -1078,7 +1080,7 @@ int64_t rdb_select_scans(const struct rdb *db)
 	return db->pre.scans;
 }
 
-int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err)
+int64_t rdb_select_fnodes(struct rdb *db, const struct call_selection *sel, struct err_msg *err)
 {
 	static const char q[] =
 	    "INSERT INTO sel_fnode(id) WITH RECURSIVE sub(id) AS ("
@@ -1090,7 +1092,7 @@ int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err
 	int64_t n = -1;
 
 	if (sel->path && !path) {
-		fmt_errf(err, db->path, "out of memory");
+		err_setf(err, db->path, "out of memory");
 		goto out;
 	}
 	if (!(what = sel_what(db, sel, path, err)))
@@ -1100,7 +1102,7 @@ int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err
 			 "DELETE FROM sel_fnode",
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		fmt_errf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
+		err_setf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
 		goto out;
 	}
 	if (sel->fnode)
@@ -1109,7 +1111,7 @@ int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err
 		sqlite3_bind_text(st, 1, sel->func ? sel->func : path, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, sel->func ? 0 : sel->fnode ? 1 : 2);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		fmt_errf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
+		err_setf(err, db->path, "cannot select the fnodes: %s", rdb_why(db->sql));
 	else
 		n = sqlite3_changes(db->sql);
 out:

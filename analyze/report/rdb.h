@@ -23,7 +23,7 @@ struct rdb;
  * and the problem, when it is not an SQLite file, not a darc database, or
  * one of another schema version. Release with rdb_close().
  */
-struct rdb *rdb_open(const char *path, struct fmt_err *err);
+struct rdb *rdb_open(const char *path, struct err_msg *err);
 
 /* Close it. Accepts NULL. */
 void rdb_close(struct rdb *db);
@@ -52,7 +52,7 @@ const char *rdb_metric_name(int m);  /* "incl", ... */
 int rdb_metric_of(const char *name); /* -1 if unknown */
 
 /* Which calls: one of func, fnode, path; optionally a task and a time range. */
-struct rsel {
+struct call_selection {
 	const char *func;  /* a function's name */
 	int64_t fnode;	   /* or an fnode id (0: none) */
 	const char *path;  /* or a call path from a root, "a>b>c" */
@@ -83,8 +83,8 @@ struct rdb_profile_info {
  * @info. Returns 0; -1 with @err set when the selection names nothing
  * ("no function 'x' in DB") or SQLite fails.
  */
-int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
-		     struct rdb_profile_info *info, struct fmt_err *err);
+int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
+		     struct rdb_profile_info *info, struct err_msg *err);
 
 /*
  * One profile per time window of @interval_ns from the first selected call
@@ -92,8 +92,8 @@ int rdb_profile_load(struct rdb *db, const struct rsel *sel, struct profile *p,
  * number in *@nrows; *@t0 the first window's start, ns since the
  * recording's first event. All rows share the first one's bucket range.
  */
-int rdb_profile_timelapse(struct rdb *db, const struct rsel *sel, int64_t interval_ns,
-			  struct profile **rows, int *nrows, int64_t *t0, struct fmt_err *err);
+int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int64_t interval_ns,
+			  struct profile **rows, int *nrows, int64_t *t0, struct err_msg *err);
 
 /*
  * Store @npk peaks of @sel's profile in table peak, found or given as
@@ -112,10 +112,10 @@ const char *rdb_why(sqlite3 *s);
  * or nonzero. 0, or -1 with @err set.
  */
 int rdb_store(struct rdb *db, const char *what, int (*fn)(sqlite3 *w, void *ctx), void *ctx,
-	      struct fmt_err *err);
+	      struct err_msg *err);
 
-int rdb_store_peaks(struct rdb *db, const struct rsel *sel, const char *params,
-		    const struct peak *pk, int npk, struct fmt_err *err);
+int rdb_store_peaks(struct rdb *db, const struct call_selection *sel, const char *params,
+		    const struct peak *pk, int npk, struct err_msg *err);
 
 /*
  * The functions whose number of complete calls is within @tolerance (0.05:
@@ -138,8 +138,8 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
  * (no task, comm or time filter, ns, incl or excl): counts only (lat_ns and
  * max_ns NULL), with no scan of the calls. Otherwise rdb_profile_load().
  */
-int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile *p,
-			  struct rdb_profile_info *info, struct fmt_err *err);
+int rdb_profile_load_hist(struct rdb *db, const struct call_selection *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct err_msg *err);
 
 /*
  * Table hist holds resolution 1 of every profile; @resolution 2 to 4 are
@@ -148,15 +148,15 @@ int rdb_profile_load_hist(struct rdb *db, const struct rsel *sel, struct profile
  * analysis stored them (it did when its calls were cut by --max-depth).
  * 0, or -1 with @err set.
  */
-int rdb_hist_resolution(struct rdb *db, int resolution, struct fmt_err *err);
+int rdb_hist_resolution(struct rdb *db, int resolution, struct err_msg *err);
 
 /*
  * Put the ids of @sel's complete calls whose value lies in [@lo, @hi) into
  * the temporary table sr_root(id, last_id, task_id) of @db (emptied first). Returns how many,
  * or -1 with @err set.
  */
-int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			 struct fmt_err *err);
+int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
+			 struct err_msg *err);
 
 /*
  * The same with one scan of the calls, never making the index of a
@@ -164,8 +164,8 @@ int64_t rdb_select_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int
  * command that reads the calls once and writes nothing (darc hist's
  * tracer_shift).
  */
-int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			      struct fmt_err *err);
+int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			      int64_t hi, struct err_msg *err);
 
 /*
  * One scan for several latency ranges of one selection (explain's slow
@@ -175,8 +175,8 @@ int64_t rdb_select_calls_scan(struct rdb *db, const struct rsel *sel, int64_t lo
  * @hi) without reading the calls again, until rdb_preselect_end(). How many,
  * or -1 with @err set.
  */
-int64_t rdb_preselect_calls(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-			    struct fmt_err *err);
+int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err);
 void rdb_preselect_end(struct rdb *db);
 /* How many times the calls were read for a selection (tests). */
 int64_t rdb_select_scans(const struct rdb *db);
@@ -195,7 +195,7 @@ const char *rdb_text(sqlite3_stmt *st, int i);
  * Was @db made from the recording whose identity is @id (size, mtime and
  * hash, as table recording keeps them)? False when it says nothing.
  */
-bool rdb_made_from(struct rdb *db, const struct fmt_identity *id);
+bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id);
 
 /*
  * Whether the calls have an index by fnode (one range of it a function's
@@ -217,7 +217,7 @@ void rdb_make_index(struct rdb *db, const char *name);
  * rdb_bind_filters() binds from @sel (@t0: rdb_t_first()). 0 or an SQLite error.
  */
 void rdb_filter_sql(const char *task_col, const char *time_col, char *buf, size_t n);
-int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
+int rdb_bind_filters(sqlite3_stmt *st, const struct call_selection *sel, int64_t t0);
 
 /*
  * The fnodes of @sel's function, fnode or call path and every fnode below
@@ -225,7 +225,7 @@ int rdb_bind_filters(sqlite3_stmt *st, const struct rsel *sel, int64_t t0);
  * of @db (emptied first). Returns how many, or -1 with @err set (as
  * rdb_profile_load(): "no function 'x'" when the selection names nothing).
  */
-int64_t rdb_select_fnodes(struct rdb *db, const struct rsel *sel, struct fmt_err *err);
+int64_t rdb_select_fnodes(struct rdb *db, const struct call_selection *sel, struct err_msg *err);
 
 /* Free what rdb_profile_load() allocated in @p; @p is empty again. */
 void rdb_profile_release(struct profile *p);

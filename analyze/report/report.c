@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include "jtext.h"
 #include "report.h"
+#include "rows.h"
+#include "show.h"
+#include "svg.h"
+#include "tracer-shift.h"
+#include "vis.h"
+#include "wfile.h"
 
 #include <stdint.h>
 #include <inttypes.h>
@@ -7,22 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rows.h"
-#include "show.h"
-#include "svg.h"
-#include "tracer-shift.h"
-#include "vis.h"
-#include "wfile.h"
-#include "jtext.h"
 
 /* What the show functions need to know about @o's profile. */
-static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
+static struct show_ctx ctx_of(struct rdb *db, const struct report_options *o,
 			      const struct rdb_profile_info *info)
 {
 	return (struct show_ctx){.what = info->what,
 				 .recording = rdb_source(db),
 				 .metric = rdb_metric_name(o->sel.metric),
-				 .unit = ropt_unit(o),
+				 .unit = options_unit(o),
 				 .resolution = o->sel.resolution,
 				 .info = info,
 				 .pp = o->npeaks ? NULL : &o->pp};
@@ -30,7 +30,7 @@ static struct show_ctx ctx_of(struct rdb *db, const struct ropt *o,
 
 /* Print @j (consumed) as @command's output (show_json_to()); 0 or -1. */
 static int put_json(FILE *out, const char *command, const char *key, json_t *j,
-		    struct fmt_err *err)
+		    struct err_msg *err)
 {
 	int rc = show_json_to(out, command, key, j, err);
 
@@ -38,7 +38,7 @@ static int put_json(FILE *out, const char *command, const char *key, json_t *j,
 	return rc;
 }
 
-/* What svg_hist() needs, for ropt_write_svg(). */
+/* What svg_hist() needs, for options_write_svg(). */
 struct hist_svg {
 	const struct profile *p, *q; /* the profile; a second one over it (diff), or NULL */
 	const struct peak *pk;	     /* its peaks, shaded: pk[0..npk) */
@@ -62,28 +62,28 @@ static int write_hist_svg(void *ctx, FILE *f)
 }
 
 /* Each peak of array @peaks ({"lo", "hi", ...}) with its "tracer_shift". */
-static void peaks_shift_json(json_t *peaks, const struct tshift *t)
+static void peaks_shift_json(json_t *peaks, const struct tracer_shift *t)
 {
 	json_t *q;
 	size_t k;
 
-	json_array_foreach(peaks, k, q)
-		json_object_set_new(q, "tracer_shift",
-				    tshift_range_json(t, json_integer_value(json_object_get(q, "lo")),
-						      json_integer_value(json_object_get(q, "hi"))));
+	json_array_foreach(peaks, k, q) json_object_set_new(
+	    q, "tracer_shift",
+	    tracer_shift_range_json(t, json_integer_value(json_object_get(q, "lo")),
+				    json_integer_value(json_object_get(q, "hi"))));
 }
 
 /* darc hist's JSON @o with the tracer's cost, and its shift per bucket and peak. */
-static json_t *hist_shift_json(json_t *o, const struct tshift *t)
+static json_t *hist_shift_json(json_t *o, const struct tracer_shift *t)
 {
 	json_t *b;
 	size_t k;
 
-	json_object_set_new(o, "tracer_cost", tshift_cost_json(t));
+	json_object_set_new(o, "tracer_cost", tracer_shift_cost_json(t));
 	json_array_foreach(json_object_get(o, "buckets"), k, b)
 		json_object_set_new(
 		    b, "tracer_shift",
-		    tshift_bucket_json(t, json_integer_value(json_object_get(b, "bucket"))));
+		    tracer_shift_bucket_json(t, json_integer_value(json_object_get(b, "bucket"))));
 	peaks_shift_json(json_object_get(o, "peaks"), t);
 	return o;
 }
@@ -92,37 +92,38 @@ static json_t *hist_shift_json(json_t *o, const struct tshift *t)
 struct shown {
 	struct profile p;
 	struct rdb_profile_info info;
-	struct tshift t;
-	struct peak *pk; /* ropt_peaks()'s */
+	struct tracer_shift t;
+	struct peak *pk; /* options_peaks()'s */
 	int npk;	 /* how many, or -1 when out of memory */
 	struct show_ctx c;
 };
 
 /* Load @x for @o's selection: 0, or -1 with @err set (nothing held). */
-static int shown_load(struct rdb *db, const struct ropt *o, struct shown *x, struct fmt_err *err)
+static int shown_load(struct rdb *db, const struct report_options *o, struct shown *x,
+		      struct err_msg *err)
 {
 	if (rdb_profile_load(db, &o->sel, &x->p, &x->info, err))
 		return -1;
-	if (tshift_load(db, &o->sel, INT64_MIN, INT64_MAX, &x->t, err)) {
+	if (tracer_shift_load(db, &o->sel, INT64_MIN, INT64_MAX, &x->t, err)) {
 		free(x->info.what);
 		rdb_profile_release(&x->p);
 		return -1;
 	}
 	x->c = ctx_of(db, o, &x->info);
 	x->pk = NULL;
-	x->npk = ropt_peaks(o, &x->p, &x->pk);
+	x->npk = options_peaks(o, &x->p, &x->pk);
 	return 0;
 }
 
 static void shown_release(struct shown *x)
 {
-	tshift_release(&x->t);
+	tracer_shift_release(&x->t);
 	free(x->pk);
 	free(x->info.what);
 	rdb_profile_release(&x->p);
 }
 
-int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err *err)
+int report_hist(FILE *out, struct rdb *db, const struct report_options *o, struct err_msg *err)
 {
 	struct shown x;
 	int rc = 0;
@@ -130,18 +131,18 @@ int report_hist(FILE *out, struct rdb *db, const struct ropt *o, struct fmt_err 
 	if (shown_load(db, o, &x, err))
 		return -1;
 	if (x.npk < 0)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (o->json) {
 		json_t *j = show_with_quant(&x.c, show_hist_json(&x.c, &x.p, x.pk, x.npk));
 		rc = put_json(out, "hist", NULL, hist_shift_json(j, &x.t), err);
 	} else {
 		show_hist_text(out, &x.c, &x.p, x.pk, x.npk);
 		show_quant_text(out, &x.c);
-		tshift_text(out, &x.t, x.c.unit, "");
+		tracer_shift_text(out, &x.t, x.c.unit, "");
 	}
 	if (!rc && o->svg) {
 		struct hist_svg h = {&x.p, NULL, x.pk, x.npk, &x.c, NULL};
-		rc = ropt_write_svg(o, write_hist_svg, &h, err);
+		rc = options_write_svg(o, write_hist_svg, &h, err);
 	}
 	shown_release(&x);
 	return rc;
@@ -165,8 +166,8 @@ static int write_heat_svg(void *ctx, FILE *f)
 	return svg_heatmap(f, h->rows, h->nrows, h->t0, h->interval, title, h->c->unit);
 }
 
-int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t interval_ns,
-		     struct fmt_err *err)
+int report_timelapse(FILE *out, struct rdb *db, const struct report_options *o, int64_t interval_ns,
+		     struct err_msg *err)
 {
 	struct profile *rows = NULL, p;
 	struct rdb_profile_info info;
@@ -191,7 +192,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 		show_timelapse_text(out, &c, rows, nrows, t0, interval_ns);
 	if (!rc && o->svg) {
 		struct heat_svg h = {rows, nrows, t0, interval_ns, &c};
-		rc = ropt_write_svg(o, write_heat_svg, &h, err);
+		rc = options_write_svg(o, write_heat_svg, &h, err);
 	}
 	for (int i = 0; i < nrows; i++)
 		rdb_profile_release(&rows[i]);
@@ -201,7 +202,7 @@ int report_timelapse(FILE *out, struct rdb *db, const struct ropt *o, int64_t in
 }
 
 /* How the peaks were had, and of which calls, as table peak's params (caller frees). */
-static char *peak_params(const struct ropt *o)
+static char *peak_params(const struct report_options *o)
 {
 	json_t *j = json_object();
 	char *s;
@@ -217,7 +218,7 @@ static char *peak_params(const struct ropt *o)
 		json_object_set_new(j, "prominence", json_real(o->pp.prominence));
 		json_object_set_new(j, "smooth", json_integer(o->pp.smooth));
 	}
-	ropt_filters_json(o, j);
+	options_filters_json(o, j);
 	s = json_dumps(jtext_clean(j), JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	return s;
@@ -257,8 +258,8 @@ static void explain_text(FILE *out, struct rdb *db, const struct show_ctx *c,
 	}
 }
 
-int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
-		 struct fmt_err *err)
+int report_peaks(FILE *out, struct rdb *db, const struct report_options *o, int explain,
+		 struct err_msg *err)
 {
 	struct shown x;
 	char *params = NULL;
@@ -268,7 +269,7 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 		return -1;
 	params = peak_params(o);
 	if (x.npk < 0 || !params)
-		rc = fmt_errf(err, NULL, "out of memory");
+		rc = err_setf(err, NULL, "out of memory");
 	else if (rdb_store_peaks(db, &o->sel, params, x.pk, x.npk, err))
 		rc = -1;
 	else if (o->json) {
@@ -279,7 +280,7 @@ int report_peaks(FILE *out, struct rdb *db, const struct ropt *o, int explain,
 		fprintf(out, "%s: %s latency (%s), %llu calls; recording %s\n", vis(x.c.what),
 			x.c.metric, x.c.unit, (unsigned long long)x.info.calls, vis(x.c.recording));
 		show_peaks_text(out, &x.c, x.pk, x.npk);
-		tshift_text(out, &x.t, x.c.unit, "");
+		tracer_shift_text(out, &x.t, x.c.unit, "");
 		if (explain)
 			explain_text(out, db, &x.c, x.pk, x.npk);
 	}
@@ -350,14 +351,16 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 	char sc[32];
 
 	fprintf(out, "A: %s\nB: %s\n", vis(rdb_source(a)), vis(rdb_source(b)));
-	fprintf(out, "%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
-		     "under %g%% of the latency on both sides): %d differ\n",
-		r->npairs, cmp_method_name(o->method), o->threshold, r->pruned, o->min_calls,
-		100 * o->min_share, r->above);
+	fprintf(out,
+		"%d pairs rated by %s (threshold %g), %d pruned (fewer than %d calls or "
+		"under %g%% of the latency on both sides): %d differ\n",
+		r->npairs, profile_cmp_method_name(o->method), o->threshold, r->pruned,
+		o->min_calls, 100 * o->min_share, r->above);
 	if (!r->above)
 		fprintf(out, "nothing differs at or above the threshold\n");
-	fprintf(out, "\n%4s %9s %4s %9s %9s %9s %9s  %s\n", "rank", cmp_method_name(o->method),
-		"kind", "calls A", "mean A", "calls B", "mean B", "function or path");
+	fprintf(out, "\n%4s %9s %4s %9s %9s %9s %9s  %s\n", "rank",
+		profile_cmp_method_name(o->method), "kind", "calls A", "mean A", "calls B",
+		"mean B", "function or path");
 	for (int k = 0; k < r->npairs && k < (show > 10 ? show : 10); k++) {
 		const struct diff_pair *d = &r->pairs[k];
 		fprintf(out, "%4d %9s %4s", k + 1, score_text(d->score, sc, sizeof(sc)),
@@ -369,7 +372,7 @@ static void diff_text(FILE *out, struct rdb *a, struct rdb *b, const struct diff
 	}
 	for (int k = 0; k < r->npairs && k < show && k < r->above; k++) {
 		fprintf(out, "\n%d. %s %s: %s %s\n", k + 1, kind_name(r->pairs[k].kind),
-			vis(r->pairs[k].key), cmp_method_name(o->method),
+			vis(r->pairs[k].key), profile_cmp_method_name(o->method),
 			score_text(r->pairs[k].score, sc, sizeof(sc)));
 		side_by_side(out, &r->pairs[k]);
 	}
@@ -383,7 +386,7 @@ static json_t *pair_json(const struct diff_pair *d)
 	json_t *s = json_object();
 
 	for (int m = 0; m < CMP_METHODS; m++)
-		json_object_set_new(s, cmp_method_name(m),
+		json_object_set_new(s, profile_cmp_method_name(m),
 				    isfinite(d->scores[m]) ? json_real(d->scores[m]) : json_null());
 	json_object_set_new(o, "scores", s);
 	json_object_set_new(o, "only_in", json_string(!d->a ? "B" : !d->b ? "A" : ""));
@@ -396,7 +399,7 @@ static json_t *pair_json(const struct diff_pair *d)
  * nothing), or the first ranked when none is on both: A's bars beside B's.
  */
 static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
-		    const struct diff_result *r, struct fmt_err *err)
+		    const struct diff_result *r, struct err_msg *err)
 {
 	const struct diff_pair *d = NULL;
 	char what[512], rec[1024], sub[256];
@@ -408,13 +411,14 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 	if (!d && !o->pair && r->npairs)
 		d = &r->pairs[0];
 	if (!d)
-		return fmt_errf(err, NULL, o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
+		return err_setf(err, NULL,
+				o->pair ? "no pair '%s' to plot (pruned?)" : "no pair to plot",
 				o->pair);
 	snprintf(what, sizeof(what), "%s: A (dark) vs B", d->key);
 	snprintf(rec, sizeof(rec), "A %s, B %s", rdb_source(a), rdb_source(b));
 	snprintf(sub, sizeof(sub), "%s latency: A %llu calls, B %llu calls; %s %.1f",
 		 o->metric == RM_EXCL ? "excl" : "incl", (unsigned long long)d->calls_a,
-		 (unsigned long long)d->calls_b, cmp_method_name(o->method), d->score);
+		 (unsigned long long)d->calls_b, profile_cmp_method_name(o->method), d->score);
 	{
 		struct show_ctx c = {.what = what, .recording = rec,
 				     .metric = o->metric == RM_EXCL ? "excl" : "incl", .unit = "ns",
@@ -425,7 +429,7 @@ static int diff_svg(struct rdb *a, struct rdb *b, const struct diff_opts *o,
 }
 
 int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts *o, int show,
-		bool json, struct fmt_err *err)
+		bool json, struct err_msg *err)
 {
 	struct diff_result r;
 	int rc = 0;
@@ -439,10 +443,11 @@ int report_diff(FILE *out, struct rdb *a, struct rdb *b, const struct diff_opts 
 		return -1;
 	}
 	if (json) {
-		json_t *j = json_pack("{so so ss sf si si si so}", "a", jtext(rdb_source(a)), "b",
-				      jtext(rdb_source(b)), "method", cmp_method_name(o->method), "threshold",
-				      o->threshold, "pairs", r.npairs, "pruned", r.pruned, "differ",
-				      r.above, "ranked", json_array());
+		json_t *j =
+		    json_pack("{so so ss sf si si si so}", "a", jtext(rdb_source(a)), "b",
+			      jtext(rdb_source(b)), "method", profile_cmp_method_name(o->method),
+			      "threshold", o->threshold, "pairs", r.npairs, "pruned", r.pruned,
+			      "differ", r.above, "ranked", json_array());
 		for (int k = 0; k < r.npairs; k++)
 			json_array_append_new(json_object_get(j, "ranked"), pair_json(&r.pairs[k]));
 		rc = put_json(out, "diff", NULL, j, err);

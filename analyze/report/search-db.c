@@ -69,9 +69,9 @@ struct load {
 	int nparts, pcap;
 };
 
-static int fail(struct rdb *db, struct fmt_err *err, const char *what)
+static int fail(struct rdb *db, struct err_msg *err, const char *what)
 {
-	return fmt_errf(err, rdb_path(db), "cannot read %s: %s", what,
+	return err_setf(err, rdb_path(db), "cannot read %s: %s", what,
 			rdb_why(rdb_sql(db)));
 }
 
@@ -123,7 +123,7 @@ static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
  * The first ns value of bucket @b at @sel's resolution (and unit: cycles
  * are ns times sel->scale): where the selection of a peak's calls begins.
  */
-static int64_t bucket_start(int b, const struct rsel *sel)
+static int64_t bucket_start(int b, const struct call_selection *sel)
 {
 	double scale = sel->scale > 0 ? sel->scale : 1;
 	int64_t v = (int64_t)(exp2((double)b / sel->resolution) / scale) - 2;
@@ -386,14 +386,15 @@ static void ensure_indexes(struct rdb *db)
 	}
 }
 
-void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns)
+void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns,
+		     int64_t *hi_ns)
 {
 	*lo_ns = lo > 0 ? bucket_start(lo, sel) : INT64_MIN;
 	*hi_ns = hi + 1 < 62 * sel->resolution ? bucket_start(hi + 1, sel) : INT64_MAX;
 }
 
-int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
-			struct fmt_err *err)
+int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk,
+			int n, struct err_msg *err)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
 
@@ -407,8 +408,8 @@ int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct pea
 	return rdb_preselect_calls(db, sel, lo, hi, err) < 0 ? -1 : 0;
 }
 
-int search_db_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
-		   struct fmt_err *err)
+int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi,
+		   struct rsearch *rs, struct err_msg *err)
 {
 	int64_t lo_ns, hi_ns;
 	struct load l = {db, rs};
@@ -484,8 +485,8 @@ char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t
 
 /* ---- storing ------------------------------------------------------------------ */
 
-static int insert_search(sqlite3 *w, const struct rsel *sel, const char *f0, int peak, int lo,
-			 int hi, int nroots, const char *params, int64_t owner[2])
+static int insert_search(sqlite3 *w, const struct call_selection *sel, const char *f0, int peak,
+			 int lo, int hi, int nroots, const char *params, int64_t owner[2])
 {
 	sqlite3_stmt *st;
 	char when[32];
@@ -523,7 +524,7 @@ static int insert_nodes(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "search_path", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "search_path", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->nnodes && !rc; i++) {
 		const struct search_node *n = &r->nodes[i];
@@ -563,7 +564,7 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (db_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
+	if (columns_prepare_insert(w, "search_candidate", &st) != SQLITE_OK)
 		return -1;
 	for (int i = 0; i < r->ncands && !rc; i++) {
 		const struct search_cand *c = &r->cands[i];
@@ -591,7 +592,7 @@ static int insert_cands(sqlite3 *w, struct rdb *db, const struct rsearch *rs,
 /* One search to store: its row of search, then its paths and candidates. */
 struct search_job {
 	struct rdb *db;
-	const struct rsel *sel;	 /* the calls searched */
+	const struct call_selection *sel;	 /* the calls searched */
 	const char *f0, *params; /* f0's title; the parameters as JSON text */
 	int peak, lo, hi;	 /* the peak's number and bucket range */
 	const struct rsearch *rs; /* the input, for the names of what it found */
@@ -612,9 +613,9 @@ static int put_search(sqlite3 *w, void *ctx)
 	       insert_cands(w, j->db, j->rs, j->r, *j->id);
 }
 
-int search_db_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
-		    int hi, const char *params, const struct rsearch *rs,
-		    const struct search_result *r, int64_t *id, struct fmt_err *err)
+int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak,
+		    int lo, int hi, const char *params, const struct rsearch *rs,
+		    const struct search_result *r, int64_t *id, struct err_msg *err)
 {
 	struct search_job j = {db, sel, f0, params, peak, lo, hi, rs, r, id};
 

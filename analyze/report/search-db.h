@@ -23,7 +23,8 @@ struct rsearch {
 };
 
 /* The values of buckets @lo..@hi of @sel, as search_db_load() selects them: [*@lo_ns, *@hi_ns). */
-void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int64_t *hi_ns);
+void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns,
+		     int64_t *hi_ns);
 
 /*
  * Before the searches of @n (2 or more) ranges @pk of @sel: their calls
@@ -31,16 +32,16 @@ void search_db_range(const struct rsel *sel, int lo, int hi, int64_t *lo_ns, int
  * then taking its own from them. End with rdb_preselect_end(). 0, or -1
  * with @err set.
  */
-int search_db_preselect(struct rdb *db, const struct rsel *sel, const struct peak *pk, int n,
-			struct fmt_err *err);
+int search_db_preselect(struct rdb *db, const struct call_selection *sel, const struct peak *pk,
+			int n, struct err_msg *err);
 
 /*
  * Load the complete calls of @sel whose value lies in buckets @lo..@hi
  * (resolution 1: [2^lo, 2^(hi+1)) ns) with their subtrees. 0, or -1 with
  * @err set. Release with search_db_release().
  */
-int search_db_load(struct rdb *db, const struct rsel *sel, int lo, int hi, struct rsearch *rs,
-		   struct fmt_err *err);
+int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int hi,
+		   struct rsearch *rs, struct err_msg *err);
 void search_db_release(struct rsearch *rs);
 
 /*
@@ -57,8 +58,8 @@ char *search_db_name(struct rdb *db, const struct rsearch *rs, int kind, int64_t
  * (@peak: its number, or 0 for a range given) with @params (JSON), in a
  * transaction on a second, writable connection. Sets *@id. 0, or -1.
  */
-int search_db_store(struct rdb *db, const struct rsel *sel, const char *f0, int peak, int lo,
-		    int hi, const char *params, const struct rsearch *rs,
-		    const struct search_result *r, int64_t *id, struct fmt_err *err);
+int search_db_store(struct rdb *db, const struct call_selection *sel, const char *f0, int peak,
+		    int lo, int hi, const char *params, const struct rsearch *rs,
+		    const struct search_result *r, int64_t *id, struct err_msg *err);
 
 #endif

@@ -157,7 +157,7 @@ void show_quant_text(FILE *out, const struct show_ctx *c)
 		return;
 	fprintf(out, "percentiles:");
 	for (int i = 0; i < NQUANT; i++)
-		fprintf(out, " %s %s,", quant_name[i],
+		fprintf(out, " %s %s,", hist_quant_name[i],
 			show_amount(c->info->quant.p[i], c->unit, a, sizeof(a)));
 	fprintf(out, " max %s\n", show_amount(c->info->quant.max, c->unit, a, sizeof(a)));
 }
@@ -289,15 +289,15 @@ json_t *show_contract(const char *command, const char *key, json_t *payload)
 }
 
 int show_json_to(FILE *out, const char *command, const char *key, json_t *j,
-		 struct fmt_err *err)
+		 struct err_msg *err)
 {
 	json_t *all = show_contract(command, key, j);
 	int rc = 0;
 
 	if (!all) /* every name goes through jtext(): only memory can be missing */
-		return fmt_errf(err, NULL, "cannot make the JSON output: out of memory");
+		return err_setf(err, NULL, "cannot make the JSON output: out of memory");
 	if (show_json(out, all))
-		rc = fmt_errf(err, NULL, "cannot write the JSON output%s: %s",
+		rc = err_setf(err, NULL, "cannot write the JSON output%s: %s",
 			      out == stdout ? " to standard output" : "",
 			      errno ? strerror(errno) : "I/O error");
 	json_decref(all);

@@ -84,6 +84,6 @@ int show_json(FILE *out, json_t *j);
  * made) and is not consumed: 0, or -1 with @err saying which.
  */
 int show_json_to(FILE *out, const char *command, const char *key, json_t *j,
-		 struct fmt_err *err);
+		 struct err_msg *err);
 
 #endif

@@ -27,7 +27,7 @@
 /* ---- the costs ---- */
 
 /* One mechanism's object of recording.tracer_cost into @c (its values checked). */
-static void load_one(struct tc_cost *c, int m, json_t *o)
+static void load_one(struct cost_cost *c, int m, json_t *o)
 {
 	json_t *ns = json_object_get(o, "ns"), *own = json_object_get(o, "own_ns");
 	const char *src = json_string_value(json_object_get(o, "source"));
@@ -42,15 +42,15 @@ static void load_one(struct tc_cost *c, int m, json_t *o)
 }
 
 /* recording.tracer_cost of @db into @t (nothing when absent or not JSON). */
-static int load_cost(struct rdb *db, struct tshift *t, struct fmt_err *err)
+static int load_cost(struct rdb *db, struct tracer_shift *t, struct err_msg *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	tc_cost_unknown(&t->cost);
+	cost_unknown(&t->cost);
 	if (sqlite3_prepare_v2(rdb_sql(db), "SELECT tracer_cost FROM recording LIMIT 1", -1, &st,
 			       NULL))
-		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+		return err_setf(err, rdb_path(db), "cannot read the tracer's cost: %s",
 				rdb_why(rdb_sql(db)));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
@@ -60,18 +60,18 @@ static int load_cost(struct rdb *db, struct tshift *t, struct fmt_err *err)
 		t->stored = NULL;
 	}
 	for (int m = 0; m < TC_NMECH && t->stored; m++)
-		load_one(&t->cost, m, json_object_get(t->stored, tc_mech_names[m]));
+		load_one(&t->cost, m, json_object_get(t->stored, cost_mech_names[m]));
 	if (t->stored && json_object_get(t->stored, TC_GRAPH_UFTRACE)) /* uftrace's hooks */
 		load_one(&t->cost, TC_FGRAPH, json_object_get(t->stored, TC_GRAPH_UFTRACE));
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fmt_errf(err, rdb_path(db), "cannot read the tracer's cost: %s",
+		return err_setf(err, rdb_path(db), "cannot read the tracer's cost: %s",
 				rdb_why(rdb_sql(db)));
 	return 0;
 }
 
 /* Is any cost known? */
-static bool any_cost(const struct tc_cost *c)
+static bool any_cost(const struct cost_cost *c)
 {
 	for (int m = 0; m < TC_NMECH; m++)
 		if (!isnan(c->ns[m]))
@@ -84,7 +84,7 @@ static bool any_cost(const struct tc_cost *c)
 /* Something charged to a call: a probe hit, a sched interval, an interrupt. */
 struct charge {
 	int64_t call_id, task;
-	int mech;   /* enum tc_mech */
+	int mech;   /* enum cost_mech */
 	int events; /* how many of its events */
 };
 
@@ -122,13 +122,13 @@ static const char *const charges_sql[] = {
 };
 
 /* The rows of one of charges_sql into @x. 0, or -1 with @err. */
-static int load_charges(struct counter *x, const char *sql, struct fmt_err *err)
+static int load_charges(struct counter *x, const char *sql, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (sqlite3_prepare_v2(x->sql, sql, -1, &st, NULL))
-		return fmt_errf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
+		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int mech = sqlite3_column_int(st, 2);
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
@@ -145,7 +145,7 @@ static int load_charges(struct counter *x, const char *sql, struct fmt_err *err)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return fmt_errf(err, NULL, "cannot read what the tracer did: %s",
+		return err_setf(err, NULL, "cannot read what the tracer did: %s",
 				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
 	return 0;
 }
@@ -157,7 +157,7 @@ static void counter_free(struct counter *x)
 	free(x->ch);
 }
 
-static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
+static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 {
 	memset(x, 0, sizeof(*x));
 	x->sql = rdb_sql(db);
@@ -171,7 +171,7 @@ static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
 			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1 GROUP BY 1",
 			       -1, &x->kids, NULL))
-		return fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
+		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
 	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
 		if (load_charges(x, charges_sql[i], err))
 			return -1;
@@ -180,7 +180,7 @@ static int counter_init(struct counter *x, struct rdb *db, struct fmt_err *err)
 }
 
 /* Add @n calls of func.kind @kind to @k: what their tracing cost. */
-static void count_kind(struct tc_counts *k, int kind, int64_t n)
+static void count_kind(struct cost_counts *k, int kind, int64_t n)
 {
 	switch (kind) {
 	case FUNC_KERNEL:
@@ -202,7 +202,7 @@ static void count_kind(struct tc_counts *k, int kind, int64_t n)
 
 /* The charges to calls @lo .. @hi of task @task into @k. */
 static void count_charges(const struct counter *x, int64_t lo, int64_t hi, int64_t task,
-			  struct tc_counts *k)
+			  struct cost_counts *k)
 {
 	int64_t a = 0, b = x->nch;
 
@@ -220,7 +220,7 @@ static void count_charges(const struct counter *x, int64_t lo, int64_t hi, int64
 
 /* What was traced inside call @id (of @task, subtree to @last, func.kind @kind) into @k. */
 static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task, int kind,
-		      bool excl, struct tc_counts *k)
+		      bool excl, struct cost_counts *k)
 {
 	sqlite3_stmt *st = excl ? x->kids : x->below;
 	int rc;
@@ -247,7 +247,7 @@ static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task,
 /* ---- per bucket ---- */
 
 /* Bucket @b of @t, made (zeroed) if new; NULL when out of memory. */
-static struct tc_bucket *bucket_at(struct tshift *t, int b)
+static struct cost_bucket *bucket_at(struct tracer_shift *t, int b)
 {
 	int i = 0;
 
@@ -256,23 +256,23 @@ static struct tc_bucket *bucket_at(struct tshift *t, int b)
 	if (i < t->n && t->b[i].bucket == b)
 		return &t->b[i];
 	if (!(t->n & (t->n + 1))) { /* 0, 1, 3, 7, ...: full */
-		struct tc_bucket *p = realloc(t->b, (t->n + 1) * 2 * sizeof(*p));
+		struct cost_bucket *p = realloc(t->b, (t->n + 1) * 2 * sizeof(*p));
 		if (!p)
 			return NULL;
 		t->b = p;
 	}
 	memmove(&t->b[i + 1], &t->b[i], (t->n - i) * sizeof(*t->b));
 	t->n++;
-	t->b[i] = (struct tc_bucket){.bucket = b};
+	t->b[i] = (struct cost_bucket){.bucket = b};
 	return &t->b[i];
 }
 
 /* One call of value @v (the selection's unit) and tracer share @share ns into @t. */
-static int add_call(struct tshift *t, double v, double share)
+static int add_call(struct tracer_shift *t, double v, double share)
 {
 	double s = share * t->scale;
-	int sh = tc_shift(v, s, t->resolution);
-	struct tc_bucket *b = bucket_at(t, tc_bucket(v, t->resolution));
+	int sh = cost_shift(v, s, t->resolution);
+	struct cost_bucket *b = bucket_at(t, cost_bucket(v, t->resolution));
 
 	if (!b)
 		return -1;
@@ -286,7 +286,7 @@ static int add_call(struct tshift *t, double v, double share)
 }
 
 /* Every call in sr_root, counted and priced, into @t. */
-static int add_selected(struct rdb *db, struct tshift *t, bool excl, struct fmt_err *err)
+static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struct err_msg *err)
 {
 	struct counter x;
 	sqlite3_stmt *st = NULL;
@@ -297,21 +297,21 @@ static int add_selected(struct rdb *db, struct tshift *t, bool excl, struct fmt_
 				      " c.incl_ns, c.excl_ns FROM sr_root r JOIN call c ON c.id = r.id"
 				      " LEFT JOIN func f ON f.id = c.func_id ORDER BY c.id",
 				      -1, &st, NULL))
-		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		rc = err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct tc_counts k;
+		struct cost_counts k;
 		double v = (double)sqlite3_column_int64(st, excl ? 5 : 4) * t->scale;
 		rc = count_call(&x, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 				sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3), excl, &k);
 		if (rc)
 			break;
-		if (add_call(t, v, tc_share(&t->cost, &k))) {
-			rc = fmt_errf(err, NULL, "out of memory");
+		if (add_call(t, v, cost_share(&t->cost, &k))) {
+			rc = err_setf(err, NULL, "out of memory");
 			break;
 		}
 	}
 	if (rc > 0 && rc != SQLITE_DONE)
-		rc = fmt_errf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
+		rc = err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 	else if (rc == SQLITE_DONE)
 		rc = 0;
 	sqlite3_finalize(st);
@@ -319,8 +319,8 @@ static int add_selected(struct rdb *db, struct tshift *t, bool excl, struct fmt_
 	return rc;
 }
 
-int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-		struct tshift *t, struct fmt_err *err)
+int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
+		struct tracer_shift *t, struct err_msg *err)
 {
 	memset(t, 0, sizeof(*t));
 	t->resolution = sel->resolution;
@@ -332,26 +332,26 @@ int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
 		return 0;
 	if (rdb_select_calls_scan(db, sel, lo, hi, err) < 0 ||
 	    add_selected(db, t, sel->metric == RM_EXCL, err)) {
-		tshift_release(t);
+		tracer_shift_release(t);
 		return -1;
 	}
 	return 0;
 }
 
-void tshift_release(struct tshift *t)
+void tracer_shift_release(struct tracer_shift *t)
 {
 	json_decref(t->stored);
 	free(t->b);
 	memset(t, 0, sizeof(*t));
 }
 
-int tshift_of(const struct tshift *t, const struct tc_bucket *b)
+int tracer_shift_of(const struct tracer_shift *t, const struct cost_bucket *b)
 {
-	return b->calls ? tc_shift(b->lat_ns / b->calls, b->share_ns / b->calls, t->resolution)
+	return b->calls ? cost_shift(b->lat_ns / b->calls, b->share_ns / b->calls, t->resolution)
 			: 0;
 }
 
-static const struct tc_bucket *find(const struct tshift *t, int bucket)
+static const struct cost_bucket *find(const struct tracer_shift *t, int bucket)
 {
 	for (int i = 0; i < t->n; i++)
 		if (t->b[i].bucket == bucket)
@@ -359,24 +359,25 @@ static const struct tc_bucket *find(const struct tshift *t, int bucket)
 	return NULL;
 }
 
-json_t *tshift_bucket_json(const struct tshift *t, int bucket)
+json_t *tracer_shift_bucket_json(const struct tracer_shift *t, int bucket)
 {
-	const struct tc_bucket *b = find(t, bucket);
+	const struct cost_bucket *b = find(t, bucket);
 
 	if (!b || !b->calls)
 		return json_null();
 	return json_pack("{sf sf si sI si}", "share_ns", b->share_ns / b->calls, "share",
-			 b->lat_ns > 0 ? b->share_ns / b->lat_ns : 0.0, "shift", tshift_of(t, b),
-			 "shifted_calls", (json_int_t)b->shifted, "shift_max", b->shift_max);
+			 b->lat_ns > 0 ? b->share_ns / b->lat_ns : 0.0, "shift",
+			 tracer_shift_of(t, b), "shifted_calls", (json_int_t)b->shifted,
+			 "shift_max", b->shift_max);
 }
 
-json_t *tshift_range_json(const struct tshift *t, int lo, int hi)
+json_t *tracer_shift_range_json(const struct tracer_shift *t, int lo, int hi)
 {
-	struct tc_bucket sum = {0};
+	struct cost_bucket sum = {0};
 	json_t *shifted = json_array();
 
 	for (int i = 0; i < t->n; i++) {
-		const struct tc_bucket *b = &t->b[i];
+		const struct cost_bucket *b = &t->b[i];
 		if (b->bucket < lo || b->bucket > hi)
 			continue;
 		sum.calls += b->calls;
@@ -384,7 +385,7 @@ json_t *tshift_range_json(const struct tshift *t, int lo, int hi)
 		sum.share_ns += b->share_ns;
 		sum.shifted += b->shifted;
 		sum.shift_max = b->shift_max > sum.shift_max ? b->shift_max : sum.shift_max;
-		if (tshift_of(t, b) > 0)
+		if (tracer_shift_of(t, b) > 0)
 			json_array_append_new(shifted, json_integer(b->bucket));
 	}
 	if (!sum.calls) {
@@ -397,7 +398,7 @@ json_t *tshift_range_json(const struct tshift *t, int lo, int hi)
 			 shifted);
 }
 
-json_t *tshift_cost_json(const struct tshift *t)
+json_t *tracer_shift_cost_json(const struct tracer_shift *t)
 {
 	json_t *o;
 	const char *k;
@@ -414,7 +415,7 @@ json_t *tshift_cost_json(const struct tshift *t)
 	return o;
 }
 
-void tshift_cost_words(const struct tshift *t, char *buf, size_t n)
+void tracer_shift_cost_words(const struct tracer_shift *t, char *buf, size_t n)
 {
 	const char *k, *sep = "";
 	json_t *v;
@@ -443,14 +444,15 @@ void tshift_cost_words(const struct tshift *t, char *buf, size_t n)
 	}
 }
 
-void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char *indent)
+void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit,
+		       const char *indent)
 {
 	char words[1024];
 	int shown = 0;
 
 	if (!t->stored)
 		return;
-	tshift_cost_words(t, words, sizeof(words));
+	tracer_shift_cost_words(t, words, sizeof(words));
 	fprintf(out, "%sthe tracer's cost a traced call: %s\n", indent, words);
 	if (!t->valued || !any_cost(&t->cost)) {
 		fprintf(out, "%s  its share is not known for this %s\n", indent,
@@ -458,8 +460,8 @@ void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char
 		return;
 	}
 	for (int i = 0; i < t->n; i++) {
-		const struct tc_bucket *b = &t->b[i];
-		int sh = tshift_of(t, b);
+		const struct cost_bucket *b = &t->b[i];
+		int sh = tracer_shift_of(t, b);
 		if (sh < 1)
 			continue;
 		if (!shown++)
@@ -495,7 +497,7 @@ static int64_t recorder_pid(struct rdb *db)
 	return pid;
 }
 
-int tshift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n)
+int tracer_shift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n)
 {
 	sqlite3_stmt *st;
 	int64_t rec = recorder_pid(db), pid = -1;

@@ -25,7 +25,7 @@
 #include "tracer-cost.h"
 
 /* One bucket of a profile, with the tracer's share of its calls. */
-struct tc_bucket {
+struct cost_bucket {
 	int bucket;	 /* at the profile's resolution */
 	int64_t calls;	 /* complete calls in it */
 	double lat_ns;	 /* their value, summed (in the selection's unit) */
@@ -35,13 +35,13 @@ struct tc_bucket {
 };
 
 /* The tracer's cost of a database and its shift of one selection's profile. */
-struct tshift {
-	struct tc_cost cost; /* by mechanism (NAN: not known) */
+struct tracer_shift {
+	struct cost_cost cost; /* by mechanism (NAN: not known) */
 	json_t *stored;	     /* recording.tracer_cost as stored, or NULL: none used */
 	bool valued;	     /* the metric has a share (incl and excl; not irq, blocked, ...) */
 	int resolution;	     /* the profile's */
 	double scale;	     /* the selection's unit per ns (cycles) */
-	struct tc_bucket *b; /* the buckets with calls, lowest first */
+	struct cost_bucket *b; /* the buckets with calls, lowest first */
 	int n;
 };
 
@@ -51,37 +51,38 @@ struct tshift {
  * With nothing known of the tracer's cost, or a metric the tracer's share
  * is not defined for, @t has no buckets. 0, or -1 with @err set.
  */
-int tshift_load(struct rdb *db, const struct rsel *sel, int64_t lo, int64_t hi,
-		struct tshift *t, struct fmt_err *err);
+int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
+		struct tracer_shift *t, struct err_msg *err);
 
-/* Free what tshift_load() allocated. */
-void tshift_release(struct tshift *t);
+/* Free what tracer_shift_load() allocated. */
+void tracer_shift_release(struct tracer_shift *t);
 
 /* How many buckets lower bucket @b's mean latency falls without its mean share. */
-int tshift_of(const struct tshift *t, const struct tc_bucket *b);
+int tracer_shift_of(const struct tracer_shift *t, const struct cost_bucket *b);
 
 /*
  * Bucket @bucket's shift as JSON: {"share_ns" (mean per call), "share" (of
  * the bucket's latency), "shift" (of its mean, in buckets), "shifted_calls",
  * "shift_max"}; null when the cost is unknown or the bucket empty.
  */
-json_t *tshift_bucket_json(const struct tshift *t, int bucket);
+json_t *tracer_shift_bucket_json(const struct tracer_shift *t, int bucket);
 
 /* The same summed over buckets @lo..@hi (a peak, a slow part), with "buckets" shifted. */
-json_t *tshift_range_json(const struct tshift *t, int lo, int hi);
+json_t *tracer_shift_range_json(const struct tracer_shift *t, int lo, int hi);
 
 /* The costs used, by mechanism: {"function_graph": {"ns", "source"}, ...}, or null. */
-json_t *tshift_cost_json(const struct tshift *t);
+json_t *tracer_shift_cost_json(const struct tracer_shift *t);
 
 /* "function_graph 2.50us (estimated from the recording), kprobe not known" into @buf. */
-void tshift_cost_words(const struct tshift *t, char *buf, size_t n);
+void tracer_shift_cost_words(const struct tracer_shift *t, char *buf, size_t n);
 
 /*
  * Two lines for the text reports: the cost by mechanism and how it is known,
  * then the buckets it shifts by a bucket or more (at @indent). Nothing when
  * the recording used no mechanism darc knows.
  */
-void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char *indent);
+void tracer_shift_text(FILE *out, const struct tracer_shift *t, const char *unit,
+		       const char *indent);
 
 /*
  * Is task @tid the recorder's own? Then @who gets what it is: "trace-cmd"
@@ -89,6 +90,6 @@ void tshift_text(FILE *out, const struct tshift *t, const char *unit, const char
  * or "darc-record" (by name, or a thread of the manifest's recorder pid).
  * 1 yes, 0 no.
  */
-int tshift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n);
+int tracer_shift_recorder_task(struct rdb *db, int64_t tid, char *who, size_t n);
 
 #endif

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "explain-wake.h"
-#include "report.h"
+#include "jtext.h"
 #include "show.h"
 #include "vis.h"
-#include "jtext.h"
+#include "waits.h"
 
 #define CHAIN_MAX 8
 
@@ -85,14 +85,14 @@ static void wait_text(FILE *out, json_t *w, int indent)
 	}
 }
 
-json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *err)
+json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	json_t *all = json_array();
 
 	if (sqlite3_prepare_v2(rdb_sql(db), roots_sql, -1, &st, NULL) != SQLITE_OK) {
 		json_decref(all);
-		fmt_errf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
+		err_setf(err, rdb_path(db), "%s", rdb_why(rdb_sql(db)));
 		return NULL;
 	}
 	sqlite3_bind_int64(st, 1, ws->task);
@@ -108,8 +108,8 @@ json_t *waits_json(struct rdb *db, const struct waits_sel *ws, struct fmt_err *e
 	return all;
 }
 
-int report_waits(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
-		 struct fmt_err *err)
+int waits_report(FILE *out, struct rdb *db, const struct waits_sel *ws, bool json,
+		 struct err_msg *err)
 {
 	json_t *all = waits_json(db, ws, err);
 	int rc = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench-db: how fast schema/write.c writes call rows.
+ * bench-db: how fast schema/db.c writes call rows.
  *
  *	bench-db [-n ROWS] [-o DB] [-k] [-i]
  *
@@ -27,7 +27,7 @@
 
 #include <sqlite3.h>
 
-#include "write.h"
+#include "db.h"
 
 static double now(clockid_t clk)
 {
@@ -161,7 +161,7 @@ static int put_names(struct db *db)
 	return ret ? -1 : 0;
 }
 
-/* Time each index of table call alone, with write.c's settings: drop it, create it again. */
+/* Time each index of table call alone, with db.c's settings: drop it, create it again. */
 static int time_indexes(const char *path)
 {
 	sqlite3 *s;
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	long rows = 2800000;
 	bool keep = false, indexes = false;
 	double t0, t1, t2, cpu0, cpu1, cpu_put, all_cpu;
-	struct fmt_err err;
+	struct err_msg err;
 	struct rusage ru;
 	struct stat st;
 	struct db *db;

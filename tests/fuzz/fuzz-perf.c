@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char magic[8] = "PERFILE2";
 	char path[64];
-	struct fmt_err err = {{0}};
+	struct err_msg err = {{0}};
 	struct fmt_reader *r;
 	struct fmt_event ev;
 	int fd;

@@ -38,7 +38,7 @@ static void print_event(struct tep_handle *tep, const struct fmt_event *ev, stru
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev;
 	struct fmt_reader *r;
 	struct trace_seq s;

@@ -28,7 +28,7 @@
 static const char *path_of_input;
 
 /* A failure must say why on one line that names the file. */
-static void check_msg(const struct fmt_err *err)
+static void check_msg(const struct err_msg *err)
 {
 	if (!err->msg[0] || strchr(err->msg, '\n') || !strstr(err->msg, path_of_input))
 		__builtin_trap();
@@ -41,7 +41,7 @@ static int count_format(void *ctx, struct tep_event *ev)
 }
 
 /* Read @r to the end as darc dump --pretty would. */
-static void read_all(struct fmt_reader *r, struct fmt_err *err)
+static void read_all(struct fmt_reader *r, struct err_msg *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
 	struct tep_handle *tep = fmt_reader_tep(r);
@@ -74,8 +74,8 @@ static void read_all(struct fmt_reader *r, struct fmt_err *err)
 		for (int i = 0; i < info->buffers[b].ncpus; i++)
 			if (!fmt_reader_cpu_stats(r, b, i))
 				__builtin_trap(); /* every CPU of every buffer has its stats */
-	fmt_reader_find_event(r, "sched", "sched_switch");
-	fmt_reader_each_format(r, "common_pid", count_format, &nformats);
+	fmt_events_find(r, "sched", "sched_switch");
+	fmt_events_each_format(r, "common_pid", count_format, &nformats);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 	/* no reading threads: a run's coverage must not depend on their timing */
 	unsigned flags = FMT_OPEN_SERIAL | ((size & 1) ? FMT_OPEN_NO_KALLSYMS : 0);
-	struct fmt_err err = {{0}};
+	struct err_msg err = {{0}};
 	struct fmt_reader *r;
 	char path[64];
 	int fd;

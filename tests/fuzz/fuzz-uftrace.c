@@ -131,7 +131,7 @@ static void remove_dir(const char *dir)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned long run;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev;
 	struct fmt_reader *r;
 	char dir[300];

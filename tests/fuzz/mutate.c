@@ -49,7 +49,7 @@ static int write_tmp(const uint8_t *b, size_t n)
  * Read the whole file at tmp; decode up to @decode events. Returns the event
  * count, or -1 with @err filled.
  */
-static long walk(unsigned flags, long decode, struct fmt_err *err)
+static long walk(unsigned flags, long decode, struct err_msg *err)
 {
 	struct fmt_reader *r = fmt_reader_open(tmp, flags, err);
 	struct fmt_event ev;
@@ -74,7 +74,7 @@ static long walk(unsigned flags, long decode, struct fmt_err *err)
 	return rc < 0 ? -1 : n;
 }
 
-static int check_msg(const struct fmt_err *err, const char *what)
+static int check_msg(const struct err_msg *err, const char *what)
 {
 	if (!strstr(err->msg, tmp) || strchr(err->msg, '\n') || strlen(err->msg) < strlen(tmp) + 8) {
 		fprintf(stderr, "FAIL: %s: bad error message: '%s'\n", what, err->msg);
@@ -88,7 +88,7 @@ static int one_file(const char *path, int cuts, int flips)
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf, *copy;
 	long size, n0, ok = 0, rejected = 0;
-	struct fmt_err err;
+	struct err_msg err;
 	char what[128];
 
 	if (!f) {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every command that writes a file, against every way a write can go wrong
-# (fmt/wfile.h): a table of writers, each run on the same cases.
+# (fmt/base/wfile.h): a table of writers, each run on the same cases.
 #
 #   write-file.sh DARC [DARC-RECORD]
 #

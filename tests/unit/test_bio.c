@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bio.h"
+#include "unit-run.h"
 
 #define MAXB 16
 static struct bio_rec rows[MAXB];
@@ -38,7 +39,7 @@ static void teardown(void)
 /* A block event: kind, time, cpu, pid, flags, sector, sectors. */
 static void ev(int kind, int64_t t, int cpu, int pid, uint8_t flags, int64_t sector, int nr)
 {
-	struct aev e;
+	struct analysis_event e;
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
@@ -65,11 +66,11 @@ static const struct bio_rec *row_at(int64_t sector)
 /* Submitted on CPU 0, completed in hardirq on CPU 1: every stage, the submitting call. */
 START_TEST(test_other_cpu)
 {
-	ev(AEV_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_GETRQ, 110, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_INSERT, 120, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_ISSUE, 130, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_COMPLETE, 900, 1, 0, AEV_F_HARDIRQ, 800, 8);
+	ev(EVENT_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_GETRQ, 110, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_INSERT, 120, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_ISSUE, 130, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_COMPLETE, 900, 1, 0, EVENT_F_HARDIRQ, 800, 8);
 	ck_assert_int_eq(bios_finish(b), 0);
 	ck_assert_int_eq(nrows, 1);
 	ck_assert_int_eq(rows[0].t_queue, 100);
@@ -90,14 +91,14 @@ END_TEST
 /* A back merge and a front merge: one request of 24 sectors completes all three. */
 START_TEST(test_merged)
 {
-	ev(AEV_BLK_QUEUE, 100, 0, 7, 0, 808, 8);
-	ev(AEV_BLK_GETRQ, 101, 0, 7, 0, 808, 8);
-	ev(AEV_BLK_QUEUE, 102, 0, 7, 0, 816, 8);
-	ev(AEV_BLK_MERGE, 103, 0, 7, 0, 816, 8);
-	ev(AEV_BLK_QUEUE, 104, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_MERGE, 105, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_ISSUE, 110, 0, 7, 0, 800, 24);
-	ev(AEV_BLK_COMPLETE, 500, 0, 0, AEV_F_HARDIRQ, 800, 24);
+	ev(EVENT_BLK_QUEUE, 100, 0, 7, 0, 808, 8);
+	ev(EVENT_BLK_GETRQ, 101, 0, 7, 0, 808, 8);
+	ev(EVENT_BLK_QUEUE, 102, 0, 7, 0, 816, 8);
+	ev(EVENT_BLK_MERGE, 103, 0, 7, 0, 816, 8);
+	ev(EVENT_BLK_QUEUE, 104, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_MERGE, 105, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_ISSUE, 110, 0, 7, 0, 800, 24);
+	ev(EVENT_BLK_COMPLETE, 500, 0, 0, EVENT_F_HARDIRQ, 800, 24);
 	ck_assert_int_eq(nrows, 3);
 	ck_assert_int_eq(row_at(808)->flags, 0);
 	ck_assert_int_eq(row_at(816)->flags, BIO_MERGED);
@@ -112,10 +113,10 @@ END_TEST
 /* A key submitted again before it completed: the first is lost, the second completes. */
 START_TEST(test_key_reused)
 {
-	ev(AEV_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_QUEUE, 200, 0, 8, 0, 800, 8);
-	ev(AEV_BLK_ISSUE, 210, 0, 8, 0, 800, 8);
-	ev(AEV_BLK_COMPLETE, 300, 1, 0, AEV_F_SOFTIRQ, 800, 8);
+	ev(EVENT_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_QUEUE, 200, 0, 8, 0, 800, 8);
+	ev(EVENT_BLK_ISSUE, 210, 0, 8, 0, 800, 8);
+	ev(EVENT_BLK_COMPLETE, 300, 1, 0, EVENT_F_SOFTIRQ, 800, 8);
 	ck_assert_int_eq(nrows, 2);
 	ck_assert_int_eq(rows[0].flags, BIO_LOST);
 	ck_assert_int_eq(rows[0].task_id, 7);
@@ -130,11 +131,11 @@ END_TEST
 /* A requeue keeps the first issue and says so. */
 START_TEST(test_requeue)
 {
-	ev(AEV_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_ISSUE, 110, 0, 7, 0, 800, 8);
-	ev(AEV_BLK_REQUEUE, 150, 0, 0, 0, 800, 8);
-	ev(AEV_BLK_ISSUE, 160, 0, 0, 0, 800, 8);
-	ev(AEV_BLK_COMPLETE, 400, 0, 0, AEV_F_HARDIRQ, 800, 8);
+	ev(EVENT_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_ISSUE, 110, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_REQUEUE, 150, 0, 0, 0, 800, 8);
+	ev(EVENT_BLK_ISSUE, 160, 0, 0, 0, 800, 8);
+	ev(EVENT_BLK_COMPLETE, 400, 0, 0, EVENT_F_HARDIRQ, 800, 8);
 	ck_assert_int_eq(nrows, 1);
 	ck_assert_int_eq(rows[0].flags, BIO_REQUEUED);
 	ck_assert_int_eq(rows[0].t_issue, 110);
@@ -144,8 +145,8 @@ END_TEST
 /* A completion with no submission, and a bio still open at the end. */
 START_TEST(test_missing_ends)
 {
-	ev(AEV_BLK_COMPLETE, 50, 1, 0, AEV_F_HARDIRQ, 64, 8);
-	ev(AEV_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
+	ev(EVENT_BLK_COMPLETE, 50, 1, 0, EVENT_F_HARDIRQ, 64, 8);
+	ev(EVENT_BLK_QUEUE, 100, 0, 7, 0, 800, 8);
 	ck_assert_int_eq(bios_finish(b), 0);
 	ck_assert_int_eq(nrows, 2);
 	ck_assert_int_eq(row_at(64)->flags, BIO_NO_QUEUE);
@@ -159,10 +160,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("bio");
 	TCase *tc = tcase_create("lifetimes");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_other_cpu);
@@ -170,10 +168,5 @@ int main(void)
 	tcase_add_test(tc, test_key_reused);
 	tcase_add_test(tc, test_requeue);
 	tcase_add_test(tc, test_missing_ends);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("bio", tc));
 }

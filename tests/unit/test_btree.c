@@ -18,6 +18,7 @@
 
 #include "btree.h"
 #include "rows.h"
+#include "unit-run.h"
 
 #define PS 512
 #define PENDING (PS * 200) /* in page 201 */
@@ -67,11 +68,11 @@ static int64_t one(sqlite3 *s, const char *sql)
  * SQLite made with a table before and after it, the page file at @path. 0,
  * or -1 with @err set.
  */
-static int put(const int64_t *ids, int n, struct fmt_err *err)
+static int put(const int64_t *ids, int n, struct err_msg *err)
 {
 	sqlite3 *s;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), sql_fd;
-	struct pagefile *pf = pagefile_new(fd, path, PS, reserve, PENDING);
+	struct pagefile *pf = btree_pagefile_new(fd, path, PS, reserve, PENDING);
 	struct btree *t = btree_new(pf, "t", 4);
 	uint32_t root, npages;
 	int64_t v[4];
@@ -94,12 +95,12 @@ static int put(const int64_t *ids, int n, struct fmt_err *err)
 	sql_fd = open(sql_path, O_RDONLY);
 	ck_assert_int_ge(sql_fd, 0);
 	if (!rc)
-		rc = pagefile_head(pf, sql_fd, npages, err) || btree_place(t, root, err) ||
-		     btree_build(t, root, err) || pagefile_finish(pf, err) ? -1 : 0;
+		rc = btree_pagefile_head(pf, sql_fd, npages, err) || btree_place(t, root, err) ||
+		     btree_build(t, root, err) || btree_pagefile_finish(pf, err) ? -1 : 0;
 	close(sql_fd);
 	close(fd);
 	btree_free(t);
-	pagefile_free(pf);
+	btree_pagefile_free(pf);
 	return rc;
 }
 
@@ -153,7 +154,7 @@ static int64_t *ids_upto(int n)
  */
 START_TEST(test_in_order)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(20000);
 	const uint32_t heads[] = {2, 6, 64, 500};
 
@@ -170,7 +171,7 @@ END_TEST
 /* Each of a few rows a page of its own: every interior page has two children or more. */
 START_TEST(test_few)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(3);
 
 	for (int n = 1; n <= 3; n++) {
@@ -206,7 +207,7 @@ static int every_37th(int64_t id)
  */
 START_TEST(test_late)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(20000), in_order;
 	int n = 0;
 
@@ -232,7 +233,7 @@ END_TEST
 /* A late row in a tree of one leaf; a table of late rows only but its first. */
 START_TEST(test_late_small)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t one_leaf[] = {1, 3, 2}, reverse[200];
 
 	ck_assert_msg(put(one_leaf, 3, &err) == 0, "%s", err.msg);
@@ -252,7 +253,7 @@ END_TEST
  */
 START_TEST(test_late_cluster)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t *ids = ids_upto(3000), *late = malloc(3000 * sizeof(*late));
 	int64_t in_order;
 	int n = 0;
@@ -275,7 +276,7 @@ END_TEST
 /* A rowid twice: refused as SQLite refuses it, at once when it follows itself. */
 START_TEST(test_twice)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	int64_t again[] = {1, 2, 3, 4, 2}, next[] = {1, 2, 2};
 
 	ck_assert_int_eq(put(again, 5, &err), -1);
@@ -305,13 +306,7 @@ static Suite *btree_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(btree_suite());
-	int failed;
-
 	/* SQLite's lock-byte page where these small trees reach it (before any database opens) */
 	sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, PENDING);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(btree_suite());
 }

@@ -15,19 +15,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "explain-chain.h"
 #include "explain-wake.h"
 #include "rdb.h"
-#include "write.h"
+#include "unit-run.h"
 
 #define MS 1000000
 #define NEVER INT64_MAX
 
 /* The timelines of tasks 1..4: each task's off-CPU intervals, by t_out. */
-static struct ch_off offs[5][16];
+static struct chain_off offs[5][16];
 static int noffs[5];
 
-static int source(void *ctx, int64_t tid, const struct ch_off **out)
+static int source(void *ctx, int64_t tid, const struct chain_off **out)
 {
 	(void)ctx;
 	*out = offs[tid];
@@ -43,8 +44,8 @@ static int unseen(void *ctx, int64_t tid, int64_t lo, int64_t hi)
 	return tid == 3;
 }
 
-static const struct ch_source src = {source, NULL, NULL};
-static const struct ch_source src_filtered = {source, NULL, unseen};
+static const struct chain_source src = {source, NULL, NULL};
+static const struct chain_source src_filtered = {source, NULL, unseen};
 
 static void reset(void)
 {
@@ -53,18 +54,18 @@ static void reset(void)
 }
 
 /* Task @tid asleep [@out, @in), woken at @wake by what @end says (@who: the task, or bios). */
-static struct ch_off *sleep_of(int tid, int64_t out, int64_t in, int64_t wake, int end,
+static struct chain_off *sleep_of(int tid, int64_t out, int64_t in, int64_t wake, int end,
 			       int64_t who)
 {
-	struct ch_off *o = &offs[tid][noffs[tid]++];
+	struct chain_off *o = &offs[tid][noffs[tid]++];
 
-	*o = (struct ch_off){out, in, 0, wake, end, end == CH_WAKER ? who : 0,
+	*o = (struct chain_off){out, in, 0, wake, end, end == CH_WAKER ? who : 0,
 			     end == CH_DISK ? who : 0, NULL, 0};
 	return o;
 }
 
 /* The step of @r under @parent of @kind (and task @tid for a waker), or -1. */
-static int find(const struct ch_result *r, int parent, int kind, int64_t tid)
+static int find(const struct chain_result *r, int parent, int kind, int64_t tid)
 {
 	for (int i = 0; i < r->n; i++)
 		if (r->v[i].parent == parent && r->v[i].kind == kind && r->v[i].tid == tid)
@@ -73,7 +74,7 @@ static int find(const struct ch_result *r, int parent, int kind, int64_t tid)
 }
 
 /* The ns of the steps under @parent, summed: each step's time is split exactly below it. */
-static double under(const struct ch_result *r, int parent)
+static double under(const struct chain_result *r, int parent)
 {
 	double ns = 0;
 
@@ -91,23 +92,23 @@ static double under(const struct ch_result *r, int parent)
  */
 START_TEST(test_walk_pipe)
 {
-	struct ch_result r = {0};
-	struct ch_off *s;
+	struct chain_result r = {0};
+	struct chain_off *s;
 	int p, d;
 
 	reset();
 	s = sleep_of(1, 0, 25 * MS, 24900000, CH_WAKER, 2);
 	s->what = "pipe_write";
 	sleep_of(2, 1 * MS, 23 * MS, 22500000, CH_DISK, 1);
-	ck_assert_int_eq(ch_add_sleep(&r, &src, s), 0);
-	p = ch_top(&r, -1);
+	ck_assert_int_eq(chain_add_sleep(&r, &src, s), 0);
+	p = chain_top(&r, -1);
 	ck_assert_int_ge(p, 0);
 	ck_assert_int_eq(r.v[p].kind, CH_WAKER);
 	ck_assert_int_eq(r.v[p].tid, 2);
 	ck_assert_str_eq(r.v[p].what, "pipe_write");
 	ck_assert_double_eq(r.v[p].ns, 24900000);
 	ck_assert_double_eq(r.v[find(&r, -1, CH_DELAY, 0)].ns, 100000); /* the consumer's run delay */
-	d = ch_top(&r, p);
+	d = chain_top(&r, p);
 	ck_assert_int_eq(r.v[d].kind, CH_DISK);
 	ck_assert_double_eq(r.v[d].ns, 21500000);
 	ck_assert_int_eq(r.v[d].n, 1);
@@ -115,7 +116,7 @@ START_TEST(test_walk_pipe)
 	ck_assert_double_eq(r.v[find(&r, p, CH_RUN, 0)].ns, 1 * MS + 1900000);
 	ck_assert_double_eq(under(&r, p), r.v[p].ns);
 	ck_assert_double_eq(under(&r, -1), 25 * MS);
-	ch_release(&r);
+	chain_release(&r);
 }
 END_TEST
 
@@ -127,37 +128,37 @@ END_TEST
  */
 START_TEST(test_walk_three)
 {
-	struct ch_result r = {0};
-	struct ch_off *s;
+	struct chain_result r = {0};
+	struct chain_off *s;
 	int b, c, t;
 
 	reset();
 	s = sleep_of(1, 0, 3 * MS, 2900000, CH_WAKER, 2);
 	sleep_of(2, 100000, 2800000, 2700000, CH_WAKER, 3);
 	sleep_of(3, 200000, 2400000, 2300000, CH_TIMER, 0)->what = "local_timer_entry";
-	offs[3][noffs[3]++] = (struct ch_off){2450000, 2550000, 1, NEVER, 0, 0, 0, NULL, 0};
-	ck_assert_int_eq(ch_add_sleep(&r, &src, s), 0);
-	b = ch_top(&r, -1);
+	offs[3][noffs[3]++] = (struct chain_off){2450000, 2550000, 1, NEVER, 0, 0, 0, NULL, 0};
+	ck_assert_int_eq(chain_add_sleep(&r, &src, s), 0);
+	b = chain_top(&r, -1);
 	ck_assert_int_eq(r.v[b].tid, 2);
-	c = ch_top(&r, b);
+	c = chain_top(&r, b);
 	ck_assert_int_eq(r.v[c].kind, CH_WAKER);
 	ck_assert_int_eq(r.v[c].tid, 3);
 	ck_assert_double_eq(r.v[c].ns, 2600000); /* B asleep from 0.1 until C woke it at 2.7 */
-	t = ch_top(&r, c);
+	t = chain_top(&r, c);
 	ck_assert_int_eq(r.v[t].kind, CH_TIMER);
 	ck_assert_str_eq(r.v[t].what, "local_timer_entry");
 	ck_assert_double_eq(r.v[t].ns, 2100000);
 	ck_assert_double_eq(r.v[find(&r, c, CH_PREEMPT, 0)].ns, 100000);
 	ck_assert_double_eq(under(&r, c), r.v[c].ns);
-	ch_release(&r);
+	chain_release(&r);
 
 	/* a waker with nothing recorded: its time is not known, not "running" */
 	reset();
 	s = sleep_of(1, 0, 3 * MS, 3 * MS, CH_WAKER, 4);
-	ck_assert_int_eq(ch_add_sleep(&r, &src, s), 0);
-	ck_assert_int_eq(ch_top(&r, ch_top(&r, -1)), find(&r, 0, CH_UNSEEN, 0));
+	ck_assert_int_eq(chain_add_sleep(&r, &src, s), 0);
+	ck_assert_int_eq(chain_top(&r, chain_top(&r, -1)), find(&r, 0, CH_UNSEEN, 0));
 	ck_assert_int_eq(find(&r, 0, CH_RUN, 0), -1);
-	ch_release(&r);
+	chain_release(&r);
 
 	/*
 	 * a waker whose switches are not all recorded (C behind a pid filter):
@@ -168,14 +169,14 @@ START_TEST(test_walk_three)
 	s = sleep_of(1, 0, 3 * MS, 2900000, CH_WAKER, 2);
 	sleep_of(2, 100000, 2800000, 2700000, CH_WAKER, 3);
 	sleep_of(3, 200000, 2400000, 2300000, CH_TIMER, 0)->what = "local_timer_entry";
-	ck_assert_int_eq(ch_add_sleep(&r, &src_filtered, s), 0);
-	c = ch_top(&r, ch_top(&r, -1));
+	ck_assert_int_eq(chain_add_sleep(&r, &src_filtered, s), 0);
+	c = chain_top(&r, chain_top(&r, -1));
 	ck_assert_int_eq(r.v[c].tid, 3);
-	t = ch_top(&r, c);
+	t = chain_top(&r, c);
 	ck_assert_int_eq(r.v[t].kind, CH_UNSEEN);
 	ck_assert_double_eq(r.v[t].ns, r.v[c].ns);
 	ck_assert_int_eq(find(&r, c, CH_TIMER, 0), -1);
-	ch_release(&r);
+	chain_release(&r);
 }
 END_TEST
 
@@ -184,15 +185,16 @@ END_TEST
  * times ([from, to) each, @ends[k][0..1]), woken in irq 25 or 26
  * (@ends[k][2]): the disk step of its time, in *@r.
  */
-static const struct ch_step *disk_of(struct ch_result *r, int64_t wake, const int64_t ends[3][3])
+static const struct chain_step *disk_of(struct chain_result *r, int64_t wake,
+					const int64_t ends[3][3])
 {
-	struct ch_off *s = sleep_of(1, 0, wake, wake, CH_WAKER, 2);
+	struct chain_off *s = sleep_of(1, 0, wake, wake, CH_WAKER, 2);
 
 	for (int k = 0; k < 3; k++)
 		sleep_of(2, ends[k][0], ends[k][1], ends[k][1], CH_DISK, 1)->what =
 		    ends[k][2] == 25 ? "irq 25 (virtio0-req.0)" : "irq 26 (virtio0-req.1)";
-	ck_assert_int_eq(ch_add_sleep(r, &src, s), 0);
-	return &r->v[ch_top(r, ch_top(r, -1))];
+	ck_assert_int_eq(chain_add_sleep(r, &src, s), 0);
+	return &r->v[chain_top(r, chain_top(r, -1))];
 }
 
 /* A disk wait is named by the interrupt that ended most of it (two queues of one disk). */
@@ -201,8 +203,8 @@ START_TEST(test_walk_disk_irq)
 	static const int64_t two[3][3] = {{0, 1 * MS, 25}, {2 * MS, 5 * MS, 26}, {6 * MS, 7 * MS, 25}};
 	static const int64_t three[3][3] = {{0, 2 * MS, 25}, {3 * MS, 5 * MS, 26},
 					    {6 * MS, 8 * MS, 25}};
-	struct ch_result r = {0};
-	const struct ch_step *d;
+	struct chain_result r = {0};
+	const struct chain_step *d;
 
 	reset();
 	d = disk_of(&r, 8 * MS, two);
@@ -210,19 +212,19 @@ START_TEST(test_walk_disk_irq)
 	ck_assert_double_eq(d->ns, 5 * MS);
 	ck_assert_int_eq(d->n, 3);
 	ck_assert_str_eq(d->what, "irq 26 (virtio0-req.1)"); /* 3 ms of 5, the last seen first */
-	ch_release(&r);
+	chain_release(&r);
 	reset();
 	d = disk_of(&r, 10 * MS, three);
 	ck_assert_str_eq(d->what, "irq 25 (virtio0-req.0)"); /* 4 ms of 6 */
-	ch_release(&r);
+	chain_release(&r);
 }
 END_TEST
 
 /* Two tasks waking each other back and forth: followed CH_DEPTH deep, then no further. */
 START_TEST(test_walk_depth)
 {
-	struct ch_result r = {0};
-	struct ch_off *s;
+	struct chain_result r = {0};
+	struct chain_off *s;
 	int i, depth = 0;
 
 	reset();
@@ -230,12 +232,12 @@ START_TEST(test_walk_depth)
 		sleep_of(1 + k % 2, k * 100000, 10 * MS - k * 100000, 10 * MS - k * 100000 - 1,
 			 CH_WAKER, 2 - k % 2);
 	s = &offs[1][0];
-	ck_assert_int_eq(ch_add_sleep(&r, &src, s), 0);
-	for (i = ch_top(&r, -1); i >= 0 && r.v[i].kind == CH_WAKER; i = ch_top(&r, i))
+	ck_assert_int_eq(chain_add_sleep(&r, &src, s), 0);
+	for (i = chain_top(&r, -1); i >= 0 && r.v[i].kind == CH_WAKER; i = chain_top(&r, i))
 		depth++;
 	ck_assert_int_eq(depth, CH_DEPTH);
 	ck_assert_int_eq(r.v[i].kind, CH_DEEPER);
-	ch_release(&r);
+	chain_release(&r);
 }
 END_TEST
 
@@ -269,7 +271,7 @@ static void put_call(int64_t id, int64_t task, int64_t func, int64_t parent, int
  */
 static struct rdb *futex_db(bool waker_call, bool irqs)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct rdb *db;
 
 	snprintf(path, sizeof(path), "/tmp/darc-unit-XXXXXX");
@@ -405,10 +407,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("chain");
 	TCase *tc = tcase_create("chain");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_walk_pipe);
 	tcase_add_test(tc, test_walk_three);
@@ -417,10 +416,5 @@ int main(void)
 	tcase_add_test(tc, test_wake_remote);
 	tcase_add_test(tc, test_wake_unknown);
 	tcase_add_test(tc, test_evidence);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("chain", tc));
 }

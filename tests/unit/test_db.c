@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of schema/write.c: rows in through db_put_*, read back with SQLite. */
+/* Unit tests of schema/db.c: rows in through db_put_*, read back with SQLite. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,8 @@
 #include "columns.h"
 #include "rows.h"
 #include "schema.h"
-#include "write.h"
+#include "db.h"
+#include "unit-run.h"
 
 static char dir[64];
 static char target[128];
@@ -97,7 +98,7 @@ static const char *query(const char *path, const char *sql)
 /* A new database for @target; fails the test if it cannot be created. */
 static struct db *create(void)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, false, &err);
 
 	ck_assert_msg(db, "%s", err.msg);
@@ -107,7 +108,7 @@ static struct db *create(void)
 /* db_finish(), which must succeed. */
 static void finish(struct db *db)
 {
-	struct fmt_err err;
+	struct err_msg err;
 
 	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
 }
@@ -369,7 +370,7 @@ START_TEST(test_template)
 	int fd = open(target, O_RDWR | O_CREAT | O_EXCL, 0600);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(schema_template_write(fd), 0);
+	ck_assert_int_eq(image_template_write(fd), 0);
 	close(fd);
 	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
 	ck_assert_int_eq(sqlite3_open(fresh, &s), SQLITE_OK);
@@ -402,11 +403,11 @@ START_TEST(test_columns_match_schema)
 
 	ck_assert_int_eq(sqlite3_open(":memory:", &sql), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(sql, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
-	for (const struct db_table *t = db_tables; t->name; t++, ntables++) {
+	for (const struct columns_table *t = columns_tables; t->name; t++, ntables++) {
 		sqlite3_stmt *st;
 		int i = 0;
 
-		ck_assert_ptr_eq(db_table(t->name), t);
+		ck_assert_ptr_eq(columns_table(t->name), t);
 		ck_assert_int_eq(sqlite3_prepare_v2(sql, "SELECT name, type FROM pragma_table_info(?1)",
 						    -1, &st, NULL),
 				 SQLITE_OK);
@@ -421,15 +422,15 @@ START_TEST(test_columns_match_schema)
 			      t->name, i, t->ncols);
 		sqlite3_finalize(st);
 		/* and the INSERT the reports make of it names them all */
-		ck_assert_int_eq(db_prepare_insert(sql, t->name, &st), SQLITE_OK);
+		ck_assert_int_eq(columns_prepare_insert(sql, t->name, &st), SQLITE_OK);
 		ck_assert_int_eq(sqlite3_bind_parameter_count(st), t->ncols);
 		sqlite3_finalize(st);
 	}
-	/* the 14 of write.h's db_put_* (call_extra and call_value come with the calls),
+	/* the 14 of db.h's db_put_* (call_extra and call_value come with the calls),
 	   and the 7 of the reports' results */
 	ck_assert_int_eq(ntables, 21);
-	ck_assert_ptr_null(db_table("wait"));
-	ck_assert_int_eq(db_prepare_insert(sql, "wait", &st0), SQLITE_MISUSE);
+	ck_assert_ptr_null(columns_table("wait"));
+	ck_assert_int_eq(columns_prepare_insert(sql, "wait", &st0), SQLITE_MISUSE);
 	sqlite3_close(sql);
 }
 END_TEST
@@ -536,7 +537,7 @@ END_TEST
 
 /*
  * The order of writing: a call open while 50,000 others finish (more than
- * write.c's window holds), ids that never come (calls not stored, half of them
+ * db.c's window holds), ids that never come (calls not stored, half of them
  * announced with db_skip_call), the rest in order. Every row lands once,
  * with its own id and values.
  */
@@ -686,7 +687,7 @@ START_TEST(test_bios_and_values)
 END_TEST
 
 /*
- * Rows of several tables put in turn, over many of write.c's blocks: each
+ * Rows of several tables put in turn, over many of db.c's blocks: each
  * table gets all of its own, and a task renamed at every turn keeps the
  * name put last.
  */
@@ -731,7 +732,7 @@ START_TEST(test_call_indexes)
 {
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
-	struct fmt_err err;
+	struct err_msg err;
 
 	db_set_call_indexes(db, true);
 	ck_assert_int_eq(db_put_call(db, &c), 0);
@@ -746,7 +747,7 @@ END_TEST
 /* A target that cannot be written: one-line error naming it, no file left. */
 START_TEST(test_bad_target)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	char p[256];
 	struct db *db;
 
@@ -783,7 +784,7 @@ START_TEST(test_abort)
 {
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
-	struct fmt_err err;
+	struct err_msg err;
 	FILE *f;
 
 	for (int i = 0; i < 30000; i++) {
@@ -822,7 +823,7 @@ END_TEST
 /* An fnode id that does not fit the queue's 32 bits: refused, said, no file. */
 START_TEST(test_id_beyond_32_bits)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 
@@ -837,7 +838,7 @@ END_TEST
 /* A row SQLite refuses: later puts fail fast, db_finish says why, no file. */
 START_TEST(test_writer_failure)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = create();
 	struct call_rec c = call(1, DARC_NULL, 0, 1);
 	int i, rc = 0;
@@ -896,11 +897,5 @@ static Suite *db_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(db_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(db_suite());
 }

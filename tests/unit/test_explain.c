@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "unit-run.h"
 
 /* The slow parts of @n counts from bucket @from (resolution 1, no latency kept). */
 static int parts(const uint64_t *count, int n, int from, struct slow_part *sp, int max,
@@ -635,10 +636,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("explain");
 	TCase *tc = tcase_create("explain");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_slow_zeroread);
 	tcase_add_test(tc, test_slow_outlier);
@@ -661,10 +659,5 @@ int main(void)
 	tcase_add_test(tc, test_causes_preempt_where);
 	tcase_add_test(tc, test_sentence_waits);
 	tcase_add_test(tc, test_title);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("explain", tc));
 }

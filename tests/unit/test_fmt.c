@@ -25,6 +25,7 @@
 #include "text-raw.h"
 #include "vis.h"
 #include "wfile.h"
+#include "unit-run.h"
 
 static char path[64];
 
@@ -45,7 +46,7 @@ static void teardown(void)
 /* fmt_reader_open()'s flags of read_all() */
 static unsigned open_flags;
 
-static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct fmt_err *err)
+static int read_all(const char *p, struct fmt_event *evs, int *vals, int max, struct err_msg *err)
 {
 	struct fmt_reader *r = fmt_reader_open(p, open_flags, err);
 	int n = 0, rc;
@@ -91,7 +92,7 @@ START_TEST(test_merge_order)
 	static struct tdat t;
 	struct fmt_event ev[16];
 	int val[16];
-	struct fmt_err err;
+	struct err_msg err;
 
 	tdat_init(&t, 2);
 	tdat_page(&t, 0, 1000, 0);
@@ -134,7 +135,7 @@ START_TEST(test_cmdlines_as_libtraceevent)
 				   "4294967297 wide\n99 \t \n100 after the stop\n";
 	static const int pids[] = {42, 1, 7, 8, 1, 99, 100, 5, 0};
 	struct tep_handle *tep = tep_alloc();
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	tdat_init(&t, 1);
@@ -159,7 +160,7 @@ END_TEST
 START_TEST(test_info_and_comm)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	const struct fmt_info *info;
 
@@ -233,7 +234,7 @@ START_TEST(test_ksyms_like_libtraceevent)
 {
 	static struct tdat t;
 	static char text[1 << 20];
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	struct tep_handle *lib = tep_alloc();
 	int n = 0;
@@ -283,7 +284,7 @@ END_TEST
 START_TEST(test_kallsyms_modules)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	struct tep_handle *tep;
 
@@ -320,7 +321,7 @@ START_TEST(test_missed_events)
 	static struct tdat t;
 	struct fmt_event ev[16];
 	int val[16];
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	tdat_init(&t, 1);
@@ -359,7 +360,7 @@ START_TEST(test_missed_carried)
 	static struct tdat t;
 	static struct fmt_event ev[160];
 	static int val[160];
-	struct fmt_err err;
+	struct err_msg err;
 	int i, n;
 
 	tdat_init(&t, 2);
@@ -408,7 +409,7 @@ static void poke(long off, const void *b, size_t n)
 
 static void expect_error(const char *needle)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev[64];
 	int val[64];
 
@@ -482,7 +483,7 @@ END_TEST
 START_TEST(test_truncated_everywhere)
 {
 	static struct tdat t;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_event ev[64];
 	int val[64];
 	long size;
@@ -613,7 +614,7 @@ static void parse_ok(const char *line, struct tline *t)
 	ck_assert_msg(!tline_parse(line, (int)strlen(line), t, &why), "%s: %s", line, why);
 }
 
-static bool span_is(struct tspan s, const char *want)
+static bool span_is(struct text_span s, const char *want)
 {
 	return s.n == (int)strlen(want) && (s.n == 0 || !memcmp(s.p, want, s.n));
 }
@@ -699,11 +700,12 @@ END_TEST
 START_TEST(test_text_fgraph_args)
 {
 	struct targs a;
-	struct tspan s;
+	struct text_span s;
 
-	s = (struct tspan){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...", 0};
+	s = (struct text_span){"dfd=-100, how=0xffffc90000637e98, x=?0x5, k=(STRUCT)[0x1:0x2], ...",
+			       0};
 	s.n = (int)strlen(s.p);
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert_int_eq(a.n, 4);
 	ck_assert_int_eq(a.nslots, 5);
 	ck_assert(span_is(a.a[0].name, "dfd") && a.a[0].kind == 'd' && a.v[0] == (uint64_t)-100);
@@ -712,21 +714,21 @@ START_TEST(test_text_fgraph_args)
 	ck_assert(a.a[2].kind == 'x' && a.v[2] == 5);
 	ck_assert(a.a[3].kind == 'w' && a.a[3].slots == 2 && a.v[3] == 1 && a.v[4] == 2);
 	/* trace-cmd without BTF: bare hex, no names */
-	s = (struct tspan){"ffff888104a2c000, 10", 20};
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	s = (struct text_span){"ffff888104a2c000, 10", 20};
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 2 && a.a[0].name.n == 0 && a.v[0] == 0xffff888104a2c000ULL &&
 		  a.v[1] == 0x10);
 	/* a name with a bare number is signed decimal; more than 8 registers is wrong */
-	s = (struct tspan){"a=10, b=zz", 10};
-	ck_assert_int_eq(targs_parse(s, &a), -1);
-	s = (struct tspan){"a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=(STRUCT)[0x1:0x2]", 0};
+	s = (struct text_span){"a=10, b=zz", 10};
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
+	s = (struct text_span){"a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=(STRUCT)[0x1:0x2]", 0};
 	s.n = (int)strlen(s.p);
-	ck_assert_int_eq(targs_parse(s, &a), -1);
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 	s.n -= 21; /* arm64 saves 8 registers: "a=1, ..., g=7" */
-	ck_assert_int_eq(targs_parse(s, &a), 0);
+	ck_assert_int_eq(tline_args_parse(s, &a), 0);
 	ck_assert(a.n == 7 && a.v[6] == 7);
-	s = (struct tspan){"a=1,b=2", 7};
-	ck_assert_int_eq(targs_parse(s, &a), -1);
+	s = (struct text_span){"a=1,b=2", 7};
+	ck_assert_int_eq(tline_args_parse(s, &a), -1);
 }
 END_TEST
 
@@ -735,7 +737,7 @@ END_TEST
 static struct fmt_reader *open_text(const char *text)
 {
 	FILE *f = fopen(path, "w");
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 
 	ck_assert_ptr_nonnull(f);
@@ -755,7 +757,7 @@ START_TEST(test_text_fgraph_records)
 	    " 0)   1.000 us    |  } /* f ret=-11 */\n";
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	const struct fmt_param *p;
 	unsigned long long v;
 	int n = 0, np;
@@ -816,7 +818,7 @@ START_TEST(test_text_late_leaf)
 	};
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	unsigned long long v;
 	int n = 0;
 
@@ -951,7 +953,7 @@ static void text_fields(const char *text, const char *const *want, int n)
 {
 	struct fmt_reader *r = open_text(text);
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	struct trace_seq s;
 	int i = 0;
 
@@ -1013,7 +1015,7 @@ START_TEST(test_text_forms_records)
 	};
 	struct fmt_reader *r;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	unsigned long long v;
 	int n = 0;
 
@@ -1053,7 +1055,7 @@ START_TEST(test_tracedat_fgraph_fields)
 	uint16_t type = TF_ID_FG_RETADDR;
 	uint64_t func = 0xffffffff81200000ULL, retaddr = 0xffffffff81000040ULL, retval = -22;
 	struct fmt_event ev;
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	unsigned long long v;
 
@@ -1141,7 +1143,7 @@ static int failing_writer(void *ctx, FILE *f)
 START_TEST(test_wfile_write_stdout_fails)
 {
 	const struct wfile_kind any = {"a test file", NULL};
-	struct fmt_err err;
+	struct err_msg err;
 
 	memset(err.msg, 'X', sizeof(err.msg) - 1);
 	err.msg[sizeof(err.msg) - 1] = 0;
@@ -1157,7 +1159,7 @@ END_TEST
 /* Of two reservations of one path, the second fails at once, naming the first's pid. */
 START_TEST(test_wfile_reserve)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	char lock[256], want[160];
 	int a, b;
 
@@ -1184,7 +1186,7 @@ START_TEST(test_wfile_sync_ahead)
 	int fds = proc_count("fd"), threads = proc_count("task");
 	char tmp[128];
 	struct stat st;
-	struct fmt_err err;
+	struct err_msg err;
 
 	for (int mode = 0; mode < 3; mode++) {
 		struct wfile *w;
@@ -1272,11 +1274,5 @@ static Suite *fmt_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fmt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(fmt_suite());
 }

@@ -15,6 +15,7 @@
 #include "ftree.h"
 #include "hist.h"
 #include "tdat.h"
+#include "unit-run.h"
 
 #define MAXREC 64
 
@@ -103,14 +104,14 @@ static void teardown(void)
 
 /* ---- building events ---- */
 
-static void feed(struct aev e)
+static void feed(struct analysis_event e)
 {
 	ck_assert_int_eq(ftree_feed(ft, &e), 0);
 }
 
-static struct aev ev(int kind, int64_t t, int cpu, int pid, uint8_t flags)
+static struct analysis_event ev(int kind, int64_t t, int cpu, int pid, uint8_t flags)
 {
-	struct aev e;
+	struct analysis_event e;
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
@@ -123,7 +124,7 @@ static struct aev ev(int kind, int64_t t, int cpu, int pid, uint8_t flags)
 
 static void sys(int enter, int64_t t, int cpu, int pid, int nr, int raw)
 {
-	struct aev e = ev(enter ? AEV_SYS_ENTER : AEV_SYS_EXIT, t, cpu, pid, 0);
+	struct analysis_event e = ev(enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT, t, cpu, pid, 0);
 	e.sys.nr = nr;
 	e.sys.func_id = 100 + nr;
 	e.sys.raw = raw;
@@ -134,7 +135,7 @@ static void sys(int enter, int64_t t, int cpu, int pid, int nr, int raw)
 static void fg(int entry, int64_t t, int cpu, int pid, uint8_t flags, int func, int depth,
 	       int64_t calltime, int64_t rettime)
 {
-	struct aev e = ev(entry ? AEV_FG_ENTRY : AEV_FG_EXIT, t, cpu, pid, flags);
+	struct analysis_event e = ev(entry ? EVENT_FG_ENTRY : EVENT_FG_EXIT, t, cpu, pid, flags);
 	e.fg.func_id = func;
 	e.fg.addr = 0x1000 + func;
 	e.fg.name = "f";
@@ -147,7 +148,7 @@ static void fg(int entry, int64_t t, int cpu, int pid, uint8_t flags, int func, 
 
 static void irqev(int kind, int64_t t, int cpu, int pid, uint8_t flags, int irq)
 {
-	struct aev e = ev(kind, t, cpu, pid, flags);
+	struct analysis_event e = ev(kind, t, cpu, pid, flags);
 	e.irq.irq = irq;
 	e.irq.name = "virtio0";
 	feed(e);
@@ -155,7 +156,7 @@ static void irqev(int kind, int64_t t, int cpu, int pid, uint8_t flags, int irq)
 
 static void sw(int64_t t, int cpu, int prev, int64_t state, int next)
 {
-	struct aev e = ev(AEV_SWITCH, t, cpu, prev, 0);
+	struct analysis_event e = ev(EVENT_SWITCH, t, cpu, prev, 0);
 	e.sw.prev_pid = prev;
 	e.sw.next_pid = next;
 	e.sw.prev_state = state;
@@ -164,7 +165,7 @@ static void sw(int64_t t, int cpu, int prev, int64_t state, int next)
 
 static void wake(int kind, int64_t t, int cpu, int waker, uint8_t flags, int pid)
 {
-	struct aev e = ev(kind, t, cpu, waker, flags);
+	struct analysis_event e = ev(kind, t, cpu, waker, flags);
 	e.wake.pid = pid;
 	feed(e);
 }
@@ -200,8 +201,8 @@ static void check_identity(void)
 START_TEST(test_irq_in_call)
 {
 	sys(1, 1000, 0, 7, 0, 1);
-	irqev(AEV_IRQ_ENTRY, 1010, 0, 7, HARD, 26);
-	irqev(AEV_IRQ_EXIT, 1015, 0, 7, HARD, 26);
+	irqev(EVENT_IRQ_ENTRY, 1010, 0, 7, HARD, 26);
+	irqev(EVENT_IRQ_EXIT, 1015, 0, 7, HARD, 26);
 	sys(0, 1030, 0, 7, 0, 1);
 	ck_assert_int_eq(ftree_finish(ft), 0);
 	ck_assert_int_eq(ncalls, 1);
@@ -223,10 +224,10 @@ END_TEST
 START_TEST(test_softirq_after_irq)
 {
 	sys(1, 0, 0, 7, 0, 1);
-	irqev(AEV_IRQ_ENTRY, 10, 0, 7, HARD, 26);
-	irqev(AEV_IRQ_EXIT, 15, 0, 7, HARD, 26);
-	irqev(AEV_SOFTIRQ_ENTRY, 15, 0, 7, SOFT, 4);
-	irqev(AEV_SOFTIRQ_EXIT, 25, 0, 7, SOFT, 4);
+	irqev(EVENT_IRQ_ENTRY, 10, 0, 7, HARD, 26);
+	irqev(EVENT_IRQ_EXIT, 15, 0, 7, HARD, 26);
+	irqev(EVENT_SOFTIRQ_ENTRY, 15, 0, 7, SOFT, 4);
+	irqev(EVENT_SOFTIRQ_EXIT, 25, 0, 7, SOFT, 4);
 	sys(0, 40, 0, 7, 0, 1);
 	ck_assert_int_eq(ftree_finish(ft), 0);
 	ck_assert_int_eq(calls[0].incl_ns, 40);
@@ -273,10 +274,10 @@ START_TEST(test_blocked_irq_waker)
 {
 	sys(1, 0, 0, 7, 17, 1);
 	sw(10, 0, 7, 2, 0); /* D: blocked */
-	irqev(AEV_IRQ_ENTRY, 20, 1, 0, HARD, 26);
-	wake(AEV_WAKING, 21, 1, 0, HARD, 7);
-	wake(AEV_WAKEUP, 22, 0, 0, 0, 7); /* on the target cpu: not the waker */
-	irqev(AEV_IRQ_EXIT, 23, 1, 0, HARD, 26);
+	irqev(EVENT_IRQ_ENTRY, 20, 1, 0, HARD, 26);
+	wake(EVENT_WAKING, 21, 1, 0, HARD, 7);
+	wake(EVENT_WAKEUP, 22, 0, 0, 0, 7); /* on the target cpu: not the waker */
+	irqev(EVENT_IRQ_EXIT, 23, 1, 0, HARD, 26);
 	sw(30, 0, 0, 0, 7);
 	sys(0, 35, 0, 7, 17, 1);
 	ck_assert_int_eq(ftree_finish(ft), 0);
@@ -334,8 +335,8 @@ START_TEST(test_calltime_before_entry_event)
 {
 	/* an irq lands between the child's calltime and its entry event */
 	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);
-	irqev(AEV_IRQ_ENTRY, 112, 0, 7, HARD, 9);
-	irqev(AEV_IRQ_EXIT, 116, 0, 7, HARD, 9);
+	irqev(EVENT_IRQ_ENTRY, 112, 0, 7, HARD, 9);
+	irqev(EVENT_IRQ_EXIT, 116, 0, 7, HARD, 9);
 	fg(1, 118, 0, 7, 0, 2, 1, 0, 0);
 	fg(0, 131, 0, 7, 0, 2, 1, 110, 130); /* calltime 110: the irq is inside */
 	fg(0, 151, 0, 7, 0, 1, 0, 99, 150);
@@ -379,7 +380,7 @@ END_TEST
 /* Times decode found implausible come as bad_time: the events' times are used. */
 START_TEST(test_bad_time_exit)
 {
-	struct aev e = ev(AEV_FG_EXIT, 180, 0, 7, 0);
+	struct analysis_event e = ev(EVENT_FG_EXIT, 180, 0, 7, 0);
 
 	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);
 	e.fg.func_id = 1;
@@ -424,11 +425,11 @@ END_TEST
 
 START_TEST(test_lost_events_gap)
 {
-	struct aev e;
+	struct analysis_event e;
 
 	sys(1, 0, 0, 7, 0, 1);
 	fg(1, 5, 0, 7, 0, 1, 0, 0, 0);
-	e = ev(AEV_OTHER, 20, 0, 7, 0);
+	e = ev(EVENT_OTHER, 20, 0, 7, 0);
 	e.missed = 12; /* events lost on cpu 0 before this one */
 	feed(e);
 	fg(0, 30, 0, 7, 0, 1, 0, 4, 29);
@@ -455,7 +456,7 @@ END_TEST
 /* An event of task @pid on @cpu at @t that says nothing but who is on the CPU. */
 static void other(int64_t t, int cpu, int pid)
 {
-	feed(ev(AEV_OTHER, t, cpu, pid, 0));
+	feed(ev(EVENT_OTHER, t, cpu, pid, 0));
 }
 
 /*
@@ -509,10 +510,10 @@ START_TEST(test_timer_irq_from_function_graph)
 {
 	/* a tick inside a call, seen only as function_graph records (no irq events):
 	   sysvec_* runs before irq_enter, so only the name marks it */
-	struct aev e;
+	struct analysis_event e;
 
 	sys(1, 0, 0, 7, 0, 1);
-	e = ev(AEV_FG_ENTRY, 10, 0, 7, 0x01);
+	e = ev(EVENT_FG_ENTRY, 10, 0, 7, 0x01);
 	e.fg.func_id = 50;
 	e.fg.addr = 0x5000;
 	e.fg.name = "sysvec_apic_timer_interrupt";
@@ -520,7 +521,7 @@ START_TEST(test_timer_irq_from_function_graph)
 	feed(e);
 	fg(1, 11, 0, 7, HARD, 51, 1, 0, 0);
 	fg(0, 17, 0, 7, HARD, 51, 1, 11, 16);
-	e.kind = AEV_FG_EXIT;
+	e.kind = EVENT_FG_EXIT;
 	e.t = 19;
 	e.fg.depth = 0;
 	e.fg.calltime = 10;
@@ -613,7 +614,8 @@ END_TEST
 
 static void probe(int entry, int64_t t, int cpu, int pid, int func, int paired)
 {
-	struct aev e = ev(entry ? AEV_PROBE_ENTRY : AEV_PROBE_RETURN, t, cpu, pid, 0);
+	struct analysis_event e =
+	    ev(entry ? EVENT_PROBE_ENTRY : EVENT_PROBE_RETURN, t, cpu, pid, 0);
 	e.probe.func_id = func;
 	e.probe.addr = 0x2000 + func;
 	e.probe.event = entry ? "kprobes:p" : "kprobes:r";
@@ -864,35 +866,36 @@ END_TEST
 /* System call names by ABI: x86_64's and i386's tables, and asm-generic's (arm64, riscv64). */
 START_TEST(test_syscall_names)
 {
-	ck_assert_int_eq(syscall_abi_of("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
+	ck_assert_int_eq(decode_syscall_abi("Linux box 6.1.0-56-amd64 #1 SMP x86_64", 8, false),
 			 ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
+	ck_assert_int_eq(decode_syscall_abi("Linux pi 6.6.31 #1 SMP PREEMPT aarch64", 8, false),
 			 ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of("Linux old 5.10.0 i686", 4, false), ABI_I386);
+	ck_assert_int_eq(decode_syscall_abi("Linux v 6.8.0 riscv64\n", 8, false), ABI_GENERIC);
+	ck_assert_int_eq(decode_syscall_abi("Linux old 5.10.0 armv7l", 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi("Linux old 5.10.0 i686", 4, false), ABI_I386);
 	/* the machine is the last word: a host named after another does not count */
-	ck_assert_int_eq(syscall_abi_of("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL, 8, false), ABI_X86_64);
-	ck_assert_int_eq(syscall_abi_of(NULL, 4, false), ABI_UNKNOWN);
-	ck_assert_int_eq(syscall_abi_of(NULL, 8, true), ABI_UNKNOWN);
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 0), "read");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 257), "openat");
-	ck_assert_str_eq(syscall_name(ABI_I386, 3), "read");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 63), "read");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 56), "openat");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
+	ck_assert_int_eq(decode_syscall_abi("Linux x86_64 6.1.0 ppc64le", 8, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 8, false), ABI_X86_64);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 4, false), ABI_UNKNOWN);
+	ck_assert_int_eq(decode_syscall_abi(NULL, 8, true), ABI_UNKNOWN);
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 0), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 257), "openat");
+	ck_assert_str_eq(decode_syscall_name(ABI_I386, 3), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 63), "read");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 56), "openat");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 62), "lseek"); /* __NR3264_lseek */
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 84), "sync_file_range"); /* not ...2 */
 	/* newer than a 6.1 uapi header: syscalls-newer.tbl */
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 335), "uretprobe");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 336), "uprobe");
-	ck_assert_str_eq(syscall_name(ABI_X86_64, 462), "mseal");
-	ck_assert_str_eq(syscall_name(ABI_I386, 462), "mseal");
-	ck_assert_str_eq(syscall_name(ABI_GENERIC, 451), "cachestat"); /* not __NR_syscalls */
-	ck_assert_str_ne(syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
-	ck_assert_ptr_null(syscall_name(ABI_UNKNOWN, 0));
-	ck_assert_ptr_null(syscall_name(ABI_X86_64, -1));
-	ck_assert_ptr_null(syscall_name(ABI_X86_64, 100000));
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 335), "uretprobe");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 336), "uprobe");
+	ck_assert_str_eq(decode_syscall_name(ABI_X86_64, 462), "mseal");
+	ck_assert_str_eq(decode_syscall_name(ABI_I386, 462), "mseal");
+	ck_assert_str_eq(decode_syscall_name(ABI_GENERIC, 451),
+			 "cachestat");					   /* not __NR_syscalls */
+	ck_assert_str_ne(decode_syscall_name(ABI_I386, 335), "uretprobe"); /* x86-64's only */
+	ck_assert_ptr_null(decode_syscall_name(ABI_UNKNOWN, 0));
+	ck_assert_ptr_null(decode_syscall_name(ABI_X86_64, -1));
+	ck_assert_ptr_null(decode_syscall_name(ABI_X86_64, 100000));
 }
 END_TEST
 
@@ -900,7 +903,7 @@ END_TEST
 static void fg_values(int entry, int64_t t, int func, int depth, const char *args,
 		      const char *retaddr, int64_t retval)
 {
-	struct aev e = ev(entry ? AEV_FG_ENTRY : AEV_FG_EXIT, t, 0, 10, 0);
+	struct analysis_event e = ev(entry ? EVENT_FG_ENTRY : EVENT_FG_EXIT, t, 0, 10, 0);
 
 	e.fg.func_id = func;
 	e.fg.addr = 0x1000 + func;
@@ -922,7 +925,7 @@ static void fg_values(int entry, int64_t t, int func, int depth, const char *arg
  */
 START_TEST(test_call_values)
 {
-	struct aev e = ev(AEV_SYS_EXIT, 300, 0, 10, 0);
+	struct analysis_event e = ev(EVENT_SYS_EXIT, 300, 0, 10, 0);
 	const struct call_rec *c;
 	char args[] = "{\"fd\":3}";
 
@@ -972,7 +975,7 @@ END_TEST
 /* The system call of a uretprobe's trampoline (x86-64, Linux 6.11 on), and its exit numbered -1. */
 static void trap(int enter, int64_t t, int pid)
 {
-	struct aev e = ev(enter ? AEV_SYS_ENTER : AEV_SYS_EXIT, t, 0, pid, 0);
+	struct analysis_event e = ev(enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT, t, 0, pid, 0);
 	e.sys.nr = enter ? 335 : -1;
 	e.sys.func_id = enter ? 435 : 0;
 	e.sys.raw = 1;
@@ -1062,35 +1065,36 @@ static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
 /* Decode the recording @t (written to a file) as darc analyze does, and
    call @fn with each event (@fs names its functions). */
 static void decode_each(const struct tdat *t,
-			void (*fn)(const struct aev *a, struct funcs *fs, void *ctx), void *ctx)
+			void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx),
+			void *ctx)
 {
 	char path[] = "/tmp/darc-test-decode-XXXXXX";
 	int fd = mkstemp(path);
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r, *r2;
 	struct funcs *fs = funcs_new();
 	struct decoder *d;
 	struct fmt_event ev;
-	struct aev a;
+	struct analysis_event a;
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	ck_assert_int_gt(tdat_write(t, path), 0);
 	r = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 	ck_assert_msg(r != NULL, "%s", err.msg);
-	d = decoder_new(r, fs, syscall_abi_of(fmt_reader_info(r)->uname, 8, false));
+	d = decode_new(r, fs, decode_syscall_abi(fmt_reader_info(r)->uname, 8, false));
 	ck_assert_ptr_nonnull(d);
-	if (decoder_needs_prescan(d)) {
+	if (decode_needs_prescan(d)) {
 		r2 = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 		ck_assert_ptr_nonnull(r2);
-		ck_assert_int_eq(decoder_prescan(d, r2, &err), 0);
+		ck_assert_int_eq(decode_prescan(d, r2, &err), 0);
 		fmt_reader_close(r2);
 	}
 	while (fmt_reader_next(r, &ev, &err) > 0) {
 		ck_assert_int_eq(decode(d, &ev, &a), 0);
 		fn(&a, fs, ctx);
 	}
-	decoder_free(d);
+	decode_free(d);
 	fmt_reader_close(r);
 	funcs_free(fs);
 	unlink(path);
@@ -1102,12 +1106,12 @@ struct text {
 };
 
 /* For each raw_syscalls event, "NAME" (its func), "trap", or "-" (no func). */
-static void raw_name(const struct aev *a, struct funcs *fs, void *ctx)
+static void raw_name(const struct analysis_event *a, struct funcs *fs, void *ctx)
 {
 	struct text *o = ctx;
 	size_t k = strlen(o->s);
 
-	if ((a->kind != AEV_SYS_ENTER && a->kind != AEV_SYS_EXIT) || !a->sys.raw)
+	if ((a->kind != EVENT_SYS_ENTER && a->kind != EVENT_SYS_EXIT) || !a->sys.raw)
 		return;
 	snprintf(o->s + k, o->n - k, "%s%s", k ? " " : "",
 		 a->sys.trap ? "trap" : a->sys.func_id ? funcs_get(fs, a->sys.func_id)->name : "-");
@@ -1198,12 +1202,12 @@ struct probe_ev {
 };
 
 /* For each probe entry, "NAME=1" (a call's entry) or "NAME=0" (a point). */
-static void entry_paired(const struct aev *a, struct funcs *fs, void *ctx)
+static void entry_paired(const struct analysis_event *a, struct funcs *fs, void *ctx)
 {
 	struct text *o = ctx;
 	size_t k = strlen(o->s);
 
-	if (a->kind != AEV_PROBE_ENTRY)
+	if (a->kind != EVENT_PROBE_ENTRY)
 		return;
 	snprintf(o->s + k, o->n - k, "%s%s=%d", k ? " " : "", funcs_get(fs, a->probe.func_id)->name,
 		 a->probe.paired);
@@ -1283,13 +1287,13 @@ START_TEST(test_kretprobe_late)
 END_TEST
 
 /* The args of each probe entry, one per line. */
-static void entry_args(const struct aev *a, struct funcs *fs, void *ctx)
+static void entry_args(const struct analysis_event *a, struct funcs *fs, void *ctx)
 {
 	struct text *o = ctx;
 	size_t k = strlen(o->s);
 
 	(void)fs;
-	if (a->kind == AEV_PROBE_ENTRY)
+	if (a->kind == EVENT_PROBE_ENTRY)
 		snprintf(o->s + k, o->n - k, "%s\n", a->probe.args);
 }
 
@@ -1457,7 +1461,7 @@ static void irq_exit_softirq_recording(struct tdat *t)
 	with_stack(t, 5000, ID_RAISE, HARD, 9); /* raised, never run: no interval */
 }
 
-static void feed_one(const struct aev *a, struct funcs *fs, void *ctx)
+static void feed_one(const struct analysis_event *a, struct funcs *fs, void *ctx)
 {
 	feed(*a);
 }
@@ -1623,11 +1627,5 @@ static Suite *ftree_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ftree_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(ftree_suite());
 }

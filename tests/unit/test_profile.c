@@ -10,6 +10,7 @@
 
 #include "profile.h"
 #include "rdb.h"
+#include "unit-run.h"
 
 static const struct peak_params defaults = PEAK_PARAMS_DEFAULT;
 /* the other rule, log-count prominence 2 (--prominence 2) */
@@ -244,12 +245,13 @@ END_TEST
 
 START_TEST(test_chi2_cdf)
 {
-	ck_assert(fabs(chi2_cdf(3.841459, 1) - 0.95) < 1e-6);
-	ck_assert(fabs(chi2_cdf(18.307038, 10) - 0.95) < 1e-6);
-	ck_assert(fabs(chi2_cdf(2, 2) - (1 - exp(-1))) < 1e-12);
-	ck_assert(fabs(chi2_cdf(200, 150) - 0.996026814) < 1e-8); /* the continued fraction */
-	ck_assert(fabs(chi2_cdf(160, 150) - 0.726842195) < 1e-8);
-	ck_assert(chi2_cdf(0, 3) == 0);
+	ck_assert(fabs(profile_chi2_cdf(3.841459, 1) - 0.95) < 1e-6);
+	ck_assert(fabs(profile_chi2_cdf(18.307038, 10) - 0.95) < 1e-6);
+	ck_assert(fabs(profile_chi2_cdf(2, 2) - (1 - exp(-1))) < 1e-12);
+	ck_assert(fabs(profile_chi2_cdf(200, 150) - 0.996026814) <
+		  1e-8); /* the continued fraction */
+	ck_assert(fabs(profile_chi2_cdf(160, 150) - 0.726842195) < 1e-8);
+	ck_assert(profile_chi2_cdf(0, 3) == 0);
 }
 END_TEST
 
@@ -264,7 +266,7 @@ START_TEST(test_compare_identical)
 	uint64_t a[16] = {[4] = 10, [5] = 100, [6] = 7, [12] = 40};
 
 	for (int m = 0; m < CMP_METHODS; m++)
-		ck_assert_msg(cmp(a, a, 16, m) == 0, "%s", cmp_method_name(m));
+		ck_assert_msg(cmp(a, a, 16, m) == 0, "%s", profile_cmp_method_name(m));
 }
 END_TEST
 
@@ -294,13 +296,13 @@ START_TEST(test_compare_counts)
 	ck_assert(cmp(a, c, 30, CMP_GROUPOPS) == 100);		  /* two peaks vs one */
 	ck_assert(cmp(a, c, 30, CMP_GROUPLAT) == 100);
 	/* chi-square: (60-50)^2/110 + (40-30)^2/70 = 2.3377, 1 degree of freedom */
-	ck_assert(fabs(cmp(a, b, 30, CMP_CHISQUARE) - 100 * chi2_cdf(100.0 / 110 + 100.0 / 70, 1)) <
-		  1e-9);
+	ck_assert(fabs(cmp(a, b, 30, CMP_CHISQUARE) -
+		       100 * profile_chi2_cdf(100.0 / 110 + 100.0 / 70, 1)) < 1e-9);
 	/* EMD: normalised 0.6/0.4 vs 0.625/0.375: 0.025 carried over 15 buckets */
 	ck_assert(fabs(cmp(a, b, 30, CMP_EMD) - 100 * 0.025 * 15) < 1e-9);
 	ck_assert(isnan(cmp((uint64_t[30]){0}, a, 30, CMP_TOTOPS)));
-	ck_assert_int_eq(cmp_method_of("emd"), CMP_EMD);
-	ck_assert_int_eq(cmp_method_of("nope"), -1);
+	ck_assert_int_eq(profile_cmp_method_of("emd"), CMP_EMD);
+	ck_assert_int_eq(profile_cmp_method_of("nope"), -1);
 }
 END_TEST
 
@@ -320,10 +322,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("peaks");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_darc_vector);
 	tcase_add_test(tc, test_four_humps);
@@ -343,10 +342,5 @@ int main(void)
 	tcase_add_test(tc, test_compare_shift);
 	tcase_add_test(tc, test_compare_counts);
 	tcase_add_test(tc, test_metric_codes);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("profile", tc));
 }

@@ -13,7 +13,8 @@
 
 #include "rdb.h"
 #include "search.h"
-#include "write.h"
+#include "db.h"
+#include "unit-run.h"
 
 #define MAXC 20000
 static struct search_call calls[MAXC];
@@ -629,10 +630,10 @@ static const char *roots(struct rdb *db, char *buf, size_t size)
 START_TEST(test_preselect)
 {
 	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *w;
 	struct rdb *db;
-	struct rsel sel = RSEL_INIT, other = RSEL_INIT;
+	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
 	int64_t scans;
 
 	close(mkstemp(path));
@@ -680,10 +681,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("search");
 	TCase *tc = tcase_create("darc");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_synthetic_tree);
@@ -707,10 +705,5 @@ int main(void)
 	tcase_add_test(tc, test_votes_per_level);
 	tcase_add_test(tc, test_bad_params);
 	tcase_add_test(tc, test_streamed_tree);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(unit_suite("search", tc));
 }

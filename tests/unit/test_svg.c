@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "unit-run.h"
 
 static char *buf;
 static size_t len;
@@ -83,19 +84,13 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("svg");
 	TCase *tc = tcase_create("plots");
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	tcase_add_test(tc, test_hist);
 	tcase_add_test(tc, test_two_sides);
 	tcase_add_test(tc, test_heatmap);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = unit_run(unit_suite("svg", tc));
 	free(buf);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }

@@ -17,53 +17,54 @@
 #include "tracer-cost.h"
 #include "tracer-shift.h"
 #include "along-check.h"
-#include "write.h"
+#include "db.h"
+#include "unit-run.h"
 
 /* ---- buckets, share, shift ---- */
 
 START_TEST(test_shift)
 {
 	/* 1000 ns is bucket 9 at one bucket an octave (512 <= ns < 1024) */
-	ck_assert_int_eq(tc_bucket(1000, 1), 9);
-	ck_assert_int_eq(tc_bucket(1000, 4), 39);
-	ck_assert_int_eq(tc_bucket(0.5, 1), 0);
-	ck_assert_int_eq(tc_shift(1000, 0, 1), 0);
-	ck_assert_int_eq(tc_shift(1000, 400, 1), 0);  /* 600: still bucket 9 */
-	ck_assert_int_eq(tc_shift(1000, 600, 1), 1);  /* 400: bucket 8 */
-	ck_assert_int_eq(tc_shift(1000, 999, 1), 9);  /* 1 ns: bucket 0 */
-	ck_assert_int_eq(tc_shift(1000, 5000, 1), 9); /* more than all of it: 1 ns */
-	ck_assert_int_eq(tc_shift(1000, 600, 4), 5);  /* 39 - floor(4 log2 400) = 39 - 34 */
-	ck_assert_int_eq(tc_shift(1000, NAN, 1), 0);
+	ck_assert_int_eq(cost_bucket(1000, 1), 9);
+	ck_assert_int_eq(cost_bucket(1000, 4), 39);
+	ck_assert_int_eq(cost_bucket(0.5, 1), 0);
+	ck_assert_int_eq(cost_shift(1000, 0, 1), 0);
+	ck_assert_int_eq(cost_shift(1000, 400, 1), 0);  /* 600: still bucket 9 */
+	ck_assert_int_eq(cost_shift(1000, 600, 1), 1);  /* 400: bucket 8 */
+	ck_assert_int_eq(cost_shift(1000, 999, 1), 9);  /* 1 ns: bucket 0 */
+	ck_assert_int_eq(cost_shift(1000, 5000, 1), 9); /* more than all of it: 1 ns */
+	ck_assert_int_eq(cost_shift(1000, 600, 4), 5);  /* 39 - floor(4 log2 400) = 39 - 34 */
+	ck_assert_int_eq(cost_shift(1000, NAN, 1), 0);
 }
 END_TEST
 
 START_TEST(test_share)
 {
-	struct tc_cost c;
-	struct tc_counts k = {{0}};
+	struct cost_cost c;
+	struct cost_counts k = {{0}};
 
-	tc_cost_unknown(&c);
+	cost_unknown(&c);
 	k.n[TC_FGRAPH] = 10;
 	k.n[TC_KPROBE] = 2;
 	k.n[TC_TRACEPOINT] = 4;
 	k.self_fgraph = true;
-	ck_assert(tc_share(&c, &k) == 0); /* nothing known: no share */
+	ck_assert(cost_share(&c, &k) == 0); /* nothing known: no share */
 	c.ns[TC_FGRAPH] = 100;
 	c.ns[TC_KPROBE] = 50;
 	c.ns[TC_TRACEPOINT] = 10;
 	c.own_ns = 40;
-	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 100 + 40 + 40, 1e-9);
+	ck_assert_double_eq_tol(cost_share(&c, &k), 1000 + 100 + 40 + 40, 1e-9);
 	k.self_fgraph = false;
 	c.ns[TC_KPROBE] = NAN; /* an unknown one counts nothing */
-	ck_assert_double_eq_tol(tc_share(&c, &k), 1000 + 40, 1e-9);
+	ck_assert_double_eq_tol(cost_share(&c, &k), 1000 + 40, 1e-9);
 }
 END_TEST
 
 /* ---- the estimate ---- */
 
-static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
+static struct analysis_event fg(int kind, int cpu, int64_t func, int depth, int64_t t)
 {
-	struct aev a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
+	struct analysis_event a = {.kind = kind, .t = t, .cpu = cpu, .pid = 7};
 
 	a.fg.func_id = func;
 	a.fg.depth = depth;
@@ -72,15 +73,16 @@ static struct aev fg(int kind, int cpu, int64_t func, int depth, int64_t t)
 }
 
 /* A leaf call of @func from @t to @t + @dur on @cpu: its entry and its exit. */
-static void leaf(struct tc_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
+static void leaf(struct cost_est *e, int cpu, int64_t func, int64_t t, int64_t dur)
 {
-	struct aev in = fg(AEV_FG_ENTRY, cpu, func, 2, t), out = fg(AEV_FG_EXIT, cpu, func, 2, t + dur);
+	struct analysis_event in = fg(EVENT_FG_ENTRY, cpu, func, 2, t),
+			      out = fg(EVENT_FG_EXIT, cpu, func, 2, t + dur);
 
 	out.fg.calltime = t;
 	out.fg.rettime = t + dur;
 	out.fg.dur = dur;
-	ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
-	ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+	ck_assert_int_eq(cost_est_feed(e, &in, false), 0);
+	ck_assert_int_eq(cost_est_feed(e, &out, false), 0);
 }
 
 /*
@@ -88,10 +90,10 @@ static void leaf(struct tc_est *e, int cpu, int64_t func, int64_t t, int64_t dur
  * (1500 ns), 300 ns from one's return to the next call; and calls of 5 whose
  * entry and exit are not adjacent (an event between), never a leaf.
  */
-static struct tc_est *fed(void)
+static struct cost_est *fed(void)
 {
-	struct tc_est *e = tc_est_new();
-	struct aev sw = {.kind = AEV_SWITCH, .cpu = 1, .t = 5};
+	struct cost_est *e = cost_est_new();
+	struct analysis_event sw = {.kind = EVENT_SWITCH, .cpu = 1, .t = 5};
 	int64_t t = 1000000;
 
 	ck_assert_ptr_nonnull(e);
@@ -101,13 +103,14 @@ static struct tc_est *fed(void)
 		t += 2600; /* 300 ns after 4's return: 3 again */
 	}
 	for (int i = 0; i < 40; i++) {
-		struct aev in = fg(AEV_FG_ENTRY, 1, 5, 1, t), out = fg(AEV_FG_EXIT, 1, 5, 1, t + 50);
+		struct analysis_event in = fg(EVENT_FG_ENTRY, 1, 5, 1, t),
+				      out = fg(EVENT_FG_EXIT, 1, 5, 1, t + 50);
 		out.fg.calltime = t;
 		out.fg.rettime = t + 50;
 		out.fg.dur = 50;
-		ck_assert_int_eq(tc_est_feed(e, &in, false), 0);
-		ck_assert_int_eq(tc_est_feed(e, &sw, false), 0);
-		ck_assert_int_eq(tc_est_feed(e, &out, false), 0);
+		ck_assert_int_eq(cost_est_feed(e, &in, false), 0);
+		ck_assert_int_eq(cost_est_feed(e, &sw, false), 0);
+		ck_assert_int_eq(cost_est_feed(e, &out, false), 0);
 		t += 1000;
 	}
 	return e;
@@ -115,29 +118,29 @@ static struct tc_est *fed(void)
 
 START_TEST(test_estimate)
 {
-	struct tc_est *e = fed();
+	struct cost_est *e = fed();
 	double own, gap;
 	int64_t nown, ngap;
 
-	tc_est_get(e, 20, &own, &gap, &nown, &ngap);
+	cost_est_get(e, 20, &own, &gap, &nown, &ngap);
 	ck_assert_int_eq(nown, 80); /* 3 and 4, not 5 */
 	ck_assert_int_eq(ngap, 79); /* every call but the first follows a sibling's return */
 	ck_assert_double_eq_tol(own, 500, 500 * 0.025);
 	ck_assert_double_eq_tol(gap, 300, 300 * 0.025);
-	tc_est_get(e, 50, &own, &gap, &nown, &ngap); /* too few calls of each */
+	cost_est_get(e, 50, &own, &gap, &nown, &ngap); /* too few calls of each */
 	ck_assert(isnan(own) && isnan(gap));
-	tc_est_free(e);
+	cost_est_free(e);
 }
 END_TEST
 
 START_TEST(test_est_json)
 {
-	struct tc_est *e = fed();
-	struct aev k = {.kind = AEV_PROBE_ENTRY, .cpu = 0};
+	struct cost_est *e = fed();
+	struct analysis_event k = {.kind = EVENT_PROBE_ENTRY, .cpu = 0};
 	char *j, *p;
 
-	ck_assert_int_eq(tc_est_feed(e, &k, false), 0);
-	j = tc_est_json(e, NULL, NULL);
+	ck_assert_int_eq(cost_est_feed(e, &k, false), 0);
+	j = cost_est_json(e, NULL, NULL);
 	/* 500 ns inside the empty function, 300 between calls: 800 */
 	ck_assert_ptr_nonnull(p = strstr(j, "\"function_graph\":{\"ns\":"));
 	ck_assert_double_eq_tol(strtod(p + strlen("\"function_graph\":{\"ns\":"), NULL), 800,
@@ -147,16 +150,16 @@ START_TEST(test_est_json)
 	ck_assert_ptr_nonnull(strstr(j, "\"tracepoint\":{\"ns\":null"));
 	free(j);
 	/* darc-record's measured costs win, the estimate stays beside */
-	j = tc_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
+	j = cost_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
 			   "\"kprobe\":77,\"uprobe\":-3}}}", NULL);
 	ck_assert_ptr_nonnull(strstr(j, "\"function_graph\":{\"ns\":1234.5,\"source\":\"measured\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":77.0,\"source\":\"measured\",\"events\":1}"));
 	ck_assert_ptr_null(strstr(j, "uprobe")); /* a negative cost is no cost */
 	free(j);
-	tc_est_free(e);
-	e = tc_est_new();
-	ck_assert_ptr_null(tc_est_json(e, NULL, NULL)); /* no tracing mechanism at all */
-	tc_est_free(e);
+	cost_est_free(e);
+	e = cost_est_new();
+	ck_assert_ptr_null(cost_est_json(e, NULL, NULL)); /* no tracing mechanism at all */
+	cost_est_free(e);
 }
 END_TEST
 
@@ -241,7 +244,7 @@ static void put_rows(struct db *db, const char *cost, const char *manifest)
 
 static struct rdb *make_db(const char *cost, const char *manifest)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct rdb *r;
 
@@ -259,18 +262,19 @@ static const char cost_json[] =
     "\"tracepoint\":{\"ns\":10,\"source\":\"measured\"},\"uprobe\":{\"ns\":\"x\"}}";
 
 /* The shift of vfs_read's calls at @resolution, metric @metric, into @t. */
-static void shift_of(struct rdb *db, int metric, int resolution, struct tshift *t)
+static void shift_of(struct rdb *db, int metric, int resolution, struct tracer_shift *t)
 {
-	struct rsel sel = RSEL_INIT;
-	struct fmt_err err;
+	struct call_selection sel = RSEL_INIT;
+	struct err_msg err;
 
 	sel.func = "vfs_read";
 	sel.metric = metric;
 	sel.resolution = resolution;
-	ck_assert_msg(tshift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s", err.msg);
+	ck_assert_msg(tracer_shift_load(db, &sel, INT64_MIN, INT64_MAX, t, &err) == 0, "%s",
+		      err.msg);
 }
 
-static const struct tc_bucket *bucket(const struct tshift *t, int b)
+static const struct cost_bucket *bucket(const struct tracer_shift *t, int b)
 {
 	for (int i = 0; i < t->n; i++)
 		if (t->b[i].bucket == b)
@@ -282,8 +286,8 @@ static const struct tc_bucket *bucket(const struct tshift *t, int b)
 START_TEST(test_load_counts)
 {
 	struct rdb *db = make_db(cost_json, NULL);
-	struct tshift t;
-	const struct tc_bucket *b;
+	struct tracer_shift t;
+	const struct cost_bucket *b;
 
 	shift_of(db, RM_INCL, 1, &t);
 	ck_assert(t.cost.ns[TC_FGRAPH] == 100 && !t.cost.estimated[TC_FGRAPH] &&
@@ -300,12 +304,12 @@ START_TEST(test_load_counts)
 	ck_assert_int_eq(b->calls, 1);
 	ck_assert_double_eq_tol(b->share_ns, 900, 1e-9);
 	ck_assert_int_eq(b->shift_max, 9);
-	tshift_release(&t);
+	tracer_shift_release(&t);
 	/* its own time: its direct kernel child (100 - 40 outside it), itself (40), what
 	   is charged to call 1 itself: nothing */
 	shift_of(db, RM_EXCL, 1, &t);
 	ck_assert_double_eq_tol(t.b[t.n - 1].share_ns + 0, 40, 1e-9); /* call 6: own only */
-	tshift_release(&t);
+	tracer_shift_release(&t);
 	rdb_close(db);
 }
 END_TEST
@@ -315,8 +319,8 @@ START_TEST(test_hist_shift)
 	static const char small[] = "{\"function_graph\":{\"ns\":100,\"own_ns\":40},"
 				    "\"tracepoint\":{\"ns\":10}}";
 	struct rdb *db = make_db(small, NULL);
-	struct tshift t;
-	const struct tc_bucket *b;
+	struct tracer_shift t;
+	const struct cost_bucket *b;
 	json_t *j;
 
 	shift_of(db, RM_INCL, 1, &t);
@@ -327,31 +331,31 @@ START_TEST(test_hist_shift)
 	b = bucket(&t, 3);
 	ck_assert_int_eq(b->calls, 2);
 	ck_assert_int_eq(b->shifted, 2);
-	ck_assert_int_eq(tshift_of(&t, b), 3);
+	ck_assert_int_eq(tracer_shift_of(&t, b), 3);
 	b = bucket(&t, 9);
 	ck_assert_int_eq(b->shifted, 0);
 	ck_assert_double_eq_tol(b->share_ns, 220, 1e-9);
-	ck_assert_int_eq(tshift_of(&t, b), 0);
+	ck_assert_int_eq(tracer_shift_of(&t, b), 0);
 	ck_assert_int_eq(bucket(&t, 16)->shift_max, 0);
-	j = tshift_bucket_json(&t, 9);
+	j = tracer_shift_bucket_json(&t, 9);
 	ck_assert_double_eq_tol(json_number_value(json_object_get(j, "share")), 220.0 / 900, 1e-9);
 	json_decref(j);
-	j = tshift_range_json(&t, 3, 9);
+	j = tracer_shift_range_json(&t, 3, 9);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "shifted_calls")), 2);
 	ck_assert_int_eq(json_array_size(json_object_get(j, "buckets_shifted")), 1);
 	json_decref(j);
-	ck_assert(json_is_null(tshift_bucket_json(&t, 4)));
-	tshift_release(&t);
+	ck_assert(json_is_null(tracer_shift_bucket_json(&t, 4)));
+	tracer_shift_release(&t);
 	/* at 4 buckets an octave the 220 ns of call 1 are two: 39 -> 37 */
 	shift_of(db, RM_INCL, 4, &t);
 	b = bucket(&t, 39);
-	ck_assert_int_eq(tshift_of(&t, b), 2);
+	ck_assert_int_eq(tracer_shift_of(&t, b), 2);
 	ck_assert_int_eq(b->shifted, 1);
-	tshift_release(&t);
+	tracer_shift_release(&t);
 	/* blocked time: no share defined */
 	shift_of(db, RM_BLOCKED, 1, &t);
 	ck_assert(!t.valued && t.n == 0);
-	tshift_release(&t);
+	tracer_shift_release(&t);
 	rdb_close(db);
 }
 END_TEST
@@ -359,20 +363,20 @@ END_TEST
 START_TEST(test_recorder_task)
 {
 	struct rdb *db = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
-	struct tshift t;
+	struct tracer_shift t;
 	char who[32] = "";
 
 	shift_of(db, RM_INCL, 1, &t); /* no tracer_cost: all unknown, nothing shifted */
 	ck_assert(isnan(t.cost.ns[TC_FGRAPH]) && isnan(t.cost.own_ns) && !t.stored && !t.n);
-	tshift_release(&t);
-	ck_assert_int_eq(tshift_recorder_task(db, 100, who, sizeof(who)), 0);
-	ck_assert_int_eq(tshift_recorder_task(db, 200, who, sizeof(who)), 1);
+	tracer_shift_release(&t);
+	ck_assert_int_eq(tracer_shift_recorder_task(db, 100, who, sizeof(who)), 0);
+	ck_assert_int_eq(tracer_shift_recorder_task(db, 200, who, sizeof(who)), 1);
 	ck_assert_str_eq(who, "trace-cmd");
-	ck_assert_int_eq(tshift_recorder_task(db, 300, who, sizeof(who)), 1);
+	ck_assert_int_eq(tracer_shift_recorder_task(db, 300, who, sizeof(who)), 1);
 	ck_assert_str_eq(who, "darc-record");
 	/* a thread of the manifest's recorder pid, whatever its name */
-	ck_assert_int_eq(tshift_recorder_task(db, 401, who, sizeof(who)), 1);
-	ck_assert_int_eq(tshift_recorder_task(db, 999, who, sizeof(who)), 0);
+	ck_assert_int_eq(tracer_shift_recorder_task(db, 401, who, sizeof(who)), 1);
+	ck_assert_int_eq(tracer_shift_recorder_task(db, 999, who, sizeof(who)), 0);
 	rdb_close(db);
 }
 END_TEST
@@ -381,7 +385,7 @@ END_TEST
 
 START_TEST(test_along_check)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
 	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 100};
@@ -433,7 +437,7 @@ START_TEST(test_along_check_real)
 					    {21, 38}, {22, 32}, {23, 11}};
 	static const int64_t after[][2] = {{16, 9},  {17, 52}, {18, 10}, {19, 6},
 					   {20, 11}, {21, 11}, {22, 38}, {23, 13}};
-	struct fmt_err err;
+	struct err_msg err;
 	struct db *db = db_create(target, true, &err);
 	struct func_rec f = {1, "__x64_sys_pread64", FUNC_KERNEL, DARC_NULL, NULL, 0};
 	struct fnode_rec n = {.id = 1, .parent_id = DARC_NULL, .func_id = 1, .calls = 150};
@@ -486,11 +490,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return unit_run(suite());
 }

@@ -19,6 +19,7 @@
 #include "tdat.h"
 #include "tracedat-ids.h"
 #include "writer.h"
+#include "unit-run.h"
 
 #define PAGE 4096
 
@@ -148,7 +149,7 @@ static void add_meta(struct fmt_writer *w)
 	static const char cmdlines[] = "42 worker\n7 init\n";
 	static const char manifest[] = "{\"tool\":\"darc-record\",\"pids\":[42]}";
 	uint32_t ncpus = 3;
-	struct fmt_err err;
+	struct err_msg err;
 
 	ck_assert_int_eq(fmt_writer_set_headers(w, header_page, sizeof(header_page) - 1,
 						header_event, sizeof(header_event) - 1, &err),
@@ -210,7 +211,7 @@ static const struct want want_top[] = {
 static void write_standard(const struct fmt_writer_params *params, int tail,
 			   struct fmt_writer_cpu_stats *st)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_writer *w;
 	struct fmt_writer_cpu cpus[3];
 	static const char stats0[] = "CPU: 0\nentries: 0\noverrun: 0\n";
@@ -237,7 +238,7 @@ static void write_standard(const struct fmt_writer_params *params, int tail,
 /* Read @path back and compare every event with @want (buffer 0). */
 static void check_events(const char *path, const struct want *want, int nwant, int nbuf)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r = fmt_reader_open(path, 0, &err);
 	struct fmt_event ev;
 	int n = 0, rc;
@@ -282,7 +283,7 @@ START_TEST(test_roundtrip)
 	struct fmt_writer_params prm = {.chunk_pages = _i == 0 ? 10 : 1,
 					.compression = _i == 2 ? "none" : NULL};
 	struct fmt_writer_cpu_stats st[3];
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_reader *r;
 	const struct fmt_info *info;
 	struct tep_handle *tep;
@@ -318,14 +319,14 @@ START_TEST(test_roundtrip)
 	tep = fmt_reader_tep(r);
 	ck_assert_str_eq(tep_data_comm_from_pid(tep, 42), "worker");
 	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81001000ULL), "darc_test_func");
-	ck_assert_ptr_nonnull(fmt_reader_find_event(r, "ftrace", "print"));
+	ck_assert_ptr_nonnull(fmt_events_find(r, "ftrace", "print"));
 	fmt_reader_close(r);
 }
 END_TEST
 
 START_TEST(test_two_buffers_and_tail)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_writer *w;
 	struct fmt_writer_cpu cpus[2];
 	struct fmt_writer_cpu_stats st[2];
@@ -369,7 +370,7 @@ END_TEST
 
 START_TEST(test_failures_leave_nothing)
 {
-	struct fmt_err err;
+	struct err_msg err;
 	struct fmt_writer *w;
 	char bad[160], cmd[200];
 	FILE *ls;
@@ -460,11 +461,5 @@ static Suite *writer_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(writer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(writer_suite());
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * write: writes one analysis into a new SQLite database.
+ * db: writes one analysis into a new SQLite database.
  *
  * The rows are queued and written by a thread of db's own, so the analysis
  * runs on one core and SQLite on the other. The database is built in a
@@ -8,12 +8,12 @@
  * db_finish(), so a failed or interrupted run never leaves a file that looks
  * complete.
  */
-#ifndef DARC_WRITE_H
-#define DARC_WRITE_H
+#ifndef DARC_DB_H
+#define DARC_DB_H
 
 #include <stdbool.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 #include "rows.h"
 #include "wfile.h"
 
@@ -28,10 +28,10 @@ struct db;
  * failure of SQLite after that fails the next db_put_*(), and db_finish()
  * says why. Finish with db_finish() or db_abort().
  */
-struct db *db_create(const char *path, bool force, struct fmt_err *err);
+struct db *db_create(const char *path, bool force, struct err_msg *err);
 
 /* What db_create() checks of @path first: wfile_check() as a darc database. */
-int db_check_output(const char *path, bool force, struct fmt_err *err);
+int db_check_output(const char *path, bool force, struct err_msg *err);
 
 /*
  * Also build the optional indexes on the calls (schema/call-indexes.sql)
@@ -64,7 +64,7 @@ int db_put_recording(struct db *db, const struct recording_rec *r);
  * file to the target. Returns 0, or -1 with @err filled (and no target
  * written). Frees @db either way.
  */
-int db_finish(struct db *db, struct fmt_err *err);
+int db_finish(struct db *db, struct err_msg *err);
 
 /* Has the writer failed (db_finish() says why)? */
 bool db_failed(const struct db *db);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The one error type of fmt/ (struct fmt_err, fmt.h): "FILE: what is wrong". */
-#include "fmt.h"
+/* The one error type of darc (struct err_msg, err-msg.h): "FILE: what is wrong". */
+#include "err-msg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-int fmt_errf(struct fmt_err *err, const char *path, const char *fmt, ...)
+int err_setf(struct err_msg *err, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	int n = 0;

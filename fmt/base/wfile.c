@@ -181,30 +181,30 @@ const struct wfile_kind wfile_folded = {"a folded-stacks file", is_folded};
 
 /* ---- the check ----------------------------------------------------------- */
 
-int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct fmt_err *err)
+int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct err_msg *err)
 {
 	struct stat st;
 
 	if (!*path)
-		return fmt_errf(err, path, "an empty file name");
+		return err_setf(err, path, "an empty file name");
 	if (stat(path, &st) < 0) {
 		if (errno == ENOENT)
 			return 0; /* a dangling link is replaced by the rename, not followed */
-		return fmt_errf(err, path, "cannot write it: %s", strerror(errno));
+		return err_setf(err, path, "cannot write it: %s", strerror(errno));
 	}
 	if (is_input(&st))
-		return fmt_errf(err, path, "is a file this command reads: not overwritten");
+		return err_setf(err, path, "is a file this command reads: not overwritten");
 	if (S_ISDIR(st.st_mode))
-		return fmt_errf(err, path, "is a directory: not replaced");
+		return err_setf(err, path, "is a directory: not replaced");
 	if (!S_ISREG(st.st_mode))
-		return fmt_errf(err, path, "exists and is not a regular file: not replaced");
+		return err_setf(err, path, "exists and is not a regular file: not replaced");
 	if (force || st.st_size == 0 || (kind->is && kind->is(path) == 1))
 		return 0;
 	if (kind->is)
-		fmt_errf(err, path, "exists and is not %s: not replaced (--force replaces it)",
+		err_setf(err, path, "exists and is not %s: not replaced (--force replaces it)",
 			 kind->name);
 	else
-		fmt_errf(err, path, "exists: not replaced (--force replaces it)");
+		err_setf(err, path, "exists: not replaced (--force replaces it)");
 	return -2;
 }
 
@@ -362,14 +362,14 @@ static void sweep_stale(const char *path)
 }
 
 /* Create "PATH.tmp-PID" (or "-N" after it) exclusively, never through a link. */
-static int open_tmp(struct wfile *w, struct fmt_err *err)
+static int open_tmp(struct wfile *w, struct err_msg *err)
 {
 	size_t size = strlen(w->path) + 40;
 	sigset_t set, old;
 
 	w->tmp = malloc(size);
 	if (!w->tmp)
-		return fmt_errf(err, w->path, "out of memory");
+		return err_setf(err, w->path, "out of memory");
 	/* no signal's cleanup between the file's making and its slot */
 	caught_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
@@ -385,7 +385,7 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 	if (w->fd < 0) {
 		int e = errno;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		fmt_errf(err, w->path, "cannot create '%s': %s", w->tmp, strerror(e));
+		err_setf(err, w->path, "cannot create '%s': %s", w->tmp, strerror(e));
 		free(w->tmp); /* not ours: never unlink it */
 		w->tmp = NULL;
 		return -1;
@@ -396,7 +396,7 @@ static int open_tmp(struct wfile *w, struct fmt_err *err)
 }
 
 struct wfile *wfile_create(const char *path, const struct wfile_kind *kind, bool force,
-			   struct fmt_err *err)
+			   struct err_msg *err)
 {
 	struct wfile *w;
 
@@ -405,7 +405,7 @@ struct wfile *wfile_create(const char *path, const struct wfile_kind *kind, bool
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path))) {
 		free(w);
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		return NULL;
 	}
 	w->fd = -1;
@@ -432,12 +432,12 @@ const char *wfile_tmp(const struct wfile *w)
 	return w->tmp;
 }
 
-int wfile_close_fd(struct wfile *w, struct fmt_err *err)
+int wfile_close_fd(struct wfile *w, struct err_msg *err)
 {
 	int rc = w->fd >= 0 ? close(w->fd) : 0;
 
 	w->fd = -1;
-	return rc < 0 ? fmt_errf(err, w->path, "cannot write it: %s", strerror(errno)) : 0;
+	return rc < 0 ? err_setf(err, w->path, "cannot write it: %s", strerror(errno)) : 0;
 }
 
 /* ---- reservations --------------------------------------------------------- */
@@ -460,29 +460,31 @@ static long lock_holder(int fd)
 	return pread(fd, b, sizeof(b) - 1, 0) > 0 ? strtol(b, NULL, 10) : 0;
 }
 
-int wfile_reserve(const char *path, struct fmt_err *err)
+int wfile_reserve(const char *path, struct err_msg *err)
 {
 	char *l = lock_path(path), pid[24];
 	struct stat a, b;
 	int fd = -1;
 
 	if (!l)
-		return fmt_errf(err, path, "out of memory");
+		return err_setf(err, path, "out of memory");
 	/* the file locked must still be the one at the name (a releaser may
 	   have removed it between our open and our lock): else again */
 	for (int tries = 0; tries < 100; tries++) {
 		fd = open(l, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0) {
-			fmt_errf(err, path, "cannot reserve it (%s): %s", l, strerror(errno));
+			err_setf(err, path, "cannot reserve it (%s): %s", l, strerror(errno));
 			break;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			long holder = lock_holder(fd);
 
 			if (holder)
-				fmt_errf(err, path, "another process (pid %ld) is writing it", holder);
+				err_setf(err, path, "another process (pid %ld) is writing it",
+					 holder);
 			else
-				fmt_errf(err, path, "another process is writing it (%s is locked)", l);
+				err_setf(err, path, "another process is writing it (%s is locked)",
+					 l);
 			break;
 		}
 		if (!fstat(fd, &a) && !stat(l, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
@@ -625,7 +627,7 @@ static int sync_path(const char *path, bool dir)
 	return rc;
 }
 
-int wfile_commit(struct wfile *w, struct fmt_err *err)
+int wfile_commit(struct wfile *w, struct err_msg *err)
 {
 	char buf[PATH_MAX];
 	const char *dir, *base;
@@ -633,10 +635,10 @@ int wfile_commit(struct wfile *w, struct fmt_err *err)
 
 	sync_stop(w);
 	if (w->fd >= 0 ? fsync(w->fd) < 0 : sync_path(w->tmp, false) < 0)
-		fmt_errf(err, w->path, "cannot write it: %s", strerror(errno));
+		err_setf(err, w->path, "cannot write it: %s", strerror(errno));
 	else if (wfile_close_fd(w, err) == 0) {
 		if (rename(w->tmp, w->path) < 0)
-			fmt_errf(err, w->path, "cannot rename '%s' to it: %s", w->tmp,
+			err_setf(err, w->path, "cannot rename '%s' to it: %s", w->tmp,
 				 strerror(errno));
 		else
 			rc = 0;
@@ -655,7 +657,7 @@ int wfile_commit(struct wfile *w, struct fmt_err *err)
 }
 
 int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
-		int (*fn)(void *ctx, FILE *f), void *ctx, struct fmt_err *err)
+		int (*fn)(void *ctx, FILE *f), void *ctx, struct err_msg *err)
 {
 	struct wfile *w;
 	FILE *f;
@@ -664,7 +666,7 @@ int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
 	if (!strcmp(path, "-")) { /* @fn's failure, as for a file: -2, @err set */
 		if (!fn(ctx, stdout))
 			return 0;
-		fmt_errf(err, "-", "cannot write it");
+		err_setf(err, "-", "cannot write it");
 		return -2;
 	}
 	w = wfile_create(path, kind, force, err);
@@ -672,7 +674,7 @@ int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
 		return -1;
 	f = fdopen(dup(w->fd), "w");
 	if (!f) {
-		fmt_errf(err, path, "cannot write it: %s", strerror(errno));
+		err_setf(err, path, "cannot write it: %s", strerror(errno));
 		wfile_abort(w);
 		return -1;
 	}
@@ -686,9 +688,9 @@ int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
 		fclose(f);
 	if (rc) {
 		if (rc == -1)
-			fmt_errf(err, path, "cannot write it: %s", strerror(e));
+			err_setf(err, path, "cannot write it: %s", strerror(e));
 		else
-			fmt_errf(err, path, "cannot write it");
+			err_setf(err, path, "cannot write it");
 		wfile_abort(w);
 		return rc;
 	}

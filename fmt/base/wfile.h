@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 /* What a writer makes: its name for messages, and a test of an existing file. */
 struct wfile_kind {
@@ -47,17 +47,17 @@ void wfile_forget_input(const char *path);
  * replaced); -1: never (an input, not a regular file, ...); -2: only with
  * --force (a file of another kind). @err names @path and why.
  */
-int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct fmt_err *err);
+int wfile_check(const char *path, const struct wfile_kind *kind, bool force, struct err_msg *err);
 
 struct wfile;
 
 /* wfile_check(), then the temporary file, open read-write. NULL with @err set. */
 struct wfile *wfile_create(const char *path, const struct wfile_kind *kind, bool force,
-			   struct fmt_err *err);
+			   struct err_msg *err);
 int wfile_fd(const struct wfile *w);
 const char *wfile_tmp(const struct wfile *w);
 /* Close the descriptor early (the caller reopens the temporary file by name). */
-int wfile_close_fd(struct wfile *w, struct fmt_err *err);
+int wfile_close_fd(struct wfile *w, struct err_msg *err);
 /*
  * Start making what the temporary file holds so far reach the disk, in a
  * thread of its own, and return at once: wfile_commit()'s fsync then finds
@@ -70,7 +70,7 @@ int wfile_close_fd(struct wfile *w, struct fmt_err *err);
  */
 void wfile_sync_ahead(struct wfile *w);
 /* fsync, close, rename to the target, fsync its directory; frees @w. 0 or -1 + @err. */
-int wfile_commit(struct wfile *w, struct fmt_err *err);
+int wfile_commit(struct wfile *w, struct err_msg *err);
 /* Remove the temporary file; frees @w. NULL is fine. */
 void wfile_abort(struct wfile *w);
 
@@ -83,7 +83,7 @@ void wfile_abort(struct wfile *w);
  * first), so that of two on one path exactly one goes on. -1 with @err set,
  * else a handle for wfile_release().
  */
-int wfile_reserve(const char *path, struct fmt_err *err);
+int wfile_reserve(const char *path, struct err_msg *err);
 /* End a reservation (the lock file is removed); -1 is fine. */
 void wfile_release(const char *path, int handle);
 
@@ -94,7 +94,7 @@ void wfile_release(const char *path, int handle);
  * failed on a sound file (@err only says "cannot write it": @fn knows why).
  */
 int wfile_write(const char *path, const struct wfile_kind *kind, bool force,
-		int (*fn)(void *ctx, FILE *f), void *ctx, struct fmt_err *err);
+		int (*fn)(void *ctx, FILE *f), void *ctx, struct err_msg *err);
 
 /*
  * Remove the temporary files on SIGINT, SIGTERM, SIGHUP and SIGPIPE, then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * write: writes one analysis into a new SQLite database (see write.h).
+ * db: writes one analysis into a new SQLite database (see db.h).
  *
  * The producer (the analysis) copies each row into the current block (calls
  * in a compact form, the other tables' rows as they are); a full block goes
@@ -23,7 +23,7 @@
  * built after the load on the producer's time; call-indexes.sql's, when
  * asked, are built after the load.
  */
-#include "write.h"
+#include "db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,7 +116,7 @@ enum row_kind {
  * so every line counts). The whole call_rec follows in the block's extras
  * when it has a call_extra part.
  */
-struct qcall {
+struct queued_call {
 	int64_t id, parent_id, t_entry, incl_ns, children_ns;
 	int64_t retval; /* DARC_NULL if not recorded */
 	int32_t task_id, fnode_id, cpu;
@@ -165,7 +165,7 @@ struct row {
  * same name of the record named after its table in struct row (a column of
  * columns.h without one does not compile), read as the member's C type says:
  * int64_t (DARC_NULL is NULL), int, uint32_t, const char * (NULL is NULL) or
- * char[] (as it is, or "" for NULL: below). call_base's rows are qcalls, read
+ * char[] (as it is, or "" for NULL: below). call_base's rows are queued_calls, read
  * by call_column(); call_extra's are call_recs.
  */
 enum { F_I64 = 1, F_INT, F_U32, F_STR, F_CHARS };
@@ -238,9 +238,9 @@ static const struct {
 /* Kind @k's INSERT, made from inserts[] and columns.h: sqlite3_free() it; NULL if out of memory. */
 static char *insert_sql(int k)
 {
-	const struct db_table *t = db_table(inserts[k].table);
+	const struct columns_table *t = columns_table(inserts[k].table);
 	const bool one = inserts[k].one_row;
-	char *cols = db_column_list(t);
+	char *cols = columns_list(t);
 	sqlite3_str *s = sqlite3_str_new(NULL);
 
 	sqlite3_str_appendf(s, "INSERT%s INTO %s(%s%s) SELECT %s* FROM darc_%s_rows%s",
@@ -266,7 +266,7 @@ struct block {
 	unsigned n, ncalls, nextras, nhists; /* rows, calls, extras and buckets used */
 	struct chunk *chunks;		 /* newest first */
 	struct row rows[OTHER_ROWS];	 /* of the other tables, in order */
-	struct qcall calls[BLOCK_ROWS];	 /* in order */
+	struct queued_call calls[BLOCK_ROWS];	 /* in order */
 	int64_t extras[EXTRA_ROWS][CALL_EXTRA_NCOLS]; /* call_extra's rows of the calls */
 	struct hist_rec hists[HIST_ROWS];   /* histogram buckets */
 };
@@ -324,7 +324,7 @@ struct db {
 	int nblocks;	     /* blocks allocated */
 	bool closing;	     /* no more blocks will come */
 	bool discard;	     /* db_abort: drop what is queued */
-	struct fmt_err werr; /* why the writer failed */
+	struct err_msg werr; /* why the writer failed */
 
 	/* DARC_TIMING=1: the writer's CPU seconds by table, printed at the end, and
 	   the producer's waits for a free block */
@@ -341,7 +341,7 @@ struct db {
 };
 
 /* Record the first failure (@e, writer or producer) and wake a waiting producer. */
-static void fail(struct db *db, const struct fmt_err *e)
+static void fail(struct db *db, const struct err_msg *e)
 {
 	pthread_mutex_lock(&db->lock);
 	if (!atomic_load(&db->failed)) {
@@ -354,14 +354,14 @@ static void fail(struct db *db, const struct fmt_err *e)
 
 static void fail_oom(struct db *db)
 {
-	struct fmt_err e = {""};
+	struct err_msg e = {""};
 
-	fmt_errf(&e, db->path, "out of memory");
+	err_setf(&e, db->path, "out of memory");
 	fail(db, &e);
 }
 
 /* SQLite's message for the last failure on the connection, with errno if any. */
-static void sql_errf(struct db *db, struct fmt_err *err, const char *what)
+static void sql_errf(struct db *db, struct err_msg *err, const char *what)
 {
 	int e = sqlite3_system_errno(db->sql);
 
@@ -369,9 +369,9 @@ static void sql_errf(struct db *db, struct fmt_err *err, const char *what)
 	if (!e && sqlite3_errcode(db->sql) == SQLITE_FULL)
 		e = ENOSPC;
 	if (e)
-		fmt_errf(err, db->path, "%s: %s", what, strerror(e));
+		err_setf(err, db->path, "%s: %s", what, strerror(e));
 	else
-		fmt_errf(err, db->path, "%s: %s", what, sqlite3_errmsg(db->sql));
+		err_setf(err, db->path, "%s: %s", what, sqlite3_errmsg(db->sql));
 }
 
 static struct block *block_new(void)
@@ -512,8 +512,8 @@ static bool call_has_extra(const struct call_rec *c)
 	       c->irq_ns || c->softirq_ns || c->preempt_ns || c->blocked_ns;
 }
 
-/* @v in a qcall's 32 bits (INT32_MIN for NULL); *@bad when it does not fit. */
-static inline int32_t q32(int64_t v, bool *bad)
+/* @v in a queued_call's 32 bits (INT32_MIN for NULL); *@bad when it does not fit. */
+static inline int32_t queued_int32(int64_t v, bool *bad)
 {
 	if (v == DARC_NULL)
 		return INT32_MIN;
@@ -534,17 +534,19 @@ static inline int64_t unq32(int32_t v)
  */
 static bool call_refused(struct db *db, const struct call_rec *c, bool bad)
 {
-	struct fmt_err e; /* filled only here, when refused: a call is no time to clear 512 bytes */
+	struct err_msg e; /* filled only here, when refused: a call is no time to clear 512 bytes */
 
 	if (!bad && c->last_id >= c->id && c->last_id - c->id <= UINT32_MAX &&
 	    c->task_id != DARC_NULL && c->fnode_id != DARC_NULL)
 		return false;
 	if (bad || c->last_id < c->id || c->last_id - c->id > UINT32_MAX)
-		fmt_errf(&e, db->path,
+		err_setf(&e, db->path,
 			 "call %" PRId64 ": a task or fnode id or a subtree beyond 32 bits", c->id);
 	else
-		fmt_errf(&e, db->path, "cannot write to table call_base: NOT NULL constraint failed:"
-				       " call_base.%s", c->task_id == DARC_NULL ? "task_id" : "fnode_id");
+		err_setf(&e, db->path,
+			 "cannot write to table call_base: NOT NULL constraint failed:"
+			 " call_base.%s",
+			 c->task_id == DARC_NULL ? "task_id" : "fnode_id");
 	fail(db, &e);
 	return true;
 }
@@ -575,15 +577,15 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	static const struct field extra_fields[] = {CALL_EXTRA_COLUMNS(EXTRA_FIELD)};
 	bool extra = call_has_extra(c), bad = false;
 	struct block *b;
-	struct qcall q = {
+	struct queued_call q = {
 	    .id = c->id,
 	    .parent_id = c->parent_id,
 	    .t_entry = c->t_entry,
 	    .incl_ns = c->incl_ns,
 	    .children_ns = c->children_ns,
 	    .retval = c->has_retval ? c->retval : DARC_NULL,
-	    .task_id = q32(c->task_id, &bad),
-	    .fnode_id = q32(c->fnode_id, &bad),
+	    .task_id = queued_int32(c->task_id, &bad),
+	    .fnode_id = queued_int32(c->fnode_id, &bad),
 	    .cpu = c->cpu,
 	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
@@ -621,7 +623,7 @@ struct rows_vtab {
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
 	int i, hi;	 /* the current row, and the end */
-	const char *rec; /* the current row's record (a qcall for calls) */
+	const char *rec; /* the current row's record (a queued_call for calls) */
 	const struct row_src *src;
 	const struct field *fields; /* the kind's */
 };
@@ -647,9 +649,9 @@ static int rows_connect(sqlite3 *sql, void *aux, int argc, const char *const *ar
 			sqlite3_vtab **vtab, char **errmsg)
 {
 	const struct vt_aux *a = aux;
-	const struct db_table *t = db_table(inserts[a->kind].table);
+	const struct columns_table *t = columns_table(inserts[a->kind].table);
 	const struct field *f = inserts[a->kind].fields;
-	char *cols = db_column_list(t);
+	char *cols = columns_list(t);
 	char *decl = cols ? sqlite3_mprintf("CREATE TABLE x(%s)", cols) : NULL;
 	int rc = decl ? sqlite3_declare_vtab(sql, decl) : SQLITE_NOMEM;
 	struct rows_vtab *v;
@@ -740,7 +742,7 @@ static int rows_eof(sqlite3_vtab_cursor *cur)
 }
 
 /* Column @col of darc_call_base_rows (columns.h: CALL_BASE_COLUMNS). */
-static int64_t call_column(const struct qcall *c, int col)
+static int64_t call_column(const struct queued_call *c, int col)
 {
 	switch (col) {
 	case COL_call_base_id:
@@ -841,7 +843,7 @@ static const sqlite3_module rows_module = {
 /* Record why @table could not be written, from the connection's last error. */
 static int write_failed(struct db *db, const char *table)
 {
-	struct fmt_err e = {""};
+	struct err_msg e = {""};
 	char what[64];
 
 	snprintf(what, sizeof(what), "cannot write to table %s", table);
@@ -866,7 +868,7 @@ static int write_rows(struct db *db, int kind, struct row_src src)
 #define ARRAY_SRC(a, n) ((struct row_src){(const char *)(a), sizeof(*(a)), NULL, 0, (int)(n)})
 
 /* call_base's columns of @c, in columns.h's order. */
-static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
+static void call_values(const struct queued_call *c, int64_t v[CALL_BASE_NCOLS])
 {
 	for (int col = 0; col < CALL_BASE_NCOLS; col++)
 		v[col] = call_column(c, col);
@@ -875,7 +877,7 @@ static void call_values(const struct qcall *c, int64_t v[CALL_BASE_NCOLS])
 /* Row @v (its id first) onto @p's pages. 0, or -1 (recorded). */
 static int put_paged(struct db *db, struct paged *p, const int64_t *v)
 {
-	struct fmt_err e; /* btree_append() fills it when it fails */
+	struct err_msg e; /* btree_append() fills it when it fails */
 
 	if (btree_append(p->tree, v[0], v, &e)) {
 		fail(db, &e);
@@ -992,18 +994,18 @@ static void print_timing(const struct db *db)
 			" times, %.3f s\n", thread_cpu(), db->producer_waits, db->producer_wait);
 }
 
-static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err);
-static int prepare_inserts(struct db *db, struct fmt_err *err);
+static int exec(struct db *db, const char *sql, const char *what, struct err_msg *err);
+static int prepare_inserts(struct db *db, struct err_msg *err);
 
 /* The empty database of the schema (made at build time: schema.h) into the empty file. 0 or -1. */
-static int write_template(struct db *db, struct fmt_err *err)
+static int write_template(struct db *db, struct err_msg *err)
 {
 	int fd = open(db->tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int rc = fd < 0 || schema_template_write(fd) < 0 ? -1 : 0;
+	int rc = fd < 0 || image_template_write(fd) < 0 ? -1 : 0;
 
 	if (fd >= 0 && close(fd) < 0)
 		rc = -1;
-	return rc ? fmt_errf(err, db->path, "cannot write '%s': %s", db->tmp, strerror(errno)) : 0;
+	return rc ? err_setf(err, db->path, "cannot write '%s': %s", db->tmp, strerror(errno)) : 0;
 }
 
 /*
@@ -1014,7 +1016,7 @@ static int write_template(struct db *db, struct fmt_err *err)
  */
 static int db_setup(struct db *db)
 {
-	struct fmt_err e = {""};
+	struct err_msg e = {""};
 
 	if (write_template(db, &e) < 0) {
 		fail(db, &e);
@@ -1025,7 +1027,7 @@ static int db_setup(struct db *db)
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK) {
 		if (!db->sql)
-			fmt_errf(&e, db->path, "cannot open '%s': out of memory", db->tmp);
+			err_setf(&e, db->path, "cannot open '%s': out of memory", db->tmp);
 		else
 			sql_errf(db, &e, "cannot open the database");
 		fail(db, &e);
@@ -1131,7 +1133,7 @@ static void db_free(struct db *db)
 	}
 	for (int i = 0; i < NPAGED; i++)
 		btree_free(db->paged[i].tree);
-	pagefile_free(db->pf);
+	btree_pagefile_free(db->pf);
 	free(db->win);
 	free(db->win_state);
 	free(db->path);
@@ -1140,7 +1142,7 @@ static void db_free(struct db *db)
 
 const struct wfile_kind db_kind = {"a darc database", db_is_darc};
 
-int db_check_output(const char *path, bool force, struct fmt_err *err)
+int db_check_output(const char *path, bool force, struct err_msg *err)
 {
 	return wfile_check(path, &db_kind, force, err);
 }
@@ -1149,7 +1151,7 @@ int db_check_output(const char *path, bool force, struct fmt_err *err)
  * The temporary file beside the target (wfile). SQLite opens it by name, so
  * our descriptor is closed first: closing it later would drop SQLite's locks.
  */
-static int create_tmp(struct db *db, bool force, struct fmt_err *err)
+static int create_tmp(struct db *db, bool force, struct err_msg *err)
 {
 	db->wf = wfile_create(db->path, &db_kind, force, err);
 	if (!db->wf)
@@ -1159,7 +1161,7 @@ static int create_tmp(struct db *db, bool force, struct fmt_err *err)
 }
 
 /* Run @sql on the connection; on failure fill @err with "@what: why". */
-static int exec(struct db *db, const char *sql, const char *what, struct fmt_err *err)
+static int exec(struct db *db, const char *sql, const char *what, struct err_msg *err)
 {
 	if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) == SQLITE_OK)
 		return 0;
@@ -1168,7 +1170,7 @@ static int exec(struct db *db, const char *sql, const char *what, struct fmt_err
 }
 
 /* Register each kind's virtual table (darc_TABLE_rows), and prepare its INSERT. 0 or -1. */
-static int prepare_inserts(struct db *db, struct fmt_err *err)
+static int prepare_inserts(struct db *db, struct err_msg *err)
 {
 	for (int k = 0; k < ROW_KINDS; k++) {
 		bool paged = k == ROW_CALL || k == ROW_CALL_EXTRA; /* pages of their own (btree.h) */
@@ -1199,7 +1201,7 @@ static int prepare_inserts(struct db *db, struct fmt_err *err)
  * The page file (a second temporary file beside the target, which the
  * database becomes) and the tables whose rows go into it as pages. 0, or -1.
  */
-static int make_trees(struct db *db, bool force, struct fmt_err *err)
+static int make_trees(struct db *db, bool force, struct err_msg *err)
 {
 	static const struct {
 		const char *table;
@@ -1209,25 +1211,25 @@ static int make_trees(struct db *db, bool force, struct fmt_err *err)
 	db->pages = wfile_create(db->path, &db_kind, force, err);
 	if (!db->pages)
 		return -1;
-	db->pf = pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
+	db->pf = btree_pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
 			      BTREE_PENDING_BYTE);
 	for (int i = 0; i < NPAGED && db->pf; i++) {
 		db->paged[i].table = tables[i].table;
 		db->paged[i].ncols = tables[i].ncols;
 		db->paged[i].tree = btree_new(db->pf, tables[i].table, tables[i].ncols);
 		if (!db->paged[i].tree)
-			return fmt_errf(err, db->path, "out of memory");
+			return err_setf(err, db->path, "out of memory");
 	}
-	return db->pf ? 0 : fmt_errf(err, db->path, "out of memory");
+	return db->pf ? 0 : err_setf(err, db->path, "out of memory");
 }
 
-struct db *db_create(const char *path, bool force, struct fmt_err *err)
+struct db *db_create(const char *path, bool force, struct err_msg *err)
 {
 	struct db *db = calloc(1, sizeof(*db));
 	int ret = -1;
 
 	if (!db || !(db->path = strdup(path))) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		free(db);
 		return NULL;
 	}
@@ -1236,12 +1238,12 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 	db->win = malloc(WINDOW * sizeof(*db->win));
 	db->win_state = calloc(WINDOW, sizeof(*db->win_state));
 	if (!db->win || !db->win_state) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto out;
 	}
 	if (pthread_mutex_init(&db->lock, NULL) || pthread_cond_init(&db->ready, NULL) ||
 	    pthread_cond_init(&db->space, NULL)) {
-		fmt_errf(err, path, "cannot initialise the writer's lock");
+		err_setf(err, path, "cannot initialise the writer's lock");
 		goto out;
 	}
 	db->mutex_ready = true;
@@ -1249,13 +1251,13 @@ struct db *db_create(const char *path, bool force, struct fmt_err *err)
 		goto out;
 	db->cur = block_new();
 	if (!db->cur) {
-		fmt_errf(err, path, "out of memory");
+		err_setf(err, path, "out of memory");
 		goto out;
 	}
 	db->nblocks = 1;
 	db->timing = getenv("DARC_TIMING") != NULL;
 	if (wfile_thread_create(&db->writer, writer_main, db)) {
-		fmt_errf(err, path, "cannot start the writer thread");
+		err_setf(err, path, "cannot start the writer thread");
 		goto out;
 	}
 	db->writer_started = true;
@@ -1488,14 +1490,14 @@ static uint32_t root_page(struct db *db, const char *name)
 
 /* Each paged table's root page into @root, and the file's pages into *@npages. 0 or -1. */
 static int file_layout(struct db *db, uint32_t root[NPAGED], uint32_t *npages,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc = -1;
 
 	for (int i = 0; i < NPAGED; i++)
 		if ((root[i] = root_page(db, db->paged[i].table)) < 2)
-			return fmt_errf(err, db->path, "cannot find the root page of table %s",
+			return err_setf(err, db->path, "cannot find the root page of table %s",
 					db->paged[i].table);
 	if (sqlite3_prepare_v2(db->sql, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
@@ -1507,7 +1509,7 @@ static int file_layout(struct db *db, uint32_t root[NPAGED], uint32_t *npages,
 }
 
 /* Close the connection. 0, or -1 with @err set. */
-static int close_sql(struct db *db, struct fmt_err *err)
+static int close_sql(struct db *db, struct err_msg *err)
 {
 	int rc = sqlite3_close(db->sql);
 
@@ -1520,7 +1522,7 @@ static int close_sql(struct db *db, struct fmt_err *err)
  * The statistics ANALYZE would give the paged tables, empty for SQLite until
  * their pages go in: the number of rows of each (it has no index). 0 or -1.
  */
-static int paged_stats(struct db *db, struct fmt_err *err)
+static int paged_stats(struct db *db, struct err_msg *err)
 {
 	for (int i = 0; i < NPAGED; i++) {
 		const struct paged *p = &db->paged[i];
@@ -1531,7 +1533,7 @@ static int paged_stats(struct db *db, struct fmt_err *err)
 
 		sqlite3_free(sql);
 		if (rc)
-			return sql ? -1 : fmt_errf(err, db->path, "out of memory");
+			return sql ? -1 : err_setf(err, db->path, "out of memory");
 	}
 	return 0;
 }
@@ -1541,9 +1543,9 @@ static int paged_stats(struct db *db, struct fmt_err *err)
  * placed and built (btree.h). 0, or -1 with @err set.
  */
 static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], uint32_t npages,
-		       struct fmt_err *err)
+		       struct err_msg *err)
 {
-	if (pagefile_head(db->pf, sql_fd, npages, err) < 0)
+	if (btree_pagefile_head(db->pf, sql_fd, npages, err) < 0)
 		return -1;
 	for (int i = 0; i < NPAGED; i++)
 		if (btree_place(db->paged[i].tree, root[i], err) < 0)
@@ -1551,7 +1553,7 @@ static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], u
 	for (int i = 0; i < NPAGED; i++)
 		if (btree_build(db->paged[i].tree, root[i], err) < 0)
 			return -1;
-	return pagefile_finish(db->pf, err);
+	return btree_pagefile_finish(db->pf, err);
 }
 
 /*
@@ -1560,7 +1562,7 @@ static int place_pages(struct db *db, int sql_fd, const uint32_t root[NPAGED], u
  * committed and closed; then its pages into the page file, which becomes
  * the database (place_pages()). 0, or -1 with @err set.
  */
-static int finish_pages(struct db *db, struct fmt_err *err)
+static int finish_pages(struct db *db, struct err_msg *err)
 {
 	uint32_t root[NPAGED], npages = 0;
 	int fd, rc;
@@ -1574,7 +1576,7 @@ static int finish_pages(struct db *db, struct fmt_err *err)
 		return -1;
 	fd = open(db->tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return fmt_errf(err, db->path, "cannot open '%s' again: %s", db->tmp,
+		return err_setf(err, db->path, "cannot open '%s' again: %s", db->tmp,
 				strerror(errno));
 	rc = place_pages(db, fd, root, npages, err);
 	close(fd);
@@ -1589,7 +1591,7 @@ static int finish_pages(struct db *db, struct fmt_err *err)
  * With --indexes, the database again, calls and all: the indexes on the
  * calls and their statistics, committed and closed. 0, or -1 with @err set.
  */
-static int finish_calls(struct db *db, struct fmt_err *err)
+static int finish_calls(struct db *db, struct err_msg *err)
 {
 	if (!db->call_indexes)
 		return 0;
@@ -1607,14 +1609,14 @@ static int finish_calls(struct db *db, struct fmt_err *err)
 	return close_sql(db, err);
 }
 
-int db_finish(struct db *db, struct fmt_err *err)
+int db_finish(struct db *db, struct err_msg *err)
 {
-	struct fmt_err e = {""};
+	struct err_msg e = {""};
 	double t = 0;
 	int ret = -1, rc;
 
 	if (!db)
-		return fmt_errf(err, NULL, "no database to finish");
+		return err_setf(err, NULL, "no database to finish");
 	step_done(db, "", &t);
 	window_flush(db, db->win_next + WINDOW); /* a failure is in db->failed */
 	stop_writer(db, false);
@@ -1691,7 +1693,7 @@ int db_is_darc(const char *path)
 	if (rc <= 0)
 		return rc;
 	rc = 0;
-	struct fmt_err ignore;
+	struct err_msg ignore;
 
 	if (!trust_open(path, SQLITE_OPEN_READONLY, &sql, &ignore) &&
 	    sqlite3_prepare_v2(sql, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
