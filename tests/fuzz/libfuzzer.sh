@@ -4,7 +4,7 @@
 #   ... put seeds in $work/corpus ...
 #   fz_run BUDGET MAX_LEN TIMEOUT [LIBFUZZER ARGS...]   (exits with the verdict)
 #
-# fz_init builds tests/fuzz/fuzz-NAME.c with every reader in fmt/ (not the
+# fz_init builds tests/fuzz/fuzz-NAME.c with every reader in fmt/ and its base (not the
 # writer) under clang -fsanitize=fuzzer,address,undefined into WORK (default:
 # a temporary directory, removed at exit) and copies the inputs that once
 # crashed the reader (tests/fuzz/NAME-regress/crash-*, each fixed) into the
@@ -57,8 +57,8 @@ fz_init() {
 	flags="$flags -fno-sanitize-recover=undefined"
 	flags="$flags -fno-omit-frame-pointer -D_GNU_SOURCE -std=gnu11"
 	# shellcheck disable=SC2046,SC2086 # word splitting of the lists is wanted
-	if ! "$cc" $flags -I"$build" -I"$src/fmt" "$here/fuzz-$name.c" \
-		$(ls "$src"/fmt/*.c | grep -v writer.c) \
+	if ! "$cc" $flags -I"$build" -I"$src/fmt" -I"$src/fmt/base" "$here/fuzz-$name.c" \
+		$(ls "$src"/fmt/*.c "$src"/fmt/base/*.c | grep -v writer.c) \
 		$(pkg-config --cflags --libs libtraceevent libzstd zlib) -lpthread \
 		-o "$work/fuzz-$name" 2>"$work/build.log"; then
 		cat "$work/build.log"
