@@ -198,7 +198,7 @@ struct text {
 	uint64_t overwritten; /* events the header says the buffer overwrote */
 	int overwritten_cpu;  /* the CPU they are counted on, -1 none */
 	int line;
-	char lacks[768];
+	char lacks[1024];
 	char skipped[300];
 };
 
@@ -1852,7 +1852,10 @@ static void make_lacks(struct text *x, struct fmt_reader *r)
 		 "kallsyms (function addresses are made up), trace clock (taken as local)%s%s%s%s%s%s%s",
 		 x->abs_times ? "" : ", absolute times (built from durations)",
 		 x->any_proc || x->any_switch ? "" : ", task ids",
-		 x->any_lat ? "" : ", irq context flags (hardirq inferred from irq entry functions)",
+		 x->any_lat ? ""
+			    : ", irq context flags (hardirq inferred from irq entry functions; softirq "
+			      "taken to end at each softirq_exit, so the softirq code after the last "
+			      "one, waking ksoftirqd say, counts as the interrupted call's own time)",
 		 ", lost events unless printed, fields of events other than sched, irq, raw_syscalls, "
 		 "syscalls, block, kprobes, function and stack traces",
 		 x->syscall_nrs ? ", system call numbers (syscalls events are given made-up ones)"

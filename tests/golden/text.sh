@@ -160,6 +160,10 @@ done
 grep -q '^lacks:.*absolute times' <(cd "$st" && "$darc" info preads-default.txt) &&
 	ok "cat trace without funcgraph-abstime lacks absolute times" ||
 	not_ok "preads-default.txt does not say it lacks absolute times"
+grep -q '^lacks:.*irq context flags.*softirq taken to end at each softirq_exit' \
+	<(cd "$st" && "$darc" info preads-default.txt) &&
+	ok "a text without the latency flags says where its softirq time ends" ||
+	not_ok "preads-default.txt does not say that its softirq time ends at softirq_exit"
 grep -q '^lacks:.*irq context flags' <(cd "$st" && "$darc" info preads-lat.txt) &&
 	not_ok "preads-lat.txt (latency-format) says it lacks irq flags" ||
 	ok "latency-format text has the irq flags"
