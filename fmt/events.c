@@ -90,7 +90,9 @@ int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, 
  * whose divisor is not a nonzero number or a sizeof(): the parser folds
  * constant operands and divides by zero (SIGFPE), and tep_print_event
  * divides by a field's value, or by "(1-1)", as the record has it (SIGFPE;
- * the kernel divides by neither), and two names in a row that do not end a cast or sizeof
+ * the kernel divides by neither), and such a divisor followed by a '*', '/'
+ * or '%' (the parser folds "8/2/4" as 8/(2/4) and "8/4*0" as 8/(4*0):
+ * SIGFPE; no kernel format chains them), and two names in a row that do not end a cast or sizeof
  * ("? x : long REC->y", a type where a value goes: SIGSEGV), and a ';'
  * (after a ?: it is read past the end: "1 ? 2 : 4;"), and a "->" on
  * anything but REC ("1 ? 2 : n->x", SIGSEGV; the kernel's are "REC->x" and
@@ -134,6 +136,24 @@ static bool sizeof_call(const char *p, const char *end)
 	while (p < end && *p == ' ')
 		p++;
 	return p < end && *p == '(';
+}
+
+/*
+ * Whether the divisor at @q (a number or a sizeof(), up to @end) is the last
+ * operand of its '*', '/' and '%' chain: no such operator follows it.
+ */
+static bool divisor_last(const char *q, const char *end)
+{
+	if (end - q >= 6 && !memcmp(q, "sizeof", 6)) {
+		q = memchr(q, ')', end - q);
+		q = q ? q + 1 : end;
+	} else {
+		while (q < end && name_char(*q))
+			q++;
+	}
+	while (q < end && isspace((unsigned char)*q))
+		q++;
+	return q == end || !strchr("*/%", *q);
 }
 
 /* Whether the "->" at @p follows REC or (REC), after @text's start. */
@@ -194,7 +214,8 @@ static bool print_args_ok(const char *text, size_t len)
 		while (q < end && *q == ' ')
 			q++;
 		if (!((end - q >= 6 && !memcmp(q, "sizeof", 6) && sizeof_call(q + 6, end)) ||
-		      (q < end && *q >= '1' && *q <= '9')))
+		      (q < end && *q >= '1' && *q <= '9')) ||
+		    !divisor_last(q, end))
 			return false;
 	}
 	return true;
