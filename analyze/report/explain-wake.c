@@ -21,12 +21,10 @@
  * 100 ms before it and never completed in the recording, 12 the task, 13
  * no wake-up recorded, 14 the waker's innermost call. An interrupt is the
  * handler running at the wake-up,
- * else the innermost interrupt episode then on that CPU.
+ * else the innermost interrupt episode then on that CPU (irq-episode.h).
  */
 #define EPISODE(what)                                                                           \
-	"(SELECT " what " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0"         \
-	" AND i.name != '' AND i.t_start <= k.t AND (i.t_end IS NULL OR i.t_end >= k.t)"        \
-	" ORDER BY i.t_start DESC LIMIT 1)"
+	"(SELECT " what " FROM irq_interval i WHERE i.id = irq_episode(k.waker_cpu, k.t))"
 #define OFF_COLS                                                                                \
 	"si.t_out, coalesce(si.t_in, 9223372036854775807), si.kind = 0,"                        \
 	" coalesce(k.t, si.t_in, 9223372036854775807), k.ctx, k.waker_tid, wf.name,"           \

@@ -82,7 +82,8 @@ const char paths_ran_instead_sql[] =
  * happened to interrupt: a timer (the sleep's category in view wait is
  * 'timed out', the one rule for every report) by the function that ran it,
  * a hard interrupt by the handler running at the wake-up (wakeup.handler;
- * else the innermost interrupt episode then on that CPU) with its number,
+ * else the innermost interrupt episode then on that CPU, irq-episode.h)
+ * with its number,
  * a softirq by its vector; a hard interrupt that nothing names as what it
  * is: never guessed to be the timer.
  */
@@ -95,9 +96,7 @@ const char paths_wakers_sql[] =
     " WHERE i.kind = 0 AND i.name = k.handler AND i.irq IS NOT NULL LIMIT 1) || ' ', '')"
     " || '(' || k.handler || ')'"
     " ELSE coalesce((SELECT 'irq ' || coalesce(i.irq || ' ', '') || '(' || i.name || ')'"
-    " FROM irq_interval i WHERE i.cpu = k.waker_cpu AND i.kind = 0 AND i.name != ''"
-    " AND i.t_start <= k.t"
-    " AND (i.t_end IS NULL OR i.t_end >= k.t) ORDER BY i.t_start DESC LIMIT 1),"
+    " FROM irq_interval i WHERE i.id = irq_episode(k.waker_cpu, k.t)),"
     " CASE k.ctx WHEN 1 THEN 'an interrupt the recording does not name' ELSE x.name END)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"

@@ -9,6 +9,7 @@
 #include "db.h"
 #include "grow.h"
 #include "hist.h"
+#include "irq-episode.h"
 #include "rows.h"
 #include "schema.h"
 #include "trust.h"
@@ -113,6 +114,10 @@ struct rdb *rdb_open(const char *path, struct err_msg *err)
 	}
 	if (trust_check_schema(db->sql, path, err))
 		goto fail;
+	if (irq_episode_register(db->sql) != SQLITE_OK) {
+		err_setf(err, path, "cannot open: %s", sqlite3_errmsg(db->sql));
+		goto fail;
+	}
 	sqlite3_busy_timeout(db->sql, 2000);
 	/* reports scan the calls: map the file rather than copy it page by page */
 	sqlite3_exec(db->sql, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY", NULL,
