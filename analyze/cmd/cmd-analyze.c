@@ -16,10 +16,10 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "db.h"
 #include "err-msg.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "db.h"
 #include "number.h"
 #include "pipeline.h"
 #include "summary.h"
