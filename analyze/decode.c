@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "decode.h"
+#include "events.h"
 #include "grow.h"
+#include "reader.h"
 
 #include <inttypes.h>
 #include <stdio.h>

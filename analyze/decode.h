@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "err-msg.h"
 #include "event.h"
 #include "fmt.h"
 #include "funcs.h"

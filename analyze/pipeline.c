@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline.h"
+#include "reader.h"
 
 #include <errno.h>
 #include <stdio.h>

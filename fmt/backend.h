@@ -1,22 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to fmt/: what every format's reader implements (struct
- * fmt_backend) and shares (struct fmt_reader, the event formats of
- * events.c, the tracing data of tracing-data.c).
+ * fmt_backend) and shares (struct fmt_reader). The event formats are
+ * events.h's, the tracing data tracing-data.h's.
  */
 #ifndef DARC_BACKEND_H
 #define DARC_BACKEND_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "err-msg.h"
 #include "fmt.h"
 #include "kmod.h"
 #include "ksyms.h"
-
-
-#include <stdbool.h>
-
-#include "bytes.h"
 
 /* An event format found in the file, parsed by libtraceevent when first needed. */
 struct fmt_format {
@@ -117,30 +115,6 @@ struct fmt_reader {
 /* err_setf() naming the reader's file: for functions with @r and @err at hand */
 #define FAIL(...) err_setf(err, r->path, __VA_ARGS__)
 
-/* ---- events.c: the event formats --------------------------------------- */
-
-/*
- * Allocate the libtraceevent handle and the format tables, for the byte
- * order, long size and page size already in r->info. 0 or -1.
- */
-int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err);
-
-/* Free what fmt_events_init_tep() and fmt_events_add_format() allocated. */
-void fmt_events_free(struct fmt_reader *r);
-
-/*
- * Index the event format text @p (@n bytes, which must outlive the reader) of
- * system @sys; parsed on first use. Texts without a name or id are skipped.
- */
-int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, uint64_t n,
-		   struct err_msg *err);
-
-/*
- * The format of event @id, parsed on first use; NULL if the file has none
- * (or libtraceevent cannot parse it). Sets r->bad_layout when the format's
- * common fields are not where the reader takes type and pid from.
- */
-struct tep_event *fmt_events_format(struct fmt_reader *r, int id);
 /*
  * Whether @ev (its format set) is a record libtraceevent must not read as
  * it is: common fields not at 0 and 4 (r->bad_layout), or a record shorter
@@ -150,37 +124,5 @@ static inline bool fmt_event_short(const struct fmt_reader *r, const struct fmt_
 {
 	return r->bad_layout || (ev->event && ev->size < r->ev_full_size[ev->type]);
 }
-
-/*
- * Such an event: a record whose only the trailing array is cut (as the
- * kernel writes kernel_stack) gets a copy padded with zeros (ev->data; its
- * size stays); anything shorter is an error. 0, or -1 with @err set.
- */
-int fmt_events_pad(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err);
-
-/* ---- tracing-data.c: trace-cmd's metadata ------------------------------ */
-
-/*
- * Parse the metadata trace.dat v6 and perf.data's HEADER_TRACING_DATA share:
- * header_page/header_event, ftrace and event formats, kallsyms, printk
- * formats and cmdlines. 0 or -1.
- */
-int tracing_data_parse(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-
-/* Its parts, which trace.dat v7 keeps in sections of their own. 0 or -1. */
-int tracing_data_parse_header_info(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-int tracing_data_parse_ftrace_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-int tracing_data_parse_event_formats(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-int tracing_data_parse_kallsyms(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-int tracing_data_parse_printk(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-int tracing_data_parse_cmdlines(struct fmt_reader *r, struct rd *d, struct err_msg *err);
-
-/*
- * Parse the kallsyms text @p (@n bytes) into r->ksyms_tab (libtraceevent's
- * resolver) and r->kmods. @p must live as long as @r; it is freed with it
- * when @owned. 0 or -1.
- */
-int tracing_data_load_kallsyms_text(struct fmt_reader *r, const uint8_t *p, uint64_t n, bool owned,
-			   struct err_msg *err);
 
 #endif

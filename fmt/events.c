@@ -12,6 +12,8 @@
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
+#include "events.h"
+#include "fmt.h"
 #include "grow.h"
 
 int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 
 /*
  * Open @path for reading. A regular file of at most @max bytes gives its

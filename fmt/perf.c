@@ -21,8 +21,12 @@
 
 #include <traceevent/event-parse.h>
 
-#include "grow.h"
 #include "backend.h"
+#include "bytes.h"
+#include "events.h"
+#include "fmt.h"
+#include "grow.h"
+#include "tracing-data.h"
 
 #define PERF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
 #define PERF_MAGIC_BE 0x50455246494c4532ULL

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err-msg.h"
 #include "fmt.h"
 
 /*

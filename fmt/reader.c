@@ -3,8 +3,10 @@
  * The reader's front end (fmt.h): map the file, give it to the first format
  * of fmt_backends[] that knows its content, and pass every call on to it.
  */
-#include "fmt.h"
+#include "events.h"
 #include "file.h"
+#include "fmt.h"
+#include "reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,10 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "events.h"
+#include "fmt.h"
+#include "reader.h"
+#include "tracing-data.h"
 #include "uftrace.h"
 #include "wfile.h"
 

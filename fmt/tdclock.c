@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "bytes.h"
+#include "fmt.h"
 #include "tdclock.h"
 #include "tracedat-ids.h"
 

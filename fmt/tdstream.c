@@ -11,6 +11,8 @@
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
+#include "events.h"
+#include "fmt.h"
 #include "prefetch.h"
 #include "tdclock.h"
 #include "tdstream.h"

@@ -59,6 +59,7 @@
  * "==========>" markers (infer_irq()), as the analysis needs it to put an
  * interrupt's calls on the CPU rather than in the interrupted task.
  */
+#include "events.h"
 #include "fmt.h"
 
 #include <errno.h>
@@ -69,13 +70,15 @@
 
 #include <traceevent/event-parse.h>
 
+#include "backend.h"
+#include "events.h"
+#include "fmt.h"
 #include "grow.h"
-#include "text-formats.h"
 #include "text-block.h"
+#include "text-formats.h"
 #include "text-line.h"
 #include "text-probe.h"
 #include "text-raw.h"
-#include "backend.h"
 
 #define TEXT_FUNC_BASE 0xfffff00000000000ULL /* made-up address of function 0: no
 						     kernel code lives there */

@@ -21,10 +21,14 @@
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
+#include "bytes.h"
 #include "decomp.h"
+#include "events.h"
+#include "fmt.h"
 #include "grow.h"
 #include "prefetch.h"
 #include "tracedat.h"
+#include "tracing-data.h"
 
 /* Bounds on what the file may make us allocate. */
 #define MAX_META_BYTES (1ULL << 30)  /* one metadata section, decompressed */

@@ -14,6 +14,10 @@
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
+#include "bytes.h"
+#include "events.h"
+#include "fmt.h"
+#include "tracing-data.h"
 
 /*
  * The parts of the file that describe the events, wherever they come from

@@ -35,11 +35,13 @@
 
 #include <traceevent/event-parse.h>
 
+#include "backend.h"
+#include "events.h"
+#include "file.h"
+#include "fmt.h"
 #include "grow.h"
 #include "text-formats.h"
-#include "backend.h"
 #include "uftrace.h"
-#include "file.h"
 
 #define UFT_MAGIC "Ftrace!" /* 8 bytes with its NUL */
 #define UFT_HDR_BYTES 40

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 #include "wfile.h"
 
 struct fmt_writer;

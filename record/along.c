@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 #include <tracefs.h>
 
+#include "along.h"
 #include "rdb.h"
 #include "rec.h"
 #include "rows.h"

@@ -16,8 +16,12 @@
 #include <tracefs.h>
 #include <traceevent/kbuffer.h>
 
+#include "bundle.h"
 #include "config.h"
+#include "manifest.h"
 #include "rec.h"
+#include "session.h"
+#include "stream.h"
 #include "tracedat-ids.h"
 #include "writer.h"
 

@@ -41,7 +41,13 @@
 
 #include <tracefs.h>
 
+#include "bundle.h"
+#include "calib.h"
+#include "caps.h"
+#include "manifest.h"
+#include "probes.h"
 #include "rec.h"
+#include "session.h"
 
 #define CALIB_ROUNDS 15
 #define CALIB_ROUND_NS 1.5e6 /* a round's length to aim for: short, so that some

@@ -16,6 +16,8 @@
 
 #include <tracefs.h>
 
+#include "caps.h"
+#include "lock.h"
 #include "rec.h"
 #include "wake-words.h"
 

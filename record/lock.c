@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lock.h"
 #include "rec.h"
 
 /* Who holds the lock (pid @pid from the kernel, 0 if in another pid namespace), into @who. */

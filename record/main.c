@@ -11,9 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "along.h"
+#include "caps.h"
 #include "config.h"
+#include "manifest.h"
 #include "number.h"
+#include "probes.h"
 #include "rec.h"
+#include "record.h"
+#include "reset.h"
+#include "target.h"
 
 static const char usage_text[] =
     "usage: darc-record [options] (-p PID[,PID...] | [--] COMMAND [ARGS])\n"

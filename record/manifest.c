@@ -20,8 +20,15 @@
 
 #include <jansson.h>
 
+#include "along.h"
+#include "calib.h"
+#include "caps.h"
 #include "config.h"
+#include "manifest.h"
+#include "probes.h"
 #include "rec.h"
+#include "target.h"
+#include "uprobe.h"
 
 static json_t *str_or_null(const char *s)
 {

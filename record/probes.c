@@ -18,7 +18,9 @@
 
 #include <tracefs.h>
 
+#include "probes.h"
 #include "rec.h"
+#include "uprobe.h"
 
 const char *probe_group(enum rec_probe_type t)
 {

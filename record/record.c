@@ -29,7 +29,16 @@
 
 #include <tracefs.h>
 
+#include "bundle.h"
+#include "calib.h"
+#include "caps.h"
+#include "manifest.h"
+#include "probes.h"
 #include "rec.h"
+#include "record.h"
+#include "session.h"
+#include "stream.h"
+#include "target.h"
 #include "writer.h"
 
 #define TICK_MS 100 /* how often targets are checked and their maps snapshotted */

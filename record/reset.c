@@ -19,7 +19,12 @@
 
 #include <tracefs.h>
 
+#include "caps.h"
+#include "lock.h"
+#include "probes.h"
 #include "rec.h"
+#include "reset.h"
+#include "undo.h"
 
 
 

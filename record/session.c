@@ -29,7 +29,12 @@
 
 #include <tracefs.h>
 
+#include "caps.h"
+#include "lock.h"
+#include "probes.h"
 #include "rec.h"
+#include "session.h"
+#include "undo.h"
 
 /* A top-level file as it was before darc-record wrote it. */
 struct saved {

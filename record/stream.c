@@ -17,7 +17,7 @@
 
 #include <tracefs.h>
 
-#include "rec.h"
+#include "stream.h"
 
 struct reader {
 	struct stream *s;

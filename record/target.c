@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rec.h"
+#include "target.h"
 
 struct snap {
 	pid_t pid;

@@ -18,7 +18,9 @@
 
 #include <tracefs.h>
 
+#include "caps.h"
 #include "rec.h"
+#include "undo.h"
 
 static char *trim(char *v)
 {

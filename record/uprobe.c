@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "rec.h"
+#include "uprobe.h"
 
 #ifdef HAVE_LIBDW
 #include <gelf.h>

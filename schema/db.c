@@ -44,6 +44,7 @@
 
 #include "btree.h"
 #include "columns.h"
+#include "image.h"
 #include "schema.h"
 #include "trust.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "schema.h"
 
 /* The varint at *@p (7 bits a byte, low first), *@p moved past it. */

@@ -3,7 +3,7 @@
  * schema: darc's SQL schema, the .sql files of this folder embedded at build
  * time by embed.c (a generated schema.c defines these). Apply tables and views
  * to a new database, load, then create the indexes. schema/README.md says
- * what every table, column and view means.
+ * what every table, column and view means. image.h writes the template out.
  */
 #ifndef DARC_SCHEMA_H
 #define DARC_SCHEMA_H
@@ -27,11 +27,5 @@ extern const int schema_version;
  */
 extern const unsigned char schema_template[];
 extern const unsigned long schema_template_len, schema_template_size;
-
-/* Write the empty database into the empty file @fd (image.c). 0, or -1 with errno set. */
-int image_template_write(int fd);
-
-/* The empty database into @buf (schema_template_size bytes). */
-void image_template_fill(void *buf);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "schema.h"
 
 static const char *const lazy_indexes[] = {

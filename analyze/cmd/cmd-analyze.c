@@ -16,10 +16,10 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "db.h"
 #include "err-msg.h"
 #include "ftree.h"
 #include "funcs.h"
-#include "db.h"
 #include "number.h"
 #include "pipeline.h"
 #include "summary.h"
@@ -81,13 +81,13 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 		a->out = arg;
 		break;
 	case 't':
-		if (number_int(arg, &v) || (a->so.top = (int)v) < 0)
+	case OPT_MAX_DEPTH: {
+		int *n = c == 't' ? &a->so.top : &a->po.max_depth;
+
+		if (number_int(arg, &v) || (*n = (int)v) < 0)
 			return err_setf(err, NULL, "a number expected");
 		break;
-	case OPT_MAX_DEPTH:
-		if (number_int(arg, &v) || (a->po.max_depth = (int)v) < 0)
-			return err_setf(err, NULL, "a number expected");
-		break;
+	}
 	case OPT_JSON:
 		a->so.json = true;
 		break;

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "dump-like.h"
 #include "fmt.h"
+#include "reader.h"
 #include "vis.h"
 
 static const char usage_text[] =

@@ -19,6 +19,7 @@
 #include "funcs.h"
 #include "info-manifest.h"
 #include "jtext.h"
+#include "reader.h"
 #include "show.h"
 #include "tracer-cost.h"
 #include "vis.h"

@@ -5,16 +5,20 @@
  * setup.c parses the options every command shares the shape of, opens the
  * recording or the databases its arguments name, and closes them after. A
  * command file holds its usage, its options and one library call.
+ *
+ * This header holds what they share; commands.h, setup.h and suggest.h
+ * declare those files' functions.
  */
 #ifndef DARC_CMD_H
 #define DARC_CMD_H
 
 #include <getopt.h>
-#include <stdbool.h>
-#include <stdio.h>
 
-#include "fmt.h"
+#include "err-msg.h"
 #include "options.h"
+
+struct fmt_reader;
+struct rdb;
 
 /* Exit statuses shared by every command. */
 enum {
@@ -75,50 +79,5 @@ struct cmd {
 
 extern const struct cmd cmd_analyze, cmd_info, cmd_dump, cmd_hist, cmd_peaks, cmd_diff,
 	cmd_paths, cmd_explain, cmd_waits, cmd_io, cmd_report, cmd_export;
-
-/*
- * Run @cmd, named @name, with what @flags (CMD_*) say it needs, on its
- * command line (argv[0] is its name): setup, run, teardown. The exit status.
- */
-int setup_run(const struct cmd *cmd, const char *name, unsigned flags, int argc, char **argv);
-
-/*
- * The database of @path for command @prog: @path itself when it is a darc
- * database, else the analysis of recording @path in RECORDING.db, made
- * first (through the pipeline) unless one newer than the recording is
- * there. NULL, with @err set, when neither can be had.
- */
-struct rdb *setup_open_db(const char *path, const char *prog, struct err_msg *err);
-
-/* commands.c: the command named @name and, in *@flags, what it needs (CMD_*); or NULL. */
-const struct cmd *commands_find(const char *name, unsigned *flags);
-
-/* Each command's line of darc --help, "  NAME     what it does", to @f. */
-void commands_list(FILE *f);
-
-/*
- * The commands but @except whose options include --@name, as "explain, io
- * and waits", into @buf ("" if none): for "unknown option" (setup.c).
- */
-void commands_having_option(const char *name, const char *except, char *buf, size_t n);
-
-/* suggest.c: the edit distance of @a and @b, a transposition counting one. */
-int suggest_distance(const char *a, const char *b);
-
-/* The largest distance from @word at which a name is a slip for it. */
-int suggest_close(const char *word);
-
-/*
- * Does what @o selects (--func, --task, --comm, --time, --call) name
- * something in @db, and (with @calls: its filters choose calls, not waits)
- * hold calls together? 0, or -1 with @err saying what is missing and what
- * @db has instead (a close name, its tasks, its span): every command that
- * reads a database asks this before it runs.
- */
-int suggest_check_selection(struct rdb *db, const struct report_options *o, bool calls,
-			    struct err_msg *err);
-
-/* Print "darc: MESSAGE" to stderr (one line). */
-void setup_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "commands.h"
 
 /*
  * Every command, with what it needs set up before it runs (CMD_*, cmd.h);

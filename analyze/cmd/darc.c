@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "commands.h"
 #include "config.h"
+#include "setup.h"
 #include "wfile.h"
 
 static void usage(FILE *f)

@@ -7,6 +7,7 @@
 #define DARC_DUMP_LIKE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "fmt.h"
 

@@ -14,10 +14,15 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "commands.h"
+#include "db.h"
+#include "fmt.h"
 #include "pipeline.h"
+#include "reader.h"
+#include "setup.h"
+#include "suggest.h"
 #include "vis.h"
 #include "wfile.h"
-#include "db.h"
 
 void setup_error(const char *fmt, ...)
 {

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "options.h"
+#include "rdb.h"
+#include "suggest.h"
 
 int suggest_distance(const char *a, const char *b)
 {

@@ -9,10 +9,10 @@
 
 #include "ftree.h"
 #include "funcs.h"
-#include "vis.h"
-#include "cmd.h"
 #include "jtext.h"
+#include "setup.h"
 #include "show.h"
+#include "vis.h"
 
 /* One function's totals over the subtrees of its outermost fnodes. */
 struct ftot {

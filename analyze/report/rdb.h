@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err-msg.h"
 #include "file.h"
-#include "fmt.h"
 #include "hist.h"
 #include "profile.h"
 

@@ -38,6 +38,15 @@ static struct {
 } inputs[MAX_INPUTS];
 static int ninputs;
 
+/* The index in inputs[] of the file @st describes, or -1. */
+static int input_index(const struct stat *st)
+{
+	for (int i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
+			return i;
+	return -1;
+}
+
 void wfile_note_input(const char *path)
 {
 	struct stat st;
@@ -46,17 +55,11 @@ void wfile_note_input(const char *path)
 	if (ninputs == MAX_INPUTS)
 		return;
 	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0 ? stat(path, &st) < 0 : fstat(fd, &st) < 0) {
+	if ((fd < 0 ? stat(path, &st) < 0 : fstat(fd, &st) < 0) || input_index(&st) >= 0) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return; /* not to be found, or noted already */
 	}
-	for (int i = 0; i < ninputs; i++)
-		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
-			if (fd >= 0)
-				close(fd);
-			return;
-		}
 	inputs[ninputs].dev = st.st_dev;
 	inputs[ninputs].ino = st.st_ino;
 	inputs[ninputs++].fd = fd;
@@ -65,24 +68,18 @@ void wfile_note_input(const char *path)
 void wfile_forget_input(const char *path)
 {
 	struct stat st;
+	int i;
 
-	if (stat(path, &st) < 0)
+	if (stat(path, &st) < 0 || (i = input_index(&st)) < 0)
 		return;
-	for (int i = 0; i < ninputs; i++)
-		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
-			if (inputs[i].fd >= 0)
-				close(inputs[i].fd);
-			inputs[i] = inputs[--ninputs];
-			return;
-		}
+	if (inputs[i].fd >= 0)
+		close(inputs[i].fd);
+	inputs[i] = inputs[--ninputs];
 }
 
 static bool is_input(const struct stat *st)
 {
-	for (int i = 0; i < ninputs; i++)
-		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
-			return true;
-	return false;
+	return input_index(st) >= 0;
 }
 
 /* ---- kinds --------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fmt.h"
+#include "reader.h"
 
 static int fill(int fd, const uint8_t *data, size_t size)
 {

@@ -21,6 +21,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "fmt.h"
+#include "reader.h"
 
 /* Print one event as darc dump --pretty would, into @s. */
 static void print_event(struct tep_handle *tep, const struct fmt_event *ev, struct trace_seq *s)

@@ -23,7 +23,9 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "events.h"
 #include "fmt.h"
+#include "reader.h"
 
 static const char *path_of_input;
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "reader.h"
 
 #define MAX_FILES 64
 

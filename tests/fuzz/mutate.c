@@ -22,6 +22,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "fmt.h"
+#include "reader.h"
 
 static char tmp[] = "/tmp/darc-mutate-XXXXXX";
 static uint64_t rng;

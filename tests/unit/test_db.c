@@ -12,9 +12,10 @@
 #include <sqlite3.h>
 
 #include "columns.h"
+#include "db.h"
+#include "image.h"
 #include "rows.h"
 #include "schema.h"
-#include "db.h"
 #include "unit-run.h"
 
 static char dir[64];

@@ -15,17 +15,18 @@
 
 #include <traceevent/event-parse.h>
 
-#include "fmt.h"
 #include "bytes.h"
+#include "fmt.h"
+#include "reader.h"
 #include "tdat.h"
-#include "text-formats.h"
 #include "text-block.h"
+#include "text-formats.h"
 #include "text-line.h"
 #include "text-probe.h"
 #include "text-raw.h"
+#include "unit-run.h"
 #include "vis.h"
 #include "wfile.h"
-#include "unit-run.h"
 
 static char path[64];
 

@@ -14,6 +14,7 @@
 #include "decode.h"
 #include "ftree.h"
 #include "hist.h"
+#include "reader.h"
 #include "tdat.h"
 #include "unit-run.h"
 

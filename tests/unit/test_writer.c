@@ -15,11 +15,13 @@
 
 #include <traceevent/event-parse.h>
 
+#include "events.h"
 #include "fmt.h"
+#include "reader.h"
 #include "tdat.h"
 #include "tracedat-ids.h"
-#include "writer.h"
 #include "unit-run.h"
+#include "writer.h"
 
 #define PAGE 4096
 
