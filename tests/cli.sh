@@ -121,6 +121,11 @@ else
 	fail=$((fail + 1))
 fi
 expect 2 "bad --top" "$darc" analyze --top x "$sample"
+# a number past int is refused, not wrapped by a cast (4294967296 was --top 0)
+expect 2 "bad --top '4294967296': a number from 0 to 2147483647" \
+	"$darc" analyze --top 4294967296 -o "$tmp/wrap.db" "$sample"
+expect 2 "bad --max-depth '4294967297': a number from 0 to 2147483647" \
+	"$darc" analyze --max-depth 4294967297 -o "$tmp/wrap.db" "$sample"
 if ! "$darc" analyze --json -o "$tmp/j.db" "$sample" | grep -q '"calls": 1510'; then
 	echo "FAIL: darc analyze --json does not count 1510 calls"
 	fail=$((fail + 1))

@@ -5,6 +5,7 @@
  * histograms), and a summary of the functions with the most latency.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,9 @@ static int take(struct cmd_ctx *ctx, void *args, int c, const char *arg, struct 
 	case OPT_MAX_DEPTH: {
 		int *n = c == 't' ? &a->so.top : &a->po.max_depth;
 
-		if (number_int(arg, &v) || (*n = (int)v) < 0)
-			return err_setf(err, NULL, "a number expected");
+		if (number_int(arg, &v) || v < 0 || v > INT_MAX) /* not wrapped by the cast */
+			return err_setf(err, NULL, "a number from 0 to %d expected", INT_MAX);
+		*n = (int)v;
 		break;
 	}
 	case OPT_JSON:
