@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h> /* sample_type (PERF_SAMPLE_*), read_format (PERF_FORMAT_*) */
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
@@ -56,25 +57,6 @@ enum {
 	REC_SIMPLEPERF_TRACING_DATA = 32777,
 	REC_COMPRESSED = 81,
 };
-
-/* sample_type bits (PERF_SAMPLE_*), in the order of a sample's fields. */
-enum {
-	S_IP = 1 << 0,
-	S_TID = 1 << 1,
-	S_TIME = 1 << 2,
-	S_ADDR = 1 << 3,
-	S_READ = 1 << 4,
-	S_CALLCHAIN = 1 << 5,
-	S_ID = 1 << 6,
-	S_CPU = 1 << 7,
-	S_PERIOD = 1 << 8,
-	S_STREAM_ID = 1 << 9,
-	S_RAW = 1 << 10,
-	S_IDENTIFIER = 1 << 16,
-};
-
-/* read_format bits (PERF_FORMAT_*). */
-enum { RF_ENABLED = 1, RF_RUNNING = 2, RF_ID = 4, RF_GROUP = 8, RF_LOST = 16 };
 
 /* Feature bits (HEADER_*). */
 enum {
@@ -150,8 +132,9 @@ struct perf {
 
 static uint64_t id_all_bytes(uint64_t st)
 {
-	return 8 * (!!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) + !!(st & S_STREAM_ID) +
-		    !!(st & S_CPU) + !!(st & S_IDENTIFIER));
+	return 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
+		    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+		    !!(st & PERF_SAMPLE_IDENTIFIER));
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -248,7 +231,7 @@ static int add_attr(struct fmt_reader *r, struct perf *p, struct rd *d, uint64_t
 	t->sample_type = rd_u64(&a);
 	t->read_format = rd_u64(&a);
 	t->id_all = rd_u64(&a) & ATTR_SAMPLE_ID_ALL;
-	if (t->type == PERF_TYPE_TRACEPOINT && (t->sample_type & S_RAW))
+	if (t->type == PERF_TYPE_TRACEPOINT && (t->sample_type & PERF_SAMPLE_RAW))
 		p->nraw++;
 	return 0;
 }
@@ -308,12 +291,13 @@ static int id_cmp(const void *a, const void *b)
 static void id_positions(uint64_t st, int *id_pos, int *is_pos)
 {
 	*id_pos = *is_pos = -1;
-	if (st & S_IDENTIFIER) {
+	if (st & PERF_SAMPLE_IDENTIFIER) {
 		*id_pos = 0;
 		*is_pos = 1;
-	} else if (st & S_ID) {
-		*id_pos = !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
-		*is_pos = 1 + !!(st & S_CPU) + !!(st & S_STREAM_ID);
+	} else if (st & PERF_SAMPLE_ID) {
+		*id_pos = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+			  !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+		*is_pos = 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
 	}
 }
 
@@ -601,10 +585,11 @@ static struct qent q_pop(struct perf *p)
  */
 static void skip_read(struct rd *d, uint64_t rf)
 {
-	uint64_t times = !!(rf & RF_ENABLED) + !!(rf & RF_RUNNING);
-	uint64_t per = 1 + !!(rf & RF_ID) + !!(rf & RF_LOST), nr;
+	uint64_t times =
+	    !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST), nr;
 
-	if (!(rf & RF_GROUP)) {
+	if (!(rf & PERF_FORMAT_GROUP)) {
 		rd_bytes(d, 8 * (per + times));
 		return;
 	}
@@ -655,21 +640,23 @@ static int sample(struct fmt_reader *r, struct perf *p, struct rec *rc, struct e
 	if (!a)
 		return -1;
 	st = a->sample_type;
-	if (a->type != PERF_TYPE_TRACEPOINT || !(st & S_RAW)) {
+	if (a->type != PERF_TYPE_TRACEPOINT || !(st & PERF_SAMPLE_RAW)) {
 		r->info.skipped_samples++; /* not a tracepoint: nothing the reader yields */
 		return 0;
 	}
-	rd_bytes(&d, 8 * (!!(st & S_IDENTIFIER) + !!(st & S_IP) + !!(st & S_TID)));
-	if (st & S_TIME)
+	rd_bytes(&d, 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			  !!(st & PERF_SAMPLE_TID)));
+	if (st & PERF_SAMPLE_TIME)
 		e.ts = rd_u64(&d);
-	rd_bytes(&d, 8 * (!!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID)));
-	if (st & S_CPU && read_cpu(r, &d, &e, rc->off, err))
+	rd_bytes(&d, 8 * (!!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
+			  !!(st & PERF_SAMPLE_STREAM_ID)));
+	if (st & PERF_SAMPLE_CPU && read_cpu(r, &d, &e, rc->off, err))
 		return -1;
-	if (st & S_PERIOD)
+	if (st & PERF_SAMPLE_PERIOD)
 		rd_u64(&d);
-	if (st & S_READ)
+	if (st & PERF_SAMPLE_READ)
 		skip_read(&d, a->read_format);
-	if (st & S_CALLCHAIN) {
+	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = rd_u64(&d);
 		rd_bytes(&d, nr > rd_left(&d) / 8 ? rd_left(&d) + 1 : nr * 8);
 	}
@@ -711,11 +698,12 @@ static int64_t trailer(struct fmt_reader *r, struct perf *p, struct rec *rc, str
 		return FAIL("record at offset %" PRIu64 " too short for its sample id", rc->off);
 	d = rc->body;
 	rd_seek(&d, len - tb);
-	rd_bytes(&d, 8 * !!(a->sample_type & S_TID));
-	if (a->sample_type & S_TIME)
+	rd_bytes(&d, 8 * !!(a->sample_type & PERF_SAMPLE_TID));
+	if (a->sample_type & PERF_SAMPLE_TIME)
 		e->ts = rd_u64(&d);
-	rd_bytes(&d, 8 * (!!(a->sample_type & S_ID) + !!(a->sample_type & S_STREAM_ID)));
-	if (a->sample_type & S_CPU && read_cpu(r, &d, e, rc->off, err))
+	rd_bytes(&d, 8 * (!!(a->sample_type & PERF_SAMPLE_ID) +
+			  !!(a->sample_type & PERF_SAMPLE_STREAM_ID)));
+	if (a->sample_type & PERF_SAMPLE_CPU && read_cpu(r, &d, e, rc->off, err))
 		return -1;
 	return (int64_t)tb;
 }
