@@ -113,8 +113,9 @@ void tdclock_v6_name(struct tdclock *c, const char *p, uint64_t n)
 	free(text);
 }
 
-static void tsc2nsec_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p,
-			    uint32_t n, struct fmt_option *o)
+/* 0, or -1 with @err set: a shift past 63, which no clock has and no counter survives */
+static int tsc2nsec_option(struct fmt_reader *r, struct tdclock *c, const uint8_t *p,
+			   uint32_t n, struct fmt_option *o, struct err_msg *err)
 {
 	struct rd d = rd_init(p, n, r->swap);
 
@@ -122,15 +123,19 @@ static void tsc2nsec_option(struct fmt_reader *r, struct tdclock *c, const uint8
 		o->use = FMT_OPTION_IGNORED;
 		snprintf(o->note, sizeof(o->note), "%u bytes, shorter than 16: ignored, as "
 			 "trace-cmd does", n);
-		return;
+		return 0;
 	}
 	c->mult = rd_u32(&d);
 	c->shift = rd_u32(&d);
+	if (c->shift > 63)
+		return FAIL("TSC2NSEC option: shift %" PRIu32 " is past 63: the counters cannot be "
+			    "scaled to ns", c->shift);
 	c->tsc_offset = (int64_t)rd_u64(&d);
 	c->in_usecs = true;
 	o->use = FMT_OPTION_APPLIED;
 	snprintf(o->note, sizeof(o->note), "mult %" PRIu32 ", shift %" PRIu32 ", offset %" PRId64,
 		 c->mult, c->shift, c->tsc_offset);
+	return 0;
 }
 
 /* A sample and its place in the file, for a stable sort. */
@@ -355,8 +360,7 @@ int tdclock_option(struct fmt_reader *r, struct tdclock *c, uint16_t id, const u
 			return FAIL("out of memory");
 		return 0;
 	case FMT_OPT_TSC2NSEC:
-		tsc2nsec_option(r, c, p, n, o);
-		return 0;
+		return tsc2nsec_option(r, c, p, n, o, err);
 	case FMT_OPT_TIME_SHIFT:
 		return time_shift_option(r, c, p, n, o, err);
 	case FMT_OPT_GUEST:
@@ -397,10 +401,13 @@ static uint64_t correct(uint64_t ts, uint32_t flags, const struct tdclock_sample
 		int64_t num = (int64_t)(((uint64_t)ts - (uint64_t)lo->time) *
 					((uint64_t)hi->offset - (uint64_t)lo->offset));
 
-		if (delta)
-			cor = (int64_t)((uint64_t)lo->offset +
-					(uint64_t)((int64_t)((uint64_t)num + (uint64_t)(delta / 2)) /
-						   delta));
+		int64_t rounded = (int64_t)((uint64_t)num + (uint64_t)(delta / 2));
+
+		/* x / -1 is -x, wrapped: INT64_MIN / -1 would trap (SIGFPE) */
+		if (delta == -1)
+			cor = (int64_t)((uint64_t)lo->offset - (uint64_t)rounded);
+		else if (delta)
+			cor = (int64_t)((uint64_t)lo->offset + (uint64_t)(rounded / delta));
 	}
 	ts = (ts * (uint64_t)lo->scaling) >> lo->fraction;
 	return ts + (uint64_t)cor;
