@@ -36,14 +36,25 @@ for v in identity_violations children_violations subtree_violations fnode_violat
 done
 # each call's blocked and preempted time is the sum of the sched intervals
 # that name it (but for calls clamped where the clock went backwards)
-n=$(sqlite3 "$db" "WITH s AS (SELECT call_id, sum(CASE kind WHEN 1 THEN t_in - t_out END) b,
+sums="WITH s AS (SELECT call_id, sum(CASE kind WHEN 1 THEN t_in - t_out END) b,
 		sum(CASE kind WHEN 0 THEN t_in - t_out END) p FROM sched_interval
-		WHERE call_id IS NOT NULL AND t_in IS NOT NULL GROUP BY call_id)
-	SELECT count(*) FROM call c LEFT JOIN s ON s.call_id = c.id
-	WHERE c.flags & 64 = 0 AND (c.blocked_ns != coalesce(s.b, 0)
-		OR c.preempt_ns != coalesce(s.p, 0))")
+		WHERE call_id IS NOT NULL AND t_in IS NOT NULL GROUP BY call_id)"
+bad="FROM call c LEFT JOIN s ON s.call_id = c.id WHERE c.flags & 64 = 0
+	AND (c.blocked_ns != coalesce(s.b, 0) OR c.preempt_ns != coalesce(s.p, 0))"
+n=$(sqlite3 "$db" "$sums SELECT count(*) $bad")
 if [ "$n" != 0 ]; then
-	echo "FAIL: $name: $n calls whose blocked_ns or preempt_ns is not their sched intervals' sum"
+	echo "FAIL: $name: $n calls whose blocked_ns or preempt_ns is not their sched intervals' sum:"
+	# what a rare case needs to be understood from the log alone: the call,
+	# its parent and children, and every off-CPU interval of its task near it
+	sqlite3 -header "$db" "$sums SELECT c.id, c.task_id, c.parent_id, c.depth, c.func_id,
+		c.t_entry, c.t_exit, c.flags, c.blocked_ns, s.b, c.preempt_ns, s.p $bad LIMIT 3"
+	sqlite3 -header "$db" "$sums, x AS (SELECT c.id, c.task_id, c.t_entry, c.t_exit $bad LIMIT 3)
+		SELECT 'call' AS what, k.id, k.parent_id, k.func_id, k.t_entry, k.t_exit, k.flags,
+			k.blocked_ns, k.preempt_ns FROM x JOIN call k ON k.id = x.id
+			OR k.id = (SELECT parent_id FROM call WHERE id = x.id) OR k.parent_id = x.id
+		UNION ALL SELECT 'off', i.call_id, i.kind, i.cpu_out, i.t_out, i.t_in, i.cpu_in, i.state,
+			i.t_in - i.t_out FROM x JOIN sched_interval i ON i.task_id = x.task_id
+			AND i.t_in >= x.t_entry - 1000000 AND i.t_out <= x.t_exit + 1000000"
 	fail=1
 fi
 # the traced entry points (kernel functions rooting two or more function_graph
