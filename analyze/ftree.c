@@ -613,10 +613,20 @@ static int pop(struct ftree *ft, struct stack *s, int64_t t_exit, uint32_t flags
 		t_exit = f->t_entry;
 		flags |= CALL_CLAMPED;
 	}
-	/* segments charged after the call returned belong to its parent */
+	/*
+	 * Segments charged after the call returned belong to its parent. So
+	 * does the whole of the off-CPU interval held on it when it returned
+	 * before the switch back in, even inside the interval: its exit came
+	 * after the switch in (written late, on another CPU), where had it come
+	 * first the parent would have been charged all of it, and one interval
+	 * names one call.
+	 */
 	if (t_exit != DARC_NULL) {
-		move_after(s, s->n - 1, s->n - 2, t_exit);
-		if (s->held && s->held_frame == s->n - 1 && t_exit <= s->held->t_out) {
+		bool held = s->held && s->held_frame == s->n - 1 && t_exit < s->held->t_in;
+
+		move_after(s, s->n - 1, s->n - 2,
+			   held && t_exit > s->held->t_out ? s->held->t_out : t_exit);
+		if (held) {
 			s->held->call_id = parent ? parent->id : DARC_NULL;
 			s->held_frame = s->n - 2;
 		}

@@ -574,6 +574,44 @@ START_TEST(test_exit_written_late)
 }
 END_TEST
 
+/* Each call's off-CPU time is the sum of the intervals that name it (check-analyze.sh's rule). */
+static void check_sched_sums(void)
+{
+	for (int i = 0; i < ncalls; i++) {
+		int64_t b = 0, p = 0;
+		for (int k = 0; k < nscheds; k++)
+			if (scheds[k].call_id == calls[i].id && scheds[k].t_in != DARC_NULL) {
+				if (scheds[k].kind == SCHED_BLOCKED)
+					b += scheds[k].t_in - scheds[k].t_out;
+				else
+					p += scheds[k].t_in - scheds[k].t_out;
+			}
+		ck_assert_int_eq(calls[i].blocked_ns, b);
+		ck_assert_int_eq(calls[i].preempt_ns, p);
+	}
+}
+
+START_TEST(test_exit_written_late_inside)
+{
+	/*
+	 * As above, but f's return time falls inside the preemption (its exit
+	 * written on another CPU, whose clock says 150): one interval, one
+	 * call charged with all of it, the one it names
+	 */
+	fg(1, 100, 0, 7, 0, 1, 0, 0, 0);   /* g */
+	fg(1, 110, 0, 7, 0, 2, 1, 0, 0);   /* f */
+	sw(140, 0, 7, 0, 0);		   /* preempted before f's exit is written */
+	sw(170, 1, 0, 0, 7);
+	fg(0, 200, 0, 7, 0, 2, 1, 109, 150); /* f's exit */
+	fg(0, 260, 1, 7, 0, 1, 0, 99, 250);
+	ck_assert_int_eq(ftree_finish(ft), 0);
+	ck_assert_int_eq(nscheds, 1);
+	ck_assert_int_eq(call_of(1)->preempt_ns + call_of(2)->preempt_ns, 30);
+	check_sched_sums();
+	check_identity();
+}
+END_TEST
+
 START_TEST(test_exit_never_written)
 {
 	/*
@@ -1602,6 +1640,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, test_timer_irq_from_function_graph);
 	tcase_add_test(tc, test_syscall_seen_twice);
 	tcase_add_test(tc, test_exit_written_late);
+	tcase_add_test(tc, test_exit_written_late_inside);
 	tcase_add_test(tc, test_exit_never_written);
 	tcase_add_test(tc, test_hist_buckets);
 	tcase_add_test(tc, test_hist_merge);
