@@ -3,9 +3,6 @@
  * The reader's front end (fmt.h): map the file, give it to the first format
  * of fmt_backends[] that knows its content, and pass every call on to it.
  */
-#include "events.h"
-#include "file.h"
-#include "fmt.h"
 #include "reader.h"
 
 #include <errno.h>
@@ -19,8 +16,8 @@
 
 #include "backend.h"
 #include "events.h"
+#include "file.h"
 #include "fmt.h"
-#include "reader.h"
 #include "tracing-data.h"
 #include "uftrace.h"
 #include "wfile.h"

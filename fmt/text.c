@@ -59,9 +59,6 @@
  * "==========>" markers (infer_irq()), as the analysis needs it to put an
  * interrupt's calls on the CPU rather than in the interrupted task.
  */
-#include "events.h"
-#include "fmt.h"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
