@@ -612,11 +612,16 @@ const char *decode_event_gives(const char *event)
 		const char *prefix; /* "system:name" or the start of it */
 		const char *gives;
 	} uses[] = {
-	    {"ftrace:funcgraph_", "function calls"}, {"ftrace:fgraph_retaddr_entry", "function calls"},
-	    {"sched:sched_switch", "off-CPU time"},  {"sched:sched_wak", "wake-ups"},
-	    {"irq:irq_handler_", "hard-irq time"},   {"irq:softirq_e", "softirq time"},
-	    {"irq_vectors:", "hard-irq time"},	     {"block:", "block I/O requests"},
-	    {"raw_syscalls:sys_", "system calls"},   {"syscalls:sys_", "system calls"},
+	    {"ftrace:funcgraph_", "function calls"},
+	    {"ftrace:fgraph_retaddr_entry", "function calls"},
+	    {"sched:sched_switch", "off-CPU time"},
+	    {"sched:sched_wak", "wake-ups"}, /* waking, wakeup, wakeup_new */
+	    {"irq:irq_handler_", "hard-irq time"},
+	    {"irq:softirq_e", "softirq time"}, /* entry, exit */
+	    {"irq_vectors:", "hard-irq time"},
+	    {"block:", "block I/O requests"},
+	    {"raw_syscalls:sys_", "system calls"},
+	    {"syscalls:sys_", "system calls"},
 	};
 	const char *colon = strchr(event, ':');
 

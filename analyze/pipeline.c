@@ -361,7 +361,8 @@ static void say_refused(const char *path, const struct fmt_info *info)
 		const char *gives = decode_event_gives(x->event);
 		if (!x->events)
 			continue;
-		fprintf(stderr, "darc: warning: '%s': %" PRIu64 " events of ", vis(path), x->events);
+		fprintf(stderr, "darc: warning: '%s': %" PRIu64 " events of ", vis(path),
+			x->events);
 		vis_put(stderr, x->event, 0);
 		fprintf(stderr, " (id %d) dropped: its format is refused (%s)%s%s\n", x->id, x->why,
 			gives ? "; the analysis has no " : "", gives ? gives : "");
