@@ -606,6 +606,34 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 #undef FIELD
 }
 
+const char *decode_event_gives(const char *event)
+{
+	static const struct {
+		const char *prefix; /* "system:name" or the start of it */
+		const char *gives;
+	} uses[] = {
+	    {"ftrace:funcgraph_", "function calls"},
+	    {"ftrace:fgraph_retaddr_entry", "function calls"},
+	    {"sched:sched_switch", "off-CPU time"},
+	    {"sched:sched_wak", "wake-ups"}, /* waking, wakeup, wakeup_new */
+	    {"irq:irq_handler_", "hard-irq time"},
+	    {"irq:softirq_e", "softirq time"}, /* entry, exit */
+	    {"irq_vectors:", "hard-irq time"},
+	    {"block:", "block I/O requests"},
+	    {"raw_syscalls:sys_", "system calls"},
+	    {"syscalls:sys_", "system calls"},
+	};
+	const char *colon = strchr(event, ':');
+
+	for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++)
+		if (starts_with(event, uses[i].prefix))
+			return uses[i].gives;
+	/* a probe's system is the user's to name: kprobes, uprobes, or another */
+	if (colon && memmem(event, (size_t)(colon - event), "probe", 5))
+		return "probe calls";
+	return NULL;
+}
+
 /* Is @addr in user space? On 64-bit kernels the kernel has the top half of
    the address space (x86_64, arm64, riscv64, powerpc64); on 32-bit ones
    there is no such rule, and the uprobe group name has to say it. */

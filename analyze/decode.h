@@ -64,6 +64,13 @@ int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err)
  */
 int decode(struct decoder *d, const struct fmt_event *ev, struct analysis_event *out);
 
+/*
+ * What the analysis takes from the events named @event ("sched:sched_switch"),
+ * in words ("off-CPU time"), or NULL where it takes nothing from them: what it
+ * lacks when their format is refused.
+ */
+const char *decode_event_gives(const char *event);
+
 /* Why decode() failed: a one-line message. */
 const char *decode_error(const struct decoder *d);
 

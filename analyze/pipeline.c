@@ -3,6 +3,7 @@
 #include "reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "tracer-cost.h"
 #include "along-check.h"
 #include "trust.h"
+#include "vis.h"
 
 struct run {
 	struct db *db;
@@ -324,11 +326,54 @@ static void count_lost(struct fmt_reader *r, int64_t *lost, int64_t *marks)
 		}
 }
 
+/*
+ * What the recording lacks, into @buf: its format's (info.lacks), then what
+ * the analysis takes from events whose format was refused and that it
+ * dropped ("off-CPU time (sched:sched_switch's format refused)"), so that
+ * the reports say it too. NULL when it lacks nothing.
+ */
+static const char *recording_lacks(const struct fmt_info *info, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (info->lacks)
+		len = (size_t)snprintf(buf, n, "%s", info->lacks);
+	for (int i = 0; i < info->nrefused && len < n; i++) {
+		const struct fmt_refused *x = &info->refused[i];
+		const char *gives = decode_event_gives(x->event);
+		if (x->events && gives)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s (%s's format refused)",
+						len ? ", " : "", gives, x->event);
+	}
+	return buf[0] ? buf : NULL;
+}
+
+/*
+ * One warning on stderr for each refused format whose events the reader
+ * dropped (those with none dropped nothing): the event, why, how many, and
+ * what the analysis lacks for it.
+ */
+static void say_refused(const char *path, const struct fmt_info *info)
+{
+	for (int i = 0; i < info->nrefused; i++) {
+		const struct fmt_refused *x = &info->refused[i];
+		const char *gives = decode_event_gives(x->event);
+		if (!x->events)
+			continue;
+		fprintf(stderr, "darc: warning: '%s': %" PRIu64 " events of ", vis(path),
+			x->events);
+		vis_put(stderr, x->event, 0);
+		fprintf(stderr, " (id %d) dropped: its format is refused (%s)%s%s\n", x->id, x->why,
+			gives ? "; the analysis has no " : "", gives ? gives : "");
+	}
+}
+
 /* The one row of table recording. 0 or -1. */
 static int put_recording(struct run *run)
 {
 	const struct fmt_info *info = fmt_reader_info(run->r);
-	char fmtname[64], opt[128];
+	char fmtname[64], opt[128], lacks[1024];
 	int64_t lost, marks;
 	struct fmt_file_identity id;
 	struct err_msg ierr;
@@ -356,7 +401,7 @@ static int put_recording(struct run *run)
 				   info->manifest_json,
 				   DARC_VERSION,
 				   opt,
-				   info->lacks,
+				   recording_lacks(info, lacks, sizeof(lacks)),
 				   (int64_t)id.size,
 				   id.mtime_ns,
 				   id.hash[0] ? id.hash : NULL,
@@ -455,6 +500,8 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		struct progress pg;
 		progress_start(&pg, "analyze", o->progress);
 		rc = read_events(&run, &pg, err);
+		if (rc == PIPELINE_OK)
+			say_refused(rec, fmt_reader_info(run.r));
 		timing("events read, calls built", t0);
 	}
 	if (rc == PIPELINE_OK && (put_tree(&run) || put_recording(&run)))

@@ -24,6 +24,7 @@ struct fmt_format {
 	const char *name; /* "name: " value inside text, not NUL-terminated */
 	uint32_t name_len;
 	int id;
+	int refused; /* index into info.refused + 1 once refused, else 0 */
 };
 
 /* One CPU of one buffer: a sequence of ring-buffer pages. */
@@ -94,6 +95,7 @@ struct fmt_reader {
 	/* event formats, indexed at open and parsed on first use */
 	struct fmt_format *formats;
 	int nformats, formats_cap;
+	int refused_cap;	   /* room in info.refused */
 	int32_t *format_of_id;	   /* [65536] index into formats + 1, 0 none */
 	struct tep_event **ev_of_id; /* [65536] parsed formats */
 	uint8_t *ev_done;	   /* [65536] 1 once ev_of_id[id] is final */

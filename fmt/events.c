@@ -6,6 +6,7 @@
  * and records shorter than their format, padded (fmt_events_pad()).
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ int fmt_events_init_tep(struct fmt_reader *r, struct err_msg *err)
 void fmt_events_free(struct fmt_reader *r)
 {
 	free(r->formats);
+	free(r->info.refused);
 	free(r->format_of_id);
 	free(r->ev_of_id);
 	free(r->ev_min_size);
@@ -174,7 +176,8 @@ static bool after_comma(const char *text, const char *p)
 	return p > text && p[-1] == ',';
 }
 
-static bool print_args_ok(const char *text, size_t len)
+/* The first of the screens above that @text breaks, in words, or NULL. */
+static const char *print_args_why(const char *text, size_t len)
 {
 	const char *p = memmem(text, len, "print fmt:", 10), *end = text + len;
 	bool str = false, indexed = false; /* after an outermost index's ']' */
@@ -192,35 +195,39 @@ static bool print_args_ok(const char *text, size_t len)
 		str = *p == '"';
 		if (*p == '[' || *p == ']') {
 			if (indexed || (*p == ']' && !depth))
-				return false;
+				return "a second index, or a stray ']', in its print args";
 			depth += *p == '[' ? 1 : -1;
 			indexed = *p == ']' && !depth;
 		} else if (!isspace((unsigned char)*p)) {
 			/* a member of an indexed element: '.', "->" */
 			if (indexed && (*p == '.' || (*p == '-' && q < end && *q == '>')))
-				return false;
+				return "a member of an indexed element in its print args";
 			indexed = false;
 		}
-		if (!two_names_ok(p, end) || (*p == '-' && q < end && *q == '>' && !on_rec(text, p)))
-			return false;
+		if (!two_names_ok(p, end))
+			return "two names in a row in its print args";
+		if (*p == '-' && q < end && *q == '>' && !on_rec(text, p))
+			return "a '->' on something other than REC in its print args";
 		if (*p == '{' && !after_comma(text, p))
-			return false;
-		if ((*p && strchr("$@#`\\;", *p)) ||
-		    (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3)))
-			return false;
+			return "a '{' that starts no list element in its print args";
+		if (*p && strchr("$@#`\\;", *p))
+			return "a '$', '@', '#', '`', '\\' or ';' in its print args";
+		if (*p == ']' && end - p >= 3 && !memcmp(p, "]->", 3))
+			return "a member of an indexed element in its print args";
 		/* an assignment: only ==, !=, <= and >= are the kernel's */
 		if (*p == '=' && !strchr("=!<>", p[-1]) && !(q < end && *q == '='))
-			return false;
+			return "an assignment in its print args";
 		if (*p != '/' && *p != '%')
 			continue;
 		while (q < end && *q == ' ')
 			q++;
 		if (!((end - q >= 6 && !memcmp(q, "sizeof", 6) && sizeof_call(q + 6, end)) ||
-		      (q < end && *q >= '1' && *q <= '9')) ||
-		    !divisor_last(q, end))
-			return false;
+		      (q < end && *q >= '1' && *q <= '9')))
+			return "a divisor that is no nonzero number or sizeof() in its print args";
+		if (!divisor_last(q, end))
+			return "a divisor followed by '*', '/' or '%' in its print args";
 	}
-	return true;
+	return NULL;
 }
 
 /*
@@ -250,9 +257,10 @@ static const char *field_name(const char *p, const char *end, size_t *n)
  * fuzzing) and the kernel never writes: a control character or a byte
  * past ASCII (its tokenizer returns no token, then compares it), no print
  * fmt (a text cut short: a '[' as its last token is compared the same way),
- * and a REC->NAME in the print fmt that is no field of the format.
+ * and a REC->NAME in the print fmt that is no field of the format. Returns
+ * the rule the text breaks, in words, or NULL.
  */
-static bool format_ok(const char *text, size_t len)
+static const char *format_why(const char *text, size_t len)
 {
 	const char *end = text + len, *pf = memmem(text, len, "print fmt:", 10), *p;
 	const char *names[256];
@@ -262,15 +270,15 @@ static bool format_ok(const char *text, size_t len)
 	for (p = text; p < end && *p; p++)
 		if (((unsigned char)*p < ' ' && *p != '\t' && *p != '\n') ||
 		    (unsigned char)*p >= 0x7f)
-			return false;
+			return "a control character or a byte past ASCII";
 	if (!pf)
-		return false;
+		return "no print fmt";
 	for (p = text; (p = memmem(p, pf - p, "field:", 6)); p += 6) {
 		if (n == 256)
-			return false;
+			return "more than 256 fields";
 		names[n] = field_name(p + 6, pf, &lens[n]);
 		if (!names[n])
-			return false;
+			return "a field without a name";
 		n++;
 	}
 	for (p = pf; (p = memmem(p, end - p, "REC->", 5)); ) {
@@ -282,9 +290,9 @@ static bool format_ok(const char *text, size_t len)
 		     i++)
 			;
 		if (i == n)
-			return false;
+			return "a REC->name in its print args that is no field of it";
 	}
-	return true;
+	return NULL;
 }
 
 /*
@@ -312,11 +320,40 @@ static uint16_t fixed_size(const struct tep_event *ev, uint16_t *full)
 	return end > 65535 ? 65535 : (uint16_t)end;
 }
 
+/*
+ * Format @i refused for @why: noted in r->info.refused, where its events are
+ * counted as they are read (fmt_events_count_refused()), so that what was
+ * dropped is said. Out of memory, it goes unnoted, as the reading fails soon.
+ */
+static void refuse(struct fmt_reader *r, int i, const char *why)
+{
+	struct fmt_format *f = &r->formats[i];
+	struct fmt_refused *x;
+
+	if (GROW(r->info.refused, r->info.nrefused, r->refused_cap, 8))
+		return;
+	x = &r->info.refused[r->info.nrefused++];
+	snprintf(x->event, sizeof(x->event), "%s:%.*s", f->sys, (int)f->name_len, f->name);
+	x->id = f->id;
+	x->why = why;
+	x->events = 0;
+	f->refused = r->info.nrefused;
+}
+
+void fmt_events_count_refused(struct fmt_reader *r, int id)
+{
+	int i = r->format_of_id[id] - 1;
+
+	if (i >= 0 && r->formats[i].refused)
+		r->info.refused[r->formats[i].refused - 1].events++;
+}
+
 struct tep_event *fmt_events_format(struct fmt_reader *r, int id)
 {
 	struct tep_event *ev = NULL;
 	struct tep_format_field *type, *pid;
 	const struct fmt_format *f;
+	const char *why;
 	size_t len;
 	int i;
 
@@ -329,12 +366,16 @@ struct tep_event *fmt_events_format(struct fmt_reader *r, int id)
 	f = &r->formats[i];
 	/* the text ends at a NUL: libtraceevent's tokenizer makes no token of one */
 	len = strnlen(f->text, f->len);
-	if (!print_args_ok(f->text, len) || !format_ok(f->text, len) ||
-	    tep_parse_event(r->tep, f->text, len, f->sys))
+	why = print_args_why(f->text, len);
+	if (!why)
+		why = format_why(f->text, len);
+	if (!why && tep_parse_event(r->tep, f->text, len, f->sys))
+		why = "libtraceevent could not parse it";
+	ev = why ? NULL : tep_find_event(r->tep, id);
+	if (!ev) {
+		refuse(r, i, why ? why : "libtraceevent found no event of its id in it");
 		return NULL;
-	ev = tep_find_event(r->tep, id);
-	if (!ev)
-		return NULL;
+	}
 	type = tep_find_common_field(ev, "common_type");
 	pid = tep_find_common_field(ev, "common_pid");
 	if (!type || type->offset != 0 || type->size != 2 || !pid || pid->offset != 4 ||

@@ -46,10 +46,17 @@ int fmt_events_add_format(struct fmt_reader *r, const char *sys, const char *p, 
 
 /*
  * The format of event @id, parsed on first use; NULL if the file has none
- * (or libtraceevent cannot parse it). Sets r->bad_layout when the format's
+ * or it is refused (a screen of events.c, or libtraceevent, cannot parse
+ * it: then noted in r->info.refused). Sets r->bad_layout when the format's
  * common fields are not where the reader takes type and pid from.
  */
 struct tep_event *fmt_events_format(struct fmt_reader *r, int id);
+
+/*
+ * Count one more event of id @id, which came without a format: in
+ * r->info.refused when its format was refused (fmt_reader_next()).
+ */
+void fmt_events_count_refused(struct fmt_reader *r, int id);
 
 /*
  * Such an event: a record whose only the trailing array is cut (as the

@@ -82,6 +82,18 @@ struct fmt_option {
 	char note[200];		  /* what it said, or why it was not applied */
 };
 
+/*
+ * An event format the reader refused: one a screen of fmt/events.c finds
+ * would crash libtraceevent, or that libtraceevent cannot parse. Its
+ * events are yielded with no format (fmt_event.event NULL).
+ */
+struct fmt_refused {
+	char event[160];  /* "system:name", as the format names them */
+	int id;		  /* its id (common_type) */
+	const char *why;  /* the rule its text breaks, or what failed, in words */
+	uint64_t events;  /* its events yielded so far */
+};
+
 /* What a recording says about itself. Owned by the reader. */
 struct fmt_info {
 	const char *path;
@@ -129,6 +141,11 @@ struct fmt_info {
 				      ("kallsyms, lost events"), or NULL */
 	const char *skipped;	   /* what the reader passed over on purpose, counted
 				      ("2 '##### CPU N buffer started' lines"), or NULL */
+	/* the formats refused so far: formats are parsed when first needed
+	   (an event of theirs read, or looked for), so at the end of the
+	   events every format with an event is here or parsed */
+	struct fmt_refused *refused;
+	int nrefused;
 };
 
 /* An open recording (reader.h); its fields are fmt/backend.h's. */

@@ -149,7 +149,11 @@ fail:
 
 int fmt_reader_next(struct fmt_reader *r, struct fmt_event *ev, struct err_msg *err)
 {
-	return r->be->next(r, ev, err);
+	int n = r->be->next(r, ev, err);
+
+	if (n > 0 && !ev->event) /* no format: maybe a refused one, whose events are counted */
+		fmt_events_count_refused(r, ev->type);
+	return n;
 }
 
 void fmt_reader_close(struct fmt_reader *r)

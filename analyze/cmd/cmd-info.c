@@ -33,7 +33,9 @@ static const char usage_text[] =
 	"of unknown type, malformed metadata lines; perf.data samples of events\n"
 	"that are no tracepoint, records not needed), counted; and a warning when\n"
 	"what ended its tasks' sleeps cannot be named (wake-ups from interrupts no\n"
-	"recorded event names). Every event is read, so a corrupt file fails here.\n\n"
+	"recorded event names). An event whose format darc refused (one that would\n"
+	"crash libtraceevent, or that it cannot parse) is named with why.\n"
+	"Every event is read, so a corrupt file fails here.\n\n"
 	"  --json   one JSON object on stdout, for scripts\n"
 	"  -h, --help\n";
 
@@ -51,6 +53,15 @@ static int by_count(const void *a, const void *b)
 	return (int)x->type - (int)y->type;
 }
 
+/* The format of id @type that the reader refused, or NULL. */
+static const struct fmt_refused *refused_of(const struct fmt_info *info, uint16_t type)
+{
+	for (int i = 0; i < info->nrefused; i++)
+		if (info->refused[i].id == type)
+			return &info->refused[i];
+	return NULL;
+}
+
 static const char *event_label(struct tep_handle *tep, uint16_t type, char *buf, size_t n)
 {
 	struct tep_event *e = tep_find_event(tep, type);
@@ -60,6 +71,23 @@ static const char *event_label(struct tep_handle *tep, uint16_t type, char *buf,
 	else
 		snprintf(buf, n, "unknown:%u", type);
 	return buf;
+}
+
+/*
+ * The events of id @type as the text names them: event_label(), or, where
+ * its format was refused, "sched:sched_switch (format refused: WHY)".
+ */
+static void print_event_label(struct fmt_reader *r, uint16_t type)
+{
+	const struct fmt_refused *x = refused_of(fmt_reader_info(r), type);
+	char label[256];
+
+	if (!x) {
+		fputs(vis(event_label(fmt_reader_tep(r), type, label, sizeof(label))), stdout);
+		return;
+	}
+	fputs(vis(x->event), stdout);
+	printf(" (format refused: %s)", x->why);
 }
 
 /* The "overrun: N" line of a CPU's saved stats, or -1. */
@@ -381,6 +409,20 @@ static json_t *skipped_json(const struct fmt_info *info)
 			 info->skipped ? jtext(info->skipped) : json_null());
 }
 
+/* The formats the reader refused, each with its events (their id's in events_by_name). */
+static json_t *refused_json(const struct fmt_info *info)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < info->nrefused; i++) {
+		const struct fmt_refused *x = &info->refused[i];
+		json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I}", "event", jtext(x->event),
+						   "id", x->id, "why", x->why, "events",
+						   (json_int_t)x->events));
+	}
+	return a;
+}
+
 static int print_json(struct fmt_reader *r, const struct tally *t, struct err_msg *err)
 {
 	const struct fmt_info *info = fmt_reader_info(r);
@@ -416,6 +458,8 @@ static int print_json(struct fmt_reader *r, const struct tally *t, struct err_ms
 						sizeof(label)),
 				    json_integer(t->sorted[i].n));
 	json_object_set_new(o, "events_by_name", ev_o);
+	if (info->nrefused)
+		json_object_set_new(o, "refused_formats", refused_json(info));
 	/* explain's evidence of who ended a sleep (explain-wake.h) */
 	json_object_set_new(o, "warning", wake_evidence_warning(t->wake, label, sizeof(label))
 						  ? json_string(label) : json_null());
@@ -496,10 +540,11 @@ static void print_text(struct fmt_reader *r, struct tally *t)
 		info_manifest(info->manifest_json, fmt_reader_tep(r), t->counts);
 	print_cost(t, info);
 	printf("events by name:\n");
-	for (int i = 0; i < t->nsorted; i++)
-		printf("  %12" PRIu64 "  %s\n", t->sorted[i].n,
-		       vis(event_label(fmt_reader_tep(r), t->sorted[i].type, label,
-				       sizeof(label))));
+	for (int i = 0; i < t->nsorted; i++) {
+		printf("  %12" PRIu64 "  ", t->sorted[i].n);
+		print_event_label(r, t->sorted[i].type);
+		putchar('\n');
+	}
 	/* explain's evidence of who ended a sleep (explain-wake.h) */
 	if (wake_evidence_warning(t->wake, label, sizeof(label)))
 		printf("warning:      %s\n", label);

@@ -219,6 +219,9 @@ def battery(tmp):
         ("info", ["info", "--json", s["text/fg-raw34.txt"]]),
         ("info", ["info", "--json", s["fi.data"]]),
         ("info", ["info", "--json", s["matrix/edit-guest.dat"]]),
+        # sched_switch's format refused (a divisor followed by '%'): refused_formats
+        ("info", ["info", "--json", os.path.join(top, "tests", "fuzz", "tracedat-regress",
+                                                 "crash-d5099c6884b0b7")]),
         ("hist", ["hist", pre, "--func", "vfs_read", "--json"]),
         ("hist", ["hist", pre, "--func", "vfs_read", "--prominence", "2", "--json"]),
         ("hist", ["hist", pre, "--func", "vfs_read", "--peaks", "14-16,18-22", "--json"]),
