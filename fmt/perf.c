@@ -513,7 +513,7 @@ static int open_file(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 static int prescan(struct fmt_reader *r, struct perf *p, struct err_msg *err)
 {
 	uint64_t start = p->pos;
-	struct rec rc;
+	struct rec rc = {0}; /* rec_next() fills it; -O3's flow analysis cannot tell */
 	int n;
 
 	while ((n = rec_next(r, p, &rc, err)) > 0) {
