@@ -196,17 +196,33 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 
 /* ---- a runner-up followed down to its own cause ---- */
 
-/* Its part of the subtree of fnode ?1 inside the search's calls, the largest (fnode, part) first. */
+/*
+ * The search's calls' parts summed by fnode (sr_part), made once a search,
+ * at its first runner-up followed: each one followed reads its subtree's
+ * fnodes from it, where each read the search's calls again (a scan of them
+ * all, a quarter of a second on a million calls, for every runner-up).
+ */
+static const char parts_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS sr_part(fnode INTEGER PRIMARY KEY, blocked, preempt, irq,"
+    "  softirq, self);"
+    "DELETE FROM sr_part;"
+    "INSERT INTO sr_part SELECT c.fnode_id, sum(c.blocked_ns), sum(c.preempt_ns), sum(c.irq_ns),"
+    "  sum(c.softirq_ns), sum(c.excl_ns) FROM sr_sub s JOIN call c ON c.id = s.id"
+    "  GROUP BY c.fnode_id";
+
+/*
+ * Its part of the subtree of fnode ?1 inside the search's calls, the largest
+ * (fnode, part) first; of equals, the first part (blocked, preempted, irq,
+ * softirq, self), then the first fnode.
+ */
 static const char follow_sql[] =
     "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT fn.id FROM fnode fn"
     "  JOIN sub ON fn.parent_id = sub.id),"
-    " part(fnode, blocked, preempt, irq, softirq, self) AS (SELECT c.fnode_id, sum(c.blocked_ns),"
-    "  sum(c.preempt_ns), sum(c.irq_ns), sum(c.softirq_ns), sum(c.excl_ns)"
-    "  FROM sr_sub s JOIN call c ON c.id = s.id WHERE c.fnode_id IN sub GROUP BY c.fnode_id)"
+    " part AS (SELECT * FROM sr_part WHERE fnode IN sub)"
     " SELECT fnode, k, v FROM (SELECT fnode, 0 AS k, blocked AS v FROM part"
     "  UNION ALL SELECT fnode, 1, preempt FROM part UNION ALL SELECT fnode, 2, irq FROM part"
     "  UNION ALL SELECT fnode, 3, softirq FROM part UNION ALL SELECT fnode, 4, self FROM part)"
-    " ORDER BY v DESC LIMIT 1";
+    " ORDER BY v DESC, k, fnode LIMIT 1";
 static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id = fn.func_id"
 				" WHERE fn.parent_id = ?1 AND f.name = ?2 ORDER BY fn.calls DESC";
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
@@ -241,7 +257,7 @@ static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, con
  * function and part (blocked, preempted, interrupted, its own time) that
  * hold the most of it.
  */
-static bool follow(struct rdb *db, json_t *c)
+static bool follow(struct rdb *db, json_t *c, bool *parts)
 {
 	static const char *const step[] = {"[blocked]", "[preempted]", "[irq]", "[softirq]", NULL};
 	static const char *const kind[] = {"blocked", "preempt", "irq", "softirq", "self"};
@@ -254,7 +270,10 @@ static bool follow(struct rdb *db, json_t *c)
 
 	if (query1(db, overhead_sql, 0, 0, json_string_value(json_object_get(f, "name")), NULL))
 		return false; /* the tracer's own: not a cause */
-	if (child && sqlite3_prepare_v2(rdb_sql(db), follow_sql, -1, &st, NULL) == SQLITE_OK) {
+	if (child && !*parts) /* the search's sums, for this and the next runners-up */
+		*parts = sqlite3_exec(rdb_sql(db), parts_sql, NULL, NULL, NULL) == SQLITE_OK;
+	if (child && *parts &&
+	    sqlite3_prepare_v2(rdb_sql(db), follow_sql, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, child);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) > 0) {
 			at = sqlite3_column_int64(st, 0);
@@ -455,6 +474,7 @@ static json_t *explain_part(struct rdb *db, const struct report_options *o,
 	struct report_options x = *o;
 	json_t *all = json_array(), *one, *causes, *c, *slow, *nodes, *recorder;
 	char *title = explain_title(s->func);
+	bool parts = false; /* sr_part made for this search: follow() */
 	size_t k;
 
 	x.sel = subject_sel(o, s);
@@ -472,7 +492,7 @@ static json_t *explain_part(struct rdb *db, const struct report_options *o,
 	causes = explain_causes_unranked(json_object_get(one, "nodes"));
 	for (k = 0; k < json_array_size(causes);) {
 		c = json_array_get(causes, k);
-		if (json_object_get(c, "follow") && !follow(db, c)) {
+		if (json_object_get(c, "follow") && !follow(db, c, &parts)) {
 			json_array_remove(causes, k);
 			continue;
 		}
