@@ -1450,7 +1450,7 @@ int db_put_recording(struct db *db, const struct recording_rec *rec)
 	c = &r->recording;
 	return own_str(db, &c->source) | own_str(db, &c->format) | own_str(db, &c->kernel) |
 	       own_str(db, &c->clock) | own_str(db, &c->manifest) | own_str(db, &c->darc_version) |
-	       own_str(db, &c->options) | own_str(db, &c->source_hash) |
+	       own_str(db, &c->options) | own_str(db, &c->lacks) | own_str(db, &c->source_hash) |
 	       own_str(db, &c->tracer_cost);
 }
 
