@@ -479,6 +479,18 @@ static void timing(const char *what, double t0)
 		ts.tv_sec + ts.tv_nsec / 1e9);
 }
 
+/*
+ * The recording's size, which sets its database's page size
+ * (db_create_sized()): a file's bytes; a directory's (uftrace.data) or
+ * anything else's taken as big.
+ */
+static uint64_t input_size(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : DB_BIG;
+}
+
 int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
 		 struct pipeline_result *res, struct err_msg *err)
 {
@@ -493,7 +505,7 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 	if (res)
 		memset(res, 0, sizeof(*res));
 	rc = open_stages(&run, &sink, err);
-	if (rc == PIPELINE_OK && !(run.db = db_create(dbpath, o->force, err)))
+	if (rc == PIPELINE_OK && !(run.db = db_create_sized(dbpath, o->force, input_size(rec), err)))
 		rc = PIPELINE_INPUT; /* the output cannot be made: a usage error */
 	if (rc == PIPELINE_OK) {
 		db_set_call_indexes(run.db, o->indexes);

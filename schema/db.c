@@ -73,17 +73,18 @@ enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call
  * pages load and index fastest; a large page cache buys nothing (the load
  * only appends) and costs RSS; the index sorts are faster in temporary files
  * (temp_store=FILE, the default) than in memory, and keep RSS flat; SQLite's
- * sorter helper threads (PRAGMA threads) made CREATE INDEX slower.
+ * sorter helper threads (PRAGMA threads) made CREATE INDEX slower. The page
+ * size is the template's (image.h): 64 KiB, but 4 KiB for a recording of
+ * less than DB_BIG bytes, whose analysis was mostly the writing and syncing
+ * of the 3 MiB that the empty schema takes in 64 KiB pages (db_create_sized()).
  */
-#define PAGE_SIZE 65536
 /*
  * The page file's first pages, left for SQLite's (8 MiB: its empty schema
  * takes 2.8): beyond them, leaves are moved out at the end, short of them,
  * the last leaves moved in (btree.h).
  */
 #define RESERVE_PAGES 128
-static const char pragmas_sql[] = "PRAGMA page_size = 65536;"
-				  "PRAGMA auto_vacuum = NONE;" /* no pointer-map pages: btree.h */
+static const char pragmas_sql[] = "PRAGMA auto_vacuum = NONE;" /* no pointer-map pages: btree.h */
 				  "PRAGMA journal_mode = OFF;"
 				  "PRAGMA synchronous = OFF;"
 				  "PRAGMA locking_mode = EXCLUSIVE;"
@@ -330,6 +331,7 @@ struct db {
 	/* DARC_TIMING=1: the writer's CPU seconds by table, printed at the end, and
 	   the producer's waits for a free block */
 	bool timing;
+	const struct image *image; /* the template it starts from: its page size */
 	double cpu_by_kind[ROW_KINDS];
 	double producer_wait; /* wall seconds the producer waited for a free block */
 	long producer_waits;
@@ -1002,7 +1004,7 @@ static int prepare_inserts(struct db *db, struct err_msg *err);
 static int write_template(struct db *db, struct err_msg *err)
 {
 	int fd = open(db->tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int rc = fd < 0 || image_template_write(fd) < 0 ? -1 : 0;
+	int rc = fd < 0 || image_write(db->image, fd) < 0 ? -1 : 0;
 
 	if (fd >= 0 && close(fd) < 0)
 		rc = -1;
@@ -1212,7 +1214,7 @@ static int make_trees(struct db *db, bool force, struct err_msg *err)
 	db->pages = wfile_create(db->path, &db_kind, force, err);
 	if (!db->pages)
 		return -1;
-	db->pf = btree_pagefile_new(wfile_fd(db->pages), db->path, PAGE_SIZE, RESERVE_PAGES,
+	db->pf = btree_pagefile_new(wfile_fd(db->pages), db->path, db->image->page_size, RESERVE_PAGES,
 			      BTREE_PENDING_BYTE);
 	for (int i = 0; i < NPAGED && db->pf; i++) {
 		db->paged[i].table = tables[i].table;
@@ -1226,6 +1228,12 @@ static int make_trees(struct db *db, bool force, struct err_msg *err)
 
 struct db *db_create(const char *path, bool force, struct err_msg *err)
 {
+	return db_create_sized(path, force, DB_BIG, err);
+}
+
+struct db *db_create_sized(const char *path, bool force, uint64_t input_bytes,
+			   struct err_msg *err)
+{
 	struct db *db = calloc(1, sizeof(*db));
 	int ret = -1;
 
@@ -1234,6 +1242,7 @@ struct db *db_create(const char *path, bool force, struct err_msg *err)
 		free(db);
 		return NULL;
 	}
+	db->image = input_bytes < DB_BIG ? &image_small : &image_big;
 	atomic_init(&db->failed, false);
 	db->win_next = 1;
 	db->win = malloc(WINDOW * sizeof(*db->win));

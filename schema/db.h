@@ -12,6 +12,7 @@
 #define DARC_DB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "err-msg.h"
 #include "rows.h"
@@ -29,6 +30,14 @@ struct db;
  * says why. Finish with db_finish() or db_abort().
  */
 struct db *db_create(const char *path, bool force, struct err_msg *err);
+
+/*
+ * db_create() for a recording of @input_bytes: below DB_BIG, a database of
+ * 4 KiB pages (schema/image.h says why); db_create() is for DB_BIG.
+ */
+#define DB_BIG (4ULL << 20)
+struct db *db_create_sized(const char *path, bool force, uint64_t input_bytes,
+			   struct err_msg *err);
 
 /* What db_create() checks of @path first: wfile_check() as a darc database. */
 int db_check_output(const char *path, bool force, struct err_msg *err);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * image: the empty database of darc's schema that template.c made at build
- * time (schema_template[]: runs of zeros and the bytes between), written
- * into a file or a buffer.
+ * image: the empty databases of darc's schema that template.c made at build
+ * time (schema_template[] and schema_template_small[]: runs of zeros and the
+ * bytes between), written into a file or a buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,12 +24,17 @@ static unsigned long get_varint(const unsigned char **p)
 	return v;
 }
 
-/* @fn on each run of bytes (@n at offset @off) of the image; the first nonzero return. */
-static int each_run(int (*fn)(void *ctx, unsigned long off, const unsigned char *p,
-			      unsigned long n),
+const struct image image_big = {schema_template, &schema_template_len, &schema_template_size,
+				 65536};
+const struct image image_small = {schema_template_small, &schema_template_small_len,
+				   &schema_template_small_size, 4096};
+
+/* @fn on each run of bytes (@n at offset @off) of @im; the first nonzero return. */
+static int each_run(const struct image *im,
+		    int (*fn)(void *ctx, unsigned long off, const unsigned char *p, unsigned long n),
 		    void *ctx)
 {
-	const unsigned char *p = schema_template, *end = p + schema_template_len;
+	const unsigned char *p = im->runs, *end = p + *im->len;
 	unsigned long off = 0;
 
 	while (p < end) {
@@ -63,11 +68,11 @@ static int to_file(void *ctx, unsigned long off, const unsigned char *p, unsigne
 	return 0;
 }
 
-int image_template_write(int fd)
+int image_write(const struct image *im, int fd)
 {
-	if (ftruncate(fd, (off_t)schema_template_size) < 0)
+	if (ftruncate(fd, (off_t)*im->size) < 0)
 		return -1;
-	return each_run(to_file, &fd);
+	return each_run(im, to_file, &fd);
 }
 
 static int to_buffer(void *ctx, unsigned long off, const unsigned char *p, unsigned long n)
@@ -76,8 +81,8 @@ static int to_buffer(void *ctx, unsigned long off, const unsigned char *p, unsig
 	return 0;
 }
 
-void image_template_fill(void *buf)
+void image_fill(const struct image *im, void *buf)
 {
-	memset(buf, 0, schema_template_size);
-	each_run(to_buffer, buf);
+	memset(buf, 0, *im->size);
+	each_run(im, to_buffer, buf);
 }

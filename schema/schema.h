@@ -21,11 +21,14 @@ extern const char schema_call_indexes_sql[];
 extern const int schema_version;
 
 /*
- * The empty database of tables.sql, views.sql and indexes.sql (64 KiB pages,
- * no auto-vacuum), made at build time by template.c: its runs in
- * schema_template[] (schema_template_len bytes), the file's size.
+ * The empty database of tables.sql, views.sql and indexes.sql (no
+ * auto-vacuum), made at build time by template.c: its runs in
+ * schema_template[] (schema_template_len bytes), the file's size; of 64 KiB
+ * pages, and of 4 KiB pages in schema_template_small[] (image.h says which
+ * serves what).
  */
-extern const unsigned char schema_template[];
+extern const unsigned char schema_template[], schema_template_small[];
 extern const unsigned long schema_template_len, schema_template_size;
+extern const unsigned long schema_template_small_len, schema_template_small_size;
 
 #endif

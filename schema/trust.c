@@ -141,13 +141,14 @@ static pthread_once_t darc_once = PTHREAD_ONCE_INIT;
  */
 static int load_template(sqlite3 *m)
 {
-	unsigned char *image = sqlite3_malloc64(schema_template_size);
+	const struct image *im = &image_small; /* the schema is the same in either */
+	unsigned char *image = sqlite3_malloc64(*im->size);
 
 	if (image)
-		image_template_fill(image);
+		image_fill(im, image);
 	/* SQLite frees the image (FREEONCLOSE): its own malloc's */
-	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)schema_template_size,
-					    (sqlite3_int64)schema_template_size,
+	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)*im->size,
+					    (sqlite3_int64)*im->size,
 					    SQLITE_DESERIALIZE_FREEONCLOSE |
 						    SQLITE_DESERIALIZE_RESIZEABLE) == SQLITE_OK
 		       ? 0

@@ -359,23 +359,31 @@ static char *schema_text(const char *path)
 	return text;
 }
 
+/* The two templates (schema/image.h) and their page sizes: loop tests run each. */
+static const struct {
+	const struct image *image;
+	uint64_t input_bytes; /* a recording's size that takes it (db_create_sized()) */
+	const char *page_size;
+} sizes[] = {{&image_big, DB_BIG, "65536"}, {&image_small, DB_BIG - 1, "4096"}};
+
 /*
- * The empty database made at build time (schema/template.c) is the one the
+ * Each empty database made at build time (schema/template.c) is the one the
  * schema's files make: the same objects, each of the same SQL, the same
- * rows of the lookup tables, 64 KiB pages, sound.
+ * rows of the lookup tables, its pages' size, sound.
  */
 START_TEST(test_template)
 {
-	char fresh[160], *want, *got;
+	char fresh[160], *want, *got, pragma[64];
 	sqlite3 *s;
 	int fd = open(target, O_RDWR | O_CREAT | O_EXCL, 0600);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(image_template_write(fd), 0);
+	ck_assert_int_eq(image_write(sizes[_i].image, fd), 0);
 	close(fd);
 	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
+	snprintf(pragma, sizeof(pragma), "PRAGMA page_size = %s", sizes[_i].page_size);
 	ck_assert_int_eq(sqlite3_open(fresh, &s), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(s, "PRAGMA page_size = 65536", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, pragma, NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(s, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(s, schema_views_sql, NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(s, schema_indexes_sql, NULL, NULL, NULL), SQLITE_OK);
@@ -389,7 +397,7 @@ START_TEST(test_template)
 	ck_assert_str_eq(query(target, "SELECT group_concat(name) FROM (SELECT name FROM errno_name"
 				       " WHERE code IN (11, 512) ORDER BY code)"),
 			 "EAGAIN,ERESTARTSYS");
-	ck_assert_str_eq(query(target, "PRAGMA page_size"), "65536");
+	ck_assert_str_eq(query(target, "PRAGMA page_size"), sizes[_i].page_size);
 	ck_assert_str_eq(query(target, "PRAGMA user_version"), query(fresh, "PRAGMA user_version"));
 	ck_assert_str_eq(query(target, "PRAGMA integrity_check"), "ok");
 	unlink(fresh);
@@ -505,13 +513,20 @@ START_TEST(test_codes_match_model)
 }
 END_TEST
 
-/* Many blocks' worth of calls, ids out of order, all land exactly once. */
+/*
+ * Many blocks' worth of calls, ids out of order, all land exactly once, in
+ * a database of either page size: of 4 KiB pages (a recording under DB_BIG
+ * bytes), the calls' leaves go on past the pages kept for SQLite's (db.c's
+ * RESERVE_PAGES), under interior pages of their own.
+ */
 START_TEST(test_many_calls)
 {
-	struct db *db = create();
+	struct err_msg err;
+	struct db *db = db_create_sized(target, false, sizes[_i].input_bytes, &err);
 	const int groups = 16667, n = 3 * groups;
 	char want[128];
 
+	ck_assert_msg(db, "%s", err.msg);
 	/* every third call is a root that completes after its two children */
 	for (int i = 1; i < n; i += 3) {
 		struct call_rec a = call(i + 1, i, 10 * i + 1, i % 7);
@@ -533,6 +548,8 @@ START_TEST(test_many_calls)
 			       " + CASE (id - 1) % 3 WHEN 0 THEN 0 WHEN 1 THEN 1 ELSE 5 END)"
 			       " FROM call"),
 			 "1");
+	ck_assert_str_eq(query(target, "PRAGMA page_size"), sizes[_i].page_size);
+	ck_assert_str_eq(query(target, "PRAGMA integrity_check"), "ok");
 }
 END_TEST
 
@@ -879,9 +896,9 @@ static Suite *db_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_columns_match_schema);
-	tcase_add_test(tc, test_template);
+	tcase_add_loop_test(tc, test_template, 0, 2);
 	tcase_add_test(tc, test_codes_match_model);
-	tcase_add_test(tc, test_many_calls);
+	tcase_add_loop_test(tc, test_many_calls, 0, 2);
 	tcase_add_test(tc, test_calls_out_of_window);
 	tcase_add_test(tc, test_id_beyond_32_bits);
 	tcase_add_test(tc, test_strings_and_replacements);
