@@ -15,6 +15,7 @@
 #include "tracer-shift.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,11 +90,19 @@ struct charge {
 };
 
 /* What counting the calls works with. */
+/* An fnode's func.kind (-1: no such function). */
+struct fnode_kind {
+	int64_t id;
+	int kind;
+};
+
 struct counter {
 	sqlite3 *sql;
-	sqlite3_stmt *below; /* calls of a task in an id range, by func.kind */
-	sqlite3_stmt *kids;  /* direct children, by func.kind */
-	struct charge *ch;   /* sorted by call_id */
+	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range */
+	sqlite3_stmt *kids;	/* of a call's direct children */
+	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
+	int64_t nfk;
+	struct charge *ch;	/* sorted by call_id */
 	int64_t nch;
 };
 
@@ -154,7 +163,70 @@ static void counter_free(struct counter *x)
 {
 	sqlite3_finalize(x->below);
 	sqlite3_finalize(x->kids);
+	free(x->fk);
 	free(x->ch);
+}
+
+/*
+ * Every fnode's func.kind into @x, by id: a call's kind is looked up here
+ * rather than joined in SQL, two lookups a call in every subtree counted.
+ * 0, or -1 with @err.
+ */
+static int load_kinds(struct counter *x, struct err_msg *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(x->sql,
+			       "SELECT n.id, coalesce(f.kind, -1) FROM fnode n"
+			       " LEFT JOIN func f ON f.id = n.func_id ORDER BY n.id",
+			       -1, &st, NULL))
+		return err_setf(err, NULL, "cannot read the call trees: %s", rdb_why(x->sql));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!(x->nfk & (x->nfk + 1))) { /* 0, 1, 3, 7, ...: full */
+			struct fnode_kind *p = realloc(x->fk, (x->nfk + 1) * 2 * sizeof(*p));
+			if (!p)
+				break;
+			x->fk = p;
+		}
+		x->fk[x->nfk++] = (struct fnode_kind){sqlite3_column_int64(st, 0),
+						      sqlite3_column_int(st, 1)};
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return err_setf(err, NULL, "cannot read the call trees: %s",
+				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
+	return 0;
+}
+
+/*
+ * The first of the @n elements of @size bytes at @base whose int64 key (at
+ * byte @off of each, ascending) is @key or more: @n if none.
+ */
+static int64_t first_at(const void *base, int64_t n, size_t size, size_t off, int64_t key)
+{
+	int64_t a = 0, b = n, k;
+
+	while (a < b) {
+		int64_t m = a + (b - a) / 2;
+		memcpy(&k, (const char *)base + m * size + off, sizeof(k));
+		if (k < key)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* Fnode @id's func.kind: -1 for an fnode not in the table (as the join gave). */
+static int kind_of(const struct counter *x, int64_t id)
+{
+	int64_t a;
+
+	if (id >= 1 && id <= x->nfk && x->fk[id - 1].id == id)
+		return x->fk[id - 1].kind; /* ids 1, 2, ...: where darc puts them */
+	a = first_at(x->fk, x->nfk, sizeof(*x->fk), offsetof(struct fnode_kind, id), id);
+	return a < x->nfk && x->fk[a].id == id ? x->fk[a].kind : -1;
 }
 
 static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
@@ -162,16 +234,16 @@ static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 	memset(x, 0, sizeof(*x));
 	x->sql = rdb_sql(db);
 	if (sqlite3_prepare_v2(x->sql,
-			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
-			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
-			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3 GROUP BY 1",
+			       "SELECT b.fnode_id FROM call_base b"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3",
 			       -1, &x->below, NULL) ||
 	    sqlite3_prepare_v2(x->sql,
-			       "SELECT coalesce(f.kind, -1), count(*) FROM call_base b"
-			       " LEFT JOIN fnode n ON n.id = b.fnode_id LEFT JOIN func f ON f.id = n.func_id"
-			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1 GROUP BY 1",
+			       "SELECT b.fnode_id FROM call_base b"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1",
 			       -1, &x->kids, NULL))
 		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
+	if (load_kinds(x, err))
+		return -1;
 	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
 		if (load_charges(x, charges_sql[i], err))
 			return -1;
@@ -204,15 +276,8 @@ static void count_kind(struct cost_counts *k, int kind, int64_t n)
 static void count_charges(const struct counter *x, int64_t lo, int64_t hi, int64_t task,
 			  struct cost_counts *k)
 {
-	int64_t a = 0, b = x->nch;
+	int64_t a = first_at(x->ch, x->nch, sizeof(*x->ch), offsetof(struct charge, call_id), lo);
 
-	while (a < b) { /* the first charge at @lo or after */
-		int64_t m = a + (b - a) / 2;
-		if (x->ch[m].call_id < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
 	for (; a < x->nch && x->ch[a].call_id <= hi; a++)
 		if (x->ch[a].task == task)
 			k->n[x->ch[a].mech] += x->ch[a].events;
@@ -236,9 +301,9 @@ static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task,
 	if (!excl)
 		sqlite3_bind_int64(st, 3, task);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int ck = sqlite3_column_int(st, 0);
+		int ck = kind_of(x, sqlite3_column_int64(st, 0));
 		if (!excl || ck == FUNC_KERNEL)
-			count_kind(k, ck, sqlite3_column_int64(st, 1));
+			count_kind(k, ck, 1);
 	}
 	count_charges(x, id, excl ? id : last, task, k);
 	return rc == SQLITE_DONE ? 0 : -1;
