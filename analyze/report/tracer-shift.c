@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "rows.h"
 #include "show.h"
 #include "vis.h"
@@ -102,8 +103,10 @@ struct counter {
 	sqlite3_stmt *kids;	/* of a call's direct children */
 	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
 	int64_t nfk;
+	int fk_cap;
 	struct charge *ch;	/* sorted by call_id */
 	int64_t nch;
+	int ch_cap;
 };
 
 static int by_call(const void *a, const void *b)
@@ -142,12 +145,8 @@ static int load_charges(struct counter *x, const char *sql, struct err_msg *err)
 		int mech = sqlite3_column_int(st, 2);
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue;
-		if (!(x->nch & (x->nch + 1))) { /* 0, 1, 3, 7, ...: full */
-			struct charge *p = realloc(x->ch, (x->nch + 1) * 2 * sizeof(*p));
-			if (!p)
-				break;
-			x->ch = p;
-		}
+		if (GROW(x->ch, x->nch, x->ch_cap, 64))
+			break;
 		x->ch[x->nch++] = (struct charge){sqlite3_column_int64(st, 0),
 						  sqlite3_column_int64(st, 1), mech,
 						  sqlite3_column_int(st, 3)};
@@ -183,12 +182,8 @@ static int load_kinds(struct counter *x, struct err_msg *err)
 			       -1, &st, NULL))
 		return err_setf(err, NULL, "cannot read the call trees: %s", rdb_why(x->sql));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!(x->nfk & (x->nfk + 1))) { /* 0, 1, 3, 7, ...: full */
-			struct fnode_kind *p = realloc(x->fk, (x->nfk + 1) * 2 * sizeof(*p));
-			if (!p)
-				break;
-			x->fk = p;
-		}
+		if (GROW(x->fk, x->nfk, x->fk_cap, 64))
+			break;
 		x->fk[x->nfk++] = (struct fnode_kind){sqlite3_column_int64(st, 0),
 						      sqlite3_column_int(st, 1)};
 	}
