@@ -73,16 +73,31 @@ def shifts(bdb, tdb, paths):
     it interrupted runs from its first root call's start to its last root's
     end, each later by that root's own delay, so the part (and the call's
     excl) may differ by up to the larger delay: each root's delay is allowed
-    to the fnode of the call it interrupted. The delays are the text's starts
-    less the trace.dat's, call by call (both number the calls alike); a text
-    that starts a call earlier than its calltime, or 1 ms later, fails."""
-    q = ("SELECT c.id, f.name, c.t_entry, c.parent_id, c.interrupted_id, c.fnode_id "
-         "FROM call c JOIN func f ON f.id = c.func_id ORDER BY c.id")
+    to the fnode of the call it interrupted. An interrupt that came within a
+    call's delay of its start or end interrupted that call in one and its
+    parent in the other: then the root's whole part may move between the
+    two, and is allowed to both fnodes. The delays are
+    the text's starts less the trace.dat's, call by call (both number the
+    calls alike); a text that starts a call earlier than its calltime, or 1 ms
+    later, fails."""
+    q = ("SELECT c.id, f.name, c.t_entry, c.parent_id, c.interrupted_id, c.fnode_id, "
+         "c.incl_ns FROM call c JOIN func f ON f.id = c.func_id ORDER BY c.id")
     b = sqlite3.connect(bdb).execute(q).fetchall()
     t = sqlite3.connect(tdb).execute(q).fetchall()
     if [r[:2] for r in b] != [r[:2] for r in t]:
         return {}, []  # other calls: the ftree's checks say so
     fnode = {r[0]: r[5] for r in b}
+    parent = {r[0]: r[3] for r in b}
+    span = {rb[0]: (rb[2], rb[6], rt[2]) for rb, rt in zip(b, t)}
+
+    def in_delay(at, child):
+        """Is @at within @child's delay (and 1 us) of its start or its end?"""
+        start, incl, text_start = span[child]
+        if None in (start, incl, text_start):
+            return False
+        late = text_start - start
+        return any(e - 1000 <= at <= e + late + 1000 for e in (start, start + incl))
+
     extra, bad = {}, []
     for rb, rt in zip(b, t):
         if rb[2] is None or rt[2] is None:
@@ -93,6 +108,11 @@ def shifts(bdb, tdb, paths):
         if rb[3] is None and rb[4] is not None:
             p = paths[fnode[rb[4]]]
             extra[p] = extra.get(p, 0) + abs(d)
+            o = rt[4]  # the call the text says it interrupted: the parent or a child
+            if o in fnode and (parent.get(o) == rb[4] or parent.get(rb[4]) == o) and \
+                    in_delay(rb[2], o if parent.get(o) == rb[4] else rb[4]):
+                for k in (p, paths[fnode[o]]):
+                    extra[k] = extra.get(k, 0) + (rb[6] or 0)
     return extra, bad[:3]
 
 
