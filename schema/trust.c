@@ -9,6 +9,11 @@
 #include "image.h"
 #include "schema.h"
 
+/*
+ * Indexes a database may have or lack: one that an older darc made, and
+ * two that darc analyze makes (indexes.sql) and darc paths makes in a
+ * database of an older darc that lacks them.
+ */
 static const char *const lazy_indexes[] = {
     "CREATE INDEX IF NOT EXISTS call_fnode_incl ON call_base(fnode_id, incl_ns)", /* none makes it */
     "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id, t_complete)",

@@ -463,7 +463,7 @@ static int paths_collect(struct rdb *db, const struct report_options *o,
 	 * midpoints (a 5.0 ms call is 4.4% of vm-preads' pread64, its midpoint
 	 * 6.3%: folded by the one, a peak of its own by the other)
 	 */
-	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load : rdb_profile_load_hist)(
+	if ((o->pp.rule == PEAK_SEEN && !o->npeaks ? rdb_profile_load_keep : rdb_profile_load_hist)(
 		db, &o->sel, &p, &info, err))
 		return -1;
 	npk = options_peaks(o, &p, &pk);

@@ -30,6 +30,15 @@ struct rdb {
 		struct call_selection sel;
 		int64_t lo, hi, scans;
 	} pre;
+	/* rdb_profile_load_keep(): every complete call of @sel, by id, and its incl_ns */
+	struct {
+		bool on;
+		struct call_selection sel;
+		struct kept_call {
+			int64_t id, incl;
+		} *v;
+		int64_t n;
+	} kept;
 };
 
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
@@ -132,6 +141,7 @@ void rdb_close(struct rdb *db)
 {
 	if (!db)
 		return;
+	rdb_preselect_end(db);
 	sqlite3_close(db->w);
 	sqlite3_close(db->sql);
 	free(db->path);
@@ -407,7 +417,7 @@ static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel,
 
 	where_sql(sel, where, sizeof(where));
 	snprintf(q, sizeof(q),
-		 "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0"
+		 "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0, c.id"
 		 " FROM call c WHERE %s ORDER BY c.t_entry",
 		 col[sel->metric], where);
 	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
@@ -443,12 +453,14 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
 	return st;
 }
 
-int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
-		     struct rdb_profile_info *info, struct err_msg *err)
+/* The profile of @sel's calls; with @keep, their ids kept in @db->kept (incl_ns only). */
+static int profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
+			struct rdb_profile_info *info, bool keep, struct err_msg *err)
 {
 	sqlite3_stmt *st = sel_begin(db, sel, info, err);
 	int64_t *v = NULL; /* the values, for the quantiles */
-	int rc, lo, hi, cap = 0;
+	struct kept_call *k = NULL;
+	int rc, lo, hi, cap = 0, kcap = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!st)
@@ -457,16 +469,20 @@ int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct pr
 		sqlite3_finalize(st);
 		return err_setf(err, db->path, "out of memory");
 	}
+	keep = keep && sel->metric == RM_INCL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t x = scaled(sel, sqlite3_column_int64(st, 0));
+		int64_t raw = sqlite3_column_int64(st, 0), x = scaled(sel, raw);
 		if (!sqlite3_column_int(st, 2)) {
 			info->skipped++;
 			continue;
 		}
-		if (GROW(v, info->calls, cap, 1024)) {
+		if (GROW(v, info->calls, cap, 1024) ||
+		    (keep && GROW(k, info->calls, kcap, 1024))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
+		if (keep)
+			k[info->calls] = (struct kept_call){sqlite3_column_int64(st, 3), raw};
 		v[info->calls++] = x;
 		profile_add(p, x);
 		info->total_ns += x;
@@ -478,13 +494,33 @@ int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct pr
 		hist_quant_exact(v, info->calls, &info->quant);
 	free(v);
 	if (rc != SQLITE_DONE) {
+		free(k);
 		rdb_profile_release(p);
 		return err_setf(err, db->path, "%s",
 				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
 	}
+	if (keep) {
+		rdb_preselect_end(db);
+		db->kept.on = true;
+		db->kept.sel = *sel;
+		db->kept.v = k;
+		db->kept.n = (int64_t)info->calls;
+	}
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
 	return 0;
+}
+
+int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
+		     struct rdb_profile_info *info, struct err_msg *err)
+{
+	return profile_load(db, sel, p, info, false, err);
+}
+
+int rdb_profile_load_keep(struct rdb *db, const struct call_selection *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct err_msg *err)
+{
+	return profile_load(db, sel, p, info, true, err);
 }
 
 /* Row @i of a time-lapse, grown as windows come. */
@@ -690,7 +726,7 @@ static bool read_only(sqlite3 *w)
 
 /*
  * The one way the reports write to their database (the results of
- * rdb_store(), the indexes of rdb_make_index()): a read-write connection,
+ * rdb_store(), the indexes of rdb_make_indexes()): a read-write connection,
  * opened on first use and kept until rdb_close(). NULL when the database
  * cannot be written: *@failed is then the failed connection, to say why
  * and close.
@@ -935,17 +971,22 @@ bool rdb_func_indexed(struct rdb *db)
 	return query_int(db->sql, have, 0) > 0;
 }
 
-void rdb_make_index(struct rdb *db, const char *name)
+void rdb_make_indexes(struct rdb *db, const char *const *names, int n)
 {
-	const char *ddl = trust_lazy_index_sql(name);
-	sqlite3 *failed, *w;
+	sqlite3 *failed, *w = writer(db, &failed);
+	int rc;
 
-	if (!ddl)
-		return;
-	w = writer(db, &failed);
-	if (w)
-		sqlite3_exec(w, ddl, NULL, NULL, NULL);
 	sqlite3_close(failed);
+	/* one transaction: one sync of the file for all of them */
+	if (!w || sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return;
+	rc = SQLITE_OK;
+	for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+		const char *ddl = trust_lazy_index_sql(names[i]);
+		if (ddl)
+			rc = sqlite3_exec(w, ddl, NULL, NULL, NULL);
+	}
+	sqlite3_exec(w, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
 }
 
 /*
@@ -1012,6 +1053,44 @@ static bool same_sel(const struct call_selection *a, const struct call_selection
 	       a->t_lo == b->t_lo && a->t_hi == b->t_hi;
 }
 
+/*
+ * Into sr_root, the calls kept by rdb_profile_load_keep() whose incl_ns lies
+ * in [@lo, @hi), each by its id: no scan of the calls. How many, or -1.
+ */
+static int64_t select_kept(struct rdb *db, int64_t lo, int64_t hi, struct err_msg *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+	int rc = SQLITE_OK;
+
+	/* one transaction, not one a row (each takes the file's lock and checks its header) */
+	if (sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO sr_root SELECT id, last_id, task_id FROM call_base"
+			       " WHERE id = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	for (int64_t i = 0; rc == SQLITE_OK && i < db->kept.n; i++) {
+		if (db->kept.v[i].incl < lo || db->kept.v[i].incl >= hi)
+			continue;
+		sqlite3_bind_int64(st, 1, db->kept.v[i].id);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = SQLITE_ERROR;
+		else
+			n += sqlite3_changes(db->sql);
+		if (sqlite3_reset(st) != SQLITE_OK)
+			rc = SQLITE_ERROR;
+	}
+	if (rc == SQLITE_OK && sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	if (rc != SQLITE_OK)
+		err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK && !sqlite3_get_autocommit(db->sql))
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? n : -1;
+}
+
 /* Table sr_root made, or emptied. 0, or -1 with @err. */
 static int empty_root(struct rdb *db, struct err_msg *err)
 {
@@ -1032,6 +1111,8 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 
 	if (empty_root(db, err))
 		return -1;
+	if (db->kept.on && same_sel(&db->kept.sel, sel))
+		return select_kept(db, lo, hi, err);
 	if (!db->pre.on || !same_sel(&db->pre.sel, sel) || lo < db->pre.lo || hi > db->pre.hi)
 		return select_into(db, "sr_root", false, sel, lo, hi, true, err);
 	/* from the calls preselected: no scan */
@@ -1059,6 +1140,13 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, in
 {
 	int64_t n;
 
+	if (db->kept.on && same_sel(&db->kept.sel, sel)) {
+		/* kept already: rdb_select_calls() takes them from there */
+		n = 0;
+		for (int64_t i = 0; i < db->kept.n; i++)
+			n += db->kept.v[i].incl >= lo && db->kept.v[i].incl < hi;
+		return n;
+	}
 	rdb_preselect_end(db);
 	if (sel->metric != RM_INCL)
 		return 0; /* sr_pre holds incl_ns: other values are selected each time */
@@ -1078,6 +1166,10 @@ void rdb_preselect_end(struct rdb *db)
 	if (db->pre.on)
 		sqlite3_exec(db->sql, "DELETE FROM sr_pre", NULL, NULL, NULL);
 	db->pre.on = false;
+	free(db->kept.v);
+	db->kept.v = NULL;
+	db->kept.n = 0;
+	db->kept.on = false;
 }
 
 int64_t rdb_select_scans(const struct rdb *db)

@@ -85,6 +85,15 @@ struct rdb_profile_info {
  */
 int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
 		     struct rdb_profile_info *info, struct err_msg *err);
+/*
+ * rdb_profile_load(), keeping in @db the ids of the complete calls it read
+ * (by incl_ns; other values keep none): rdb_select_calls() and
+ * rdb_preselect_calls() of the same selection then take a peak's calls
+ * from them, without a second scan of the calls, until rdb_preselect_end().
+ * 16 bytes a call.
+ */
+int rdb_profile_load_keep(struct rdb *db, const struct call_selection *sel, struct profile *p,
+			  struct rdb_profile_info *info, struct err_msg *err);
 
 /*
  * One profile per time window of @interval_ns from the first selected call
@@ -160,7 +169,7 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 
 /*
  * The same with one scan of the calls, never making the index of a
- * function's calls (rdb_make_index()) that rdb_select_calls() makes: for a
+ * function's calls (rdb_make_indexes()) that rdb_select_calls() makes: for a
  * command that reads the calls once and writes nothing (darc hist's
  * tracer_shift).
  */
@@ -204,11 +213,11 @@ bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id);
 bool rdb_func_indexed(struct rdb *db);
 
 /*
- * Make index @name, one that a report command makes on demand
- * (trust_lazy_index_sql()), if it is not there; a database that cannot be
- * written goes without.
+ * Make the @n indexes @names, ones that a report command makes on demand
+ * (trust_lazy_index_sql()), those not there, in one transaction; a
+ * database that cannot be written goes without.
  */
-void rdb_make_index(struct rdb *db, const char *name);
+void rdb_make_indexes(struct rdb *db, const char *const *names, int n);
 
 /*
  * The task and time filters of a selection as SQL, for a query whose task id

@@ -634,6 +634,8 @@ START_TEST(test_preselect)
 	struct db *w;
 	struct rdb *db;
 	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
+	struct profile p;
+	struct rdb_profile_info info;
 	int64_t scans;
 
 	close(mkstemp(path));
@@ -674,6 +676,22 @@ START_TEST(test_preselect)
 	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
 	ck_assert_str_eq(roots(db, got, sizeof(got)), a);
 	ck_assert_int_eq(rdb_select_scans(db), scans + 4);
+	/* the profile's own read keeps the calls: its peaks' calls need no scan of their own */
+	ck_assert_int_eq(rdb_profile_load_keep(db, &sel, &p, &info, &err), 0);
+	ck_assert_int_eq(info.calls, 20);
+	ck_assert_int_eq(rdb_preselect_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), a);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 50000, 600000, &err), 10); /* any range */
+	ck_assert_str_eq(roots(db, got, sizeof(got)), b);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 4);
+	ck_assert_int_eq(rdb_select_calls(db, &other, 500, 5000, &err), 10); /* another */
+	ck_assert_int_eq(rdb_select_scans(db), scans + 5);
+	rdb_preselect_end(db); /* forgotten */
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 6);
+	rdb_profile_release(&p);
+	free(info.what);
 	rdb_close(db);
 	unlink(path);
 }
