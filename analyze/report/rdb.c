@@ -88,10 +88,45 @@ const char *rdb_why(sqlite3 *s)
 	return sqlite3_errmsg(s);
 }
 
+/*
+ * @path opened read-only into *@sql, untrusted: defensive, and used only
+ * if its tables, version and schema are darc's own (trust.h). 0, or -1 with
+ * @err set (*@sql, if not NULL, for the caller to close).
+ */
+static int open_checked(const char *path, sqlite3 **sql, struct err_msg *err)
+{
+	int64_t v;
+
+	if (trust_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, sql, err))
+		return -1;
+	if (query_int(*sql, darc_tables_sql, 0) != 4) {
+		err_setf(err, path, "not a darc database (an SQLite file without darc's tables)");
+		return -1;
+	}
+	v = query_int(*sql, "PRAGMA user_version", -1);
+	if (v != schema_version)
+		return err_setf(err, path,
+				"a darc database of schema version %lld; this darc reads version %d:"
+				" analyze the recording again",
+				(long long)v, schema_version);
+	return trust_check_schema(*sql, path, err);
+}
+
+sqlite3 *rdb_open_reader(struct rdb *db, struct err_msg *err)
+{
+	sqlite3 *sql = NULL;
+
+	if (open_checked(db->path, &sql, err)) {
+		sqlite3_close(sql);
+		return NULL;
+	}
+	sqlite3_busy_timeout(sql, 2000);
+	return sql;
+}
+
 struct rdb *rdb_open(const char *path, struct err_msg *err)
 {
 	struct rdb *db = calloc(1, sizeof(*db));
-	int64_t v;
 
 	if (!db || !(db->path = strdup(path))) {
 		err_setf(err, path, "out of memory");
@@ -106,22 +141,7 @@ struct rdb *rdb_open(const char *path, struct err_msg *err)
 		err_setf(err, path, "not a darc database (not an SQLite file)");
 		goto fail;
 	}
-	/* untrusted: defensive, and used only if its schema is darc's own (trust.h) */
-	if (trust_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, &db->sql, err))
-		goto fail;
-	if (query_int(db->sql, darc_tables_sql, 0) != 4) {
-		err_setf(err, path, "not a darc database (an SQLite file without darc's tables)");
-		goto fail;
-	}
-	v = query_int(db->sql, "PRAGMA user_version", -1);
-	if (v != schema_version) {
-		err_setf(err, path,
-			 "a darc database of schema version %lld; this darc reads version %d:"
-			 " analyze the recording again",
-			 (long long)v, schema_version);
-		goto fail;
-	}
-	if (trust_check_schema(db->sql, path, err))
+	if (open_checked(path, &db->sql, err))
 		goto fail;
 	if (irq_episode_register(db->sql) != SQLITE_OK) {
 		err_setf(err, path, "cannot open: %s", sqlite3_errmsg(db->sql));

@@ -213,6 +213,12 @@ bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id);
 bool rdb_func_indexed(struct rdb *db);
 
 /*
+ * Another read-only connection to @db's file, checked as rdb_open() checks
+ * it (a second thread's reads), or NULL with @err set. sqlite3_close() it.
+ */
+sqlite3 *rdb_open_reader(struct rdb *db, struct err_msg *err);
+
+/*
  * Make the @n indexes @names, ones that a report command makes on demand
  * (trust_lazy_index_sql()), those not there, in one transaction; a
  * database that cannot be written goes without.

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +55,28 @@ struct part {
 	int64_t id, exo, pre, blocked;
 };
 
-/* The load of one search: statements, and the current f0 call's calls. */
+/* A row of sr_sub a load on a thread of its own found, for the main thread to insert. */
+struct sub_row {
+	int64_t id, parent; /* parent -1: NULL */
+};
+
+/* A peak with fewer calls in its f0 calls' subtrees is loaded on one thread. */
+int search_db_share_min = 100000;
+
+/*
+ * The load of one search, or of a share of its f0 calls (roots[k0..k1)):
+ * statements, and the current f0 call's calls.
+ */
 struct load {
-	struct rdb *db;
+	sqlite3 *sql;
 	struct rsearch *rs;
-	sqlite3_stmt *range, *extra, *irqs, *sched, *add;
-	struct root *roots;
-	int nroots;
-	int64_t *ovh; /* the fnodes of the tracer's own functions, sorted */
+	sqlite3_stmt *range, *extra, *irqs, *sched, *add; /* add NULL: rows of sr_sub into sub[] */
+	struct root *roots; /* all of the search's, shared */
+	int nroots, k0, k1;
+	int64_t *ovh; /* the fnodes of the tracer's own functions, sorted (shared) */
 	int novh;
+	struct sub_row *sub;
+	int nsub, subcap;
 	int64_t *lid, *lpar; /* the current f0 call's calls (in id order) and their parents */
 	int *lidx;	     /* and their indices in the tree */
 	int nl, lcap, scap;
@@ -98,6 +112,23 @@ static int find_id(const int64_t *ids, int n, int64_t id)
 	return -1;
 }
 
+/* The index of source @label (@soft: a softirq), added if new; -1 when out of memory. */
+static int source_of(struct rsearch *rs, int *cap, const char *label, int soft)
+{
+	for (int i = 0; i < rs->nsources; i++)
+		if (!strcmp(rs->sources[i], label))
+			return i;
+	{
+		int c2 = *cap;
+		if (GROW(rs->sources, rs->nsources, *cap, 16) ||
+		    GROW(rs->soft, rs->nsources, c2, 16))
+			return -1;
+	}
+	rs->sources[rs->nsources] = strdup(label);
+	rs->soft[rs->nsources] = soft;
+	return rs->sources[rs->nsources] ? rs->nsources++ : -1;
+}
+
 /* The source index of interrupt (@kind, @irq, @name), added if new; -1 when out of memory. */
 static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 {
@@ -111,18 +142,7 @@ static int source(struct rsearch *rs, int *cap, int kind, sqlite3_stmt *st)
 			 name ? name : "?");
 	else
 		snprintf(label, sizeof(label), "interrupt %s", name ? name : "?");
-	for (int i = 0; i < rs->nsources; i++)
-		if (!strcmp(rs->sources[i], label))
-			return i;
-	{
-		int c2 = *cap;
-		if (GROW(rs->sources, rs->nsources, *cap, 16) ||
-		    GROW(rs->soft, rs->nsources, c2, 16))
-			return -1;
-	}
-	rs->sources[rs->nsources] = strdup(label);
-	rs->soft[rs->nsources] = kind == IRQ_SOFT;
-	return rs->sources[rs->nsources] ? rs->nsources++ : -1;
+	return source_of(rs, cap, label, kind == IRQ_SOFT);
 }
 
 /*
@@ -143,12 +163,12 @@ static int64_t bucket_start(int b, const struct call_selection *sel)
 }
 
 /* The first column (int64) of every row of @sql into *@v. Their number, or -1. */
-static int load_ids(struct rdb *db, const char *sql, int64_t **v)
+static int load_ids(sqlite3 *db, const char *sql, int64_t **v)
 {
 	sqlite3_stmt *st;
 	int n = 0, cap = 0, rc;
 
-	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(*v, n, cap, 64))
 		(*v)[n++] = sqlite3_column_int64(st, 0);
@@ -161,7 +181,7 @@ static int load_roots(struct load *l)
 	sqlite3_stmt *st;
 	int cap = 0, rc;
 
-	if (sqlite3_prepare_v2(rdb_sql(l->db), roots_sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(l->sql, roots_sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(l->roots, l->nroots, cap, 256))
 		l->roots[l->nroots++] = (struct root){sqlite3_column_int64(st, 0),
@@ -280,6 +300,12 @@ static int stream_root(struct load *l, const struct root *r)
 /* Local call @j into sr_sub (once). */
 static int sub_add(struct load *l, int j)
 {
+	if (!l->add) {
+		if (GROW(l->sub, l->nsub, l->subcap, 256))
+			return -1;
+		l->sub[l->nsub++] = (struct sub_row){l->lid[j], l->lpar[j]};
+		return 0;
+	}
 	sqlite3_bind_int64(l->add, 1, l->lid[j]);
 	if (l->lpar[j] < 0)
 		sqlite3_bind_null(l->add, 2);
@@ -322,46 +348,177 @@ static int root_intervals(struct load *l, const struct root *r)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int load_trees(struct load *l)
+/* @l's statements on its connection, and the function that streams the calls. */
+static int load_prepare(struct load *l, bool with_sub)
 {
-	sqlite3 *sql = rdb_sql(l->db);
-	int rc = -1;
+	sqlite3 *sql = l->sql;
 
-	if (sqlite3_exec(sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
-	    (l->novh = load_ids(l->db, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
-	    sqlite3_create_function(sql, "darc_tree_row", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, l,
-				    NULL, tree_row, tree_rows_end) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, range_sql, -1, &l->range, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, extra_sql, -1, &l->extra, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, irqs_sql, -1, &l->irqs, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, sched_sql, -1, &l->sched, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(sql, sub_add_sql, -1, &l->add, NULL) == SQLITE_OK) {
-		rc = 0;
-		for (int k = 0; !rc && k < l->nroots; k++)
-			rc = stream_root(l, &l->roots[k]) || root_intervals(l, &l->roots[k]);
-		rc = rc ? rc : search_tree_end(&l->rs->tree);
-	}
+	return sqlite3_create_function(sql, "darc_tree_row", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, l,
+				       NULL, tree_row, tree_rows_end) == SQLITE_OK &&
+			       sqlite3_prepare_v2(sql, range_sql, -1, &l->range, NULL) == SQLITE_OK &&
+			       sqlite3_prepare_v2(sql, extra_sql, -1, &l->extra, NULL) == SQLITE_OK &&
+			       sqlite3_prepare_v2(sql, irqs_sql, -1, &l->irqs, NULL) == SQLITE_OK &&
+			       sqlite3_prepare_v2(sql, sched_sql, -1, &l->sched, NULL) == SQLITE_OK &&
+			       (!with_sub ||
+				sqlite3_prepare_v2(sql, sub_add_sql, -1, &l->add, NULL) == SQLITE_OK)
+		   ? 0
+		   : -1;
+}
+
+/* The f0 calls roots[k0..k1) into @l's tree, closed at the end. */
+static int load_share(struct load *l)
+{
+	int rc = 0;
+
+	for (int k = l->k0; !rc && k < l->k1; k++)
+		rc = stream_root(l, &l->roots[k]) || root_intervals(l, &l->roots[k]);
+	return rc ? rc : search_tree_end(&l->rs->tree);
+}
+
+/* What load_prepare() made, and the current f0 call's arrays. */
+static void load_release(struct load *l)
+{
 	sqlite3_finalize(l->range);
 	/* no function left behind that points into this load */
-	sqlite3_create_function(sql, "darc_tree_row", 4, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+	sqlite3_create_function(l->sql, "darc_tree_row", 4, SQLITE_UTF8, NULL, NULL, NULL, NULL);
 	sqlite3_finalize(l->extra);
 	sqlite3_finalize(l->irqs);
 	sqlite3_finalize(l->sched);
 	sqlite3_finalize(l->add);
-	free(l->roots);
-	free(l->ovh);
 	free(l->lid);
 	free(l->lpar);
 	free(l->lidx);
 	free(l->parts);
+}
+
+/*
+ * A search's later f0 calls loaded on a thread of its own, on a connection
+ * of its own, into a tree of its own that the main thread then appends to
+ * its own (search_tree_append()): the two halves of a large peak's calls
+ * are read at once, on two CPUs.
+ */
+struct share {
+	struct load l;
+	struct rsearch rs;
+	struct rdb *db;
+	pthread_t thread;
+	int rc;
+};
+
+static void *share_main(void *arg)
+{
+	struct share *sh = arg;
+	struct err_msg ignore;
+
+	sh->rc = -1;
+	sh->l.sql = rdb_open_reader(sh->db, &ignore);
+	if (!sh->l.sql)
+		return NULL;
+	sqlite3_exec(sh->l.sql, "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
+		     NULL);
+	if (sqlite3_exec(sh->l.sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+	    !load_prepare(&sh->l, false))
+		sh->rc = load_share(&sh->l);
+	sqlite3_exec(sh->l.sql, "COMMIT", NULL, NULL, NULL);
+	load_release(&sh->l); /* not sub[], for share_join() */
+	sqlite3_close(sh->l.sql);
+	return NULL;
+}
+
+/*
+ * Where to cut roots[0..n) in two for two threads: the first f0 call of
+ * the second half by the calls in their ranges, or n when there are too few
+ * calls to be worth a second connection.
+ */
+static int share_cut(const struct root *roots, int n)
+{
+	int64_t total = 0, half = 0;
+
+	for (int k = 0; k < n; k++)
+		total += roots[k].last - roots[k].id + 1;
+	if (total < search_db_share_min)
+		return n;
+	for (int k = 0; k < n; k++) {
+		half += roots[k].last - roots[k].id + 1;
+		if (2 * half >= total)
+			return k + 1;
+	}
+	return n;
+}
+
+/* @sh's tree, sources and rows of sr_sub appended to @l's (its tree closed). 0 or -1. */
+static int share_join(struct load *l, struct share *sh)
+{
+	struct search_tree *b = &sh->rs.tree;
+	int *map = calloc(sh->rs.nsources + 1, sizeof(*map)), rc = 0;
+
+	for (int i = 0; map && i < sh->rs.nsources && !rc; i++)
+		rc = (map[i] = source_of(l->rs, &l->scap, sh->rs.sources[i], sh->rs.soft[i])) < 0;
+	for (int i = 0; map && !rc && i < b->nirqs; i++)
+		b->irqs[i].source = map[b->irqs[i].source];
+	rc = rc || !map || search_tree_append(&l->rs->tree, b);
+	for (int i = 0; !rc && i < sh->l.nsub; i++) {
+		sqlite3_bind_int64(l->add, 1, sh->l.sub[i].id);
+		if (sh->l.sub[i].parent < 0)
+			sqlite3_bind_null(l->add, 2);
+		else
+			sqlite3_bind_int64(l->add, 2, sh->l.sub[i].parent);
+		sqlite3_step(l->add);
+		rc = sqlite3_reset(l->add) != SQLITE_OK;
+	}
+	free(map);
+	return rc ? -1 : 0;
+}
+
+static void share_release(struct share *sh)
+{
+	free(sh->l.sub);
+	search_db_release(&sh->rs);
+}
+
+static int load_trees(struct load *l, struct rdb *db)
+{
+	struct share sh = {.db = db};
+	bool two = false;
+	int rc = -1;
+
+	if (sqlite3_exec(l->sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
+	    (l->novh = load_ids(l->sql, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
+	    !load_prepare(l, true)) {
+		l->k0 = 0;
+		l->k1 = share_cut(l->roots, l->nroots);
+		if (l->k1 < l->nroots) {
+			sh.l = (struct load){.rs = &sh.rs, .roots = l->roots, .nroots = l->nroots,
+					     .k0 = l->k1, .k1 = l->nroots, .ovh = l->ovh,
+					     .novh = l->novh};
+			two = !pthread_create(&sh.thread, NULL, share_main, &sh);
+			if (!two)
+				l->k1 = l->nroots;
+		}
+		rc = load_share(l);
+		if (two) {
+			pthread_join(sh.thread, NULL);
+			if (!rc && sh.rc) { /* its connection failed: those calls here, as ever */
+				l->k0 = l->k1;
+				l->k1 = l->nroots;
+				rc = load_share(l);
+			} else if (!rc) {
+				rc = share_join(l, &sh);
+			}
+			share_release(&sh);
+		}
+	}
+	load_release(l);
+	free(l->roots);
+	free(l->ovh);
 	return rc;
 }
 
 /* The subtrees are read once, in order, in one read transaction (not one lock a statement). */
-static int load_trees_once(struct load *l)
+static int load_trees_once(struct load *l, struct rdb *db)
 {
-	sqlite3 *sql = rdb_sql(l->db);
-	int rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l) : -1;
+	sqlite3 *sql = rdb_sql(db);
+	int rc = sqlite3_exec(sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? load_trees(l, db) : -1;
 
 	sqlite3_exec(sql, "COMMIT", NULL, NULL, NULL);
 	return rc;
@@ -428,7 +585,7 @@ int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int
 		   struct rsearch *rs, struct err_msg *err)
 {
 	int64_t lo_ns, hi_ns;
-	struct load l = {db, rs};
+	struct load l = {.sql = rdb_sql(db), .rs = rs};
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
@@ -436,7 +593,7 @@ int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int
 	ensure_indexes(db);
 	read_lean(db);
 	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1
-	     : load_trees_once(&l)			    ? fail(db, err, "the calls")
+	     : load_trees_once(&l, db)			    ? fail(db, err, "the calls")
 							    : 0;
 	if (rc)
 		return -1;

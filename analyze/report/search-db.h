@@ -22,6 +22,13 @@ struct rsearch {
 	int nroots;
 };
 
+/*
+ * search_db_load() reads the later half of a peak's f0 calls on a second
+ * thread when their ranges hold this many calls or more (100000; tests
+ * set it).
+ */
+extern int search_db_share_min;
+
 /* The values of buckets @lo..@hi of @sel, as search_db_load() selects them: [*@lo_ns, *@hi_ns). */
 void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *lo_ns,
 		     int64_t *hi_ns);

@@ -118,6 +118,32 @@ int search_tree_end(struct search_tree *t)
 	return 0;
 }
 
+int search_tree_append(struct search_tree *t, const struct search_tree *b)
+{
+	int off = t->ncalls, xoff = t->nextras;
+
+	if (t->nopen || b->nopen || GROW(t->calls, t->ncalls + b->ncalls, t->cap, 1024) ||
+	    GROW(t->extras, t->nextras + b->nextras, t->xcap, 1024) ||
+	    GROW(t->roots, t->nroots + b->nroots, t->rcap, 256) ||
+	    GROW(t->irqs, t->nirqs + b->nirqs, t->icap, 256))
+		return -1;
+	for (int i = 0; i < b->ncalls; i++) {
+		struct search_tcall c = b->calls[i];
+		c.last += off;
+		c.extra = c.extra < 0 ? -1 : c.extra + xoff;
+		t->calls[t->ncalls++] = c;
+	}
+	memcpy(t->extras + t->nextras, b->extras, b->nextras * sizeof(*b->extras));
+	t->nextras += b->nextras;
+	for (int i = 0; i < b->nroots; i++)
+		t->roots[t->nroots++] = b->roots[i] + off;
+	for (int i = 0; i < b->nirqs; i++) {
+		t->irqs[t->nirqs] = b->irqs[i];
+		t->irqs[t->nirqs++].call += off;
+	}
+	return 0;
+}
+
 void search_tree_release(struct search_tree *t)
 {
 	free(t->calls);

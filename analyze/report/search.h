@@ -225,6 +225,12 @@ int search_tree_add(struct search_tree *t, int level, int64_t key, int64_t fnode
 /* The level a child of the open call @key takes, or -1 if it is not open. */
 int search_tree_find(const struct search_tree *t, int64_t key);
 int search_tree_end(struct search_tree *t);
+/*
+ * Append tree @b (ended) to @t (ended): as if @b's calls had been added to
+ * @t after its own; irqs' sources are @t's (the caller maps them). 0, or -1
+ * when out of memory.
+ */
+int search_tree_append(struct search_tree *t, const struct search_tree *b);
 void search_tree_release(struct search_tree *t);
 
 /* Search the f0 calls of @t; as search_run(). */

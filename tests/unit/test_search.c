@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rdb.h"
+#include "search-db.h"
 #include "search.h"
 #include "db.h"
 #include "unit-run.h"
@@ -697,6 +698,174 @@ START_TEST(test_preselect)
 }
 END_TEST
 
+/* ---- a peak's calls read on two threads ---- */
+
+#define SHARE_MAX 12000
+static struct call_rec share_rows[SHARE_MAX]; /* by id - 1: written in order of id */
+static struct irq_rec share_irqs[SHARE_MAX];
+static struct sched_rec share_scheds[SHARE_MAX];
+static int64_t share_id;
+static int share_nirqs, share_nscheds;
+static unsigned share_seed = 7;
+
+/* A call of fnode @fnode (1: f, 2: g, 3: h, 4: f under h) and, at random, its callees. */
+static int64_t share_call(int64_t parent, int64_t fnode, int depth, int64_t *t)
+{
+	int64_t id = ++share_id, t0 = *t;
+	unsigned r = rand_r(&share_seed);
+	struct call_rec *c;
+
+	ck_assert_int_lt(share_id + 1, SHARE_MAX);
+	*t += 100 + r % 1000;
+	if (r % 3 == 0) { /* another task's call, or an interrupt's, inside the range */
+		int64_t o = ++share_id;
+		share_rows[o - 1] = (struct call_rec){.id = o, .task_id = 8 + r % 2, .func_id = 2,
+			.parent_id = DARC_NULL, .last_id = o, .fnode_id = 5,
+			.interrupted_id = DARC_NULL, .t_entry = *t, .t_exit = *t + 10,
+			.incl_ns = 10, .excl_ns = 10, .retval = DARC_NULL};
+	}
+	for (int k = 0; depth < 4 && k < (int)(r / 7 % 4); k++)
+		share_call(id, fnode == 3 ? 4 : fnode == 4 ? 2 : fnode + 1, depth + 1, t);
+	c = &share_rows[id - 1];
+	*c = (struct call_rec){.id = id, .task_id = 7, .func_id = fnode == 4 ? 1 : fnode,
+			       .parent_id = parent, .last_id = share_id, .fnode_id = fnode,
+			       .interrupted_id = DARC_NULL, .depth = depth, .t_entry = t0,
+			       .t_exit = *t, .incl_ns = *t - t0, .retval = DARC_NULL};
+	if (r % 5 == 0)
+		c->preempt_ns = 1 + r % 50;
+	if (r % 11 == 0)
+		c->blocked_ns = 1 + r % 70;
+	c->excl_ns = c->incl_ns - c->preempt_ns - c->blocked_ns;
+	if (r % 4 == 0) { /* interrupts of four sources, first seen in either half */
+		static const char *const names[] = {"TIMER", "virtio0", "RCU", "eth0"};
+		int n = (int)(r / 13 % 4);
+		share_irqs[share_nirqs] = (struct irq_rec){0, 0, n % 2 ? IRQ_HARD : IRQ_SOFT, n,
+			names[n], t0 + 1, t0 + 3, 7, id};
+		share_nirqs++;
+	}
+	if (r % 6 == 0)
+		share_scheds[share_nscheds++] = (struct sched_rec){0, 7, SCHED_PREEMPTED, 0, 0, 0,
+			t0 + 2, t0 + 4, id, DARC_NULL};
+	return id;
+}
+
+static int by_call(const void *a, const void *b)
+{
+	const struct irq_rec *x = a, *y = b;
+	return (x->call_id > y->call_id) - (x->call_id < y->call_id);
+}
+
+static int by_sched_call(const void *a, const void *b)
+{
+	const struct sched_rec *x = a, *y = b;
+	return (x->call_id > y->call_id) - (x->call_id < y->call_id);
+}
+
+/* The calls, interrupts and switches share_call() made, into @db in order. */
+static void share_put(struct db *db)
+{
+	qsort(share_irqs, share_nirqs, sizeof(*share_irqs), by_call);
+	qsort(share_scheds, share_nscheds, sizeof(*share_scheds), by_sched_call);
+	for (int64_t i = 0; i < share_id; i++)
+		ck_assert_int_eq(db_put_call(db, &share_rows[i]), 0);
+	for (int i = 0; i < share_nirqs; i++) {
+		share_irqs[i].id = i + 1;
+		ck_assert_int_eq(db_put_irq(db, &share_irqs[i]), 0);
+	}
+	for (int i = 0; i < share_nscheds; i++) {
+		share_scheds[i].id = i + 1;
+		ck_assert_int_eq(db_put_sched(db, &share_scheds[i]), 0);
+	}
+}
+
+/* The rows of sr_sub as text. */
+static char *sub_rows(struct rdb *db)
+{
+	sqlite3_stmt *st;
+	char *text = NULL;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(rdb_sql(db), "SELECT group_concat(id || ':' ||"
+		" coalesce(parent, '-'), ' ') FROM (SELECT * FROM sr_sub ORDER BY id)", -1, &st,
+		NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		text = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return text ? text : strdup("");
+}
+
+/*
+ * search_db_load() with the later f0 calls on a second thread builds the
+ * tree, the sources and sr_sub that one thread builds: f0 calls nested in
+ * others (f under h), other tasks' and interrupts' calls inside the ranges,
+ * every kind of part, interrupts whose sources come first in either half.
+ */
+START_TEST(test_load_shared)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX";
+	struct call_selection sel = RSEL_INIT;
+	struct rsearch one, two;
+	struct err_msg err;
+	struct db *w;
+	struct rdb *db;
+	char *sub1, *sub2;
+	int64_t t = 1000;
+
+	close(mkstemp(path));
+	w = db_create(path, true, &err);
+	ck_assert_msg(w, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(w, &(struct func_rec){1, "f", FUNC_KERNEL, DARC_NULL, NULL, 0}), 0);
+	ck_assert_int_eq(db_put_func(w, &(struct func_rec){2, "g", FUNC_KERNEL, DARC_NULL, NULL, 1}), 0);
+	ck_assert_int_eq(db_put_func(w, &(struct func_rec){3, "h", FUNC_KERNEL, DARC_NULL, NULL, 0}), 0);
+	for (int k = 1; k <= 5; k++) /* f, f>g, f>g>h, f>g>h>f, g */
+		ck_assert_int_eq(db_put_fnode(w, &(struct fnode_rec){.id = k,
+			.parent_id = k == 1 || k == 5 ? DARC_NULL : k - 1,
+			.func_id = k == 4 ? 1 : k == 5 ? 2 : k, .depth = k == 5 ? 0 : k - 1}), 0);
+	share_id = share_nirqs = share_nscheds = 0;
+	for (int k = 0; k < 400; k++)
+		share_call(DARC_NULL, 1, 0, &t);
+	share_put(w);
+	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
+	db = rdb_open(path, &err);
+	ck_assert_msg(db, "%s", err.msg);
+	sel.func = "f";
+	search_db_share_min = 1 << 30;
+	ck_assert_msg(search_db_load(db, &sel, 0, 61, &one, &err) == 0, "%s", err.msg);
+	sub1 = sub_rows(db);
+	search_db_share_min = 1;
+	ck_assert_msg(search_db_load(db, &sel, 0, 61, &two, &err) == 0, "%s", err.msg);
+	sub2 = sub_rows(db);
+	search_db_share_min = 100000;
+	ck_assert_int_gt(one.tree.nroots, 400); /* the nested ones too */
+	ck_assert_int_eq(one.tree.nroots, two.tree.nroots);
+	ck_assert_int_eq(one.tree.ncalls, two.tree.ncalls);
+	ck_assert_int_eq(one.tree.nextras, two.tree.nextras);
+	ck_assert_int_eq(one.tree.nirqs, two.tree.nirqs);
+	ck_assert_int_gt(one.tree.nirqs, 20);
+	ck_assert(!memcmp(one.tree.calls, two.tree.calls, one.tree.ncalls * sizeof(*one.tree.calls)));
+	for (int i = 0; i < one.tree.nextras; i++) {
+		const struct search_textra *a = &one.tree.extras[i], *b = &two.tree.extras[i];
+		ck_assert_msg(a->incl == b->incl && a->pre == b->pre && a->blocked == b->blocked &&
+			      a->ovh == b->ovh && a->overhead == b->overhead, "extra %d", i);
+	}
+	ck_assert(!memcmp(one.tree.roots, two.tree.roots, one.tree.nroots * sizeof(int)));
+	ck_assert(!memcmp(one.tree.irqs, two.tree.irqs, one.tree.nirqs * sizeof(*one.tree.irqs)));
+	ck_assert_int_eq(one.nsources, 4);
+	ck_assert_int_eq(one.nsources, two.nsources);
+	for (int i = 0; i < one.nsources; i++) {
+		ck_assert_str_eq(one.sources[i], two.sources[i]);
+		ck_assert_int_eq(one.soft[i], two.soft[i]);
+	}
+	ck_assert_int_gt(strlen(sub1), 100);
+	ck_assert_str_eq(sub1, sub2);
+	free(sub1);
+	free(sub2);
+	search_db_release(&one);
+	search_db_release(&two);
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("darc");
@@ -723,5 +892,6 @@ int main(void)
 	tcase_add_test(tc, test_votes_per_level);
 	tcase_add_test(tc, test_bad_params);
 	tcase_add_test(tc, test_streamed_tree);
+	tcase_add_test(tc, test_load_shared);
 	return unit_run(unit_suite("search", tc));
 }
