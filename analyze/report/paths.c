@@ -472,7 +472,7 @@ static int paths_collect(struct rdb *db, const struct report_options *o,
 	else if (peak > npk)
 		rc = err_setf(err, rdb_path(db), "%s has %d peak%s, not %d", info.what, npk,
 			      npk == 1 ? "" : "s", peak);
-	else if (!peak && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for every peak */
+	else if (!peak && npk > 1 && (!o->sel.func || !rdb_func_indexed(db))) /* one scan for all */
 		rc = search_db_preselect(db, &o->sel, pk, npk, err);
 	for (int k = 0; !rc && k < npk; k++)
 		if (!peak || peak == k + 1)

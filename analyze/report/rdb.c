@@ -1015,7 +1015,7 @@ void rdb_make_indexes(struct rdb *db, const char *const *names, int n)
  * a function's calls where there is one). How many, or -1 with @err set.
  */
 static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
-			   const struct call_selection *sel, int64_t lo, int64_t hi, bool index,
+			   const struct call_selection *sel, int64_t lo, int64_t hi,
 			   struct err_msg *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
@@ -1028,7 +1028,7 @@ static int64_t select_into(struct rdb *db, const char *table, bool with_incl,
 	int64_t n = -1;
 
 	where_sql(sel, where, sizeof(where));
-	if (sel->metric == RM_INCL && sel->func && index && rdb_func_indexed(db))
+	if (sel->metric == RM_INCL && sel->func && rdb_func_indexed(db))
 		/* the function's calls in the range by the index, then their rows in order of
 		   id: straight from the index they are in order of latency, a page read a row */
 		snprintf(q, sizeof(q),
@@ -1134,7 +1134,7 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 	if (db->kept.on && same_sel(&db->kept.sel, sel))
 		return select_kept(db, lo, hi, err);
 	if (!db->pre.on || !same_sel(&db->pre.sel, sel) || lo < db->pre.lo || hi > db->pre.hi)
-		return select_into(db, "sr_root", false, sel, lo, hi, true, err);
+		return select_into(db, "sr_root", false, sel, lo, hi, err);
 	/* from the calls preselected: no scan */
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO sr_root SELECT id, last_id, task_id FROM sr_pre"
@@ -1147,12 +1147,6 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 		n = sqlite3_changes(db->sql);
 	sqlite3_finalize(st);
 	return n;
-}
-
-int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
-			      int64_t hi, struct err_msg *err)
-{
-	return empty_root(db, err) ? -1 : select_into(db, "sr_root", false, sel, lo, hi, false, err);
 }
 
 int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
@@ -1175,7 +1169,7 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, in
 			 " task_id, incl_ns); DELETE FROM sr_pre",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		return err_setf(err, db->path, "cannot select the calls: %s", rdb_why(db->sql));
-	n = select_into(db, "sr_pre", true, sel, lo, hi, true, err);
+	n = select_into(db, "sr_pre", true, sel, lo, hi, err);
 	if (n >= 0)
 		db->pre = (typeof(db->pre)){true, *sel, lo, hi, db->pre.scans};
 	return n;

@@ -168,15 +168,6 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 			 struct err_msg *err);
 
 /*
- * The same with one scan of the calls, never making the index of a
- * function's calls (rdb_make_indexes()) that rdb_select_calls() makes: for a
- * command that reads the calls once and writes nothing (darc hist's
- * tracer_shift).
- */
-int64_t rdb_select_calls_scan(struct rdb *db, const struct call_selection *sel, int64_t lo,
-			      int64_t hi, struct err_msg *err);
-
-/*
  * One scan for several latency ranges of one selection (explain's slow
  * parts of a subject): keep @sel's complete calls in [@lo, @hi) (incl_ns
  * only: for other values this does nothing) in the temporary table sr_pre,

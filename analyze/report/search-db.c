@@ -571,7 +571,7 @@ int search_db_preselect(struct rdb *db, const struct call_selection *sel, const 
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, a, b;
 
-	if (n < 2)
+	if (n < 1)
 		return 0;
 	for (int k = 0; k < n; k++) {
 		search_db_range(sel, pk[k].lo, pk[k].hi, &a, &b);

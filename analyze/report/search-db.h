@@ -34,7 +34,8 @@ void search_db_range(const struct call_selection *sel, int lo, int hi, int64_t *
 		     int64_t *hi_ns);
 
 /*
- * Before the searches of @n (2 or more) ranges @pk of @sel: their calls
+ * Before the searches of @n ranges @pk of @sel (and anything else that
+ * selects their calls again, as explain's tracer shift does): their calls
  * read from the calls at once (rdb_preselect_calls), each search's load
  * then taking its own from them. End with rdb_preselect_end(). 0, or -1
  * with @err set.

@@ -99,8 +99,9 @@ struct fnode_kind {
 
 struct counter {
 	sqlite3 *sql;
-	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range */
+	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range, counted */
 	sqlite3_stmt *kids;	/* of a call's direct children */
+	struct cost_counts *k;	/* where count_fnode() counts them */
 	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
 	int64_t nfk;
 	int fk_cap;
@@ -162,6 +163,8 @@ static void counter_free(struct counter *x)
 {
 	sqlite3_finalize(x->below);
 	sqlite3_finalize(x->kids);
+	/* no function left behind that points into @x */
+	sqlite3_create_function(x->sql, "darc_count_fnode", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
 	free(x->fk);
 	free(x->ch);
 }
@@ -224,28 +227,6 @@ static int kind_of(const struct counter *x, int64_t id)
 	return a < x->nfk && x->fk[a].id == id ? x->fk[a].kind : -1;
 }
 
-static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
-{
-	memset(x, 0, sizeof(*x));
-	x->sql = rdb_sql(db);
-	if (sqlite3_prepare_v2(x->sql,
-			       "SELECT b.fnode_id FROM call_base b"
-			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3",
-			       -1, &x->below, NULL) ||
-	    sqlite3_prepare_v2(x->sql,
-			       "SELECT b.fnode_id FROM call_base b"
-			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1",
-			       -1, &x->kids, NULL))
-		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
-	if (load_kinds(x, err))
-		return -1;
-	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
-		if (load_charges(x, charges_sql[i], err))
-			return -1;
-	qsort(x->ch, x->nch, sizeof(*x->ch), by_call);
-	return 0;
-}
-
 /* Add @n calls of func.kind @kind to @k: what their tracing cost. */
 static void count_kind(struct cost_counts *k, int kind, int64_t n)
 {
@@ -265,6 +246,51 @@ static void count_kind(struct cost_counts *k, int kind, int64_t n)
 		k->n[TC_URETPROBE] += n;
 		break;
 	}
+}
+
+/*
+ * The aggregate darc_count_fnode(fnode_id): each call of a subtree counted
+ * into x->k by its fnode's kind inside SQLite's scan, rather than stepped
+ * out to here a row (a peak's subtrees hold millions of calls).
+ */
+static void count_fnode(sqlite3_context *cx, int argc, sqlite3_value **v)
+{
+	struct counter *x = sqlite3_user_data(cx);
+	int ck = kind_of(x, sqlite3_value_int64(v[0]));
+
+	(void)argc;
+	if (!x->k->excl || ck == FUNC_KERNEL)
+		count_kind(x->k, ck, 1);
+}
+
+static void count_end(sqlite3_context *cx)
+{
+	sqlite3_result_null(cx);
+}
+
+static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
+{
+	memset(x, 0, sizeof(*x));
+	x->sql = rdb_sql(db);
+	if (sqlite3_create_function(x->sql, "darc_count_fnode", 1,
+				    SQLITE_UTF8 | SQLITE_DIRECTONLY, x, NULL, count_fnode,
+				    count_end) ||
+	    sqlite3_prepare_v2(x->sql,
+			       "SELECT darc_count_fnode(b.fnode_id) FROM call_base b"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3",
+			       -1, &x->below, NULL) ||
+	    sqlite3_prepare_v2(x->sql,
+			       "SELECT darc_count_fnode(b.fnode_id) FROM call_base b"
+			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1",
+			       -1, &x->kids, NULL))
+		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
+	if (load_kinds(x, err))
+		return -1;
+	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
+		if (load_charges(x, charges_sql[i], err))
+			return -1;
+	qsort(x->ch, x->nch, sizeof(*x->ch), by_call);
+	return 0;
 }
 
 /* The charges to calls @lo .. @hi of task @task into @k. */
@@ -295,11 +321,9 @@ static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task,
 	sqlite3_bind_int64(st, 2, last);
 	if (!excl)
 		sqlite3_bind_int64(st, 3, task);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int ck = kind_of(x, sqlite3_column_int64(st, 0));
-		if (!excl || ck == FUNC_KERNEL)
-			count_kind(k, ck, 1);
-	}
+	x->k = k;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
 	count_charges(x, id, excl ? id : last, task, k);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -353,9 +377,12 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 	int rc = counter_init(&x, db, err);
 
 	if (!rc && sqlite3_prepare_v2(rdb_sql(db),
+				      /* sr_root outside: else SQLite may scan every call and
+					 look each up in it (3.7 M lookups for 33 K calls) */
 				      "SELECT c.id, c.last_id, c.task_id, coalesce(f.kind, -1),"
-				      " c.incl_ns, c.excl_ns FROM sr_root r JOIN call c ON c.id = r.id"
-				      " LEFT JOIN func f ON f.id = c.func_id ORDER BY c.id",
+				      " c.incl_ns, c.excl_ns FROM sr_root r CROSS JOIN call c"
+				      " ON c.id = r.id LEFT JOIN func f ON f.id = c.func_id"
+				      " ORDER BY r.id",
 				      -1, &st, NULL))
 		rc = err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(rdb_sql(db)));
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -390,7 +417,7 @@ int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t 
 		return -1;
 	if (!t->valued || !any_cost(&t->cost))
 		return 0;
-	if (rdb_select_calls_scan(db, sel, lo, hi, err) < 0 ||
+	if (rdb_select_calls(db, sel, lo, hi, err) < 0 ||
 	    add_selected(db, t, sel->metric == RM_EXCL, err)) {
 		tracer_shift_release(t);
 		return -1;
