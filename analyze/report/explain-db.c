@@ -68,7 +68,8 @@ static int subject_profile(struct rdb *db, const struct report_options *o, struc
 	sel.path = NULL;
 	sel.fnode = s->fnode;
 	sel.resolution = 1; /* the search takes buckets of one octave */
-	if ((exact ? rdb_profile_load : rdb_profile_load_hist)(db, &sel, &p, &info, err))
+	/* exact: its calls kept, for its slow parts' search and tracer shift */
+	if ((exact ? rdb_profile_load_keep : rdb_profile_load_hist)(db, &sel, &p, &info, err))
 		return -1;
 	free(s->what);
 	s->what = info.what;

@@ -479,6 +479,7 @@ static int paths_collect(struct rdb *db, const struct report_options *o,
 			rc = paths_search(db, o, sp, info.what, o->npeaks ? 0 : k + 1, &pk[k], all,
 					  err);
 	rdb_preselect_end(db);
+	rdb_kept_end(db);
 	*what = info.what;
 	free(pk);
 	rdb_profile_release(&p);

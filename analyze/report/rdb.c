@@ -30,16 +30,22 @@ struct rdb {
 		struct call_selection sel;
 		int64_t lo, hi, scans;
 	} pre;
-	/* rdb_profile_load_keep(): every complete call of @sel, by id, and its incl_ns */
+	/* rdb_profile_load_keep(): every complete call of a selection, by id, and its incl_ns */
 	struct {
-		bool on;
-		struct call_selection sel;
-		struct kept_call {
-			int64_t id, incl;
-		} *v;
-		int64_t n;
+		struct kept {
+			struct call_selection sel;
+			struct kept_call {
+				int64_t id, incl;
+			} *v;
+			int64_t n;
+		} *e;
+		int n, cap;
+		int64_t calls; /* in all of them: at most KEPT_MAX */
 	} kept;
 };
+
+/* The most calls the selections kept hold together (16 bytes each). */
+#define KEPT_MAX (4 << 20)
 
 static const char *const metric_names[RM_METRICS] = {"incl",	"excl",	   "irq",
 						     "softirq", "preempt", "blocked"};
@@ -162,6 +168,7 @@ void rdb_close(struct rdb *db)
 	if (!db)
 		return;
 	rdb_preselect_end(db);
+	rdb_kept_end(db);
 	sqlite3_close(db->w);
 	sqlite3_close(db->sql);
 	free(db->path);
@@ -473,6 +480,44 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
 	return st;
 }
 
+static bool same_sel(const struct call_selection *a, const struct call_selection *b);
+
+/* The calls kept for @sel, or NULL. */
+static const struct kept *kept_of(const struct rdb *db, const struct call_selection *sel)
+{
+	for (int i = 0; i < db->kept.n; i++)
+		if (same_sel(&db->kept.e[i].sel, sel))
+			return &db->kept.e[i];
+	return NULL;
+}
+
+/* @n calls @v of @sel kept (taken over: freed here if not kept), in place of any kept before. */
+static void keep_calls(struct rdb *db, const struct call_selection *sel, struct kept_call *v,
+		       int64_t n)
+{
+	struct kept *old = (struct kept *)kept_of(db, sel);
+
+	if (old) {
+		db->kept.calls -= old->n;
+		free(old->v);
+		*old = db->kept.e[--db->kept.n];
+	}
+	if (db->kept.calls + n > KEPT_MAX || GROW(db->kept.e, db->kept.n, db->kept.cap, 4)) {
+		free(v);
+		return;
+	}
+	db->kept.e[db->kept.n++] = (struct kept){*sel, v, n};
+	db->kept.calls += n;
+}
+
+void rdb_kept_end(struct rdb *db)
+{
+	for (int i = 0; i < db->kept.n; i++)
+		free(db->kept.e[i].v);
+	free(db->kept.e);
+	memset(&db->kept, 0, sizeof(db->kept));
+}
+
 /* The profile of @sel's calls; with @keep, their ids kept in @db->kept (incl_ns only). */
 static int profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
 			struct rdb_profile_info *info, bool keep, struct err_msg *err)
@@ -519,13 +564,8 @@ static int profile_load(struct rdb *db, const struct call_selection *sel, struct
 		return err_setf(err, db->path, "%s",
 				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
 	}
-	if (keep) {
-		rdb_preselect_end(db);
-		db->kept.on = true;
-		db->kept.sel = *sel;
-		db->kept.v = k;
-		db->kept.n = (int64_t)info->calls;
-	}
+	if (keep)
+		keep_calls(db, sel, k, (int64_t)info->calls);
 	profile_extent(p, &lo, &hi);
 	profile_cut(p, lo, hi - lo + 1);
 	return 0;
@@ -1077,7 +1117,8 @@ static bool same_sel(const struct call_selection *a, const struct call_selection
  * Into sr_root, the calls kept by rdb_profile_load_keep() whose incl_ns lies
  * in [@lo, @hi), each by its id: no scan of the calls. How many, or -1.
  */
-static int64_t select_kept(struct rdb *db, int64_t lo, int64_t hi, struct err_msg *err)
+static int64_t select_kept(struct rdb *db, const struct kept *kp, int64_t lo, int64_t hi,
+			   struct err_msg *err)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t n = 0;
@@ -1090,10 +1131,10 @@ static int64_t select_kept(struct rdb *db, int64_t lo, int64_t hi, struct err_ms
 			       " WHERE id = ?1",
 			       -1, &st, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
-	for (int64_t i = 0; rc == SQLITE_OK && i < db->kept.n; i++) {
-		if (db->kept.v[i].incl < lo || db->kept.v[i].incl >= hi)
+	for (int64_t i = 0; rc == SQLITE_OK && i < kp->n; i++) {
+		if (kp->v[i].incl < lo || kp->v[i].incl >= hi)
 			continue;
-		sqlite3_bind_int64(st, 1, db->kept.v[i].id);
+		sqlite3_bind_int64(st, 1, kp->v[i].id);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = SQLITE_ERROR;
 		else
@@ -1126,13 +1167,14 @@ static int empty_root(struct rdb *db, struct err_msg *err)
 int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			 struct err_msg *err)
 {
+	const struct kept *kp;
 	sqlite3_stmt *st = NULL;
 	int64_t n = -1;
 
 	if (empty_root(db, err))
 		return -1;
-	if (db->kept.on && same_sel(&db->kept.sel, sel))
-		return select_kept(db, lo, hi, err);
+	if ((kp = kept_of(db, sel)))
+		return select_kept(db, kp, lo, hi, err);
 	if (!db->pre.on || !same_sel(&db->pre.sel, sel) || lo < db->pre.lo || hi > db->pre.hi)
 		return select_into(db, "sr_root", false, sel, lo, hi, err);
 	/* from the calls preselected: no scan */
@@ -1152,13 +1194,14 @@ int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64
 int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
 			    int64_t hi, struct err_msg *err)
 {
+	const struct kept *kp;
 	int64_t n;
 
-	if (db->kept.on && same_sel(&db->kept.sel, sel)) {
+	if ((kp = kept_of(db, sel))) {
 		/* kept already: rdb_select_calls() takes them from there */
 		n = 0;
-		for (int64_t i = 0; i < db->kept.n; i++)
-			n += db->kept.v[i].incl >= lo && db->kept.v[i].incl < hi;
+		for (int64_t i = 0; i < kp->n; i++)
+			n += kp->v[i].incl >= lo && kp->v[i].incl < hi;
 		return n;
 	}
 	rdb_preselect_end(db);
@@ -1180,10 +1223,6 @@ void rdb_preselect_end(struct rdb *db)
 	if (db->pre.on)
 		sqlite3_exec(db->sql, "DELETE FROM sr_pre", NULL, NULL, NULL);
 	db->pre.on = false;
-	free(db->kept.v);
-	db->kept.v = NULL;
-	db->kept.n = 0;
-	db->kept.on = false;
 }
 
 int64_t rdb_select_scans(const struct rdb *db)

@@ -89,11 +89,14 @@ int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct pr
  * rdb_profile_load(), keeping in @db the ids of the complete calls it read
  * (by incl_ns; other values keep none): rdb_select_calls() and
  * rdb_preselect_calls() of the same selection then take a peak's calls
- * from them, without a second scan of the calls, until rdb_preselect_end().
- * 16 bytes a call.
+ * from them, without a second scan of the calls, until rdb_kept_end() or
+ * rdb_close(). 16 bytes a call; several selections are kept (explain's
+ * subjects), up to 4 M calls in all, beyond which a selection is not.
  */
 int rdb_profile_load_keep(struct rdb *db, const struct call_selection *sel, struct profile *p,
 			  struct rdb_profile_info *info, struct err_msg *err);
+/* Forget the calls rdb_profile_load_keep() kept (their memory). */
+void rdb_kept_end(struct rdb *db);
 
 /*
  * One profile per time window of @interval_ns from the first selected call

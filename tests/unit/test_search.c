@@ -635,8 +635,8 @@ START_TEST(test_preselect)
 	struct db *w;
 	struct rdb *db;
 	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
-	struct profile p;
-	struct rdb_profile_info info;
+	struct profile p, p2;
+	struct rdb_profile_info info, info2;
 	int64_t scans;
 
 	close(mkstemp(path));
@@ -688,9 +688,20 @@ START_TEST(test_preselect)
 	ck_assert_int_eq(rdb_select_scans(db), scans + 4);
 	ck_assert_int_eq(rdb_select_calls(db, &other, 500, 5000, &err), 10); /* another */
 	ck_assert_int_eq(rdb_select_scans(db), scans + 5);
-	rdb_preselect_end(db); /* forgotten */
+	rdb_preselect_end(db); /* kept still */
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 5);
+	/* two selections kept at once; forgotten */
+	ck_assert_int_eq(rdb_profile_load_keep(db, &other, &p2, &info2, &err), 0);
+	ck_assert_int_eq(rdb_select_calls(db, &other, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 50000, 600000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), b);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 5);
+	rdb_kept_end(db);
 	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
 	ck_assert_int_eq(rdb_select_scans(db), scans + 6);
+	rdb_profile_release(&p2);
+	free(info2.what);
 	rdb_profile_release(&p);
 	free(info.what);
 	rdb_close(db);
