@@ -498,7 +498,7 @@ static int load_trees(struct load *l, struct rdb *db)
 		rc = load_share(l);
 		if (two) {
 			pthread_join(sh.thread, NULL);
-			if (!rc && sh.rc) { /* its connection failed: those calls here, as ever */
+			if (!rc && sh.rc) { /* it failed (its connection, say): its calls here */
 				l->k0 = l->k1;
 				l->k1 = l->nroots;
 				rc = load_share(l);
