@@ -118,6 +118,20 @@ static int open_checked(const char *path, sqlite3 **sql, struct err_msg *err)
 	return trust_check_schema(*sql, path, err);
 }
 
+static void row_sink_end(sqlite3_context *cx)
+{
+	sqlite3_result_null(cx);
+}
+
+int rdb_row_sink(sqlite3 *sql, const char *name, int nargs,
+		 void (*row)(sqlite3_context *cx, int argc, sqlite3_value **v), void *ctx)
+{
+	return row ? sqlite3_create_function(sql, name, nargs, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+					     ctx, NULL, row, row_sink_end)
+		   : sqlite3_create_function(sql, name, nargs, SQLITE_UTF8, NULL, NULL, NULL,
+					     NULL);
+}
+
 sqlite3 *rdb_open_reader(struct rdb *db, struct err_msg *err)
 {
 	sqlite3 *sql = NULL;
@@ -481,6 +495,12 @@ static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
 }
 
 static bool same_sel(const struct call_selection *a, const struct call_selection *b);
+
+/* Whether kept call @c's incl_ns lies in [@lo, @hi). */
+static bool kept_in(const struct kept_call *c, int64_t lo, int64_t hi)
+{
+	return c->incl >= lo && c->incl < hi;
+}
 
 /* The calls kept for @sel, or NULL. */
 static const struct kept *kept_of(const struct rdb *db, const struct call_selection *sel)
@@ -1132,7 +1152,7 @@ static int64_t select_kept(struct rdb *db, const struct kept *kp, int64_t lo, in
 			       -1, &st, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
 	for (int64_t i = 0; rc == SQLITE_OK && i < kp->n; i++) {
-		if (kp->v[i].incl < lo || kp->v[i].incl >= hi)
+		if (!kept_in(&kp->v[i], lo, hi))
 			continue;
 		sqlite3_bind_int64(st, 1, kp->v[i].id);
 		if (sqlite3_step(st) != SQLITE_DONE)
@@ -1201,7 +1221,7 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, in
 		/* kept already: rdb_select_calls() takes them from there */
 		n = 0;
 		for (int64_t i = 0; i < kp->n; i++)
-			n += kp->v[i].incl >= lo && kp->v[i].incl < hi;
+			n += kept_in(&kp->v[i], lo, hi);
 		return n;
 	}
 	rdb_preselect_end(db);

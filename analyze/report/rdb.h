@@ -207,6 +207,17 @@ bool rdb_made_from(struct rdb *db, const struct fmt_file_identity *id);
 bool rdb_func_indexed(struct rdb *db);
 
 /*
+ * Register on @sql the aggregate SQL function @name(@nargs arguments) that
+ * hands each row to @row(@ctx) inside SQLite's scan, the cheapest way to
+ * read millions of rows: `SELECT name(a, b) FROM t WHERE ...`, stepped once
+ * (it yields one NULL). SQLITE_DIRECTONLY: no view or trigger of an
+ * untrusted database can call it. @row NULL removes it, as its user must
+ * before @ctx goes away. An SQLite result code.
+ */
+int rdb_row_sink(sqlite3 *sql, const char *name, int nargs,
+		 void (*row)(sqlite3_context *cx, int argc, sqlite3_value **v), void *ctx);
+
+/*
  * Another read-only connection to @db's file, checked as rdb_open() checks
  * it (a second thread's reads), or NULL with @err set. sqlite3_close() it.
  */

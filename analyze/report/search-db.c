@@ -270,11 +270,6 @@ static void tree_row(sqlite3_context *cx, int argc, sqlite3_value **v)
 	}
 }
 
-static void tree_rows_end(sqlite3_context *cx)
-{
-	sqlite3_result_null(cx);
-}
-
 /* The subtree of f0 call @r into the tree (tree_row()). */
 static int stream_root(struct load *l, const struct root *r)
 {
@@ -297,22 +292,27 @@ static int stream_root(struct load *l, const struct root *r)
 	return rc == SQLITE_DONE && !l->nomem ? 0 : -1;
 }
 
-/* Local call @j into sr_sub (once). */
+/* Call @id (parent @parent, -1: NULL) into sr_sub by statement @add (once). 0 or -1. */
+static int sub_insert(sqlite3_stmt *add, int64_t id, int64_t parent)
+{
+	sqlite3_bind_int64(add, 1, id);
+	if (parent < 0)
+		sqlite3_bind_null(add, 2);
+	else
+		sqlite3_bind_int64(add, 2, parent);
+	sqlite3_step(add);
+	return sqlite3_reset(add) == SQLITE_OK ? 0 : -1;
+}
+
+/* Local call @j into sr_sub, or into sub[] for the main thread to insert. */
 static int sub_add(struct load *l, int j)
 {
-	if (!l->add) {
-		if (GROW(l->sub, l->nsub, l->subcap, 256))
-			return -1;
-		l->sub[l->nsub++] = (struct sub_row){l->lid[j], l->lpar[j]};
-		return 0;
-	}
-	sqlite3_bind_int64(l->add, 1, l->lid[j]);
-	if (l->lpar[j] < 0)
-		sqlite3_bind_null(l->add, 2);
-	else
-		sqlite3_bind_int64(l->add, 2, l->lpar[j]);
-	sqlite3_step(l->add);
-	return sqlite3_reset(l->add) == SQLITE_OK ? 0 : -1;
+	if (l->add)
+		return sub_insert(l->add, l->lid[j], l->lpar[j]);
+	if (GROW(l->sub, l->nsub, l->subcap, 256))
+		return -1;
+	l->sub[l->nsub++] = (struct sub_row){l->lid[j], l->lpar[j]};
+	return 0;
 }
 
 /* The interrupts and switches charged to the calls of f0 call @r. */
@@ -353,8 +353,7 @@ static int load_prepare(struct load *l, bool with_sub)
 {
 	sqlite3 *sql = l->sql;
 
-	return sqlite3_create_function(sql, "darc_tree_row", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, l,
-				       NULL, tree_row, tree_rows_end) == SQLITE_OK &&
+	return rdb_row_sink(sql, "darc_tree_row", 4, tree_row, l) == SQLITE_OK &&
 			       sqlite3_prepare_v2(sql, range_sql, -1, &l->range, NULL) == SQLITE_OK &&
 			       sqlite3_prepare_v2(sql, extra_sql, -1, &l->extra, NULL) == SQLITE_OK &&
 			       sqlite3_prepare_v2(sql, irqs_sql, -1, &l->irqs, NULL) == SQLITE_OK &&
@@ -379,8 +378,7 @@ static int load_share(struct load *l)
 static void load_release(struct load *l)
 {
 	sqlite3_finalize(l->range);
-	/* no function left behind that points into this load */
-	sqlite3_create_function(l->sql, "darc_tree_row", 4, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+	rdb_row_sink(l->sql, "darc_tree_row", 4, NULL, NULL); /* it points into @l */
 	sqlite3_finalize(l->extra);
 	sqlite3_finalize(l->irqs);
 	sqlite3_finalize(l->sched);
@@ -389,6 +387,21 @@ static void load_release(struct load *l)
 	free(l->lpar);
 	free(l->lidx);
 	free(l->parts);
+}
+
+/*
+ * From here on through a small page cache rather than the memory map or a
+ * large cache: the peak's calls, their subtrees and then the details of
+ * the answer (the sleeps, their wake-ups and bios, looked up by index) touch
+ * pages all over the calls, and the map or a large cache would hold every
+ * one in the process's memory until the command ends. A page read again
+ * comes from the system's file cache: a copy, cheaper than the memory a
+ * large cache first has to fault in (8 M events: 40 K page faults and
+ * 1.85 s for darc paths with the 64 MB cache, 25 K and 1.55 s with 4 MB).
+ */
+static void read_lean(sqlite3 *sql)
+{
+	sqlite3_exec(sql, "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL, NULL);
 }
 
 /*
@@ -414,8 +427,7 @@ static void *share_main(void *arg)
 	sh->l.sql = rdb_open_reader(sh->db, &ignore);
 	if (!sh->l.sql)
 		return NULL;
-	sqlite3_exec(sh->l.sql, "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
-		     NULL);
+	read_lean(sh->l.sql);
 	if (sqlite3_exec(sh->l.sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
 	    !load_prepare(&sh->l, false))
 		sh->rc = load_share(&sh->l);
@@ -457,15 +469,8 @@ static int share_join(struct load *l, struct share *sh)
 	for (int i = 0; map && !rc && i < b->nirqs; i++)
 		b->irqs[i].source = map[b->irqs[i].source];
 	rc = rc || !map || search_tree_append(&l->rs->tree, b);
-	for (int i = 0; !rc && i < sh->l.nsub; i++) {
-		sqlite3_bind_int64(l->add, 1, sh->l.sub[i].id);
-		if (sh->l.sub[i].parent < 0)
-			sqlite3_bind_null(l->add, 2);
-		else
-			sqlite3_bind_int64(l->add, 2, sh->l.sub[i].parent);
-		sqlite3_step(l->add);
-		rc = sqlite3_reset(l->add) != SQLITE_OK;
-	}
+	for (int i = 0; !rc && i < sh->l.nsub; i++)
+		rc = sub_insert(l->add, sh->l.sub[i].id, sh->l.sub[i].parent) != 0;
 	free(map);
 	return rc ? -1 : 0;
 }
@@ -525,22 +530,6 @@ static int load_trees_once(struct load *l, struct rdb *db)
 }
 
 /*
- * From here on through a small page cache rather than the memory map or a
- * large cache: the peak's calls, their subtrees and then the details of
- * the answer (the sleeps, their wake-ups and bios, looked up by index) touch
- * pages all over the calls, and the map or a large cache would hold every
- * one in the process's memory until the command ends. A page read again
- * comes from the system's file cache: a copy, cheaper than the memory a
- * large cache first has to fault in (8 M events: 40 K page faults and
- * 1.85 s for darc paths with the 64 MB cache, 25 K and 1.55 s with 4 MB).
- */
-static void read_lean(struct rdb *db)
-{
-	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
-		     NULL);
-}
-
-/*
  * The indexes the details of a search's answer look things up by (bios by
  * task and completion for the sleeps they ended, switch-ins by CPU and time
  * for who ran instead): without them those joins read a table once a row
@@ -591,7 +580,7 @@ int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int
 	memset(rs, 0, sizeof(*rs));
 	search_db_range(sel, lo, hi, &lo_ns, &hi_ns);
 	ensure_indexes(db);
-	read_lean(db);
+	read_lean(rdb_sql(db));
 	rc = rdb_select_calls(db, sel, lo_ns, hi_ns, err) < 0 ? -1
 	     : load_trees_once(&l, db)			    ? fail(db, err, "the calls")
 							    : 0;

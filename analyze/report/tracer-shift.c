@@ -90,13 +90,13 @@ struct charge {
 	int events; /* how many of its events */
 };
 
-/* What counting the calls works with. */
 /* An fnode's func.kind (-1: no such function). */
 struct fnode_kind {
 	int64_t id;
 	int kind;
 };
 
+/* What counting the calls works with. */
 struct counter {
 	sqlite3 *sql;
 	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range, counted */
@@ -163,8 +163,7 @@ static void counter_free(struct counter *x)
 {
 	sqlite3_finalize(x->below);
 	sqlite3_finalize(x->kids);
-	/* no function left behind that points into @x */
-	sqlite3_create_function(x->sql, "darc_count_fnode", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+	rdb_row_sink(x->sql, "darc_count_fnode", 1, NULL, NULL); /* it points into @x */
 	free(x->fk);
 	free(x->ch);
 }
@@ -263,18 +262,11 @@ static void count_fnode(sqlite3_context *cx, int argc, sqlite3_value **v)
 		count_kind(x->k, ck, 1);
 }
 
-static void count_end(sqlite3_context *cx)
-{
-	sqlite3_result_null(cx);
-}
-
 static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 {
 	memset(x, 0, sizeof(*x));
 	x->sql = rdb_sql(db);
-	if (sqlite3_create_function(x->sql, "darc_count_fnode", 1,
-				    SQLITE_UTF8 | SQLITE_DIRECTONLY, x, NULL, count_fnode,
-				    count_end) ||
+	if (rdb_row_sink(x->sql, "darc_count_fnode", 1, count_fnode, x) ||
 	    sqlite3_prepare_v2(x->sql,
 			       "SELECT darc_count_fnode(b.fnode_id) FROM call_base b"
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.task_id = ?3",

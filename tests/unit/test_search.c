@@ -725,10 +725,10 @@ static struct irq_rec share_irqs[SHARE_MAX];
 static struct sched_rec share_scheds[SHARE_MAX];
 static int64_t share_id;
 static int share_nirqs, share_nscheds;
-static unsigned share_seed = 7;
+static unsigned share_seed; /* rand_r()'s: set by the test, the same calls every run */
 
 /* A call of fnode @fnode (1: f, 2: g, 3: h, 4: f under h) and, at random, its callees. */
-static int64_t share_call(int64_t parent, int64_t fnode, int depth, int64_t *t)
+static void share_call(int64_t parent, int64_t fnode, int depth, int64_t *t)
 {
 	int64_t id = ++share_id, t0 = *t;
 	unsigned r = rand_r(&share_seed);
@@ -765,7 +765,6 @@ static int64_t share_call(int64_t parent, int64_t fnode, int depth, int64_t *t)
 	if (r % 6 == 0)
 		share_scheds[share_nscheds++] = (struct sched_rec){0, 7, SCHED_PREEMPTED, 0, 0, 0,
 			t0 + 2, t0 + 4, id, DARC_NULL};
-	return id;
 }
 
 static int by_call(const void *a, const void *b)
@@ -840,6 +839,7 @@ START_TEST(test_load_shared)
 			.parent_id = k == 1 || k == 5 ? DARC_NULL : k - 1,
 			.func_id = k == 4 ? 1 : k == 5 ? 2 : k, .depth = k == 5 ? 0 : k - 1}), 0);
 	share_id = share_nirqs = share_nscheds = 0;
+	share_seed = 7;
 	for (int k = 0; k < 400; k++)
 		share_call(DARC_NULL, 1, 0, &t);
 	share_put(w);
