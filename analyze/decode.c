@@ -174,6 +174,11 @@ struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_
 	return d;
 }
 
+const json_t *decode_manifest(const struct decoder *d)
+{
+	return d->manifest;
+}
+
 void decode_free(struct decoder *d)
 {
 	if (!d)

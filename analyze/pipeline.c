@@ -377,7 +377,7 @@ static int put_recording(struct run *run)
 	int64_t lost, marks;
 	struct fmt_file_identity id;
 	struct err_msg ierr;
-	char *cost = cost_est_json(run->tc, info->manifest_json,
+	char *cost = cost_est_json(run->tc, decode_manifest(run->dec),
 				 !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE : NULL);
 	int rc;
 

@@ -214,10 +214,10 @@ void cost_est_get(const struct cost_est *e, int min, double *own, double *gap, i
 }
 
 /* darc-record's measured cost of mechanism @m in @manifest's tracer_cost, or NAN. */
-static double measured(json_t *manifest, int m)
+static double measured(const json_t *manifest, int m)
 {
-	json_t *v = json_object_get(
-	    json_object_get(json_object_get(manifest, "tracer_cost"), "ns"), cost_mech_names[m]);
+	json_t *v = json_object_get(json_object_get(json_object_get(manifest, "tracer_cost"), "ns"),
+				    cost_mech_names[m]);
 
 	return json_is_number(v) && json_number_value(v) >= 0 &&
 		       json_number_value(v) < TC_MAX_NS
@@ -252,9 +252,9 @@ static json_t *fgraph_json(const struct cost_est *e, double meas)
 	return o;
 }
 
-char *cost_est_json(const struct cost_est *e, const char *manifest, const char *graph)
+char *cost_est_json(const struct cost_est *e, const json_t *m, const char *graph)
 {
-	json_t *m = manifest ? json_loads(manifest, 0, NULL) : NULL, *o = json_object();
+	json_t *o = json_object();
 	bool any = false;
 	char *s;
 
@@ -272,7 +272,6 @@ char *cost_est_json(const struct cost_est *e, const char *manifest, const char *
 	}
 	s = any ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
 	json_decref(o);
-	json_decref(m);
 	return s;
 }
 

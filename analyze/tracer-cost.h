@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "event.h"
 #include "err-msg.h"
 
@@ -66,14 +68,14 @@ int cost_est_feed(struct cost_est *e, const struct analysis_event *a, bool user)
 
 /*
  * The recording's costs as the JSON recording.tracer_cost holds: darc-record's
- * measured ones from @manifest (its JSON, or NULL) and the estimate, one
+ * measured ones from @manifest (parsed, or NULL) and the estimate, one
  * object by mechanism; the graph's calls named @graph (TC_GRAPH_UFTRACE for
  * a uftrace recording, whose entries and exits are uftrace's mcount hooks;
  * NULL: function_graph). Caller frees; NULL when the recording used no
  * tracing mechanism darc knows, or out of memory.
  */
 #define TC_GRAPH_UFTRACE "uftrace"
-char *cost_est_json(const struct cost_est *e, const char *manifest, const char *graph);
+char *cost_est_json(const struct cost_est *e, const json_t *manifest, const char *graph);
 
 void cost_est_free(struct cost_est *e);
 

@@ -258,7 +258,7 @@ static int estimate_init(struct tally *t, struct fmt_reader *r)
  */
 static json_t *cost_json(const struct tally *t, const struct fmt_info *info, json_t **ns)
 {
-	char *s = t->dec ? cost_est_json(t->tc, info->manifest_json,
+	char *s = t->dec ? cost_est_json(t->tc, decode_manifest(t->dec),
 				       !strncmp(info->format, "uftrace", 7) ? TC_GRAPH_UFTRACE
 									  : NULL)
 			 : NULL;

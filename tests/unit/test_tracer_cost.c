@@ -138,6 +138,7 @@ START_TEST(test_est_json)
 	struct cost_est *e = fed();
 	struct analysis_event k = {.kind = EVENT_PROBE_ENTRY, .cpu = 0};
 	char *j, *p;
+	json_t *m;
 
 	ck_assert_int_eq(cost_est_feed(e, &k, false), 0);
 	j = cost_est_json(e, NULL, NULL);
@@ -150,8 +151,12 @@ START_TEST(test_est_json)
 	ck_assert_ptr_nonnull(strstr(j, "\"tracepoint\":{\"ns\":null"));
 	free(j);
 	/* darc-record's measured costs win, the estimate stays beside */
-	j = cost_est_json(e, "{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
-			   "\"kprobe\":77,\"uprobe\":-3}}}", NULL);
+	m = json_loads("{\"tracer_cost\":{\"ns\":{\"function_graph\":1234.5,"
+		       "\"kprobe\":77,\"uprobe\":-3}}}",
+		       0, NULL);
+	ck_assert_ptr_nonnull(m);
+	j = cost_est_json(e, m, NULL);
+	json_decref(m);
 	ck_assert_ptr_nonnull(strstr(j, "\"function_graph\":{\"ns\":1234.5,\"source\":\"measured\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"kprobe\":{\"ns\":77.0,\"source\":\"measured\",\"events\":1}"));
 	ck_assert_ptr_null(strstr(j, "uprobe")); /* a negative cost is no cost */
