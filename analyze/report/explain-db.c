@@ -22,6 +22,29 @@
 
 #define MAX_PARTS 3
 
+/* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
+static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, const char *text,
+		      char **str)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, a);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		if (str && sqlite3_column_text(st, 0))
+			*str = strdup(rdb_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
 /* One entry point darc explain explains (a row of explain_subject per slow part). */
 struct subject {
 	int64_t fnode;	   /* its fnode: the function where the recording entered it */
@@ -52,32 +75,75 @@ static const char subjects_sql[] =
     " AND (fn.parent_id IS NULL OR (f.kind = 3 AND NOT i.under))"
     " ORDER BY fn.incl_ns DESC, fn.id";
 
-/*
- * @s's profile and slow parts, from the stored histogram's counts (@exact
- * false: each bucket's latency estimated from its midpoint) or from the
- * calls (a scan). 0, or -1 with @err set.
- */
-static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s,
-			   bool exact, struct err_msg *err)
+/* The selection of @s's calls: its fnode, at one bucket an octave (the search's). */
+static struct call_selection subject_sel(const struct report_options *o, const struct subject *s)
 {
 	struct call_selection sel = o->sel;
-	struct profile p;
-	struct rdb_profile_info info;
 
 	sel.func = NULL;
 	sel.path = NULL;
 	sel.fnode = s->fnode;
-	sel.resolution = 1; /* the search takes buckets of one octave */
-	/* exact: its calls kept, for its slow parts' search and tracer shift */
-	if ((exact ? rdb_profile_load_keep : rdb_profile_load_hist)(db, &sel, &p, &info, err))
-		return -1;
+	sel.resolution = 1;
+	return sel;
+}
+
+/* @s's profile @p, with @info, into its calls, latency and slow parts (@p released). 0 or -1. */
+static int subject_set(struct subject *s, struct profile *p, struct rdb_profile_info *info,
+		       struct err_msg *err)
+{
 	free(s->what);
-	s->what = info.what;
-	s->calls = profile_calls(&p);
-	s->total_ns = profile_latency(&p);
-	s->nparts = explain_slow_parts(&p, s->part, MAX_PARTS, &s->tail_share);
-	rdb_profile_release(&p);
+	s->what = info->what;
+	s->calls = profile_calls(p);
+	s->total_ns = profile_latency(p);
+	s->nparts = explain_slow_parts(p, s->part, MAX_PARTS, &s->tail_share);
+	rdb_profile_release(p);
 	return s->nparts < 0 ? err_setf(err, NULL, "out of memory") : 0;
+}
+
+/* @s's profile and slow parts from the stored histogram's counts (each bucket's latency
+   estimated from its midpoint). 0, or -1 with @err set. */
+static int subject_profile(struct rdb *db, const struct report_options *o, struct subject *s,
+			   struct err_msg *err)
+{
+	struct call_selection sel = subject_sel(o, s);
+	struct profile p;
+	struct rdb_profile_info info;
+
+	if (rdb_profile_load_hist(db, &sel, &p, &info, err))
+		return -1;
+	return subject_set(s, &p, &info, err);
+}
+
+/*
+ * The profiles and slow parts of subjects @s[@n] from their calls, in one
+ * scan of them, each one's calls kept for its slow parts' search and tracer
+ * shift. 0, or -1 with @err set.
+ */
+static int subjects_exact(struct rdb *db, const struct report_options *o, struct subject *s,
+			  int n, struct err_msg *err)
+{
+	struct profile *p = calloc(n > 0 ? n : 1, sizeof(*p));
+	struct rdb_profile_info *info = calloc(n > 0 ? n : 1, sizeof(*info));
+	int64_t *fnodes = calloc(n > 0 ? n : 1, sizeof(*fnodes));
+	struct call_selection sel;
+	int rc = 0;
+
+	if (!p || !info || !fnodes) {
+		rc = err_setf(err, NULL, "out of memory");
+	} else if (n > 0) {
+		sel = subject_sel(o, &s[0]);
+		for (int i = 0; i < n; i++)
+			fnodes[i] = s[i].fnode;
+		rc = rdb_profiles_load_keep(db, &sel, fnodes, n, p, info, err);
+		for (int i = 0; !rc && i < n; i++)
+			rc = subject_set(&s[i], &p[i], &info[i], err);
+		for (int i = 0; rc && i < n; i++) /* what a failure left */
+			rdb_profile_release(&p[i]);
+	}
+	free(p);
+	free(info);
+	free(fnodes);
+	return rc;
 }
 
 static int by_slow_ns(const void *a, const void *b)
@@ -118,19 +184,22 @@ static const char fragment_sql[] =
     "  AND (EXISTS (SELECT 1 FROM wakeup w WHERE w.task_id = c.task_id AND w.t <= c.t_entry)"
     "   OR EXISTS (SELECT 1 FROM sched_interval o WHERE o.cpu_out = c.cpu"
     "    AND o.task_id != c.task_id AND o.t_out BETWEEN c.t_entry - 1000000 AND c.t_entry))), 0)"
-    " FROM call_base c WHERE c.fnode_id = ?1 AND c.incl_ns IS NOT NULL"
-    " AND ?2 <= (SELECT count(*) FROM task)";
+    " FROM call_base c WHERE c.fnode_id = ?1 AND c.incl_ns IS NOT NULL";
 
-static bool fragment(struct rdb *db, const struct subject *s)
+/*
+ * Is @s such a fragment (@tasks: the recording's tasks)? The count of calls
+ * is checked here, not in the query: SQLite scanned every call for a root
+ * with more calls than tasks (a condition on no row is not tested first).
+ */
+static bool fragment(struct rdb *db, const struct subject *s, int64_t tasks)
 {
 	sqlite3_stmt *st;
 	bool yes = false;
 
-	if (strcmp(explain_kind(s->func, s->func_kind), "root") ||
+	if (strcmp(explain_kind(s->func, s->func_kind), "root") || (int64_t)s->calls > tasks ||
 	    sqlite3_prepare_v2(rdb_sql(db), fragment_sql, -1, &st, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_int64(st, 1, s->fnode);
-	sqlite3_bind_int64(st, 2, (int64_t)s->calls);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		yes = sqlite3_column_int64(st, 0) > 0 &&
 		      sqlite3_column_int64(st, 1) == sqlite3_column_int64(st, 0);
@@ -149,6 +218,7 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 	struct subject *s = NULL;
 	sqlite3_stmt *st;
 	int n = 0, cap = 0, rc = 0;
+	int64_t tasks;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), subjects_sql, -1, &st, NULL) != SQLITE_OK)
 		return err_setf(err, rdb_path(db), "cannot read the call trees: %s",
@@ -165,7 +235,7 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 		s[n] = (struct subject){.fnode = sqlite3_column_int64(st, 0),
 					.func = strdup(rdb_text(st, 1)),
 					.func_kind = sqlite3_column_int(st, 2)};
-		rc = s[n].func ? subject_profile(db, o, &s[n], false, err)
+		rc = s[n].func ? subject_profile(db, o, &s[n], err)
 				: err_setf(err, NULL, "out of memory");
 		n++;
 	}
@@ -176,16 +246,15 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 	}
 	/* ranked on estimates; those that may be shown again on their calls' exact latency */
 	qsort(s, n, sizeof(*s), by_slow_ns);
-	for (int i = 0; !rc && i < n && i < top + 2; i++) {
-		if (fragment(db, &s[i])) {
+	tasks = query1(db, "SELECT count(*) FROM task WHERE ?1 = ?1 AND ?2 = ?2", 0, 0, NULL, NULL);
+	for (int i = 0; i < n && i < top + 2; i++)
+		if (fragment(db, &s[i], tasks)) {
 			free(s[i].func);
 			free(s[i].what);
 			memmove(&s[i], &s[i + 1], (n - i - 1) * sizeof(*s));
 			n--, i--;
-			continue;
 		}
-		rc = subject_profile(db, o, &s[i], true, err);
-	}
+	rc = subjects_exact(db, o, s, n < top + 2 ? n : top + 2, err);
 	if (rc) {
 		free_subjects(s, n);
 		return -1;
@@ -229,28 +298,6 @@ static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id 
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
 static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
 
-/* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
-static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, const char *text,
-		      char **str)
-{
-	sqlite3_stmt *st;
-	int64_t v = 0;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, a);
-	if (text)
-		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_int64(st, 2, b);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		v = sqlite3_column_int64(st, 0);
-		if (str && sqlite3_column_text(st, 0))
-			*str = strdup(rdb_text(st, 0));
-	}
-	sqlite3_finalize(st);
-	return v;
-}
 
 /*
  * A runner-up function that cost more than the winner at its level: its
@@ -322,18 +369,6 @@ static void wakers(struct rdb *db, json_t *c)
 }
 
 /* ---- one subject ---- */
-
-/* The selection of @s's calls: its fnode, at one bucket an octave (the search's). */
-static struct call_selection subject_sel(const struct report_options *o, const struct subject *s)
-{
-	struct call_selection sel = o->sel;
-
-	sel.func = NULL;
-	sel.path = NULL;
-	sel.fnode = s->fnode;
-	sel.resolution = 1;
-	return sel;
-}
 
 /* The calls of all of @s's slow parts from one read of the calls (search_db_preselect). */
 static int preselect_parts(struct rdb *db, const struct report_options *o, const struct subject *s,

@@ -447,49 +447,90 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Prepare the selection's query: metric value, t_entry, complete, of every selected call. */
-static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel, const char *path,
-			       int64_t t0, struct err_msg *err)
+/*
+ * Prepare the selection's query: metric value, t_entry, complete, id and
+ * fnode of every selected call; of those of the fnodes @fnodes[@n] instead
+ * of @sel's own when @n > 0.
+ */
+static sqlite3_stmt *sel_query_of(struct rdb *db, const struct call_selection *sel,
+				  const char *path, int64_t t0, const int64_t *fnodes, int n,
+				  struct err_msg *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
-	char where[512], q[1024];
-	sqlite3_stmt *st;
+	sqlite3_str *q = sqlite3_str_new(db->sql);
+	char where[512], filter[320], *sql;
+	sqlite3_stmt *st = NULL;
 
-	where_sql(sel, where, sizeof(where));
-	snprintf(q, sizeof(q),
-		 "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0, c.id"
-		 " FROM call c WHERE %s ORDER BY c.t_entry",
-		 col[sel->metric], where);
-	if (sqlite3_prepare_v2(db->sql, q, -1, &st, NULL) != SQLITE_OK) {
-		err_setf(err, db->path, "%s", rdb_why(db->sql));
+	sqlite3_str_appendf(q, "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0,"
+			       " c.id, c.fnode_id FROM call c WHERE ",
+			    col[sel->metric]);
+	if (n > 0) {
+		rdb_filter_sql("c.task_id", "c.t_entry", filter, sizeof(filter));
+		for (int i = 0; i < n; i++)
+			sqlite3_str_appendf(q, "%s%lld", i ? ", " : "c.fnode_id IN (",
+					    (long long)fnodes[i]);
+		sqlite3_str_appendf(q, ") AND %s", filter);
+	} else {
+		where_sql(sel, where, sizeof(where));
+		sqlite3_str_appendall(q, where);
+	}
+	sqlite3_str_appendall(q, " ORDER BY c.t_entry");
+	sql = sqlite3_str_finish(q);
+	if (!sql) {
+		err_setf(err, db->path, "out of memory");
 		return NULL;
 	}
-	if (bind_sel(st, sel, path, t0)) {
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) {
+		err_setf(err, db->path, "%s", rdb_why(db->sql));
+		st = NULL;
+	} else if (bind_sel(st, sel, path, t0)) {
 		err_setf(err, db->path, "%s", rdb_why(db->sql));
 		sqlite3_finalize(st);
-		return NULL;
+		st = NULL;
 	}
+	sqlite3_free(sql);
 	return st;
+}
+
+static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel, const char *path,
+			       int64_t t0, struct err_msg *err)
+{
+	return sel_query_of(db, sel, path, t0, NULL, 0, err);
+}
+
+/*
+ * Check @sel and make its title (@info->what, @info->t0), and its path
+ * normalised into *@path (caller frees). 0, or -1 with @err set.
+ */
+static int sel_check(struct rdb *db, const struct call_selection *sel,
+		     struct rdb_profile_info *info, char **path, struct err_msg *err)
+{
+	*path = sel->path ? norm_path(sel->path) : NULL;
+	memset(info, 0, sizeof(*info));
+	if (sel->metric < 0 || sel->metric >= RM_METRICS || sel->resolution < 1 ||
+	    sel->resolution > 4 || (!sel->func && !sel->fnode && !sel->path))
+		err_setf(err, db->path, "bad selection");
+	else if (sel->path && !*path)
+		err_setf(err, db->path, "out of memory");
+	else if ((info->what = sel_what(db, sel, *path, err)))
+		info->t0 = rdb_t_first(db);
+	if (info->what)
+		return 0;
+	free(*path);
+	*path = NULL;
+	return -1;
 }
 
 /* Check @sel, make its title and statement. */
 static sqlite3_stmt *sel_begin(struct rdb *db, const struct call_selection *sel,
 			       struct rdb_profile_info *info, struct err_msg *err)
 {
-	char *path = sel->path ? norm_path(sel->path) : NULL;
+	char *path;
 	sqlite3_stmt *st = NULL;
 
-	memset(info, 0, sizeof(*info));
-	if (sel->metric < 0 || sel->metric >= RM_METRICS || sel->resolution < 1 ||
-	    sel->resolution > 4 || (!sel->func && !sel->fnode && !sel->path)) {
-		err_setf(err, db->path, "bad selection");
-	} else if (sel->path && !path) {
-		err_setf(err, db->path, "out of memory");
-	} else if ((info->what = sel_what(db, sel, path, err))) {
-		info->t0 = rdb_t_first(db);
+	if (!sel_check(db, sel, info, &path, err))
 		st = sel_query(db, sel, path, info->t0, err);
-	}
 	free(path);
 	return st;
 }
@@ -538,57 +579,105 @@ void rdb_kept_end(struct rdb *db)
 	memset(&db->kept, 0, sizeof(db->kept));
 }
 
+/* One selection's profile as its calls come (load_row(), load_end()). */
+struct loading {
+	const struct call_selection *sel;
+	struct profile *p;
+	struct rdb_profile_info *info;
+	bool keep;		/* its calls' ids kept (incl_ns only) */
+	char *path;		/* sel->path normalised */
+	int64_t *v;		/* the values, for the quantiles */
+	struct kept_call *k;	/* with keep: the calls */
+	int cap, kcap;
+};
+
+/* Start @l: @sel checked, its title in @info, @p allocated, its path in @l. 0, or -1 with @err set. */
+static int load_begin(struct rdb *db, struct loading *l, const struct call_selection *sel,
+		      struct profile *p, struct rdb_profile_info *info, bool keep,
+		      struct err_msg *err)
+{
+	*l = (struct loading){sel, p, info, keep && sel->metric == RM_INCL};
+	memset(p, 0, sizeof(*p));
+	if (sel_check(db, sel, info, &l->path, err))
+		return -1;
+	if (!profile_alloc(p, sel->resolution))
+		return 0;
+	rdb_profile_release(p);
+	free(info->what);
+	info->what = NULL;
+	free(l->path);
+	return err_setf(err, db->path, "out of memory");
+}
+
+/* The row of @st (sel_query()'s columns) into @l. SQLITE_ROW, or SQLITE_NOMEM. */
+static int load_row(struct loading *l, sqlite3_stmt *st)
+{
+	int64_t raw = sqlite3_column_int64(st, 0), x = scaled(l->sel, raw);
+	struct rdb_profile_info *info = l->info;
+
+	if (!sqlite3_column_int(st, 2)) {
+		info->skipped++;
+		return SQLITE_ROW;
+	}
+	if (GROW(l->v, info->calls, l->cap, 1024) ||
+	    (l->keep && GROW(l->k, info->calls, l->kcap, 1024)))
+		return SQLITE_NOMEM;
+	if (l->keep)
+		l->k[info->calls] = (struct kept_call){sqlite3_column_int64(st, 3), raw};
+	l->v[info->calls++] = x;
+	profile_add(l->p, x);
+	info->total_ns += x;
+	if (x > info->max_ns)
+		info->max_ns = x;
+	return SQLITE_ROW;
+}
+
+/* End @l after its last row (@rc SQLITE_DONE) or a failure. 0, or -1 with @err set. */
+static int load_end(struct rdb *db, struct loading *l, int rc, struct err_msg *err)
+{
+	struct rdb_profile_info *info = l->info;
+	int lo, hi;
+
+	if (rc == SQLITE_DONE && info->calls)
+		hist_quant_exact(l->v, info->calls, &info->quant);
+	free(l->v);
+	free(l->path);
+	l->v = NULL;
+	l->path = NULL;
+	if (rc != SQLITE_DONE) {
+		free(l->k);
+		l->k = NULL;
+		rdb_profile_release(l->p);
+		free(info->what);
+		info->what = NULL;
+		return err_setf(err, db->path, "%s",
+				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
+	}
+	if (l->keep)
+		keep_calls(db, l->sel, l->k, (int64_t)info->calls);
+	l->k = NULL;
+	profile_extent(l->p, &lo, &hi);
+	profile_cut(l->p, lo, hi - lo + 1);
+	return 0;
+}
+
 /* The profile of @sel's calls; with @keep, their ids kept in @db->kept (incl_ns only). */
 static int profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
 			struct rdb_profile_info *info, bool keep, struct err_msg *err)
 {
-	sqlite3_stmt *st = sel_begin(db, sel, info, err);
-	int64_t *v = NULL; /* the values, for the quantiles */
-	struct kept_call *k = NULL;
-	int rc, lo, hi, cap = 0, kcap = 0;
+	struct loading l;
+	sqlite3_stmt *st;
+	int rc;
 
-	memset(p, 0, sizeof(*p));
-	if (!st)
+	if (load_begin(db, &l, sel, p, info, keep, err))
 		return -1;
-	if (profile_alloc(p, sel->resolution)) {
-		sqlite3_finalize(st);
-		return err_setf(err, db->path, "out of memory");
-	}
-	keep = keep && sel->metric == RM_INCL;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t raw = sqlite3_column_int64(st, 0), x = scaled(sel, raw);
-		if (!sqlite3_column_int(st, 2)) {
-			info->skipped++;
-			continue;
-		}
-		if (GROW(v, info->calls, cap, 1024) ||
-		    (keep && GROW(k, info->calls, kcap, 1024))) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-		if (keep)
-			k[info->calls] = (struct kept_call){sqlite3_column_int64(st, 3), raw};
-		v[info->calls++] = x;
-		profile_add(p, x);
-		info->total_ns += x;
-		if (x > info->max_ns)
-			info->max_ns = x;
-	}
+	st = sel_query(db, sel, l.path, info->t0, err);
+	if (!st)
+		return load_end(db, &l, SQLITE_ERROR, err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && (rc = load_row(&l, st)) == SQLITE_ROW)
+		;
 	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE && info->calls)
-		hist_quant_exact(v, info->calls, &info->quant);
-	free(v);
-	if (rc != SQLITE_DONE) {
-		free(k);
-		rdb_profile_release(p);
-		return err_setf(err, db->path, "%s",
-				rc == SQLITE_NOMEM ? "out of memory" : rdb_why(db->sql));
-	}
-	if (keep)
-		keep_calls(db, sel, k, (int64_t)info->calls);
-	profile_extent(p, &lo, &hi);
-	profile_cut(p, lo, hi - lo + 1);
-	return 0;
+	return load_end(db, &l, rc, err);
 }
 
 int rdb_profile_load(struct rdb *db, const struct call_selection *sel, struct profile *p,
@@ -601,6 +690,52 @@ int rdb_profile_load_keep(struct rdb *db, const struct call_selection *sel, stru
 			  struct rdb_profile_info *info, struct err_msg *err)
 {
 	return profile_load(db, sel, p, info, true, err);
+}
+
+int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, const int64_t *fnodes,
+			   int n, struct profile *p, struct rdb_profile_info *info,
+			   struct err_msg *err)
+{
+	struct call_selection *sels = calloc(n > 0 ? n : 1, sizeof(*sels));
+	struct loading *l = calloc(n > 0 ? n : 1, sizeof(*l));
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_NOMEM, ready = 0;
+
+	if (!sels || !l || sel->func || sel->path) {
+		free(sels);
+		free(l);
+		return err_setf(err, db->path, sels && l ? "bad selection" : "out of memory");
+	}
+	for (; ready < n; ready++) {
+		sels[ready] = *sel;
+		sels[ready].fnode = fnodes[ready];
+		if (load_begin(db, &l[ready], &sels[ready], &p[ready], &info[ready], true, err))
+			break;
+	}
+	if (ready == n && n > 0)
+		st = sel_query_of(db, &sels[0], NULL, info[0].t0, fnodes, n, err);
+	rc = st ? SQLITE_ROW : SQLITE_ERROR;
+	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t fnode = sqlite3_column_int64(st, 4);
+		int i = 0;
+
+		while (i < n && fnodes[i] != fnode)
+			i++;
+		if (i < n && (rc = load_row(&l[i], st)) != SQLITE_ROW)
+			break;
+	}
+	sqlite3_finalize(st);
+	/* a failure of load_begin() or of the query said why already; of a row, the first
+	   load_end() says it */
+	for (int i = 0, said = !st; i < ready; i++) {
+		struct err_msg e;
+
+		if (load_end(db, &l[i], rc, said ? &e : err))
+			said = 1;
+	}
+	free(l);
+	free(sels);
+	return rc == SQLITE_DONE || n == 0 ? 0 : -1;
 }
 
 /* Row @i of a time-lapse, grown as windows come. */

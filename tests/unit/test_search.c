@@ -636,6 +636,27 @@ static const char *roots(struct rdb *db, char *buf, size_t size)
  * and are those each range's own scan finds; a range outside it, another
  * selection, or after rdb_preselect_end(), are scanned for again.
  */
+/* Profile @a and @ia as @b and @ib. */
+static void same_profile(const struct profile *a, const struct rdb_profile_info *ia,
+			 const struct profile *b, const struct rdb_profile_info *ib)
+{
+	ck_assert_str_eq(ia->what, ib->what);
+	ck_assert_int_eq(ia->calls, ib->calls);
+	ck_assert_int_eq(ia->skipped, ib->skipped);
+	ck_assert_int_eq(ia->max_ns, ib->max_ns);
+	ck_assert_int_eq(ia->total_ns, ib->total_ns);
+	ck_assert_int_eq(ia->t0, ib->t0);
+	ck_assert_mem_eq(&ia->quant, &ib->quant, sizeof(ia->quant));
+	ck_assert_int_eq(a->resolution, b->resolution);
+	ck_assert_int_eq(a->lo, b->lo);
+	ck_assert_int_eq(a->n, b->n);
+	for (int i = 0; i < a->n; i++) {
+		ck_assert_int_eq(a->count[i], b->count[i]);
+		ck_assert(a->lat_ns[i] == b->lat_ns[i]);
+		ck_assert_int_eq(a->max_ns[i], b->max_ns[i]);
+	}
+}
+
 START_TEST(test_preselect)
 {
 	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
@@ -643,8 +664,10 @@ START_TEST(test_preselect)
 	struct db *w;
 	struct rdb *db;
 	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
-	struct profile p, p2;
-	struct rdb_profile_info info, info2;
+	struct call_selection base = RSEL_INIT;
+	struct profile p, p2, pp[2];
+	struct rdb_profile_info info, info2, ii[2];
+	const int64_t two[2] = {2, 1}, bad[2] = {1, 99};
 	int64_t scans;
 
 	close(mkstemp(path));
@@ -708,6 +731,25 @@ START_TEST(test_preselect)
 	rdb_kept_end(db);
 	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
 	ck_assert_int_eq(rdb_select_scans(db), scans + 6);
+	/* both profiles from one read: each as its own read made it, and both kept */
+	rdb_kept_end(db);
+	ck_assert_int_eq(rdb_profiles_load_keep(db, &base, two, 2, pp, ii, &err), 0);
+	same_profile(&pp[0], &ii[0], &p2, &info2);
+	same_profile(&pp[1], &ii[1], &p, &info);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_str_eq(roots(db, got, sizeof(got)), a);
+	ck_assert_int_eq(rdb_select_calls(db, &other, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 6);
+	for (int i = 0; i < 2; i++) {
+		rdb_profile_release(&pp[i]);
+		free(ii[i].what);
+	}
+	/* a fnode that is not there: none loaded, and said */
+	rdb_kept_end(db);
+	ck_assert_int_eq(rdb_profiles_load_keep(db, &base, bad, 2, pp, ii, &err), -1);
+	ck_assert_msg(strstr(err.msg, ": no fnode 99"), "%s", err.msg);
+	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
+	ck_assert_int_eq(rdb_select_scans(db), scans + 7);
 	rdb_profile_release(&p2);
 	free(info2.what);
 	rdb_profile_release(&p);
