@@ -301,5 +301,5 @@ void hist_release(struct hist *h)
 	if (!h)
 		return;
 	free(h->counts);
-	memset(h, 0, sizeof(*h));
+	*h = (struct hist){0};
 }
