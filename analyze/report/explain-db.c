@@ -134,11 +134,15 @@ static int subjects_exact(struct rdb *db, const struct report_options *o, struct
 		sel = subject_sel(o, &s[0]);
 		for (int i = 0; i < n; i++)
 			fnodes[i] = s[i].fnode;
+		int i = 0;
+
 		rc = rdb_profiles_load_keep(db, &sel, fnodes, n, p, info, err);
-		for (int i = 0; !rc && i < n; i++)
-			rc = subject_set(&s[i], &p[i], &info[i], err);
-		for (int i = 0; rc && i < n; i++) /* what a failure left */
+		for (; !rc && i < n; i++)
+			rc = subject_set(&s[i], &p[i], &info[i], err); /* takes p[i], info[i].what */
+		for (; rc && i < n; i++) { /* those a failure left: none if the load failed */
 			rdb_profile_release(&p[i]);
+			free(info[i].what);
+		}
 	}
 	free(p);
 	free(info);

@@ -699,7 +699,8 @@ int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, con
 	struct call_selection *sels = calloc(n > 0 ? n : 1, sizeof(*sels));
 	struct loading *l = calloc(n > 0 ? n : 1, sizeof(*l));
 	sqlite3_stmt *st = NULL;
-	int rc = SQLITE_NOMEM, ready = 0;
+	int rc, ready = 0;
+	bool said;
 
 	if (!sels || !l || sel->func || sel->path) {
 		free(sels);
@@ -715,6 +716,9 @@ int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, con
 	if (ready == n && n > 0)
 		st = sel_query_of(db, &sels[0], NULL, info[0].t0, fnodes, n, err);
 	rc = st ? SQLITE_ROW : SQLITE_ERROR;
+	/* a failure of load_begin() or of the query said why already; of a row, the first
+	   load_end() says it */
+	said = !st;
 	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t fnode = sqlite3_column_int64(st, 4);
 		int i = 0;
@@ -725,13 +729,11 @@ int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, con
 			break;
 	}
 	sqlite3_finalize(st);
-	/* a failure of load_begin() or of the query said why already; of a row, the first
-	   load_end() says it */
-	for (int i = 0, said = !st; i < ready; i++) {
+	for (int i = 0; i < ready; i++) {
 		struct err_msg e;
 
 		if (load_end(db, &l[i], rc, said ? &e : err))
-			said = 1;
+			said = true;
 	}
 	free(l);
 	free(sels);

@@ -97,9 +97,9 @@ int rdb_profile_load_keep(struct rdb *db, const struct call_selection *sel, stru
 			  struct rdb_profile_info *info, struct err_msg *err);
 /*
  * rdb_profile_load_keep() of the @n selections that are @sel (no function,
- * no path) but for their fnode, @fnodes[i], in one scan of the calls: each
- * one's profile into @p[i] and what it says into @info[i]. 0, or -1 with
- * @err set and none loaded.
+ * no path) but for their fnode, @fnodes[i] (each a different one), in one
+ * scan of the calls: each one's profile into @p[i] and what it says into
+ * @info[i]. 0, or -1 with @err set and none loaded.
  */
 int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, const int64_t *fnodes,
 			   int n, struct profile *p, struct rdb_profile_info *info,
