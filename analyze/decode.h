@@ -57,10 +57,10 @@ struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_
  * Returns 0, or -1 with @err filled.
  */
 bool decode_needs_prescan(const struct decoder *d);
+int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err);
 
 /* The recording's darc manifest, parsed once (the decoder's), or NULL. */
 const json_t *decode_manifest(const struct decoder *d);
-int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err);
 
 /*
  * Decode @ev into @out. Returns 0 (out->kind is EVENT_OTHER for events the

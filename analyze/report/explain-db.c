@@ -22,29 +22,6 @@
 
 #define MAX_PARTS 3
 
-/* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
-static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, const char *text,
-		      char **str)
-{
-	sqlite3_stmt *st;
-	int64_t v = 0;
-
-	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, a);
-	if (text)
-		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_int64(st, 2, b);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		v = sqlite3_column_int64(st, 0);
-		if (str && sqlite3_column_text(st, 0))
-			*str = strdup(rdb_text(st, 0));
-	}
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* One entry point darc explain explains (a row of explain_subject per slow part). */
 struct subject {
 	int64_t fnode;	   /* its fnode: the function where the recording entered it */
@@ -126,16 +103,15 @@ static int subjects_exact(struct rdb *db, const struct report_options *o, struct
 	struct rdb_profile_info *info = calloc(n > 0 ? n : 1, sizeof(*info));
 	int64_t *fnodes = calloc(n > 0 ? n : 1, sizeof(*fnodes));
 	struct call_selection sel;
-	int rc = 0;
+	int rc = 0, i;
 
 	if (!p || !info || !fnodes) {
 		rc = err_setf(err, NULL, "out of memory");
 	} else if (n > 0) {
 		sel = subject_sel(o, &s[0]);
-		for (int i = 0; i < n; i++)
+		for (i = 0; i < n; i++)
 			fnodes[i] = s[i].fnode;
-		int i = 0;
-
+		i = 0;
 		rc = rdb_profiles_load_keep(db, &sel, fnodes, n, p, info, err);
 		for (; !rc && i < n; i++)
 			rc = subject_set(&s[i], &p[i], &info[i], err); /* takes p[i], info[i].what */
@@ -250,7 +226,7 @@ static int load_subjects(struct rdb *db, const struct report_options *o, int top
 	}
 	/* ranked on estimates; those that may be shown again on their calls' exact latency */
 	qsort(s, n, sizeof(*s), by_slow_ns);
-	tasks = query1(db, "SELECT count(*) FROM task WHERE ?1 = ?1 AND ?2 = ?2", 0, 0, NULL, NULL);
+	tasks = rdb_count(db, "SELECT count(*) FROM task");
 	for (int i = 0; i < n && i < top + 2; i++)
 		if (fragment(db, &s[i], tasks)) {
 			free(s[i].func);
@@ -302,6 +278,28 @@ static const char child_sql[] = "SELECT fn.id FROM fnode fn JOIN func f ON f.id 
 /* Who ended the blocked waits of fnode ?1 in the search's calls, most time first. */
 static const char overhead_sql[] = "SELECT 1 FROM func WHERE ?1 = ?1 AND name = ?2 AND overhead";
 
+/* The first row's int64 (or text, into a new string) of @sql on (@a, @b text or NULL). */
+static int64_t query1(struct rdb *db, const char *sql, int64_t a, int64_t b, const char *text,
+		      char **str)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, a);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		if (str && sqlite3_column_text(st, 0))
+			*str = strdup(rdb_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return v;
+}
 
 /*
  * A runner-up function that cost more than the winner at its level: its
