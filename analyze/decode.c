@@ -27,7 +27,7 @@ struct etype {
 	int user; /* uprobes: by group name, or once an event's address is a user one */
 	const char *file; /* uprobes: the binary, if a darc manifest says */
 	int64_t func_id; /* syscalls:*: the system call; probes without symbols: the event */
-	const char *name; /* vectors: the vector's name */
+	const char *name; /* vectors: the vector's name; syscalls:*: the call's */
 	struct tep_format_field *f[NFIELD];
 	/* probes */
 	int paired;	  /* entries: 1 a call's entry, 0 a point, -1 as its address says */
@@ -63,9 +63,12 @@ struct decoder {
 	struct sys_nr {	  /* by raw syscall number, 0..4096 (4096: all others) */
 		int64_t id;   /* its func id (0 = not yet) */
 		char *name;   /* its name as the recording's syscalls:* events say */
+		bool guessed; /* named before its name was learnt (names_in_pass) */
 	} *sys;
 	int nsys;
 	int learn_names;  /* it has raw_syscalls and syscalls:* formats: prescan */
+	bool names_in_pass; /* ... or learn them in the pass (decode_needs_prescan()) */
+	bool names_late;    /* a name learnt in the pass differs from the guess */
 	int ksyms;	  /* kallsyms loaded */
 	struct fg_off {
 		int known;
@@ -322,9 +325,17 @@ static int ret_add(struct decoder *d, uint64_t addr)
 		}
 }
 
-bool decode_needs_prescan(const struct decoder *d)
+bool decode_needs_prescan(const struct decoder *d, bool in_pass)
 {
-	return d->returns_unlisted > 0 || d->learn_names;
+	if (d->returns_unlisted > 0)
+		return true; /* it learns the names too */
+	((struct decoder *)d)->names_in_pass = d->learn_names && in_pass;
+	return d->learn_names && !in_pass;
+}
+
+bool decode_names_late(const struct decoder *d)
+{
+	return d->names_late;
 }
 
 /* A number field of the record, sign-extended when the field is signed. */
@@ -588,7 +599,8 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			if (!enter)
 				FIELD(1, "ret");
 			t->kind = enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT;
-			t->trap = trap_name(name + (enter ? 10 : 9));
+			t->name = name + (enter ? 10 : 9); /* learn_name()'s */
+			t->trap = trap_name(t->name);
 			t->func_id = t->trap ? 0
 					     : funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
 							DARC_NULL, NULL);
@@ -768,6 +780,20 @@ static struct sys_nr *sys_nr(struct decoder *d, int64_t nr)
 	return &d->sys[nr];
 }
 
+/* The name of raw system call @nr (0..4096) by its architecture's table, else made up in @buf. */
+static const char *guess_name(const struct decoder *d, int64_t nr, char *buf, size_t size)
+{
+	const char *name = decode_syscall_name(d->abi, nr);
+
+	if (!name && nr == 4096)
+		name = "syscall_out_of_range";
+	if (!name) {
+		snprintf(buf, size, "syscall_%lld", (long long)nr);
+		name = buf;
+	}
+	return name;
+}
+
 /*
  * The func id of raw system call @nr: named as the recording's syscalls:*
  * events say (the truth for its kernel), else by the table of its
@@ -786,13 +812,9 @@ static int64_t sysfunc(struct decoder *d, int64_t nr)
 	if (sn->id)
 		return sn->id;
 	name = sn->name;
-	if (!name)
-		name = decode_syscall_name(d->abi, nr);
-	if (!name && nr == 4096)
-		name = "syscall_out_of_range";
 	if (!name) {
-		snprintf(buf, sizeof(buf), "syscall_%lld", (long long)nr);
-		name = buf;
+		name = guess_name(d, nr, buf, sizeof(buf));
+		sn->guessed = true;
 	}
 	if (trap_name(name))
 		return 0; /* not cached: 0 is "not yet" there */
@@ -1176,11 +1198,17 @@ static int learn_name(struct decoder *d, int64_t nr, const char *name)
 {
 	struct sys_nr *sn;
 
+	char buf[32];
+
 	if (nr < 0 || nr >= 4096)
 		return 0;
 	if (!(sn = sys_nr(d, nr)))
 		return -1;
-	if (!sn->name && !(sn->name = strdup(name)))
+	if (sn->name)
+		return 0;
+	if (sn->guessed && strcmp(guess_name(d, nr, buf, sizeof(buf)), name))
+		d->names_late = true; /* its calls so far are named otherwise */
+	if (!(sn->name = strdup(name)))
 		return -1;
 	return 0;
 }
@@ -1279,6 +1307,8 @@ static int decode_sys(struct decoder *d, const struct etype *t, const struct fmt
 {
 	int64_t v = num(d, t->f[0], ev);
 
+	if (d->names_in_pass && !t->raw && learn_name(d, v, t->name))
+		return -1;
 	out->sys.nr = v;
 	out->sys.raw = t->raw;
 	out->sys.ret = t->kind == EVENT_SYS_EXIT && t->f[1] ? num(d, t->f[1], ev) : DARC_NULL;

@@ -55,9 +55,18 @@ struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_
  * until nothing more can be learnt: to its end, unless every return probe
  * is a kretprobe (one function per event type) and no names are wanted.
  * Returns 0, or -1 with @err filled.
+ *
+ * When only the names are wanted, and @in_pass, no prescan is needed: the
+ * names are learnt as decode() meets the syscalls:* events, and a raw
+ * system call met before its name is named by its architecture's table.
+ * That is what the prescan would have given unless the name, learnt
+ * later, differs: decode_names_late() then says the pass must be made
+ * again, with the prescan (trace-cmd keeps every format, so the prescan
+ * would read every raw_syscalls recording twice, mostly to learn nothing).
  */
-bool decode_needs_prescan(const struct decoder *d);
+bool decode_needs_prescan(const struct decoder *d, bool in_pass);
 int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err);
+bool decode_names_late(const struct decoder *d);
 
 /* The recording's darc manifest, parsed once (the decoder's), or NULL. */
 const json_t *decode_manifest(const struct decoder *d);

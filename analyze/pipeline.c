@@ -145,8 +145,16 @@ static int prescan(struct decoder *dec, const char *path, struct err_msg *err)
 	return rc;
 }
 
-/* Open the recording and make the stages. PIPELINE_OK or another status. */
-static int open_stages(struct run *run, const struct ftree_sink *sink, struct err_msg *err)
+/* read_events(): a system call's name came too late, make the pass again (decode.h) */
+#define AGAIN (-1)
+
+/*
+ * Open the recording and make the stages; the system calls' names learnt in
+ * the pass when @names_in_pass (decode_needs_prescan()). PIPELINE_OK or
+ * another status.
+ */
+static int open_stages(struct run *run, const struct ftree_sink *sink, bool names_in_pass,
+		       struct err_msg *err)
 {
 	const struct fmt_info *info;
 
@@ -170,7 +178,7 @@ static int open_stages(struct run *run, const struct ftree_sink *sink, struct er
 	run->tc = run->bios ? cost_est_new() : NULL;
 	if (!run->tc)
 		return err_setf(err, NULL, "out of memory"), PIPELINE_ANALYSIS;
-	if (decode_needs_prescan(run->dec) && prescan(run->dec, run->path, err))
+	if (decode_needs_prescan(run->dec, names_in_pass) && prescan(run->dec, run->path, err))
 		return PIPELINE_INPUT;
 	return PIPELINE_OK;
 }
@@ -254,6 +262,10 @@ static int read_events(struct run *run, struct progress *pg, struct err_msg *err
 		if (decode(run->dec, &ev, &a)) {
 			err_setf(err, NULL, "%s", decode_error(run->dec));
 			return PIPELINE_INPUT;
+		}
+		if (decode_names_late(run->dec)) {
+			progress_end(pg);
+			return AGAIN;
 		}
 		if (ftree_feed(run->ft, &a))
 			return stage_failed(run, ftree_error(run->ft), err);
@@ -491,20 +503,19 @@ static uint64_t input_size(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : DB_BIG;
 }
 
-int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
-		 struct pipeline_result *res, struct err_msg *err)
+/* pipeline_run(), the system calls' names learnt in the pass when @names_in_pass. */
+static int run_once(const char *rec, const char *dbpath, const struct pipeline_opts *o,
+		    bool names_in_pass, struct pipeline_result *res, struct err_msg *err)
 {
-	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
 	struct run run = {.path = rec, .dbpath = dbpath};
 	struct ftree_sink sink = {&run, put_call, put_irq, put_sched, put_wakeup, put_probe, put_gap};
 	double t0 = now();
 	int rc;
 
-	o = o ? o : &defaults;
 	run.max_depth = o->max_depth;
 	if (res)
 		memset(res, 0, sizeof(*res));
-	rc = open_stages(&run, &sink, err);
+	rc = open_stages(&run, &sink, names_in_pass, err);
 	if (rc == PIPELINE_OK && !(run.db = db_create_sized(dbpath, o->force, input_size(rec), err)))
 		rc = PIPELINE_INPUT; /* the output cannot be made: a usage error */
 	if (rc == PIPELINE_OK) {
@@ -528,9 +539,21 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		run.db = NULL;
 		timing("database finished", t0);
 	}
+	if (rc == AGAIN)
+		timing("a system call named late: again", t0);
 	db_abort(run.db);
 	finish_run(&run, rc == PIPELINE_OK ? res : NULL, t0);
 	return rc;
+}
+
+int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts *o,
+		 struct pipeline_result *res, struct err_msg *err)
+{
+	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
+	int rc = run_once(rec, dbpath, o ? o : &defaults, true, res, err);
+
+	/* rare: named by the table before the recording said otherwise */
+	return rc == AGAIN ? run_once(rec, dbpath, o ? o : &defaults, false, res, err) : rc;
 }
 
 void pipeline_result_release(struct pipeline_result *res)

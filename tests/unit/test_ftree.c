@@ -6,6 +6,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "decode.h"
 #include "ftree.h"
 #include "hist.h"
+#include "pipeline.h"
 #include "reader.h"
 #include "tdat.h"
 #include "unit-run.h"
@@ -1076,6 +1078,13 @@ END_TEST
 	"name: " NAME "\nID: " ID "\n" COMMON                                                      \
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n"
 
+/* Add syscalls:* format @text to @t. */
+static void syscalls_format(struct tdat *t, const char *text)
+{
+	t->formats[t->nformats].system = "syscalls";
+	t->formats[t->nformats++].text = text;
+}
+
 /* raw_syscalls:sys_enter (21) or sys_exit (22) of system call @nr, at @ts */
 static void raw_sys(struct tdat *t, uint64_t ts, int enter, int64_t nr)
 {
@@ -1102,10 +1111,12 @@ static void named_sys(struct tdat *t, uint64_t ts, uint16_t type, int32_t nr)
 }
 
 /* Decode the recording @t (written to a file) as darc analyze does, and
-   call @fn with each event (@fs names its functions). */
-static void decode_each(const struct tdat *t,
-			void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx),
-			void *ctx)
+   call @fn with each event (@fs names its functions): the system calls'
+   names learnt in the pass when @in_pass (then *@late says whether one came
+   too late), else by the prescan. */
+static void decode_each_mode(const struct tdat *t,
+			     void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx),
+			     void *ctx, bool in_pass, bool *late)
 {
 	char path[] = "/tmp/darc-test-decode-XXXXXX";
 	int fd = mkstemp(path);
@@ -1123,7 +1134,7 @@ static void decode_each(const struct tdat *t,
 	ck_assert_msg(r != NULL, "%s", err.msg);
 	d = decode_new(r, fs, decode_syscall_abi(fmt_reader_info(r)->uname, 8, false));
 	ck_assert_ptr_nonnull(d);
-	if (decode_needs_prescan(d)) {
+	if (decode_needs_prescan(d, in_pass)) {
 		r2 = fmt_reader_open(path, FMT_OPEN_NO_KALLSYMS, &err);
 		ck_assert_ptr_nonnull(r2);
 		ck_assert_int_eq(decode_prescan(d, r2, &err), 0);
@@ -1133,10 +1144,21 @@ static void decode_each(const struct tdat *t,
 		ck_assert_int_eq(decode(d, &ev, &a), 0);
 		fn(&a, fs, ctx);
 	}
+	if (late)
+		*late = decode_names_late(d);
+	else
+		ck_assert(!decode_names_late(d)); /* with the prescan, never */
 	decode_free(d);
 	fmt_reader_close(r);
 	funcs_free(fs);
 	unlink(path);
+}
+
+static void decode_each(const struct tdat *t,
+			void (*fn)(const struct analysis_event *a, struct funcs *fs, void *ctx),
+			void *ctx)
+{
+	decode_each_mode(t, fn, ctx, false, NULL);
 }
 
 struct text {
@@ -1165,7 +1187,8 @@ static void decode_raw(const struct tdat *t, char *out, size_t n)
 	decode_each(t, raw_name, &o);
 }
 
-static void raw_syscalls_recording(struct tdat *t)
+/* A recording of one CPU with the raw_syscalls formats, and a page at @ts. */
+static void raw_syscalls_formats(struct tdat *t, uint64_t ts)
 {
 	static const char enter[] = "name: sys_enter\nID: 21\n" COMMON
 		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -1181,7 +1204,12 @@ static void raw_syscalls_recording(struct tdat *t)
 	t->formats[t->nformats++].text = enter;
 	t->formats[t->nformats].system = "raw_syscalls";
 	t->formats[t->nformats++].text = exit_;
-	tdat_page(t, 0, 1000, 0);
+	tdat_page(t, 0, ts, 0);
+}
+
+static void raw_syscalls_recording(struct tdat *t)
+{
+	raw_syscalls_formats(t, 1000);
 	raw_sys(t, 1000, 1, 600); /* named by a syscalls:* event further on */
 	raw_sys(t, 1010, 0, 600);
 	raw_sys(t, 1020, 1, 0);	  /* the recording names it otherwise than the table */
@@ -1210,14 +1238,122 @@ START_TEST(test_raw_names_by_recording)
 	char got[256];
 
 	raw_syscalls_recording(&t);
-	t.formats[t.nformats].system = "syscalls";
-	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_frobnicate", "23");
-	t.formats[t.nformats].system = "syscalls";
-	t.formats[t.nformats++].text = SYSCALLS_FMT("sys_enter_newread", "24");
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_frobnicate", "23"));
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_newread", "24"));
 	named_sys(&t, 1070, 23, 600);
 	named_sys(&t, 1080, 24, 0);
 	decode_raw(&t, got, sizeof(got));
 	ck_assert_str_eq(got, "frobnicate frobnicate newread newread write trap -");
+}
+END_TEST
+
+/* The names of @t's raw_syscalls events, learnt in the pass; *@late as decode_names_late(). */
+static void decode_raw_in_pass(const struct tdat *t, char *out, size_t n, bool *late)
+{
+	struct text o = {out, n};
+
+	out[0] = 0;
+	decode_each_mode(t, raw_name, &o, true, late);
+}
+
+/*
+ * Learnt in the pass, the names are the prescan's where they come in time:
+ * none at all (the table's), or each syscalls:* event before the raw ones
+ * of its number, or after them with the table's own name.
+ */
+START_TEST(test_raw_names_in_pass)
+{
+	static struct tdat t;
+	char got[256];
+	bool late = true;
+
+	raw_syscalls_recording(&t);
+	decode_raw_in_pass(&t, got, sizeof(got), &late);
+	ck_assert_str_eq(got, "syscall_600 syscall_600 read read write trap -");
+	ck_assert(!late);
+
+	/* named before the raw events: the recording's names, in time */
+	raw_syscalls_formats(&t, 900);
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_frobnicate", "23"));
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_write", "24"));
+	named_sys(&t, 900, 23, 600);
+	named_sys(&t, 910, 24, 1); /* after write's guess would be the same name */
+	raw_sys(&t, 1000, 1, 600);
+	raw_sys(&t, 1010, 0, 600);
+	raw_sys(&t, 1040, 1, 1);
+	named_sys(&t, 1050, 24, 1);
+	decode_raw_in_pass(&t, got, sizeof(got), &late);
+	ck_assert_str_eq(got, "frobnicate frobnicate write");
+	ck_assert(!late);
+}
+END_TEST
+
+/*
+ * The raw recording, then a syscalls:* event (format @text, type 24) that
+ * names system call @nr: its raw events' names in @got; whether too late.
+ */
+static bool named_after(const char *text, int nr, char *got, size_t n)
+{
+	static struct tdat t;
+	bool late = false;
+
+	raw_syscalls_recording(&t);
+	syscalls_format(&t, text);
+	named_sys(&t, 1080, 24, nr);
+	decode_raw_in_pass(&t, got, n, &late);
+	return late;
+}
+
+/* A name that comes after the raw events it would have named: too late, said. */
+START_TEST(test_raw_names_late)
+{
+	char got[256];
+
+	ck_assert(named_after(SYSCALLS_FMT("sys_enter_newread", "24"), 0, got, sizeof(got)));
+	/* the table's name, met first, agreeing later: not late */
+	ck_assert(!named_after(SYSCALLS_FMT("sys_enter_read", "24"), 0, got, sizeof(got)));
+	ck_assert_str_eq(got, "syscall_600 syscall_600 read read write trap -");
+}
+END_TEST
+
+/*
+ * darc analyze on a recording whose name came too late: the pass is made
+ * again with the prescan, and the database has the recording's names (a
+ * syscall_600 or a read left over would be the first pass's).
+ */
+START_TEST(test_raw_names_again)
+{
+	static struct tdat t;
+	char path[] = "/tmp/darc-test-again-XXXXXX", db[64], *names = NULL;
+	int fd = mkstemp(path);
+	struct err_msg err;
+	sqlite3 *sql;
+	sqlite3_stmt *st;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	raw_syscalls_recording(&t);
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_frobnicate", "23"));
+	syscalls_format(&t, SYSCALLS_FMT("sys_enter_newread", "24"));
+	named_sys(&t, 1070, 23, 600);
+	named_sys(&t, 1080, 24, 0);
+	ck_assert_int_gt(tdat_write(&t, path), 0);
+	snprintf(db, sizeof(db), "%s.db", path);
+	ck_assert_msg(pipeline_run(path, db, NULL, NULL, &err) == PIPELINE_OK, "%s", err.msg);
+	ck_assert_int_eq(sqlite3_open_v2(db, &sql, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sql,
+					    "SELECT group_concat(name, ' ') FROM"
+					    " (SELECT DISTINCT name FROM func ORDER BY name)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	names = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(sql);
+	ck_assert_str_eq(names, "frobnicate newread write");
+	free(names);
+	unlink(db);
+	unlink(path);
 }
 END_TEST
 
@@ -1656,6 +1792,9 @@ static Suite *ftree_suite(void)
 	tc = tcase_create("decode");
 	tcase_add_test(tc, test_raw_names_by_table);
 	tcase_add_test(tc, test_raw_names_by_recording);
+	tcase_add_test(tc, test_raw_names_in_pass);
+	tcase_add_test(tc, test_raw_names_late);
+	tcase_add_test(tc, test_raw_names_again);
 	tcase_add_test(tc, test_uretprobe_addresses);
 	tcase_add_test(tc, test_kretprobe_late);
 	tcase_add_test(tc, test_probe_args_json);
