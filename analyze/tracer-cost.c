@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "hist.h"
 #include "rows.h"
 
 
@@ -80,11 +81,18 @@ void cost_est_free(struct cost_est *e)
 	free(e);
 }
 
+_Static_assert(HIST_FINE % TC_BPO == 0, "a bucket is whole fine buckets");
+
+/*
+ * floor(TC_BPO log2 ns), clamped: one call in a few events, so without
+ * floating point (hist_fine()'s 48 buckets an octave, 3 to one of these;
+ * the same for every ns below 2^27, tried one by one).
+ */
 static int hbucket(int64_t ns)
 {
-	int b = ns < 1 ? 0 : (int)floor(TC_BPO * log2((double)ns));
+	int b = ns < 1 ? 0 : hist_fine((uint64_t)ns) / (HIST_FINE / TC_BPO);
 
-	return b < 0 ? 0 : b >= TC_NB ? TC_NB - 1 : b;
+	return b >= TC_NB ? TC_NB - 1 : b;
 }
 
 /* The samples in histogram @h. */

@@ -13,6 +13,7 @@
 
 #include <sqlite3.h>
 
+#include "hist.h"
 #include "rows.h"
 #include "tracer-cost.h"
 #include "tracer-shift.h"
@@ -21,6 +22,24 @@
 #include "unit-run.h"
 
 /* ---- buckets, share, shift ---- */
+
+/*
+ * The estimate's histograms bucket a duration by hist_fine() (48 an
+ * octave, 3 to a bucket), for floor(16 log2 ns): the same, at least for
+ * every ns below 2^20 and at each bucket's edges up to 2^27.
+ */
+START_TEST(test_bucket_edges)
+{
+	for (int64_t ns = 1; ns < 1 << 20; ns++)
+		ck_assert_int_eq(hist_fine((uint64_t)ns) / 3, (int)floor(16 * log2((double)ns)));
+	for (int k = 16 * 20; k < 16 * 27; k++) {
+		int64_t edge = (int64_t)ceil(exp2(k / 16.0));
+		for (int64_t ns = edge - 2; ns <= edge + 2; ns++)
+			ck_assert_int_eq(hist_fine((uint64_t)ns) / 3,
+					 (int)floor(16 * log2((double)ns)));
+	}
+}
+END_TEST
 
 START_TEST(test_shift)
 {
@@ -478,6 +497,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("tracer-cost");
 	TCase *t = tcase_create("pure"), *d = tcase_create("db");
 
+	tcase_add_test(t, test_bucket_edges);
 	tcase_add_test(t, test_shift);
 	tcase_add_test(t, test_share);
 	tcase_add_test(t, test_estimate);
