@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -268,15 +269,37 @@ void wfile_catch_signals(void)
 	}
 }
 
+struct helper {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *helper_main(void *p)
+{
+	struct helper h = *(struct helper *)p;
+	struct sched_param none = {0};
+
+	free(p);
+	/* where it fails, the thread runs as it is: a matter of speed only */
+	sched_setscheduler(0, SCHED_BATCH, &none);
+	return h.fn(h.arg);
+}
+
 int wfile_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
+	struct helper *h = malloc(sizeof(*h));
 	sigset_t set, old;
 	int rc;
 
+	if (!h)
+		return ENOMEM;
+	*h = (struct helper){fn, arg};
 	caught_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &old); /* the new thread inherits the mask */
-	rc = pthread_create(thread, NULL, fn, arg);
+	rc = pthread_create(thread, NULL, helper_main, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		free(h);
 	return rc;
 }
 

@@ -7,6 +7,8 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1181,6 +1183,25 @@ START_TEST(test_wfile_reserve)
 }
 END_TEST
 
+static void *policy_of(void *arg)
+{
+	*(int *)arg = sched_getscheduler(0);
+	return NULL;
+}
+
+/* A helper thread runs SCHED_BATCH (its wake-ups leave the main thread be); its creator does not. */
+START_TEST(test_wfile_thread_batch)
+{
+	pthread_t t;
+	int policy = -1, mine = sched_getscheduler(0);
+
+	ck_assert_int_eq(wfile_thread_create(&t, policy_of, &policy), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(policy, SCHED_BATCH);
+	ck_assert_int_eq(sched_getscheduler(0), mine);
+}
+END_TEST
+
 START_TEST(test_wfile_sync_ahead)
 {
 	const struct wfile_kind any = {"a test file", NULL};
@@ -1266,6 +1287,7 @@ static Suite *fmt_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wfile");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_wfile_thread_batch);
 	tcase_add_test(tc, test_wfile_sync_ahead);
 	tcase_add_test(tc, test_wfile_write_stdout_fails);
 	tcase_add_test(tc, test_wfile_reserve);
