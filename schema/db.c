@@ -1673,9 +1673,13 @@ void db_abort(struct db *db)
 	db_free(db);
 }
 
-int db_sqlite_header(const char *path)
+/*
+ * Does @path start with SQLite's header? 1 yes (its first 100 bytes in @h,
+ * if not NULL), 0 no, -1 unreadable (errno set).
+ */
+static int sqlite_header(const char *path, unsigned char h[100])
 {
-	char h[16];
+	unsigned char buf[100];
 	struct stat st;
 	/* without blocking: a FIFO is no database, and the reader says what it is */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -1687,9 +1691,15 @@ int db_sqlite_header(const char *path)
 		close(fd);
 		return 0;
 	}
-	n = read(fd, h, sizeof(h));
+	h = h ? h : buf;
+	n = read(fd, h, 100);
 	close(fd);
-	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+	return n == 100 && !memcmp(h, "SQLite format 3", 16);
+}
+
+int db_sqlite_header(const char *path)
+{
+	return sqlite_header(path, NULL);
 }
 
 int db_is_darc(const char *path)
@@ -1698,10 +1708,15 @@ int db_is_darc(const char *path)
 				" AND name IN ('recording', 'func', 'fnode', 'hist')";
 	sqlite3 *sql = NULL;
 	sqlite3_stmt *st = NULL;
-	int rc = db_sqlite_header(path);
+	unsigned char h[100];
+	int rc = sqlite_header(path, h);
 
 	if (rc <= 0)
 		return rc;
+	/* big-endian at 68; SQLite's header is 100 bytes whatever the page size */
+	if (((uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71]) ==
+	    DB_APPLICATION_ID)
+		return 1;
 	rc = 0;
 	struct err_msg ignore;
 

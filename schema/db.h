@@ -81,9 +81,14 @@ bool db_failed(const struct db *db);
 /* Stop writing, remove the temporary file, free @db. Accepts NULL. */
 void db_abort(struct db *db);
 
+/* The SQLite header's application_id of darc's databases: 'darc' (tables.sql sets it) */
+#define DB_APPLICATION_ID 0x64617263
+
 /*
  * Is @path a database darc wrote (an SQLite file with darc's tables, of any
  * schema version)? 1 yes, 0 no, -1 cannot tell (unreadable: errno set).
+ * darc's application_id in the header says yes at once; a file without it
+ * (a darc before it set one) is asked for its tables.
  */
 int db_is_darc(const char *path);
 

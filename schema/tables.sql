@@ -11,6 +11,9 @@
 -- Bump the version below whenever a table, column, view or code changes
 -- meaning; schema/embed.c copies it into the C constant schema_version.
 PRAGMA user_version = 14;
+-- 'darc' in the header (offset 68): db_is_darc() knows darc's databases by it
+-- without reading their schema (DB_APPLICATION_ID, schema/db.h).
+PRAGMA application_id = 1684107875;
 
 -- The one row that says what was analysed, and how.
 CREATE TABLE recording (

@@ -797,6 +797,47 @@ START_TEST(test_bad_target)
 }
 END_TEST
 
+/* Run @sql on the database at @path (read-write). */
+static void exec_on(const char *path, const char *sql)
+{
+	sqlite3 *s;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+			 SQLITE_OK);
+	ck_assert_msg(sqlite3_exec(s, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+		      sqlite3_errmsg(s));
+	sqlite3_close(s);
+}
+
+/*
+ * darc's databases carry its application_id, and db_is_darc() knows them by
+ * it; without it (an older darc's), by their tables; another program's
+ * SQLite file is not darc's, unless it claims darc's id.
+ */
+START_TEST(test_is_darc)
+{
+	struct db *db = create();
+	char id[64];
+
+	finish(db);
+	snprintf(id, sizeof(id), "%d", DB_APPLICATION_ID);
+	ck_assert_str_eq(query(target, "PRAGMA application_id"), id);
+	ck_assert_int_eq(db_is_darc(target), 1);
+	exec_on(target, "PRAGMA application_id = 0");
+	ck_assert_int_eq(db_is_darc(target), 1);
+	exec_on(target, "DROP TABLE hist");
+	ck_assert_int_eq(db_is_darc(target), 0);
+	unlink(target);
+	exec_on(target, "CREATE TABLE t (x)");
+	ck_assert_int_eq(db_is_darc(target), 0);
+	snprintf(id, sizeof(id), "PRAGMA application_id = %d", DB_APPLICATION_ID);
+	exec_on(target, id);
+	ck_assert_int_eq(db_is_darc(target), 1);
+	unlink(target);
+	ck_assert_int_eq(db_is_darc(target), -1);
+}
+END_TEST
+
 /* db_abort leaves nothing, and an existing target untouched. */
 START_TEST(test_abort)
 {
@@ -906,6 +947,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, test_tables_in_turn);
 	tcase_add_test(tc, test_bad_target);
 	tcase_add_test(tc, test_call_indexes);
+	tcase_add_test(tc, test_is_darc);
 	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_writer_failure);
 	tcase_set_timeout(tc, 60);
