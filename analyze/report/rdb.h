@@ -192,6 +192,13 @@ int64_t rdb_preselect_calls(struct rdb *db, const struct call_selection *sel, in
 void rdb_preselect_end(struct rdb *db);
 /* How many times the calls were read for a selection (tests). */
 int64_t rdb_select_scans(const struct rdb *db);
+/*
+ * A profile's calls (rdb_profile_load(), rdb_profiles_load_keep()) are read
+ * on two connections at once, half the ids each, in a recording of this
+ * many calls or more (tests lower it); how many profiles were (tests).
+ */
+extern int64_t rdb_split_min;
+int64_t rdb_split_scans(const struct rdb *db);
 
 /* The recording's first event, ns (0 if unknown): where --time LO-HI counts from. */
 int64_t rdb_t_first(struct rdb *db);

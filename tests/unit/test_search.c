@@ -657,21 +657,12 @@ static void same_profile(const struct profile *a, const struct rdb_profile_info 
 	}
 }
 
-START_TEST(test_preselect)
+/* A database at @path: function f's fast and slow calls, 20 in each of fnodes 1 and 2, by turns. */
+static void two_fnodes_db(const char *path)
 {
-	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
 	struct err_msg err;
-	struct db *w;
-	struct rdb *db;
-	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
-	struct call_selection base = RSEL_INIT;
-	struct profile p, p2, pp[2];
-	struct rdb_profile_info info, info2, ii[2];
-	const int64_t two[2] = {2, 1}, bad[2] = {1, 99};
-	int64_t scans;
+	struct db *w = db_create(path, true, &err);
 
-	close(mkstemp(path));
-	w = db_create(path, true, &err);
 	ck_assert_msg(w, "%s", err.msg);
 	ck_assert_int_eq(db_put_func(w, &(struct func_rec){1, "f", FUNC_KERNEL, DARC_NULL, NULL, 0}), 0);
 	for (int k = 1; k <= 2; k++)
@@ -685,6 +676,22 @@ START_TEST(test_preselect)
 			.incl_ns = (i % 2 ? 1000 : 100000) + i, .excl_ns = (i % 2 ? 1000 : 100000) + i,
 			.retval = DARC_NULL}), 0);
 	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(test_preselect)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
+	struct err_msg err;
+	struct rdb *db;
+	struct call_selection sel = RSEL_INIT, other = RSEL_INIT;
+	struct call_selection base = RSEL_INIT;
+	struct profile p, p2, pp[2];
+	struct rdb_profile_info info, info2, ii[2];
+	const int64_t two[2] = {2, 1}, bad[2] = {1, 99};
+	int64_t scans;
+
+	close(mkstemp(path));
+	two_fnodes_db(path);
 	db = rdb_open(path, &err);
 	ck_assert_msg(db, "%s", err.msg);
 	sel.fnode = 1;
@@ -859,6 +866,54 @@ static char *sub_rows(struct rdb *db)
  * others (f under h), other tasks' and interrupts' calls inside the ranges,
  * every kind of part, interrupts whose sources come first in either half.
  */
+/*
+ * The profiles read on two connections, half the ids each (rdb_split_min
+ * lowered), are those one read makes, field by field, and keep the same
+ * calls: of an fnode, of a function (its fnodes), and of two fnodes at once.
+ */
+START_TEST(test_split_scan)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], got[1024];
+	struct err_msg err;
+	struct rdb *db;
+	struct call_selection one = RSEL_INIT, func = RSEL_INIT, base = RSEL_INIT;
+	struct profile p[2][4];
+	struct rdb_profile_info info[2][4];
+	const int64_t two[2] = {2, 1};
+
+	close(mkstemp(path));
+	two_fnodes_db(path);
+	db = rdb_open(path, &err);
+	ck_assert_msg(db, "%s", err.msg);
+	one.fnode = 1;
+	func.func = "f";
+	for (int split = 0; split < 2; split++) {
+		rdb_split_min = split ? 1 : 1 << 30;
+		rdb_kept_end(db);
+		ck_assert_int_eq(rdb_profile_load_keep(db, &one, &p[split][0], &info[split][0], &err),
+				 0);
+		ck_assert_int_eq(rdb_profile_load(db, &func, &p[split][1], &info[split][1], &err), 0);
+		ck_assert_int_eq(rdb_profiles_load_keep(db, &base, two, 2, &p[split][2],
+							&info[split][2], &err),
+				 0);
+		ck_assert_int_eq(rdb_split_scans(db), split ? 3 : 0);
+		ck_assert_int_eq(info[split][1].calls, 40);
+		ck_assert_int_eq(rdb_select_calls(db, &one, 500, 5000, &err), 10);
+		ck_assert_str_eq(roots(db, got, sizeof(got)), split ? a : roots(db, a, sizeof(a)));
+	}
+	rdb_split_min = 1000000;
+	for (int k = 0; k < 4; k++) {
+		same_profile(&p[1][k], &info[1][k], &p[0][k], &info[0][k]);
+		for (int split = 0; split < 2; split++) {
+			rdb_profile_release(&p[split][k]);
+			free(info[split][k].what);
+		}
+	}
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_load_shared)
 {
 	char path[] = "/tmp/darc-unit-XXXXXX";
@@ -934,6 +989,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_synthetic_tree);
 	tcase_add_test(tc, test_preselect);
+	tcase_add_test(tc, test_split_scan);
 	tcase_add_test(tc, test_loop_max_rule);
 	tcase_add_test(tc, test_loop_one_slow);
 	tcase_add_test(tc, test_sleeps_in_loop);
