@@ -325,11 +325,11 @@ static int ret_add(struct decoder *d, uint64_t addr)
 		}
 }
 
-bool decode_needs_prescan(const struct decoder *d, bool in_pass)
+bool decode_needs_prescan(struct decoder *d, bool in_pass)
 {
 	if (d->returns_unlisted > 0)
 		return true; /* it learns the names too */
-	((struct decoder *)d)->names_in_pass = d->learn_names && in_pass;
+	d->names_in_pass = d->learn_names && in_pass;
 	return d->learn_names && !in_pass;
 }
 
@@ -601,9 +601,7 @@ static void resolve(struct decoder *d, struct etype *t, struct tep_event *e)
 			t->kind = enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT;
 			t->name = name + (enter ? 10 : 9); /* learn_name()'s */
 			t->trap = trap_name(t->name);
-			t->func_id = t->trap ? 0
-					     : funcs_id(d->fs, FUNC_SYSCALL, name + (enter ? 10 : 9),
-							DARC_NULL, NULL);
+			t->func_id = t->trap ? 0 : funcs_id(d->fs, FUNC_SYSCALL, t->name, DARC_NULL, NULL);
 		}
 	} else if (!strcmp(sys, "sched")) {
 		resolve_sched(t, e, name);
@@ -1197,7 +1195,6 @@ static int fg_entry_values(struct decoder *d, const struct etype *t, const struc
 static int learn_name(struct decoder *d, int64_t nr, const char *name)
 {
 	struct sys_nr *sn;
-
 	char buf[32];
 
 	if (nr < 0 || nr >= 4096)

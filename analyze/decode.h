@@ -64,7 +64,7 @@ struct decoder *decode_new(struct fmt_reader *r, struct funcs *fs, enum syscall_
  * again, with the prescan (trace-cmd keeps every format, so the prescan
  * would read every raw_syscalls recording twice, mostly to learn nothing).
  */
-bool decode_needs_prescan(const struct decoder *d, bool in_pass);
+bool decode_needs_prescan(struct decoder *d, bool in_pass);
 int decode_prescan(struct decoder *d, struct fmt_reader *r, struct err_msg *err);
 bool decode_names_late(const struct decoder *d);
 

@@ -550,10 +550,12 @@ int pipeline_run(const char *rec, const char *dbpath, const struct pipeline_opts
 		 struct pipeline_result *res, struct err_msg *err)
 {
 	static const struct pipeline_opts defaults = PIPELINE_OPTS_INIT;
-	int rc = run_once(rec, dbpath, o ? o : &defaults, true, res, err);
+	int rc;
 
+	o = o ? o : &defaults;
+	rc = run_once(rec, dbpath, o, true, res, err);
 	/* rare: named by the table before the recording said otherwise */
-	return rc == AGAIN ? run_once(rec, dbpath, o ? o : &defaults, false, res, err) : rc;
+	return rc == AGAIN ? run_once(rec, dbpath, o, false, res, err) : rc;
 }
 
 void pipeline_result_release(struct pipeline_result *res)

@@ -134,11 +134,6 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* SQLite's varint of @v at @p: 7 bits a byte, high bit first, the 9th byte whole. Its length. */
 static int put_varint(uint8_t *p, uint64_t v)
 {
@@ -411,7 +406,7 @@ int btree_pagefile_finish(struct pagefile *pf, struct err_msg *err)
 
 	if (pread(pf->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return err_setf(err, pf->path, "cannot read its header back");
-	change = get32(h + 24) + 1;
+	change = btree_get32(h + 24) + 1;
 	put32(h + 24, change);
 	put32(h + 28, npages);
 	put32(h + 92, change);

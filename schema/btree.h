@@ -29,6 +29,12 @@
 
 #define BTREE_PENDING_BYTE 0x40000000 /* SQLite's lock-byte page holds this offset: never used */
 
+/* The big-endian 4-byte integer at @p, as SQLite's file format stores them. */
+static inline uint32_t btree_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 struct pagefile;
 struct btree;
 

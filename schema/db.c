@@ -1714,8 +1714,7 @@ int db_is_darc(const char *path)
 	if (rc <= 0)
 		return rc;
 	/* big-endian at 68; SQLite's header is 100 bytes whatever the page size */
-	if (((uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71]) ==
-	    DB_APPLICATION_ID)
+	if (btree_get32(h + 68) == DB_APPLICATION_ID)
 		return 1;
 	rc = 0;
 	struct err_msg ignore;

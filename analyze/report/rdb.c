@@ -465,6 +465,7 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 	sqlite3_str *q = sqlite3_str_new(sql);
 	char where[512], filter[320], *text;
 	sqlite3_stmt *st = NULL;
+	bool ranged = id_lo != INT64_MIN || id_hi != INT64_MAX;
 
 	sqlite3_str_appendf(q, "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0,"
 			       " c.id, c.fnode_id FROM call c WHERE ",
@@ -479,7 +480,7 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 		where_sql(sel, where, sizeof(where));
 		sqlite3_str_appendall(q, where);
 	}
-	if (id_lo != INT64_MIN || id_hi != INT64_MAX)
+	if (ranged)
 		sqlite3_str_appendall(q, " AND c.id >= ?6 AND c.id < ?7");
 	sqlite3_str_appendall(q, " ORDER BY c.t_entry");
 	text = sqlite3_str_finish(q);
@@ -491,8 +492,7 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 		err_setf(err, db->path, "%s", rdb_why(sql));
 		st = NULL;
 	} else if (bind_sel(st, sel, path, t0) ||
-		   ((id_lo != INT64_MIN || id_hi != INT64_MAX) &&
-		    (sqlite3_bind_int64(st, 6, id_lo) || sqlite3_bind_int64(st, 7, id_hi)))) {
+		   (ranged && (sqlite3_bind_int64(st, 6, id_lo) || sqlite3_bind_int64(st, 7, id_hi)))) {
 		err_setf(err, db->path, "%s", rdb_why(sql));
 		sqlite3_finalize(st);
 		st = NULL;
