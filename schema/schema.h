@@ -31,4 +31,18 @@ extern const unsigned char schema_template[], schema_template_small[];
 extern const unsigned long schema_template_len, schema_template_size;
 extern const unsigned long schema_template_small_len, schema_template_small_size;
 
+/*
+ * Every object of a darc database at its fullest: the template's, those of
+ * call-indexes.sql and lazy-indexes.h, and the statistics tables ANALYZE
+ * makes, as sqlite_schema lists them (sql NULL for an automatic index),
+ * listed at build time by template.c. trust.c compares a database with
+ * them.
+ */
+struct schema_object {
+	const char *type, *name, *tbl, *sql;
+};
+
+extern const struct schema_object schema_objects[];
+extern const int schema_nobjects;
+
 #endif

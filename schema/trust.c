@@ -6,21 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
+#include "lazy-indexes.h"
 #include "schema.h"
 
-/*
- * Indexes a database may have or lack: one that an older darc made, and
- * two that darc analyze makes (indexes.sql) and darc paths makes in a
- * database of an older darc that lacks them.
- */
-static const char *const lazy_indexes[] = {
-    "CREATE INDEX IF NOT EXISTS call_fnode_incl ON call_base(fnode_id, incl_ns)", /* none makes it */
-    "CREATE INDEX IF NOT EXISTS bio_task_complete ON bio(task_id, t_complete)",
-    "CREATE INDEX IF NOT EXISTS sched_interval_in ON sched_interval(cpu_in, t_in)",
-};
-
-#define NLAZY (int)(sizeof(lazy_indexes) / sizeof(lazy_indexes[0]))
 
 const char *trust_lazy_index_sql(const char *name)
 {
@@ -140,40 +128,23 @@ static bool darc_failed;
 static pthread_once_t darc_once = PTHREAD_ONCE_INIT;
 
 /*
- * The empty database of the schema (schema.h's, made at build time: running
- * tables.sql, views.sql and indexes.sql here cost most of a small report's
- * start) in memory as @m's main database. 0 or -1.
+ * darc's objects as listed at build time (schema.h's schema_objects[]):
+ * making them here, from the template with the indexes darc may add and
+ * ANALYZE's tables, parsed the schema's every view, most of a small
+ * report's start.
  */
-static int load_template(sqlite3 *m)
-{
-	const struct image *im = &image_small; /* the schema is the same in either */
-	unsigned char *image = sqlite3_malloc64(*im->size);
-
-	if (image)
-		image_fill(im, image);
-	/* SQLite frees the image (FREEONCLOSE): its own malloc's */
-	return image && sqlite3_deserialize(m, "main", image, (sqlite3_int64)*im->size,
-					    (sqlite3_int64)*im->size,
-					    SQLITE_DESERIALIZE_FREEONCLOSE |
-						    SQLITE_DESERIALIZE_RESIZEABLE) == SQLITE_OK
-		       ? 0
-		       : -1;
-}
-
 static void make_darc_schema(void)
 {
-	sqlite3 *m = NULL;
-	bool ok = sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-		  load_template(m) == 0 &&
-		  sqlite3_exec(m, schema_call_indexes_sql, NULL, NULL, NULL) == SQLITE_OK;
+	darc.v = calloc(schema_nobjects, sizeof(*darc.v));
+	darc_failed = !darc.v;
+	for (int i = 0; !darc_failed && i < schema_nobjects; i++) {
+		const struct schema_object *o = &schema_objects[i];
+		struct object *x = &darc.v[darc.n++];
 
-	for (int i = 0; ok && i < NLAZY; i++)
-		ok = sqlite3_exec(m, lazy_indexes[i], NULL, NULL, NULL) == SQLITE_OK;
-	/* the statistics tables darc analyze's ANALYZE makes (sqlite_stat1, and 4 where built in) */
-	ok = ok && sqlite3_exec(m, "ANALYZE", NULL, NULL, NULL) == SQLITE_OK &&
-	     read_objects(m, &darc) == 0;
-	darc_failed = !ok;
-	sqlite3_close(m);
+		*x = (struct object){strdup(o->type), strdup(o->name), strdup(o->tbl),
+				     o->sql ? normalize(o->sql) : NULL};
+		darc_failed = !x->type || !x->name || !x->tbl || (o->sql && !x->sql);
+	}
 }
 
 static const struct object *find(const struct objects *o, const char *type, const char *name)

@@ -14,6 +14,7 @@
 #include "columns.h"
 #include "db.h"
 #include "image.h"
+#include "lazy-indexes.h"
 #include "rows.h"
 #include "schema.h"
 #include "unit-run.h"
@@ -358,6 +359,54 @@ static char *schema_text(const char *path)
 	fclose(out);
 	return text;
 }
+
+static int by_type_name(const void *a, const void *b)
+{
+	const struct schema_object *x = a, *y = b;
+	int c = strcmp(x->type, y->type);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+ * The objects template.c listed at build time (schema_objects[], which
+ * trust.c checks a database against) are those the schema's files make with
+ * call-indexes.sql, the lazy indexes and ANALYZE, each of the same SQL.
+ */
+START_TEST(test_schema_objects)
+{
+	struct schema_object *v = malloc(schema_nobjects * sizeof(*v));
+	char *text = NULL, *want;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	sqlite3 *s;
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(sqlite3_open(target, &s), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_views_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_indexes_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, schema_call_indexes_sql, NULL, NULL, NULL), SQLITE_OK);
+	for (int i = 0; i < NLAZY; i++)
+		ck_assert_int_eq(sqlite3_exec(s, lazy_indexes[i], NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s, "ANALYZE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	want = schema_text(target);
+	memcpy(v, schema_objects, schema_nobjects * sizeof(*v));
+	qsort(v, schema_nobjects, sizeof(*v), by_type_name);
+	for (int i = 0; i < schema_nobjects; i++)
+		fprintf(out, "%s|%s|%s|%s\n", v[i].type, v[i].name, v[i].tbl,
+			v[i].sql ? v[i].sql : "NULL");
+	fclose(out);
+	ck_assert_str_eq(text, want);
+	ck_assert(strstr(text, "index|call_fnode_incl|call_base|CREATE INDEX"));
+	ck_assert(strstr(text, "table|sqlite_stat1|"));
+	free(want);
+	free(text);
+	free(v);
+	unlink(target);
+}
+END_TEST
 
 /* The two templates (schema/image.h) and their page sizes: loop tests run each. */
 static const struct {
@@ -948,6 +997,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, test_bad_target);
 	tcase_add_test(tc, test_call_indexes);
 	tcase_add_test(tc, test_is_darc);
+	tcase_add_test(tc, test_schema_objects);
 	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_writer_failure);
 	tcase_set_timeout(tc, 60);
