@@ -44,6 +44,13 @@ struct rdb {
 		int64_t calls; /* in all of them: at most KEPT_MAX */
 	} kept;
 	int64_t splits; /* profiles read on two connections (rdb_split_scans()) */
+	/* rdb_memo(): what a report reads once of the database, whatever it selects */
+	struct {
+		const char *key;
+		void *p;
+		void (*release)(void *p);
+	} memo[RDB_MEMOS];
+	int nmemo;
 };
 
 /* The most calls the selections kept hold together (16 bytes each). */
@@ -185,6 +192,8 @@ void rdb_close(struct rdb *db)
 		return;
 	rdb_preselect_end(db);
 	rdb_kept_end(db);
+	for (int i = 0; i < db->nmemo; i++)
+		db->memo[i].release(db->memo[i].p);
 	sqlite3_close(db->w);
 	sqlite3_close(db->sql);
 	free(db->path);
@@ -207,6 +216,22 @@ int64_t rdb_count(struct rdb *db, const char *sql)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+void *rdb_memo(const struct rdb *db, const char *key)
+{
+	for (int i = 0; i < db->nmemo; i++)
+		if (!strcmp(db->memo[i].key, key))
+			return db->memo[i].p;
+	return NULL;
+}
+
+int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void *p))
+{
+	if (db->nmemo == RDB_MEMOS || rdb_memo(db, key))
+		return -1;
+	db->memo[db->nmemo++] = (typeof(db->memo[0])){key, p, release};
+	return 0;
 }
 
 const char *rdb_path(const struct rdb *db)

@@ -35,6 +35,20 @@ const char *rdb_path(const struct rdb *db);
 /* The first column of @sql's first row, as an integer (a count); 0 if it has none or fails. */
 int64_t rdb_count(struct rdb *db, const char *sql);
 
+/*
+ * What a report reads of the database once, whatever it selects (a table
+ * of every fnode's kind, say), kept with @db for the next selection: the
+ * value kept under @key (a string that outlives @db), or NULL.
+ */
+void *rdb_memo(const struct rdb *db, const char *key);
+
+/*
+ * Keep @p under @key until rdb_close(), which calls @release(@p). 0, or -1
+ * (the key taken, or RDB_MEMOS kept already): @p is then still the caller's.
+ */
+#define RDB_MEMOS 4
+int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void *p));
+
 /* The recording's source path as stored, or "" (owned by @db). */
 const char *rdb_source(struct rdb *db);
 

@@ -96,18 +96,30 @@ struct fnode_kind {
 	int kind;
 };
 
-/* What counting the calls works with. */
-struct counter {
-	sqlite3 *sql;
-	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range, counted */
-	sqlite3_stmt *kids;	/* of a call's direct children */
-	struct cost_counts *k;	/* where count_fnode() counts them */
+/*
+ * What the tracer did in the whole recording, read once a database
+ * (rdb_memo()): explain prices each subject's calls, and read every probe
+ * hit, interval and fnode again for each.
+ */
+struct traced {
 	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
 	int64_t nfk;
 	int fk_cap;
 	struct charge *ch;	/* sorted by call_id */
 	int64_t nch;
 	int ch_cap;
+};
+
+#define TRACED_MEMO "tracer-shift: traced"
+
+/* What counting the calls works with. */
+struct counter {
+	sqlite3 *sql;
+	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range, counted */
+	sqlite3_stmt *kids;	/* of a call's direct children */
+	struct cost_counts *k;	/* where count_fnode() counts them */
+	struct traced *d;	/* the database's, or NULL */
+	bool own;		/* @d not kept with the database: freed with @x */
 };
 
 static int by_call(const void *a, const void *b)
@@ -134,29 +146,40 @@ static const char *const charges_sql[] = {
     "SELECT call_id, task_id, 5, 2 FROM irq_interval",
 };
 
-/* The rows of one of charges_sql into @x. 0, or -1 with @err. */
-static int load_charges(struct counter *x, const char *sql, struct err_msg *err)
+/* The rows of one of charges_sql on @sql into @d. 0, or -1 with @err. */
+static int load_charges(sqlite3 *sql_db, struct traced *d, const char *sql, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(x->sql, sql, -1, &st, NULL))
-		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(x->sql));
+	if (sqlite3_prepare_v2(sql_db, sql, -1, &st, NULL))
+		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(sql_db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int mech = sqlite3_column_int(st, 2);
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue;
-		if (GROW(x->ch, x->nch, x->ch_cap, 64))
+		if (GROW(d->ch, d->nch, d->ch_cap, 64))
 			break;
-		x->ch[x->nch++] = (struct charge){sqlite3_column_int64(st, 0),
+		d->ch[d->nch++] = (struct charge){sqlite3_column_int64(st, 0),
 						  sqlite3_column_int64(st, 1), mech,
 						  sqlite3_column_int(st, 3)};
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return err_setf(err, NULL, "cannot read what the tracer did: %s",
-				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
+				rc == SQLITE_ROW ? "out of memory" : rdb_why(sql_db));
 	return 0;
+}
+
+static void traced_free(void *p)
+{
+	struct traced *d = p;
+
+	if (d) {
+		free(d->fk);
+		free(d->ch);
+		free(d);
+	}
 }
 
 static void counter_free(struct counter *x)
@@ -164,35 +187,35 @@ static void counter_free(struct counter *x)
 	sqlite3_finalize(x->below);
 	sqlite3_finalize(x->kids);
 	rdb_row_sink(x->sql, "darc_count_fnode", 1, NULL, NULL); /* it points into @x */
-	free(x->fk);
-	free(x->ch);
+	if (x->own)
+		traced_free(x->d);
 }
 
 /*
- * Every fnode's func.kind into @x, by id: a call's kind is looked up here
+ * Every fnode's func.kind into @d, by id: a call's kind is looked up here
  * rather than joined in SQL, two lookups a call in every subtree counted.
  * 0, or -1 with @err.
  */
-static int load_kinds(struct counter *x, struct err_msg *err)
+static int load_kinds(sqlite3 *sql, struct traced *d, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(x->sql,
+	if (sqlite3_prepare_v2(sql,
 			       "SELECT n.id, coalesce(f.kind, -1) FROM fnode n"
 			       " LEFT JOIN func f ON f.id = n.func_id ORDER BY n.id",
 			       -1, &st, NULL))
-		return err_setf(err, NULL, "cannot read the call trees: %s", rdb_why(x->sql));
+		return err_setf(err, NULL, "cannot read the call trees: %s", rdb_why(sql));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (GROW(x->fk, x->nfk, x->fk_cap, 64))
+		if (GROW(d->fk, d->nfk, d->fk_cap, 64))
 			break;
-		x->fk[x->nfk++] = (struct fnode_kind){sqlite3_column_int64(st, 0),
+		d->fk[d->nfk++] = (struct fnode_kind){sqlite3_column_int64(st, 0),
 						      sqlite3_column_int(st, 1)};
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return err_setf(err, NULL, "cannot read the call trees: %s",
-				rc == SQLITE_ROW ? "out of memory" : rdb_why(x->sql));
+				rc == SQLITE_ROW ? "out of memory" : rdb_why(sql));
 	return 0;
 }
 
@@ -216,14 +239,14 @@ static int64_t first_at(const void *base, int64_t n, size_t size, size_t off, in
 }
 
 /* Fnode @id's func.kind: -1 for an fnode not in the table (as the join gave). */
-static int kind_of(const struct counter *x, int64_t id)
+static int kind_of(const struct traced *d, int64_t id)
 {
 	int64_t a;
 
-	if (id >= 1 && id <= x->nfk && x->fk[id - 1].id == id)
-		return x->fk[id - 1].kind; /* ids 1, 2, ...: where darc puts them */
-	a = first_at(x->fk, x->nfk, sizeof(*x->fk), offsetof(struct fnode_kind, id), id);
-	return a < x->nfk && x->fk[a].id == id ? x->fk[a].kind : -1;
+	if (id >= 1 && id <= d->nfk && d->fk[id - 1].id == id)
+		return d->fk[id - 1].kind; /* ids 1, 2, ...: where darc puts them */
+	a = first_at(d->fk, d->nfk, sizeof(*d->fk), offsetof(struct fnode_kind, id), id);
+	return a < d->nfk && d->fk[a].id == id ? d->fk[a].kind : -1;
 }
 
 /* Add @n calls of func.kind @kind to @k: what their tracing cost. */
@@ -255,7 +278,7 @@ static void count_kind(struct cost_counts *k, int kind, int64_t n)
 static void count_fnode(sqlite3_context *cx, int argc, sqlite3_value **v)
 {
 	struct counter *x = sqlite3_user_data(cx);
-	int ck = kind_of(x, sqlite3_value_int64(v[0]));
+	int ck = kind_of(x->d, sqlite3_value_int64(v[0]));
 
 	(void)argc;
 	if (!x->k->excl || ck == FUNC_KERNEL)
@@ -264,6 +287,8 @@ static void count_fnode(sqlite3_context *cx, int argc, sqlite3_value **v)
 
 static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 {
+	struct traced *d;
+
 	memset(x, 0, sizeof(*x));
 	x->sql = rdb_sql(db);
 	if (rdb_row_sink(x->sql, "darc_count_fnode", 1, count_fnode, x) ||
@@ -276,24 +301,34 @@ static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1",
 			       -1, &x->kids, NULL))
 		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
-	if (load_kinds(x, err))
-		return -1;
+	if ((x->d = rdb_memo(db, TRACED_MEMO)))
+		return 0;
+	if (!(d = calloc(1, sizeof(*d))))
+		return err_setf(err, NULL, "out of memory");
+	if (load_kinds(x->sql, d, err))
+		goto fail;
 	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
-		if (load_charges(x, charges_sql[i], err))
-			return -1;
-	qsort(x->ch, x->nch, sizeof(*x->ch), by_call);
+		if (load_charges(x->sql, d, charges_sql[i], err))
+			goto fail;
+	qsort(d->ch, d->nch, sizeof(*d->ch), by_call);
+	x->own = rdb_memo_keep(db, TRACED_MEMO, d, traced_free) != 0;
+	x->d = d;
 	return 0;
+fail:
+	traced_free(d);
+	return -1;
 }
 
 /* The charges to calls @lo .. @hi of task @task into @k. */
 static void count_charges(const struct counter *x, int64_t lo, int64_t hi, int64_t task,
 			  struct cost_counts *k)
 {
-	int64_t a = first_at(x->ch, x->nch, sizeof(*x->ch), offsetof(struct charge, call_id), lo);
+	const struct traced *d = x->d;
+	int64_t a = first_at(d->ch, d->nch, sizeof(*d->ch), offsetof(struct charge, call_id), lo);
 
-	for (; a < x->nch && x->ch[a].call_id <= hi; a++)
-		if (x->ch[a].task == task)
-			k->n[x->ch[a].mech] += x->ch[a].events;
+	for (; a < d->nch && d->ch[a].call_id <= hi; a++)
+		if (d->ch[a].task == task)
+			k->n[d->ch[a].mech] += d->ch[a].events;
 }
 
 /* What was traced inside call @id (of @task, subtree to @last, func.kind @kind) into @k. */

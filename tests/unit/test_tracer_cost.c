@@ -384,6 +384,60 @@ START_TEST(test_hist_shift)
 }
 END_TEST
 
+/* A second selection priced from what the first read of the database (rdb_memo()). */
+START_TEST(test_shift_again)
+{
+	struct rdb *db = make_db(cost_json, NULL), *fresh;
+	struct tracer_shift a, b;
+
+	shift_of(db, RM_INCL, 2, &a);
+	shift_of(db, RM_EXCL, 1, &b); /* another metric between */
+	tracer_shift_release(&b);
+	shift_of(db, RM_INCL, 2, &b);
+	ck_assert_int_eq(a.n, b.n);
+	ck_assert_int_gt(a.n, 0);
+	ck_assert_mem_eq(a.b, b.b, a.n * sizeof(*a.b));
+	tracer_shift_release(&b);
+	rdb_close(db);
+	fresh = rdb_open(target, &(struct err_msg){""});
+	ck_assert_ptr_nonnull(fresh);
+	shift_of(fresh, RM_INCL, 2, &b);
+	ck_assert_int_eq(a.n, b.n);
+	ck_assert_mem_eq(a.b, b.b, a.n * sizeof(*a.b));
+	tracer_shift_release(&a);
+	tracer_shift_release(&b);
+	rdb_close(fresh);
+}
+END_TEST
+
+static int released;
+
+static void release(void *p)
+{
+	released += *(int *)p;
+}
+
+/* rdb_memo(): kept by key until rdb_close(), which releases each; a key once. */
+START_TEST(test_memo)
+{
+	struct rdb *db = make_db(NULL, NULL);
+	static int one = 1, ten = 10;
+
+	released = 0;
+	ck_assert_ptr_null(rdb_memo(db, "a"));
+	ck_assert_int_eq(rdb_memo_keep(db, "a", &one, release), 0);
+	ck_assert_int_eq(rdb_memo_keep(db, "a", &ten, release), -1);
+	ck_assert_ptr_eq(rdb_memo(db, "a"), &one);
+	for (int i = 1; i < RDB_MEMOS; i++)
+		ck_assert_int_eq(rdb_memo_keep(db, i == 1 ? "b" : i == 2 ? "c" : "d", &ten, release), 0);
+	ck_assert_int_eq(rdb_memo_keep(db, "e", &ten, release), -1);
+	ck_assert_ptr_null(rdb_memo(db, "e"));
+	ck_assert_int_eq(released, 0);
+	rdb_close(db);
+	ck_assert_int_eq(released, 1 + 10 * (RDB_MEMOS - 1));
+}
+END_TEST
+
 START_TEST(test_recorder_task)
 {
 	struct rdb *db = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
@@ -506,6 +560,8 @@ static Suite *suite(void)
 	tcase_add_test(d, test_load_counts);
 	tcase_add_test(d, test_hist_shift);
 	tcase_add_test(d, test_recorder_task);
+	tcase_add_test(d, test_shift_again);
+	tcase_add_test(d, test_memo);
 	tcase_add_test(d, test_along_check);
 	tcase_add_test(d, test_along_check_real);
 	suite_add_tcase(s, t);
