@@ -3,6 +3,7 @@
 #include "explain-wake.h"
 #include "grow.h"
 #include "jtext.h"
+#include "paths.h"
 #include "waits.h"
 #include "wake-words.h"
 
@@ -31,8 +32,8 @@
 	" k.waker_cpu, (SELECT count(*) FROM bio b WHERE b.task_id = si.task_id"                \
 	" AND b.t_complete >= si.t_out AND b.t_complete <= k.t),"                               \
 	" CASE WHEN k.ctx = 2 THEN 'softirq ' || k.handler"                                     \
-	" WHEN k.handler IS NOT NULL THEN coalesce('irq ' || (SELECT i.irq FROM irq_interval i" \
-	" WHERE i.kind = 0 AND i.name = k.handler AND i.irq IS NOT NULL LIMIT 1) || ' ', '')"   \
+	" WHEN k.handler IS NOT NULL THEN coalesce('irq ' || (SELECT hn.irq FROM hn"             \
+	" WHERE hn.name = k.handler) || ' ', '')"                                               \
 	" || '(' || k.handler || ')' ELSE " EPISODE("coalesce('irq ' || i.irq || ' ', '') || '(' || i.name || ')'") " END,"                                     \
 	" coalesce(k.handler, " EPISODE("i.name") "), EXISTS (SELECT 1 FROM bio b"                        \
 	" WHERE b.task_id = si.task_id AND b.t_complete IS NULL"                                \
@@ -45,7 +46,7 @@
 
 /* The sleeps of the search's calls at fnode ?1 (-1: of the f0 calls themselves). */
 static const char sleeps_fmt[] =
-    "SELECT " OFF_COLS " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
+    "WITH " PATHS_HANDLER_IRQS " SELECT " OFF_COLS " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
     " JOIN call_base c ON c.id = si.call_id" OFF_JOINS
     " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " ORDER BY si.t_out";
@@ -55,7 +56,7 @@ static const char gaps_sql[] =
     " ORDER BY t_from";
 /* A task's off-CPU intervals. */
 static const char task_fmt[] =
-    "SELECT " OFF_COLS " FROM sched_interval si" OFF_JOINS " WHERE si.task_id = ?1"
+    "WITH " PATHS_HANDLER_IRQS " SELECT " OFF_COLS " FROM sched_interval si" OFF_JOINS " WHERE si.task_id = ?1"
     " ORDER BY si.t_out";
 
 /*

@@ -91,8 +91,7 @@ const char paths_ran_instead_sql[] =
  * 146 ms on 30 000 sleeps).
  */
 const char paths_wakers_sql[] =
-    "WITH hn AS MATERIALIZED (SELECT name, irq FROM irq_interval WHERE id IN"
-    " (SELECT min(id) FROM irq_interval WHERE kind = 0 AND irq IS NOT NULL GROUP BY name))"
+    "WITH " PATHS_HANDLER_IRQS
     " SELECT CASE WHEN k.ctx = 0 THEN coalesce(t.comm, 'tid') || ' [' || k.waker_tid || ']'"
     " WHEN wt.category = 'timed out' THEN 'timer (' || coalesce(wf.name, k.handler, x.name) || ')'"
     " WHEN k.ctx = 2 THEN coalesce('softirq ' || k.handler,"

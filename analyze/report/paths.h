@@ -37,6 +37,16 @@ void paths_tree_text(FILE *out, json_t *nodes);
  * X"), never the task it happened to hit; then the count and the time.
  */
 extern const char paths_wakers_sql[];
+
+/*
+ * A CTE of each hard interrupt handler's name and number, that of its first
+ * interval (irq_interval has no index by name: a lookup a sleep scanned the
+ * intervals): "(SELECT hn.irq FROM hn WHERE hn.name = ...)" after
+ * "WITH " PATHS_HANDLER_IRQS.
+ */
+#define PATHS_HANDLER_IRQS                                                                       \
+	"hn AS MATERIALIZED (SELECT name, irq FROM irq_interval WHERE id IN"                     \
+	" (SELECT min(id) FROM irq_interval WHERE kind = 0 AND irq IS NOT NULL GROUP BY name))"
 /*
  * The tasks that ran on the CPU a call of the current search left when it was
  * preempted, most time first: "comm [tid]", the count and the time.
