@@ -357,7 +357,8 @@ static void wakers(struct rdb *db, json_t *c)
 	json_t *ch = wake_chain(db, fnode), *first;
 	char *who = NULL;
 
-	query1(db, paths_wakers_sql, fnode, 0, NULL, &who);
+	if (!paths_woken_by(db, fnode, &who)) /* the details of the search asked it */
+		query1(db, paths_wakers_sql, fnode, 0, NULL, &who);
 	json_object_set_new(c, "who", who ? jtext(who) : json_null());
 	free(who);
 	first = json_array_get(json_object_get(ch, "chain"), 0);

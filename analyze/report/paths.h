@@ -6,6 +6,7 @@
 #define DARC_PATHS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "options.h"
@@ -37,6 +38,15 @@ void paths_tree_text(FILE *out, json_t *nodes);
  * X"), never the task it happened to hit; then the count and the time.
  */
 extern const char paths_wakers_sql[];
+
+/*
+ * The first row's text of paths_wakers_sql for sleeper @fnode, if the
+ * current search's details asked it already: true, with *@who a new
+ * string (NULL if no row, or its text NULL). false (*@who NULL): ask it.
+ */
+bool paths_woken_by(struct rdb *db, int64_t fnode, char **who);
+/* Keep @who (copied; NULL: no row) as sleeper @fnode's first row in the current search. */
+void paths_woken_keep(struct rdb *db, int64_t fnode, const char *who);
 
 /*
  * A CTE of each hard interrupt handler's name and number, that of its first

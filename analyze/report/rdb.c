@@ -51,6 +51,7 @@ struct rdb {
 		void (*release)(void *p);
 	} memo[RDB_MEMOS];
 	int nmemo;
+	int64_t search_gen; /* rdb_search_gen(): sr_sub made anew this many times */
 };
 
 /* The most calls the selections kept hold together (16 bytes each). */
@@ -232,6 +233,16 @@ int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void
 		return -1;
 	db->memo[db->nmemo++] = (typeof(db->memo[0])){key, p, release};
 	return 0;
+}
+
+int64_t rdb_search_gen(const struct rdb *db)
+{
+	return db->search_gen;
+}
+
+void rdb_search_new(struct rdb *db)
+{
+	db->search_gen++;
 }
 
 const char *rdb_path(const struct rdb *db)

@@ -49,6 +49,14 @@ void *rdb_memo(const struct rdb *db, const char *key);
 #define RDB_MEMOS 4
 int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void *p));
 
+/*
+ * Which search the temp table sr_sub (search-db.c) holds the calls of: a
+ * number that rdb_search_new() changes each time it is made anew, for what
+ * is kept of one search's details (rdb_memo()) to be known stale.
+ */
+int64_t rdb_search_gen(const struct rdb *db);
+void rdb_search_new(struct rdb *db);
+
 /* The recording's source path as stored, or "" (owned by @db). */
 const char *rdb_source(struct rdb *db);
 

@@ -487,6 +487,7 @@ static int load_trees(struct load *l, struct rdb *db)
 	bool two = false;
 	int rc = -1;
 
+	rdb_search_new(db); /* sr_sub's rows change: whatever is kept of it is stale */
 	if (sqlite3_exec(l->sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
 	    (l->novh = load_ids(l->sql, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
 	    !load_prepare(l, true)) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "rdb.h"
 #include "search-db.h"
 #include "search.h"
@@ -678,6 +679,63 @@ static void two_fnodes_db(const char *path)
 	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
 }
 
+/* two_fnodes_db() made at the new file of template @path ("...XXXXXX"), opened. */
+static struct rdb *open_two_fnodes(char *path)
+{
+	struct err_msg err;
+	struct rdb *db;
+
+	close(mkstemp(path));
+	two_fnodes_db(path);
+	db = rdb_open(path, &err);
+	ck_assert_msg(db, "%s", err.msg);
+	return db;
+}
+
+/*
+ * What a search's details keep of its sleepers' wakers (paths_woken_by())
+ * holds for that search only: search_db_load() makes sr_sub anew and says
+ * so (rdb_search_gen()), and what was kept is then not answered.
+ */
+START_TEST(test_woken_by_search)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX";
+	struct err_msg err;
+	struct rdb *db;
+	struct call_selection sel = RSEL_INIT;
+	struct rsearch rs;
+	char *who = (char *)"x";
+	int64_t gen;
+
+	db = open_two_fnodes(path);
+	sel.fnode = 1;
+	ck_assert(!paths_woken_by(db, -1, &who) && !who);
+	gen = rdb_search_gen(db);
+	ck_assert_msg(search_db_load(db, &sel, 0, 61, &rs, &err) == 0, "%s", err.msg);
+	search_db_release(&rs);
+	ck_assert_int_eq(rdb_search_gen(db), gen + 1);
+	paths_woken_keep(db, -1, "cat [7]");
+	paths_woken_keep(db, 3, NULL);
+	ck_assert(paths_woken_by(db, -1, &who));
+	ck_assert_str_eq(who, "cat [7]");
+	free(who);
+	ck_assert(paths_woken_by(db, 3, &who) && !who); /* asked: no row */
+	ck_assert(!paths_woken_by(db, 4, &who) && !who);
+	/* another search (fnode 2's): nothing kept of fnode 1's answers */
+	sel.fnode = 2;
+	ck_assert_msg(search_db_load(db, &sel, 0, 61, &rs, &err) == 0, "%s", err.msg);
+	search_db_release(&rs);
+	ck_assert_int_eq(rdb_search_gen(db), gen + 2);
+	ck_assert(!paths_woken_by(db, -1, &who) && !who);
+	paths_woken_keep(db, -1, "dd [8]");
+	ck_assert(paths_woken_by(db, -1, &who));
+	ck_assert_str_eq(who, "dd [8]");
+	free(who);
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_preselect)
 {
 	char path[] = "/tmp/darc-unit-XXXXXX", a[1024], b[1024], got[1024];
@@ -690,10 +748,7 @@ START_TEST(test_preselect)
 	const int64_t two[2] = {2, 1}, bad[2] = {1, 99};
 	int64_t scans;
 
-	close(mkstemp(path));
-	two_fnodes_db(path);
-	db = rdb_open(path, &err);
-	ck_assert_msg(db, "%s", err.msg);
+	db = open_two_fnodes(path);
 	sel.fnode = 1;
 	other.fnode = 2;
 	ck_assert_int_eq(rdb_select_calls(db, &sel, 500, 5000, &err), 10);
@@ -881,10 +936,7 @@ START_TEST(test_split_scan)
 	struct rdb_profile_info info[2][4];
 	const int64_t two[2] = {2, 1};
 
-	close(mkstemp(path));
-	two_fnodes_db(path);
-	db = rdb_open(path, &err);
-	ck_assert_msg(db, "%s", err.msg);
+	db = open_two_fnodes(path);
 	one.fnode = 1;
 	func.func = "f";
 	for (int split = 0; split < 2; split++) {
@@ -989,6 +1041,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_synthetic_tree);
 	tcase_add_test(tc, test_preselect);
+	tcase_add_test(tc, test_woken_by_search);
 	tcase_add_test(tc, test_split_scan);
 	tcase_add_test(tc, test_loop_max_rule);
 	tcase_add_test(tc, test_loop_one_slow);
