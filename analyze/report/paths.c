@@ -30,7 +30,7 @@ static int top_rows(struct rdb *db, const char *sql, const char *role, const cha
 {
 	sqlite3_stmt *st;
 	char amount[32];
-	int rc;
+	int rc, n = 0;
 
 	if (sqlite3_prepare_v2(rdb_sql(db), sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -39,9 +39,6 @@ static int top_rows(struct rdb *db, const char *sql, const char *role, const cha
 	else
 		sqlite3_bind_int64(st, 1, num);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (first && !json_array_size(j) && sqlite3_column_text(st, 0) &&
-		    !(*first = strdup(rdb_text(st, 0))))
-			rc = SQLITE_NOMEM;
 		json_t *row = json_pack("{ss so sI sI ss}", "role", role, "what",
 					jtext(rdb_text(st, 0)), "times",
 					(json_int_t)sqlite3_column_int64(st, 1), "ns",
@@ -51,8 +48,11 @@ static int top_rows(struct rdb *db, const char *sql, const char *role, const cha
 		if (sqlite3_column_count(st) > 3) /* where: the fnode it hit */
 			json_object_set_new(row, "fnode", json_integer(sqlite3_column_int64(st, 3)));
 		json_array_append_new(j, row);
-		if (rc == SQLITE_NOMEM)
+		if (first && !n++ && sqlite3_column_text(st, 0) &&
+		    !(*first = strdup(rdb_text(st, 0)))) {
+			rc = SQLITE_NOMEM;
 			break;
+		}
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;

@@ -97,9 +97,10 @@ struct fnode_kind {
 };
 
 /*
- * What the tracer did in the whole recording, read once a database
- * (rdb_memo()): explain prices each subject's calls, and read every probe
- * hit, interval and fnode again for each.
+ * What the tracer did in the whole recording: every fnode's kind and every
+ * probe hit, sched and irq interval charged to a call. Read once a database
+ * and kept with it (rdb_memo()): explain prices each subject's calls, and
+ * read all of it again for each subject.
  */
 struct traced {
 	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
@@ -146,14 +147,14 @@ static const char *const charges_sql[] = {
     "SELECT call_id, task_id, 5, 2 FROM irq_interval",
 };
 
-/* The rows of one of charges_sql on @sql into @d. 0, or -1 with @err. */
-static int load_charges(sqlite3 *sql_db, struct traced *d, const char *sql, struct err_msg *err)
+/* The rows of @query (one of charges_sql) on @sql into @d. 0, or -1 with @err. */
+static int load_charges(sqlite3 *sql, struct traced *d, const char *query, struct err_msg *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(sql_db, sql, -1, &st, NULL))
-		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(sql_db));
+	if (sqlite3_prepare_v2(sql, query, -1, &st, NULL))
+		return err_setf(err, NULL, "cannot read what the tracer did: %s", rdb_why(sql));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int mech = sqlite3_column_int(st, 2);
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
@@ -167,7 +168,7 @@ static int load_charges(sqlite3 *sql_db, struct traced *d, const char *sql, stru
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return err_setf(err, NULL, "cannot read what the tracer did: %s",
-				rc == SQLITE_ROW ? "out of memory" : rdb_why(sql_db));
+				rc == SQLITE_ROW ? "out of memory" : rdb_why(sql));
 	return 0;
 }
 
