@@ -47,8 +47,7 @@
 /* The sleeps of the search's calls at fnode ?1 (-1: of the f0 calls themselves). */
 static const char sleeps_fmt[] =
     "WITH " PATHS_HANDLER_IRQS " SELECT " OFF_COLS " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN call_base c ON c.id = si.call_id" OFF_JOINS
-    " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
+    OFF_JOINS " WHERE si.kind = 1 AND (s.fnode = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " ORDER BY si.t_out";
 /* A task's times off CPU that the recording does not show. */
 static const char gaps_sql[] =

@@ -114,12 +114,12 @@ const char paths_wakers_sql[] =
     " CASE k.ctx WHEN 1 THEN 'an interrupt the recording does not name' ELSE x.name END)"
     " END, count(*), sum(si.t_in - si.t_out)"
     " FROM sched_interval si JOIN sr_sub s ON s.id = si.call_id"
-    " JOIN call_base c ON c.id = si.call_id JOIN wakeup k ON k.id = si.wakeup_id"
+    " JOIN wakeup k ON k.id = si.wakeup_id"
     " JOIN wakeup_ctx x ON x.ctx = k.ctx JOIN wait wt ON wt.id = si.id"
     " LEFT JOIN task t ON t.tid = k.waker_tid"
     " LEFT JOIN call_base wc ON wc.id = k.waker_call_id LEFT JOIN fnode wn ON wn.id = wc.fnode_id"
     " LEFT JOIN func wf ON wf.id = wn.func_id"
-    " WHERE si.kind = 1 AND (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL))"
+    " WHERE si.kind = 1 AND (s.fnode = ?1 OR (?1 = -1 AND s.parent IS NULL))"
     " GROUP BY 1 ORDER BY 3 DESC LIMIT 3";
 
 /*
@@ -268,9 +268,8 @@ static json_t *io_detail(struct rdb *db, int64_t fnode)
 	    " CROSS JOIN bio d ON d.task_id = si.task_id AND d.t_complete >= si.t_out"
 	    " AND d.t_complete <= coalesce(si.t_in, 9223372036854775807)"
 	    " CROSS JOIN bio_wait w ON w.bio_id = d.id AND w.sched_id = si.id"
-	    " JOIN call_base c ON c.id = si.call_id"
 	    " JOIN wakeup k ON k.id = si.wakeup_id"
-	    " WHERE (c.fnode_id = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
+	    " WHERE (s.fnode = ?1 OR (?1 = -1 AND s.parent IS NULL)) AND EXISTS (SELECT 1"
 	    " FROM bio b WHERE b.task_id = si.task_id AND b.complete_cpu = k.waker_cpu"
 	    " AND b.complete_ctx = k.ctx AND b.t_complete BETWEEN si.t_out AND k.t)";
 	static const char *const stage[] = {"queue", "device", "completion to wake-up",

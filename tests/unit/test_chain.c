@@ -299,9 +299,11 @@ static struct rdb *futex_db(bool waker_call, bool irqs)
 	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
 	db = rdb_open(path, &err);
 	ck_assert_msg(db, "%s", err.msg);
-	/* the search's calls: the waiter's futex call and its sleeping callee */
+	/* the search's calls: the waiter's futex call and its sleeping callee, by fnode */
 	ck_assert_int_eq(sqlite3_exec(rdb_sql(db), "CREATE TEMP TABLE sr_sub(id INTEGER PRIMARY KEY,"
-					" parent INTEGER); INSERT INTO sr_sub VALUES (1, NULL), (2, 1)",
+					" parent INTEGER, fnode INTEGER NOT NULL);"
+					" INSERT INTO sr_sub SELECT id, parent_id, fnode_id"
+					" FROM call WHERE id IN (1, 2)",
 				      NULL, NULL, NULL), SQLITE_OK);
 	return db;
 }

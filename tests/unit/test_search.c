@@ -900,15 +900,16 @@ static void share_put(struct db *db)
 	}
 }
 
-/* The rows of sr_sub as text. */
+/* The rows of sr_sub as text ("id:parent:fnode"); a row whose fnode is not its call's fails. */
 static char *sub_rows(struct rdb *db)
 {
 	sqlite3_stmt *st;
 	char *text = NULL;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(rdb_sql(db), "SELECT group_concat(id || ':' ||"
-		" coalesce(parent, '-'), ' ') FROM (SELECT * FROM sr_sub ORDER BY id)", -1, &st,
-		NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(rdb_sql(db), "SELECT group_concat(s.id || ':' ||"
+		" coalesce(s.parent, '-') || ':' || s.fnode || iif(c.fnode_id = s.fnode, '', '!'), ' ')"
+		" FROM (SELECT * FROM sr_sub ORDER BY id) s LEFT JOIN call_base c ON c.id = s.id",
+		-1, &st, NULL), SQLITE_OK);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		text = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
@@ -1024,6 +1025,7 @@ START_TEST(test_load_shared)
 		ck_assert_int_eq(one.soft[i], two.soft[i]);
 	}
 	ck_assert_int_gt(strlen(sub1), 100);
+	ck_assert_msg(!strchr(sub1, '!'), "a row of sr_sub whose fnode is not its call's (marked '!')");
 	ck_assert_str_eq(sub1, sub2);
 	free(sub1);
 	free(sub2);
