@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "cmd.h"
 #include "commands.h"
 #include "config.h"
@@ -37,6 +39,12 @@ int main(int argc, char **argv)
 
 	/* a file being written is removed if a signal ends darc (wfile.h) */
 	wfile_catch_signals();
+	/*
+	 * SQLite's count of its memory takes one lock for the whole process at
+	 * every allocation and free: the threads that write and read the
+	 * database in parallel would wait on it. darc never asks for the count.
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 
 	if (argc < 2) {
 		usage(stderr);
