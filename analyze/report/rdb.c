@@ -19,6 +19,18 @@
 #define NBUCKETS (64 * 4 + 1) /* every bucket of a 64-bit ns value at resolution 4 */
 #define MAX_WINDOWS 100000
 
+/*
+ * The calls a profile leaves out for their flags (call_extra.flags & 3: a
+ * call_flag that makes its times unsure), by id, read once: a profile of
+ * incl_ns then reads call_base alone and asks here, where the view call
+ * looked every call up in call_extra (2.8 M calls: 0.5 s to 0.2 s).
+ */
+struct flagged {
+	int64_t *id; /* sorted */
+	int n, cap;
+	int state; /* 0 not read, 1 read, -1 could not be read: the view is used */
+};
+
 struct rdb {
 	sqlite3 *sql; /* opened read-only; holds the selections' temp tables (sr_root, ...) */
 	char *path;
@@ -44,6 +56,7 @@ struct rdb {
 		int64_t calls; /* in all of them: at most KEPT_MAX */
 	} kept;
 	int64_t splits; /* profiles read on two connections (rdb_split_scans()) */
+	struct flagged flagged; /* flagged_of() */
 	/* rdb_memo(): what a report reads once of the database, whatever it selects */
 	struct {
 		const char *key;
@@ -193,6 +206,7 @@ void rdb_close(struct rdb *db)
 		return;
 	rdb_preselect_end(db);
 	rdb_kept_end(db);
+	free(db->flagged.id);
 	for (int i = 0; i < db->nmemo; i++)
 		db->memo[i].release(db->memo[i].p);
 	sqlite3_close(db->w);
@@ -485,6 +499,61 @@ int rdb_profile_values(sqlite3_stmt *st, int resolution, struct profile *p, uint
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The flagged calls, when a query of @sel's calls reads call_base alone
+ * (its metric incl_ns: the others are in call_extra); else NULL, and the
+ * view call gives the flags. Read on the first call (on @db's own thread).
+ */
+static const struct flagged *flagged_of(struct rdb *db, const struct call_selection *sel)
+{
+	struct flagged *f = &db->flagged;
+	sqlite3_stmt *st;
+	int rc = SQLITE_ERROR;
+
+	if (sel->metric != RM_INCL || f->state < 0)
+		return NULL;
+	if (f->state > 0)
+		return f;
+	if (sqlite3_prepare_v2(db->sql, "SELECT id FROM call_extra WHERE flags & 3 != 0", -1, &st,
+			       NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && !GROW(f->id, f->n, f->cap, 64))
+			f->id[f->n++] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_DONE) {
+		free(f->id);
+		*f = (struct flagged){.state = -1};
+		return NULL;
+	}
+	qsort(f->id, f->n, sizeof(*f->id), by_id);
+	f->state = 1;
+	return f;
+}
+
+/*
+ * Whether the row of @st (sel_query_on()'s columns) is a complete call:
+ * its column 2, and not flagged when @f (flagged_of()) says the query read
+ * call_base alone.
+ */
+static bool row_complete(const struct flagged *f, sqlite3_stmt *st)
+{
+	int64_t id;
+
+	if (!sqlite3_column_int(st, 2))
+		return false;
+	if (!f || !f->n)
+		return true;
+	id = sqlite3_column_int64(st, 3);
+	return !bsearch(&id, f->id, f->n, sizeof(*f->id), by_id);
+}
+
 /*
  * Prepare the selection's query on connection @sql: metric value, t_entry,
  * complete, id and fnode of every selected call; of those of the fnodes
@@ -506,9 +575,14 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 	sqlite3_stmt *st = NULL;
 	bool ranged = id_lo != INT64_MIN || id_hi != INT64_MAX;
 
-	sqlite3_str_appendf(q, "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0,"
-			       " c.id, c.fnode_id FROM call c WHERE ",
-			    col[sel->metric]);
+	if (flagged_of(db, sel)) /* the flags asked of flagged_of() a call (row_complete()) */
+		sqlite3_str_appendall(q, "SELECT c.incl_ns, c.t_entry, c.incl_ns IS NOT NULL,"
+					 " c.id, c.fnode_id FROM call_base c WHERE ");
+	else
+		sqlite3_str_appendf(q,
+				    "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0,"
+				    " c.id, c.fnode_id FROM call c WHERE ",
+				    col[sel->metric]);
 	if (n > 0) {
 		rdb_filter_sql("c.task_id", "c.t_entry", filter, sizeof(filter));
 		for (int i = 0; i < n; i++)
@@ -630,6 +704,7 @@ void rdb_kept_end(struct rdb *db)
 /* One selection's profile as its calls come (load_row(), load_end()). */
 struct loading {
 	const struct call_selection *sel;
+	const struct flagged *flagged; /* flagged_of() */
 	struct profile *p;
 	struct rdb_profile_info *info;
 	bool keep;		/* its calls' ids kept (incl_ns only) */
@@ -644,7 +719,7 @@ static int load_begin(struct rdb *db, struct loading *l, const struct call_selec
 		      struct profile *p, struct rdb_profile_info *info, bool keep,
 		      struct err_msg *err)
 {
-	*l = (struct loading){sel, p, info, keep && sel->metric == RM_INCL};
+	*l = (struct loading){sel, flagged_of(db, sel), p, info, keep && sel->metric == RM_INCL};
 	memset(p, 0, sizeof(*p));
 	if (sel_check(db, sel, info, &l->path, err))
 		return -1;
@@ -683,7 +758,7 @@ static int load_value(struct loading *l, int64_t raw, bool complete, int64_t id)
 /* The row of @st (sel_query()'s columns) into @l. SQLITE_ROW, or SQLITE_NOMEM. */
 static int load_row(struct loading *l, sqlite3_stmt *st)
 {
-	return load_value(l, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 2),
+	return load_value(l, sqlite3_column_int64(st, 0), row_complete(l->flagged, st),
 			  sqlite3_column_int64(st, 3));
 }
 
@@ -713,6 +788,7 @@ struct split {
 	sqlite3_stmt *st;
 	int64_t mid; /* it reads ids from here on; INT64_MAX when not split */
 	int rc;	     /* its last step's */
+	const struct flagged *flagged; /* flagged_of(), read before the thread starts */
 	struct split_row {
 		int64_t raw, id, fnode;
 		bool complete;
@@ -730,7 +806,7 @@ static int split_collect(struct split *sp, sqlite3_stmt *st)
 			return SQLITE_NOMEM;
 		sp->rows[sp->nrows++] = (struct split_row){
 		    sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3),
-		    sqlite3_column_int64(st, 4), sqlite3_column_int(st, 2)};
+		    sqlite3_column_int64(st, 4), row_complete(sp->flagged, st)};
 	}
 	return rc;
 }
@@ -756,7 +832,7 @@ static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 	int64_t top = query_int(db->sql, "SELECT max(id) FROM call_base", 0);
 	struct err_msg ignore;
 
-	*sp = (struct split){.mid = INT64_MAX};
+	*sp = (struct split){.mid = INT64_MAX, .flagged = flagged_of(db, sel)};
 	if (top >= rdb_split_min && (sp->sql = rdb_open_reader(db, &ignore))) {
 		sp->mid = top / 2 + 1;
 		sp->st = sel_query_on(db, sp->sql, sel, path, t0, fnodes, n, sp->mid, INT64_MAX,
@@ -765,7 +841,7 @@ static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 		if (!sp->started) { /* all on this connection */
 			sqlite3_finalize(sp->st);
 			sqlite3_close(sp->sql);
-			*sp = (struct split){.mid = INT64_MAX};
+			*sp = (struct split){.mid = INT64_MAX, .flagged = sp->flagged};
 		}
 		db->splits += sp->started;
 	}
@@ -973,7 +1049,7 @@ int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int6
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t v = scaled(sel, sqlite3_column_int64(st, 0)), t = sqlite3_column_int64(st, 1);
 		struct profile *w;
-		if (!sqlite3_column_int(st, 2))
+		if (!row_complete(flagged_of(db, sel), st))
 			continue;
 		if (!*nrows)
 			start = t;

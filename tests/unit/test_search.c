@@ -1036,6 +1036,71 @@ START_TEST(test_load_shared)
 }
 END_TEST
 
+/*
+ * A profile leaves out the calls whose flags make their times unsure (no
+ * entry, no exit) and no other: of incl_ns (read from call_base, the flags
+ * asked of the flagged list) as of excl_ns (read through the view call),
+ * on one connection or two, and in a time-lapse.
+ */
+START_TEST(test_flagged_left_out)
+{
+	static const uint32_t flags[] = {0, 1, 2, 3, 4, 64, 0, 2};
+	char path[] = "/tmp/darc-unit-XXXXXX";
+	struct err_msg err;
+	struct db *w;
+	struct rdb *db;
+	struct call_selection sel = RSEL_INIT;
+	struct profile p, *rows;
+	struct rdb_profile_info info;
+	int nrows;
+	int64_t t0, n = 0, left = 0;
+
+	close(mkstemp(path));
+	w = db_create(path, true, &err);
+	ck_assert_msg(w, "%s", err.msg);
+	ck_assert_int_eq(db_put_func(w, &(struct func_rec){1, "f", FUNC_KERNEL, DARC_NULL, NULL, 0}), 0);
+	ck_assert_int_eq(db_put_fnode(w, &(struct fnode_rec){.id = 1, .parent_id = DARC_NULL,
+							     .func_id = 1, .calls = 40}), 0);
+	for (int i = 1; i <= 40; i++) {
+		uint32_t f = flags[i % 8];
+		ck_assert_int_eq(db_put_call(w, &(struct call_rec){.id = i, .task_id = 7, .func_id = 1,
+			.parent_id = DARC_NULL, .last_id = i, .fnode_id = 1,
+			.interrupted_id = DARC_NULL, .t_entry = 1000000 * i,
+			.t_exit = 1000000 * i + 1000 * i, .incl_ns = 1000 * i, .excl_ns = 1000 * i,
+			.flags = f, .retval = DARC_NULL}), 0);
+		left += (f & 3) != 0;
+	}
+	ck_assert_msg(db_finish(w, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(left, 20);
+	db = rdb_open(path, &err);
+	ck_assert_msg(db, "%s", err.msg);
+	sel.fnode = 1;
+	for (int k = 0; k < 4; k++) { /* incl, excl; one connection, two */
+		sel.metric = k % 2 ? RM_EXCL : RM_INCL;
+		rdb_split_min = k < 2 ? 1 << 30 : 1;
+		ck_assert_msg(rdb_profile_load(db, &sel, &p, &info, &err) == 0, "%s", err.msg);
+		ck_assert_msg(info.calls == 40 - left && (int64_t)info.skipped == left,
+			      "metric %d split %d: %lld calls, %lld left out", sel.metric, k >= 2,
+			      (long long)info.calls, (long long)info.skipped);
+		rdb_profile_release(&p);
+		free(info.what);
+	}
+	rdb_split_min = 1000000;
+	sel.metric = RM_INCL;
+	ck_assert_msg(rdb_profile_timelapse(db, &sel, 10000000, &rows, &nrows, &t0, &err) == 0, "%s",
+		      err.msg);
+	for (int r = 0; r < nrows; r++) {
+		for (int b = 0; b < rows[r].n; b++)
+			n += rows[r].count[b];
+		rdb_profile_release(&rows[r]);
+	}
+	free(rows);
+	ck_assert_int_eq(n, 40 - left);
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("darc");
@@ -1065,5 +1130,6 @@ int main(void)
 	tcase_add_test(tc, test_bad_params);
 	tcase_add_test(tc, test_streamed_tree);
 	tcase_add_test(tc, test_load_shared);
+	tcase_add_test(tc, test_flagged_left_out);
 	return unit_run(unit_suite("search", tc));
 }
