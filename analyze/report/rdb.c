@@ -538,35 +538,29 @@ static const struct flagged *flagged_of(struct rdb *db, const struct call_select
 }
 
 /*
- * Whether the row of @st (sel_query_on()'s columns) is a complete call:
- * its column 2, and not flagged when @f (flagged_of()) says the query read
- * call_base alone.
+ * Whether call @id is complete: @complete (the query's own test), and not
+ * flagged when @f (flagged_of()) says the query read call_base alone.
  */
-static bool row_complete(const struct flagged *f, sqlite3_stmt *st)
+static bool is_complete(const struct flagged *f, bool complete, int64_t id)
 {
-	int64_t id;
-
-	if (!sqlite3_column_int(st, 2))
-		return false;
-	if (!f || !f->n)
-		return true;
-	id = sqlite3_column_int64(st, 3);
-	return !bsearch(&id, f->id, f->n, sizeof(*f->id), by_id);
+	return complete && (!f || !f->n || !bsearch(&id, f->id, f->n, sizeof(*f->id), by_id));
 }
 
 /*
  * Prepare the selection's query on connection @sql: metric value, t_entry,
- * complete, id and fnode of every selected call; of those of the fnodes
- * @fnodes[@n] instead of @sel's own when @n > 0; of ids in [@id_lo, @id_hi)
- * unless that is every id (INT64_MIN, INT64_MAX); in order of t_entry if
- * @by_time, else of id. (A profile, its quantiles and the calls it keeps do
- * not depend on the order, and the order of id is the table's own: sorting
- * 2.8 M calls by time was a third of darc explain on bench-v6.)
+ * complete, id and fnode of every selected call, in order of t_entry; of
+ * those of the fnodes @fnodes[@n] instead of @sel's own when @n > 0; of ids
+ * in [@id_lo, @id_hi) unless that is every id (INT64_MIN, INT64_MAX).
+ * With @sink, the aggregate @sink(value, complete, id, fnode) of @sql's
+ * (rdb_row_sink()) takes the calls inside one step, in the table's order
+ * of id: a profile, its quantiles and the calls it keeps do not depend on
+ * the order (sorting 2.8 M calls by time was a third of darc explain on
+ * bench-v6), and stepping out to the caller a row cost more than the rest.
  */
 static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 				  const struct call_selection *sel, const char *path, int64_t t0,
 				  const int64_t *fnodes, int n, int64_t id_lo, int64_t id_hi,
-				  bool by_time, struct err_msg *err)
+				  const char *sink, struct err_msg *err)
 {
 	static const char *const col[RM_METRICS] = {"incl_ns",	  "excl_ns",	"irq_ns",
 						    "softirq_ns", "preempt_ns", "blocked_ns"};
@@ -575,14 +569,16 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 	sqlite3_stmt *st = NULL;
 	bool ranged = id_lo != INT64_MIN || id_hi != INT64_MAX;
 
-	if (flagged_of(db, sel)) /* the flags asked of flagged_of() a call (row_complete()) */
-		sqlite3_str_appendall(q, "SELECT c.incl_ns, c.t_entry, c.incl_ns IS NOT NULL,"
-					 " c.id, c.fnode_id FROM call_base c WHERE ");
+	if (sink) /* its arguments */
+		sqlite3_str_appendf(q, "SELECT %s(c.%s, ", sink, col[sel->metric]);
 	else
-		sqlite3_str_appendf(q,
-				    "SELECT c.%s, c.t_entry, c.incl_ns IS NOT NULL AND c.flags & 3 = 0,"
-				    " c.id, c.fnode_id FROM call c WHERE ",
-				    col[sel->metric]);
+		sqlite3_str_appendf(q, "SELECT c.%s, c.t_entry, ", col[sel->metric]);
+	if (flagged_of(db, sel)) /* the flags asked of flagged_of() a call (is_complete()) */
+		sqlite3_str_appendf(q, "c.incl_ns IS NOT NULL, c.id, c.fnode_id%s FROM call_base c"
+				       " WHERE ", sink ? ")" : "");
+	else
+		sqlite3_str_appendf(q, "c.incl_ns IS NOT NULL AND c.flags & 3 = 0, c.id, c.fnode_id%s"
+				       " FROM call c WHERE ", sink ? ")" : "");
 	if (n > 0) {
 		rdb_filter_sql("c.task_id", "c.t_entry", filter, sizeof(filter));
 		for (int i = 0; i < n; i++)
@@ -595,7 +591,8 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 	}
 	if (ranged)
 		sqlite3_str_appendall(q, " AND c.id >= ?6 AND c.id < ?7");
-	sqlite3_str_appendall(q, by_time ? " ORDER BY c.t_entry" : " ORDER BY c.id");
+	if (!sink)
+		sqlite3_str_appendall(q, " ORDER BY c.t_entry");
 	text = sqlite3_str_finish(q);
 	if (!text) {
 		err_setf(err, db->path, "out of memory");
@@ -618,7 +615,7 @@ static sqlite3_stmt *sel_query_on(struct rdb *db, sqlite3 *sql,
 static sqlite3_stmt *sel_query(struct rdb *db, const struct call_selection *sel, const char *path,
 			       int64_t t0, struct err_msg *err)
 {
-	return sel_query_on(db, db->sql, sel, path, t0, NULL, 0, INT64_MIN, INT64_MAX, true, err);
+	return sel_query_on(db, db->sql, sel, path, t0, NULL, 0, INT64_MIN, INT64_MAX, NULL, err);
 }
 
 /*
@@ -701,7 +698,7 @@ void rdb_kept_end(struct rdb *db)
 	memset(&db->kept, 0, sizeof(db->kept));
 }
 
-/* One selection's profile as its calls come (load_row(), load_end()). */
+/* One selection's profile as its calls come (profile_row(), load_end()). */
 struct loading {
 	const struct call_selection *sel;
 	const struct flagged *flagged; /* flagged_of() */
@@ -755,13 +752,6 @@ static int load_value(struct loading *l, int64_t raw, bool complete, int64_t id)
 	return SQLITE_ROW;
 }
 
-/* The row of @st (sel_query()'s columns) into @l. SQLITE_ROW, or SQLITE_NOMEM. */
-static int load_row(struct loading *l, sqlite3_stmt *st)
-{
-	return load_value(l, sqlite3_column_int64(st, 0), row_complete(l->flagged, st),
-			  sqlite3_column_int64(st, 3));
-}
-
 /* Which of @fnodes[@n] is @fnode: its index, or -1. */
 static int fnode_index(const int64_t *fnodes, int n, int64_t fnode)
 {
@@ -769,6 +759,50 @@ static int fnode_index(const int64_t *fnodes, int n, int64_t fnode)
 		if (fnodes[i] == fnode)
 			return i;
 	return -1;
+}
+
+#define PROFILE_SINK "darc_profile_row"
+#define SPLIT_SINK "darc_split_row"
+
+/* The loads a profile's calls go to: @l[0], or by fnode @l[@n] of @fnodes[@n] when @n > 0. */
+struct profile_sink {
+	struct loading *l;
+	const int64_t *fnodes;
+	int n;
+	int failed; /* SQLITE_OK, or SQLITE_NOMEM */
+};
+
+/* The aggregate darc_profile_row(value, complete, id, fnode): a call into its load. */
+static void profile_row(sqlite3_context *cx, int argc, sqlite3_value **v)
+{
+	struct profile_sink *ps = sqlite3_user_data(cx);
+	int i = ps->n > 0 ? fnode_index(ps->fnodes, ps->n, sqlite3_value_int64(v[3])) : 0;
+	int64_t id = sqlite3_value_int64(v[2]);
+
+	(void)argc;
+	if (ps->failed || i < 0)
+		return;
+	if (load_value(&ps->l[i], sqlite3_value_int64(v[0]),
+		       is_complete(ps->l[i].flagged, sqlite3_value_int(v[1]), id), id) != SQLITE_ROW) {
+		ps->failed = SQLITE_NOMEM;
+		sqlite3_result_error_nomem(cx);
+	}
+}
+
+/*
+ * Run @st (NULL: it could not be made), a query whose aggregate @name of
+ * connection @sql takes its rows (*@failed: the aggregate's own failure),
+ * then finalize it and drop @name. SQLITE_DONE, or the failure.
+ */
+static int sink_run(sqlite3 *sql, const char *name, sqlite3_stmt *st, const int *failed)
+{
+	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+
+	if (rc == SQLITE_ROW) /* the aggregate's one row */
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	rdb_row_sink(sql, name, 4, NULL, NULL); /* it points into the caller's */
+	return *failed ? *failed : rc;
 }
 
 int64_t rdb_split_min = 1000000;
@@ -787,7 +821,8 @@ struct split {
 	sqlite3 *sql; /* the second connection, and its statement */
 	sqlite3_stmt *st;
 	int64_t mid; /* it reads ids from here on; INT64_MAX when not split */
-	int rc;	     /* its last step's */
+	int rc;	     /* its query's: SQLITE_DONE, or the failure */
+	int failed;  /* split_row()'s own failure */
 	const struct flagged *flagged; /* flagged_of(), read before the thread starts */
 	struct split_row {
 		int64_t raw, id, fnode;
@@ -796,26 +831,37 @@ struct split {
 	int nrows, cap;
 };
 
-/* The rows of @st into @sp. SQLITE_DONE, or the failure. */
-static int split_collect(struct split *sp, sqlite3_stmt *st)
+/* The aggregate darc_split_row(value, complete, id, fnode): a call of the second half into @sp. */
+static void split_row(sqlite3_context *cx, int argc, sqlite3_value **v)
 {
-	int rc;
+	struct split *sp = sqlite3_user_data(cx);
+	int64_t id = sqlite3_value_int64(v[2]);
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (GROW(sp->rows, sp->nrows, sp->cap, 1024))
-			return SQLITE_NOMEM;
-		sp->rows[sp->nrows++] = (struct split_row){
-		    sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3),
-		    sqlite3_column_int64(st, 4), row_complete(sp->flagged, st)};
+	(void)argc;
+	if (sp->failed)
+		return;
+	if (GROW(sp->rows, sp->nrows, sp->cap, 1024)) {
+		sp->failed = SQLITE_NOMEM;
+		sqlite3_result_error_nomem(cx);
+		return;
 	}
-	return rc;
+	sp->rows[sp->nrows++] = (struct split_row){
+	    sqlite3_value_int64(v[0]), id, sqlite3_value_int64(v[3]),
+	    is_complete(sp->flagged, sqlite3_value_int(v[1]), id)};
+}
+
+/* The second half's query on connection @sql (NULL: not made), run into @sp. */
+static int split_collect(struct split *sp, sqlite3 *sql, sqlite3_stmt *st)
+{
+	return sink_run(sql, SPLIT_SINK, st, &sp->failed);
 }
 
 static void *split_main(void *arg)
 {
 	struct split *sp = arg;
 
-	sp->rc = split_collect(sp, sp->st);
+	sp->rc = split_collect(sp, sp->sql, sp->st);
+	sp->st = NULL; /* finalized */
 	return NULL;
 }
 
@@ -827,7 +873,8 @@ static void *split_main(void *arg)
  */
 static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 				 const struct call_selection *sel, const char *path, int64_t t0,
-				 const int64_t *fnodes, int n, struct err_msg *err)
+				 const int64_t *fnodes, int n, struct profile_sink *ps,
+				 struct err_msg *err)
 {
 	int64_t top = query_int(db->sql, "SELECT max(id) FROM call_base", 0);
 	struct err_msg ignore;
@@ -835,8 +882,9 @@ static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 	*sp = (struct split){.mid = INT64_MAX, .flagged = flagged_of(db, sel)};
 	if (top >= rdb_split_min && (sp->sql = rdb_open_reader(db, &ignore))) {
 		sp->mid = top / 2 + 1;
-		sp->st = sel_query_on(db, sp->sql, sel, path, t0, fnodes, n, sp->mid, INT64_MAX,
-				      false, &ignore);
+		if (rdb_row_sink(sp->sql, SPLIT_SINK, 4, split_row, sp) == SQLITE_OK)
+			sp->st = sel_query_on(db, sp->sql, sel, path, t0, fnodes, n, sp->mid,
+					      INT64_MAX, SPLIT_SINK, &ignore);
 		sp->started = sp->st && !pthread_create(&sp->thread, NULL, split_main, sp);
 		if (!sp->started) { /* all on this connection */
 			sqlite3_finalize(sp->st);
@@ -845,7 +893,12 @@ static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 		}
 		db->splits += sp->started;
 	}
-	return sel_query_on(db, db->sql, sel, path, t0, fnodes, n, INT64_MIN, sp->mid, false, err);
+	if (rdb_row_sink(db->sql, PROFILE_SINK, 4, profile_row, ps) != SQLITE_OK) {
+		err_setf(err, db->path, "%s", rdb_why(db->sql));
+		return NULL;
+	}
+	return sel_query_on(db, db->sql, sel, path, t0, fnodes, n, INT64_MIN, sp->mid, PROFILE_SINK,
+			    err);
 }
 
 /*
@@ -865,11 +918,13 @@ static int split_end(struct rdb *db, struct split *sp, int rc, struct loading *l
 		sqlite3_finalize(sp->st);
 		sqlite3_close(sp->sql);
 		if (rc == SQLITE_DONE && sp->rc != SQLITE_DONE) { /* busy, or memory */
-			sqlite3_stmt *st = sel_query_on(db, db->sql, sel, path, t0, fnodes, n,
-							sp->mid, INT64_MAX, false, &ignore);
+			sqlite3_stmt *st = NULL;
 			sp->nrows = 0;
-			rc = st ? split_collect(sp, st) : SQLITE_ERROR;
-			sqlite3_finalize(st);
+			sp->failed = SQLITE_OK;
+			if (rdb_row_sink(db->sql, SPLIT_SINK, 4, split_row, sp) == SQLITE_OK)
+				st = sel_query_on(db, db->sql, sel, path, t0, fnodes, n, sp->mid,
+						  INT64_MAX, SPLIT_SINK, &ignore);
+			rc = split_collect(sp, db->sql, st);
 		}
 	}
 	for (int r = 0; rc == SQLITE_DONE && r < sp->nrows; r++) {
@@ -918,17 +973,14 @@ static int profile_load(struct rdb *db, const struct call_selection *sel, struct
 			struct rdb_profile_info *info, bool keep, struct err_msg *err)
 {
 	struct loading l;
+	struct profile_sink ps = {&l, NULL, 0, SQLITE_OK};
 	struct split sp;
-	sqlite3_stmt *st;
 	int rc;
 
 	if (load_begin(db, &l, sel, p, info, keep, err))
 		return -1;
-	st = split_begin(db, &sp, sel, l.path, info->t0, NULL, 0, err);
-	rc = st ? SQLITE_ROW : SQLITE_ERROR;
-	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW && (rc = load_row(&l, st)) == SQLITE_ROW)
-		;
-	sqlite3_finalize(st);
+	rc = sink_run(db->sql, PROFILE_SINK,
+		      split_begin(db, &sp, sel, l.path, info->t0, NULL, 0, &ps, err), &ps.failed);
 	rc = split_end(db, &sp, rc, &l, sel, l.path, info->t0, NULL, 0);
 	return load_end(db, &l, rc, err);
 }
@@ -952,8 +1004,9 @@ int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, con
 	struct call_selection *sels = calloc(n > 0 ? n : 1, sizeof(*sels));
 	struct loading *l = calloc(n > 0 ? n : 1, sizeof(*l));
 	struct split sp = {.mid = INT64_MAX};
+	struct profile_sink ps = {l, fnodes, n, SQLITE_OK};
 	sqlite3_stmt *st = NULL;
-	int rc, ready = 0;
+	int rc = SQLITE_ERROR, ready = 0;
 	bool said;
 
 	if (!sels || !l || sel->func || sel->path) {
@@ -968,20 +1021,14 @@ int rdb_profiles_load_keep(struct rdb *db, const struct call_selection *sel, con
 			break;
 	}
 	if (ready == n && n > 0)
-		st = split_begin(db, &sp, &sels[0], NULL, info[0].t0, fnodes, n, err);
-	rc = st ? SQLITE_ROW : SQLITE_ERROR;
+		st = split_begin(db, &sp, &sels[0], NULL, info[0].t0, fnodes, n, &ps, err);
 	/* a failure of load_begin() or of the query said why already; of a row, the first
 	   load_end() says it */
 	said = !st;
-	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int i = fnode_index(fnodes, n, sqlite3_column_int64(st, 4));
-
-		if (i >= 0 && (rc = load_row(&l[i], st)) != SQLITE_ROW)
-			break;
-	}
-	sqlite3_finalize(st);
-	if (ready == n && n > 0)
+	if (ready == n && n > 0) {
+		rc = sink_run(db->sql, PROFILE_SINK, st, &ps.failed);
 		rc = split_end(db, &sp, rc, l, &sels[0], NULL, info[0].t0, fnodes, n);
+	}
 	for (int i = 0; i < ready; i++) {
 		struct err_msg e;
 
@@ -1049,7 +1096,8 @@ int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int6
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t v = scaled(sel, sqlite3_column_int64(st, 0)), t = sqlite3_column_int64(st, 1);
 		struct profile *w;
-		if (!row_complete(flagged_of(db, sel), st))
+		if (!is_complete(flagged_of(db, sel), sqlite3_column_int(st, 2),
+				 sqlite3_column_int64(st, 3)))
 			continue;
 		if (!*nrows)
 			start = t;
