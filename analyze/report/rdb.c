@@ -57,6 +57,12 @@ struct rdb {
 	} kept;
 	int64_t splits; /* profiles read on two connections (rdb_split_scans()) */
 	struct flagged flagged; /* flagged_of() */
+	/* what sr_root holds: rdb_select_calls(@sel, @lo, @hi), @n calls (its strings copied) */
+	struct {
+		bool valid;
+		struct call_selection sel;
+		int64_t lo, hi, n;
+	} root;
 	/* rdb_memo(): what a report reads once of the database, whatever it selects */
 	struct {
 		const char *key;
@@ -200,12 +206,15 @@ fail:
 	return NULL;
 }
 
+static void root_forget(struct rdb *db);
+
 void rdb_close(struct rdb *db)
 {
 	if (!db)
 		return;
 	rdb_preselect_end(db);
 	rdb_kept_end(db);
+	root_forget(db);
 	free(db->flagged.id);
 	for (int i = 0; i < db->nmemo; i++)
 		db->memo[i].release(db->memo[i].p);
@@ -1622,8 +1631,61 @@ static int empty_root(struct rdb *db, struct err_msg *err)
 	return 0;
 }
 
+/* sr_root's rows no longer known (root_keep()). */
+static void root_forget(struct rdb *db)
+{
+	if (db->root.valid) {
+		free((char *)db->root.sel.func);
+		free((char *)db->root.sel.path);
+		free((char *)db->root.sel.comm);
+	}
+	memset(&db->root, 0, sizeof(db->root));
+}
+
+/* sr_root holds the @n calls of @sel in [@lo, @hi) (kept only if its strings can be copied). */
+static void root_keep(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
+		      int64_t n)
+{
+	struct call_selection *c = &db->root.sel;
+
+	root_forget(db);
+	*c = *sel;
+	c->func = sel->func ? strdup(sel->func) : NULL;
+	c->path = sel->path ? strdup(sel->path) : NULL;
+	c->comm = sel->comm ? strdup(sel->comm) : NULL;
+	db->root.lo = lo;
+	db->root.hi = hi;
+	db->root.n = n;
+	db->root.valid = true;
+	if ((sel->func && !c->func) || (sel->path && !c->path) || (sel->comm && !c->comm))
+		root_forget(db);
+}
+
+static int64_t select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err);
+
+/*
+ * Into sr_root, as select_calls() makes it; nothing done when it holds
+ * those calls already (explain prices the tracer's share of the calls its
+ * search just took: 33 000 of them looked up again on the 600 copies).
+ */
 int64_t rdb_select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 			 struct err_msg *err)
+{
+	int64_t n;
+
+	if (db->root.valid && db->root.lo == lo && db->root.hi == hi &&
+	    same_sel(&db->root.sel, sel))
+		return db->root.n;
+	root_forget(db);
+	if ((n = select_calls(db, sel, lo, hi, err)) >= 0)
+		root_keep(db, sel, lo, hi, n);
+	return n;
+}
+
+/* sr_root made anew: the calls of @sel in [@lo, @hi). How many, or -1 with @err set. */
+static int64_t select_calls(struct rdb *db, const struct call_selection *sel, int64_t lo,
+			    int64_t hi, struct err_msg *err)
 {
 	const struct kept *kp;
 	sqlite3_stmt *st = NULL;

@@ -1101,6 +1101,52 @@ START_TEST(test_flagged_left_out)
 }
 END_TEST
 
+/*
+ * rdb_select_calls() asked again for the calls sr_root holds leaves it as
+ * it is; asked for others (another fnode, range, task or comm, the same
+ * names in other strings) it makes it anew, as a fresh connection does.
+ */
+START_TEST(test_select_again)
+{
+	char path[] = "/tmp/darc-unit-XXXXXX", want[1024], got[1024], name[] = "f";
+	struct err_msg err;
+	struct rdb *db, *fresh;
+	struct call_selection sel[5];
+	const int64_t lo[5] = {500, 500, 500, 2000, 500}, hi[5] = {5000000, 5000000, 5000000,
+								   5000000, 5000000};
+
+	db = open_two_fnodes(path);
+	for (int k = 0; k < 5; k++)
+		sel[k] = (struct call_selection)RSEL_INIT;
+	sel[0].fnode = 1; /* each one after one that differs in one thing or two */
+	sel[1].fnode = 1;
+	sel[1].task = 8; /* no call of task 8 */
+	sel[2].fnode = 2;
+	sel[3].fnode = 1;
+	sel[4].func = name;
+	for (int round = 0; round < 2; round++)
+		for (int k = 0; k < 5; k++) {
+			ck_assert_int_ge(rdb_select_calls(db, &sel[k], lo[k], hi[k], &err), 0);
+			fresh = rdb_open(path, &err);
+			ck_assert_msg(fresh, "%s", err.msg);
+			ck_assert_int_ge(rdb_select_calls(fresh, &sel[k], lo[k], hi[k], &err), 0);
+			ck_assert_str_eq(roots(db, got, sizeof(got)), roots(fresh, want, sizeof(want)));
+			rdb_close(fresh);
+		}
+	/* the same calls again, by other strings: sr_root as it was (a row put in stays) */
+	ck_assert_int_eq(sqlite3_exec(rdb_sql(db), "INSERT INTO sr_root VALUES (99, 99, 7)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sel[4].func = "f";
+	ck_assert_int_eq(rdb_select_calls(db, &sel[4], lo[4], hi[4], &err), 40);
+	ck_assert_ptr_nonnull(strstr(roots(db, got, sizeof(got)), ",99"));
+	/* others: made anew */
+	ck_assert_int_eq(rdb_select_calls(db, &sel[4], lo[4], hi[4] - 1, &err), 40);
+	ck_assert_ptr_null(strstr(roots(db, got, sizeof(got)), ",99"));
+	rdb_close(db);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("darc");
@@ -1131,5 +1177,6 @@ int main(void)
 	tcase_add_test(tc, test_streamed_tree);
 	tcase_add_test(tc, test_load_shared);
 	tcase_add_test(tc, test_flagged_left_out);
+	tcase_add_test(tc, test_select_again);
 	return unit_run(unit_suite("search", tc));
 }
