@@ -787,6 +787,7 @@ json_t *explain_db_collect(struct rdb *db, const struct report_options *o,
 	sqlite3_exec(rdb_sql(db), "PRAGMA mmap_size = 0; PRAGMA cache_size = -4096", NULL, NULL,
 		     NULL);
 	by_time.branch_pct = 100 * EXPLAIN_CAUSE_MIN;
+	tracer_shift_prime(db, &o->sel); /* each part's searches count what its tracer_hooks price */
 	n = load_subjects(db, o, top, &s, err);
 	rc = n < 0 || !all ? -1 : 0;
 

@@ -83,6 +83,9 @@ struct load {
 	int64_t *lid, *lpar; /* the current f0 call's calls (in id order) and their parents */
 	int *lidx;	     /* and their indices in the tree */
 	int nl, lcap, scap;
+	const signed char *kind; /* search_db_count_kinds()'s, or NULL */
+	int64_t nkind;
+	uint32_t (*cnt)[4]; /* with @kind: each of roots[]'s subtree by func kind (shared) */
 	struct part *parts; /* the current f0 call's rows of call_extra */
 	int nparts, pcap;
 	const struct root *cur; /* the f0 call whose range tree_row() is given */
@@ -251,6 +254,9 @@ static void tree_row(sqlite3_context *cx, int argc, sqlite3_value **v)
 	(void)argc;
 	if (l->nomem)
 		return;
+	/* every row of the range but the f0 call's own, as the tracer's share counts it */
+	if (l->cnt && id != r->id && fnode >= 0 && fnode < l->nkind && l->kind[fnode] >= 0)
+		l->cnt[r - l->roots][l->kind[fnode]]++;
 	if (id != r->id && (id <= l->skip || sqlite3_value_type(v[1]) == SQLITE_NULL))
 		return;
 	while (l->nx < l->nroots && l->roots[l->nx].id < id)
@@ -281,6 +287,8 @@ static int stream_root(struct load *l, const struct root *r)
 
 	if (root_parts(l, r))
 		return -1;
+	if (l->cnt) /* counted again if the share's thread failed */
+		memset(l->cnt[r - l->roots], 0, sizeof(*l->cnt));
 	l->nl = 0;
 	l->cur = r;
 	l->skip = 0;
@@ -487,22 +495,99 @@ static void share_release(struct share *sh)
 	search_db_release(&sh->rs);
 }
 
+/* search_db_count_kinds()'s table, and the last search's f0 calls counted by it. */
+struct kinds {
+	const signed char *kind;
+	int64_t nkind;
+	struct root *roots; /* by id */
+	uint32_t (*n)[4];
+	int nroots;
+};
+
+#define KINDS_MEMO "search-db: subtree kinds"
+
+static void kinds_free(void *p)
+{
+	struct kinds *k = p;
+
+	if (k) {
+		free(k->roots);
+		free(k->n);
+		free(k);
+	}
+}
+
+/* The last search's counts forgotten. */
+static void kinds_forget(struct kinds *k)
+{
+	free(k->roots);
+	free(k->n);
+	k->roots = NULL;
+	k->n = NULL;
+	k->nroots = 0;
+}
+
+void search_db_count_kinds(struct rdb *db, const signed char *kind, int64_t n)
+{
+	struct kinds *k = rdb_memo(db, KINDS_MEMO);
+
+	if (!k && kind) {
+		if (!(k = calloc(1, sizeof(*k))))
+			return;
+		if (rdb_memo_keep(db, KINDS_MEMO, k, kinds_free)) {
+			free(k);
+			return;
+		}
+	}
+	if (!k)
+		return;
+	kinds_forget(k);
+	k->kind = kind;
+	k->nkind = kind ? n : 0;
+}
+
+const uint32_t *search_db_kinds_of(struct rdb *db, int64_t id, int64_t last, int64_t task)
+{
+	const struct kinds *k = rdb_memo(db, KINDS_MEMO);
+	int lo = 0, hi = k ? k->nroots - 1 : -1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		const struct root *r = &k->roots[mid];
+		if (r->id == id)
+			return r->last == last && r->task == task ? k->n[mid] : NULL;
+		if (r->id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
 static int load_trees(struct load *l, struct rdb *db)
 {
 	struct share sh = {.db = db};
+	struct kinds *km = rdb_memo(db, KINDS_MEMO);
 	bool two = false;
 	int rc = -1;
 
 	rdb_search_new(db); /* sr_sub's rows change: whatever is kept of it is stale */
+	if (km)
+		kinds_forget(km);
 	if (sqlite3_exec(l->sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
 	    (l->novh = load_ids(l->sql, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
 	    !load_prepare(l, true)) {
+		if (km && km->kind && (l->cnt = calloc(l->nroots + 1, sizeof(*l->cnt)))) {
+			l->kind = km->kind; /* else nothing is counted: the share reads them */
+			l->nkind = km->nkind;
+		}
 		l->k0 = 0;
 		l->k1 = share_cut(l->roots, l->nroots);
 		if (l->k1 < l->nroots) {
 			sh.l = (struct load){.rs = &sh.rs, .roots = l->roots, .nroots = l->nroots,
 					     .k0 = l->k1, .k1 = l->nroots, .ovh = l->ovh,
-					     .novh = l->novh};
+					     .novh = l->novh, .kind = l->kind, .nkind = l->nkind,
+					     .cnt = l->cnt};
 			two = !pthread_create(&sh.thread, NULL, share_main, &sh);
 			if (!two)
 				l->k1 = l->nroots;
@@ -521,7 +606,14 @@ static int load_trees(struct load *l, struct rdb *db)
 		}
 	}
 	load_release(l);
-	free(l->roots);
+	if (!rc && l->cnt) { /* the counts, with the f0 calls they are of */
+		km->roots = l->roots;
+		km->n = l->cnt;
+		km->nroots = l->nroots;
+	} else {
+		free(l->roots);
+		free(l->cnt);
+	}
 	free(l->ovh);
 	return rc;
 }

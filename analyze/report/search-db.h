@@ -53,6 +53,23 @@ int search_db_load(struct rdb *db, const struct call_selection *sel, int lo, int
 void search_db_release(struct rsearch *rs);
 
 /*
+ * Count each f0 call's subtree by its functions' kinds as search_db_load()
+ * reads it: the calls of its task among the ids of its subtree, itself
+ * not, by @kind[fnode id] (enum func_kind, 0..3; -1 none of them) for ids
+ * below @n. The tracer's share (tracer-shift.c) asks that of the calls a
+ * search has just read, and read them all again for it. @kind is the
+ * caller's and outlives @db's searches; NULL stops the counting.
+ */
+void search_db_count_kinds(struct rdb *db, const signed char *kind, int64_t n);
+
+/*
+ * The last search's count of f0 call @id (its subtree to @last, of task
+ * @task), four numbers by func kind; NULL if it was not one of its f0 calls
+ * or nothing was counted.
+ */
+const uint32_t *search_db_kinds_of(struct rdb *db, int64_t id, int64_t last, int64_t task);
+
+/*
  * The functions from below fnode @above down to fnode @to, which lies in
  * its subtree (a JSON array of names; empty when @to is @above).
  */

@@ -21,6 +21,7 @@
 
 #include "grow.h"
 #include "rows.h"
+#include "search-db.h"
 #include "show.h"
 #include "vis.h"
 
@@ -106,6 +107,8 @@ struct traced {
 	struct fnode_kind *fk;	/* every fnode's kind, sorted by id */
 	int64_t nfk;
 	int fk_cap;
+	signed char *dense;	/* the same by id, 0..3 or -1, for the search's loads; or NULL */
+	int64_t ndense;
 	struct charge *ch;	/* sorted by call_id */
 	int64_t nch;
 	int ch_cap;
@@ -115,6 +118,7 @@ struct traced {
 
 /* What counting the calls works with. */
 struct counter {
+	struct rdb *db;
 	sqlite3 *sql;
 	sqlite3_stmt *below;	/* the fnodes of a task's calls in an id range, counted */
 	sqlite3_stmt *kids;	/* of a call's direct children */
@@ -178,6 +182,7 @@ static void traced_free(void *p)
 
 	if (d) {
 		free(d->fk);
+		free(d->dense);
 		free(d->ch);
 		free(d);
 	}
@@ -286,11 +291,58 @@ static void count_fnode(sqlite3_context *cx, int argc, sqlite3_value **v)
 		count_kind(x->k, ck, 1);
 }
 
+/*
+ * Every fnode's kind by id, for the search's loads to count the calls
+ * with (search_db_count_kinds()); none when the ids are not those darc
+ * gives (1, 2, ...: a table of the largest's size).
+ */
+static void make_dense(struct traced *d)
+{
+	int64_t top = d->nfk ? d->fk[d->nfk - 1].id : 0;
+
+	if (top < 1 || top > 4 * d->nfk + 1024 || !(d->dense = malloc(top + 1)))
+		return;
+	memset(d->dense, -1, top + 1);
+	for (int64_t i = 0; i < d->nfk; i++)
+		if (d->fk[i].id >= 0 && d->fk[i].kind >= FUNC_KERNEL && d->fk[i].kind <= FUNC_UPROBE)
+			d->dense[d->fk[i].id] = (signed char)d->fk[i].kind;
+	d->ndense = top + 1;
+}
+
+/*
+ * What the tracer did in @db: kept with it (rdb_memo()), read once; *@own
+ * when it could not be kept (the caller frees it). NULL with @err set.
+ */
+static struct traced *traced_of(struct rdb *db, bool *own, struct err_msg *err)
+{
+	struct traced *d = rdb_memo(db, TRACED_MEMO);
+	sqlite3 *sql = rdb_sql(db);
+
+	*own = false;
+	if (d)
+		return d;
+	if (!(d = calloc(1, sizeof(*d)))) {
+		err_setf(err, NULL, "out of memory");
+		return NULL;
+	}
+	if (load_kinds(sql, d, err))
+		goto fail;
+	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
+		if (load_charges(sql, d, charges_sql[i], err))
+			goto fail;
+	qsort(d->ch, d->nch, sizeof(*d->ch), by_call);
+	make_dense(d);
+	*own = rdb_memo_keep(db, TRACED_MEMO, d, traced_free) != 0;
+	return d;
+fail:
+	traced_free(d);
+	return NULL;
+}
+
 static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 {
-	struct traced *d;
-
 	memset(x, 0, sizeof(*x));
+	x->db = db;
 	x->sql = rdb_sql(db);
 	if (rdb_row_sink(x->sql, "darc_count_fnode", 1, count_fnode, x) ||
 	    sqlite3_prepare_v2(x->sql,
@@ -302,22 +354,8 @@ static int counter_init(struct counter *x, struct rdb *db, struct err_msg *err)
 			       " WHERE b.id > ?1 AND b.id <= ?2 AND b.parent_id = ?1",
 			       -1, &x->kids, NULL))
 		return err_setf(err, rdb_path(db), "cannot read the calls: %s", rdb_why(x->sql));
-	if ((x->d = rdb_memo(db, TRACED_MEMO)))
-		return 0;
-	if (!(d = calloc(1, sizeof(*d))))
-		return err_setf(err, NULL, "out of memory");
-	if (load_kinds(x->sql, d, err))
-		goto fail;
-	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
-		if (load_charges(x->sql, d, charges_sql[i], err))
-			goto fail;
-	qsort(d->ch, d->nch, sizeof(*d->ch), by_call);
-	x->own = rdb_memo_keep(db, TRACED_MEMO, d, traced_free) != 0;
-	x->d = d;
-	return 0;
-fail:
-	traced_free(d);
-	return -1;
+	x->d = traced_of(db, &x->own, err);
+	return x->d ? 0 : -1;
 }
 
 /* The charges to calls @lo .. @hi of task @task into @k. */
@@ -337,11 +375,18 @@ static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task,
 		      bool excl, struct cost_counts *k)
 {
 	sqlite3_stmt *st = excl ? x->kids : x->below;
+	const uint32_t *n = excl ? NULL : search_db_kinds_of(x->db, id, last, task);
 	int rc;
 
 	memset(k, 0, sizeof(*k));
 	k->self_fgraph = kind == FUNC_KERNEL;
 	k->excl = excl;
+	if (n) { /* the search that just read the subtree counted it */
+		for (int i = FUNC_KERNEL; i <= FUNC_UPROBE; i++)
+			count_kind(k, i, n[i]);
+		count_charges(x, id, last < id ? id : last, task, k);
+		return 0;
+	}
 	if (last < id)
 		last = id;
 	sqlite3_reset(st);
@@ -432,6 +477,24 @@ static int add_selected(struct rdb *db, struct tracer_shift *t, bool excl, struc
 	sqlite3_finalize(st);
 	counter_free(&x);
 	return rc;
+}
+
+void tracer_shift_prime(struct rdb *db, const struct call_selection *sel)
+{
+	struct tracer_shift t = {0};
+	struct err_msg ignore;
+	struct traced *d;
+	bool own;
+
+	if (sel->metric != RM_INCL || load_cost(db, &t, &ignore))
+		return;
+	json_decref(t.stored);
+	if (!any_cost(&t.cost) || !(d = traced_of(db, &own, &ignore)))
+		return;
+	if (own) /* not kept: nothing to count with past this call */
+		traced_free(d);
+	else if (d->dense)
+		search_db_count_kinds(db, d->dense, d->ndense);
 }
 
 int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,

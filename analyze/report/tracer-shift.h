@@ -54,6 +54,15 @@ struct tracer_shift {
 int tracer_shift_load(struct rdb *db, const struct call_selection *sel, int64_t lo, int64_t hi,
 		struct tracer_shift *t, struct err_msg *err);
 
+/*
+ * Before searches of @sel's kind whose calls tracer_shift_load() prices
+ * after them (explain): the searches count each call's subtree as they
+ * read it (search_db_count_kinds()), and the pricing takes those counts
+ * rather than reading the subtrees again. Nothing when the metric has no
+ * share, no cost is known, or what the tracer did cannot be read.
+ */
+void tracer_shift_prime(struct rdb *db, const struct call_selection *sel);
+
 /* Free what tracer_shift_load() allocated. */
 void tracer_shift_release(struct tracer_shift *t);
 

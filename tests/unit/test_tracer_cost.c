@@ -19,6 +19,7 @@
 #include "tracer-shift.h"
 #include "along-check.h"
 #include "db.h"
+#include "search-db.h"
 #include "unit-run.h"
 
 /* ---- buckets, share, shift ---- */
@@ -222,6 +223,24 @@ static struct call_rec call(int64_t id, int64_t task, int64_t func, int64_t pare
 	return c;
 }
 
+/* Functions 1 vfs_read (kernel), 2 pread64 (a system call), 3 app_func (a uprobe pair), and
+   the fnodes of fnode_of(). */
+static void put_funcs(struct db *db)
+{
+	struct func_rec f[] = {{1, "vfs_read", FUNC_KERNEL, DARC_NULL, NULL, 0},
+			       {2, "pread64", FUNC_SYSCALL, 17, NULL, 0},
+			       {3, "app_func", FUNC_UPROBE, DARC_NULL, "/bin/app", 0}};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+		ck_assert_int_eq(db_put_func(db, &f[i]), 0);
+	/* a call's function and depth are its fnode's (call_base holds neither) */
+	for (int64_t k = 1; k <= 4; k++)
+		ck_assert_int_eq(db_put_fnode(db, &(struct fnode_rec){.id = k,
+			.parent_id = k == 1 ? DARC_NULL : 1, .func_id = k == 4 ? 1 : k,
+			.depth = k > 1, .p50_ns = DARC_NULL, .p90_ns = DARC_NULL, .p99_ns = DARC_NULL,
+			.p999_ns = DARC_NULL}), 0);
+}
+
 /*
  * Function 1 (kernel) is called twice by task 100: call 1 (900 ns) holds
  * calls 2, 4 and 5 of its task (2 kernel, 4 a system call, 5 a uprobe
@@ -230,9 +249,6 @@ static struct call_rec call(int64_t id, int64_t task, int64_t func, int64_t pare
  */
 static void put_rows(struct db *db, const char *cost, const char *manifest)
 {
-	struct func_rec f[] = {{1, "vfs_read", FUNC_KERNEL, DARC_NULL, NULL, 0},
-			       {2, "pread64", FUNC_SYSCALL, 17, NULL, 0},
-			       {3, "app_func", FUNC_UPROBE, DARC_NULL, "/bin/app", 0}};
 	struct call_rec c[] = {call(1, 100, 1, DARC_NULL, 5, 900), call(2, 100, 1, 1, 2, 10),
 			       call(3, 200, 1, DARC_NULL, 3, 10), call(4, 100, 2, 1, 4, 10),
 			       call(5, 100, 3, 1, 5, 10), call(6, 100, 1, DARC_NULL, 6, 100000)};
@@ -247,14 +263,7 @@ static void put_rows(struct db *db, const char *cost, const char *manifest)
 				  .source_mtime_ns = DARC_NULL, .manifest = manifest,
 				  .tracer_cost = cost};
 
-	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
-		ck_assert_int_eq(db_put_func(db, &f[i]), 0);
-	/* a call's function and depth are its fnode's (call_base holds neither) */
-	for (int64_t k = 1; k <= 4; k++)
-		ck_assert_int_eq(db_put_fnode(db, &(struct fnode_rec){.id = k,
-			.parent_id = k == 1 ? DARC_NULL : 1, .func_id = k == 4 ? 1 : k,
-			.depth = k > 1, .p50_ns = DARC_NULL, .p90_ns = DARC_NULL, .p99_ns = DARC_NULL,
-			.p999_ns = DARC_NULL}), 0);
+	put_funcs(db);
 	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
 		ck_assert_int_eq(db_put_call(db, &c[i]), 0);
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
@@ -410,6 +419,98 @@ START_TEST(test_shift_again)
 }
 END_TEST
 
+/*
+ * Eight calls of vfs_read by task 100, call 3 of them holding 1-3 callees
+ * (vfs_read, pread64, app_func by turns), and a call of task 200 inside
+ * each; their kinds counted into @want (kernel, syscall, kprobe, uprobe).
+ */
+static struct rdb *make_roots_db(uint32_t want[8][4], int64_t first[8], int64_t last[8])
+{
+	struct err_msg err;
+	struct db *db = db_create(target, true, &err);
+	struct recording_rec r = {.source = "x.dat", .cpus = 2, .t_first = DARC_NULL,
+				  .t_last = DARC_NULL, .source_size = DARC_NULL,
+				  .source_mtime_ns = DARC_NULL, .tracer_cost = cost_json};
+	struct rdb *rd;
+	int64_t id = 1;
+
+	ck_assert_msg(db, "%s", err.msg);
+	memset(want, 0, 8 * sizeof(*want));
+	put_funcs(db);
+	for (int i = 0; i < 8; i++) {
+		int kids = i % 3 + 1;
+		struct call_rec c;
+
+		first[i] = id;
+		last[i] = id + kids + 1;
+		c = call(id, 100, 1, DARC_NULL, last[i], 900 + 1000 * i);
+		ck_assert_int_eq(db_put_call(db, &c), 0);
+		for (int c = 0; c < kids; c++) {
+			int func = (i + c) % 3 + 1;
+			struct call_rec k = call(id + 1 + c, 100, func, first[i], id + 1 + c, 10);
+
+			ck_assert_int_eq(db_put_call(db, &k), 0);
+			want[i][func == 1 ? FUNC_KERNEL : func == 2 ? FUNC_SYSCALL : FUNC_UPROBE]++;
+		}
+		c = call(last[i], 200, 1, DARC_NULL, last[i], 10);
+		ck_assert_int_eq(db_put_call(db, &c), 0);
+		id = last[i] + 1;
+	}
+	ck_assert_int_eq(db_put_task(db, &(struct task_rec){100, 100, "fio"}), 0);
+	ck_assert_int_eq(db_put_task(db, &(struct task_rec){200, 200, "cat"}), 0);
+	ck_assert_int_eq(db_put_recording(db, &r), 0);
+	ck_assert_msg(db_finish(db, &err) == 0, "%s", err.msg);
+	rd = rdb_open(target, &err);
+	ck_assert_msg(rd, "%s", err.msg);
+	return rd;
+}
+
+/*
+ * The shift priced from the counts a search made as it read the calls
+ * (tracer_shift_prime(), on one thread or two) is the one priced from the
+ * calls read again; each f0 call is counted by kind, not itself nor another
+ * task's call among its ids.
+ */
+START_TEST(test_shift_counted)
+{
+	uint32_t want[8][4];
+	int64_t first[8], last[8];
+	struct rdb *db = make_roots_db(want, first, last), *fresh;
+	struct call_selection sel = RSEL_INIT;
+	struct tracer_shift a, b;
+	struct rsearch rs;
+	struct err_msg err;
+	const uint32_t *n;
+
+	shift_of(db, RM_INCL, 1, &a); /* the subtrees read by the pricing */
+	ck_assert_int_gt(a.n, 3);
+	ck_assert_ptr_null(search_db_kinds_of(db, first[0], last[0], 100));
+	rdb_close(db);
+	sel.func = "vfs_read";
+	for (int two = 0; two < 2; two++) {
+		search_db_share_min = two ? 1 : 1 << 30;
+		fresh = rdb_open(target, &err);
+		ck_assert_msg(fresh, "%s", err.msg);
+		tracer_shift_prime(fresh, &sel);
+		ck_assert_msg(search_db_load(fresh, &sel, 0, 61, &rs, &err) == 0, "%s", err.msg);
+		search_db_release(&rs);
+		for (int i = 0; i < 8; i++) {
+			n = search_db_kinds_of(fresh, first[i], last[i], 100);
+			ck_assert_msg(n && !memcmp(n, want[i], sizeof(want[i])),
+				      "f0 call %d (two threads: %d): not counted as it is", i, two);
+		}
+		ck_assert_ptr_null(search_db_kinds_of(fresh, first[0], last[0] - 1, 100));
+		shift_of(fresh, RM_INCL, 1, &b);
+		ck_assert_int_eq(a.n, b.n);
+		ck_assert_mem_eq(a.b, b.b, a.n * sizeof(*a.b));
+		tracer_shift_release(&b);
+		rdb_close(fresh);
+	}
+	search_db_share_min = 100000;
+	tracer_shift_release(&a);
+}
+END_TEST
+
 static int released;
 
 static void release(void *p)
@@ -561,6 +662,7 @@ static Suite *suite(void)
 	tcase_add_test(d, test_hist_shift);
 	tcase_add_test(d, test_recorder_task);
 	tcase_add_test(d, test_shift_again);
+	tcase_add_test(d, test_shift_counted);
 	tcase_add_test(d, test_memo);
 	tcase_add_test(d, test_along_check);
 	tcase_add_test(d, test_along_check_real);
