@@ -577,8 +577,10 @@ static int load_trees(struct load *l, struct rdb *db)
 	if (sqlite3_exec(l->sql, sub_init_sql, NULL, NULL, NULL) == SQLITE_OK &&
 	    (l->novh = load_ids(l->sql, overhead_sql, &l->ovh)) >= 0 && !load_roots(l) &&
 	    !load_prepare(l, true)) {
+		/* without the table, or its memory, nothing is counted: the tracer's
+		   share then reads the subtrees again */
 		if (km && km->kind && (l->cnt = calloc(l->nroots + 1, sizeof(*l->cnt)))) {
-			l->kind = km->kind; /* else nothing is counted: the share reads them */
+			l->kind = km->kind;
 			l->nkind = km->nkind;
 		}
 		l->k0 = 0;

@@ -484,12 +484,13 @@ void tracer_shift_prime(struct rdb *db, const struct call_selection *sel)
 	struct tracer_shift t = {0};
 	struct err_msg ignore;
 	struct traced *d;
-	bool own;
+	bool known, own;
 
-	if (sel->metric != RM_INCL || load_cost(db, &t, &ignore))
+	if (sel->metric != RM_INCL)
 		return;
+	known = !load_cost(db, &t, &ignore) && any_cost(&t.cost);
 	json_decref(t.stored);
-	if (!any_cost(&t.cost) || !(d = traced_of(db, &own, &ignore)))
+	if (!known || !(d = traced_of(db, &own, &ignore)))
 		return;
 	if (own) /* not kept: nothing to count with past this call */
 		traced_free(d);
