@@ -541,7 +541,8 @@ static const struct flagged *flagged_of(struct rdb *db, const struct call_select
 		*f = (struct flagged){.state = -1};
 		return NULL;
 	}
-	qsort(f->id, f->n, sizeof(*f->id), by_id);
+	if (f->n) /* none: f->id is NULL, which qsort() must not be given */
+		qsort(f->id, f->n, sizeof(*f->id), by_id);
 	f->state = 1;
 	return f;
 }

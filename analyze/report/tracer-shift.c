@@ -330,7 +330,8 @@ static struct traced *traced_of(struct rdb *db, bool *own, struct err_msg *err)
 	for (size_t i = 0; i < sizeof(charges_sql) / sizeof(*charges_sql); i++)
 		if (load_charges(sql, d, charges_sql[i], err))
 			goto fail;
-	qsort(d->ch, d->nch, sizeof(*d->ch), by_call);
+	if (d->nch) /* none: d->ch is NULL, which qsort() must not be given */
+		qsort(d->ch, d->nch, sizeof(*d->ch), by_call);
 	make_dense(d);
 	*own = rdb_memo_keep(db, TRACED_MEMO, d, traced_free) != 0;
 	return d;
