@@ -172,18 +172,9 @@ static void woken_free(void *p)
 /* @db's, for its current search (made if none, emptied if of another); NULL if none can be. */
 static struct woken *woken_of(struct rdb *db)
 {
-	struct woken *w = rdb_memo(db, WOKEN_MEMO);
+	struct woken *w = rdb_memo_zeroed(db, WOKEN_MEMO, sizeof(*w), woken_free);
 
-	if (!w) {
-		if (!(w = calloc(1, sizeof(*w))))
-			return NULL;
-		if (rdb_memo_keep(db, WOKEN_MEMO, w, woken_free)) {
-			free(w);
-			return NULL;
-		}
-		w->gen = rdb_search_gen(db);
-	}
-	if (w->gen != rdb_search_gen(db)) {
+	if (w && w->gen != rdb_search_gen(db)) { /* of another search (or new: nothing in it) */
 		woken_clear(w);
 		w->gen = rdb_search_gen(db);
 	}

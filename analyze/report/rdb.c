@@ -258,6 +258,17 @@ int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void
 	return 0;
 }
 
+void *rdb_memo_zeroed(struct rdb *db, const char *key, size_t size, void (*release)(void *p))
+{
+	void *p = rdb_memo(db, key);
+
+	if (!p && (p = calloc(1, size)) && rdb_memo_keep(db, key, p, release)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 int64_t rdb_search_gen(const struct rdb *db)
 {
 	return db->search_gen;
@@ -866,6 +877,22 @@ static int split_collect(struct split *sp, sqlite3 *sql, sqlite3_stmt *st)
 	return sink_run(sql, SPLIT_SINK, st, &sp->failed);
 }
 
+/*
+ * The second half's query on connection @sql (the split's own, or @db's
+ * when that failed), its rows to @sp; NULL if it cannot be made.
+ */
+static sqlite3_stmt *split_query(struct rdb *db, struct split *sp, sqlite3 *sql,
+				 const struct call_selection *sel, const char *path, int64_t t0,
+				 const int64_t *fnodes, int n)
+{
+	struct err_msg ignore;
+
+	if (rdb_row_sink(sql, SPLIT_SINK, 4, split_row, sp) != SQLITE_OK)
+		return NULL;
+	return sel_query_on(db, sql, sel, path, t0, fnodes, n, sp->mid, INT64_MAX, SPLIT_SINK,
+			    &ignore);
+}
+
 static void *split_main(void *arg)
 {
 	struct split *sp = arg;
@@ -892,9 +919,7 @@ static sqlite3_stmt *split_begin(struct rdb *db, struct split *sp,
 	*sp = (struct split){.mid = INT64_MAX, .flagged = flagged_of(db, sel)};
 	if (top >= rdb_split_min && (sp->sql = rdb_open_reader(db, &ignore))) {
 		sp->mid = top / 2 + 1;
-		if (rdb_row_sink(sp->sql, SPLIT_SINK, 4, split_row, sp) == SQLITE_OK)
-			sp->st = sel_query_on(db, sp->sql, sel, path, t0, fnodes, n, sp->mid,
-					      INT64_MAX, SPLIT_SINK, &ignore);
+		sp->st = split_query(db, sp, sp->sql, sel, path, t0, fnodes, n);
 		sp->started = sp->st && !pthread_create(&sp->thread, NULL, split_main, sp);
 		if (!sp->started) { /* all on this connection */
 			sqlite3_finalize(sp->st);
@@ -921,20 +946,15 @@ static int split_end(struct rdb *db, struct split *sp, int rc, struct loading *l
 		     const struct call_selection *sel, const char *path, int64_t t0,
 		     const int64_t *fnodes, int n)
 {
-	struct err_msg ignore;
-
 	if (sp->started) {
 		pthread_join(sp->thread, NULL);
 		sqlite3_finalize(sp->st);
 		sqlite3_close(sp->sql);
 		if (rc == SQLITE_DONE && sp->rc != SQLITE_DONE) { /* busy, or memory */
-			sqlite3_stmt *st = NULL;
 			sp->nrows = 0;
 			sp->failed = SQLITE_OK;
-			if (rdb_row_sink(db->sql, SPLIT_SINK, 4, split_row, sp) == SQLITE_OK)
-				st = sel_query_on(db, db->sql, sel, path, t0, fnodes, n, sp->mid,
-						  INT64_MAX, SPLIT_SINK, &ignore);
-			rc = split_collect(sp, db->sql, st);
+			rc = split_collect(sp, db->sql,
+					   split_query(db, sp, db->sql, sel, path, t0, fnodes, n));
 		}
 	}
 	for (int r = 0; rc == SQLITE_DONE && r < sp->nrows; r++) {
@@ -1093,6 +1113,7 @@ int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int6
 	struct rdb_profile_info info;
 	sqlite3_stmt *st;
 	int64_t start = 0;
+	const struct flagged *flagged;
 	int rc;
 
 	*rows = NULL;
@@ -1103,11 +1124,11 @@ int rdb_profile_timelapse(struct rdb *db, const struct call_selection *sel, int6
 	free(info.what);
 	if (!st)
 		return -1;
+	flagged = flagged_of(db, sel); /* read by sel_begin()'s query already */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t v = scaled(sel, sqlite3_column_int64(st, 0)), t = sqlite3_column_int64(st, 1);
 		struct profile *w;
-		if (!is_complete(flagged_of(db, sel), sqlite3_column_int(st, 2),
-				 sqlite3_column_int64(st, 3)))
+		if (!is_complete(flagged, sqlite3_column_int(st, 2), sqlite3_column_int64(st, 3)))
 			continue;
 		if (!*nrows)
 			start = t;

@@ -50,6 +50,13 @@ void *rdb_memo(const struct rdb *db, const char *key);
 int rdb_memo_keep(struct rdb *db, const char *key, void *p, void (*release)(void *p));
 
 /*
+ * The value kept under @key, or a new one of @size bytes, zeroed, kept
+ * there with @release (which frees it, as free() would); NULL when none is
+ * kept and none can be.
+ */
+void *rdb_memo_zeroed(struct rdb *db, const char *key, size_t size, void (*release)(void *p));
+
+/*
  * Which search the temp table sr_sub (search-db.c) holds the calls of: a
  * number that rdb_search_new() changes each time it is made anew, for what
  * is kept of one search's details (rdb_memo()) to be known stale.

@@ -529,16 +529,9 @@ static void kinds_forget(struct kinds *k)
 
 void search_db_count_kinds(struct rdb *db, const signed char *kind, int64_t n)
 {
-	struct kinds *k = rdb_memo(db, KINDS_MEMO);
+	struct kinds *k = kind ? rdb_memo_zeroed(db, KINDS_MEMO, sizeof(*k), kinds_free)
+			       : rdb_memo(db, KINDS_MEMO);
 
-	if (!k && kind) {
-		if (!(k = calloc(1, sizeof(*k))))
-			return;
-		if (rdb_memo_keep(db, KINDS_MEMO, k, kinds_free)) {
-			free(k);
-			return;
-		}
-	}
 	if (!k)
 		return;
 	kinds_forget(k);
@@ -546,22 +539,22 @@ void search_db_count_kinds(struct rdb *db, const signed char *kind, int64_t n)
 	k->nkind = kind ? n : 0;
 }
 
+static int by_root_id(const void *a, const void *b)
+{
+	const struct root *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
 const uint32_t *search_db_kinds_of(struct rdb *db, int64_t id, int64_t last, int64_t task)
 {
 	const struct kinds *k = rdb_memo(db, KINDS_MEMO);
-	int lo = 0, hi = k ? k->nroots - 1 : -1;
+	const struct root key = {id}, *r;
 
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-		const struct root *r = &k->roots[mid];
-		if (r->id == id)
-			return r->last == last && r->task == task ? k->n[mid] : NULL;
-		if (r->id < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return NULL;
+	if (!k || !k->nroots)
+		return NULL;
+	r = bsearch(&key, k->roots, k->nroots, sizeof(*k->roots), by_root_id);
+	return r && r->last == last && r->task == task ? k->n[r - k->roots] : NULL;
 }
 
 static int load_trees(struct load *l, struct rdb *db)

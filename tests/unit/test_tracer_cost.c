@@ -539,6 +539,34 @@ START_TEST(test_memo)
 }
 END_TEST
 
+/*
+ * rdb_memo_zeroed(): the value kept under a key, else a new zeroed one kept
+ * there (released at rdb_close()); NULL when no more can be kept.
+ */
+START_TEST(test_memo_zeroed)
+{
+	struct rdb *db = make_db(NULL, NULL);
+	static int one = 1;
+	int64_t *z;
+
+	ck_assert_int_eq(rdb_memo_keep(db, "a", &one, release), 0);
+	ck_assert_ptr_eq(rdb_memo_zeroed(db, "a", sizeof(*z), free), &one);
+	z = rdb_memo_zeroed(db, "b", 4 * sizeof(*z), free);
+	ck_assert_ptr_nonnull(z);
+	ck_assert(!z[0] && !z[3]);
+	z[3] = 7;
+	ck_assert_ptr_eq(rdb_memo_zeroed(db, "b", 4 * sizeof(*z), free), z);
+	ck_assert_ptr_eq(rdb_memo(db, "b"), z);
+	for (int i = 2; i < RDB_MEMOS; i++)
+		ck_assert_ptr_nonnull(rdb_memo_zeroed(db, i == 2 ? "c" : "d", 8, free));
+	ck_assert_ptr_null(rdb_memo_zeroed(db, "e", 8, free));
+	ck_assert_ptr_null(rdb_memo(db, "e"));
+	released = 0;
+	rdb_close(db);
+	ck_assert_int_eq(released, 1);
+}
+END_TEST
+
 START_TEST(test_recorder_task)
 {
 	struct rdb *db = make_db(NULL, "{\"recorder\":{\"pid\":400}}");
@@ -664,6 +692,7 @@ static Suite *suite(void)
 	tcase_add_test(d, test_shift_again);
 	tcase_add_test(d, test_shift_counted);
 	tcase_add_test(d, test_memo);
+	tcase_add_test(d, test_memo_zeroed);
 	tcase_add_test(d, test_along_check);
 	tcase_add_test(d, test_along_check_real);
 	suite_add_tcase(s, t);
