@@ -281,7 +281,8 @@ static void select_kth(int64_t *v, int64_t l, int64_t r, int64_t k)
 	}
 }
 
-void hist_quant_exact(int64_t *v, int64_t n, struct quant *q)
+/* The quantiles and maximum of @v[0..@n) by selection alone (@n >= 1). */
+static void quant_select(int64_t *v, int64_t n, struct quant *q)
 {
 	int64_t from = 0;
 
@@ -294,6 +295,91 @@ void hist_quant_exact(int64_t *v, int64_t n, struct quant *q)
 	}
 	select_kth(v, from, n - 1, n - 1);
 	q->max = v[n - 1];
+}
+
+/*
+ * A bucket of @v, non-decreasing with @v: 0 for v <= 0, v itself below 64,
+ * then 64 buckets an octave (the 6 bits after its top one: 1.1% wide).
+ */
+#define QB_SUB 6
+#define QB_N ((1 << QB_SUB) + (63 - QB_SUB) * (1 << QB_SUB))
+static inline unsigned qbucket(int64_t v)
+{
+	int msb;
+
+	if (v < 1 << QB_SUB)
+		return v <= 0 ? 0 : (unsigned)v;
+	msb = 63 - __builtin_clzll((uint64_t)v);
+	return (1u << QB_SUB) + (unsigned)(msb - QB_SUB) * (1u << QB_SUB) +
+	       (unsigned)((v >> (msb - QB_SUB)) & ((1 << QB_SUB) - 1));
+}
+
+/* Fewer values than this are selected from directly. */
+#define QB_MIN 16384
+
+/*
+ * Many values: one pass counts them by bucket (qbucket() keeps the order, so
+ * a rank's bucket and its rank within follow from the counts), a second
+ * gathers the buckets that hold a wanted rank (at most NQUANT), and the
+ * selection runs on those alone. On bench-v6's 2.8 M calls of one fnode:
+ * 34 ms before, 21 ms now (in the analysis, its fresh memory included).
+ * 0, or -1 when out of memory.
+ */
+static int quant_buckets(const int64_t *v, int64_t n, struct quant *q)
+{
+	int64_t *cnt = calloc(QB_N, sizeof(*cnt)), *g = NULL, k[NQUANT], at[NQUANT + 1];
+	int64_t fill[NQUANT], below = 0, size = 0, max = v[0];
+	int want[NQUANT], in[NQUANT], nb = 0, rc = -1;
+	unsigned b = 0;
+
+	if (!cnt)
+		return -1;
+	for (int64_t i = 0; i < n; i++) {
+		cnt[qbucket(v[i])]++;
+		max = v[i] > max ? v[i] : max;
+	}
+	/* each rank's bucket and its rank there (the ranks do not decrease) */
+	for (int i = 0; i < NQUANT; i++) {
+		k[i] = (n * hist_quant_permille[i] + 999) / 1000 - 1;
+		while (below + cnt[b] <= k[i])
+			below += cnt[b++];
+		if (!nb || want[nb - 1] != (int)b)
+			want[nb++] = (int)b;
+		k[i] -= below;
+		in[i] = nb - 1;
+	}
+	for (int j = 0; j < nb; j++) {
+		at[j] = fill[j] = size;
+		size += cnt[want[j]];
+		cnt[want[j]] = -1 - j; /* from here on: the bucket's place in g */
+	}
+	at[nb] = size;
+	g = malloc(size * sizeof(*g));
+	if (g) {
+		for (int64_t i = 0; i < n; i++) {
+			int64_t c = cnt[qbucket(v[i])];
+
+			if (c < 0)
+				g[fill[-1 - c]++] = v[i];
+		}
+		for (int i = 0; i < NQUANT; i++) {
+			int64_t *w = g + at[in[i]];
+
+			select_kth(w, 0, at[in[i] + 1] - at[in[i]] - 1, k[i]);
+			q->p[i] = w[k[i]];
+		}
+		q->max = max;
+		rc = 0;
+	}
+	free(g);
+	free(cnt);
+	return rc;
+}
+
+void hist_quant_exact(int64_t *v, int64_t n, struct quant *q)
+{
+	if (n < QB_MIN || quant_buckets(v, n, q)) /* short of memory: in place */
+		quant_select(v, n, q);
 }
 
 void hist_release(struct hist *h)

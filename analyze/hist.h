@@ -103,7 +103,8 @@ struct quant {
 
 /*
  * The quantiles of @v[0..@n), @n > 0, into @q: by selection (Hoare's FIND,
- * linear on average), which reorders @v.
+ * linear on average), which may reorder @v; for many values, within the few
+ * buckets of a first counting pass that hold the ranks.
  */
 void hist_quant_exact(int64_t *v, int64_t n, struct quant *q);
 

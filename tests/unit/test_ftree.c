@@ -904,6 +904,53 @@ START_TEST(test_hist_merge)
 }
 END_TEST
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * hist_quant_exact() against a sort, on each side of the count from which it
+ * selects within buckets: values over many octaves with negatives and zeros,
+ * one value alone, a narrow hump (every rank in a few adjacent buckets), two
+ * values, and a hump whose ranks share one bucket.
+ */
+START_TEST(test_quant_exact)
+{
+	static const int64_t sizes[] = {1, 7, 1000, 16383, 16384, 20011, 250000};
+	uint64_t x = 12345;
+
+	for (int shape = 0; shape < 5; shape++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			int64_t n = sizes[si], *v = malloc(n * sizeof(*v)), *ref = malloc(n * sizeof(*v));
+			struct quant q;
+
+			for (int64_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL; /* an LCG */
+				uint64_t r = x >> 20;
+				v[i] = shape == 0   ? (int64_t)(r % 5 ? r >> (r % 40) : 0) - (int64_t)(r % 3 == 0)
+				       : shape == 1 ? 4242
+				       : shape == 2 ? 3000 + (int64_t)(r % 400)
+				       : shape == 3 ? (r & 1 ? 5 : 1LL << 40)
+						    : 100000 + (int64_t)(r % 7);
+			}
+			memcpy(ref, v, n * sizeof(*v));
+			qsort(ref, n, sizeof(*ref), cmp_i64);
+			hist_quant_exact(v, n, &q);
+			for (int i = 0; i < NQUANT; i++)
+				ck_assert_msg(q.p[i] == ref[(n * hist_quant_permille[i] + 999) / 1000 - 1],
+					      "shape %d, %ld values: %s %ld, not %ld", shape, (long)n,
+					      hist_quant_name[i], (long)q.p[i],
+					      (long)ref[(n * hist_quant_permille[i] + 999) / 1000 - 1]);
+			ck_assert_int_eq(q.max, ref[n - 1]);
+			free(v);
+			free(ref);
+		}
+}
+END_TEST
+
 /* System call names by ABI: x86_64's and i386's tables, and asm-generic's (arm64, riscv64). */
 START_TEST(test_syscall_names)
 {
@@ -1763,6 +1810,7 @@ static Suite *ftree_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_irq_in_call);
 	tcase_add_test(tc, test_syscall_names);
+	tcase_add_test(tc, test_quant_exact);
 	tcase_add_test(tc, test_uretprobe_trap);
 	tcase_add_test(tc, test_exit_numbered_minus_one);
 	tcase_add_test(tc, test_softirq_after_irq);
