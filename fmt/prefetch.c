@@ -181,6 +181,11 @@ static int walk_page(struct slot *sl, const uint8_t *page, const uint8_t *base, 
 
 		if (next > avail - 8)
 			goto odd; /* a header and its length word stay inside the page */
+		/* where the next header is depends on this one's length: without
+		   a hint, each header of a page of large records (raw_syscalls'
+		   sys_enter: 68 bytes) waits for memory in turn; bench-v6: darc
+		   info 0.47 -> 0.22 s CPU (a hint past the mapping does no harm) */
+		__builtin_prefetch(data + next + 512);
 		h = le32_at(data + next);
 		type = h & 0x1f;
 		delta = h >> 5;
