@@ -18,7 +18,9 @@
 # is), with the machine's load average before and after. With BEFORE=OLD_DARC
 # an older darc's B and C take their turns too (A B' C' B C ...) and a
 # second table, before, comes first: both from the same run, against the
-# same trace-cmd runs. Then the replay of issue [22]: on the 600 copies,
+# same trace-cmd runs. Then where darc analyze's time goes on the
+# recording slowest for it (DARC_TIMING=1: its stages and the writer's CPU
+# by table), and the replay of issue [22]: on the 600 copies,
 # darc analyze, then darc paths --root vfs_read --peak 2 on its database, a
 # first run and a second (the older darc's too). On a machine that other
 # work shares, CPU time says more than wall time; the turns keep a drift of
@@ -127,6 +129,11 @@ race() {
 	done
 	rm -f "$work/b.db" "$work/rec.db"
 	a=$(median "${aw[@]}")
+	b=$(median "${bw[@]}")
+	# the slowest for darc analyze, for where its time goes (below)
+	if [[ $b != fails ]] && awk -v b="$b" -v s="$slowest_wall" 'BEGIN { exit !(b > s) }'; then
+		slowest=$f slowest_wall=$b
+	fi
 	row "$name" "$events" "$a" "$(median "${ac[@]}")" "$(median "${bw[@]}")" \
 		"$(median "${bc[@]}")" "$(median "${cw[@]}")" "$(median "${cc[@]}")" >>"$work/after.md"
 	[[ -z $before ]] ||
@@ -138,6 +145,7 @@ race() {
 echo "darc against trace-cmd report --profile, $(date -u '+%F %H:%M UTC'), $(uname -sr)," \
 	"$(nproc) CPUs, $rounds rounds in turn, medians; darc $("$darc" --version 2>&1 | head -n 1)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+slowest='' slowest_wall=0
 : >"$work/after.md"
 : >"$work/before.md"
 for f in "${recs[@]}"; do
@@ -177,6 +185,15 @@ replay() {
 		"$(median "${sc[@]}")"
 }
 
+# where darc analyze's time goes on the slowest recording for it: its
+# stages, the writer's CPU by table (DARC_TIMING, one more run)
+if [[ -n $slowest ]]; then
+	echo
+	echo "where the time goes, darc analyze $(basename "$slowest") (DARC_TIMING=1, one run):"
+	rm -f "$work/t.db"
+	DARC_TIMING=1 "$darc" analyze -q -o "$work/t.db" "$slowest" 2>&1 >/dev/null | sed 's/^/    /'
+	rm -f "$work/t.db"
+fi
 echo
 if [[ ${NO_REPEAT:-0} != 1 ]]; then
 	[[ -z $before ]] || replay "$before"
