@@ -697,7 +697,9 @@ static int addr_room(struct decoder *d)
 
 	if (d->naddr * 2 < d->addr_slots)
 		return 0;
-	d->addr_slots = nold ? nold * 2 : 4096;
+	/* from 256 slots (8 KB, in L1 with room): a recording has a few
+	   hundred addresses, and this table is looked up at every event */
+	d->addr_slots = nold ? nold * 2 : 256;
 	d->addrs = calloc(d->addr_slots, sizeof(*d->addrs));
 	if (!d->addrs) {
 		d->addrs = old;
