@@ -64,7 +64,8 @@
 #define WINDOW 4096	       /* calls held to be written in order of id (a power of 2) */
 #define SYNC_BLOCKS 64	       /* blocks written (some 10 MB) between two background syncs */
 
-enum { SLOT_EMPTY, SLOT_CALL, SLOT_SKIP }; /* a window slot: nothing yet, a call, an id not stored */
+/* a window slot: nothing yet, a call, one with a call_extra part, an id not stored */
+enum { SLOT_EMPTY, SLOT_CALL, SLOT_CALL_EXTRA, SLOT_SKIP };
 
 /*
  * Bulk-load settings: nothing to roll back or recover (the file is renamed
@@ -313,9 +314,10 @@ struct db {
 	   until its id is WINDOW ahead of the oldest one still open; that one is
 	   then passed on when it finishes, out of order. */
 	struct {
-		struct call_rec *win; /* WINDOW slots, by id % WINDOW */
-		uint8_t *win_state;   /* SLOT_* */
-		int64_t win_next;     /* the smallest id not passed on yet */
+		struct queued_call *win; /* WINDOW slots, by id % WINDOW: as queued */
+		int64_t (*win_extra)[CALL_EXTRA_NCOLS]; /* and call_extra's columns */
+		uint8_t *win_state;	 /* SLOT_* */
+		int64_t win_next;	 /* the smallest id not passed on yet */
 	} __attribute__((aligned(64)));
 
 	pthread_mutex_t lock;	   /* guards what follows */
@@ -574,13 +576,17 @@ static int64_t field_i64(const char *rec, const struct field *f)
 	}
 }
 
-/* Queue call @c in the producer's block. 0, or -1 once failed. */
-static int put_call_row(struct db *db, const struct call_rec *c)
+/*
+ * @c as the writer takes it: *@q, and call_extra's columns into @extra
+ * when it has a call_extra part (*@has). 0, or -1 when refused (failed).
+ */
+static int call_queued(struct db *db, const struct call_rec *c, struct queued_call *q,
+		       int64_t extra[CALL_EXTRA_NCOLS], bool *has)
 {
 	static const struct field extra_fields[] = {CALL_EXTRA_COLUMNS(EXTRA_FIELD)};
-	bool extra = call_has_extra(c), bad = false;
-	struct block *b;
-	struct queued_call q = {
+	bool bad = false;
+
+	*q = (struct queued_call){
 	    .id = c->id,
 	    .parent_id = c->parent_id,
 	    .t_entry = c->t_entry,
@@ -592,20 +598,29 @@ static int put_call_row(struct db *db, const struct call_rec *c)
 	    .cpu = c->cpu,
 	    .last_delta = (uint32_t)(c->last_id - c->id),
 	};
+	if (call_refused(db, c, bad))
+		return -1;
+	*has = call_has_extra(c);
+	if (*has) /* call_extra's columns: irq_ns .. flags are never NULL */
+		for (int col = 0; col < CALL_EXTRA_NCOLS; col++)
+			extra[col] = field_i64((const char *)c, &extra_fields[col]);
+	return 0;
+}
+
+/* Queue call @q, with call_extra's columns @extra (NULL: none), for the writer. 0 or -1. */
+static int put_call_row(struct db *db, const struct queued_call *q, const int64_t *extra)
+{
+	struct block *b;
 
 	if (atomic_load_explicit(&db->failed, memory_order_relaxed))
 		return -1;
 	if ((db->cur->ncalls == BLOCK_ROWS || (extra && db->cur->nextras == EXTRA_ROWS)) &&
 	    next_block(db) < 0)
 		return -1;
-	if (call_refused(db, c, bad))
-		return -1;
 	b = db->cur;
-	b->calls[b->ncalls++] = q;
-	if (extra) /* call_extra's columns: irq_ns .. flags are never NULL */
-		for (int col = 0; col < CALL_EXTRA_NCOLS; col++)
-			b->extras[b->nextras][col] = field_i64((const char *)c, &extra_fields[col]);
-	b->nextras += extra;
+	b->calls[b->ncalls++] = *q;
+	if (extra)
+		memcpy(b->extras[b->nextras++], extra, sizeof(b->extras[0]));
 	return 0;
 }
 
@@ -1138,6 +1153,7 @@ static void db_free(struct db *db)
 		btree_free(db->paged[i].tree);
 	btree_pagefile_free(db->pf);
 	free(db->win);
+	free(db->win_extra);
 	free(db->win_state);
 	free(db->path);
 	free(db);
@@ -1246,8 +1262,9 @@ struct db *db_create_sized(const char *path, bool force, uint64_t input_bytes,
 	atomic_init(&db->failed, false);
 	db->win_next = 1;
 	db->win = malloc(WINDOW * sizeof(*db->win));
+	db->win_extra = malloc(WINDOW * sizeof(*db->win_extra));
 	db->win_state = calloc(WINDOW, sizeof(*db->win_state));
-	if (!db->win || !db->win_state) {
+	if (!db->win || !db->win_extra || !db->win_state) {
 		err_setf(err, path, "out of memory");
 		goto out;
 	}
@@ -1306,7 +1323,9 @@ static int window_pass(struct db *db)
 	int state = db->win_state[k];
 
 	db->win_state[k] = SLOT_EMPTY;
-	return state == SLOT_CALL ? put_call_row(db, &db->win[k]) : 0;
+	return state == SLOT_CALL	  ? put_call_row(db, &db->win[k], NULL)
+	       : state == SLOT_CALL_EXTRA ? put_call_row(db, &db->win[k], db->win_extra[k])
+					  : 0;
 }
 
 /*
@@ -1363,14 +1382,20 @@ static int put_value_row(struct db *db, const struct call_rec *c)
 int db_put_call(struct db *db, const struct call_rec *c)
 {
 	long k = window_slot(db, c->id);
+	int64_t extra[CALL_EXTRA_NCOLS];
+	struct queued_call q;
+	bool has;
 
-	if (atomic_load_explicit(&db->failed, memory_order_relaxed) || put_value_row(db, c))
+	if (atomic_load_explicit(&db->failed, memory_order_relaxed) || put_value_row(db, c) ||
+	    call_queued(db, c, &q, extra, &has))
 		return -1;
 	if (k < 0) /* too late for the window, or the same id again: btree_finish() judges */
-		return put_call_row(db, c);
-	db->win[k] = *c;
-	db->win[k].args = db->win[k].retaddr = NULL; /* written above; they do not live */
-	db->win_state[k] = SLOT_CALL;
+		return put_call_row(db, &q, has ? extra : NULL);
+	/* the window holds the queued form (64 bytes), not the call_rec (176) */
+	db->win[k] = q;
+	if (has)
+		memcpy(db->win_extra[k], extra, sizeof(extra));
+	db->win_state[k] = has ? SLOT_CALL_EXTRA : SLOT_CALL;
 	return window_advance(db);
 }
 

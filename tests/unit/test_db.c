@@ -606,7 +606,8 @@ END_TEST
  * The order of writing: a call open while 50,000 others finish (more than
  * db.c's window holds), ids that never come (calls not stored, half of them
  * announced with db_skip_call), the rest in order. Every row lands once,
- * with its own id and values.
+ * with its own id and values, and its call_extra part where it has one:
+ * the late call's and some that waited in the window.
  */
 START_TEST(test_calls_out_of_window)
 {
@@ -618,6 +619,8 @@ START_TEST(test_calls_out_of_window)
 	for (int i = 2; i <= n; i++) {
 		struct call_rec c = call(i, 1, 10 * i, i % 11);
 
+		if (i % 777 == 0) /* a call_extra part, while in the window */
+			c.preempt_ns = i / 777;
 		if (i % 1000 == 0) { /* never written; every other one said so */
 			if (i % 2000 == 0)
 				ck_assert_int_eq(db_skip_call(db, i), 0);
@@ -627,9 +630,15 @@ START_TEST(test_calls_out_of_window)
 		stored++;
 	}
 	struct call_rec root = call(1, DARC_NULL, 10, 10 * n);
+	root.irq_ns = 5; /* and the late one's */
+	root.blocked_ns = 77;
 	ck_assert_int_eq(db_put_call(db, &root), 0);
 	stored++;
 	finish(db);
+	ck_assert_str_eq(query(target, "SELECT irq_ns, blocked_ns FROM call WHERE id = 1"), "5|77");
+	ck_assert_str_eq(query(target, "SELECT count(*), sum(preempt_ns != id / 777)"
+				       " FROM call WHERE id % 777 = 0"),
+			 "64|0");
 	snprintf(want, sizeof(want), "%d|1|%d|0|0", stored, n);
 	ck_assert_str_eq(query(target, "SELECT count(*), min(id), max(id),"
 				       " sum(t_entry != 10 * id), sum(id % 1000 = 0) FROM call"),
