@@ -506,17 +506,6 @@ struct kinds {
 
 #define KINDS_MEMO "search-db: subtree kinds"
 
-static void kinds_free(void *p)
-{
-	struct kinds *k = p;
-
-	if (k) {
-		free(k->roots);
-		free(k->n);
-		free(k);
-	}
-}
-
 /* The last search's counts forgotten. */
 static void kinds_forget(struct kinds *k)
 {
@@ -525,6 +514,13 @@ static void kinds_forget(struct kinds *k)
 	k->roots = NULL;
 	k->n = NULL;
 	k->nroots = 0;
+}
+
+static void kinds_free(void *p)
+{
+	if (p)
+		kinds_forget(p);
+	free(p);
 }
 
 void search_db_count_kinds(struct rdb *db, const signed char *kind, int64_t n)

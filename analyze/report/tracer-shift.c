@@ -382,14 +382,14 @@ static int count_call(struct counter *x, int64_t id, int64_t last, int64_t task,
 	memset(k, 0, sizeof(*k));
 	k->self_fgraph = kind == FUNC_KERNEL;
 	k->excl = excl;
+	if (last < id)
+		last = id;
 	if (n) { /* the search that just read the subtree counted it */
 		for (int i = FUNC_KERNEL; i <= FUNC_UPROBE; i++)
 			count_kind(k, i, n[i]);
-		count_charges(x, id, last < id ? id : last, task, k);
+		count_charges(x, id, last, task, k);
 		return 0;
 	}
-	if (last < id)
-		last = id;
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, last);
